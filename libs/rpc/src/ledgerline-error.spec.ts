@@ -1,0 +1,55 @@
+import { status } from '@grpc/grpc-js';
+import { LedgerlineError, codeName, invalidArgument } from './ledgerline-error.js';
+
+describe('LedgerlineError', () => {
+  it('keeps code, reason, details and cause', () => {
+    const cause = new Error('disk');
+    const error = new LedgerlineError('ABORTED', 'BAD_VERSION', 'version 3 expected, found 4', {
+      details: { path: '/a' },
+      cause,
+    });
+    expect(error.code).toBe('ABORTED');
+    expect(error.grpcCode).toBe(status.ABORTED);
+    expect(error.reason).toBe('BAD_VERSION');
+    expect(error.details).toEqual({ path: '/a' });
+    expect(error.cause).toBe(cause);
+    expect(error.toString()).toBe('ABORTED BAD_VERSION: version 3 expected, found 4');
+    expect(error).toBeInstanceOf(Error);
+  });
+
+  it('from() keeps a LedgerlineError as it is', () => {
+    const error = invalidArgument('BAD_NAME', 'empty tenant');
+    expect(LedgerlineError.from(error)).toBe(error);
+  });
+
+  it('from() maps a gRPC service error by its status code', () => {
+    const serviceError = Object.assign(new Error('14 UNAVAILABLE: no connection'), {
+      code: status.UNAVAILABLE,
+      details: 'no connection',
+    });
+    const error = LedgerlineError.from(serviceError);
+    expect(error.code).toBe('UNAVAILABLE');
+    expect(error.message).toBe('no connection');
+    expect(error.retryable).toBe(true);
+  });
+
+  it('from() turns anything else into INTERNAL', () => {
+    expect(LedgerlineError.from(new TypeError('x')).code).toBe('INTERNAL');
+    const fromString = LedgerlineError.from('boom', 'WEIRD');
+    expect(fromString.code).toBe('INTERNAL');
+    expect(fromString.reason).toBe('WEIRD');
+    expect(fromString.message).toBe('boom');
+  });
+
+  it('names unknown numeric codes UNKNOWN', () => {
+    expect(codeName(99)).toBe('UNKNOWN');
+    expect(codeName(status.NOT_FOUND)).toBe('NOT_FOUND');
+  });
+
+  it('is() matches on the reason', () => {
+    const error = new LedgerlineError('ABORTED', 'LEDGER_FENCED', 'fenced');
+    expect(LedgerlineError.is(error, 'LEDGER_FENCED')).toBe(true);
+    expect(LedgerlineError.is(error, 'BAD_VERSION')).toBe(false);
+    expect(LedgerlineError.is(new Error('x'), 'LEDGER_FENCED')).toBe(false);
+  });
+});

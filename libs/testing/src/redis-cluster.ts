@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { startServerProcess, type ServerProcess } from './server-process.js';
+
+/** A three-master Redis Cluster on loopback ports, for tests. */
+export interface RedisClusterProcess {
+  readonly nodes: readonly ServerProcess[];
+  readonly startupNodes: { host: string; port: number }[];
+  stop(): Promise<void>;
+}
+
+export async function startRedisCluster(masters = 3): Promise<RedisClusterProcess> {
+  const nodes: ServerProcess[] = [];
+  for (let i = 0; i < masters; i++) {
+    nodes.push(
+      await startServerProcess({
+        binary: 'redis-server',
+        debianPackage: 'redis-server',
+        args: (p, dir) => [
+          '--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir,
+          '--cluster-enabled', 'yes', '--cluster-config-file', `${dir}/nodes.conf`, '--cluster-node-timeout', '2000',
+        ],
+        url: (p) => `redis://127.0.0.1:${p}`,
+      }),
+    );
+  }
+  const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
+  await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+  await waitForClusterOk(nodes[0]!.port);
+  return {
+    nodes,
+    startupNodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
+    stop: async () => {
+      await Promise.all(nodes.map((n) => n.stop()));
+    },
+  };
+}
+
+function run(command: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`${command} ${args.join(' ')} failed (${code}): ${output}`)),
+    );
+  });
+}
+
+async function waitForClusterOk(port: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const info = await run('redis-cli', ['-p', String(port), 'cluster', 'info']);
+    if (info.includes('cluster_state:ok')) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the Redis Cluster on port ${port} did not reach cluster_state:ok in ${timeoutMs} ms`);
+}
