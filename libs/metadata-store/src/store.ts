@@ -1,0 +1,105 @@
+import type { Bus } from '@ledgerline/bus';
+
+/**
+ * The metadata store: a tree of versioned binary values addressed by
+ * absolute `/`-separated paths, in the spirit of ZooKeeper and Pulsar's
+ * MetadataStore. It is the single source of truth; every write that depends
+ * on a read is a compare-and-set on the version that was read.
+ *
+ * Paths: absolute, `/`-separated, no empty segment, no trailing slash, no `.`
+ * or `..` segment, at most MAX_PATH_BYTES UTF-8 bytes; anything else is
+ * INVALID_ARGUMENT. Values: at most the backend's `maxValueBytes` (default
+ * DEFAULT_MAX_VALUE_BYTES); a larger value is RESOURCE_EXHAUSTED.
+ *
+ * A node is listed by `children(parent)` of its immediate parent only; parents
+ * are not created implicitly and a node may exist without its parent.
+ */
+export interface MetadataStore {
+  get(path: string): Promise<VersionedValue | undefined>;
+  exists(path: string): Promise<boolean>;
+  /**
+   * Writes a value and returns its new version (1 for a new node, +1 per
+   * change). expectedVersion: a number (the version read; ABORTED / BAD_VERSION
+   * if it changed or the node is gone), 'absent' (create only; ABORTED /
+   * BAD_VERSION if it exists), or omitted (unconditional).
+   */
+  put(path: string, value: Uint8Array, options?: PutOptions): Promise<number>;
+  /**
+   * Deletes a node. With expectedVersion, ABORTED / BAD_VERSION if it changed.
+   * Deleting a missing node without expectedVersion is a no-op.
+   */
+  delete(path: string, options?: DeleteOptions): Promise<void>;
+  /** Child names in ascending byte order, paged: pass `next` back as `after`. */
+  children(path: string, options?: ChildrenOptions): Promise<ChildrenPage>;
+  /**
+   * A session kept alive by the store client; ephemeral nodes written with it
+   * vanish when it closes or when it is not kept alive for ttlMs.
+   */
+  openSession(options: { ttlMs: number }): Promise<MetadataSession>;
+  /** Unique, strictly increasing ids per named sequence, starting at 1. */
+  nextId(sequence: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface VersionedValue {
+  value: Uint8Array;
+  version: number;
+  createdAtMs: number;
+  modifiedAtMs: number;
+  /** The session id when the node is ephemeral. */
+  ephemeralSessionId?: string;
+}
+
+export type ExpectedVersion = number | 'absent';
+
+export interface PutOptions {
+  expectedVersion?: ExpectedVersion;
+  /** Makes the node ephemeral: it lives as long as the session. */
+  session?: MetadataSession;
+}
+
+export interface DeleteOptions {
+  expectedVersion?: number;
+}
+
+export interface ChildrenOptions {
+  /** Return names strictly after this one (the previous page's `next`). */
+  after?: string;
+  /** Page size, 1 to MAX_CHILDREN_PAGE; default DEFAULT_CHILDREN_PAGE. */
+  limit?: number;
+}
+
+export interface ChildrenPage {
+  names: string[];
+  /** Set when more names may follow. */
+  next?: string;
+}
+
+export interface MetadataSession {
+  readonly id: string;
+  readonly ttlMs: number;
+  /** True once the session is closed or has expired. */
+  readonly expired: boolean;
+  /** Called once when the store finds the session expired (not on close). */
+  onExpired(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+/** The change notification published on the bus for every successful write. */
+export interface MetadataChange {
+  path: string;
+  kind: 'created' | 'modified' | 'deleted';
+  /** The new version; 0 for a deletion. */
+  version: number;
+}
+
+export interface MetadataStoreOptions {
+  /** Where change notifications go. */
+  bus?: Bus;
+  maxValueBytes?: number;
+}
+
+export const MAX_PATH_BYTES = 1024;
+export const DEFAULT_MAX_VALUE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_CHILDREN_PAGE = 1000;
+export const MAX_CHILDREN_PAGE = 10_000;
