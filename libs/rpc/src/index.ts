@@ -1,2 +1,43 @@
 export { LedgerlineError, Code, codeName, invalidArgument } from './ledgerline-error.js';
 export type { CodeName, CodeValue, LedgerlineErrorOptions } from './ledgerline-error.js';
+export { createClient, createChannel, closeClient } from './create-client.js';
+export type { ClientOptions, ChannelSettings } from './create-client.js';
+export { registerService } from './register-service.js';
+export type { RegisterServiceOptions } from './register-service.js';
+export {
+  createGrpcServer,
+  bindInsecure,
+  DEFAULT_MAX_MESSAGE_SIZE_BYTES,
+  DEFAULT_MAX_CONCURRENT_STREAMS,
+} from './server-options.js';
+export type { GrpcLimits } from './server-options.js';
+export type {
+  CallContext,
+  CallOptions,
+  Client,
+  ClientMethod,
+  MethodImpl,
+  ServiceImpl,
+  UnaryImpl,
+  ServerStreamingImpl,
+  ClientStreamingImpl,
+  BidiStreamingImpl,
+  UnaryCall,
+  ServerStreamingCall,
+  ClientStreamingCall,
+  BidiStreamingCall,
+} from './method-types.js';
+export type { CallEndInfo } from './server-handlers.js';
+
+// For other packages: the wire-level pieces the service kit and tools build on.
+export { createServiceDefinition, methodPath } from './service-definition.js';
+export type { DecodedRequest } from './service-definition.js';
+export { messageSizeOptions } from './server-options.js';
+export {
+  ERROR_TRAILER_KEY,
+  errorToStatus,
+  errorFromServiceError,
+  MAX_ERROR_MESSAGE_CHARS,
+  MAX_ERROR_DETAILS,
+  MAX_ERROR_DETAIL_CHARS,
+} from './error-wire.js';

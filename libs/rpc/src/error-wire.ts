@@ -1,0 +1,89 @@
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { ErrorInfoSchema } from '@ledgerline/proto';
+import { LedgerlineError, codeName, type CodeName } from './ledgerline-error.js';
+
+/** The binary trailer that carries an ErrorInfo (reason and details) with every failed call. */
+export const ERROR_TRAILER_KEY = 'ledgerline-error-bin';
+
+/**
+ * Trailers share a small header budget with everything else (grpc-js refuses
+ * metadata over 8 KiB by default), so what an error carries is bounded: a call
+ * must never fail a second time because its error was too large to send.
+ */
+export const MAX_ERROR_MESSAGE_CHARS = 1024;
+export const MAX_ERROR_DETAILS = 16;
+export const MAX_ERROR_DETAIL_CHARS = 256;
+
+/**
+ * The reasons a client gives to failures that carry no ErrorInfo: they come
+ * from the transport or from gRPC itself, not from a Ledgerline handler.
+ */
+const transportReasons: Partial<Record<CodeName, string>> = {
+  UNAVAILABLE: 'TRANSPORT_UNAVAILABLE',
+  DEADLINE_EXCEEDED: 'DEADLINE_EXCEEDED',
+  CANCELLED: 'CANCELLED',
+};
+
+function truncate(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 3)}...`;
+}
+
+function boundedDetails(details: Record<string, string>): Record<string, string> {
+  const entries = Object.entries(details).slice(0, MAX_ERROR_DETAILS);
+  return Object.fromEntries(
+    entries.map(([key, value]) => [truncate(key, MAX_ERROR_DETAIL_CHARS), truncate(value, MAX_ERROR_DETAIL_CHARS)]),
+  );
+}
+
+/** The gRPC status a server sends for an error: code, message and the ErrorInfo trailer. */
+export function errorToStatus(error: LedgerlineError): StatusObject {
+  const info = create(ErrorInfoSchema, { reason: error.reason, details: boundedDetails(error.details) });
+  const bytes = toBinary(ErrorInfoSchema, info);
+  const metadata = new Metadata();
+  metadata.set(ERROR_TRAILER_KEY, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return { code: error.grpcCode, details: truncate(error.message, MAX_ERROR_MESSAGE_CHARS), metadata };
+}
+
+function readErrorInfo(
+  metadata: Metadata | undefined,
+): { reason: string; details: Record<string, string> } | undefined {
+  const value = metadata?.get(ERROR_TRAILER_KEY)[0];
+  if (!(value instanceof Buffer)) return undefined;
+  try {
+    const info = fromBinary(ErrorInfoSchema, value);
+    return info.reason === '' ? undefined : { reason: info.reason, details: { ...info.details } };
+  } catch {
+    // A corrupt trailer must not hide the status itself: fall back to the code.
+    return undefined;
+  }
+}
+
+/**
+ * Rebuilds the LedgerlineError a server sent, or names a transport failure
+ * (no ErrorInfo trailer) by its status code.
+ */
+export function errorFromServiceError(serviceError: ServiceError): LedgerlineError {
+  const code = codeName(serviceError.code);
+  const info = readErrorInfo(serviceError.metadata);
+  const message = serviceError.details || serviceError.message;
+  if (info !== undefined) {
+    return new LedgerlineError(code, info.reason, message, { details: info.details, cause: serviceError });
+  }
+  return new LedgerlineError(code, transportReasons[code] ?? `GRPC_${code}`, message, { cause: serviceError });
+}
+
+/** Turns whatever a client call failed with into a LedgerlineError. */
+export function clientError(thrown: unknown): LedgerlineError {
+  if (thrown instanceof LedgerlineError) return thrown;
+  if (isServiceError(thrown)) return errorFromServiceError(thrown);
+  return LedgerlineError.from(thrown);
+}
+
+function isServiceError(thrown: unknown): thrown is ServiceError {
+  return (
+    thrown instanceof Error &&
+    typeof (thrown as Partial<ServiceError>).code === 'number' &&
+    typeof (thrown as Partial<ServiceError>).details === 'string'
+  );
+}

@@ -1,0 +1,57 @@
+import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import { LedgerlineError } from './ledgerline-error.js';
+
+/** The largest message, in either direction, a server or client accepts unless configured otherwise. */
+export const DEFAULT_MAX_MESSAGE_SIZE_BYTES = 4 * 1024 * 1024;
+/** Concurrent calls one client connection may have open on a server. */
+export const DEFAULT_MAX_CONCURRENT_STREAMS = 1024;
+
+export interface GrpcLimits {
+  /** Larger messages fail with RESOURCE_EXHAUSTED instead of being buffered. */
+  maxMessageSizeBytes?: number;
+  /** Calls beyond this per connection wait for a free slot (HTTP/2 flow control). */
+  maxConcurrentStreams?: number;
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new LedgerlineError('INVALID_ARGUMENT', 'BAD_LIMIT', `${name} must be a positive integer, got ${value}`);
+  }
+  return value;
+}
+
+/** grpc-js channel options that enforce the message size bound in both directions. */
+export function messageSizeOptions(maxMessageSizeBytes = DEFAULT_MAX_MESSAGE_SIZE_BYTES): ChannelOptions {
+  const bytes = positiveInteger(maxMessageSizeBytes, 'maxMessageSizeBytes');
+  return { 'grpc.max_receive_message_length': bytes, 'grpc.max_send_message_length': bytes };
+}
+
+/** A grpc-js server with every limit set. */
+export function createGrpcServer(limits: GrpcLimits = {}): Server {
+  return new Server({
+    ...messageSizeOptions(limits.maxMessageSizeBytes),
+    'grpc.max_concurrent_streams': positiveInteger(
+      limits.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
+      'maxConcurrentStreams',
+    ),
+  });
+}
+
+/** Binds a server without TLS and resolves with the port it got (useful with port 0). */
+export function bindInsecure(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(
+      `${host.includes(':') ? `[${host}]` : host}:${port}`,
+      ServerCredentials.createInsecure(),
+      (error, boundPort) => {
+        if (error === null) resolve(boundPort);
+        else
+          reject(
+            new LedgerlineError('UNAVAILABLE', 'BIND_FAILED', `cannot listen on ${host}:${port}: ${error.message}`, {
+              cause: error,
+            }),
+          );
+      },
+    );
+  });
+}

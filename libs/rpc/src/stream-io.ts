@@ -1,0 +1,68 @@
+import type { Readable, Writable } from 'node:stream';
+import { LedgerlineError } from './ledgerline-error.js';
+import type { DecodedRequest } from './service-definition.js';
+
+/**
+ * Resolves when a writable stream has room again, or when `stop` aborts (the
+ * call ended or was cancelled), so a writer waiting on a dead call never hangs.
+ */
+export function drained(stream: Writable, stop: AbortSignal): Promise<void> {
+  if (stop.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      stop.removeEventListener('abort', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+    stop.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Writes every message of `messages` to `stream`, honouring backpressure: the
+ * producer is not asked for the next message until the stream has room, so a
+ * slow peer bounds the memory a stream uses. Stops early once `stop` aborts.
+ */
+export async function writeAll(stream: Writable, messages: AsyncIterable<unknown>, stop: AbortSignal): Promise<void> {
+  for await (const message of messages) {
+    if (stop.aborted) return;
+    if (!stream.write(message)) await drained(stream, stop);
+  }
+}
+
+/**
+ * The requests of a client- or bidi-streaming call as an async iterable of
+ * messages. The inbound stream buffers at most its highWaterMark (16 messages)
+ * and grpc-js reads from the socket only when asked, so a slow handler pushes
+ * back on the client. A malformed request ends the iteration with
+ * INVALID_ARGUMENT; a cancelled call ends it with CANCELLED. Leaving the loop
+ * early does not destroy the stream, which still carries the responses.
+ */
+export async function* readRequests(
+  stream: Readable,
+  cancelled: AbortSignal,
+): AsyncGenerator<unknown, void, undefined> {
+  const iterator = stream.iterator({ destroyOnReturn: false }) as AsyncIterator<DecodedRequest>;
+  let completed = false;
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true) {
+        completed = true;
+        return;
+      }
+      if (!next.value.ok) throw next.value.error;
+      yield next.value.message;
+    }
+  } catch (error) {
+    completed = true;
+    if (cancelled.aborted)
+      throw new LedgerlineError('CANCELLED', 'CANCELLED', 'the call was cancelled', { cause: error });
+    throw error;
+  } finally {
+    if (!completed) await iterator.return?.();
+  }
+}
