@@ -1,0 +1,102 @@
+/*
+ * The Lua scripts that change a ledger. Redis runs a script atomically, and
+ * every key a script touches shares the ledger's hash tag, so each one is a
+ * single-slot transaction on a Redis Cluster too. Failures come back as error
+ * replies whose first word is a LedgerStoreReason.
+ *
+ * Meta fields are described in redis-keys.ts. Invariant checked on append:
+ * the entries list holds exactly lac + 1 entries.
+ */
+
+/** KEYS: meta. ARGV: owner tags JSON, created ms. */
+export const CREATE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return redis.error_reply('LEDGER_EXISTS')
+end
+redis.call('HSET', KEYS[1], 'v', '1', 'state', 'open', 'fenced', '0', 'lac', '-1', 'size', '0',
+  'tags', ARGV[1], 'created', ARGV[2])
+return 1
+`;
+
+/** KEYS: meta, entries. ARGV: the entries. Returns the first entry id. */
+export const APPEND_SCRIPT = `
+local meta = redis.call('HMGET', KEYS[1], 'state', 'fenced', 'lac')
+if not meta[1] then
+  return redis.error_reply('LEDGER_NOT_FOUND')
+end
+if meta[1] ~= 'open' then
+  if meta[2] == '1' then
+    return redis.error_reply('LEDGER_FENCED')
+  end
+  return redis.error_reply('LEDGER_CLOSED')
+end
+local lac = tonumber(meta[3])
+if redis.call('LLEN', KEYS[2]) ~= lac + 1 then
+  return redis.error_reply('LEDGER_STORE_CORRUPT the entries list does not match the last-add-confirmed')
+end
+local bytes = 0
+-- unpack is bounded by the Lua C stack, so entries go in slices.
+for i = 1, #ARGV, 1000 do
+  local last = math.min(i + 999, #ARGV)
+  for j = i, last do
+    bytes = bytes + #ARGV[j]
+  end
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, last))
+end
+redis.call('HSET', KEYS[1], 'lac', lac + #ARGV)
+redis.call('HINCRBY', KEYS[1], 'size', bytes)
+return lac + 1
+`;
+
+/** KEYS: meta. Fences an open ledger; returns the LAC in any state. */
+export const FENCE_SCRIPT = `
+local meta = redis.call('HMGET', KEYS[1], 'state', 'lac')
+if not meta[1] then
+  return redis.error_reply('LEDGER_NOT_FOUND')
+end
+if meta[1] == 'open' then
+  redis.call('HSET', KEYS[1], 'state', 'fenced', 'fenced', '1')
+end
+return tonumber(meta[2])
+`;
+
+/**
+ * KEYS: meta. Seals a ledger for a recovering owner; returns the LAC. Closing
+ * an open ledger from outside its writer is a fence too, so it sets `fenced`.
+ */
+export const CLOSE_LEDGER_SCRIPT = `
+local meta = redis.call('HMGET', KEYS[1], 'state', 'lac')
+if not meta[1] then
+  return redis.error_reply('LEDGER_NOT_FOUND')
+end
+if meta[1] ~= 'closed' then
+  redis.call('HSET', KEYS[1], 'state', 'closed', 'fenced', '1')
+end
+return tonumber(meta[2])
+`;
+
+/** KEYS: meta. The writer's own close: refused once fenced, idempotent otherwise. */
+export const WRITER_CLOSE_SCRIPT = `
+local meta = redis.call('HMGET', KEYS[1], 'state', 'fenced', 'lac')
+if not meta[1] then
+  return redis.error_reply('LEDGER_NOT_FOUND')
+end
+if meta[2] == '1' then
+  return redis.error_reply('LEDGER_FENCED')
+end
+if meta[1] == 'open' then
+  redis.call('HSET', KEYS[1], 'state', 'closed')
+end
+return tonumber(meta[3])
+`;
+
+/** Every script with the number of keys it takes, registered on the client by name. */
+export const LEDGER_SCRIPTS = {
+  ledgerCreate: { lua: CREATE_SCRIPT, numberOfKeys: 1 },
+  ledgerAppend: { lua: APPEND_SCRIPT, numberOfKeys: 2 },
+  ledgerFence: { lua: FENCE_SCRIPT, numberOfKeys: 1 },
+  ledgerCloseLedger: { lua: CLOSE_LEDGER_SCRIPT, numberOfKeys: 1 },
+  ledgerWriterClose: { lua: WRITER_CLOSE_SCRIPT, numberOfKeys: 1 },
+} as const;
+
+export type LedgerScriptName = keyof typeof LEDGER_SCRIPTS;

@@ -1,0 +1,313 @@
+import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { asBuffer, asBytes } from './bytes.js';
+import {
+  entryNotConfirmed,
+  ledgerClosed,
+  ledgerExists,
+  ledgerFenced,
+  ledgerNotFound,
+  LedgerStoreReason as R,
+  storeClosed,
+  storeCorrupt,
+  storeUnavailable,
+} from './errors.js';
+import { notifyLacAdvanced } from './lac-hook.js';
+import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
+import {
+  connectRedis,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  disconnectRedis,
+  fromRedisError,
+  scriptReason,
+  type RedisClient,
+  type RedisConnectionOptions,
+} from './redis-connection.js';
+import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
+import { parseLedgerMeta } from './redis-meta.js';
+import type { LedgerScriptName } from './redis-scripts.js';
+import type {
+  CreateLedgerOptions,
+  LedgerEntry,
+  LedgerInfo,
+  LedgerStore,
+  LedgerStoreLimits,
+  LedgerStoreOptions,
+  LedgerWriter,
+} from './store.js';
+import {
+  encodeOwnerTags,
+  resolveLimits,
+  validateAppend,
+  validateLedgerId,
+  validateListOptions,
+  validateReadRange,
+} from './validate.js';
+
+export interface RedisLedgerStoreOptions extends LedgerStoreOptions, RedisConnectionOptions {
+  /** Prepended to every key; no braces. Default 'ledgerline:'. */
+  keyPrefix?: string;
+  /**
+   * Replicas that must hold an append before it is acknowledged (Redis WAIT);
+   * default 0, at most MAX_WAIT_REPLICAS. Short of them within waitTimeoutMs,
+   * the append fails UNAVAILABLE / REPLICATION_INCOMPLETE: the entries are in
+   * the ledger on the master but not acknowledged (an ambiguous outcome).
+   */
+  waitReplicas?: number;
+  /** How long WAIT waits for the replicas; default 1000 ms, below commandTimeoutMs. */
+  waitTimeoutMs?: number;
+}
+
+export const MAX_WAIT_REPLICAS = 16;
+export const DEFAULT_WAIT_TIMEOUT_MS = 1_000;
+
+type ScriptCall = (...args: (string | Buffer)[]) => Promise<unknown>;
+
+/**
+ * The ledger store on Redis (single or Cluster). Append, fence and both
+ * closes are Lua scripts over the ledger's two keys, which share a hash tag:
+ * each is atomic, and appends from one client run in call order because they
+ * travel on one connection.
+ *
+ * The index of ledger ids sits in another slot, so it cannot change in the
+ * same transaction: create registers the id in the index before it creates
+ * the ledger, and delete removes the ledger before its index entry. A crash
+ * between the two steps leaves an id in the index with no ledger (listed,
+ * `info` undefined, cleared by `delete`), never a ledger missing from the
+ * index, so an orphan sweep over `list()` sees every ledger. This holds as
+ * long as nobody deletes an id while it is being created, which unique ids
+ * (the metadata store's ledger-id sequence) guarantee.
+ */
+export class RedisLedgerStore implements LedgerStore, WriterBackend {
+  private readonly client: RedisClient;
+  private readonly keys: RedisKeys;
+  private readonly limits: LedgerStoreLimits;
+  private readonly onLacAdvanced: LedgerStoreOptions['onLacAdvanced'];
+  private readonly waitReplicas: number;
+  private readonly waitTimeoutMs: number;
+  private readonly operationTimeoutMs: number;
+  private closed = false;
+  /** The last connection error ioredis reported, for diagnostics. */
+  lastConnectionError: Error | undefined;
+
+  constructor(options: RedisLedgerStoreOptions) {
+    const checked = checkRedisOptions(options);
+    this.keys = new RedisKeys(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX);
+    this.limits = resolveLimits(options.limits);
+    this.onLacAdvanced = options.onLacAdvanced;
+    this.waitReplicas = checked.waitReplicas;
+    this.waitTimeoutMs = checked.waitTimeoutMs;
+    // A last resort above ioredis' own bounds: a Cluster queues calls while it rediscovers its slots.
+    this.operationTimeoutMs = checked.connectTimeoutMs + checked.commandTimeoutMs;
+    this.client = connectRedis(options, (error) => (this.lastConnectionError = error));
+  }
+
+  async create(ledgerId: number, options: CreateLedgerOptions = {}): Promise<LedgerWriter> {
+    validateLedgerId(ledgerId);
+    const tags = encodeOwnerTags(options?.ownerTags);
+    await this.call(ledgerId, () => this.client.zadd(this.keys.index, ledgerId, String(ledgerId)));
+    await this.call(ledgerId, () => this.script('ledgerCreate')(this.keys.meta(ledgerId), tags, String(Date.now())));
+    return new StoreLedgerWriter(ledgerId, this);
+  }
+
+  async appendEntries(ledgerId: number, entries: Uint8Array[]): Promise<number> {
+    validateLedgerId(ledgerId);
+    validateAppend(entries, this.limits);
+    const args = [this.keys.meta(ledgerId), this.keys.entries(ledgerId), ...entries.map(asBuffer)];
+    const firstEntryId =
+      this.waitReplicas === 0
+        ? toInteger(await this.call(ledgerId, () => this.script('ledgerAppend')(...args)))
+        : await this.appendAndWait(ledgerId, args, entries.length);
+    notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
+    return firstEntryId;
+  }
+
+  async closeByWriter(ledgerId: number): Promise<number> {
+    validateLedgerId(ledgerId);
+    return toInteger(await this.call(ledgerId, () => this.script('ledgerWriterClose')(this.keys.meta(ledgerId))));
+  }
+
+  async fence(ledgerId: number): Promise<number> {
+    validateLedgerId(ledgerId);
+    return toInteger(await this.call(ledgerId, () => this.script('ledgerFence')(this.keys.meta(ledgerId))));
+  }
+
+  async closeLedger(ledgerId: number): Promise<number> {
+    validateLedgerId(ledgerId);
+    return toInteger(await this.call(ledgerId, () => this.script('ledgerCloseLedger')(this.keys.meta(ledgerId))));
+  }
+
+  async read(ledgerId: number, firstEntryId: number, lastEntryId: number): Promise<LedgerEntry[]> {
+    validateLedgerId(ledgerId);
+    const count = validateReadRange(firstEntryId, lastEntryId, this.limits);
+    // One MULTI on one slot: the LAC and the entries come from the same instant.
+    const [lacReply, entriesReply] = await this.call(ledgerId, async () =>
+      unwrapTransaction(
+        await this.client
+          .multi()
+          .hget(this.keys.meta(ledgerId), 'lac')
+          .lrangeBuffer(this.keys.entries(ledgerId), firstEntryId, lastEntryId)
+          .exec(),
+        2,
+      ),
+    );
+    if (lacReply === null) throw ledgerNotFound(ledgerId);
+    const lac = toInteger(lacReply);
+    if (lastEntryId > lac) throw entryNotConfirmed(ledgerId, lastEntryId, lac);
+    const buffers = entriesReply as Buffer[];
+    if (buffers.length !== count) {
+      throw storeCorrupt(`ledger ${ledgerId} is missing entries between ${firstEntryId} and ${lastEntryId}`);
+    }
+    return buffers.map((data, i) => ({ entryId: firstEntryId + i, data: asBytes(data) }));
+  }
+
+  async lastAddConfirmed(ledgerId: number): Promise<number> {
+    validateLedgerId(ledgerId);
+    const lac = await this.call(ledgerId, () => this.client.hget(this.keys.meta(ledgerId), 'lac'));
+    if (lac === null) throw ledgerNotFound(ledgerId);
+    return toInteger(lac);
+  }
+
+  async info(ledgerId: number): Promise<LedgerInfo | undefined> {
+    validateLedgerId(ledgerId);
+    const fields = await this.call(ledgerId, () => this.client.hgetall(this.keys.meta(ledgerId)));
+    return parseLedgerMeta(ledgerId, fields);
+  }
+
+  async delete(ledgerId: number): Promise<void> {
+    validateLedgerId(ledgerId);
+    // The ledger goes first and its index entry last, so no ledger is ever left unlisted.
+    await this.call(ledgerId, () => this.client.unlink(this.keys.meta(ledgerId), this.keys.entries(ledgerId)));
+    await this.call(ledgerId, () => this.client.zrem(this.keys.index, String(ledgerId)));
+  }
+
+  async list(options?: { after?: number; limit?: number }): Promise<{ ledgerIds: number[]; next?: number }> {
+    const { after, limit } = validateListOptions(options);
+    const members = await this.call(-1, () =>
+      this.client.zrangebyscore(this.keys.index, `(${after}`, '+inf', 'LIMIT', 0, limit + 1),
+    );
+    const ledgerIds = members.slice(0, limit).map(toInteger);
+    return members.length > limit ? { ledgerIds, next: ledgerIds[ledgerIds.length - 1]! } : { ledgerIds };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await disconnectRedis(this.client);
+  }
+
+  /** The append script and WAIT in one pipeline, so WAIT covers exactly this append. */
+  private async appendAndWait(ledgerId: number, args: (string | Buffer)[], count: number): Promise<number> {
+    const replies = await this.call(ledgerId, () => {
+      const pipeline = this.client.pipeline();
+      (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>).ledgerAppend(...args);
+      return pipeline.wait(this.waitReplicas, this.waitTimeoutMs).exec();
+    });
+    const [appendError, firstReply] = replies?.[0] ?? [new Error('the append reply is missing')];
+    if (appendError) throw this.failure(appendError, ledgerId);
+    const firstEntryId = toInteger(firstReply);
+    const [waitError, acknowledged] = replies?.[1] ?? [new Error('the WAIT reply is missing')];
+    if (waitError || toInteger(acknowledged) < this.waitReplicas) {
+      throw new LedgerlineError(
+        'UNAVAILABLE',
+        R.replicationIncomplete,
+        `entries ${firstEntryId}..${firstEntryId + count - 1} of ledger ${ledgerId} reached ` +
+          `${waitError ? 'an unknown number of' : String(acknowledged)} of ${this.waitReplicas} replicas ` +
+          `within ${this.waitTimeoutMs} ms: they are stored but not acknowledged`,
+        { details: { ledgerId: String(ledgerId), firstEntryId: String(firstEntryId), count: String(count) } },
+      );
+    }
+    return firstEntryId;
+  }
+
+  private script(name: LedgerScriptName): ScriptCall {
+    const client = this.client as unknown as Record<LedgerScriptName, ScriptCall>;
+    return client[name].bind(this.client);
+  }
+
+  /** Runs one Redis call with a deadline, refusing after close and mapping failures. */
+  private async call<T>(ledgerId: number, run: () => Promise<T>): Promise<T> {
+    if (this.closed) throw storeClosed('redis');
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(storeUnavailable('redis', `no reply within ${this.operationTimeoutMs} ms`)),
+        this.operationTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([run(), deadline]);
+    } catch (thrown) {
+      throw this.failure(thrown, ledgerId);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private failure(thrown: unknown, ledgerId: number): LedgerlineError {
+    switch (scriptReason(thrown)) {
+      case R.ledgerExists:
+        return ledgerExists(ledgerId);
+      case R.ledgerNotFound:
+        return ledgerNotFound(ledgerId);
+      case R.ledgerFenced:
+        return ledgerFenced(ledgerId);
+      case R.ledgerClosed:
+        return ledgerClosed(ledgerId);
+      case R.storeCorrupt:
+        return storeCorrupt(`ledger ${ledgerId}: ${(thrown as Error).message}`, { ledgerId: String(ledgerId) });
+      default:
+        return fromRedisError(thrown);
+    }
+  }
+}
+
+interface CheckedRedisOptions {
+  waitReplicas: number;
+  waitTimeoutMs: number;
+  connectTimeoutMs: number;
+  commandTimeoutMs: number;
+}
+
+function checkRedisOptions(options: RedisLedgerStoreOptions): CheckedRedisOptions {
+  const hasUrl = typeof options?.url === 'string' && options.url !== '';
+  const hasCluster = Array.isArray(options?.cluster?.startupNodes) && options.cluster.startupNodes.length > 0;
+  if (hasUrl === hasCluster) {
+    throw invalidArgument(R.badConfig, 'the redis ledger store needs exactly one of url and cluster.startupNodes');
+  }
+  const checked: CheckedRedisOptions = {
+    waitReplicas: options.waitReplicas ?? 0,
+    waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+  };
+  const bad = Object.entries(checked).find(([, v]) => !Number.isSafeInteger(v) || v < 0);
+  if (bad !== undefined) throw invalidArgument(R.badConfig, `${bad[0]} must be a non-negative integer, got ${bad[1]}`);
+  if (checked.waitReplicas > MAX_WAIT_REPLICAS) {
+    throw invalidArgument(R.badConfig, `waitReplicas must be at most ${MAX_WAIT_REPLICAS}`);
+  }
+  // WAIT 0 blocks forever, and a WAIT that outlives its command timeout would be reported as an outage.
+  if (checked.waitReplicas > 0 && (checked.waitTimeoutMs < 1 || checked.waitTimeoutMs >= checked.commandTimeoutMs)) {
+    throw invalidArgument(R.badConfig, 'waitTimeoutMs must be at least 1 and below commandTimeoutMs');
+  }
+  if (checked.connectTimeoutMs < 1 || checked.commandTimeoutMs < 1) {
+    throw invalidArgument(R.badConfig, 'connectTimeoutMs and commandTimeoutMs must be at least 1');
+  }
+  return checked;
+}
+
+function unwrapTransaction(replies: [Error | null, unknown][] | null, expected: number): unknown[] {
+  if (replies === null || replies.length !== expected) {
+    throw storeUnavailable('redis', 'the transaction was discarded');
+  }
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+}
+
+function toInteger(reply: unknown): number {
+  const value = typeof reply === 'number' ? reply : Number(String(reply));
+  if (!Number.isSafeInteger(value)) throw storeCorrupt(`Redis returned ${String(reply)} where an integer belongs`);
+  return value;
+}

@@ -1,0 +1,265 @@
+import Database from 'better-sqlite3';
+import { invalidArgument } from '@ledgerline/rpc';
+import { asBuffer, asBytes } from './bytes.js';
+import {
+  entryNotConfirmed,
+  ledgerClosed,
+  ledgerExists,
+  ledgerFenced,
+  ledgerNotFound,
+  LedgerStoreReason as R,
+  storeClosed,
+  storeCorrupt,
+} from './errors.js';
+import { notifyLacAdvanced } from './lac-hook.js';
+import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
+import { fromSqliteError, prepareDatabase, type SqliteSynchronous } from './sqlite-schema.js';
+import type {
+  CreateLedgerOptions,
+  LedgerEntry,
+  LedgerInfo,
+  LedgerState,
+  LedgerStore,
+  LedgerStoreLimits,
+  LedgerStoreOptions,
+  LedgerWriter,
+} from './store.js';
+import {
+  decodeOwnerTags,
+  encodeOwnerTags,
+  resolveLimits,
+  validateAppend,
+  validateLedgerId,
+  validateListOptions,
+  validateReadRange,
+} from './validate.js';
+
+export interface SqliteLedgerStoreOptions extends LedgerStoreOptions {
+  /** The database file (created if missing), or ':memory:' for a private in-memory store. */
+  path: string;
+  /**
+   * 'FULL' (default) syncs the WAL on every commit, so an acknowledged append
+   * survives power loss; 'NORMAL' survives a process crash only, and is faster.
+   */
+  synchronous?: SqliteSynchronous;
+  /** How long a call waits for another connection's write lock before UNAVAILABLE; default 2000 ms. */
+  busyTimeoutMs?: number;
+}
+
+interface LedgerRow {
+  id: number;
+  state: LedgerState;
+  fenced: 0 | 1;
+  lac: number;
+  size: number;
+  owner_tags: string;
+  created_at: number;
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 2_000;
+
+/**
+ * The embedded ledger store: one SQLite file in WAL mode. Every call is one
+ * transaction, and better-sqlite3 runs it synchronously, so calls are atomic
+ * and applied in call order; ids come from the stored LAC, never from memory,
+ * so several stores (or processes) may open the same file.
+ */
+export class SqliteLedgerStore implements LedgerStore, WriterBackend {
+  private readonly db: Database.Database;
+  private readonly limits: LedgerStoreLimits;
+  private readonly onLacAdvanced: LedgerStoreOptions['onLacAdvanced'];
+  private readonly sql: ReturnType<typeof prepareStatements>;
+  private closed = false;
+
+  constructor(options: SqliteLedgerStoreOptions) {
+    if (typeof options?.path !== 'string' || options.path === '') {
+      throw invalidArgument(R.badConfig, 'the sqlite ledger store needs a file path (or :memory:)');
+    }
+    this.limits = resolveLimits(options.limits);
+    this.onLacAdvanced = options.onLacAdvanced;
+    try {
+      this.db = new Database(options.path);
+      prepareDatabase(this.db, options.synchronous ?? 'FULL', options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+    } catch (thrown) {
+      throw fromSqliteError(thrown);
+    }
+    this.sql = prepareStatements(this.db);
+  }
+
+  async create(ledgerId: number, options: CreateLedgerOptions = {}): Promise<LedgerWriter> {
+    validateLedgerId(ledgerId);
+    const tags = encodeOwnerTags(options?.ownerTags);
+    this.run(() => {
+      const inserted = this.sql.insertLedger.run(ledgerId, tags, Date.now());
+      if (inserted.changes === 0) throw ledgerExists(ledgerId);
+    });
+    return new StoreLedgerWriter(ledgerId, this);
+  }
+
+  async appendEntries(ledgerId: number, entries: Uint8Array[]): Promise<number> {
+    validateLedgerId(ledgerId);
+    const totalBytes = validateAppend(entries, this.limits);
+    const firstEntryId = this.run(() => this.appendTransaction(ledgerId, entries, totalBytes));
+    notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
+    return firstEntryId;
+  }
+
+  async closeByWriter(ledgerId: number): Promise<number> {
+    validateLedgerId(ledgerId);
+    return this.run(() =>
+      this.db
+        .transaction(() => {
+          const row = this.requireLedger(ledgerId);
+          if (row.fenced === 1) throw ledgerFenced(ledgerId);
+          if (row.state === 'open') this.sql.setState.run('closed', 0, ledgerId);
+          return row.lac;
+        })
+        .immediate(),
+    );
+  }
+
+  async fence(ledgerId: number): Promise<number> {
+    validateLedgerId(ledgerId);
+    return this.run(() =>
+      this.db
+        .transaction(() => {
+          const row = this.requireLedger(ledgerId);
+          if (row.state === 'open') this.sql.setState.run('fenced', 1, ledgerId);
+          return row.lac;
+        })
+        .immediate(),
+    );
+  }
+
+  async closeLedger(ledgerId: number): Promise<number> {
+    validateLedgerId(ledgerId);
+    return this.run(() =>
+      this.db
+        .transaction(() => {
+          const row = this.requireLedger(ledgerId);
+          // Closing an open ledger from outside its writer takes it away from that writer: a fence.
+          if (row.state !== 'closed') this.sql.setState.run('closed', 1, ledgerId);
+          return row.lac;
+        })
+        .immediate(),
+    );
+  }
+
+  async read(ledgerId: number, firstEntryId: number, lastEntryId: number): Promise<LedgerEntry[]> {
+    validateLedgerId(ledgerId);
+    const count = validateReadRange(firstEntryId, lastEntryId, this.limits);
+    return this.run(() =>
+      this.db.transaction(() => {
+        const row = this.requireLedger(ledgerId);
+        if (lastEntryId > row.lac) throw entryNotConfirmed(ledgerId, lastEntryId, row.lac);
+        const rows = this.sql.selectEntries.all(ledgerId, firstEntryId, lastEntryId) as {
+          entry_id: number;
+          data: Buffer;
+        }[];
+        if (rows.length !== count) {
+          throw storeCorrupt(`ledger ${ledgerId} is missing entries between ${firstEntryId} and ${lastEntryId}`);
+        }
+        return rows.map((r) => ({ entryId: r.entry_id, data: asBytes(r.data) }));
+      })(),
+    );
+  }
+
+  async lastAddConfirmed(ledgerId: number): Promise<number> {
+    validateLedgerId(ledgerId);
+    return this.run(() => this.requireLedger(ledgerId).lac);
+  }
+
+  async info(ledgerId: number): Promise<LedgerInfo | undefined> {
+    validateLedgerId(ledgerId);
+    const row = this.run(() => this.sql.selectLedger.get(ledgerId) as LedgerRow | undefined);
+    return row === undefined ? undefined : toInfo(row);
+  }
+
+  async delete(ledgerId: number): Promise<void> {
+    validateLedgerId(ledgerId);
+    this.run(() =>
+      this.db
+        .transaction(() => {
+          this.sql.deleteEntries.run(ledgerId);
+          this.sql.deleteLedger.run(ledgerId);
+        })
+        .immediate(),
+    );
+  }
+
+  async list(options?: { after?: number; limit?: number }): Promise<{ ledgerIds: number[]; next?: number }> {
+    const { after, limit } = validateListOptions(options);
+    const rows = this.run(() => this.sql.listLedgers.all(after, limit + 1) as { id: number }[]);
+    const ledgerIds = rows.slice(0, limit).map((r) => r.id);
+    return rows.length > limit ? { ledgerIds, next: ledgerIds[ledgerIds.length - 1]! } : { ledgerIds };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  private appendTransaction(ledgerId: number, entries: Uint8Array[], totalBytes: number): number {
+    return this.db
+      .transaction(() => {
+        const row = this.requireLedger(ledgerId);
+        if (row.state !== 'open') throw row.fenced === 1 ? ledgerFenced(ledgerId) : ledgerClosed(ledgerId);
+        const firstEntryId = row.lac + 1;
+        for (let i = 0; i < entries.length; i++) {
+          this.sql.insertEntry.run(ledgerId, firstEntryId + i, asBuffer(entries[i]!));
+        }
+        this.sql.advanceLac.run(entries.length, totalBytes, ledgerId);
+        return firstEntryId;
+      })
+      .immediate();
+  }
+
+  private requireLedger(ledgerId: number): LedgerRow {
+    const row = this.sql.selectLedger.get(ledgerId) as LedgerRow | undefined;
+    if (row === undefined) throw ledgerNotFound(ledgerId);
+    return row;
+  }
+
+  /** Runs one database call, refusing after close and mapping SQLite failures. */
+  private run<T>(call: () => T): T {
+    if (this.closed) throw storeClosed('sqlite');
+    try {
+      return call();
+    } catch (thrown) {
+      throw fromSqliteError(thrown);
+    }
+  }
+}
+
+function prepareStatements(db: Database.Database) {
+  return {
+    insertLedger: db.prepare(
+      `INSERT INTO ledgers (id, state, fenced, lac, size, owner_tags, created_at)
+       VALUES (?, 'open', 0, -1, 0, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    ),
+    selectLedger: db.prepare('SELECT * FROM ledgers WHERE id = ?'),
+    setState: db.prepare('UPDATE ledgers SET state = ?, fenced = ? WHERE id = ?'),
+    advanceLac: db.prepare('UPDATE ledgers SET lac = lac + ?, size = size + ? WHERE id = ?'),
+    insertEntry: db.prepare('INSERT INTO entries (ledger_id, entry_id, data) VALUES (?, ?, ?)'),
+    selectEntries: db.prepare(
+      'SELECT entry_id, data FROM entries WHERE ledger_id = ? AND entry_id BETWEEN ? AND ? ORDER BY entry_id',
+    ),
+    deleteEntries: db.prepare('DELETE FROM entries WHERE ledger_id = ?'),
+    deleteLedger: db.prepare('DELETE FROM ledgers WHERE id = ?'),
+    listLedgers: db.prepare('SELECT id FROM ledgers WHERE id > ? ORDER BY id LIMIT ?'),
+  };
+}
+
+function toInfo(row: LedgerRow): LedgerInfo {
+  const ownerTags = decodeOwnerTags(row.owner_tags);
+  if (ownerTags === undefined) throw storeCorrupt(`ledger ${row.id} has unreadable owner tags`);
+  return {
+    ledgerId: row.id,
+    state: row.state,
+    lastAddConfirmed: row.lac,
+    sizeBytes: row.size,
+    ownerTags,
+    createdAtMs: row.created_at,
+  };
+}
