@@ -1,0 +1,160 @@
+import { invalidArgument } from '@ledgerline/rpc';
+import {
+  BROKER_ENTRY_METADATA_MAGIC,
+  ENTRY_HEADER_BYTES,
+  MAX_BROKER_ENTRY_METADATA_BYTES,
+  MAX_OFFSET,
+} from './limits.js';
+import { readVarint, varintSize, writeVarint, type VarintErrors } from './varint.js';
+
+/** What Ledgerline writes in front of every entry: the broker's clock and the continuous offset. */
+export interface EntryMetadata {
+  /** Milliseconds since the epoch, taken by the broker when it appended the entry. */
+  brokerTimestamp: number;
+  /** The offset of the LAST message in the entry (Pulsar's convention); the first message of a topic is 0. */
+  index: number;
+}
+
+/**
+ * Broker entry metadata as decoded. Both fields are optional on the wire:
+ * a Pulsar broker with only the timestamp interceptor writes no index.
+ */
+export interface DecodedEntryMetadata {
+  brokerTimestamp?: number;
+  index?: number;
+}
+
+export interface DecodedEntry {
+  /** Undefined when the entry does not start with the 0x0e02 magic. */
+  metadata: DecodedEntryMetadata | undefined;
+  /** The bytes after the header, shared with the input (not copied). */
+  payload: Uint8Array;
+}
+
+const TIMESTAMP_TAG = (1 << 3) | 0; // field 1, varint
+const INDEX_TAG = (2 << 3) | 0; // field 2, varint
+
+const metadataVarintErrors: VarintErrors = {
+  context: 'broker entry metadata',
+  truncatedReason: 'MALFORMED_BROKER_ENTRY_METADATA',
+  tooLargeReason: 'BROKER_ENTRY_METADATA_VALUE_TOO_LARGE',
+};
+
+/**
+ * Frames `payload` in Pulsar's layout: magic 0x0e02 (2 bytes), the metadata
+ * size (4 bytes, big-endian), BrokerEntryMetadata{broker_timestamp = 1,
+ * index = 2}, then the payload byte for byte.
+ */
+export function encodeEntry(metadata: EntryMetadata, payload: Uint8Array): Uint8Array {
+  checkMetadataValue(metadata?.brokerTimestamp, 'brokerTimestamp');
+  checkMetadataValue(metadata?.index, 'index');
+  if (!(payload instanceof Uint8Array)) {
+    throw invalidArgument('INVALID_ENTRY_PAYLOAD', 'the entry payload must be a Uint8Array');
+  }
+  const metadataSize = 2 + varintSize(metadata.brokerTimestamp) + varintSize(metadata.index);
+  const bytes = new Uint8Array(ENTRY_HEADER_BYTES + metadataSize + payload.length);
+  const view = new DataView(bytes.buffer);
+  view.setUint16(0, BROKER_ENTRY_METADATA_MAGIC);
+  view.setUint32(2, metadataSize);
+  let position = ENTRY_HEADER_BYTES;
+  bytes[position++] = TIMESTAMP_TAG;
+  position = writeVarint(bytes, position, metadata.brokerTimestamp);
+  bytes[position++] = INDEX_TAG;
+  position = writeVarint(bytes, position, metadata.index);
+  bytes.set(payload, position);
+  return bytes;
+}
+
+/**
+ * Splits an entry into its broker entry metadata and payload. An entry that
+ * does not start with the magic is returned whole with `metadata` undefined.
+ * A header that is cut short, or declares metadata larger than
+ * MAX_BROKER_ENTRY_METADATA_BYTES, is INVALID_ARGUMENT with a reason.
+ */
+export function decodeEntry(bytes: Uint8Array): DecodedEntry {
+  if (!(bytes instanceof Uint8Array)) {
+    throw invalidArgument('INVALID_ENTRY_BYTES', 'an entry must be a Uint8Array');
+  }
+  if (bytes.length < 2 || ((bytes[0] as number) << 8) + (bytes[1] as number) !== BROKER_ENTRY_METADATA_MAGIC) {
+    return { metadata: undefined, payload: bytes };
+  }
+  if (bytes.length < ENTRY_HEADER_BYTES) {
+    throw invalidArgument('ENTRY_HEADER_TRUNCATED', `the entry has the 0x0e02 magic but only ${bytes.length} bytes`, {
+      sizeBytes: String(bytes.length),
+    });
+  }
+  const metadataSize = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(2);
+  if (metadataSize > MAX_BROKER_ENTRY_METADATA_BYTES) {
+    throw invalidArgument(
+      'BROKER_ENTRY_METADATA_TOO_LARGE',
+      `the entry declares ${metadataSize} bytes of broker entry metadata; at most ${MAX_BROKER_ENTRY_METADATA_BYTES} are accepted`,
+      { metadataSizeBytes: String(metadataSize) },
+    );
+  }
+  const end = ENTRY_HEADER_BYTES + metadataSize;
+  if (end > bytes.length) {
+    throw invalidArgument(
+      'ENTRY_HEADER_TRUNCATED',
+      `the entry declares ${metadataSize} bytes of broker entry metadata but only ${bytes.length - ENTRY_HEADER_BYTES} follow`,
+      { metadataSizeBytes: String(metadataSize), sizeBytes: String(bytes.length) },
+    );
+  }
+  return { metadata: decodeMetadata(bytes, ENTRY_HEADER_BYTES, end), payload: bytes.subarray(end) };
+}
+
+/**
+ * A minimal protobuf reader for BrokerEntryMetadata: fields 1 and 2 are
+ * uint64 varints (the last occurrence wins, as in protobuf); unknown fields
+ * are skipped by wire type so that metadata from a newer writer still decodes.
+ */
+function decodeMetadata(bytes: Uint8Array, start: number, end: number): DecodedEntryMetadata {
+  const metadata: DecodedEntryMetadata = {};
+  let position = start;
+  while (position < end) {
+    const tag = readVarint(bytes, position, end, metadataVarintErrors);
+    position = tag.next;
+    const field = Math.floor(tag.value / 8);
+    const wireType = tag.value % 8;
+    // A tag is a uint32 in protobuf: field numbers run from 1 to 2^29 - 1.
+    if (field === 0 || tag.value > 0xffffffff) throw malformed(`invalid field number ${field} before byte ${position}`);
+    if (field === 1 || field === 2) {
+      if (wireType !== 0) throw malformed(`field ${field} has wire type ${wireType}, expected a varint`);
+      const value = readVarint(bytes, position, end, metadataVarintErrors);
+      position = value.next;
+      if (field === 1) metadata.brokerTimestamp = value.value;
+      else metadata.index = value.value;
+    } else {
+      position = skipField(bytes, position, end, wireType);
+    }
+  }
+  return metadata;
+}
+
+function skipField(bytes: Uint8Array, position: number, end: number, wireType: number): number {
+  let next: number;
+  if (wireType === 0) next = readVarint(bytes, position, end, metadataVarintErrors).next;
+  else if (wireType === 1) next = position + 8;
+  else if (wireType === 5) next = position + 4;
+  else if (wireType === 2) {
+    const length = readVarint(bytes, position, end, metadataVarintErrors);
+    next = length.next + length.value;
+  } else {
+    throw malformed(`unsupported wire type ${wireType}`);
+  }
+  if (next > end) throw malformed('an unknown field runs past the end of the metadata');
+  return next;
+}
+
+function malformed(detail: string) {
+  return invalidArgument('MALFORMED_BROKER_ENTRY_METADATA', `broker entry metadata is not valid protobuf: ${detail}`);
+}
+
+function checkMetadataValue(value: unknown, name: string): void {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_OFFSET) {
+    throw invalidArgument(
+      'INVALID_BROKER_ENTRY_METADATA',
+      `${name} must be an integer between 0 and 2^53 - 1, got ${String(value)}`,
+      { field: name },
+    );
+  }
+}

@@ -1,0 +1,91 @@
+import { LedgerlineError } from '@ledgerline/rpc';
+import { checkIntegerIn } from './index-options.js';
+import { DEFAULT_MAX_READ_ENTRIES, MAX_READ_ENTRIES_LIMIT } from './limits.js';
+import type { EntryRange, EntryReader, Location, MessagePosition, StoredEntry } from './positions.js';
+import { scanForOffset, scanForTime, type ScanResult } from './resolve-in-entries.js';
+import type { TopicOffsetIndex } from './topic-offset-index.js';
+
+export interface FindPositionOptions {
+  /**
+   * The most entries one read may fetch (default 10,000, at most 100,000).
+   * Only a ledger without an index can need more than one read; an indexed
+   * ledger's range is never wider than its entriesPerPoint.
+   */
+  maxReadEntries?: number;
+}
+
+/**
+ * The position of the message with `offset`: at most one range read for a
+ * ledger with an index, none when the index alone knows the answer.
+ */
+export async function findPositionByOffset(
+  index: TopicOffsetIndex,
+  reader: EntryReader,
+  offset: number,
+  options?: FindPositionOptions,
+): Promise<MessagePosition> {
+  const location = index.locateOffset(offset);
+  return finish(location, reader, options, (range, entries) => scanForOffset(range, entries, offset));
+}
+
+/** The position of the first message whose broker timestamp is >= `timestampMs`, with at most one range read. */
+export async function findPositionByTime(
+  index: TopicOffsetIndex,
+  reader: EntryReader,
+  timestampMs: number,
+  options?: FindPositionOptions,
+): Promise<MessagePosition> {
+  const location = index.locateTime(timestampMs);
+  return finish(location, reader, options, (range, entries) => scanForTime(range, entries, timestampMs));
+}
+
+type Scan = (range: EntryRange, entries: readonly StoredEntry[]) => ScanResult;
+
+/**
+ * Reads the located range and scans it. A range wider than maxReadEntries
+ * (a ledger without an index) is read in pages, stopping at the page that
+ * holds the answer; the page count is bounded by the ledger's size.
+ */
+async function finish(
+  location: Location,
+  reader: EntryReader,
+  options: FindPositionOptions | undefined,
+  scan: Scan,
+): Promise<MessagePosition> {
+  if (location.kind === 'resolved') return location.position;
+  const maxReadEntries = options?.maxReadEntries ?? DEFAULT_MAX_READ_ENTRIES;
+  checkIntegerIn(maxReadEntries, 1, MAX_READ_ENTRIES_LIMIT, 'maxReadEntries', 'INVALID_READ_LIMIT');
+  const range = location.range;
+  let page: EntryRange = {
+    ...range,
+    lastEntryId: Math.min(range.lastEntryId, range.firstEntryId + maxReadEntries - 1),
+  };
+  for (;;) {
+    const entries = await reader.readRange(page.ledgerId, page.firstEntryId, page.lastEntryId);
+    checkReadLength(page, entries);
+    const result = scan(page, entries);
+    if (result.position !== undefined) return result.position;
+    if (page.lastEntryId >= range.lastEntryId) break;
+    const firstEntryId = page.lastEntryId + 1;
+    const lastEntryId = Math.min(range.lastEntryId, firstEntryId + maxReadEntries - 1);
+    page = { ledgerId: range.ledgerId, firstEntryId, lastEntryId, firstOffset: result.nextFirstOffset };
+  }
+  throw new LedgerlineError(
+    'DATA_LOSS',
+    'OFFSET_INDEX_INCONSISTENT',
+    `ledger ${range.ledgerId} entries ${range.firstEntryId}..${range.lastEntryId} do not hold what its bounds promise`,
+    { details: { ledgerId: String(range.ledgerId) } },
+  );
+}
+
+function checkReadLength(page: EntryRange, entries: readonly StoredEntry[]): void {
+  const expected = page.lastEntryId - page.firstEntryId + 1;
+  if (!Array.isArray(entries) || entries.length !== expected) {
+    throw new LedgerlineError(
+      'DATA_LOSS',
+      'SHORT_READ',
+      `reading entries ${page.firstEntryId}..${page.lastEntryId} of ledger ${page.ledgerId} returned ${Array.isArray(entries) ? entries.length : 'no'} entries, expected ${expected}`,
+      { details: { ledgerId: String(page.ledgerId) } },
+    );
+  }
+}

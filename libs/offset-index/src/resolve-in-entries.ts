@@ -1,0 +1,115 @@
+import { LedgerlineError } from '@ledgerline/rpc';
+import { decodeEntry, type DecodedEntryMetadata } from './entry-framing.js';
+import type { EntryRange, MessagePosition, StoredEntry } from './positions.js';
+
+/** The outcome of scanning part of a range: the position, or where the next part starts. */
+export type ScanResult = { position: MessagePosition } | { position?: undefined; nextFirstOffset: number };
+
+/**
+ * The exact position of `offset` in the entries that the range read of
+ * `range` returned. DATA_LOSS when the entries do not hold it, which means the
+ * index and the ledger disagree.
+ */
+export function resolveOffsetInEntries(
+  range: EntryRange,
+  entries: readonly StoredEntry[],
+  offset: number,
+): MessagePosition {
+  return found(scanForOffset(range, entries, offset), range, offset);
+}
+
+/** The first message whose broker timestamp is >= `timestampMs` in the entries the range read returned. */
+export function resolveTimeInEntries(
+  range: EntryRange,
+  entries: readonly StoredEntry[],
+  timestampMs: number,
+): MessagePosition {
+  return found(scanForTime(range, entries, timestampMs), range, timestampMs);
+}
+
+/** Walks the entries of `range` in order, tracking each entry's first offset, until one holds `offset`. */
+export function scanForOffset(range: EntryRange, entries: readonly StoredEntry[], offset: number): ScanResult {
+  let entryFirstOffset = range.firstOffset;
+  for (let position = 0; position < entries.length; position++) {
+    const entry = entries[position] as StoredEntry;
+    const index = entryIndex(range, position, entry, entryFirstOffset);
+    if (offset <= index) {
+      if (offset < entryFirstOffset) throw inconsistent(range, `offset ${offset} lies before the range`);
+      return { position: atEntry(range.ledgerId, entry.entryId, offset - entryFirstOffset, offset) };
+    }
+    entryFirstOffset = index + 1;
+  }
+  return { nextFirstOffset: entryFirstOffset };
+}
+
+/** Walks the entries of `range` in order until one has a broker timestamp at or after `timestampMs`. */
+export function scanForTime(range: EntryRange, entries: readonly StoredEntry[], timestampMs: number): ScanResult {
+  let entryFirstOffset = range.firstOffset;
+  for (let position = 0; position < entries.length; position++) {
+    const entry = entries[position] as StoredEntry;
+    const metadata = entryMetadata(range, position, entry);
+    const index = checkedIndex(range, entry, metadata, entryFirstOffset);
+    if (metadata.brokerTimestamp === undefined) throw missingMetadata(range, entry, 'broker timestamp');
+    if (metadata.brokerTimestamp >= timestampMs) {
+      return { position: atEntry(range.ledgerId, entry.entryId, 0, entryFirstOffset) };
+    }
+    entryFirstOffset = index + 1;
+  }
+  return { nextFirstOffset: entryFirstOffset };
+}
+
+function entryIndex(range: EntryRange, position: number, entry: StoredEntry, entryFirstOffset: number): number {
+  return checkedIndex(range, entry, entryMetadata(range, position, entry), entryFirstOffset);
+}
+
+function entryMetadata(range: EntryRange, position: number, entry: StoredEntry): DecodedEntryMetadata {
+  if (entry?.entryId !== range.firstEntryId + position) {
+    throw new LedgerlineError(
+      'DATA_LOSS',
+      'UNEXPECTED_ENTRY',
+      `reading ledger ${range.ledgerId} returned entry ${String(entry?.entryId)} where ${range.firstEntryId + position} was expected`,
+    );
+  }
+  const { metadata } = decodeEntry(entry.data);
+  if (metadata === undefined) throw missingMetadata(range, entry, 'broker entry metadata');
+  return metadata;
+}
+
+function checkedIndex(
+  range: EntryRange,
+  entry: StoredEntry,
+  metadata: DecodedEntryMetadata,
+  entryFirstOffset: number,
+): number {
+  if (metadata.index === undefined) throw missingMetadata(range, entry, 'index');
+  if (metadata.index < entryFirstOffset) {
+    throw inconsistent(range, `entry ${entry.entryId} ends at offset ${metadata.index}, before ${entryFirstOffset}`);
+  }
+  return metadata.index;
+}
+
+function found(result: ScanResult, range: EntryRange, target: number): MessagePosition {
+  if (result.position !== undefined) return result.position;
+  throw inconsistent(range, `entries ${range.firstEntryId}..${range.lastEntryId} do not hold ${target}`);
+}
+
+function atEntry(ledgerId: number, entryId: number, batchIndex: number, offset: number): MessagePosition {
+  return { ledgerId, entryId, batchIndex, offset, beforeEarliest: false, pastEnd: false };
+}
+
+function missingMetadata(range: EntryRange, entry: StoredEntry, what: string) {
+  return new LedgerlineError(
+    'DATA_LOSS',
+    'ENTRY_WITHOUT_OFFSET',
+    `entry ${entry.entryId} of ledger ${range.ledgerId} carries no ${what}, so it cannot be found by offset or time`,
+  );
+}
+
+function inconsistent(range: EntryRange, detail: string) {
+  return new LedgerlineError(
+    'DATA_LOSS',
+    'OFFSET_INDEX_INCONSISTENT',
+    `the offset index of ledger ${range.ledgerId} disagrees with its entries: ${detail}`,
+    { details: { ledgerId: String(range.ledgerId) } },
+  );
+}
