@@ -7,9 +7,16 @@ import type { Bus } from '@ledgerline/bus';
  * on a read is a compare-and-set on the version that was read.
  *
  * Paths: absolute, `/`-separated, no empty segment, no trailing slash, no `.`
- * or `..` segment, at most MAX_PATH_BYTES UTF-8 bytes; anything else is
- * INVALID_ARGUMENT. Values: at most the backend's `maxValueBytes` (default
- * DEFAULT_MAX_VALUE_BYTES); a larger value is RESOURCE_EXHAUSTED.
+ * or `..` segment, no control character or unpaired surrogate, at most
+ * MAX_PATH_BYTES UTF-8 bytes; anything else is INVALID_ARGUMENT / BAD_PATH
+ * (PATH_TOO_LONG). The root `/` can be read and listed but not written
+ * (INVALID_ARGUMENT / PATH_IS_ROOT). Values: at most the backend's
+ * `maxValueBytes` (default DEFAULT_MAX_VALUE_BYTES); a larger value is
+ * RESOURCE_EXHAUSTED / VALUE_TOO_LARGE.
+ *
+ * A store that cannot be reached fails fast with UNAVAILABLE /
+ * STORE_UNAVAILABLE. Such a failure of a write is ambiguous (it may have been
+ * applied): re-read before retrying a compare-and-set.
  *
  * A node is listed by `children(parent)` of its immediate parent only; parents
  * are not created implicitly and a node may exist without its parent.
@@ -34,11 +41,20 @@ export interface MetadataStore {
   /**
    * A session kept alive by the store client; ephemeral nodes written with it
    * vanish when it closes or when it is not kept alive for ttlMs.
+   * ttlMs: MIN_SESSION_TTL_MS to MAX_SESSION_TTL_MS, else INVALID_ARGUMENT.
    */
-  openSession(options: { ttlMs: number }): Promise<MetadataSession>;
+  openSession(options: SessionOptions): Promise<MetadataSession>;
   /** Unique, strictly increasing ids per named sequence, starting at 1. */
   nextId(sequence: string): Promise<number>;
+  /**
+   * Closes the sessions this store opened (their ephemeral nodes go) and the
+   * connection; later calls fail with FAILED_PRECONDITION / STORE_CLOSED.
+   */
   close(): Promise<void>;
+}
+
+export interface SessionOptions {
+  ttlMs: number;
 }
 
 export interface VersionedValue {
@@ -54,7 +70,13 @@ export type ExpectedVersion = number | 'absent';
 
 export interface PutOptions {
   expectedVersion?: ExpectedVersion;
-  /** Makes the node ephemeral: it lives as long as the session. */
+  /**
+   * Makes the node ephemeral: it lives as long as the session. Each put sets
+   * the owner anew: a put without a session makes the node persistent, a put
+   * with another session hands it over. The session must come from this store
+   * (INVALID_ARGUMENT / FOREIGN_SESSION) and be live (FAILED_PRECONDITION /
+   * SESSION_EXPIRED).
+   */
   session?: MetadataSession;
 }
 
@@ -85,7 +107,11 @@ export interface MetadataSession {
   close(): Promise<void>;
 }
 
-/** The change notification published on the bus for every successful write. */
+/**
+ * The change notification published on the bus for every successful write,
+ * and for ephemeral nodes removed because their session ended. It is a hint:
+ * delivery is at most once, so watchers re-read and compare versions.
+ */
 export interface MetadataChange {
   path: string;
   kind: 'created' | 'modified' | 'deleted';
@@ -94,12 +120,23 @@ export interface MetadataChange {
 }
 
 export interface MetadataStoreOptions {
-  /** Where change notifications go. */
+  /** Where change notifications go (subjects from @ledgerline/bus metadataChangedSubject). */
   bus?: Bus;
+  /** Largest value accepted, 1 to MAX_VALUE_BYTES; default DEFAULT_MAX_VALUE_BYTES. */
   maxValueBytes?: number;
+  /** How often the store looks for sessions that expired (their owner died); default DEFAULT_SESSION_SWEEP_INTERVAL_MS. */
+  sessionSweepIntervalMs?: number;
 }
 
 export const MAX_PATH_BYTES = 1024;
 export const DEFAULT_MAX_VALUE_BYTES = 4 * 1024 * 1024;
+/** The ceiling for maxValueBytes. */
+export const MAX_VALUE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_CHILDREN_PAGE = 1000;
 export const MAX_CHILDREN_PAGE = 10_000;
+export const MAX_SEQUENCE_NAME_BYTES = 256;
+export const MIN_SESSION_TTL_MS = 250;
+export const MAX_SESSION_TTL_MS = 10 * 60 * 1000;
+/** Sessions one store client may hold open at once. */
+export const MAX_OPEN_SESSIONS = 10_000;
+export const DEFAULT_SESSION_SWEEP_INTERVAL_MS = 1000;
