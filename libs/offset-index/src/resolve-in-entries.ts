@@ -27,19 +27,30 @@ export function resolveTimeInEntries(
   return found(scanForTime(range, entries, timestampMs), range, timestampMs);
 }
 
-/** Walks the entries of `range` in order, tracking each entry's first offset, until one holds `offset`. */
+/**
+ * Finds the entry of `range` that holds `offset` by bisecting on the entries'
+ * indexes (they ascend), so only about log2(range) entries are decoded. An
+ * entry's first offset is the previous entry's index + 1, or range.firstOffset
+ * for the first entry of the range.
+ */
 export function scanForOffset(range: EntryRange, entries: readonly StoredEntry[], offset: number): ScanResult {
-  let entryFirstOffset = range.firstOffset;
-  for (let position = 0; position < entries.length; position++) {
-    const entry = entries[position] as StoredEntry;
-    const index = entryIndex(range, position, entry, entryFirstOffset);
-    if (offset <= index) {
-      if (offset < entryFirstOffset) throw inconsistent(range, `offset ${offset} lies before the range`);
-      return { position: atEntry(range.ledgerId, entry.entryId, offset - entryFirstOffset, offset) };
-    }
-    entryFirstOffset = index + 1;
+  if (entries.length === 0) return { nextFirstOffset: range.firstOffset };
+  const indexAt = (position: number) => entryIndex(range, position, entries[position] as StoredEntry);
+  const lastIndex = indexAt(entries.length - 1);
+  if (lastIndex < offset) return { nextFirstOffset: lastIndex + 1 };
+  let low = 0;
+  let high = entries.length - 1;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (indexAt(middle) >= offset) high = middle;
+    else low = middle + 1;
   }
-  return { nextFirstOffset: entryFirstOffset };
+  const entryFirstOffset = low === 0 ? range.firstOffset : indexAt(low - 1) + 1;
+  const entry = entries[low] as StoredEntry;
+  if (offset < entryFirstOffset || indexAt(low) < entryFirstOffset) {
+    throw inconsistent(range, `entry ${entry.entryId} does not hold offset ${offset}`);
+  }
+  return { position: atEntry(range.ledgerId, entry.entryId, offset - entryFirstOffset, offset) };
 }
 
 /** Walks the entries of `range` in order until one has a broker timestamp at or after `timestampMs`. */
@@ -58,8 +69,10 @@ export function scanForTime(range: EntryRange, entries: readonly StoredEntry[], 
   return { nextFirstOffset: entryFirstOffset };
 }
 
-function entryIndex(range: EntryRange, position: number, entry: StoredEntry, entryFirstOffset: number): number {
-  return checkedIndex(range, entry, entryMetadata(range, position, entry), entryFirstOffset);
+function entryIndex(range: EntryRange, position: number, entry: StoredEntry): number {
+  const index = entryMetadata(range, position, entry).index;
+  if (index === undefined) throw missingMetadata(range, entry, 'index');
+  return index;
 }
 
 function entryMetadata(range: EntryRange, position: number, entry: StoredEntry): DecodedEntryMetadata {
