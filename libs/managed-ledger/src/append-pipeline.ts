@@ -1,0 +1,342 @@
+import type { LedgerEntry } from '@ledgerline/ledger-store';
+import { decodeEntry, encodeEntry, type OffsetAssigner } from '@ledgerline/offset-index';
+import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { AppendQueue, type AppendOp } from './append-queue.js';
+import type { ManagedLedgerConfig } from './config.js';
+import type { AppendResult, ManagedLedgerEntry } from './entry.js';
+import { isFencing, isLedgerFenced, ledgerFencedError, ManagedLedgerReason } from './errors.js';
+import type { OpenLedger } from './open-ledger.js';
+
+/** Framing adds at most this much to a payload: 6 header bytes and two tagged uint64 varints. */
+export const MAX_FRAMING_BYTES = 24;
+/** Entries read back per call when a failed write is checked. */
+const READ_BACK_PAGE = 1_000;
+
+/** What the pipeline needs from the managed ledger that owns it. */
+export interface AppendHost {
+  readonly name: string;
+  readonly config: ManagedLedgerConfig;
+  readonly assigner: OffsetAssigner;
+  now(): number;
+  /** Why the write loop must stop (fenced, closed), or undefined; queued appends then fail with it. */
+  writeBlocker(): LedgerlineError | undefined;
+  /** Why a new append is refused (also closing, terminating), or undefined. */
+  submitBlocker(): LedgerlineError | undefined;
+  currentLedger(): OpenLedger | undefined;
+  rolloverDue(ledger: OpenLedger): boolean;
+  /** Seals the current ledger if needed, opens the next one and records both with one compare-and-set. */
+  rollover(): Promise<void>;
+  /** Fences and closes our own ledger after a failed write; returns its last-add-confirmed. */
+  sealLedger(ledgerId: number): Promise<number>;
+  readLedger(ledgerId: number, firstEntryId: number, lastEntryId: number): Promise<LedgerEntry[]>;
+  /** Called after entries are confirmed, before their appends resolve. */
+  entriesConfirmed(ledger: OpenLedger, entries: ManagedLedgerEntry[]): void;
+  /** Another owner took the topic: the host fails everything and refuses appends from now on. */
+  fence(err: LedgerlineError): void;
+  logWarning(message: string, details: Record<string, unknown>): void;
+}
+
+/**
+ * The write side of a managed ledger: appends are queued, written in order
+ * by one loop in batches (group commit: one store write in flight, so the
+ * store can never reorder two of our writes), and acknowledged in order once
+ * the store holds them. A failed write seals the ledger, learns from the
+ * store which entries landed (they are acknowledged, never written twice),
+ * rolls to a new ledger and sends the rest again with the same offsets.
+ */
+export class AppendPipeline {
+  private readonly queue = new AppendQueue();
+  private driving = false;
+  private rolloverRequested = false;
+  private failures = 0;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly host: AppendHost) {}
+
+  get pendingAppends(): number {
+    return this.queue.length;
+  }
+
+  get pendingBytes(): number {
+    return this.queue.bytes;
+  }
+
+  submit(payload: Uint8Array, numMessages: number): Promise<AppendResult> {
+    const { config } = this.host;
+    try {
+      checkAppendArguments(payload, numMessages, config.maxEntrySizeBytes);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const blocker = this.host.submitBlocker();
+    if (blocker !== undefined) return Promise.reject(blocker);
+    if (
+      this.queue.length >= config.maxPendingAppends ||
+      this.queue.bytes + payload.byteLength > config.maxPendingAppendBytes
+    ) {
+      return Promise.reject(
+        new LedgerlineError(
+          'RESOURCE_EXHAUSTED',
+          ManagedLedgerReason.tooManyPendingAppends,
+          `managed ledger ${this.host.name} has ${this.queue.length} appends (${this.queue.bytes} bytes) pending; ` +
+            `the limits are maxPendingAppends ${config.maxPendingAppends} and maxPendingAppendBytes ${config.maxPendingAppendBytes}`,
+        ),
+      );
+    }
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queue.push({ payload, numMessages, resolve, reject });
+      this.kick();
+    });
+  }
+
+  /** Asks the loop to roll the ledger over even without appends (rollover by age). */
+  requestRollover(): void {
+    this.rolloverRequested = true;
+    this.kick();
+  }
+
+  /** Fails every queued append with `err`. */
+  rejectAll(err: Error): void {
+    for (const op of this.queue.drain()) op.reject(err);
+    // The offsets of the failed appends are free again; an entry of theirs that did land is found when the ledger is checked.
+    this.host.assigner.recover(undefined, { lastOffset: this.host.assigner.committedEnd });
+  }
+
+  /** Resolves once nothing is queued and the loop is idle. */
+  whenIdle(): Promise<void> {
+    if (!this.driving && this.queue.length === 0 && !this.rolloverRequested) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private kick(): void {
+    if (this.driving) return;
+    this.driving = true;
+    void this.drive().finally(() => {
+      this.driving = false;
+      for (const waiter of this.idleWaiters.splice(0)) waiter();
+      if (this.queue.length > 0 && this.host.writeBlocker() === undefined && this.failures === 0) this.kick();
+    });
+  }
+
+  private async drive(): Promise<void> {
+    while (this.queue.length > 0 || this.rolloverRequested) {
+      const blocker = this.host.writeBlocker();
+      if (blocker !== undefined) {
+        this.rolloverRequested = false;
+        this.rejectAll(blocker);
+        return;
+      }
+      try {
+        await this.step();
+        this.failures = 0;
+      } catch (err) {
+        if (!(await this.handleFailure(err))) return;
+      }
+    }
+  }
+
+  /** One unit of progress: check a failed ledger, roll over, or write a batch. */
+  private async step(): Promise<void> {
+    const ledger = this.host.currentLedger();
+    if (ledger !== undefined && ledger.writeFailed && !ledger.sealed) {
+      await this.recoverFailedLedger(ledger);
+    } else if (ledger === undefined || ledger.sealed || this.host.rolloverDue(ledger) || this.rolloverRequested) {
+      if (
+        ledger !== undefined &&
+        ledger.entries === 0 &&
+        !ledger.sealed &&
+        this.rolloverRequested &&
+        this.queue.length === 0
+      ) {
+        this.rolloverRequested = false;
+        return;
+      }
+      await this.host.rollover();
+      this.rolloverRequested = false;
+    } else if (this.queue.length > 0) {
+      await this.writeBatch(ledger);
+    }
+  }
+
+  /** Returns whether the loop should go on after `err`. */
+  private async handleFailure(err: unknown): Promise<boolean> {
+    const error = LedgerlineError.from(err);
+    if (isFencing(error)) {
+      this.host.fence(error);
+      this.rejectAll(error);
+      return false;
+    }
+    this.failures++;
+    const verdict =
+      this.queue.first()?.offsets === undefined ? 'retry' : this.host.assigner.fail(this.queue.first()!.offsets!);
+    if (this.failures >= this.host.config.writeRetryMaxAttempts || verdict === 'recover' || !isRetryable(error)) {
+      this.host.logWarning('appends failed after retries', { managedLedger: this.host.name, error: error.toString() });
+      this.failures = 0;
+      this.rolloverRequested = false;
+      this.rejectAll(writeFailed(this.host.name, error));
+      return false;
+    }
+    await sleep(backoffMs(this.failures, this.host.config));
+    return true;
+  }
+
+  private async writeBatch(ledger: OpenLedger): Promise<void> {
+    const { config } = this.host;
+    const batch = this.queue.peekBatch(config.maxWriteBatchEntries, config.maxWriteBatchBytes);
+    for (const op of batch) this.frame(op);
+    let firstEntryId: number;
+    try {
+      firstEntryId = await ledger.writer.append(batch.map((op) => op.framed as Uint8Array));
+    } catch (err) {
+      if (isLedgerFenced(err)) throw ledgerFencedError(this.host.name, err);
+      ledger.writeFailed = true;
+      throw err;
+    }
+    this.confirmOps(ledger, batch, firstEntryId);
+  }
+
+  /** Fixes offsets, broker time and bytes the first time an op is sent. */
+  private frame(op: AppendOp): void {
+    if (op.framed !== undefined) return;
+    op.offsets = this.host.assigner.assign(op.numMessages);
+    op.brokerTimestampMs = this.host.now();
+    op.framed = encodeEntry({ brokerTimestamp: op.brokerTimestampMs, index: op.offsets.index }, op.payload);
+  }
+
+  private confirmOps(ledger: OpenLedger, ops: AppendOp[], firstEntryId: number): void {
+    if (firstEntryId !== ledger.entries) {
+      throw new LedgerlineError(
+        'INTERNAL',
+        'LEDGER_ENTRY_IDS_DIVERGED',
+        `ledger ${ledger.ledgerId} stored our write at entry ${firstEntryId}, but we confirmed ${ledger.entries} entries`,
+      );
+    }
+    const entries = ops.map((op, i) => this.confirmOne(ledger, op, firstEntryId + i));
+    this.queue.shift(ops.length);
+    this.host.entriesConfirmed(ledger, entries);
+    ops.forEach((op, i) => {
+      const entry = entries[i] as ManagedLedgerEntry;
+      op.resolve({ position: entry.position, firstOffset: entry.firstOffset, lastOffset: entry.lastOffset });
+    });
+  }
+
+  private confirmOne(ledger: OpenLedger, op: AppendOp, entryId: number): ManagedLedgerEntry {
+    const offsets = op.offsets!;
+    ledger.confirm(offsets.index, op.brokerTimestampMs!, op.framed!.byteLength);
+    this.host.assigner.acknowledge(offsets);
+    return {
+      position: { ledgerId: ledger.ledgerId, entryId },
+      payload: op.payload,
+      firstOffset: offsets.firstOffset,
+      lastOffset: offsets.index,
+      numMessages: offsets.batchSize,
+      brokerTimestampMs: op.brokerTimestampMs!,
+    };
+  }
+
+  /**
+   * After a failed write the entries may or may not be in the store. Fencing
+   * our own ledger freezes it; every entry past what we confirmed is read back:
+   * one of ours (matched by offset) is acknowledged, one whose append already
+   * failed to its caller is kept as written (its offsets are taken). Then the
+   * ledger is sealed and the loop rolls to a new one.
+   */
+  private async recoverFailedLedger(ledger: OpenLedger): Promise<void> {
+    const lastAddConfirmed = await this.host.sealLedger(ledger.ledgerId);
+    let orphanMetadata: { brokerTimestamp: number; index: number } | undefined;
+    while (ledger.lastEntryId < lastAddConfirmed) {
+      const first = ledger.entries;
+      const last = Math.min(lastAddConfirmed, first + READ_BACK_PAGE - 1);
+      for (const stored of await this.host.readLedger(ledger.ledgerId, first, last)) {
+        orphanMetadata = this.adoptLandedEntry(ledger, stored) ?? orphanMetadata;
+      }
+    }
+    if (orphanMetadata !== undefined) this.host.assigner.recover(orphanMetadata, {});
+    ledger.sealed = true;
+    // Roll right away, as Pulsar does after a failed write, so the topic is writable again.
+    this.rolloverRequested = true;
+  }
+
+  /** Acknowledges the head op if `stored` is it; returns the metadata of an entry no op is waiting for. */
+  private adoptLandedEntry(
+    ledger: OpenLedger,
+    stored: LedgerEntry,
+  ): { brokerTimestamp: number; index: number } | undefined {
+    const { metadata, payload } = decodeEntry(stored.data);
+    if (metadata?.index === undefined || metadata.brokerTimestamp === undefined) {
+      throw new LedgerlineError(
+        'DATA_LOSS',
+        'ENTRY_METADATA_MISSING',
+        `entry ${stored.entryId} of our ledger has no offset`,
+      );
+    }
+    const head = this.queue.first();
+    if (head?.offsets !== undefined && head.offsets.index === metadata.index) {
+      this.confirmOps(ledger, [head], stored.entryId);
+      return undefined;
+    }
+    if (head?.offsets !== undefined || metadata.index <= ledger.lastOffset) {
+      throw new LedgerlineError(
+        'INTERNAL',
+        'LEDGER_ENTRY_IDS_DIVERGED',
+        `entry ${stored.entryId} of ledger ${ledger.ledgerId} has offset ${metadata.index}, which no pending append holds`,
+      );
+    }
+    const firstOffset = ledger.lastOffset + 1;
+    ledger.confirm(metadata.index, metadata.brokerTimestamp, stored.data.byteLength);
+    this.host.entriesConfirmed(ledger, [
+      {
+        position: { ledgerId: ledger.ledgerId, entryId: stored.entryId },
+        payload,
+        firstOffset,
+        lastOffset: metadata.index,
+        numMessages: metadata.index - firstOffset + 1,
+        brokerTimestampMs: metadata.brokerTimestamp,
+      },
+    ]);
+    return { brokerTimestamp: metadata.brokerTimestamp, index: metadata.index };
+  }
+}
+
+export function checkAppendArguments(payload: unknown, numMessages: unknown, maxEntrySizeBytes: number): void {
+  if (!(payload instanceof Uint8Array)) {
+    throw invalidArgument(ManagedLedgerReason.invalidPayload, 'the payload must be a Uint8Array');
+  }
+  if (
+    typeof numMessages !== 'number' ||
+    !Number.isSafeInteger(numMessages) ||
+    numMessages < 1 ||
+    numMessages > 1_000_000
+  ) {
+    throw invalidArgument(ManagedLedgerReason.invalidNumMessages, 'numMessages must be an integer from 1 to 1000000');
+  }
+  if (payload.byteLength + MAX_FRAMING_BYTES > maxEntrySizeBytes) {
+    throw new LedgerlineError(
+      'INVALID_ARGUMENT',
+      ManagedLedgerReason.entryTooLarge,
+      `the payload has ${payload.byteLength} bytes; with framing an entry may have at most ${maxEntrySizeBytes} (maxEntrySizeBytes)`,
+    );
+  }
+}
+
+function isRetryable(err: LedgerlineError): boolean {
+  return err.retryable || err.code === 'UNKNOWN' || err.code === 'ABORTED' || err.code === 'FAILED_PRECONDITION';
+}
+
+function writeFailed(name: string, cause: LedgerlineError): LedgerlineError {
+  return new LedgerlineError(
+    'UNAVAILABLE',
+    ManagedLedgerReason.ledgerWriteFailed,
+    `managed ledger ${name} could not write to the ledger store (${cause.reason}: ${cause.message}); the append may be retried`,
+    { cause },
+  );
+}
+
+export function backoffMs(attempt: number, config: ManagedLedgerConfig): number {
+  const exponential = config.writeRetryInitialBackoffMs * 2 ** Math.min(attempt - 1, 30);
+  return Math.min(config.writeRetryMaxBackoffMs, exponential);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

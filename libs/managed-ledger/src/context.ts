@@ -1,0 +1,61 @@
+import type { Bus } from '@ledgerline/bus';
+import type { LedgerStore } from '@ledgerline/ledger-store';
+import type { OffsetAssigner } from '@ledgerline/offset-index';
+import pino from 'pino';
+import type { Registry } from 'prom-client';
+import type { ManagedLedgerConfig } from './config.js';
+import type { EntryCache } from './entry-cache.js';
+import type { InfoKeeper } from './info-keeper.js';
+import type { ManagedLedgerMetadata } from './metadata-access.js';
+import type { ManagedLedgerMetrics } from './metrics.js';
+import type { OffsetTables } from './offset-tables.js';
+import type { OpenLedger } from './open-ledger.js';
+
+/** The logging a managed ledger does; a pino logger fits. */
+export interface ManagedLedgerLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+/** What a managed ledger is built on. */
+export interface ManagedLedgerDependencies {
+  ledgerStore: LedgerStore;
+  metadata: ManagedLedgerMetadata;
+  /** Where "ledger rolled" and "ledgers deletable" hints go (LAC hints come from the ledger store's hook). */
+  bus?: Bus;
+  logger?: ManagedLedgerLogger;
+  /** The Prometheus registry for this lib's metrics; prom-client's default when omitted. */
+  metricsRegistry?: Registry;
+  /** Milliseconds since the epoch; Date.now when omitted. */
+  clock?: () => number;
+}
+
+/** Everything the modules of one managed ledger share. */
+export interface LedgerContext {
+  readonly path: string;
+  /** The managed ledger name: the path without `/managed-ledgers/` (Pulsar's persistence name). */
+  readonly name: string;
+  readonly topic: string;
+  readonly config: ManagedLedgerConfig;
+  readonly store: LedgerStore;
+  readonly metadata: ManagedLedgerMetadata;
+  readonly bus: Bus | undefined;
+  readonly logger: ManagedLedgerLogger;
+  readonly metrics: ManagedLedgerMetrics;
+  readonly now: () => number;
+  readonly keeper: InfoKeeper;
+  readonly assigner: OffsetAssigner;
+  readonly cache: EntryCache;
+  readonly offsetTables: OffsetTables;
+  /** The ledger being written; undefined before the first rollover or after a failed one. */
+  current: OpenLedger | undefined;
+}
+
+let defaultLogger: ManagedLedgerLogger | undefined;
+
+/** A pino logger at level warn (or LEDGERLINE_LOG_LEVEL), made once. */
+export function defaultManagedLedgerLogger(): ManagedLedgerLogger {
+  defaultLogger ??= pino({ name: 'managed-ledger', level: process.env['LEDGERLINE_LOG_LEVEL'] ?? 'warn' });
+  return defaultLogger;
+}

@@ -1,0 +1,36 @@
+// The managed ledger and its cursors: what the owner services use.
+export { ManagedLedger } from './managed-ledger.js';
+export type { ManagedLedgerStatus, ManagedLedgerOpenOptions, ReadOptions } from './managed-ledger.js';
+export type { ManagedLedgerEntry, AppendResult } from './entry.js';
+export type { Position } from './position.js';
+export { comparePositions, formatPosition } from './position.js';
+export { resolveManagedLedgerConfig, DEFAULT_MANAGED_LEDGER_CONFIG } from './config.js';
+export type { ManagedLedgerConfig, ManagedCursorConfig, ManagedLedgerConfigInput } from './config.js';
+export type { ManagedLedgerDependencies, ManagedLedgerLogger } from './context.js';
+export type { WaitOptions } from './read-waiters.js';
+export type { LedgerView } from './ledger-views.js';
+export { ManagedLedgerReason } from './errors.js';
+export type { ManagedLedgerMetadata, Versioned, ExpectedVersion, CursorNamePage } from './metadata-access.js';
+export { LEDGER_ID_SEQUENCE, MAX_CURSOR_NAME_LENGTH } from './metadata-access.js';
+export { MetadataStoreManagedLedgerMetadata } from './metadata-store-managed-ledger-metadata.js';
+
+// For other packages (metadata service, garbage collector, read-only owners): stored-format helpers and limits.
+export {
+  infoFromProto,
+  infoToProto,
+  markDeleting,
+  emptyManagedLedgerInfo,
+  INDEX_PROPERTY,
+  ENTRY_COUNTS_PROPERTY,
+} from './managed-ledger-info.js';
+export type {
+  ManagedLedgerInfoModel,
+  LedgerSummary,
+  DeletableLedgerRecord,
+  ManagedLedgerStateName,
+  LedgerComponentName,
+} from './managed-ledger-info.js';
+export { ownerTags } from './ledger-factory.js';
+export { managedLedgerMetrics } from './metrics.js';
+export type { ManagedLedgerMetrics } from './metrics.js';
+export { cursorPath } from './cursor-name.js';

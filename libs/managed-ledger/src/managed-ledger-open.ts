@@ -1,0 +1,149 @@
+import type { LedgerStore } from '@ledgerline/ledger-store';
+import { decodeEntry, LedgerOffsetIndex, type OffsetAssigner } from '@ledgerline/offset-index';
+import { LedgerlineError } from '@ledgerline/rpc';
+import type { ManagedLedgerConfig } from './config.js';
+import { EntryOffsetTable } from './entry-offset-table.js';
+import { deletingError, isBadVersion } from './errors.js';
+import { createOwnedLedger, discardUnreferencedLedger, fenceAndClose } from './ledger-factory.js';
+import { applyLedgerSwitch, indexSpacing } from './ledger-rollover.js';
+import {
+  emptyManagedLedgerInfo,
+  infoFromProto,
+  infoToProto,
+  storedLastOffset,
+  type LedgerSummary,
+  type ManagedLedgerInfoModel,
+} from './managed-ledger-info.js';
+import type { ManagedLedgerMetadata } from './metadata-access.js';
+import { OpenLedger, summarizeClosedLedger } from './open-ledger.js';
+
+/** Entries per read while a recovered ledger is indexed. */
+const RECOVERY_PAGE_ENTRIES = 256;
+
+export interface OpenInputs {
+  path: string;
+  topic: string;
+  config: ManagedLedgerConfig;
+  store: LedgerStore;
+  metadata: ManagedLedgerMetadata;
+  assigner: OffsetAssigner;
+  now: () => number;
+}
+
+export interface RecoveredManagedLedger {
+  info: ManagedLedgerInfoModel;
+  version: number;
+  /** The new ledger to write to; undefined for a terminated managed ledger. */
+  current: OpenLedger | undefined;
+  /** Offsets of the ledger recovered from the previous owner, already in memory. */
+  recoveredTables: Map<number, EntryOffsetTable>;
+}
+
+/**
+ * Opens a managed ledger as its new owner: loads (or creates) its node,
+ * fences the previous owner's last ledger and closes it at its
+ * last-add-confirmed, recovers the next offset from that ledger's entries,
+ * opens a new ledger and records all of it in one compare-and-set. Another
+ * owner changing the node meanwhile makes the attempt start over.
+ */
+export async function openAsOwner(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openOnce(inputs);
+    } catch (err) {
+      if (!isBadVersion(err) || attempt >= inputs.config.maxOpenAttempts) throw err;
+    }
+  }
+}
+
+async function openOnce(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
+  const { metadata, path } = inputs;
+  let stored = await metadata.getManagedLedgerInfo(path);
+  if (stored === undefined) {
+    const empty = infoToProto(emptyManagedLedgerInfo());
+    stored = { value: empty, version: await metadata.putManagedLedgerInfo(path, empty, 'absent') };
+  }
+  const info = infoFromProto(stored.value);
+  if (info.state === 'deleting') throw deletingError(path);
+  const recoveredTables = new Map<number, EntryOffsetTable>();
+  const last = info.ledgers[info.ledgers.length - 1];
+  let closed: LedgerSummary | undefined;
+  if (last !== undefined && last.closedAtMs === undefined) {
+    const recovered = await recoverLastLedger(inputs, last);
+    closed = recovered.summary;
+    recoveredTables.set(last.ledgerId, recovered.offsets);
+  }
+  const lastOffset = info.ledgers.reduce(
+    (max, l) => Math.max(max, l.lastOffset ?? -1),
+    Math.max(storedLastOffset(info), closed?.lastOffset ?? -1),
+  );
+  inputs.assigner.recover(undefined, { lastOffset });
+  if (info.state === 'terminated') {
+    applyLedgerSwitch(info, closed, undefined, lastOffset, inputs.now());
+    const version = await metadata.putManagedLedgerInfo(path, infoToProto(info), stored.version);
+    return { info, version, current: undefined, recoveredTables };
+  }
+  const writer = await createOwnedLedger(metadata, inputs.store, {
+    topic: inputs.topic,
+    path,
+    component: 'managed-ledger',
+  });
+  const current = new OpenLedger(writer, lastOffset + 1, inputs.now(), indexSpacing(inputs.config));
+  applyLedgerSwitch(info, closed, current.openSummary(), lastOffset, inputs.now());
+  try {
+    const version = await metadata.putManagedLedgerInfo(path, infoToProto(info), stored.version);
+    return { info, version, current, recoveredTables };
+  } catch (err) {
+    if (isBadVersion(err)) discardUnreferencedLedger(inputs.store, writer.ledgerId);
+    throw err;
+  }
+}
+
+/**
+ * Fences the previous owner's ledger, closes it at its last-add-confirmed and
+ * indexes what it holds: the entries are read once, which also recovers the
+ * last offset from the last entry (Pulsar reads only that one; we need the
+ * sparse index of the ledger too, so lookups stay at one read).
+ */
+async function recoverLastLedger(
+  inputs: OpenInputs,
+  ledger: LedgerSummary,
+): Promise<{ summary: LedgerSummary; offsets: EntryOffsetTable }> {
+  const { store, config } = inputs;
+  let lastAddConfirmed: number;
+  try {
+    lastAddConfirmed = await fenceAndClose(store, ledger.ledgerId);
+  } catch (err) {
+    // A ledger the metadata names but the store lost holds nothing we could serve.
+    if (!LedgerlineError.is(err, 'LEDGER_NOT_FOUND')) throw err;
+    lastAddConfirmed = -1;
+  }
+  const index = new LedgerOffsetIndex({ firstOffset: ledger.firstOffset, ...indexSpacing(config) });
+  const offsets = new EntryOffsetTable(ledger.firstOffset);
+  let sizeBytes = 0;
+  for (let first = 0; first <= lastAddConfirmed; first += RECOVERY_PAGE_ENTRIES) {
+    const last = Math.min(lastAddConfirmed, first + RECOVERY_PAGE_ENTRIES - 1);
+    for (const entry of await store.read(ledger.ledgerId, first, last)) {
+      const { metadata } = decodeEntry(entry.data);
+      if (metadata?.index === undefined || metadata.brokerTimestamp === undefined) {
+        throw new LedgerlineError(
+          'DATA_LOSS',
+          'ENTRY_METADATA_MISSING',
+          `entry ${entry.entryId} of ledger ${ledger.ledgerId} has no broker entry metadata: its offsets are unknown`,
+        );
+      }
+      index.append(metadata.index, metadata.brokerTimestamp, entry.data.byteLength);
+      offsets.append(metadata.index);
+      sizeBytes += entry.data.byteLength;
+    }
+  }
+  const summary = summarizeClosedLedger(
+    ledger.ledgerId,
+    index,
+    offsets,
+    sizeBytes,
+    inputs.now(),
+    config.maxStoredEntryCountsBytes,
+  );
+  return { summary, offsets };
+}

@@ -1,0 +1,63 @@
+import type { ManagedCursorInfo, ManagedLedgerInfo } from '@ledgerline/proto';
+
+/** A stored value with the version a compare-and-set must name to replace it. */
+export interface Versioned<T> {
+  value: T;
+  version: number;
+}
+
+/** 'absent' creates only; a number replaces exactly that version. */
+export type ExpectedVersion = number | 'absent';
+
+export interface CursorNamePage {
+  /** Decoded cursor names, ascending by their encoded form. */
+  names: string[];
+  /** Pass back as `after` for the next page; absent on the last page. */
+  next?: string;
+}
+
+/**
+ * Everything a managed ledger needs from metadata, and nothing more. The
+ * `managedLedgerPath` is the node at `/managed-ledgers/...` (naming's
+ * managedLedgerPath); cursors are its children, named by the URL-encoded
+ * cursor name as in Pulsar's layout.
+ *
+ * Every put with a number is a compare-and-set on the version that was read:
+ * a conflict is ABORTED / BAD_VERSION and means someone else owns the topic.
+ * Implementations: MetadataStoreManagedLedgerMetadata (over a MetadataStore,
+ * in-process) and GrpcManagedLedgerMetadata (over the metadata service).
+ */
+export interface ManagedLedgerMetadata {
+  getManagedLedgerInfo(managedLedgerPath: string): Promise<Versioned<ManagedLedgerInfo> | undefined>;
+  putManagedLedgerInfo(
+    managedLedgerPath: string,
+    info: ManagedLedgerInfo,
+    expectedVersion: ExpectedVersion,
+  ): Promise<number>;
+  deleteManagedLedgerInfo(managedLedgerPath: string, expectedVersion: number): Promise<void>;
+
+  getCursorInfo(managedLedgerPath: string, cursorName: string): Promise<Versioned<ManagedCursorInfo> | undefined>;
+  putCursorInfo(
+    managedLedgerPath: string,
+    cursorName: string,
+    info: ManagedCursorInfo,
+    expectedVersion: ExpectedVersion,
+  ): Promise<number>;
+  /** Without expectedVersion, deleting a missing cursor is a no-op. */
+  deleteCursorInfo(managedLedgerPath: string, cursorName: string, expectedVersion?: number): Promise<void>;
+  /** One page of cursor names; `limit` is bounded by the implementation's page limit. */
+  listCursors(managedLedgerPath: string, options?: { after?: string; limit?: number }): Promise<CursorNamePage>;
+
+  /** A unique ledger id, larger than every id handed out before. */
+  allocateLedgerId(): Promise<number>;
+}
+
+/**
+ * The metadata-store sequence ledger ids come from. Every service that hands
+ * out ledger ids from the same store (the metadata service's
+ * AllocateLedgerId included) must use this name, or ids would collide.
+ */
+export const LEDGER_ID_SEQUENCE = 'ledger-id';
+
+/** Cursor names are at most this many UTF-16 code units (before URL encoding). */
+export const MAX_CURSOR_NAME_LENGTH = 512;

@@ -1,0 +1,83 @@
+import { create } from '@bufbuild/protobuf';
+import { NestedPositionInfoSchema, type NestedPositionInfo } from '@ledgerline/proto';
+import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+
+/**
+ * A position in a managed ledger: an entry of one of its ledgers. Entry id -1
+ * means "before the first entry of that ledger", which is how a mark-delete
+ * position says that nothing of the ledger is acknowledged yet.
+ */
+export interface Position {
+  readonly ledgerId: number;
+  readonly entryId: number;
+}
+
+export function position(ledgerId: number, entryId: number): Position {
+  return { ledgerId, entryId };
+}
+
+/** Negative when a is before b, zero when equal, positive when after. */
+export function comparePositions(a: Position, b: Position): number {
+  return a.ledgerId !== b.ledgerId ? a.ledgerId - b.ledgerId : a.entryId - b.entryId;
+}
+
+export function samePosition(a: Position, b: Position): boolean {
+  return a.ledgerId === b.ledgerId && a.entryId === b.entryId;
+}
+
+export function maxPosition(a: Position, b: Position): Position {
+  return comparePositions(a, b) >= 0 ? a : b;
+}
+
+export function minPosition(a: Position, b: Position): Position {
+  return comparePositions(a, b) <= 0 ? a : b;
+}
+
+export function formatPosition(p: Position): string {
+  return `${p.ledgerId}:${p.entryId}`;
+}
+
+/** A key for maps keyed by position. */
+export function positionKey(p: Position): string {
+  return `${p.ledgerId}:${p.entryId}`;
+}
+
+/**
+ * Checks a position that came from outside (a client, a delta): ids must be
+ * safe integers, the ledger id non-negative and the entry id at least -1.
+ */
+export function checkPosition(p: unknown, what = 'position'): Position {
+  const candidate = p as Partial<Position> | undefined;
+  if (
+    candidate === undefined ||
+    candidate === null ||
+    typeof candidate !== 'object' ||
+    !Number.isSafeInteger(candidate.ledgerId) ||
+    !Number.isSafeInteger(candidate.entryId) ||
+    (candidate.ledgerId as number) < 0 ||
+    (candidate.entryId as number) < -1
+  ) {
+    throw invalidArgument('INVALID_POSITION', `${what} must be {ledgerId >= 0, entryId >= -1} with safe integers`);
+  }
+  return { ledgerId: candidate.ledgerId as number, entryId: candidate.entryId as number };
+}
+
+/** Converts a stored int64 to a number; a stored value beyond 2^53 is corrupt metadata, not a rounding. */
+export function int64ToNumber(value: bigint, what: string): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
+    throw new LedgerlineError('DATA_LOSS', 'METADATA_VALUE_OUT_OF_RANGE', `${what} ${value} is not a safe integer`);
+  }
+  return Number(value);
+}
+
+export function positionFromProto(p: NestedPositionInfo | undefined, what: string): Position | undefined {
+  if (p === undefined) return undefined;
+  return {
+    ledgerId: int64ToNumber(p.ledgerId, `${what}.ledgerId`),
+    entryId: int64ToNumber(p.entryId, `${what}.entryId`),
+  };
+}
+
+export function positionToProto(p: Position): NestedPositionInfo {
+  return create(NestedPositionInfoSchema, { ledgerId: BigInt(p.ledgerId), entryId: BigInt(p.entryId) });
+}
