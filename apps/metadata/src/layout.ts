@@ -1,0 +1,96 @@
+import { encodeLocalName, namespacePersistencePrefix, type NamespaceName, type TopicName } from '@ledgerline/naming';
+
+/**
+ * Where the metadata service keeps its state in the metadata store. Topic
+ * data lives exactly where Pulsar (with PIP-157) keeps it, under
+ * `/managed-ledgers/`; everything only the service reads sits under `/admin`,
+ * `/owners`, `/sessions` and `/leases`.
+ *
+ *   /admin/tenants/<tenant>                               tenant record
+ *   /admin/namespaces/<tenant>/<ns>                       namespace record (policies, created time)
+ *   /admin/topic-counts/<tenant>/<ns>                     topic counter (exact limit, O(1) count)
+ *   /admin/partitioned-topics/<tenant>/<ns>/<encoded>     partitioned topic record (partition count)
+ *   /admin/deleting-topics/<tenant>/<ns>/<encoded>        topic deleted, ledgers awaiting the garbage collector
+ *   /admin/namespace-readers/<tenant>/<ns>/<reader>       reader namespaces mirroring a writer (PIP-63)
+ *   /managed-ledgers/<tenant>/<ns>/persistent[/$<b>]/<encoded>   ManagedLedgerInfo (proto2 bytes)
+ *   /owners/<group>/<instanceId>                          owner registration and its session deadline
+ *   /sessions/<sessionId>                                 session id -> owner node
+ *   /leases/<encoded full topic name>                     topic lease (held or free; the version only grows)
+ *   sequence `ledger-id`                                  ledger ids
+ */
+export const TENANTS_DIR = '/admin/tenants';
+export const NAMESPACES_DIR = '/admin/namespaces';
+export const TOPIC_COUNTS_DIR = '/admin/topic-counts';
+export const PARTITIONED_TOPICS_DIR = '/admin/partitioned-topics';
+export const DELETING_TOPICS_DIR = '/admin/deleting-topics';
+export const NAMESPACE_READERS_DIR = '/admin/namespace-readers';
+export const OWNERS_DIR = '/owners';
+export const SESSIONS_DIR = '/sessions';
+export const LEASES_DIR = '/leases';
+export const LEDGER_ID_SEQUENCE = 'ledger-id';
+
+export function tenantPath(tenant: string): string {
+  return `${TENANTS_DIR}/${tenant}`;
+}
+
+export function tenantNamespacesDir(tenant: string): string {
+  return `${NAMESPACES_DIR}/${tenant}`;
+}
+
+export function namespacePath(namespace: NamespaceName): string {
+  return `${NAMESPACES_DIR}/${namespace.toString()}`;
+}
+
+export function topicCountPath(namespace: NamespaceName): string {
+  return `${TOPIC_COUNTS_DIR}/${namespace.toString()}`;
+}
+
+export function partitionedTopicsDir(namespace: NamespaceName): string {
+  return `${PARTITIONED_TOPICS_DIR}/${namespace.toString()}`;
+}
+
+export function partitionedTopicPath(topic: TopicName): string {
+  return `${partitionedTopicsDir(topic.namespaceName)}/${topic.encodedLocalName}`;
+}
+
+export function deletingTopicsDir(namespace: NamespaceName): string {
+  return `${DELETING_TOPICS_DIR}/${namespace.toString()}`;
+}
+
+export function deletingTopicPath(topic: TopicName): string {
+  return `${deletingTopicsDir(topic.namespaceName)}/${topic.encodedLocalName}`;
+}
+
+export function namespaceReadersDir(writer: NamespaceName): string {
+  return `${NAMESPACE_READERS_DIR}/${writer.toString()}`;
+}
+
+/** One segment per reader: `tenant/ns` with its slash encoded. */
+export function namespaceReaderPath(writer: NamespaceName, reader: NamespaceName): string {
+  return `${namespaceReadersDir(writer)}/${encodeLocalName(reader.toString())}`;
+}
+
+/** The managed-ledger directories of a namespace, from the root down to `persistent`. */
+export function managedLedgerParentDirs(namespace: NamespaceName): string[] {
+  const persistent = namespacePersistencePrefix(namespace, 'persistent');
+  const namespaceDir = persistent.slice(0, persistent.lastIndexOf('/'));
+  const tenantDir = namespaceDir.slice(0, namespaceDir.lastIndexOf('/'));
+  return ['/managed-ledgers', tenantDir, namespaceDir, persistent];
+}
+
+export function ownersGroupDir(group: string): string {
+  return `${OWNERS_DIR}/${group}`;
+}
+
+export function ownerPath(group: string, instanceId: string): string {
+  return `${OWNERS_DIR}/${group}/${instanceId}`;
+}
+
+export function sessionPath(sessionId: string): string {
+  return `${SESSIONS_DIR}/${sessionId}`;
+}
+
+/** The whole topic name in one segment, so a lease never depends on bucket counts. */
+export function leasePath(topic: TopicName): string {
+  return `${LEASES_DIR}/${encodeLocalName(topic.toString())}`;
+}

@@ -1,0 +1,87 @@
+/**
+ * Every bound the metadata service enforces, with its unit. Requests beyond a
+ * bound get INVALID_ARGUMENT or RESOURCE_EXHAUSTED with a reason that names it;
+ * loops stop at their bound rather than spin.
+ */
+
+/**
+ * The most topic buckets a namespace created here may have. The naming rules
+ * allow more; the service is stricter because a listing page carries one
+ * head per bucket in its continuation token (see topic-listing.ts).
+ */
+export const MAX_NAMESPACE_TOPIC_BUCKETS = 1024;
+
+/** The largest `maxTopics` policy (0 means unlimited). */
+export const MAX_TOPICS_POLICY = 1_000_000_000;
+
+/** The most partitions one partitioned topic may have. */
+export const MAX_PARTITIONS = 10_000;
+
+/** The most topics one CreateTopics call may carry. */
+export const MAX_CREATE_BATCH = 10_000;
+
+/** How many store writes one create call keeps in flight at once. */
+export const CREATE_CONCURRENCY = 64;
+
+/** Default and largest page of ListTopics, in topic names. */
+export const DEFAULT_TOPIC_PAGE = 1000;
+export const MAX_TOPIC_PAGE = 10_000;
+
+/**
+ * The most store calls (children reads) one ListTopics page may issue, and the
+ * most sequential waves they are grouped into. A page that would need more ends
+ * early with a continuation token; pages may therefore hold fewer names than
+ * asked for, even none.
+ */
+export const MAX_LIST_CALLS_PER_PAGE = 128;
+export const MAX_LIST_WAVES_PER_PAGE = 4;
+
+/** The largest continuation token ListTopics hands out or accepts, in bytes. */
+export const MAX_PAGE_TOKEN_BYTES = 64 * 1024;
+
+/** The most namespaces one tenant and tenants the cluster may list in one reply. */
+export const MAX_LISTED_TENANTS = 10_000;
+export const MAX_LISTED_NAMESPACES = 10_000;
+
+/** The most reader namespaces that may mirror one writer namespace (PIP-63). */
+export const MAX_READERS_PER_WRITER = 64;
+
+/** Tenant admin roles: how many, and how long each. */
+export const MAX_ADMIN_ROLES = 64;
+export const MAX_ADMIN_ROLE_LENGTH = 256;
+
+/** Owner groups and instance ids: `[A-Za-z0-9_.:-]`, at most this long. */
+export const MAX_OWNER_GROUP_LENGTH = 64;
+export const MAX_INSTANCE_ID_LENGTH = 128;
+export const MAX_ADVERTISED_ADDRESS_LENGTH = 256;
+
+/** Owner sessions: the TTL bounds and the default when a request gives none. */
+export const MIN_SESSION_TTL_MS = 100;
+export const MAX_SESSION_TTL_MS = 5 * 60_000;
+export const DEFAULT_SESSION_TTL_MS = 10_000;
+
+/** The most live owners one lookup considers in a group. */
+export const MAX_OWNERS_PER_GROUP = 1000;
+
+/** Compare-and-set retry loops: attempts, and the cap on the jittered back-off between them. */
+export const MAX_CAS_ATTEMPTS = 500;
+export const MAX_CAS_BACKOFF_MS = 20;
+
+/** Topic-count reservations waiting in one instance for one namespace's counter. */
+export const MAX_PENDING_RESERVATIONS = 100_000;
+
+/**
+ * A topic counter is recounted only when it has not changed for this long, so
+ * that no create that reserved a slot is still writing its node.
+ */
+export const DEFAULT_RECOUNT_SETTLE_MS = 30_000;
+
+/** Children read per store call when a full scan (recount, sweep) pages a directory. */
+export const SCAN_PAGE = 5000;
+
+/** The most expired owner sessions one sweep removes. */
+export const MAX_SWEEP_REMOVALS = 1000;
+
+/** Watch streams: notifications queued for a slow client before newer ones are dropped. */
+export const MAX_WATCH_BUFFER = 1000;
+export const MAX_WATCH_PREFIX_BYTES = 1024;

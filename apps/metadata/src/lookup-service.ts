@@ -1,0 +1,58 @@
+import { LookupService } from '@ledgerline/proto';
+import { invalidArgument, type ServiceImpl } from '@ledgerline/rpc';
+import type { MetadataAdmin } from './metadata-admin.js';
+import { leaseMessage, ownerMessage, roleName, roleValue, safeNumber } from './proto-mapping.js';
+
+/** ledgerline.v1.LookupService over MetadataAdmin. */
+export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof LookupService> {
+  return {
+    async registerOwner(request) {
+      const owner = request.owner;
+      if (owner === undefined) throw invalidArgument('MISSING_OWNER', 'RegisterOwner needs the owner to register');
+      const registered = await admin.registerOwner(
+        {
+          instanceId: owner.instanceId,
+          role: roleName(owner.role),
+          group: owner.group,
+          advertisedAddress: owner.advertisedAddress,
+        },
+        safeNumber(request.sessionTtlMs, 'session_ttl_ms'),
+      );
+      return { sessionId: registered.sessionId, sessionTtlMs: BigInt(registered.ttlMs) };
+    },
+    async keepAliveOwner(request) {
+      await admin.keepAliveOwner(request.sessionId);
+      return {};
+    },
+    async unregisterOwner(request) {
+      await admin.unregisterOwner(request.sessionId);
+      return {};
+    },
+    async listOwners(request) {
+      const role = request.role === 0 ? undefined : roleName(request.role);
+      const owners = await admin.listOwners(request.group, role);
+      return { owners: owners.map(ownerMessage) };
+    },
+    async acquireLease(request) {
+      return { lease: leaseMessage(await admin.acquireLease(request.topic, request.sessionId)) };
+    },
+    async renewLease(request) {
+      return { lease: leaseMessage(await admin.renewLease(request.topic, request.sessionId)) };
+    },
+    async releaseLease(request) {
+      await admin.releaseLease(request.topic, request.sessionId);
+      return {};
+    },
+    async getLease(request) {
+      const lease = await admin.getLease(request.topic);
+      return lease === undefined ? {} : { lease: leaseMessage(lease) };
+    },
+    async lookupTopic(request) {
+      const answer = await admin.lookupTopic(request.topic, request.group);
+      return { ...answer, role: roleValue(answer.role) };
+    },
+    async allocateLedgerId() {
+      return { ledgerId: BigInt(await admin.allocateLedgerId()) };
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { TopicName, type NamespaceName } from '@ledgerline/naming';
+import { LedgerlineError } from '@ledgerline/rpc';
+import type { AdminContext } from './admin-context.js';
+import { getLiveLease, resolveOwnableTopic } from './leases.js';
+import { readersOf } from './namespace-readers.js';
+import { readNamespace } from './namespaces.js';
+import { listLiveOwners } from './owner-sessions.js';
+import { validateOwnerGroup } from './policies.js';
+import type { OwnerRoleName } from './records.js';
+import { rendezvousPick } from './rendezvous.js';
+import { parseTopic } from './topic-scope.js';
+
+export interface LookupAnswer {
+  instanceId: string;
+  advertisedAddress: string;
+  role: OwnerRoleName;
+  /** The topic's name in the reader namespace the answer serves; '' when not redirected. */
+  redirectTopic: string;
+  /** True when the topic has a live lease with this owner. */
+  owned: boolean;
+}
+
+/**
+ * Which instance serves a topic. Without a lease, a live instance of the
+ * namespace's owner group is chosen by rendezvous hashing (stable and even).
+ *
+ * PIP-63: when the lookup arrives through `group` and that group serves a
+ * reader namespace whose writer namespace is the topic's namespace, the answer
+ * is a read-only owner of that group, with redirectTopic = the same local name
+ * in the reader namespace. The client keeps the writer topic's name and only
+ * connects to another address.
+ */
+export async function lookupTopic(context: AdminContext, topicName: string, group: string): Promise<LookupAnswer> {
+  const topic = parseTopic(topicName);
+  const viaGroup = group === '' ? undefined : validateOwnerGroup(group);
+  const namespace = await readNamespace(context, topic.namespaceName);
+  const policies = namespace.record.policies;
+  if (viaGroup !== undefined && viaGroup !== policies.ownerGroup && policies.writerNamespace === '') {
+    const reader = await readerServedBy(context, topic.namespaceName, viaGroup);
+    if (reader !== undefined) {
+      const view = TopicName.inNamespace(reader, topic.localName);
+      await resolveOwnableTopic(context, view);
+      const answer = await ownerFor(context, view, viaGroup, 'readonly');
+      return { ...answer, redirectTopic: view.toString() };
+    }
+  }
+  await resolveOwnableTopic(context, topic);
+  const role = policies.writerNamespace === '' ? 'writer' : 'readonly';
+  return { ...(await ownerFor(context, topic, policies.ownerGroup, role)), redirectTopic: '' };
+}
+
+async function readerServedBy(
+  context: AdminContext,
+  writer: NamespaceName,
+  group: string,
+): Promise<NamespaceName | undefined> {
+  const readers = await readersOf(context, writer);
+  const served = readers.filter((reader) => reader.record.policies.ownerGroup === group);
+  served.sort((a, b) => (a.namespace.toString() < b.namespace.toString() ? -1 : 1));
+  return served[0]?.namespace;
+}
+
+async function ownerFor(context: AdminContext, topic: TopicName, group: string, role: OwnerRoleName) {
+  const lease = await getLiveLease(context, topic);
+  if (lease !== undefined) {
+    return { instanceId: lease.instanceId, advertisedAddress: lease.advertisedAddress, role, owned: true };
+  }
+  const owners = await listLiveOwners(context, group, role);
+  const chosen = rendezvousPick(owners, (owner) => owner.instanceId, topic.toString());
+  if (chosen === undefined) {
+    throw new LedgerlineError(
+      'UNAVAILABLE',
+      'NO_LIVE_OWNER',
+      `no live ${role} owner is registered in group ${group} to serve ${topic.toString()}`,
+      { details: { group, role } },
+    );
+  }
+  return { instanceId: chosen.instanceId, advertisedAddress: chosen.advertisedAddress, role, owned: false };
+}

@@ -1,0 +1,100 @@
+import type { Bus } from '@ledgerline/bus';
+import type { MetadataStore } from '@ledgerline/metadata-store';
+import type { AdminContext } from './admin-context.js';
+import { LEDGER_ID_SEQUENCE } from './layout.js';
+import { lookupTopic } from './lookup.js';
+import { acquireLease, getLiveLease, releaseLease, renewLease } from './leases.js';
+import { createNamespace, setWriterNamespace, updateNamespace } from './namespace-admin.js';
+import { deleteNamespace } from './namespace-deletion.js';
+import { getNamespace, listNamespaces, parseNamespace } from './namespaces.js';
+import { keepAlive, listLiveOwners, registerOwner, unregisterOwner, type OwnerRegistration } from './owner-sessions.js';
+import type { PolicyInput } from './policies.js';
+import type { OwnerRoleName } from './records.js';
+import { createTenant, deleteTenant, listTenants } from './tenants.js';
+import { createTopicsBatch } from './topic-batch.js';
+import { listTopicPage, type TopicPage } from './topic-listing.js';
+import { reconcileTopicCount } from './topic-recount.js';
+import { TopicReservations } from './topic-reservations.js';
+import { resolveNamespaceStorage, resolveTopic } from './topic-scope.js';
+import { TopicAdmin, type CountDriftListener } from './topics.js';
+import { DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
+
+export interface MetadataAdminOptions {
+  /** Where topic deletions announce the ledgers they marked (the store announces its own changes). */
+  bus?: Bus;
+  /** The clock; tests pass their own. */
+  now?: () => number;
+  /** Told about namespaces whose topic counter may have drifted high. */
+  onCountDrift?: CountDriftListener;
+  /** How long a topic counter must be still before a recount may rewrite it. */
+  recountSettleMs?: number;
+}
+
+/**
+ * Every admin, ownership and lookup operation of the metadata service as
+ * plain TypeScript over a MetadataStore: the gRPC services are thin wrappers
+ * of this, and tests and benchmarks can use it without a network.
+ */
+export class MetadataAdmin {
+  readonly context: AdminContext;
+  readonly topicAdmin: TopicAdmin;
+  readonly #onCountDrift: CountDriftListener;
+  readonly #settleMs: number;
+
+  constructor(store: MetadataStore, options: MetadataAdminOptions = {}) {
+    this.context = { store, now: options.now ?? Date.now, ...(options.bus === undefined ? {} : { bus: options.bus }) };
+    this.#onCountDrift = (namespace) => options.onCountDrift?.(namespace);
+    this.#settleMs = options.recountSettleMs ?? DEFAULT_RECOUNT_SETTLE_MS;
+    this.topicAdmin = new TopicAdmin(this.context, new TopicReservations(this.context), this.#onCountDrift);
+  }
+
+  createTenant = (tenant: string, adminRoles: readonly string[] = []) => createTenant(this.context, tenant, adminRoles);
+  listTenants = () => listTenants(this.context);
+  deleteTenant = (tenant: string) => deleteTenant(this.context, tenant);
+
+  createNamespace = (namespace: string, policies?: PolicyInput) => createNamespace(this.context, namespace, policies);
+  getNamespace = (namespace: string) => getNamespace(this.context, namespace);
+  updateNamespace = (namespace: string, policies: PolicyInput) => updateNamespace(this.context, namespace, policies);
+  setWriterNamespace = (reader: string, writer: string) => setWriterNamespace(this.context, reader, writer);
+  listNamespaces = (tenant: string) => listNamespaces(this.context, tenant);
+  deleteNamespace = (namespace: string) => deleteNamespace(this.context, namespace, this.#settleMs);
+
+  createTopic = (topic: string, partitions = 0) => this.topicAdmin.createTopic(topic, partitions);
+  createTopics = (topics: readonly string[]) =>
+    createTopicsBatch(this.context, this.topicAdmin.reservations, this.#onCountDrift, topics);
+  getTopic = (topic: string) => this.topicAdmin.getTopic(topic);
+  deleteTopic = (topic: string) => this.topicAdmin.deleteTopic(topic);
+  countTopics = (namespace: string) => this.topicAdmin.countTopics(namespace);
+
+  async listTopics(namespaceName: string, pageToken = '', pageSize = 0): Promise<TopicPage> {
+    const namespace = parseNamespace(namespaceName);
+    const storage = await resolveNamespaceStorage(this.context, namespace);
+    return listTopicPage(this.context.store, {
+      storageNamespace: storage.storageNamespace,
+      buckets: storage.storageBuckets,
+      displayNamespace: namespace,
+      pageToken,
+      pageSize,
+    });
+  }
+
+  /** Recounts a namespace's topics and repairs its counter if a crash left it high. */
+  recountTopics = (namespace: string, settleMs = this.#settleMs) =>
+    reconcileTopicCount(this.context, parseNamespace(namespace), settleMs);
+
+  registerOwner = (owner: OwnerRegistration, ttlMs: number) => registerOwner(this.context, owner, ttlMs);
+  keepAliveOwner = (sessionId: string) => keepAlive(this.context, sessionId);
+  unregisterOwner = (sessionId: string) => unregisterOwner(this.context, sessionId);
+  listOwners = (group: string, role?: OwnerRoleName) => listLiveOwners(this.context, group, role);
+
+  acquireLease = (topic: string, sessionId: string) => acquireLease(this.context, topic, sessionId);
+  renewLease = (topic: string, sessionId: string) => renewLease(this.context, topic, sessionId);
+  releaseLease = (topic: string, sessionId: string) => releaseLease(this.context, topic, sessionId);
+  async getLease(topicName: string) {
+    const scope = await resolveTopic(this.context, topicName);
+    return getLiveLease(this.context, scope.topic);
+  }
+
+  lookupTopic = (topic: string, group = '') => lookupTopic(this.context, topic, group);
+  allocateLedgerId = () => this.context.store.nextId(LEDGER_ID_SEQUENCE);
+}

@@ -1,0 +1,108 @@
+import { topicListingPaths, type NamespaceName } from '@ledgerline/naming';
+import { LedgerlineError } from '@ledgerline/rpc';
+import type { AdminContext } from './admin-context.js';
+import { retryOnConflict } from './cas-retry.js';
+import {
+  deletingTopicsDir,
+  managedLedgerParentDirs,
+  namespacePath,
+  partitionedTopicsDir,
+  topicCountPath,
+} from './layout.js';
+import { CREATE_CONCURRENCY, DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
+import { readersOf, removeReaderIndex } from './namespace-readers.js';
+import { parseNamespace, readNamespace } from './namespaces.js';
+import type { NamespaceRecord } from './records.js';
+import { hasChildren, mapConcurrent, writeRecord, type Versioned } from './store-records.js';
+import { readTopicCounter } from './topic-counter.js';
+
+// Encoded topic names sort after this; `$<b>` bucket directories sort before it.
+const BEFORE_EVERY_TOPIC = '$~';
+
+function refuse(reason: string, message: string): LedgerlineError {
+  return new LedgerlineError('FAILED_PRECONDITION', reason, message);
+}
+
+/**
+ * Deletes a namespace that holds no topics. It is first flagged `deleting`
+ * (from then on every create is refused), then its topic counter is deleted by
+ * compare-and-set: a reservation that slipped in changes the counter's version
+ * and the delete re-checks. Topics whose ledgers still await the garbage
+ * collector keep the namespace alive (NAMESPACE_HAS_PENDING_DELETIONS), so no
+ * deletion marker is lost with it. A refused delete clears the flag again.
+ */
+export async function deleteNamespace(
+  context: AdminContext,
+  name: string,
+  settleMs: number = DEFAULT_RECOUNT_SETTLE_MS,
+): Promise<void> {
+  const namespace = parseNamespace(name);
+  const found = await readNamespace(context, namespace, true);
+  if ((await readersOf(context, namespace)).length > 0) {
+    throw refuse(
+      'NAMESPACE_HAS_READERS',
+      `${namespace.toString()} is the writer namespace of reader namespaces; delete those first`,
+    );
+  }
+  await setDeleting(context, namespace, true);
+  try {
+    await retryOnConflict(`deleting namespace ${namespace.toString()}`, () =>
+      releaseCounter(context, namespace, found.record.policies.numberOfTopicBuckets, settleMs),
+    );
+  } catch (error) {
+    await setDeleting(context, namespace, false);
+    throw error;
+  }
+  const dirs = managedLedgerParentDirs(namespace);
+  const buckets = found.record.policies.numberOfTopicBuckets;
+  if (buckets > 1) {
+    await mapConcurrent(topicListingPaths(namespace, buckets), CREATE_CONCURRENCY, (dir) => context.store.delete(dir));
+  }
+  await context.store.delete(dirs[3]!);
+  await context.store.delete(dirs[2]!);
+  await context.store.delete(namespacePath(namespace));
+  const writer = found.record.policies.writerNamespace;
+  if (writer !== '') await removeReaderIndex(context, parseNamespace(writer), namespace);
+}
+
+async function setDeleting(context: AdminContext, namespace: NamespaceName, deleting: boolean): Promise<void> {
+  await retryOnConflict(`flagging namespace ${namespace.toString()}`, async () => {
+    const current: Versioned<NamespaceRecord> | undefined = await readNamespace(context, namespace, true).catch(
+      (error: unknown) => {
+        if (!deleting && LedgerlineError.is(error, 'NAMESPACE_NOT_FOUND')) return undefined;
+        throw error;
+      },
+    );
+    if (current === undefined || current.record.deleting === deleting) return;
+    await writeRecord(context.store, namespacePath(namespace), { ...current.record, deleting }, current.version);
+  });
+}
+
+async function releaseCounter(context: AdminContext, namespace: NamespaceName, buckets: number, settleMs: number) {
+  const counter = await readTopicCounter(context, namespace);
+  if (counter === undefined) return;
+  if (await hasChildren(context.store, deletingTopicsDir(namespace))) {
+    throw refuse(
+      'NAMESPACE_HAS_PENDING_DELETIONS',
+      `${namespace.toString()} has deleted topics whose ledgers the garbage collector has not removed yet; retry later`,
+    );
+  }
+  if (await hasTopics(context, namespace, buckets)) {
+    throw refuse('NAMESPACE_NOT_EMPTY', `${namespace.toString()} still has topics; delete them first`);
+  }
+  // No topic nodes, yet reservations: either a create is writing its node right now, or a crash left
+  // the counter high. Only a counter that has not moved for the settle time is taken to be stale.
+  if (counter.record.count > 0 && context.now() - counter.modifiedAtMs < settleMs) {
+    throw refuse('NAMESPACE_NOT_EMPTY', `${namespace.toString()} has topics being created; retry later`);
+  }
+  await context.store.delete(topicCountPath(namespace), { expectedVersion: counter.version });
+}
+
+async function hasTopics(context: AdminContext, namespace: NamespaceName, buckets: number): Promise<boolean> {
+  if (await hasChildren(context.store, partitionedTopicsDir(namespace))) return true;
+  const found = await mapConcurrent(topicListingPaths(namespace, buckets), CREATE_CONCURRENCY, async (dir) => {
+    const page = await context.store.children(dir, { limit: 1, after: BEFORE_EVERY_TOPIC });
+    return page.names.length > 0;
+  });
+  return found.some(Boolean);
+}

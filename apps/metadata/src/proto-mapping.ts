@@ -1,0 +1,99 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import {
+  OwnerRole,
+  type LeaseSchema,
+  type NamespaceInfoSchema,
+  type OwnerInfoSchema,
+  type Policies,
+  type PoliciesSchema,
+  type TopicInfoSchema,
+} from '@ledgerline/proto';
+import { invalidArgument } from '@ledgerline/rpc';
+import type { Lease } from './leases.js';
+import type { NamespaceInfo } from './namespaces.js';
+import type { PolicyInput } from './policies.js';
+import type { OwnerRecord, OwnerRoleName, PoliciesRecord } from './records.js';
+import type { TopicInfo } from './topics.js';
+
+/** Conversions between the wire messages and the service's own types. */
+
+export function policyInput(policies: Policies | undefined): PolicyInput {
+  if (policies === undefined) return {};
+  return {
+    numberOfTopicBuckets: policies.numberOfTopicBuckets,
+    maxTopics: policies.maxTopics,
+    retentionTimeMinutes: policies.retentionTimeMinutes,
+    retentionSizeMb: policies.retentionSizeMb,
+    ownerGroup: policies.ownerGroup,
+    writerNamespace: policies.writerNamespace,
+    readonly: policies.readonly,
+  };
+}
+
+export function policiesMessage(policies: PoliciesRecord): MessageInitShape<typeof PoliciesSchema> {
+  return {
+    numberOfTopicBuckets: policies.numberOfTopicBuckets,
+    maxTopics: policies.maxTopics,
+    retentionTimeMinutes: BigInt(policies.retentionTimeMinutes),
+    retentionSizeMb: BigInt(policies.retentionSizeMb),
+    ownerGroup: policies.ownerGroup,
+    ...(policies.writerNamespace === '' ? {} : { writerNamespace: policies.writerNamespace }),
+    readonly: policies.readonly,
+  };
+}
+
+export function namespaceMessage(info: NamespaceInfo): MessageInitShape<typeof NamespaceInfoSchema> {
+  return {
+    name: info.name,
+    policies: policiesMessage(info.policies),
+    createdAtMs: BigInt(info.createdAtMs),
+    version: BigInt(info.version),
+  };
+}
+
+export function topicMessage(info: TopicInfo): MessageInitShape<typeof TopicInfoSchema> {
+  return {
+    name: info.name,
+    partitions: info.partitions,
+    managedLedgerPath: info.managedLedgerPath,
+    createdAtMs: BigInt(info.createdAtMs),
+  };
+}
+
+export function roleName(role: OwnerRole): OwnerRoleName {
+  if (role === OwnerRole.WRITER) return 'writer';
+  if (role === OwnerRole.READONLY) return 'readonly';
+  throw invalidArgument('INVALID_OWNER_ROLE', 'an owner role is OWNER_ROLE_WRITER or OWNER_ROLE_READONLY');
+}
+
+export function roleValue(role: OwnerRoleName): OwnerRole {
+  return role === 'writer' ? OwnerRole.WRITER : OwnerRole.READONLY;
+}
+
+export function ownerMessage(owner: OwnerRecord): MessageInitShape<typeof OwnerInfoSchema> {
+  return {
+    instanceId: owner.instanceId,
+    role: roleValue(owner.role),
+    group: owner.group,
+    advertisedAddress: owner.advertisedAddress,
+    registeredAtMs: BigInt(owner.registeredAtMs),
+  };
+}
+
+export function leaseMessage(lease: Lease): MessageInitShape<typeof LeaseSchema> {
+  return {
+    topic: lease.topic,
+    instanceId: lease.instanceId,
+    advertisedAddress: lease.advertisedAddress,
+    version: BigInt(lease.version),
+    acquiredAtMs: BigInt(lease.acquiredAtMs),
+  };
+}
+
+/** An int64 from the wire that must fit a JavaScript number (versions, ids). */
+export function safeNumber(value: bigint, what: string): number {
+  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw invalidArgument('INVALID_VERSION', `${what} must be from 0 to ${Number.MAX_SAFE_INTEGER}, got ${value}`);
+  }
+  return Number(value);
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/** The schemas of every record the service stores (see layout.ts for where). */
+
+export const PoliciesRecordSchema = z.object({
+  numberOfTopicBuckets: z.number().int().min(1),
+  maxTopics: z.number().int().min(0),
+  retentionTimeMinutes: z.number().int().min(-1),
+  retentionSizeMb: z.number().int().min(-1),
+  ownerGroup: z.string(),
+  /** `tenant/ns` of the writer namespace on a reader namespace, else ''. */
+  writerNamespace: z.string(),
+  readonly: z.boolean(),
+});
+export type PoliciesRecord = z.infer<typeof PoliciesRecordSchema>;
+
+export const NamespaceRecordSchema = z.object({
+  policies: PoliciesRecordSchema,
+  createdAtMs: z.number(),
+  /** Set by DeleteNamespace before it takes the namespace apart; creates are refused from then on. */
+  deleting: z.boolean(),
+});
+export type NamespaceRecord = z.infer<typeof NamespaceRecordSchema>;
+
+export const TenantRecordSchema = z.object({
+  adminRoles: z.array(z.string()),
+  createdAtMs: z.number(),
+});
+export type TenantRecord = z.infer<typeof TenantRecordSchema>;
+
+/** Topics reserved or created in a namespace; never below the real count (see topic-counter.ts). */
+export const CounterRecordSchema = z.object({ count: z.number().int().min(0) });
+export type CounterRecord = z.infer<typeof CounterRecordSchema>;
+
+export const PartitionedTopicRecordSchema = z.object({
+  partitions: z.number().int().min(1),
+  createdAtMs: z.number(),
+});
+export type PartitionedTopicRecord = z.infer<typeof PartitionedTopicRecordSchema>;
+
+export const TombstoneRecordSchema = z.object({ deletedAtMs: z.number() });
+
+export const ReaderIndexRecordSchema = z.object({ reader: z.string() });
+
+export const OwnerRoleSchema = z.enum(['writer', 'readonly']);
+export type OwnerRoleName = z.infer<typeof OwnerRoleSchema>;
+
+/** An owner instance and the session that keeps it alive (`expiresAtMs` moves on every keep-alive). */
+export const OwnerRecordSchema = z.object({
+  instanceId: z.string(),
+  role: OwnerRoleSchema,
+  group: z.string(),
+  advertisedAddress: z.string(),
+  sessionId: z.string(),
+  ttlMs: z.number().int(),
+  expiresAtMs: z.number(),
+  registeredAtMs: z.number(),
+});
+export type OwnerRecord = z.infer<typeof OwnerRecordSchema>;
+
+/** A session id points at its owner node, so a keep-alive needs only the id. */
+export const SessionRecordSchema = z.object({ group: z.string(), instanceId: z.string() });
+export type SessionRecord = z.infer<typeof SessionRecordSchema>;
+
+/**
+ * A topic lease. `sessionId` is '' when the lease is free: a released lease
+ * stays as a node so that its version (the lease epoch) only ever grows.
+ */
+export const LeaseRecordSchema = z.object({
+  sessionId: z.string(),
+  group: z.string(),
+  instanceId: z.string(),
+  advertisedAddress: z.string(),
+  acquiredAtMs: z.number(),
+});
+export type LeaseRecord = z.infer<typeof LeaseRecordSchema>;

@@ -1,0 +1,132 @@
+import { LedgerlineError } from '@ledgerline/rpc';
+import type { ExpectedVersion, MetadataStore } from '@ledgerline/metadata-store';
+import type { z } from 'zod';
+import { isBadVersion } from './cas-retry.js';
+import { SCAN_PAGE } from './limits.js';
+import { decodeRecord, encodeRecord } from './record-codec.js';
+
+/** A record read from the store with the version a compare-and-set needs. */
+export interface Versioned<T> {
+  record: T;
+  version: number;
+  createdAtMs: number;
+  modifiedAtMs: number;
+}
+
+export async function readRecord<T>(
+  store: MetadataStore,
+  path: string,
+  schema: z.ZodType<T>,
+): Promise<Versioned<T> | undefined> {
+  const node = await store.get(path);
+  if (node === undefined) return undefined;
+  return {
+    record: decodeRecord(path, node.value, schema),
+    version: node.version,
+    createdAtMs: node.createdAtMs,
+    modifiedAtMs: node.modifiedAtMs,
+  };
+}
+
+export function writeRecord(
+  store: MetadataStore,
+  path: string,
+  record: unknown,
+  expectedVersion?: ExpectedVersion,
+): Promise<number> {
+  return store.put(path, encodeRecord(record), expectedVersion === undefined ? {} : { expectedVersion });
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Creates an empty directory node unless it exists; concurrent creators all succeed. */
+export async function ensureDirectory(store: MetadataStore, path: string): Promise<void> {
+  try {
+    await store.put(path, EMPTY, { expectedVersion: 'absent' });
+  } catch (error) {
+    if (!isBadVersion(error)) throw error;
+  }
+}
+
+/** Deletes a node if it is still at `version`; a node that changed or vanished meanwhile is left alone. */
+export async function deleteIfUnchanged(store: MetadataStore, path: string, version: number): Promise<boolean> {
+  try {
+    await store.delete(path, { expectedVersion: version });
+    return true;
+  } catch (error) {
+    if (isBadVersion(error)) return false;
+    throw error;
+  }
+}
+
+/** True when a directory has at least one child. */
+export async function hasChildren(store: MetadataStore, path: string): Promise<boolean> {
+  const page = await store.children(path, { limit: 1 });
+  return page.names.length > 0;
+}
+
+/**
+ * Every child of a directory, up to `max` names (a caller's documented bound);
+ * `truncated` says more exist.
+ */
+export async function listChildren(
+  store: MetadataStore,
+  path: string,
+  max: number,
+): Promise<{ names: string[]; truncated: boolean }> {
+  const names: string[] = [];
+  let after: string | undefined;
+  while (names.length < max) {
+    const page = await store.children(path, {
+      limit: Math.min(SCAN_PAGE, max - names.length),
+      ...(after === undefined ? {} : { after }),
+    });
+    names.push(...page.names);
+    if (page.next === undefined || page.names.length === 0) return { names, truncated: false };
+    assertAdvances(path, after, page.next);
+    after = page.next;
+  }
+  const more = await store.children(path, { limit: 1, after: names[names.length - 1]! });
+  return { names, truncated: more.names.length > 0 };
+}
+
+/** Calls `visit` for every child of a directory, page by page (for full scans: recounts and sweeps). */
+export async function forEachChildPage(
+  store: MetadataStore,
+  path: string,
+  visit: (names: string[]) => Promise<void> | void,
+): Promise<void> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await store.children(path, { limit: SCAN_PAGE, ...(after === undefined ? {} : { after }) });
+    if (page.names.length > 0) await visit(page.names);
+    if (page.next === undefined || page.names.length === 0) return;
+    assertAdvances(path, after, page.next);
+    after = page.next;
+  }
+}
+
+// A page token that does not move forward would loop forever: that is a store bug, so fail loudly.
+function assertAdvances(path: string, after: string | undefined, next: string): void {
+  if (after !== undefined && next <= after) {
+    throw new LedgerlineError('INTERNAL', 'STORE_PAGING_STUCK', `children of ${path} did not advance past ${after}`);
+  }
+}
+
+/** Runs `work` over `items` with at most `concurrency` in flight, keeping results in order. */
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const runners = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!, index);
+    }
+  });
+  await Promise.all(runners);
+  return results;
+}

@@ -1,0 +1,279 @@
+import type { MetadataStore } from '@ledgerline/metadata-store';
+import { MAX_CHILDREN_PAGE } from '@ledgerline/metadata-store';
+import {
+  decodeLocalName,
+  managedLedgerPath,
+  TopicName,
+  topicListingPaths,
+  type NamespaceName,
+} from '@ledgerline/naming';
+import { invalidArgument } from '@ledgerline/rpc';
+import { deletingTopicsDir } from './layout.js';
+import { DEFAULT_TOPIC_PAGE, MAX_LIST_CALLS_PER_PAGE, MAX_LIST_WAVES_PER_PAGE, MAX_TOPIC_PAGE } from './limits.js';
+import { readLiveManagedLedger } from './managed-ledger-nodes.js';
+import { decodePageToken, encodePageToken, initialListingState, type BucketHead } from './page-token.js';
+
+/**
+ * Lists a namespace's topics across all its buckets, sorted by encoded local
+ * name (the store's byte order; for names of letters, digits and `.-_*` this
+ * is the plain name order), one page at a time.
+ *
+ * It is a k-way merge whose state travels in the page token (see
+ * page-token.ts). Cost bound per page, whatever the bucket count:
+ *   - at most MAX_LIST_WAVES_PER_PAGE rounds of concurrent store reads,
+ *   - at most MAX_LIST_CALLS_PER_PAGE children reads in all (buckets and the
+ *     deleted-topic markers), plus at most MAX_VERIFICATIONS_PER_PAGE node reads
+ *     in one final round, to check topics that carry a deletion marker.
+ * A page that would need more ends early with a token, so pages may be
+ * shorter than asked (with many buckets the first may even be empty); a page
+ * without a token is the last. Each bucket read asks for about twice its
+ * share of a page, so one round usually fills it.
+ */
+export interface TopicPage {
+  /** Full topic names, `persistent://<namespace>/<local>`. */
+  topics: string[];
+  /** '' after the last page. */
+  nextPageToken: string;
+}
+
+export interface ListingRequest {
+  /** The namespace whose buckets hold the topics (a reader namespace lists its writer's). */
+  storageNamespace: NamespaceName;
+  buckets: number;
+  /** The namespace the names are shown in. */
+  displayNamespace: NamespaceName;
+  pageToken: string;
+  pageSize: number;
+}
+
+export const MAX_VERIFICATIONS_PER_PAGE = 32;
+
+const BEFORE_EVERY_TOPIC = '$~';
+
+interface BucketRun {
+  head: BucketHead;
+  buffer: string[];
+  position: number;
+  more: boolean;
+}
+
+/** Deletion markers after `last`, read alongside the buckets. */
+interface MarkerRun {
+  names: Set<string>;
+  through: string | undefined;
+  exhausted: boolean;
+}
+
+export function normalisePageSize(pageSize: number): number {
+  if (pageSize === 0) return DEFAULT_TOPIC_PAGE;
+  if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_TOPIC_PAGE) {
+    throw invalidArgument(
+      'INVALID_PAGE_SIZE',
+      `page size must be 0 (default ${DEFAULT_TOPIC_PAGE}) to ${MAX_TOPIC_PAGE}, got ${pageSize}`,
+    );
+  }
+  return pageSize;
+}
+
+export async function listTopicPage(store: MetadataStore, request: ListingRequest): Promise<TopicPage> {
+  const pageSize = normalisePageSize(request.pageSize);
+  const scope = request.storageNamespace.toString();
+  const state =
+    request.pageToken === ''
+      ? initialListingState(request.buckets)
+      : decodePageToken(request.pageToken, scope, request.buckets);
+  const merge = new PageMerge(store, request, pageSize, state.last, state.heads);
+  const names = await merge.run();
+  const kept = await verifyMarked(store, request, names, merge.markedForCheck);
+  const finished = merge.finished();
+  return {
+    topics: kept.map((encoded) => `persistent://${request.displayNamespace.toString()}/${decodeLocalName(encoded)}`),
+    nextPageToken: finished ? '' : encodePageToken(scope, { last: merge.last, heads: merge.heads() }),
+  };
+}
+
+class PageMerge {
+  readonly #store: MetadataStore;
+  readonly #dirs: string[];
+  readonly #markerDir: string;
+  readonly #pageSize: number;
+  readonly #chunk: number;
+  readonly #runs: BucketRun[];
+  #markers: MarkerRun | undefined;
+  #calls = 0;
+  #waves = 0;
+  last: string | undefined;
+  readonly markedForCheck = new Set<string>();
+
+  constructor(
+    store: MetadataStore,
+    request: ListingRequest,
+    pageSize: number,
+    last: string | undefined,
+    heads: BucketHead[],
+  ) {
+    this.#store = store;
+    this.#dirs = topicListingPaths(request.storageNamespace, request.buckets);
+    this.#markerDir = deletingTopicsDir(request.storageNamespace);
+    this.#pageSize = pageSize;
+    this.#chunk = Math.min(
+      MAX_CHILDREN_PAGE,
+      pageSize + 1,
+      Math.max(16, Math.ceil((2 * pageSize) / request.buckets) + 8),
+    );
+    this.#runs = heads.map((head) => ({ head, buffer: [], position: 0, more: true }));
+    this.last = last;
+  }
+
+  heads(): BucketHead[] {
+    return this.#runs.map((run) => run.head);
+  }
+
+  finished(): boolean {
+    return this.#runs.every((run) => run.head.kind === 'done');
+  }
+
+  async run(): Promise<string[]> {
+    const out: string[] = [];
+    while (out.length < this.#pageSize && this.markedForCheck.size < MAX_VERIFICATIONS_PER_PAGE) {
+      if (this.#runs.some((run) => run.head.kind === 'unknown')) {
+        if (!(await this.#wave())) break;
+        continue;
+      }
+      const bucket = this.#smallestHead();
+      if (bucket === -1) break;
+      const name = (this.#runs[bucket]!.head as { name: string }).name;
+      const marked = this.#isMarked(name);
+      if (marked === 'unknown') {
+        if (!(await this.#wave())) break;
+        continue;
+      }
+      out.push(name);
+      if (marked) this.markedForCheck.add(name);
+      this.last = name;
+      this.#advance(bucket);
+    }
+    return out;
+  }
+
+  #smallestHead(): number {
+    let best = -1;
+    let bestName = '';
+    this.#runs.forEach((run, bucket) => {
+      if (run.head.kind === 'at' && (best === -1 || run.head.name < bestName)) {
+        best = bucket;
+        bestName = run.head.name;
+      }
+    });
+    return best;
+  }
+
+  #advance(bucket: number): void {
+    const run = this.#runs[bucket]!;
+    if (run.position < run.buffer.length) run.head = { kind: 'at', name: run.buffer[run.position++]! };
+    else run.head = run.more ? { kind: 'unknown' } : { kind: 'done' };
+  }
+
+  #isMarked(name: string): boolean | 'unknown' {
+    const markers = this.#markers;
+    if (markers === undefined) return 'unknown';
+    if (markers.names.has(name)) return true;
+    return markers.exhausted || (markers.through !== undefined && name <= markers.through) ? false : 'unknown';
+  }
+
+  /**
+   * One round of concurrent reads: every bucket whose head is unknown, the
+   * deletion markers when they do not reach far enough, and as prefetch the
+   * buckets whose buffers are empty, smallest head first, within the budget.
+   * Returns false when the budget allows no further round.
+   */
+  async #wave(): Promise<boolean> {
+    const budget = MAX_LIST_CALLS_PER_PAGE - this.#calls;
+    const needsMarkers = this.#markers === undefined || (!this.#markers.exhausted && this.#markerShort());
+    const unknown = this.#bucketsWhere((run) => run.head.kind === 'unknown');
+    if (this.#waves >= MAX_LIST_WAVES_PER_PAGE || budget < unknown.length + (needsMarkers ? 1 : 0) || budget === 0) {
+      return false;
+    }
+    const prefetch = this.#bucketsWhere(
+      (run) => run.head.kind === 'at' && run.position >= run.buffer.length && run.more,
+    )
+      .sort((a, b) =>
+        (this.#runs[a]!.head as { name: string }).name < (this.#runs[b]!.head as { name: string }).name ? -1 : 1,
+      )
+      .slice(0, budget - unknown.length - (needsMarkers ? 1 : 0));
+    const fetches = [...unknown, ...prefetch];
+    this.#waves++;
+    this.#calls += fetches.length + (needsMarkers ? 1 : 0);
+    await Promise.all([
+      ...fetches.map((bucket) => this.#fetchBucket(bucket)),
+      needsMarkers ? this.#fetchMarkers() : undefined,
+    ]);
+    return true;
+  }
+
+  #bucketsWhere(test: (run: BucketRun) => boolean): number[] {
+    const buckets: number[] = [];
+    this.#runs.forEach((run, bucket) => {
+      if (test(run)) buckets.push(bucket);
+    });
+    return buckets;
+  }
+
+  #markerShort(): boolean {
+    const through = this.#markers?.through;
+    return this.#runs.some((run) => run.head.kind === 'at' && (through === undefined || run.head.name > through));
+  }
+
+  async #fetchBucket(bucket: number): Promise<void> {
+    const run = this.#runs[bucket]!;
+    // Encoded names never start with `$` (it is always %-encoded), and `$<digits>` sorts before every
+    // encoded name, so starting after `$~` skips any bucket directory that sits beside unbucketed topics.
+    const after = run.head.kind === 'at' ? run.head.name : (this.last ?? BEFORE_EVERY_TOPIC);
+    const page = await this.#store.children(this.#dirs[bucket]!, { limit: this.#chunk, after });
+    const names = page.names;
+    const more = page.next !== undefined && page.names.length > 0;
+    if (run.head.kind === 'at') {
+      run.buffer = names;
+    } else if (names.length > 0) {
+      run.head = { kind: 'at', name: names[0]! };
+      run.buffer = names.slice(1);
+    } else {
+      run.head = more ? { kind: 'unknown' } : { kind: 'done' };
+      run.buffer = [];
+    }
+    run.position = 0;
+    run.more = more;
+  }
+
+  async #fetchMarkers(): Promise<void> {
+    const after = this.#markers?.through ?? this.last;
+    const page = await this.#store.children(this.#markerDir, {
+      limit: Math.min(MAX_CHILDREN_PAGE, this.#pageSize + 1),
+      ...(after === undefined ? {} : { after }),
+    });
+    const markers = this.#markers ?? { names: new Set<string>(), through: undefined, exhausted: false };
+    for (const name of page.names) markers.names.add(name);
+    markers.through = page.names.length > 0 ? page.names[page.names.length - 1] : markers.through;
+    markers.exhausted = page.next === undefined || page.names.length === 0;
+    this.#markers = markers;
+  }
+}
+
+/**
+ * A deletion marker is a hint written before a topic is marked DELETING; the
+ * node's state is the truth. Marked names are read once (one round) and kept
+ * only when the node is still live, so a marker left by an interrupted delete
+ * never hides a live topic.
+ */
+async function verifyMarked(store: MetadataStore, request: ListingRequest, names: string[], marked: Set<string>) {
+  if (marked.size === 0) return names;
+  const live = new Set<string>();
+  await Promise.all(
+    [...marked].map(async (encoded) => {
+      const topic = TopicName.inNamespace(request.storageNamespace, decodeLocalName(encoded));
+      if ((await readLiveManagedLedger(store, managedLedgerPath(topic, request.buckets))) !== undefined)
+        live.add(encoded);
+    }),
+  );
+  return names.filter((name) => !marked.has(name) || live.has(name));
+}
