@@ -89,7 +89,8 @@ const UNAVAILABLE_REPLIES = new Set([
  */
 export function fromRedisError(thrown: unknown): LedgerlineError {
   if (thrown instanceof LedgerlineError) return thrown;
-  if (thrown instanceof TypeError || thrown instanceof RangeError || !(thrown instanceof Error)) {
+  // Checked by shape, not instanceof: socket errors can come from another realm (a test sandbox).
+  if (!isError(thrown) || thrown.name === 'TypeError' || thrown.name === 'RangeError') {
     return LedgerlineError.from(thrown);
   }
   if (thrown.name !== 'ReplyError') return storeUnavailable('redis', thrown);
@@ -109,10 +110,19 @@ export function fromRedisError(thrown: unknown): LedgerlineError {
  * versions do not, so both forms are read.
  */
 export function scriptReason(thrown: unknown): string | undefined {
-  if (!(thrown instanceof Error) || thrown.name !== 'ReplyError') return undefined;
+  if (!isError(thrown) || thrown.name !== 'ReplyError') return undefined;
   const [first, second] = thrown.message.split(' ', 2);
   const code = first === 'ERR' ? second : first;
   return Object.values(R).includes(code as (typeof R)[keyof typeof R]) ? code : undefined;
+}
+
+function isError(thrown: unknown): thrown is Error {
+  return (
+    typeof thrown === 'object' &&
+    thrown !== null &&
+    typeof (thrown as Error).name === 'string' &&
+    typeof (thrown as Error).message === 'string'
+  );
 }
 
 function replyCode(error: Error): string {

@@ -56,7 +56,11 @@ export function prepareDatabase(db: Database.Database, synchronous: SqliteSynchr
 /** Turns a SQLite failure into a LedgerlineError a caller can act on. */
 export function fromSqliteError(thrown: unknown): LedgerlineError {
   if (thrown instanceof LedgerlineError) return thrown;
-  const code = (thrown as { code?: unknown } | null)?.code;
+  const { code, errno } = (thrown ?? {}) as { code?: unknown; errno?: unknown };
+  // A failed mkdir of the database folder (permissions, a file in the way) leaves the store unreachable.
+  if (typeof errno === 'number' && typeof code === 'string' && !code.startsWith('SQLITE_')) {
+    return storeUnavailable('sqlite', thrown);
+  }
   if (typeof code !== 'string') return LedgerlineError.from(thrown);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code.startsWith('SQLITE_IOERR')) {
     return storeUnavailable('sqlite', thrown);

@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { invalidArgument } from '@ledgerline/rpc';
 import { asBuffer, asBytes } from './bytes.js';
 import {
@@ -78,6 +80,8 @@ export class SqliteLedgerStore implements LedgerStore, WriterBackend {
     this.limits = resolveLimits(options.limits);
     this.onLacAdvanced = options.onLacAdvanced;
     try {
+      // Standalone mode points at ./data/... on first start: create the folder rather than fail.
+      if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
       this.db = new Database(options.path);
       prepareDatabase(this.db, options.synchronous ?? 'FULL', options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
     } catch (thrown) {

@@ -1,0 +1,76 @@
+import { Redis } from 'ioredis';
+import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
+import { expectFailure, taggedEntry } from './conformance-support.js';
+import { LedgerStoreReason as R } from './errors.js';
+import { RedisLedgerStore } from './redis-store.js';
+
+/* The stored layout other tools and future versions rely on, and the invariant checks over it. */
+
+const url = () => sharedServers().redisUrl;
+let admin: Redis;
+beforeAll(() => {
+  admin = new Redis(url());
+});
+afterAll(async () => {
+  await admin.quit();
+});
+
+async function keysUnder(prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let cursor = '0';
+  for (let i = 0; i < 1_000; i++) {
+    const [next, batch] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1_000);
+    keys.push(...batch);
+    cursor = next;
+    if (cursor === '0') break;
+  }
+  return keys.sort();
+}
+
+it('keeps a ledger in two keys under one hash tag, plus one index of ids', async () => {
+  const prefix = `${uniqueNamespace('layout')}:`;
+  const store = new RedisLedgerStore({ url: url(), keyPrefix: prefix });
+  const writer = await store.create(42, { ownerTags: { b: '2', a: '1' } });
+  await writer.append([Uint8Array.of(1, 2, 3), new Uint8Array(0)]);
+  expect(await keysUnder(prefix)).toEqual([
+    `${prefix}ledgers`,
+    `${prefix}{ledger:42}:entries`,
+    `${prefix}{ledger:42}:meta`,
+  ]);
+  const meta = await admin.hgetall(`${prefix}{ledger:42}:meta`);
+  expect(meta).toEqual({
+    v: '1',
+    state: 'open',
+    fenced: '0',
+    lac: '1',
+    size: '3',
+    tags: '{"a":"1","b":"2"}',
+    created: expect.stringMatching(/^\d+$/),
+  });
+  expect(await admin.type(`${prefix}{ledger:42}:entries`)).toBe('list');
+  expect(await admin.zrangebyscore(`${prefix}ledgers`, '-inf', '+inf', 'WITHSCORES')).toEqual(['42', '42']);
+  await store.delete(42);
+  expect(await keysUnder(prefix)).toEqual([]);
+  await store.close();
+});
+
+it('reports stored data that breaks the layout as INTERNAL instead of guessing', async () => {
+  const prefix = `${uniqueNamespace('layout')}:`;
+  const store = new RedisLedgerStore({ url: url(), keyPrefix: prefix });
+  const writer = await store.create(1);
+  await writer.append([taggedEntry(0, 0)]);
+  await admin.hset(`${prefix}{ledger:1}:meta`, 'lac', '5');
+  await expectFailure(writer.append([taggedEntry(1, 0)]), 'INTERNAL', R.storeCorrupt);
+  await expectFailure(store.read(1, 0, 3), 'INTERNAL', R.storeCorrupt);
+  await admin.hset(`${prefix}{ledger:1}:meta`, 'v', '9');
+  await expectFailure(store.info(1), 'INTERNAL', R.storeCorrupt);
+  await store.close();
+});
+
+it('refuses a key prefix that would break the hash tags', () => {
+  for (const keyPrefix of ['a{b', 'x}', 'p'.repeat(129)]) {
+    expect(() => new RedisLedgerStore({ url: url(), keyPrefix })).toThrow(
+      expect.objectContaining({ reason: R.badConfig }),
+    );
+  }
+});
