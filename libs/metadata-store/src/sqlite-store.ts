@@ -9,10 +9,8 @@ import { GroupCommit } from './sqlite-group-commit.js';
 import { prepareStatements, type NodeRow, type SqliteStatements } from './sqlite-schema.js';
 import { StoreSession, type SessionBackend } from './store-session.js';
 import {
-  DEFAULT_MAX_VALUE_BYTES,
   DEFAULT_SESSION_SWEEP_INTERVAL_MS,
   MAX_OPEN_SESSIONS,
-  MAX_VALUE_BYTES,
   type ChildrenOptions,
   type ChildrenPage,
   type DeleteOptions,
@@ -28,7 +26,9 @@ import {
 import {
   anyPath,
   nodePath,
+  joinPath,
   resolveChildrenOptions,
+  resolveMaxValueBytes,
   validateExpectedVersion,
   validateSequenceName,
   validateTtl,
@@ -204,8 +204,9 @@ export class SqliteMetadataStore implements MetadataStore {
       throw badVersion(parts.path, String(expected), live?.version);
     }
     if (row === undefined) return undefined;
+    // Removing a stored node is announced even when its session had already ended: nothing else will announce it.
     this.statements.deleteNode.run({ parent: parts.parent, name: parts.name });
-    return live === undefined ? undefined : { path: parts.path, kind: 'deleted', version: 0 };
+    return { path: parts.path, kind: 'deleted', version: 0 };
   }
 
   private renewSession(id: string, ttlMs: number): boolean {
@@ -260,14 +261,6 @@ function openDatabase(path: string | undefined): Database.Database {
   return new Database(path);
 }
 
-export function resolveMaxValueBytes(maxValueBytes: number | undefined): number {
-  const value = maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_VALUE_BYTES) {
-    throw invalidArgument('BAD_STORE_CONFIG', `maxValueBytes must be an integer from 1 to ${MAX_VALUE_BYTES}`);
-  }
-  return value;
-}
-
 function toVersionedValue(row: NodeRow): VersionedValue {
   const result: VersionedValue = {
     value: new Uint8Array(row.value.buffer, row.value.byteOffset, row.value.byteLength),
@@ -277,10 +270,6 @@ function toVersionedValue(row: NodeRow): VersionedValue {
   };
   if (row.session_id !== null) result.ephemeralSessionId = row.session_id;
   return result;
-}
-
-export function joinPath(parent: string, name: string): string {
-  return parent === '/' ? `/${name}` : `${parent}/${name}`;
 }
 
 function mapSqliteError(error: unknown): LedgerlineError {

@@ -1,6 +1,8 @@
 import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
 import {
   DEFAULT_CHILDREN_PAGE,
+  DEFAULT_MAX_VALUE_BYTES,
+  MAX_VALUE_BYTES,
   MAX_CHILDREN_PAGE,
   MAX_PATH_BYTES,
   MAX_SEQUENCE_NAME_BYTES,
@@ -133,4 +135,18 @@ export function validateTtl(ttlMs: number): void {
       { ttlMs: String(ttlMs) },
     );
   }
+}
+
+/** Checks a store's maxValueBytes setting and fills in the default. */
+export function resolveMaxValueBytes(maxValueBytes: number | undefined): number {
+  const value = maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_VALUE_BYTES) {
+    throw invalidArgument('BAD_STORE_CONFIG', `maxValueBytes must be an integer from 1 to ${MAX_VALUE_BYTES}`);
+  }
+  return value;
+}
+
+/** The path of `name` under `parent`. */
+export function joinPath(parent: string, name: string): string {
+  return parent === '/' ? `/${name}` : `${parent}/${name}`;
 }

@@ -1,0 +1,62 @@
+import { invalidArgument } from '@ledgerline/rpc';
+
+export const DEFAULT_REDIS_KEY_PREFIX = 'ledgerline:meta:';
+const MAX_KEY_PREFIX_BYTES = 256;
+
+export interface NodeKeys {
+  /** Hash: v (value), ver, ct, mt, s (session id when ephemeral). */
+  node: string;
+  /** Sorted set of the parent's child names, all scored 0 so ZRANGEBYLEX pages them in byte order. */
+  children: string;
+  /** Hash of the parent's ephemeral children: name -> session id. */
+  ephemeral: string;
+}
+
+/**
+ * The Redis key layout. A node's keys are hash-tagged with its parent path,
+ * so the node, its entry in the parent's child index and the parent's
+ * ephemeral index share one cluster slot and change in one Lua script. A
+ * session's keys are tagged by the session id; sequences by their name.
+ *
+ * Only the first `{...}` of a key is its tag, so a parent path holding `}`
+ * still gives every key of that parent the same tag (the text up to that `}`).
+ */
+export class RedisKeys {
+  constructor(readonly prefix: string) {
+    if (typeof prefix !== 'string' || /[{}]/.test(prefix) || Buffer.byteLength(prefix) > MAX_KEY_PREFIX_BYTES) {
+      throw invalidArgument(
+        'BAD_STORE_CONFIG',
+        `keyPrefix must be a string of at most ${MAX_KEY_PREFIX_BYTES} bytes without { or }`,
+      );
+    }
+  }
+
+  node(parent: string, name: string): NodeKeys {
+    const tag = `${this.prefix}{${parent}}`;
+    return { node: `${tag}:node:${name}`, children: `${tag}:children`, ephemeral: `${tag}:ephemeral` };
+  }
+
+  children(parent: string): { children: string; ephemeral: string } {
+    const tag = `${this.prefix}{${parent}}`;
+    return { children: `${tag}:children`, ephemeral: `${tag}:ephemeral` };
+  }
+
+  /** String with a PEXPIRE: present exactly while the session lives. */
+  session(id: string): string {
+    return `${this.prefix}{session:${id}}`;
+  }
+
+  /** Set of the paths of the session's ephemeral nodes (may name nodes already gone), for cleanup. */
+  sessionNodes(id: string): string {
+    return `${this.prefix}{session:${id}}:nodes`;
+  }
+
+  /** Sorted set of every session id scored by its renewal deadline: where sweepers find dead owners. */
+  sessionsIndex(): string {
+    return `${this.prefix}{sessions}`;
+  }
+
+  sequence(name: string): string {
+    return `${this.prefix}{seq:${name}}`;
+  }
+}
