@@ -52,8 +52,10 @@ export function describeLedgerStoreConformance(backend: ConformanceBackend): voi
     });
 
     describeLifecycle(context);
+    describeMissingAndClosed(context);
     describeAppendOrdering(context);
     describeFencing(context);
+    describeFenceThenClose(context);
     describeDeleteAndList(context);
     describeBadInput(context);
     describeLimits(context);
@@ -114,7 +116,9 @@ function describeLifecycle({ fresh, pair }: SuiteContext): void {
     const writer = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<LedgerStore['create']>>>).value;
     expect(await writer.append([taggedEntry(0, 0)])).toBe(0);
   });
+}
 
+function describeMissingAndClosed({ fresh }: SuiteContext): void {
   it('answers NOT_FOUND for every call on a missing ledger except info and delete', async () => {
     const store = await fresh();
     await expectFailure(store.fence(9), 'NOT_FOUND', R.ledgerNotFound);
@@ -241,7 +245,9 @@ function describeFencing({ pair }: SuiteContext): void {
     expect((await recoveryStore.info(21))?.state).toBe('fenced');
     expect(await recoveryStore.fence(21)).toBe(fencedLac);
   });
+}
 
+function describeFenceThenClose({ pair }: SuiteContext): void {
   it('keeps the old writer fenced after the recovering owner closes the ledger', async () => {
     const [writerStore, recoveryStore] = await pair();
     const writer = await writerStore.create(22);

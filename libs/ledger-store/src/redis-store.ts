@@ -78,7 +78,7 @@ type ScriptCall = (...args: (string | Buffer)[]) => Promise<unknown>;
  * long as nobody deletes an id while it is being created, which unique ids
  * (the metadata store's ledger-id sequence) guarantee.
  */
-export class RedisLedgerStore implements LedgerStore, WriterBackend {
+export class RedisLedgerStore implements LedgerStore {
   private readonly client: RedisClient;
   private readonly keys: RedisKeys;
   private readonly limits: LedgerStoreLimits;
@@ -87,6 +87,11 @@ export class RedisLedgerStore implements LedgerStore, WriterBackend {
   private readonly waitTimeoutMs: number;
   private readonly operationTimeoutMs: number;
   private closed = false;
+  /** What writers call: appends and the writer's own close are reachable only through a writer. */
+  private readonly writerBackend: WriterBackend = {
+    appendEntries: (ledgerId, entries) => this.appendEntries(ledgerId, entries),
+    closeByWriter: (ledgerId) => this.closeByWriter(ledgerId),
+  };
   /** The last connection error ioredis reported, for diagnostics. */
   lastConnectionError: Error | undefined;
 
@@ -107,10 +112,10 @@ export class RedisLedgerStore implements LedgerStore, WriterBackend {
     const tags = encodeOwnerTags(options?.ownerTags);
     await this.call(ledgerId, () => this.client.zadd(this.keys.index, ledgerId, String(ledgerId)));
     await this.call(ledgerId, () => this.script('ledgerCreate')(this.keys.meta(ledgerId), tags, String(Date.now())));
-    return new StoreLedgerWriter(ledgerId, this);
+    return new StoreLedgerWriter(ledgerId, this.writerBackend);
   }
 
-  async appendEntries(ledgerId: number, entries: Uint8Array[]): Promise<number> {
+  private async appendEntries(ledgerId: number, entries: Uint8Array[]): Promise<number> {
     validateLedgerId(ledgerId);
     validateAppend(entries, this.limits);
     const args = [this.keys.meta(ledgerId), this.keys.entries(ledgerId), ...entries.map(asBuffer)];
@@ -122,7 +127,7 @@ export class RedisLedgerStore implements LedgerStore, WriterBackend {
     return firstEntryId;
   }
 
-  async closeByWriter(ledgerId: number): Promise<number> {
+  private async closeByWriter(ledgerId: number): Promise<number> {
     validateLedgerId(ledgerId);
     return toInteger(await this.call(ledgerId, () => this.script('ledgerWriterClose')(this.keys.meta(ledgerId))));
   }

@@ -66,12 +66,17 @@ const DEFAULT_BUSY_TIMEOUT_MS = 2_000;
  * and applied in call order; ids come from the stored LAC, never from memory,
  * so several stores (or processes) may open the same file.
  */
-export class SqliteLedgerStore implements LedgerStore, WriterBackend {
+export class SqliteLedgerStore implements LedgerStore {
   private readonly db: Database.Database;
   private readonly limits: LedgerStoreLimits;
   private readonly onLacAdvanced: LedgerStoreOptions['onLacAdvanced'];
   private readonly sql: ReturnType<typeof prepareStatements>;
   private closed = false;
+  /** What writers call: appends and the writer's own close are reachable only through a writer. */
+  private readonly writerBackend: WriterBackend = {
+    appendEntries: (ledgerId, entries) => this.appendEntries(ledgerId, entries),
+    closeByWriter: (ledgerId) => this.closeByWriter(ledgerId),
+  };
 
   constructor(options: SqliteLedgerStoreOptions) {
     if (typeof options?.path !== 'string' || options.path === '') {
@@ -97,10 +102,10 @@ export class SqliteLedgerStore implements LedgerStore, WriterBackend {
       const inserted = this.sql.insertLedger.run(ledgerId, tags, Date.now());
       if (inserted.changes === 0) throw ledgerExists(ledgerId);
     });
-    return new StoreLedgerWriter(ledgerId, this);
+    return new StoreLedgerWriter(ledgerId, this.writerBackend);
   }
 
-  async appendEntries(ledgerId: number, entries: Uint8Array[]): Promise<number> {
+  private async appendEntries(ledgerId: number, entries: Uint8Array[]): Promise<number> {
     validateLedgerId(ledgerId);
     const totalBytes = validateAppend(entries, this.limits);
     const firstEntryId = this.run(() => this.appendTransaction(ledgerId, entries, totalBytes));
@@ -108,7 +113,7 @@ export class SqliteLedgerStore implements LedgerStore, WriterBackend {
     return firstEntryId;
   }
 
-  async closeByWriter(ledgerId: number): Promise<number> {
+  private async closeByWriter(ledgerId: number): Promise<number> {
     validateLedgerId(ledgerId);
     return this.run(() =>
       this.db
