@@ -14,7 +14,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@ledgerline/*/src/*', '../../libs/*', '../../apps/*'], message: 'Import a package through its public index.' },
+            {
+              group: ['@ledgerline/*/src/*', '../../libs/*', '../../apps/*'],
+              message: 'Import a package through its public index.',
+            },
           ],
         },
       ],
@@ -22,6 +25,14 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { module: 'writable', require: 'readonly', process: 'readonly', __dirname: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      globals: {
+        module: 'writable',
+        require: 'readonly',
+        process: 'readonly',
+        __dirname: 'readonly',
+        console: 'readonly',
+      },
+    },
   },
 );

@@ -7,7 +7,10 @@ module.exports = {
   roots: ['<rootDir>/libs', '<rootDir>/apps'],
   testMatch: ['**/src/**/*.spec.ts'],
   transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
   moduleNameMapper: {
     '^@ledgerline/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',

@@ -28,9 +28,13 @@ export interface BinarySpec {
 
 /** Fails with one line saying what to install when a server binary is missing. */
 export function requireBinary(binary: string, debianPackage: string): void {
-  const found = spawnSync('sh', ['-c', `command -v ${binary} || ls /usr/sbin/${binary} /usr/bin/${binary} 2>/dev/null`], {
-    encoding: 'utf8',
-  });
+  const found = spawnSync(
+    'sh',
+    ['-c', `command -v ${binary} || ls /usr/sbin/${binary} /usr/bin/${binary} 2>/dev/null`],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (found.stdout.trim() === '') {
     throw new Error(`${binary} is not installed: run 'apt-get install ${debianPackage}' (Debian) and try again.`);
   }
