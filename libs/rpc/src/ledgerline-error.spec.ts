@@ -33,6 +33,13 @@ describe('LedgerlineError', () => {
     expect(error.retryable).toBe(true);
   });
 
+  it('counts only transient codes as retryable', () => {
+    expect(new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', 'down').retryable).toBe(true);
+    expect(new LedgerlineError('DEADLINE_EXCEEDED', 'DEADLINE_EXCEEDED', 'slow').retryable).toBe(true);
+    expect(new LedgerlineError('RESOURCE_EXHAUSTED', 'ENTRY_TOO_LARGE', 'too big').retryable).toBe(false);
+    expect(new LedgerlineError('ABORTED', 'BAD_VERSION', 'conflict').retryable).toBe(false);
+  });
+
   it('from() turns anything else into INTERNAL', () => {
     expect(LedgerlineError.from(new TypeError('x')).code).toBe('INTERNAL');
     const fromString = LedgerlineError.from('boom', 'WEIRD');

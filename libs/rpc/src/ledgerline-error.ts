@@ -63,9 +63,13 @@ export class LedgerlineError extends Error {
     return Code[this.code];
   }
 
-  /** True for failures a caller may retry as they are (a store down, a deadline). */
+  /**
+   * True for failures a caller may retry as they are (a store down, a
+   * deadline). RESOURCE_EXHAUSTED is not among them: most of ours are size
+   * limits, which the same request will hit again.
+   */
   get retryable(): boolean {
-    return this.code === 'UNAVAILABLE' || this.code === 'DEADLINE_EXCEEDED' || this.code === 'RESOURCE_EXHAUSTED';
+    return this.code === 'UNAVAILABLE' || this.code === 'DEADLINE_EXCEEDED';
   }
 
   override toString(): string {
