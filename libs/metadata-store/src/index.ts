@@ -1,3 +1,9 @@
+/**
+ * @ledgerline/metadata-store: the versioned metadata tree every service
+ * relies on, with an embedded SQLite backend (standalone) and a Redis / Redis
+ * Cluster backend. Every change is announced on the bus as a MetadataChange
+ * hint (at most once; watchers re-read to converge).
+ */
 export type {
   MetadataStore,
   MetadataSession,
@@ -23,6 +29,22 @@ export {
   MAX_OPEN_SESSIONS,
   DEFAULT_SESSION_SWEEP_INTERVAL_MS,
 } from './store.js';
+export { createMetadataStore } from './create-metadata-store.js';
+export type {
+  MetadataStoreConfig,
+  SqliteMetadataStoreConfig,
+  RedisMetadataStoreConfig,
+} from './create-metadata-store.js';
 export { validatePath } from './validate.js';
 export { SqliteMetadataStore } from './sqlite-store.js';
 export type { SqliteMetadataStoreOptions } from './sqlite-store.js';
+export { RedisMetadataStore } from './redis-store.js';
+export type { RedisMetadataStoreOptions } from './redis-store.js';
+export { DEFAULT_REDIS_KEY_PREFIX } from './redis-keys.js';
+export type { RedisTarget, RedisConnectionOptions } from './redis-connection.js';
+
+// For other packages: path helpers and the fail-fast Redis client setup the stores share.
+export { nodePath, joinPath } from './validate.js';
+export type { PathParts } from './validate.js';
+export { connectRedis, mapRedisError } from './redis-connection.js';
+export type { RedisClient } from './redis-scripts.js';

@@ -36,6 +36,8 @@ export async function connectRedis(target: RedisTarget, options: RedisConnection
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     connectionName: 'ledgerline-metadata-store',
+    // How long a closing socket may linger; ioredis keeps a timer this long even for a socket already gone.
+    disconnectTimeout: 200,
   };
   const retry = (times: number) => Math.min(times * 50, options.maxReconnectDelayMs ?? 500);
   const client: RedisClient = target.cluster
