@@ -1,6 +1,10 @@
-import { checkId, invalidPosition } from './errors.js';
+import * as errors from './errors.js';
 import { LedgerAcks } from './ledger-acks.js';
 import type { Position } from './position.js';
+
+// Module-local copies of imports used in hot loops: under the CommonJS interop
+// this code runs with (tsx, Jest), every use of an imported binding is a getter call.
+const { checkId, invalidPosition } = errors;
 
 /** A maximal run of acknowledged entries in one ledger, both ends inclusive. */
 export interface AckRange {

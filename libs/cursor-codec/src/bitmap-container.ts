@@ -1,6 +1,14 @@
-import { lowestBit32, popcount32, rangeMask32, runStarts32 } from './bits.js';
-import { BITMAP_WORDS, type Container, type RunVisitor } from './container.js';
-import { forEachRunInWords } from './word-runs.js';
+import * as bits from './bits.js';
+import * as regionLayout from './container.js';
+import type { Container } from './container.js';
+import * as wordRuns from './word-runs.js';
+import type { RunList } from './word-runs.js';
+
+// Module-local copies of imports used in hot loops: under the CommonJS interop
+// this code runs with (tsx, Jest), every use of an imported binding is a getter call.
+const { lowestBit32, popcount32, rangeMask32, runStarts32 } = bits;
+const { BITMAP_WORDS } = regionLayout;
+const { collectRunsFromWords } = wordRuns;
 
 /**
  * A region as a 65536-bit bitmap (8 KiB). Cardinality and run count are kept
@@ -112,8 +120,8 @@ export class BitmapContainer implements Container {
     return starts;
   }
 
-  forEachRun(visit: RunVisitor): boolean {
-    return forEachRunInWords(this.words, visit);
+  collectRuns(base: number, list: RunList): void {
+    collectRunsFromWords(this.words, base, list);
   }
 
   firstOffset(): number {

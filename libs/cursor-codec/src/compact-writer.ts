@@ -1,10 +1,16 @@
 import { deflateRawSync } from 'node:zlib';
 import type { AckSet } from './ack-set.js';
-import { ByteWriter, varintSize } from './byte-writer.js';
+import * as byteWriter from './byte-writer.js';
+import { ByteWriter } from './byte-writer.js';
 import { BITMAP_WORDS, type Container } from './container.js';
 import type { PositionedBatchAck } from './cursor-state.js';
 import type { LedgerAcks } from './ledger-acks.js';
 import type { Position } from './position.js';
+import { RunList } from './word-runs.js';
+
+// Module-local copies of imports used in hot loops: under the CommonJS interop
+// this code runs with (tsx, Jest), every use of an imported binding is a getter call.
+const { varintSize } = byteWriter;
 
 // The compact format, specified in ../COMPACT_FORMAT.md. Sized by holes: each
 // region of 2^16 entries is written as gap/length varint pairs or as a
@@ -87,6 +93,7 @@ function writeLedgers(out: ByteWriter, acked: AckSet): void {
 function writeLedger(out: ByteWriter, ledger: LedgerAcks): void {
   out.varint(ledger.blockCount);
   const scratch = new Uint32Array(BITMAP_WORDS);
+  const runs = new RunList();
   let nextRegion = 0;
   ledger.forEachBlock((firstRegion, container, lastRegion) => {
     out.varint(firstRegion - nextRegion);
@@ -95,30 +102,34 @@ function writeLedger(out: ByteWriter, ledger: LedgerAcks): void {
       out.byte(BLOCK_FULL);
       out.varint(lastRegion - firstRegion);
     } else {
-      writeContainer(out, container, scratch);
+      writeContainer(out, container, scratch, runs);
     }
   });
 }
 
 /** Writes a region as runs or as a trimmed bitmap, whichever takes fewer bytes. */
-function writeContainer(out: ByteWriter, container: Container, scratch: Uint32Array): void {
+function writeContainer(out: ByteWriter, container: Container, scratch: Uint32Array, runs: RunList): void {
   container.writeWords(scratch);
   const firstWord = container.firstOffset() >>> 5;
   const wordCount = (container.lastOffset() >>> 5) - firstWord + 1;
   const bitmapBytes = varintSize(firstWord) + varintSize(wordCount) + wordCount * 4;
   // Every run costs at least two bytes, so a bitmap this small wins without measuring the runs.
-  const runsBytes = container.runCount * 2 >= bitmapBytes ? Infinity : runsSize(container);
-  if (runsBytes <= bitmapBytes) {
-    out.byte(BLOCK_RUNS);
-    out.varint(container.runCount);
-    let previousEnd = -1;
-    container.forEachRun((first, last) => {
-      out.varint(first - previousEnd - 1);
-      out.varint(last - first);
-      previousEnd = last;
-      return true;
-    });
-    return;
+  if (container.runCount * 2 < bitmapBytes) {
+    runs.clear();
+    container.collectRuns(0, runs);
+    if (runsSize(runs) <= bitmapBytes) {
+      out.byte(BLOCK_RUNS);
+      out.varint(runs.length);
+      let previousEnd = -1;
+      for (let run = 0; run < runs.length; run++) {
+        const first = runs.firsts[run] ?? 0;
+        const last = runs.lasts[run] ?? 0;
+        out.varint(first - previousEnd - 1);
+        out.varint(last - first);
+        previousEnd = last;
+      }
+      return;
+    }
   }
   out.byte(BLOCK_BITMAP);
   out.varint(firstWord);
@@ -126,14 +137,15 @@ function writeContainer(out: ByteWriter, container: Container, scratch: Uint32Ar
   for (let word = firstWord; word < firstWord + wordCount; word++) out.uint32LittleEndian(scratch[word] ?? 0);
 }
 
-function runsSize(container: Container): number {
-  let size = varintSize(container.runCount);
+function runsSize(runs: RunList): number {
+  let size = varintSize(runs.length);
   let previousEnd = -1;
-  container.forEachRun((first, last) => {
+  for (let run = 0; run < runs.length; run++) {
+    const first = runs.firsts[run] ?? 0;
+    const last = runs.lasts[run] ?? 0;
     size += varintSize(first - previousEnd - 1) + varintSize(last - first);
     previousEnd = last;
-    return true;
-  });
+  }
   return size;
 }
 

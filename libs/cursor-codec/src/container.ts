@@ -15,11 +15,7 @@ export const MAX_RUNS_IN_RUN_CONTAINER = 2048;
 /** A bitmap falls back to a run list below this many runs (half the limit, so a region does not flap). */
 export const MIN_RUNS_IN_BITMAP_CONTAINER = 1024;
 
-/**
- * Receives one run of acknowledged offsets [first, last] (inclusive). Returns
- * false to stop the iteration.
- */
-export type RunVisitor = (first: number, last: number) => boolean;
+import type { RunList } from './word-runs.js';
 
 /** The acknowledged offsets of one region. Offsets are in [0, REGION_SIZE). */
 export interface Container {
@@ -35,8 +31,8 @@ export interface Container {
   addRange(first: number, last: number): number;
   /** Removes every offset <= `offset`; returns how many were removed. */
   removeUpTo(offset: number): number;
-  /** Visits runs in ascending order; returns false if the visitor stopped it. */
-  forEachRun(visit: RunVisitor): boolean;
+  /** Appends the runs, offset by base, to the list in ascending order. */
+  collectRuns(base: number, list: RunList): void;
   firstOffset(): number;
   lastOffset(): number;
   /** Writes the region as BITMAP_WORDS words (bit i of word w = offset 32w + i). */

@@ -4,7 +4,12 @@ import { validateCursorState, type CursorState } from './cursor-state.js';
 import { CursorCodecReason, checkIntegerOption, invalidOption, tooLarge } from './errors.js';
 import { LedgerlineError } from '@ledgerline/rpc';
 import { LONG_ARRAY_MAX_ENTRY_ID } from './long-array.js';
-import { positionInfoSize, writePositionInfo, type PositionInfoParts } from './position-info-writer.js';
+import {
+  planPositionInfo,
+  writePositionInfo,
+  type PositionInfoParts,
+  type PositionInfoPlan,
+} from './position-info-writer.js';
 
 export type CursorStateFormat = 'pulsar-ranges' | 'long-array' | 'compact';
 export const CURSOR_STATE_FORMATS: readonly CursorStateFormat[] = ['pulsar-ranges', 'long-array', 'compact'];
@@ -122,9 +127,9 @@ function encodeAs(
   }
   if (format === 'long-array') checkLongArrayApplies(prepared.parts.acked);
   // Size first, so an oversized PositionInfo is refused before it is allocated.
-  const size = positionInfoSize(prepared.parts, format);
-  if (size > maxEncodedBytes) throw tooLargeError(format, size, maxEncodedBytes);
-  return { format, bytes: writePositionInfo(prepared.parts, format) };
+  const plan = planPositionInfo(prepared.parts, format);
+  if (plan.size > maxEncodedBytes) throw tooLargeError(format, plan.size, maxEncodedBytes);
+  return { format, bytes: writePositionInfo(plan) };
 }
 
 /**
@@ -139,7 +144,7 @@ function encodeSmallest(
   maxEncodedBytes: number,
 ): { format: CursorStateFormat; bytes: Uint8Array } {
   const compact = writeCompact({ ...prepared.parts, cursorProperties: prepared.cursorProperties }, compression);
-  let best: CursorStateFormat = 'compact';
+  let best: PositionInfoPlan | undefined;
   let bestSize = compact.length;
   if (prepared.cursorProperties.length === 0) {
     const candidates: ('long-array' | 'pulsar-ranges')[] = ['long-array', 'pulsar-ranges'];
@@ -147,15 +152,16 @@ function encodeSmallest(
       if (layout === 'long-array' && !longArrayApplies(prepared.parts.acked)) continue;
       // A cheap lower bound skips the exact sizing (a pass over every range or word) when it cannot win.
       if (minimumAckBytes(prepared.parts.acked, layout) > bestSize) continue;
-      const size = positionInfoSize(prepared.parts, layout);
-      if (size <= bestSize) {
-        best = layout;
-        bestSize = size;
+      const plan = planPositionInfo(prepared.parts, layout);
+      if (plan.size <= bestSize) {
+        best = plan;
+        bestSize = plan.size;
       }
     }
   }
-  if (bestSize > maxEncodedBytes) throw tooLargeError(best, bestSize, maxEncodedBytes);
-  return { format: best, bytes: best === 'compact' ? compact : writePositionInfo(prepared.parts, best) };
+  const format = best?.layout ?? 'compact';
+  if (bestSize > maxEncodedBytes) throw tooLargeError(format, bestSize, maxEncodedBytes);
+  return { format, bytes: best === undefined ? compact : writePositionInfo(best) };
 }
 
 /** Fewest bytes the acknowledgements can take in a Pulsar layout (14 per range; 2 per bitset word). */

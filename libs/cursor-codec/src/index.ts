@@ -23,8 +23,21 @@ export type { CursorStateFormat, EncodeCursorStateOptions, EncodedCursorState } 
 export { decodeCursorState, detectCursorStateFormat, DEFAULT_MAX_DECODED_BODY_BYTES } from './decode-cursor-state.js';
 export type { DecodeCursorStateOptions } from './decode-cursor-state.js';
 export type { CompactCompression } from './compact-writer.js';
+export { toSnapshotEntries, DEFAULT_MAX_ENTRY_SIZE, DEFAULT_MAX_SNAPSHOT_PARTS } from './snapshot-entries.js';
+export type { SnapshotEntriesOptions, SnapshotFooter } from './snapshot-entries.js';
+export { recoverSnapshot, DEFAULT_MAX_SCAN_ENTRIES } from './recover-snapshot.js';
+export type {
+  ReadEntry,
+  RecoverSnapshotOptions,
+  RecoveredSnapshot,
+  SkippedEntry,
+  SkipReason,
+  CorruptSnapshot,
+} from './recover-snapshot.js';
 export { CursorCodecReason } from './errors.js';
 
 // For other packages (the managed cursor, the writer owner): format constants and limits.
 export { COMPACT_MAGIC, COMPACT_VERSION } from './compact-writer.js';
 export { LONG_ARRAY_MAX_ENTRY_ID } from './long-array.js';
+export { ENTRY_MAGIC, ENTRY_VERSION, parseSnapshotEntry } from './snapshot-entries.js';
+export type { ParsedEntry } from './snapshot-entries.js';

@@ -1,14 +1,18 @@
 import { BitmapContainer } from './bitmap-container.js';
-import { rangeMask32 } from './bits.js';
-import {
-  BITMAP_WORDS,
-  LAST_OFFSET,
-  MAX_RUNS_IN_RUN_CONTAINER,
-  MIN_RUNS_IN_BITMAP_CONTAINER,
-  REGION_SIZE,
-  type Container,
-} from './container.js';
+import * as bits from './bits.js';
+import * as regionLayout from './container.js';
+import type { Container } from './container.js';
 import { RunContainer } from './run-container.js';
+import { RunList } from './word-runs.js';
+
+// Module-local copies of imports used in hot loops: under the CommonJS interop
+// this code runs with (tsx, Jest), every use of an imported binding is a getter call.
+const { rangeMask32 } = bits;
+const { BITMAP_WORDS, LAST_OFFSET, MAX_RUNS_IN_RUN_CONTAINER, MIN_RUNS_IN_BITMAP_CONTAINER, REGION_SIZE } =
+  regionLayout;
+
+/** Run lists reused across iterations (one per nesting level), so a pass over many ledgers does not regrow them. */
+const spareRunLists: RunList[] = [];
 
 /** Receives one run of acknowledged entry ids [first, last]; returns false to stop. */
 export type EntryRunVisitor = (first: number, last: number) => boolean;
@@ -284,35 +288,34 @@ export class LedgerAcks {
     this.cachedRanges = -1;
   }
 
-  /** Visits maximal runs in ascending order, joining runs that meet at region boundaries. */
+  /**
+   * Visits maximal runs in ascending order, joining runs that meet at region
+   * boundaries. Each block's runs are gathered in a tight loop first; the last
+   * one is held back until the next block shows whether it continues.
+   */
   forEachRun(visit: EntryRunVisitor): boolean {
-    let pendingFirst = -1;
-    let pendingLast = -2;
-    let stopped = false;
-    const emit = (first: number, last: number): boolean => {
-      if (first === pendingLast + 1) {
-        pendingLast = last;
-        return true;
-      }
-      if (pendingFirst >= 0 && !visit(pendingFirst, pendingLast)) {
-        stopped = true;
-        return false;
-      }
-      pendingFirst = first;
-      pendingLast = last;
-      return true;
-    };
-    for (let index = 0; index < this.starts.length && !stopped; index++) {
+    const list = spareRunLists.pop() ?? new RunList();
+    try {
+      return this.visitRuns(visit, list);
+    } finally {
+      list.clear();
+      spareRunLists.push(list);
+    }
+  }
+
+  private visitRuns(visit: EntryRunVisitor, list: RunList): boolean {
+    for (let index = 0; index < this.starts.length; index++) {
       const base = (this.starts[index] ?? 0) * REGION_SIZE;
       const container = this.containers[index];
-      if (container === null || container === undefined) {
-        emit(base, ((this.ends[index] ?? 0) + 1) * REGION_SIZE - 1);
-      } else {
-        container.forEachRun((first, last) => emit(base + first, base + last));
+      if (container === null || container === undefined)
+        list.push(base, ((this.ends[index] ?? 0) + 1) * REGION_SIZE - 1);
+      else container.collectRuns(base, list);
+      for (let run = 0; run < list.length - 1; run++) {
+        if (!visit(list.firsts[run] ?? 0, list.lasts[run] ?? 0)) return false;
       }
+      list.keepLast();
     }
-    if (stopped) return false;
-    return pendingFirst < 0 || visit(pendingFirst, pendingLast);
+    return list.length === 0 || visit(list.firsts[0] ?? 0, list.lasts[0] ?? 0);
   }
 
   rangeCount(): number {

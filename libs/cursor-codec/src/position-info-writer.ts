@@ -1,5 +1,6 @@
 import type { AckSet } from './ack-set.js';
-import { ByteWriter, int64Size, varint64Size, varintSize } from './byte-writer.js';
+import * as sizes from './byte-writer.js';
+import { ByteWriter } from './byte-writer.js';
 import { remainingBatchIndexes, type PositionedBatchAck } from './cursor-state.js';
 import { forEachLongArrayWord } from './long-array.js';
 import type { Position } from './position.js';
@@ -19,6 +20,13 @@ const TAG_SUB_1_MESSAGE = 0x0a; // field 1 of a nested message, length-delimited
 const TAG_SUB_2_MESSAGE = 0x12; // field 2 of a nested message, length-delimited
 const TAG_SUB_1_VARINT = 0x08;
 const TAG_SUB_2_VARINT = 0x10;
+
+// Local bindings of the size helpers: the range loops call them tens of
+// millions of times, and an imported binding costs a property lookup per
+// call under CommonJS interop.
+const varintSize = sizes.varintSize;
+const int64Size = sizes.int64Size;
+const varint64Size = sizes.varint64Size;
 
 export type PositionInfoLayout = 'pulsar-ranges' | 'long-array';
 
@@ -109,9 +117,20 @@ export function ackFieldsSize(acked: AckSet, layout: PositionInfoLayout): number
   return size;
 }
 
-/** The exact size of the PositionInfo writePositionInfo would produce. */
-export function positionInfoSize(parts: PositionInfoParts, layout: PositionInfoLayout): number {
-  return headerAndTailSize(parts, prepareProperties(parts), prepareBatches(parts)) + ackFieldsSize(parts.acked, layout);
+/** A PositionInfo sized but not yet written, so a caller can check the size before paying for the bytes. */
+export interface PositionInfoPlan {
+  parts: PositionInfoParts;
+  layout: PositionInfoLayout;
+  size: number;
+  properties: PreparedProperty[];
+  batches: PreparedBatch[];
+}
+
+export function planPositionInfo(parts: PositionInfoParts, layout: PositionInfoLayout): PositionInfoPlan {
+  const properties = prepareProperties(parts);
+  const batches = prepareBatches(parts);
+  const size = headerAndTailSize(parts, properties, batches) + ackFieldsSize(parts.acked, layout);
+  return { parts, layout, size, properties, batches };
 }
 
 function headerAndTailSize(parts: PositionInfoParts, properties: PreparedProperty[], batches: PreparedBatch[]): number {
@@ -121,19 +140,17 @@ function headerAndTailSize(parts: PositionInfoParts, properties: PreparedPropert
   return size;
 }
 
-/** Writes a PositionInfo with the acknowledged entries in the given layout. */
-export function writePositionInfo(parts: PositionInfoParts, layout: PositionInfoLayout): Uint8Array {
-  const properties = prepareProperties(parts);
-  const batches = prepareBatches(parts);
-  const size = headerAndTailSize(parts, properties, batches) + ackFieldsSize(parts.acked, layout);
+/** Writes a planned PositionInfo with the acknowledged entries in the plan's layout. */
+export function writePositionInfo(plan: PositionInfoPlan): Uint8Array {
+  const { parts, layout, size } = plan;
   const out = new ByteWriter(size);
   out.byte(TAG_LEDGER_ID);
   out.int64(parts.markDelete.ledgerId);
   out.byte(TAG_ENTRY_ID);
   out.int64(parts.markDelete.entryId);
   if (layout === 'pulsar-ranges') writeRanges(out, parts.acked);
-  for (const property of properties) writeProperty(out, property);
-  for (const batch of batches) writeBatch(out, batch);
+  for (const property of plan.properties) writeProperty(out, property);
+  for (const batch of plan.batches) writeBatch(out, batch);
   if (layout === 'long-array') writeLongLists(out, parts.acked);
   if (out.position !== size) throw new Error(`PositionInfo size ${out.position} differs from computed ${size}`);
   return out.finish();

@@ -1,6 +1,6 @@
 import { rangeMask32 } from './bits.js';
-import { type Container, type RunVisitor } from './container.js';
-import { forEachRunInWords } from './word-runs.js';
+import { type Container } from './container.js';
+import { RunList, collectRunsFromWords } from './word-runs.js';
 
 const INITIAL_CAPACITY_RUNS = 4;
 
@@ -28,10 +28,10 @@ export class RunContainer implements Container {
   /** Builds a container from a bitmap's words (used when a bitmap thins out). */
   static fromWords(words: Uint32Array, runCount: number): RunContainer {
     const container = new RunContainer(runCount);
-    forEachRunInWords(words, (first, last) => {
-      container.appendRun(first, last);
-      return true;
-    });
+    const list = new RunList();
+    collectRunsFromWords(words, 0, list);
+    for (let index = 0; index < list.length; index++)
+      container.appendRun(list.firsts[index] ?? 0, list.lasts[index] ?? 0);
     return container;
   }
 
@@ -137,11 +137,10 @@ export class RunContainer implements Container {
     this.total += last - first + 1;
   }
 
-  forEachRun(visit: RunVisitor): boolean {
-    for (let index = 0; index < this.count; index++) {
-      if (!visit(this.start(index), this.end(index))) return false;
-    }
-    return true;
+  collectRuns(base: number, list: RunList): void {
+    const runs = this.runs;
+    for (let index = 0; index < this.count * 2; index += 2)
+      list.push(base + (runs[index] ?? 0), base + (runs[index + 1] ?? 0));
   }
 
   firstOffset(): number {
