@@ -182,7 +182,9 @@ export class AppendPipeline {
 
   private async writeBatch(ledger: OpenLedger): Promise<void> {
     const { config } = this.host;
-    const batch = this.queue.peekBatch(config.maxWriteBatchEntries, config.maxWriteBatchBytes);
+    // A batch never takes the ledger past maxEntriesPerLedger, so rollover lands where configured.
+    const room = Math.max(1, config.maxEntriesPerLedger - ledger.entries);
+    const batch = this.queue.peekBatch(Math.min(config.maxWriteBatchEntries, room), config.maxWriteBatchBytes);
     for (const op of batch) this.frame(op);
     let firstEntryId: number;
     try {

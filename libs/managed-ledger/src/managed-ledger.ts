@@ -27,6 +27,8 @@ import type { OpenLedger } from './open-ledger.js';
 import { findByOffset, findByTime } from './position-lookup.js';
 import { checkPosition, type Position } from './position.js';
 import { ReadWaiters, type WaitOptions } from './read-waiters.js';
+import { CursorRegistry, type OpenCursorOptions } from './cursor-registry.js';
+import type { CursorHost, ManagedCursor, SeekTarget } from './managed-cursor.js';
 import { ledgersToTrim } from './trimming.js';
 
 export type ManagedLedgerStatus = 'open' | 'terminated' | 'fenced' | 'closing' | 'closed' | 'deleted';
@@ -55,6 +57,7 @@ export class ManagedLedger {
   private readonly waiters: ReadWaiters;
   private maintenance: NodeJS.Timeout | undefined;
   private trimming: Promise<number[]> | undefined;
+  private readonly cursors: CursorRegistry;
 
   private constructor(
     private readonly ctx: LedgerContext,
@@ -63,6 +66,7 @@ export class ManagedLedger {
     this.status = terminated ? 'terminated' : 'open';
     this.waiters = new ReadWaiters(ctx.config.maxReadWaiters);
     this.pipeline = new AppendPipeline(this.appendHost());
+    this.cursors = new CursorRegistry(this.cursorHost());
     if (ctx.config.maintenanceIntervalMs > 0) {
       this.maintenance = setInterval(() => this.runMaintenance(), ctx.config.maintenanceIntervalMs);
       this.maintenance.unref();
@@ -118,8 +122,15 @@ export class ManagedLedger {
       current: recovered.current,
     };
     for (const [ledgerId, table] of recovered.recoveredTables) ctx.offsetTables.remember(ledgerId, table);
-    owner.ledger = new ManagedLedger(ctx, recovered.current === undefined);
-    return owner.ledger;
+    const ledger = new ManagedLedger(ctx, recovered.current === undefined);
+    owner.ledger = ledger;
+    try {
+      await ledger.cursors.recoverAll();
+    } catch (err) {
+      await ledger.close().catch(() => undefined);
+      throw err;
+    }
+    return ledger;
   }
 
   get topic(): string {
@@ -299,6 +310,7 @@ export class ManagedLedger {
       'managed ledger fenced by another owner',
     );
     this.pipeline.rejectAll(err);
+    this.cursors.discardAll('fenced');
     this.waiters.notifyAll();
   }
 
@@ -366,8 +378,54 @@ export class ManagedLedger {
   }
 
   /** The mark-delete position of the slowest cursor; undefined when there are no cursors. */
-  protected slowestMarkDelete(): Position | undefined {
-    return undefined;
+  private slowestMarkDelete(): Position | undefined {
+    return this.cursors.slowestMarkDelete();
+  }
+
+  /** Opens a cursor, creating it at `options.start` (latest by default) when it does not exist. */
+  async openCursor(name: string, options: OpenCursorOptions = {}): Promise<ManagedCursor> {
+    if (this.status !== 'open' && this.status !== 'terminated')
+      throw this.submitBlocker() ?? closedError(this.ctx.name);
+    return this.cursors.open(name, options);
+  }
+
+  getCursor(name: string): ManagedCursor | undefined {
+    return this.cursors.get(name);
+  }
+
+  /** The open cursors. */
+  getCursors(): ManagedCursor[] {
+    return this.cursors.all();
+  }
+
+  /** Deletes a cursor; its ledger becomes deletable. Deleting a missing cursor does nothing. */
+  async deleteCursor(name: string): Promise<void> {
+    if (this.status !== 'open' && this.status !== 'terminated')
+      throw this.submitBlocker() ?? closedError(this.ctx.name);
+    await this.cursors.delete(name);
+  }
+
+  /** The hooks cursors use. */
+  private cursorHost(): CursorHost {
+    return {
+      ctx: this.ctx,
+      views: () => this.ledgers(),
+      readEntries: (from, options) => this.readEntries(from, options),
+      waitForEntries: (options) => this.waitForEntries(options),
+      resolveSeekTarget: (target) => this.resolveSeekTarget(target),
+      markDeletable: (records) => this.markDeletable(records),
+      cursorMoved: () => this.scheduleTrim(),
+      cursorFenced: (err) => this.onFenced(err),
+      infoVersion: () => this.ctx.keeper.version,
+    };
+  }
+
+  /** The entry a seek lands on: the first one a reader then gets. */
+  private async resolveSeekTarget(target: SeekTarget): Promise<Position> {
+    if ('position' in target) return checkPosition(target.position);
+    const found =
+      'offset' in target ? await this.findPosition(target.offset) : await this.findPositionByTime(target.timestampMs);
+    return { ledgerId: found.ledgerId, entryId: found.entryId };
   }
 
   /** Records ledgers (cursor ledgers) deletable in ManagedLedgerInfo, one compare-and-set. */
@@ -409,18 +467,24 @@ export class ManagedLedger {
    * the managed ledger is marked DELETING and every ledger (data and cursor)
    * becomes deletable; the garbage collector removes them and then the node.
    */
-  async delete(cursorLedgers: { ledgerId: number; cursorName: string }[] = []): Promise<void> {
+  async delete(): Promise<void> {
     const error = deletingError(this.ctx.name);
-    const wasFenced = this.fenceError !== undefined;
+    if (this.fenceError !== undefined) throw this.fenceError;
+    const cursorLedgers = this.cursors.cursorLedgers();
+    const cursorNames = this.cursors.all().map((c) => c.name);
     this.status = 'deleted';
     this.stopTimers();
     this.pipeline.rejectAll(error);
-    if (wasFenced) throw this.fenceError!;
+    this.cursors.discardAll('deleted');
     const current = this.ctx.current;
     if (current !== undefined && !current.sealed) {
       await fenceAndClose(this.ctx.store, current.ledgerId).catch(() => undefined);
     }
     await this.ctx.keeper.update((info) => Object.assign(info, markDeleting(info, cursorLedgers, this.ctx.now())));
+    // The markers are safe in the managed ledger node; the cursor nodes below it can go.
+    for (const name of cursorNames) {
+      await this.ctx.metadata.deleteCursorInfo(this.ctx.path, name).catch(() => undefined);
+    }
     this.publishDeletable([...this.ctx.keeper.info.deletableLedgers.map((d) => d.ledgerId)]);
     this.ctx.cache.clear();
     this.waiters.failAll(error);
@@ -437,6 +501,7 @@ export class ManagedLedger {
     this.status = 'closing';
     this.stopTimers();
     await this.pipeline.whenIdle();
+    if (!fenced) await this.cursors.closeAll();
     if (!fenced && !terminated && this.ctx.current !== undefined) {
       await sealAndRecord(this.ctx).catch((err: unknown) =>
         this.ctx.logger.warn(

@@ -161,6 +161,19 @@ export class InMemoryLedgerStore implements LedgerStore {
 
   async close(): Promise<void> {}
 
+  /** Flips one byte of a stored entry (a disk or bit error), for corruption tests. */
+  corruptEntry(ledgerId: number, entryId: number, byteIndex = -1): void {
+    const data = this.ledgers.get(ledgerId)?.entries[entryId];
+    if (data === undefined) throw new Error(`no entry ${ledgerId}:${entryId}`);
+    const at = byteIndex < 0 ? data.length + byteIndex : byteIndex;
+    data[at] = (data[at] as number) ^ 0xff;
+  }
+
+  /** How many entries a ledger holds, for assertions. */
+  entryCount(ledgerId: number): number {
+    return this.ledgers.get(ledgerId)?.entries.length ?? -1;
+  }
+
   /** The ids of every stored ledger, for assertions. */
   ledgerIds(): number[] {
     return [...this.ledgers.keys()].sort((a, b) => a - b);

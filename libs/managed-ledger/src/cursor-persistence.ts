@@ -1,0 +1,164 @@
+import type { LedgerWriter } from '@ledgerline/ledger-store';
+import { encodeCursorState, toSnapshotEntries, type CursorState } from '@ledgerline/cursor-codec';
+import type { LedgerContext } from './context.js';
+import { CursorInfoKeeper, NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
+import { isBadVersion } from './errors.js';
+import { createOwnedLedger, discardUnreferencedLedger } from './ledger-factory.js';
+import type { DeletableLedgerRecord } from './managed-ledger-info.js';
+
+/** What a snapshot write produced, for metrics and the benchmark. */
+export interface SnapshotWrite {
+  bytes: number;
+  entries: number;
+  where: 'inline' | 'ledger' | 'new-ledger';
+  rangesDropped: number;
+}
+
+/** The cursor's own ledger while we may append to it. */
+interface CursorLedger {
+  writer: LedgerWriter;
+  snapshots: number;
+  createdAtMs: number;
+}
+
+/**
+ * Where a cursor's state goes (Pulsar's scheme, with PIP-381 chunking):
+ * small states live inline in ManagedCursorInfo while the cursor has no
+ * ledger; otherwise each snapshot is appended to the cursor ledger as
+ * toSnapshotEntries gives it (one entry, or chunks and a footer). After
+ * maxSnapshotsPerLedger snapshots, or maxCursorLedgerAgeMs, the cursor moves
+ * to a new ledger: the new ledger gets the latest snapshot first, then the
+ * node is switched by compare-and-set, then the old ledger is marked
+ * deletable, so a crash at any point leaves a node that names a ledger
+ * holding a complete snapshot.
+ */
+export class CursorPersistence {
+  private ledger: CursorLedger | undefined;
+
+  constructor(
+    private readonly ctx: LedgerContext,
+    readonly keeper: CursorInfoKeeper,
+    private readonly markDeletable: (records: DeletableLedgerRecord[]) => Promise<void>,
+  ) {}
+
+  /** The cursor ledger the node names, or NO_CURSOR_LEDGER. */
+  get cursorLedgerId(): number {
+    return this.keeper.current.cursorsLedgerId;
+  }
+
+  /**
+   * Persists `state`; `node` carries what the node holds besides the snapshot.
+   * With `writeNode` the node is rewritten even when the snapshot goes to the
+   * ledger (a reset must bump the node's reset epoch).
+   */
+  async persist(
+    state: CursorState,
+    node: Pick<CursorInfoModel, 'resetEpoch' | 'lastActiveMs'>,
+    writeNode = false,
+  ): Promise<SnapshotWrite> {
+    const { config } = this.ctx;
+    const encoded = encodeCursorState(state, { format: 'auto', maxRangesToPersist: config.cursor.maxRangesToPersist });
+    if (encoded.rangesDropped > 0) this.reportDropped(encoded.rangesDropped);
+    const base: CursorInfoModel = {
+      ...this.keeper.current,
+      markDelete: state.markDelete,
+      properties: new Map(state.properties),
+      cursorProperties: new Map(state.cursorProperties),
+      ...node,
+    };
+    const small = encoded.bytes.length <= config.cursor.inlineSnapshotMaxBytes;
+    const rangesDropped = encoded.rangesDropped;
+    if (this.cursorLedgerId === NO_CURSOR_LEDGER && small) {
+      await this.keeper.write({ ...base, inlineSnapshot: encoded.bytes });
+      return { bytes: encoded.bytes.length, entries: 0, where: 'inline', rangesDropped };
+    }
+    const entries = toSnapshotEntries(encoded.bytes, { maxEntrySize: config.cursor.snapshotMaxEntrySizeBytes });
+    const ledger = this.ledger;
+    if (ledger !== undefined && !this.rolloverDue(ledger)) {
+      try {
+        await ledger.writer.append(entries);
+      } catch (err) {
+        this.ledger = undefined;
+        throw err;
+      }
+      ledger.snapshots++;
+      if (writeNode) {
+        const { inlineSnapshot: _inline, ...withoutInline } = base;
+        await this.keeper.write(withoutInline);
+      }
+      return { bytes: encoded.bytes.length, entries: entries.length, where: 'ledger', rangesDropped };
+    }
+    await this.switchLedger(base, small ? encoded.bytes : undefined, entries);
+    return {
+      bytes: encoded.bytes.length,
+      entries: entries.length,
+      where: small ? 'inline' : 'new-ledger',
+      rangesDropped,
+    };
+  }
+
+  /** Stops appending; the ledger stays as the node names it. */
+  detach(): void {
+    this.ledger = undefined;
+  }
+
+  private rolloverDue(ledger: CursorLedger): boolean {
+    const { cursor } = this.ctx.config;
+    return (
+      ledger.snapshots >= cursor.maxSnapshotsPerLedger ||
+      this.ctx.now() - ledger.createdAtMs >= cursor.maxCursorLedgerAgeMs
+    );
+  }
+
+  /**
+   * Moves the cursor to a new ledger holding `entries` (or back inline when
+   * `inline` is given), then marks the old ledger deletable.
+   */
+  private async switchLedger(
+    base: CursorInfoModel,
+    inline: Uint8Array | undefined,
+    entries: Uint8Array[],
+  ): Promise<void> {
+    const oldLedgerId = this.cursorLedgerId;
+    this.ledger = undefined;
+    if (inline !== undefined) {
+      await this.keeper.write({ ...base, cursorsLedgerId: NO_CURSOR_LEDGER, inlineSnapshot: inline });
+    } else {
+      const writer = await createOwnedLedger(this.ctx.metadata, this.ctx.store, {
+        topic: this.ctx.topic,
+        path: this.ctx.path,
+        component: 'cursor',
+        cursorName: this.keeper.cursorName,
+      });
+      try {
+        await writer.append(entries);
+      } catch (err) {
+        discardUnreferencedLedger(this.ctx.store, writer.ledgerId);
+        throw err;
+      }
+      const { inlineSnapshot: _inline, ...withoutInline } = base;
+      try {
+        await this.keeper.write({ ...withoutInline, cursorsLedgerId: writer.ledgerId });
+      } catch (err) {
+        // Only a lost compare-and-set proves the node does not name the new ledger; otherwise the sweep decides.
+        if (isBadVersion(err)) discardUnreferencedLedger(this.ctx.store, writer.ledgerId);
+        throw err;
+      }
+      this.ledger = { writer, snapshots: 1, createdAtMs: this.ctx.now() };
+    }
+    if (oldLedgerId !== NO_CURSOR_LEDGER) {
+      await this.markDeletable([
+        { ledgerId: oldLedgerId, component: 'cursor', cursorName: this.keeper.cursorName, markedAtMs: this.ctx.now() },
+      ]);
+    }
+  }
+
+  private reportDropped(rangesDropped: number): void {
+    const cursor = this.keeper.cursorName;
+    this.ctx.metrics.cursorRangesNotPersisted.inc({ topic: this.ctx.topic, cursor }, rangesDropped);
+    this.ctx.logger.warn(
+      { topic: this.ctx.topic, cursor, rangesDropped, maxRangesToPersist: this.ctx.config.cursor.maxRangesToPersist },
+      'cursor snapshot left acknowledged ranges out (maxRangesToPersist): they are redelivered after a restart',
+    );
+  }
+}

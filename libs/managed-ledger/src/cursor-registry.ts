@@ -1,0 +1,212 @@
+import { createCursorState, encodeCursorState } from '@ledgerline/cursor-codec';
+import { LedgerlineError } from '@ledgerline/rpc';
+import { validateCursorName } from './cursor-name.js';
+import { CursorInfoKeeper, cursorInfoFromProto, NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
+import { CursorPersistence } from './cursor-persistence.js';
+import { recoverCursorState } from './cursor-recovery.js';
+import { isBadVersion, ManagedLedgerReason } from './errors.js';
+import { canonicalMarkDelete, lastEntry } from './ledger-views.js';
+import { ManagedCursor, type CursorHost, type SeekTarget } from './managed-cursor.js';
+import type { ManagedCursorInfo } from '@ledgerline/proto';
+import type { Versioned } from './metadata-access.js';
+import { checkPosition, comparePositions, type Position } from './position.js';
+
+/** Where a new cursor starts. */
+export type CursorStart = { initialPosition: 'earliest' | 'latest' } | { position: Position } | { offset: number };
+
+export interface OpenCursorOptions {
+  /** Where a cursor that does not exist yet starts; latest when omitted (Pulsar's default). */
+  start?: CursorStart;
+  properties?: Map<string, bigint | number>;
+  cursorProperties?: Map<string, string>;
+}
+
+/**
+ * The cursors of one managed ledger: created, recovered (all of them when
+ * the managed ledger opens, as Pulsar does, so trimming knows the slowest),
+ * and deleted. Opening the same name twice at once yields one cursor.
+ */
+export class CursorRegistry {
+  private readonly cursors = new Map<string, ManagedCursor>();
+  private readonly opening = new Map<string, Promise<ManagedCursor>>();
+
+  constructor(private readonly host: CursorHost) {}
+
+  get size(): number {
+    return this.cursors.size;
+  }
+
+  get(name: string): ManagedCursor | undefined {
+    return this.cursors.get(name);
+  }
+
+  all(): ManagedCursor[] {
+    return [...this.cursors.values()];
+  }
+
+  /** The slowest mark-delete position; undefined without cursors. */
+  slowestMarkDelete(): Position | undefined {
+    let slowest: Position | undefined;
+    for (const cursor of this.cursors.values()) {
+      if (slowest === undefined || comparePositions(cursor.markDeletePosition, slowest) < 0)
+        slowest = cursor.markDeletePosition;
+    }
+    return slowest;
+  }
+
+  open(name: string, options: OpenCursorOptions = {}): Promise<ManagedCursor> {
+    validateCursorName(name);
+    const existing = this.cursors.get(name);
+    if (existing !== undefined) return Promise.resolve(existing);
+    let pending = this.opening.get(name);
+    if (pending === undefined) {
+      pending = this.openOrCreate(name, options).finally(() => this.opening.delete(name));
+      this.opening.set(name, pending);
+    }
+    return pending;
+  }
+
+  /** Recovers every stored cursor, a few at a time. */
+  async recoverAll(): Promise<void> {
+    const { ctx } = this.host;
+    const names: string[] = [];
+    let after: string | undefined;
+    do {
+      const page = await ctx.metadata.listCursors(ctx.path, after === undefined ? {} : { after });
+      names.push(...page.names);
+      after = page.next;
+      if (names.length > ctx.config.maxCursors) throw tooManyCursors(ctx.config.maxCursors);
+    } while (after !== undefined);
+    const queue = [...names];
+    const worker = async () => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) await this.open(name);
+    };
+    await Promise.all(Array.from({ length: ctx.config.cursorRecoveryConcurrency }, worker));
+  }
+
+  /**
+   * Deletes a cursor: its node goes first, then its ledger is marked
+   * deletable, so no marker ever names a ledger a node still uses.
+   */
+  async delete(name: string): Promise<void> {
+    const cursor = this.cursors.get(name) ?? (await this.open(name).catch(() => undefined));
+    if (cursor === undefined) return;
+    cursor.discard('deleted');
+    this.cursors.delete(name);
+    const { ctx } = this.host;
+    await ctx.metadata.deleteCursorInfo(ctx.path, name);
+    const nowMs = ctx.now();
+    await this.host.markDeletable(
+      cursor
+        .ledgersToRetire()
+        .map((ledgerId) => ({ ledgerId, component: 'cursor' as const, cursorName: name, markedAtMs: nowMs })),
+    );
+    this.host.cursorMoved();
+  }
+
+  /** Every cursor ledger, for deleting the topic. */
+  cursorLedgers(): { ledgerId: number; cursorName: string }[] {
+    return this.all().flatMap((c) => c.ledgersToRetire().map((ledgerId) => ({ ledgerId, cursorName: c.name })));
+  }
+
+  async closeAll(): Promise<void> {
+    const results = await Promise.allSettled(this.all().map((c) => c.close()));
+    for (const result of results) {
+      if (result.status === 'rejected') {
+        this.host.ctx.logger.warn(
+          { topic: this.host.ctx.topic, error: String(result.reason) },
+          'a cursor failed to persist on close',
+        );
+      }
+    }
+  }
+
+  discardAll(status: 'fenced' | 'deleted'): void {
+    for (const cursor of this.cursors.values()) cursor.discard(status);
+  }
+
+  private async openOrCreate(name: string, options: OpenCursorOptions): Promise<ManagedCursor> {
+    const { ctx } = this.host;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const stored = await ctx.metadata.getCursorInfo(ctx.path, name);
+      const cursor =
+        stored !== undefined ? await this.recover(name, stored) : await this.create(name, options).catch(retryIfRaced);
+      if (cursor !== undefined) {
+        this.cursors.set(name, cursor);
+        return cursor;
+      }
+    }
+    throw new LedgerlineError(
+      'ABORTED',
+      ManagedLedgerReason.cursorFenced,
+      `cursor ${name} keeps changing under this owner`,
+    );
+  }
+
+  private async create(name: string, options: OpenCursorOptions): Promise<ManagedCursor> {
+    const { ctx } = this.host;
+    if (this.cursors.size >= ctx.config.maxCursors) throw tooManyCursors(ctx.config.maxCursors);
+    const markDelete = await this.startingMarkDelete(options.start ?? { initialPosition: 'latest' });
+    const state = createCursorState({
+      markDelete,
+      properties: new Map(options.properties ?? []),
+      cursorProperties: new Map(options.cursorProperties ?? []),
+    });
+    const model: CursorInfoModel = {
+      cursorsLedgerId: NO_CURSOR_LEDGER,
+      markDelete,
+      properties: state.properties,
+      cursorProperties: state.cursorProperties,
+      lastActiveMs: ctx.now(),
+      inlineSnapshot: encodeCursorState(state).bytes,
+      resetEpoch: 0,
+    };
+    const keeper = new CursorInfoKeeper(ctx.metadata, ctx.path, name, 'absent', model);
+    await keeper.write(model);
+    return new ManagedCursor(this.host, name, this.persistence(keeper), state, 0);
+  }
+
+  private async recover(name: string, stored: Versioned<ManagedCursorInfo>): Promise<ManagedCursor> {
+    const { ctx } = this.host;
+    const node = cursorInfoFromProto(stored.value);
+    const recovered = await recoverCursorState(ctx, name, node);
+    const keeper = new CursorInfoKeeper(ctx.metadata, ctx.path, name, stored.version, node);
+    return new ManagedCursor(this.host, name, this.persistence(keeper), recovered.state, node.resetEpoch);
+  }
+
+  private persistence(keeper: CursorInfoKeeper): CursorPersistence {
+    return new CursorPersistence(this.host.ctx, keeper, (records) => this.host.markDeletable(records));
+  }
+
+  /** The mark-delete position a new cursor starts with: just before the first entry it should read. */
+  private async startingMarkDelete(start: CursorStart): Promise<Position> {
+    const views = this.host.views();
+    if ('initialPosition' in start) {
+      const first = views[0];
+      const last = views[views.length - 1];
+      if (start.initialPosition === 'earliest' && first !== undefined)
+        return canonicalMarkDelete(views, { ledgerId: first.ledgerId, entryId: -1 });
+      return lastEntry(views) ?? { ledgerId: last?.ledgerId ?? 0, entryId: -1 };
+    }
+    const next = await this.host.resolveSeekTarget(
+      'position' in start
+        ? { position: checkPosition(start.position) }
+        : ({ offset: start.offset } satisfies SeekTarget),
+    );
+    return canonicalMarkDelete(views, { ledgerId: next.ledgerId, entryId: next.entryId - 1 });
+  }
+}
+
+/** A create that lost to a concurrent create (the node now exists) is retried as an open. */
+function retryIfRaced(err: unknown): undefined {
+  if (isBadVersion(err)) return undefined;
+  throw err;
+}
+
+function tooManyCursors(max: number): LedgerlineError {
+  return new LedgerlineError(
+    'RESOURCE_EXHAUSTED',
+    ManagedLedgerReason.tooManyCursors,
+    `a managed ledger holds at most ${max} cursors (maxCursors)`,
+  );
+}
