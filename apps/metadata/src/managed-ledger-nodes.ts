@@ -9,6 +9,7 @@ import {
   type DeletableLedger,
   type ManagedLedgerInfo,
 } from '@ledgerline/proto';
+import { decodeLocalName } from '@ledgerline/naming';
 import { LedgerlineError } from '@ledgerline/rpc';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { CREATE_CONCURRENCY } from './limits.js';
@@ -105,9 +106,19 @@ export async function readCursorLedgers(
     const node = await store.get(`${path}/${cursorName}`);
     if (node === undefined) return;
     const cursor = decodeCursor(`${path}/${cursorName}`, node.value);
-    if (cursor.cursorsLedgerId >= 0n) ledgers.push({ cursorName, ledgerId: cursor.cursorsLedgerId });
+    if (cursor.cursorsLedgerId >= 0n)
+      ledgers.push({ cursorName: cursorNameOf(cursorName), ledgerId: cursor.cursorsLedgerId });
   });
   return { names, ledgers };
+}
+
+/** Cursor nodes are named by the URL-encoded cursor name; a name that does not decode is kept as it is. */
+function cursorNameOf(node: string): string {
+  try {
+    return decodeLocalName(node);
+  } catch {
+    return node;
+  }
 }
 
 function decodeCursor(path: string, bytes: Uint8Array) {

@@ -1,0 +1,150 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(__dirname, '../../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const MAIN = join(ROOT, 'apps/cli/src/main.ts');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function ledgerline(...args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    execFile(TSX, [MAIN, ...args], { cwd: ROOT, timeout: 30_000 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Starts `ledgerline standalone` on a free port and resolves with its address once it says where it listens. */
+function startStandalone(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    TSX,
+    [
+      MAIN,
+      'standalone',
+      '--data-dir',
+      dataDir,
+      '--grpc-host',
+      '127.0.0.1',
+      '--grpc-port',
+      '0',
+      '--metrics-port',
+      '0',
+      '--log-level',
+      'warn',
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  return new Promise((ready, fail) => {
+    let output = '';
+    const timer = setTimeout(() => fail(new Error(`standalone did not start: ${output}`)), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on ([\w.]+:\d+)/.exec(output);
+      if (match !== null) {
+        clearTimeout(timer);
+        ready({ child, url: match[1]! });
+      }
+    });
+    child.once('exit', (code) => fail(new Error(`standalone exited with ${code}: ${output}`)));
+  });
+}
+
+describe('the ledgerline CLI against a running standalone', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledgerline-cli-'));
+    ({ child, url } = await startStandalone(join(dir, 'data')));
+  });
+  afterAll(async () => {
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates a tenant, a bucketed namespace and many topics, then lists and counts them', async () => {
+    expect(await ledgerline('tenants', 'create', 'acme', '--url', url)).toMatchObject({
+      code: 0,
+      stdout: 'created tenant acme\n',
+    });
+    const namespace = await ledgerline(
+      'namespaces',
+      'create',
+      'acme/orders',
+      '--topic-buckets',
+      '16',
+      '--max-topics',
+      '40',
+      '--url',
+      url,
+    );
+    expect(namespace).toMatchObject({ code: 0, stdout: 'created namespace acme/orders with 16 topic bucket(s)\n' });
+    const bulk = await ledgerline(
+      'topics',
+      'create-many',
+      'acme/orders',
+      '--count',
+      '50',
+      '--batch-size',
+      '8',
+      '--url',
+      url,
+    );
+    expect(bulk.code).toBe(1);
+    expect(bulk.stdout).toMatch(/^created 40, already existed 0, failed 10 /);
+    expect(bulk.stderr).toContain('error: 10 topic(s) failed with TOO_MANY_TOPICS');
+    const listed = await ledgerline('topics', 'list', 'acme/orders', '--page-size', '7', '--url', url);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.trim().split('\n')).toEqual(
+      Array.from({ length: 40 }, (_, index) => `persistent://acme/orders/topic-${String(index).padStart(2, '0')}`),
+    );
+    expect(await ledgerline('topics', 'count', 'acme/orders', '--url', url)).toMatchObject({ code: 0, stdout: '40\n' });
+  });
+
+  it('prints the status code and reason of a refusal and exits non-zero', async () => {
+    const immutable = await ledgerline('namespaces', 'update', 'acme/orders', '--topic-buckets', '4', '--url', url);
+    expect(immutable.code).toBe(1);
+    expect(immutable.stderr).toMatch(/^error: FAILED_PRECONDITION BUCKETS_IMMUTABLE: /);
+    const badName = await ledgerline('topics', 'create', 'persistent://acme/orders/', '--url', url);
+    expect(badName.code).toBe(1);
+    expect(badName.stderr).toMatch(/^error: INVALID_ARGUMENT INVALID_TOPIC_NAME: /);
+    const unreachable = await ledgerline('tenants', 'list', '--url', '127.0.0.1:1');
+    expect(unreachable.code).toBe(3);
+    expect(unreachable.stderr).toMatch(/^error: UNAVAILABLE /);
+  });
+
+  it('sets a writer namespace and creates topics from a file', async () => {
+    const file = join(dir, 'names.txt');
+    writeFileSync(file, '# topics to load\nalpha\nbeta\nacme/readers-src/gamma\n');
+    await ledgerline('namespaces', 'create', 'acme/readers-src', '--url', url);
+    await ledgerline('namespaces', 'create', 'acme/readers', '--owner-group', 'readers', '--url', url);
+    const fromFile = await ledgerline('topics', 'create-many', 'acme/readers-src', '--from-file', file, '--url', url);
+    expect(fromFile).toMatchObject({ code: 0 });
+    expect(fromFile.stdout).toMatch(/^created 3, already existed 0, failed 0 /);
+    const set = await ledgerline(
+      'namespaces',
+      'set-writer-namespace',
+      'acme/readers',
+      'acme/readers-src',
+      '--url',
+      url,
+    );
+    expect(set).toMatchObject({ code: 0, stdout: 'acme/readers now mirrors acme/readers-src (read-only)\n' });
+    const lookup = await ledgerline('topics', 'lookup', 'acme/readers-src/alpha', '--group', 'readers', '--url', url);
+    expect(lookup.code).toBe(1);
+    expect(lookup.stderr).toMatch(
+      /^error: UNAVAILABLE NO_LIVE_OWNER: no live readonly owner is registered in group readers/,
+    );
+  });
+});

@@ -1,0 +1,52 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { connectAdmin, DEFAULT_URL, type AdminConnection } from './admin-connection.js';
+import { reportError } from './cli-errors.js';
+import type { CliIo } from './cli-io.js';
+
+/** Parses an integer option within bounds; commander prints the message and exits 1 on anything else. */
+export function integerIn(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(number) || number < min || number > max) {
+      throw new InvalidArgumentError(`expected an integer from ${min} to ${max}.`);
+    }
+    return number;
+  };
+}
+
+/** The --url of the command line (a global option), or the default. */
+export function urlOf(command: Command): string {
+  return (command.optsWithGlobals() as { url?: string }).url ?? DEFAULT_URL;
+}
+
+/**
+ * Runs one admin action against the service: connects, runs, prints any
+ * failure with its status code and reason, and sets the exit code.
+ */
+export async function withAdmin(
+  io: CliIo,
+  command: Command,
+  action: (connection: AdminConnection) => Promise<void>,
+): Promise<void> {
+  const connection = connectAdmin(urlOf(command));
+  try {
+    await action(connection);
+  } catch (error) {
+    process.exitCode = reportError(io, error, connection.url);
+  } finally {
+    connection.close();
+  }
+}
+
+/** JSON with bigints as numbers when they fit (for `get` commands). */
+export function toJson(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (key, item: unknown) => {
+      if (key === '$typeName') return undefined;
+      if (typeof item === 'bigint') return Number.isSafeInteger(Number(item)) ? Number(item) : item.toString();
+      return item;
+    },
+    2,
+  );
+}

@@ -1,0 +1,60 @@
+import { clusterConfigSchema, standaloneConfigSchema, startClusterMetadataService } from '@ledgerline/metadata';
+import { loadConfig } from '@ledgerline/service-kit';
+import type { Command } from 'commander';
+import { reportError } from '../cli-errors.js';
+import type { CliIo } from '../cli-io.js';
+import { startStandalone } from '../standalone.js';
+
+function hostForPeople(host: string): string {
+  return host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+}
+
+/**
+ * `ledgerline standalone` and `ledgerline metadata`. Their settings come from
+ * LEDGERLINE_* environment variables with `--flag value` overrides, validated
+ * by the service's schema (so the flags are exactly the service's settings).
+ */
+export function registerServerCommands(program: Command, io: CliIo): void {
+  program
+    .command('standalone')
+    .description('run Ledgerline in this process: embedded SQLite under ./data, in-process bus, one gRPC port')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .helpOption(
+      '-h, --help',
+      'settings: --data-dir, --grpc-host, --grpc-port, --metrics-port, --log-level (or LEDGERLINE_* variables)',
+    )
+    .action(async (_options: unknown, command: Command) => {
+      try {
+        const config = loadConfig(standaloneConfigSchema, { argv: command.args });
+        const running = await startStandalone(config);
+        const host = hostForPeople(config.grpcHost);
+        io.out(
+          `Ledgerline standalone is listening on ${host}:${running.grpcPort} (gRPC: admin, lookup, metadata store, health, reflection)`,
+        );
+        io.out(`  metrics: http://${hostForPeople(config.metricsHost)}:${running.metricsPort}/metrics`);
+        io.out(`  data:    ${running.dataDir}`);
+        io.out(`  try:     npx tsx apps/cli/src/main.ts tenants create my-tenant --url ${host}:${running.grpcPort}`);
+      } catch (error) {
+        process.exitCode = reportError(io, error);
+      }
+    });
+  program
+    .command('metadata')
+    .description('run the metadata service of a cluster (LEDGERLINE_REDIS_URL, LEDGERLINE_NATS_URL)')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .helpOption(
+      '-h, --help',
+      'settings: --redis-url, --nats-url, --grpc-port, --metrics-port, ... (or LEDGERLINE_* variables)',
+    )
+    .action(async (_options: unknown, command: Command) => {
+      try {
+        const config = loadConfig(clusterConfigSchema, { argv: command.args });
+        const running = await startClusterMetadataService(config);
+        io.out(`Ledgerline metadata service is listening on ${hostForPeople(config.grpcHost)}:${running.port}`);
+      } catch (error) {
+        process.exitCode = reportError(io, error);
+      }
+    });
+}

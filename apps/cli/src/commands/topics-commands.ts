@@ -1,0 +1,120 @@
+import { OwnerRole } from '@ledgerline/proto';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CliIo } from '../cli-io.js';
+import { integerIn, toJson, withAdmin } from '../command-support.js';
+import { createInBatches, generatedNames, namesFromFile } from './topic-bulk.js';
+
+/** The most topics `create-many` makes in one run. */
+const MAX_BULK_TOPICS = 10_000_000;
+
+interface CreateManyOptions {
+  count?: number;
+  prefix: string;
+  start: number;
+  fromFile?: string;
+  batchSize: number;
+  concurrency: number;
+}
+
+function registerCreateMany(topics: Command, io: CliIo): void {
+  topics
+    .command('create-many <namespace>')
+    .description('create many topics in batches, with a progress bar: --count N names <prefix><n>, or --from-file')
+    .option('--count <n>', 'how many topics to create', integerIn(1, MAX_BULK_TOPICS))
+    .option('--prefix <prefix>', 'local-name prefix of generated topics', 'topic-')
+    .option('--start <n>', 'first number of generated topics', integerIn(0, Number.MAX_SAFE_INTEGER), 0)
+    .option('--from-file <path>', 'topic names, one per line (bare names go into <namespace>)')
+    .option('--batch-size <n>', 'topics per CreateTopics call', integerIn(1, 10_000), 1000)
+    .option('--concurrency <n>', 'calls in flight at once', integerIn(1, 64), 4)
+    .action(async (namespace: string, options: CreateManyOptions, command: Command) => {
+      if ((options.count === undefined) === (options.fromFile === undefined)) {
+        throw new InvalidArgumentError('give exactly one of --count and --from-file');
+      }
+      await withAdmin(io, command, async ({ admin }) => {
+        const names =
+          options.fromFile === undefined
+            ? generatedNames(namespace, options.prefix, options.start, options.count!)
+            : namesFromFile(options.fromFile, namespace).slice(0, MAX_BULK_TOPICS);
+        const began = Date.now();
+        const summary = await createInBatches(io, admin, names, options);
+        const seconds = Math.max(0.001, (Date.now() - began) / 1000);
+        io.out(
+          `created ${summary.created}, already existed ${summary.existed}, failed ${names.length - summary.created - summary.existed} (${Math.round(summary.created / seconds)} topics/s)`,
+        );
+        if (summary.failed.size > 0) {
+          for (const [reason, count] of summary.failed) io.err(`error: ${count} topic(s) failed with ${reason}`);
+          io.err(`  first failure: ${summary.firstFailure}`);
+          process.exitCode = 1;
+        }
+      });
+    });
+}
+
+/** `ledgerline topics create|create-many|get|list|count|delete|lookup`. */
+export function registerTopicCommands(program: Command, io: CliIo): void {
+  const topics = program.command('topics').description('manage topics');
+  topics
+    .command('create <topic>')
+    .description('create a topic (persistent://tenant/ns/name or tenant/ns/name)')
+    .option('--partitions <n>', 'create a partitioned topic with n partitions', integerIn(0, 10_000), 0)
+    .action(async (topic: string, options: { partitions: number }, command: Command) =>
+      withAdmin(io, command, async ({ admin }) => {
+        const created = (await admin.createTopic({ topic, partitions: options.partitions })).topic!;
+        io.out(
+          created.partitions > 0
+            ? `created ${created.name} with ${created.partitions} partitions`
+            : `created ${created.name} at ${created.managedLedgerPath}`,
+        );
+      }),
+    );
+  registerCreateMany(topics, io);
+  topics
+    .command('get <topic>')
+    .description('show a topic as JSON')
+    .action(async (topic: string, _options: unknown, command: Command) =>
+      withAdmin(io, command, async ({ admin }) => io.out(toJson((await admin.getTopic({ topic })).topic))),
+    );
+  topics
+    .command('list <namespace>')
+    .description("list a namespace's topics (all buckets, sorted), one per line")
+    .option('--page-size <n>', 'topics per ListTopics call', integerIn(1, 10_000), 1000)
+    .action(async (namespace: string, options: { pageSize: number }, command: Command) =>
+      withAdmin(io, command, async ({ admin }) => {
+        let pageToken = '';
+        do {
+          const page = await admin.listTopics({ namespace, pageToken, pageSize: options.pageSize });
+          for (const topic of page.topics) io.out(topic);
+          pageToken = page.nextPageToken;
+        } while (pageToken !== '');
+      }),
+    );
+  topics
+    .command('count <namespace>')
+    .description("count a namespace's topics (each partition counts)")
+    .action(async (namespace: string, _options: unknown, command: Command) =>
+      withAdmin(io, command, async ({ admin }) => io.out(String((await admin.countTopics({ namespace })).count))),
+    );
+  topics
+    .command('delete <topic>')
+    .description('delete a topic; its ledgers are marked for the garbage collector')
+    .action(async (topic: string, _options: unknown, command: Command) =>
+      withAdmin(io, command, async ({ admin }) => {
+        const { deletableLedgerIds } = await admin.deleteTopic({ topic });
+        io.out(`deleted ${topic} (${deletableLedgerIds.length} ledger(s) marked for deletion)`);
+      }),
+    );
+  topics
+    .command('lookup <topic>')
+    .description('show which owner instance serves a topic')
+    .option('--group <group>', 'the owner group the client connects through (PIP-63 reader groups)', '')
+    .action(async (topic: string, options: { group: string }, command: Command) =>
+      withAdmin(io, command, async ({ lookup }) => {
+        const answer = await lookup.lookupTopic({ topic, group: options.group });
+        io.out(`owner: ${answer.instanceId}`);
+        io.out(`address: ${answer.advertisedAddress}`);
+        io.out(`role: ${answer.role === OwnerRole.READONLY ? 'readonly' : 'writer'}`);
+        io.out(`owned: ${answer.owned}`);
+        if (answer.redirectTopic !== '') io.out(`redirect topic: ${answer.redirectTopic}`);
+      }),
+    );
+}

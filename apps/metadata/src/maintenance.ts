@@ -1,0 +1,104 @@
+import type { NamespaceName } from '@ledgerline/naming';
+import type { Logger } from 'pino';
+import type { AdminContext } from './admin-context.js';
+import { listNamespaces, parseNamespace } from './namespaces.js';
+import { sweepExpiredOwners } from './owner-sessions.js';
+import { listTenants } from './tenants.js';
+import { reconcileTopicCount } from './topic-recount.js';
+
+export interface MaintenanceOptions {
+  /** How often every namespace's topic counter is recounted (a full scan of its buckets). */
+  reconcileIntervalMs: number;
+  /** How long a counter must be still before a recount may rewrite it. */
+  recountSettleMs: number;
+  /** How often expired owner sessions are swept away. */
+  ownerSweepIntervalMs: number;
+  logger?: Logger;
+}
+
+/** Namespaces whose counter is suspected of drifting, waiting for a recount; beyond this, suspicions are dropped. */
+const MAX_SUSPECTS = 10_000;
+
+/**
+ * The metadata service's background work, all of it safe to run on several
+ * instances at once (every write compares versions):
+ *   - recount namespaces whose counter may have drifted (a create refused by
+ *     the limit, a create that failed midway), once the counter has settled;
+ *   - recount every namespace every reconcileIntervalMs, for crashes nobody saw;
+ *   - sweep expired owner sessions every ownerSweepIntervalMs.
+ */
+export class MetadataMaintenance {
+  readonly #context: AdminContext;
+  readonly #options: MaintenanceOptions;
+  readonly #suspects = new Map<string, NamespaceName>();
+  readonly #timers: NodeJS.Timeout[] = [];
+  #running: Promise<void> = Promise.resolve();
+  #stopped = false;
+
+  constructor(context: AdminContext, options: MaintenanceOptions) {
+    this.#context = context;
+    this.#options = options;
+  }
+
+  /** Marks a namespace for a recount soon (after its counter settles). */
+  suspect = (namespace: NamespaceName): void => {
+    if (this.#suspects.size < MAX_SUSPECTS) this.#suspects.set(namespace.toString(), namespace);
+  };
+
+  start(): void {
+    const every = (ms: number, task: () => Promise<void>) => {
+      const timer = setInterval(() => this.#serially(task), ms);
+      timer.unref();
+      this.#timers.push(timer);
+    };
+    every(Math.max(1000, Math.min(this.#options.recountSettleMs, 10_000)), () => this.recountSuspects());
+    every(this.#options.reconcileIntervalMs, () => this.recountAll());
+    every(this.#options.ownerSweepIntervalMs, async () => {
+      await sweepExpiredOwners(this.#context);
+    });
+  }
+
+  /** Stops the timers and waits for the task in progress. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const timer of this.#timers) clearInterval(timer);
+    await this.#running;
+  }
+
+  #serially(task: () => Promise<void>): void {
+    this.#running = this.#running.then(async () => {
+      if (this.#stopped) return;
+      try {
+        await task();
+      } catch (error) {
+        this.#options.logger?.warn({ err: error }, 'metadata maintenance task failed; it runs again later');
+      }
+    });
+  }
+
+  async recountSuspects(): Promise<void> {
+    for (const [key, namespace] of [...this.#suspects]) {
+      if (this.#stopped) return;
+      const result = await reconcileTopicCount(this.#context, namespace, this.#options.recountSettleMs).catch(
+        () => undefined,
+      );
+      if (result?.skipped === 'busy') continue;
+      this.#suspects.delete(key);
+      if (result?.corrected) this.#options.logger?.warn(result, 'topic counter was off; corrected');
+    }
+  }
+
+  async recountAll(): Promise<void> {
+    for (const tenant of await listTenants(this.#context)) {
+      for (const name of await listNamespaces(this.#context, tenant).catch(() => [])) {
+        if (this.#stopped) return;
+        const result = await reconcileTopicCount(
+          this.#context,
+          parseNamespace(name),
+          this.#options.recountSettleMs,
+        ).catch(() => undefined);
+        if (result?.corrected) this.#options.logger?.warn(result, 'topic counter was off; corrected');
+      }
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import type { Bus } from '@ledgerline/bus';
+import type { MetadataStore } from '@ledgerline/metadata-store';
+import { AdminService, LookupService, MetadataStoreService } from '@ledgerline/proto';
+import {
+  grpcService,
+  serve,
+  type Closer,
+  type GrpcServiceRegistration,
+  type RunningService,
+  type ServiceConfig,
+} from '@ledgerline/service-kit';
+import type { Logger } from 'pino';
+import { adminServiceImpl } from './admin-service.js';
+import type { MaintenanceConfig } from './config.js';
+import { lookupServiceImpl } from './lookup-service.js';
+import { MetadataMaintenance } from './maintenance.js';
+import { MetadataAdmin } from './metadata-admin.js';
+import { metadataStoreServiceImpl } from './metadata-store-service.js';
+
+/** The three gRPC services of the metadata service over one admin, store and bus. */
+export function metadataServices(admin: MetadataAdmin, store: MetadataStore, bus: Bus): GrpcServiceRegistration[] {
+  return [
+    grpcService(AdminService, adminServiceImpl(admin)),
+    grpcService(LookupService, lookupServiceImpl(admin)),
+    grpcService(MetadataStoreService, metadataStoreServiceImpl(store, bus)),
+  ];
+}
+
+export interface MetadataServiceOptions {
+  store: MetadataStore;
+  bus: Bus;
+  config: ServiceConfig & MaintenanceConfig;
+  /** The name in logs and metrics; default 'metadata'. */
+  name?: string;
+  logger?: Logger;
+  /** Closed after the store and bus at shutdown (newest first), e.g. files to release. */
+  closers?: readonly Closer[];
+  /** Signals that start a graceful shutdown (default SIGTERM and SIGINT; [] for none, as in tests). */
+  signals?: readonly NodeJS.Signals[];
+  onSignalShutdown?: Parameters<typeof serve>[0]['onSignalShutdown'];
+}
+
+export interface RunningMetadataService {
+  readonly admin: MetadataAdmin;
+  readonly service: RunningService;
+  readonly port: number;
+  shutdown(reason?: string): Promise<void>;
+}
+
+/**
+ * Runs the metadata service: AdminService, LookupService and
+ * MetadataStoreService on one gRPC port (with health and reflection), metrics
+ * over HTTP, the background maintenance, and a graceful shutdown that drains
+ * calls, stops maintenance, then closes the store and the bus.
+ */
+export async function startMetadataService(options: MetadataServiceOptions): Promise<RunningMetadataService> {
+  const { store, bus, config } = options;
+  let maintenance: MetadataMaintenance | undefined;
+  const admin = new MetadataAdmin(store, {
+    bus,
+    recountSettleMs: config.recountSettleMs,
+    onCountDrift: (namespace) => maintenance?.suspect(namespace),
+  });
+  const service = await serve({
+    name: options.name ?? 'metadata',
+    config,
+    services: metadataServices(admin, store, bus),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.signals === undefined ? {} : { signals: options.signals }),
+    ...(options.onSignalShutdown === undefined ? {} : { onSignalShutdown: options.onSignalShutdown }),
+    closers: [
+      ...(options.closers ?? []),
+      { name: 'bus', close: () => bus.close() },
+      { name: 'metadata-store', close: () => store.close() },
+      { name: 'maintenance', close: () => maintenance?.stop() },
+    ],
+  });
+  maintenance = new MetadataMaintenance(admin.context, { ...config, logger: service.logger });
+  maintenance.start();
+  return {
+    admin,
+    service,
+    port: service.grpcPort,
+    async shutdown(reason) {
+      await service.shutdown(reason);
+    },
+  };
+}
