@@ -8,6 +8,7 @@ import {
 import { LedgerlineError } from '@ledgerline/rpc';
 import { uniqueNamespace } from '@ledgerline/testing';
 import type { MetadataChange, MetadataStore } from './store.js';
+import { storeAgreesWithModel } from './store-model.conformance.js';
 
 export interface ConformanceStoreOptions {
   bus?: Bus;
@@ -112,6 +113,7 @@ export function metadataStoreConformance(backend: MetadataStoreBackend): void {
     sequences(() => ({ store, other, root }));
     badInput(() => ({ store, root }));
     notifications(() => ({ store, root, bus }));
+    storeAgreesWithModel(() => ({ store, root }));
   });
 }
 
