@@ -322,14 +322,16 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
   });
 
   it('streams store changes under a prefix to watchers', async () => {
+    // Unique paths: on NATS, other test files publish metadata changes on the same subjects.
+    const root = `/watched-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const controller = new AbortController();
-    const stream = next().store.watch({ pathPrefix: '/watched/' }, { signal: controller.signal });
+    const stream = next().store.watch({ pathPrefix: `${root}/` }, { signal: controller.signal });
     const seen: { path: string; kind: ChangeKind }[] = [];
     const reading = (async () => {
       try {
         for await (const change of stream) {
           seen.push({ path: change.path, kind: change.kind });
-          if (change.path === '/watched/b') break;
+          if (change.path === `${root}/b`) break;
         }
       } catch (error) {
         if (!LedgerlineError.is(error, 'CANCELLED') && LedgerlineError.from(error).code !== 'CANCELLED') throw error;
@@ -337,16 +339,16 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
     })();
     // The watch is a hint stream: keep writing until it has been heard (it starts asynchronously).
     await eventually(async () => {
-      await next().store.put({ path: '/watched/a', value: new Uint8Array([1]) });
-      await next().store.put({ path: '/unwatched', value: new Uint8Array([1]) });
-      return seen.some((change) => change.path === '/watched/a');
+      await next().store.put({ path: `${root}/a`, value: new Uint8Array([1]) });
+      await next().store.put({ path: `${root}-not`, value: new Uint8Array([1]) });
+      return seen.some((change) => change.path === `${root}/a`);
     });
-    await next().store.delete({ path: '/watched/a' });
-    await next().store.put({ path: '/watched/b', value: new Uint8Array([2]) });
+    await next().store.delete({ path: `${root}/a` });
+    await next().store.put({ path: `${root}/b`, value: new Uint8Array([2]) });
     await reading;
     controller.abort();
-    expect(seen.some((change) => change.path === '/unwatched')).toBe(false);
-    expect(seen).toContainEqual({ path: '/watched/a', kind: ChangeKind.DELETED });
-    expect(seen[seen.length - 1]).toEqual({ path: '/watched/b', kind: ChangeKind.CREATED });
+    expect(seen.some((change) => change.path === `${root}-not`)).toBe(false);
+    expect(seen).toContainEqual({ path: `${root}/a`, kind: ChangeKind.DELETED });
+    expect(seen[seen.length - 1]).toEqual({ path: `${root}/b`, kind: ChangeKind.CREATED });
   });
 }

@@ -30,6 +30,7 @@ const MAX_SUSPECTS = 10_000;
 export class MetadataMaintenance {
   readonly #context: AdminContext;
   readonly #options: MaintenanceOptions;
+  #logger: Logger | undefined;
   readonly #suspects = new Map<string, NamespaceName>();
   readonly #timers: NodeJS.Timeout[] = [];
   #running: Promise<void> = Promise.resolve();
@@ -38,6 +39,7 @@ export class MetadataMaintenance {
   constructor(context: AdminContext, options: MaintenanceOptions) {
     this.#context = context;
     this.#options = options;
+    this.#logger = options.logger;
   }
 
   /** Marks a namespace for a recount soon (after its counter settles). */
@@ -45,7 +47,9 @@ export class MetadataMaintenance {
     if (this.#suspects.size < MAX_SUSPECTS) this.#suspects.set(namespace.toString(), namespace);
   };
 
-  start(): void {
+  /** Starts the timers; `logger` (when given) receives what the tasks find and how they fail. */
+  start(logger?: Logger): void {
+    this.#logger = logger ?? this.#logger;
     const every = (ms: number, task: () => Promise<void>) => {
       const timer = setInterval(() => this.#serially(task), ms);
       timer.unref();
@@ -71,7 +75,7 @@ export class MetadataMaintenance {
       try {
         await task();
       } catch (error) {
-        this.#options.logger?.warn({ err: error }, 'metadata maintenance task failed; it runs again later');
+        this.#logger?.warn({ err: error }, 'metadata maintenance task failed; it runs again later');
       }
     });
   }
@@ -84,7 +88,7 @@ export class MetadataMaintenance {
       );
       if (result?.skipped === 'busy') continue;
       this.#suspects.delete(key);
-      if (result?.corrected) this.#options.logger?.warn(result, 'topic counter was off; corrected');
+      if (result?.corrected) this.#logger?.warn(result, 'topic counter was off; corrected');
     }
   }
 
@@ -97,7 +101,7 @@ export class MetadataMaintenance {
           parseNamespace(name),
           this.#options.recountSettleMs,
         ).catch(() => undefined);
-        if (result?.corrected) this.#options.logger?.warn(result, 'topic counter was off; corrected');
+        if (result?.corrected) this.#logger?.warn(result, 'topic counter was off; corrected');
       }
     }
   }

@@ -55,12 +55,12 @@ export interface RunningMetadataService {
  */
 export async function startMetadataService(options: MetadataServiceOptions): Promise<RunningMetadataService> {
   const { store, bus, config } = options;
-  let maintenance: MetadataMaintenance | undefined;
-  const admin = new MetadataAdmin(store, {
+  const admin: MetadataAdmin = new MetadataAdmin(store, {
     bus,
     recountSettleMs: config.recountSettleMs,
-    onCountDrift: (namespace) => maintenance?.suspect(namespace),
+    onCountDrift: (namespace) => maintenance.suspect(namespace),
   });
+  const maintenance = new MetadataMaintenance(admin.context, config);
   const service = await serve({
     name: options.name ?? 'metadata',
     config,
@@ -72,11 +72,10 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
       ...(options.closers ?? []),
       { name: 'bus', close: () => bus.close() },
       { name: 'metadata-store', close: () => store.close() },
-      { name: 'maintenance', close: () => maintenance?.stop() },
+      { name: 'maintenance', close: () => maintenance.stop() },
     ],
   });
-  maintenance = new MetadataMaintenance(admin.context, { ...config, logger: service.logger });
-  maintenance.start();
+  maintenance.start(service.logger);
   return {
     admin,
     service,
