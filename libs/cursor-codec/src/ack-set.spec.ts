@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { LedgerlineError } from '@ledgerline/rpc';
 import { AckSet, type AckRange } from './ack-set.js';
 import { REGION_SIZE } from './container.js';
+import { ackSetArbitrary, denseAckSetArbitrary } from './state-arbitraries.js';
 
 /** The naive model: a plain set of "ledger:entry" positions, sorted when read. */
 class SortedSetModel {
@@ -106,22 +107,21 @@ describe('AckSet against a sorted-set model', () => {
 
   it('switches a region to a bitmap and back without changing its contents', () => {
     const set = new AckSet();
-    const model = new SortedSetModel();
-    for (let entry = 0; entry < 3 * REGION_SIZE; entry += 2) {
-      set.add(7, entry);
-      model.add(7, entry);
-    }
-    expect(set.rangeCount()).toBe(model.ranges().length);
-    // Filling every other hole thins the runs until the regions become run lists again.
-    for (let entry = 1; entry < 3 * REGION_SIZE; entry += 4) {
-      set.add(7, entry);
-      model.add(7, entry);
-    }
-    expect([...set.ranges()]).toEqual(model.ranges());
-    for (let entry = 3; entry < 3 * REGION_SIZE; entry += 4) set.add(7, entry);
-    expect([...set.ranges()]).toEqual([{ ledgerId: 7, firstEntryId: 0, lastEntryId: 3 * REGION_SIZE - 1 }]);
+    const span = REGION_SIZE + 5000;
+    for (let entry = 0; entry < span; entry += 2) set.add(7, entry);
+    expect(set.rangeCount()).toBe(span / 2);
+    expect(set.memoryBytes()).toBeLessThan(3 * 8192);
+    // Filling every other hole thins the runs until the region becomes a run list again.
+    for (let entry = 1; entry < span; entry += 4) set.add(7, entry);
+    const expected: AckRange[] = [];
+    for (let first = 0; first < span; first += 4)
+      expected.push({ ledgerId: 7, firstEntryId: first, lastEntryId: first + 2 });
+    expect(JSON.stringify([...set.ranges()])).toBe(JSON.stringify(expected));
+    expect(set.rangeCount()).toBe(expected.length);
+    for (let entry = 3; entry < span; entry += 4) set.add(7, entry);
+    expect([...set.ranges()]).toEqual([{ ledgerId: 7, firstEntryId: 0, lastEntryId: span - 1 }]);
     expect(set.rangeCount()).toBe(1);
-    expect(set.size()).toBe(3 * REGION_SIZE);
+    expect(set.size()).toBe(span);
   });
 });
 
@@ -211,5 +211,25 @@ describe('AckSet input validation', () => {
 
   it('rejects a reversed range', () => {
     expect(() => new AckSet().addRange(1, 5, 4)).toThrow(LedgerlineError);
+  });
+});
+
+describe('AckSet.keepFirstRanges', () => {
+  it('keeps exactly the first N ranges, across runs, bitmaps and full spans', () => {
+    fc.assert(
+      fc.property(fc.oneof(ackSetArbitrary, denseAckSetArbitrary), fc.nat({ max: 3000 }), (set, wanted) => {
+        const ranges = [...set.ranges()];
+        const maxRanges = ranges.length === 0 ? 0 : wanted % (ranges.length + 1);
+        const { kept, dropped } = set.keepFirstRanges(maxRanges);
+        expect(JSON.stringify([...kept.ranges()])).toBe(JSON.stringify(ranges.slice(0, maxRanges)));
+        expect(dropped).toBe(ranges.length - maxRanges);
+        expect(kept.rangeCount()).toBe(maxRanges);
+        expect(kept.size()).toBe(
+          ranges.slice(0, maxRanges).reduce((sum, r) => sum + r.lastEntryId - r.firstEntryId + 1, 0),
+        );
+        expect(JSON.stringify([...set.ranges()])).toBe(JSON.stringify(ranges));
+      }),
+      { numRuns: 40 },
+    );
   });
 });

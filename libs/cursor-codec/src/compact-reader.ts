@@ -112,20 +112,22 @@ function readLedger(reader: ByteReader): LedgerAcks {
 function readRuns(reader: ByteReader): Container {
   const runCount = reader.varint();
   // Each run takes at least two bytes, which bounds the loop by the input.
-  if (runCount === 0 || runCount * 2 > reader.remaining) throw malformed(`bad run count ${runCount}`);
+  // A region holds at most 2^15 runs.
+  if (runCount === 0 || runCount > REGION_SIZE / 2 || runCount * 2 > reader.remaining) {
+    throw malformed(`bad run count ${runCount}`);
+  }
   let previousEnd = -1;
-  let container: RunContainer | undefined;
+  const container = RunContainer.withCapacity(runCount);
   for (let index = 0; index < runCount; index++) {
     const gap = reader.varint();
     if (index > 0 && gap === 0) throw malformed('adjacent runs in a region');
     const first = previousEnd + 1 + gap;
     const last = first + reader.varint();
     if (last > LAST_OFFSET) throw malformed(`run end ${last} outside its region`);
-    if (container === undefined) container = RunContainer.ofRange(first, last);
-    else container.appendRun(first, last);
+    container.appendRun(first, last);
     previousEnd = last;
   }
-  return container ?? RunContainer.ofRange(0, 0);
+  return container;
 }
 
 function readBitmap(reader: ByteReader): Container {

@@ -109,7 +109,6 @@ function writeLedger(out: ByteWriter, ledger: LedgerAcks): void {
 
 /** Writes a region as runs or as a trimmed bitmap, whichever takes fewer bytes. */
 function writeContainer(out: ByteWriter, container: Container, scratch: Uint32Array, runs: RunList): void {
-  container.writeWords(scratch);
   const firstWord = container.firstOffset() >>> 5;
   const wordCount = (container.lastOffset() >>> 5) - firstWord + 1;
   const bitmapBytes = varintSize(firstWord) + varintSize(wordCount) + wordCount * 4;
@@ -131,6 +130,7 @@ function writeContainer(out: ByteWriter, container: Container, scratch: Uint32Ar
       return;
     }
   }
+  container.writeWords(scratch);
   out.byte(BLOCK_BITMAP);
   out.varint(firstWord);
   out.varint(wordCount);

@@ -18,6 +18,11 @@ export class RunContainer implements Container {
     this.runs = new Uint16Array(Math.max(INITIAL_CAPACITY_RUNS, capacityRuns) * 2);
   }
 
+  /** An empty container with room for `capacityRuns` runs, to be filled with appendRun. */
+  static withCapacity(capacityRuns: number): RunContainer {
+    return new RunContainer(capacityRuns);
+  }
+
   static ofRange(first: number, last: number): RunContainer {
     const container = new RunContainer(INITIAL_CAPACITY_RUNS);
     container.insertRun(0, first, last);
