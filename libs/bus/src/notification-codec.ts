@@ -108,11 +108,11 @@ export function decodeLedgersDeletable(bytes: Uint8Array): LedgersDeletableNotif
 }
 
 function encode(body: Record<string, unknown>): Uint8Array {
-  const json = Buffer.from(JSON.stringify(body), 'utf8');
-  const bytes = new Uint8Array(json.length + 2);
+  const json = JSON.stringify(body);
+  const bytes = Buffer.allocUnsafe(Buffer.byteLength(json, 'utf8') + 2);
   bytes[0] = NOTIFICATION_MAGIC;
   bytes[1] = NOTIFICATION_FORMAT_VERSION;
-  bytes.set(json, 2);
+  bytes.write(json, 2, 'utf8');
   return bytes;
 }
 

@@ -23,6 +23,7 @@ export const LEDGERS_DELETABLE_SUBJECT = `${SUBJECT_ROOT}.ledgers.deletable`;
 
 // Characters that stand for themselves in a token; every other UTF-8 byte becomes %XX.
 const PLAIN_BYTE = /^[A-Za-z0-9_-]$/;
+const PLAIN_TOKEN = /^[A-Za-z0-9_-]+$/;
 
 /**
  * Escapes one path segment into a subject token: letters, digits, `-` and `_`
@@ -31,6 +32,7 @@ const PLAIN_BYTE = /^[A-Za-z0-9_-]$/;
  */
 export function encodeSubjectToken(segment: string): string {
   if (segment.length === 0) throw invalidArgument('BAD_SUBJECT', 'a subject token cannot be empty');
+  if (PLAIN_TOKEN.test(segment)) return segment;
   let token = '';
   for (const byte of Buffer.from(segment, 'utf8')) {
     const character = String.fromCharCode(byte);

@@ -20,6 +20,7 @@ function hasControlCharacter(text: string): boolean {
   }
   return false;
 }
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 // A surrogate half without its partner cannot be written as UTF-8.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -37,13 +38,15 @@ export interface PathParts {
 export function validatePath(path: string): void {
   if (typeof path !== 'string') throw invalidArgument('BAD_PATH', 'a path must be a string');
   if (!path.startsWith('/')) throw badPath(path, 'it must start with /');
-  if (Buffer.byteLength(path, 'utf8') > MAX_PATH_BYTES) {
+  // Most paths are printable ASCII: one cheap test replaces the byte count, control and surrogate checks.
+  const ascii = PRINTABLE_ASCII.test(path);
+  if ((ascii ? path.length : Buffer.byteLength(path, 'utf8')) > MAX_PATH_BYTES) {
     throw invalidArgument('PATH_TOO_LONG', `the path is longer than ${MAX_PATH_BYTES} UTF-8 bytes`, {
       prefix: path.slice(0, 100),
     });
   }
-  if (hasControlCharacter(path)) throw badPath(path, 'it holds a control character');
-  if (LONE_SURROGATE.test(path)) throw badPath(path, 'it holds an unpaired UTF-16 surrogate');
+  if (!ascii && hasControlCharacter(path)) throw badPath(path, 'it holds a control character');
+  if (!ascii && LONE_SURROGATE.test(path)) throw badPath(path, 'it holds an unpaired UTF-16 surrogate');
   if (path === '/') return;
   if (path.endsWith('/')) throw badPath(path, 'it must not end with /');
   for (const segment of path.slice(1).split('/')) {
