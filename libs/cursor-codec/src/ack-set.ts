@@ -224,9 +224,9 @@ export class AckSet {
   }
 
   /**
-   * A copy holding only the first `maxRanges` ranges, and how many ranges
-   * were left out. Encoders use it to apply maxRangesToPersist; the set
-   * itself does not change.
+   * The first `maxRanges` ranges, and how many ranges were left out.
+   * Encoders use it to apply maxRangesToPersist. This set never changes: when
+   * nothing is cut, `kept` is this set itself, otherwise a new one.
    */
   keepFirstRanges(maxRanges: number): { kept: AckSet; dropped: number } {
     const total = this.rangeCount();
@@ -280,12 +280,12 @@ export class AckSet {
     this.ledgers.delete(ledgerId);
   }
 
-  /** Internal access for the codecs in this package. */
+  /** @internal The codecs in this package read ledgers directly. */
   ledger(ledgerId: number): LedgerAcks | undefined {
     return this.ledgers.get(ledgerId);
   }
 
-  /** Internal: the codecs hand over ledgers they built, in ascending ledger order. */
+  /** @internal The decoders hand over ledgers they built. */
   adoptLedger(ledgerId: number, ledger: LedgerAcks): void {
     if (ledger.isEmpty()) return;
     if (this.ledgers.has(ledgerId)) throw new RangeError(`ledger ${ledgerId} adopted twice`);
