@@ -148,6 +148,15 @@ function basics(context: () => Pick<Context, 'store' | 'other' | 'root' | 'backe
     expect(await store.put(path, bytes('again'))).toBe(1);
   });
 
+  it('keeps apart nodes whose parent and name could be confused', async () => {
+    const { store, root } = context();
+    const paths = [`${root}/a}:node:b/c`, `${root}/a/b}:node:c`, `${root}/a%7D/x`, `${root}/a}/x`, `${root}/{a}/x`];
+    await Promise.all(paths.map((path) => store.put(path, bytes(path))));
+    for (const path of paths) expect(text((await store.get(path))?.value)).toBe(path);
+    expect((await store.children(`${root}/a`)).names).toEqual(['b}:node:c']);
+    expect((await store.children(`${root}/a}`)).names).toEqual(['x']);
+  });
+
   it('keeps binary values byte for byte, the empty value included', async () => {
     const { store, root } = context();
     const binary = Uint8Array.from({ length: 256 }, (_, i) => i);

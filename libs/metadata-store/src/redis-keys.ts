@@ -18,8 +18,10 @@ export interface NodeKeys {
  * ephemeral index share one cluster slot and change in one Lua script. A
  * session's keys are tagged by the session id; sequences by their name.
  *
- * Only the first `{...}` of a key is its tag, so a parent path holding `}`
- * still gives every key of that parent the same tag (the text up to that `}`).
+ * Only the first `{...}` of a key is its tag, so `}` (and `%`, the escape
+ * character) in a parent path are written as `%7D` and `%25`: the tag is then
+ * exactly the whole parent path, and two different (parent, name) pairs can
+ * never spell the same key (`/a}:node:b` + `c` against `/a` + `b}:node:c`).
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {
@@ -32,12 +34,12 @@ export class RedisKeys {
   }
 
   node(parent: string, name: string): NodeKeys {
-    const tag = `${this.prefix}{${parent}}`;
+    const tag = `${this.prefix}{${escapeTag(parent)}}`;
     return { node: `${tag}:node:${name}`, children: `${tag}:children`, ephemeral: `${tag}:ephemeral` };
   }
 
   children(parent: string): { children: string; ephemeral: string } {
-    const tag = `${this.prefix}{${parent}}`;
+    const tag = `${this.prefix}{${escapeTag(parent)}}`;
     return { children: `${tag}:children`, ephemeral: `${tag}:ephemeral` };
   }
 
@@ -59,4 +61,8 @@ export class RedisKeys {
   sequence(name: string): string {
     return `${this.prefix}{seq:${name}}`;
   }
+}
+
+function escapeTag(parent: string): string {
+  return parent.includes('%') || parent.includes('}') ? parent.replace(/%/g, '%25').replace(/\}/g, '%7D') : parent;
 }
