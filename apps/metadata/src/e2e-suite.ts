@@ -318,6 +318,11 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
       [() => next().store.children({ path: '/', pageSize: 1_000_000 }), 'INVALID_ARGUMENT', 'INVALID_PAGE_SIZE'],
     ];
     for (const [call, code, reason] of cases) expect(await failure(call())).toMatchObject({ code, reason });
+    const badWatch = async () => {
+      for await (const change of next().store.watch({ pathPrefix: 'relative' })) return change;
+      return undefined;
+    };
+    expect(await failure(badWatch())).toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'INVALID_PATH_PREFIX' });
     expect((await next().admin.getNamespace({ namespace: 'bad/ns' })).namespace?.name).toBe('bad/ns');
   });
 

@@ -15,7 +15,7 @@ import { encodeLocalName, namespacePersistencePrefix, type NamespaceName, type T
  *   /managed-ledgers/<tenant>/<ns>/persistent[/$<b>]/<encoded>   ManagedLedgerInfo (proto2 bytes)
  *   /owners/<group>/<instanceId>                          owner registration and its session deadline
  *   /sessions/<sessionId>                                 session id -> owner node
- *   /leases/<encoded full topic name>                     topic lease (held or free; the version only grows)
+ *   /leases/<tenant>/<ns>/<encoded>                       topic lease (held or free; the version only grows)
  *   sequence `ledger-id`                                  ledger ids
  */
 export const TENANTS_DIR = '/admin/tenants';
@@ -90,7 +90,7 @@ export function sessionPath(sessionId: string): string {
   return `${SESSIONS_DIR}/${sessionId}`;
 }
 
-/** The whole topic name in one segment, so a lease never depends on bucket counts. */
+/** Leases are by namespace and name, never by bucket: ownership does not depend on the storage layout. */
 export function leasePath(topic: TopicName): string {
-  return `${LEASES_DIR}/${encodeLocalName(topic.toString())}`;
+  return `${LEASES_DIR}/${topic.namespaceName.toString()}/${topic.encodedLocalName}`;
 }

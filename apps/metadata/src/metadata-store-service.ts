@@ -41,6 +41,15 @@ function watchPattern(prefix: string): string {
   return metadataTreePattern(parent);
 }
 
+/** A notification that does not decode is skipped: notifications are hints, and a bad one is no reason to end a watch. */
+function decodeChange(bytes: Uint8Array): MetadataChangeNotification | undefined {
+  try {
+    return decodeMetadataChange(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 function validatePrefix(prefix: string): string {
   const value = prefix === '' ? '/' : prefix;
   if (!value.startsWith('/') || Buffer.byteLength(value) > MAX_WATCH_PREFIX_BYTES) {
@@ -110,25 +119,22 @@ export function metadataStoreServiceImpl(store: MetadataStore, bus: Bus): Servic
       };
     },
     watch(request, context) {
-      const prefix = validatePrefix(request.pathPrefix);
-      const subscription = bus.subscribe(watchPattern(prefix), {
-        bufferSize: MAX_WATCH_BUFFER,
-        overflow: 'drop-oldest',
-      });
-      context.signal.addEventListener('abort', () => subscription.unsubscribe(), { once: true });
       return (async function* () {
+        const prefix = validatePrefix(request.pathPrefix);
+        const subscription = bus.subscribe(watchPattern(prefix), {
+          bufferSize: MAX_WATCH_BUFFER,
+          overflow: 'drop-oldest',
+        });
+        const stop = () => subscription.unsubscribe();
+        context.signal.addEventListener('abort', stop, { once: true });
         try {
           for await (const message of subscription) {
-            let change: MetadataChangeNotification;
-            try {
-              change = decodeMetadataChange(message.data);
-            } catch {
-              continue;
-            }
-            if (!change.path.startsWith(prefix)) continue;
+            const change = decodeChange(message.data);
+            if (change === undefined || !change.path.startsWith(prefix)) continue;
             yield { path: change.path, kind: CHANGE_KINDS[change.kind], version: BigInt(change.version) };
           }
         } finally {
+          context.signal.removeEventListener('abort', stop);
           subscription.unsubscribe();
         }
       })();

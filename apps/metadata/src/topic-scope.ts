@@ -1,6 +1,9 @@
+import { MAX_PATH_BYTES } from '@ledgerline/metadata-store';
 import { managedLedgerPath, NamespaceName, TopicName } from '@ledgerline/naming';
 import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
 import type { AdminContext } from './admin-context.js';
+import { deletingTopicPath, leasePath, partitionedTopicPath } from './layout.js';
+import { MAX_NAMESPACE_TOPIC_BUCKETS } from './limits.js';
 import { parseNamespace, readNamespace } from './namespaces.js';
 import type { NamespaceRecord } from './records.js';
 
@@ -14,7 +17,35 @@ export function parseTopic(name: unknown): TopicName {
       `${topic.toString()} is non-persistent: only persistent topics have managed ledgers and metadata`,
     );
   }
+  if (topic.encodedLocalName === '.' || topic.encodedLocalName === '..') {
+    throw invalidArgument(
+      'INVALID_TOPIC_NAME',
+      `'${topic.localName}' cannot be a topic name: it is not a valid path segment`,
+    );
+  }
+  checkPathLengths(topic);
   return topic;
+}
+
+/**
+ * Every metadata path of a topic must fit the store's MAX_PATH_BYTES. The
+ * longest are its managed-ledger node in the last possible bucket and its
+ * admin records; a name that would not fit is refused up front.
+ */
+export function checkPathLengths(topic: TopicName): void {
+  const longest = Math.max(
+    managedLedgerPath(topic, 1).length + `/$${MAX_NAMESPACE_TOPIC_BUCKETS - 1}`.length,
+    partitionedTopicPath(topic).length,
+    deletingTopicPath(topic).length,
+    leasePath(topic).length,
+  );
+  if (longest > MAX_PATH_BYTES) {
+    throw invalidArgument(
+      'TOPIC_NAME_TOO_LONG',
+      `the metadata paths of ${topic.toString().slice(0, 120)}... would be ${longest} bytes, more than ${MAX_PATH_BYTES}; ` +
+        'use a shorter name (a non-ASCII character takes up to 9 bytes once encoded)',
+    );
+  }
 }
 
 /**

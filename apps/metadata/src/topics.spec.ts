@@ -137,6 +137,9 @@ describe('topics', () => {
       [() => admin.createTopic('tenant/none/y'), 'NOT_FOUND', 'NAMESPACE_NOT_FOUND'],
       [() => admin.createTopic('nobody/ns/y'), 'NOT_FOUND', 'NAMESPACE_NOT_FOUND'],
       [() => admin.createTopic(`tenant/ns/${'z'.repeat(5000)}`), 'INVALID_ARGUMENT', 'INVALID_TOPIC_NAME'],
+      [() => admin.createTopic(`tenant/ns/${'é'.repeat(200)}`), 'INVALID_ARGUMENT', 'TOPIC_NAME_TOO_LONG'],
+      [() => admin.createTopic(`tenant/ns/${'z'.repeat(990)}`, 10), 'INVALID_ARGUMENT', 'TOPIC_NAME_TOO_LONG'],
+      [() => admin.createTopic('tenant/ns/..'), 'INVALID_ARGUMENT', 'INVALID_TOPIC_NAME'],
       [() => admin.getTopic('tenant/ns/missing'), 'NOT_FOUND', 'TOPIC_NOT_FOUND'],
       [() => admin.deleteTopic('tenant/ns/missing'), 'NOT_FOUND', 'TOPIC_NOT_FOUND'],
       [

@@ -17,6 +17,7 @@ import { deleteIfUnchanged, mapConcurrent, readRecord, writeRecord } from './sto
 import { namespaceReadonly, readTopicCounter } from './topic-counter.js';
 import type { TopicReservations } from './topic-reservations.js';
 import {
+  checkPathLengths,
   resolveNamespaceStorage,
   resolveTopic,
   storagePath,
@@ -131,6 +132,7 @@ export class TopicAdmin {
   }
 
   async #createPartitioned(scope: TopicScope, partitions: number): Promise<TopicInfo> {
+    checkPathLengths(scope.topic.partition(partitions - 1));
     if ((await readLiveManagedLedger(this.#context.store, storagePath(scope))) !== undefined)
       throw topicExists(scope.topic);
     await this.#reserve(scope, partitions);
