@@ -110,6 +110,7 @@ export function metadataStoreConformance(backend: MetadataStoreBackend): void {
     compareAndSet(() => ({ store, other, root }));
     listing(() => ({ store, root }));
     sessions(() => ({ store, other, root, backend, bus }));
+    sessionSweeps(() => ({ store, other, root, backend, bus }));
     sequences(() => ({ store, other, root }));
     badInput(() => ({ store, root }));
     notifications(() => ({ store, root, bus }));
@@ -443,5 +444,40 @@ function sessions(context: () => Context): void {
     await session.close();
     expect(calls).toBe(0);
     expect(session.expired).toBe(true);
+  });
+}
+
+function sessionSweeps(context: () => Context): void {
+  it("removes a dead owner's nodes in many parents without anyone reading them, and announces each", async () => {
+    const { root, backend, bus } = context();
+    const doomed = await backend.open({ bus, sessionSweepIntervalMs: 100 });
+    const paths = [`${root}/sweep/a/1`, `${root}/sweep/b/2`, `${root}/sweep/c/3`, `${root}/sweep/c/4`];
+    const subscription = bus.subscribe(metadataTreePattern(`${root}/sweep`));
+    const session = await doomed.openSession({ ttlMs: 400 });
+    await Promise.all(paths.map((path) => doomed.put(path, bytes('e'), { session })));
+    const created = await changes(subscription, paths.length);
+    expect(created.map((c) => c.kind)).toEqual(paths.map(() => 'created'));
+    await backend.crash(doomed);
+    const deleted = await changes(subscription, paths.length);
+    expect(deleted.map((c) => c.kind)).toEqual(paths.map(() => 'deleted'));
+    expect(deleted.map((c) => c.path).sort()).toEqual([...paths].sort());
+    subscription.unsubscribe();
+    await doomed.close().catch(() => undefined);
+  });
+
+  it('lets a new session take over a lease once the old one is gone', async () => {
+    const { store, other, root } = context();
+    const lease = `${root}/sweep/lease`;
+    const first = await store.openSession({ ttlMs: 1000 });
+    await store.put(lease, bytes('first'), { session: first, expectedVersion: 'absent' });
+    const second = await other.openSession({ ttlMs: 1000 });
+    await expect(
+      other.put(lease, bytes('second'), { session: second, expectedVersion: 'absent' }),
+    ).rejects.toMatchObject({ reason: 'BAD_VERSION' });
+    await first.close();
+    expect(await other.put(lease, bytes('second'), { session: second, expectedVersion: 'absent' })).toBe(1);
+    expect((await store.get(lease))?.ephemeralSessionId).toBe(second.id);
+    await second.close();
+    expect(await store.exists(lease)).toBe(false);
   });
 }
