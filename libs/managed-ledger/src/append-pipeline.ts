@@ -95,6 +95,16 @@ export class AppendPipeline {
     this.kick();
   }
 
+  /**
+   * Stops the pipeline for good (another owner, delete): appends not yet sent
+   * fail now; one being written, or whose write is in doubt, is settled by the
+   * loop first, so an append that reached the store is never reported failed.
+   */
+  stop(err: Error): void {
+    if (this.driving) return;
+    this.rejectAll(err);
+  }
+
   /** Fails every queued append with `err`. */
   rejectAll(err: Error): void {
     for (const op of this.queue.drain()) op.reject(err);
@@ -104,7 +114,7 @@ export class AppendPipeline {
 
   /** Resolves once nothing is queued and the loop is idle. */
   whenIdle(): Promise<void> {
-    if (!this.driving && this.queue.length === 0 && !this.rolloverRequested) return Promise.resolve();
+    if (!this.driving) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -122,6 +132,7 @@ export class AppendPipeline {
     while (this.queue.length > 0 || this.rolloverRequested) {
       const blocker = this.host.writeBlocker();
       if (blocker !== undefined) {
+        await this.settleInDoubt();
         this.rolloverRequested = false;
         this.rejectAll(blocker);
         return;
@@ -158,11 +169,31 @@ export class AppendPipeline {
     }
   }
 
+  /**
+   * Learns which appends of a failed write landed before they are failed:
+   * the ledger is fenced (by us or the new owner), so what it holds is final
+   * and the new owner serves exactly that. If the store cannot tell, they fail
+   * in doubt, like any write whose answer was lost.
+   */
+  private async settleInDoubt(): Promise<void> {
+    const ledger = this.host.currentLedger();
+    if (ledger === undefined || !ledger.writeFailed || ledger.sealed || this.queue.first()?.offsets === undefined)
+      return;
+    await this.recoverFailedLedger(ledger).catch((err: unknown) =>
+      this.host.logWarning('could not learn whether failed appends landed', {
+        managedLedger: this.host.name,
+        error: String(err),
+      }),
+    );
+  }
+
   /** Returns whether the loop should go on after `err`. */
   private async handleFailure(err: unknown): Promise<boolean> {
     const error = LedgerlineError.from(err);
     if (isFencing(error)) {
       this.host.fence(error);
+      await this.settleInDoubt();
+      this.rolloverRequested = false;
       this.rejectAll(error);
       return false;
     }

@@ -127,7 +127,7 @@ export class CursorRegistry {
 
   private async openOrCreate(name: string, options: OpenCursorOptions): Promise<ManagedCursor> {
     const { ctx } = this.host;
-    for (let attempt = 0; attempt < 2; attempt++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       const stored = await ctx.metadata.getCursorInfo(ctx.path, name);
       const cursor =
         stored !== undefined ? await this.recover(name, stored) : await this.create(name, options).catch(retryIfRaced);
@@ -166,11 +166,19 @@ export class CursorRegistry {
     return new ManagedCursor(this.host, name, this.persistence(keeper), state, 0);
   }
 
-  private async recover(name: string, stored: Versioned<ManagedCursorInfo>): Promise<ManagedCursor> {
+  /** Recovers a stored cursor; undefined when its node changed meanwhile (the caller reads it again). */
+  private async recover(name: string, stored: Versioned<ManagedCursorInfo>): Promise<ManagedCursor | undefined> {
     const { ctx } = this.host;
     const node = cursorInfoFromProto(stored.value);
     const recovered = await recoverCursorState(ctx, name, node);
     const keeper = new CursorInfoKeeper(ctx.metadata, ctx.path, name, stored.version, node);
+    // Claim the node: a previous owner still holding the cursor now fails its next compare-and-set.
+    try {
+      await keeper.write({ ...node, lastActiveMs: ctx.now() });
+    } catch (err) {
+      if (isBadVersion(err)) return undefined;
+      throw err;
+    }
     return new ManagedCursor(this.host, name, this.persistence(keeper), recovered.state, node.resetEpoch);
   }
 

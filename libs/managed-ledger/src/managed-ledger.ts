@@ -7,7 +7,7 @@ import { resolveManagedLedgerConfig, type ManagedLedgerConfig, type ManagedLedge
 import { defaultManagedLedgerLogger, type LedgerContext, type ManagedLedgerDependencies } from './context.js';
 import { EntryCache } from './entry-cache.js';
 import type { AppendResult, ManagedLedgerEntry } from './entry.js';
-import { closedError, deletingError, terminatedError } from './errors.js';
+import { closedError, deletingError, managedLedgerFencedError, terminatedError } from './errors.js';
 import { InfoKeeper } from './info-keeper.js';
 import { fenceAndClose } from './ledger-factory.js';
 import { checkReadLimits, readEntries } from './ledger-reads.js';
@@ -56,7 +56,8 @@ export class ManagedLedger {
   private readonly pipeline: AppendPipeline;
   private readonly waiters: ReadWaiters;
   private maintenance: NodeJS.Timeout | undefined;
-  private trimming: Promise<number[]> | undefined;
+  private trimChain: Promise<unknown> = Promise.resolve();
+  private trimWaiting: Promise<number[]> | undefined;
   private readonly cursors: CursorRegistry;
 
   private constructor(
@@ -309,7 +310,7 @@ export class ManagedLedger {
       { managedLedger: this.ctx.name, reason: err.reason },
       'managed ledger fenced by another owner',
     );
-    this.pipeline.rejectAll(err);
+    this.pipeline.stop(err);
     this.cursors.discardAll('fenced');
     this.waiters.notifyAll();
   }
@@ -339,10 +340,15 @@ export class ManagedLedger {
    */
   trim(): Promise<number[]> {
     if (this.status !== 'open' && this.status !== 'terminated') return Promise.resolve([]);
-    this.trimming ??= this.trimOnce().finally(() => {
-      this.trimming = undefined;
+    // One trim runs at a time; callers arriving meanwhile share the next run, which sees the latest cursors.
+    if (this.trimWaiting !== undefined) return this.trimWaiting;
+    const next = this.trimChain.then(() => {
+      this.trimWaiting = undefined;
+      return this.trimOnce();
     });
-    return this.trimming;
+    this.trimWaiting = next;
+    this.trimChain = next.catch(() => undefined);
+    return next;
   }
 
   private async trimOnce(): Promise<number[]> {
@@ -415,7 +421,7 @@ export class ManagedLedger {
       resolveSeekTarget: (target) => this.resolveSeekTarget(target),
       markDeletable: (records) => this.markDeletable(records),
       cursorMoved: () => this.scheduleTrim(),
-      cursorFenced: (err) => this.onFenced(err),
+      cursorFenced: (err) => this.onFenced(managedLedgerFencedError(this.ctx.name, err)),
       infoVersion: () => this.ctx.keeper.version,
     };
   }
@@ -474,7 +480,7 @@ export class ManagedLedger {
     const cursorNames = this.cursors.all().map((c) => c.name);
     this.status = 'deleted';
     this.stopTimers();
-    this.pipeline.rejectAll(error);
+    this.pipeline.stop(error);
     this.cursors.discardAll('deleted');
     const current = this.ctx.current;
     if (current !== undefined && !current.sealed) {
