@@ -399,9 +399,9 @@ function sessions(context: () => Context): void {
 
   it('keeps ephemeral nodes while the session is renewed, and refuses a session of another client', async () => {
     const { store, other, root } = context();
-    const session = await store.openSession({ ttlMs: 500 });
+    const session = await store.openSession({ ttlMs: 1000 });
     await store.put(`${root}/eph/kept`, bytes('v'), { session });
-    await new Promise((resolve) => setTimeout(resolve, 1600));
+    await new Promise((resolve) => setTimeout(resolve, 2200));
     expect(session.expired).toBe(false);
     expect(await other.exists(`${root}/eph/kept`)).toBe(true);
     await expect(other.put(`${root}/eph/foreign`, bytes('v'), { session })).rejects.toMatchObject({
@@ -453,7 +453,7 @@ function sessionSweeps(context: () => Context): void {
     const doomed = await backend.open({ bus, sessionSweepIntervalMs: 100 });
     const paths = [`${root}/sweep/a/1`, `${root}/sweep/b/2`, `${root}/sweep/c/3`, `${root}/sweep/c/4`];
     const subscription = bus.subscribe(metadataTreePattern(`${root}/sweep`));
-    const session = await doomed.openSession({ ttlMs: 400 });
+    const session = await doomed.openSession({ ttlMs: 1000 });
     await Promise.all(paths.map((path) => doomed.put(path, bytes('e'), { session })));
     const created = await changes(subscription, paths.length);
     expect(created.map((c) => c.kind)).toEqual(paths.map(() => 'created'));
