@@ -81,19 +81,20 @@ function writeLedgers(out: ByteWriter, acked: AckSet): void {
   const ids = acked.ledgerIds();
   out.varint(ids.length);
   let previous = -1;
+  // One scratch bitmap and run list for every region of every ledger.
+  const scratch = new Uint32Array(BITMAP_WORDS);
+  const runs = new RunList();
   for (const ledgerId of ids) {
     const ledger = acked.ledger(ledgerId);
     if (ledger === undefined) continue;
     out.varint(ledgerId - previous - 1);
     previous = ledgerId;
-    writeLedger(out, ledger);
+    writeLedger(out, ledger, scratch, runs);
   }
 }
 
-function writeLedger(out: ByteWriter, ledger: LedgerAcks): void {
+function writeLedger(out: ByteWriter, ledger: LedgerAcks, scratch: Uint32Array, runs: RunList): void {
   out.varint(ledger.blockCount);
-  const scratch = new Uint32Array(BITMAP_WORDS);
-  const runs = new RunList();
   let nextRegion = 0;
   ledger.forEachBlock((firstRegion, container, lastRegion) => {
     out.varint(firstRegion - nextRegion);

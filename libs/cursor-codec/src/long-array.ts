@@ -10,6 +10,9 @@ export const LONG_WORDS_PER_REGION = REGION_SIZE / 64;
  */
 export const LONG_ARRAY_MAX_ENTRY_ID = 2 ** 31 - 2;
 
+/** Shared by every call: the function is synchronous and its visitors never call back into it. */
+const wordScratch = new Uint32Array(BITMAP_WORDS);
+
 /** Receives `count` consecutive identical 64-bit words given as 32-bit halves. */
 export type LongWordVisitor = (lo: number, hi: number, count: number) => void;
 
@@ -20,7 +23,7 @@ export type LongWordVisitor = (lo: number, hi: number, count: number) => void;
  * full spans are reported as repeated words, so sizing costs O(blocks).
  */
 export function forEachLongArrayWord(ledger: LedgerAcks, visit: LongWordVisitor): void {
-  const scratch = new Uint32Array(BITMAP_WORDS);
+  const scratch = wordScratch;
   const blockCount = ledger.blockCount;
   let nextRegion = 0;
   let blockIndex = 0;

@@ -31,7 +31,7 @@ export function readPositionInfo(bytes: Uint8Array): CursorState {
     const wire = tag & 7;
     if (field === 1 && wire === WIRE_VARINT) ledgerId = reader.int64(-1, 'mark-delete ledger id');
     else if (field === 2 && wire === WIRE_VARINT) entryId = reader.int64(-1, 'mark-delete entry id');
-    else if (field === 3 && wire === WIRE_DELIMITED) readRange(reader.sub(reader.varint()), ranges);
+    else if (field === 3 && wire === WIRE_DELIMITED) readRange(reader, reader.varint(), ranges);
     else if (field === 4 && wire === WIRE_DELIMITED) readProperty(reader.sub(reader.varint()), state);
     else if (field === 5 && wire === WIRE_DELIMITED) readBatch(reader.sub(reader.varint()), state);
     else if (field === 6 && wire === WIRE_DELIMITED) readLongList(reader.sub(reader.varint()), longLists);
@@ -69,41 +69,84 @@ export function skipField(reader: ByteReader, field: number, wire: number): void
 }
 
 function readNestedPosition(reader: ByteReader): Position {
-  let ledgerId: number | undefined;
-  let entryId: number | undefined;
+  readNestedPositionInPlace(reader, reader.remaining);
+  return { ledgerId: nested.ledgerId, entryId: nested.entryId };
+}
+
+/** Where readNestedPositionInPlace leaves its result: ranges are read without allocating. */
+const nested = { ledgerId: 0, entryId: 0 };
+
+/** Reads a NestedPositionInfo of `length` bytes from the reader's current position into `nested`. */
+function readNestedPositionInPlace(reader: ByteReader, length: number): void {
+  if (length > reader.remaining) throw malformed(`NestedPositionInfo length ${length} past the end`);
+  const outerEnd = reader.end;
+  reader.end = reader.position + length;
+  let seen = 0;
   while (!reader.atEnd()) {
     const tag = reader.varint32();
-    if (tag === 0x08) ledgerId = reader.int64(0, 'ledger id');
-    else if (tag === 0x10) entryId = reader.int64(-1, 'entry id');
-    else skipField(reader, tag >>> 3, tag & 7);
+    if (tag === 0x08) {
+      nested.ledgerId = reader.int64(0, 'ledger id');
+      seen |= 1;
+    } else if (tag === 0x10) {
+      nested.entryId = reader.int64(-1, 'entry id');
+      seen |= 2;
+    } else skipField(reader, tag >>> 3, tag & 7);
   }
-  if (ledgerId === undefined || entryId === undefined) throw malformed('NestedPositionInfo lacks ledgerId or entryId');
-  return { ledgerId, entryId };
+  reader.end = outerEnd;
+  if (seen !== 3) throw malformed('NestedPositionInfo lacks ledgerId or entryId');
 }
 
 /**
- * An open-closed MessageRange (lower, upper]. A range that crosses ledgers
- * keeps only its upper ledger's part [0, upper], as Pulsar's range set does:
- * without the ledgers' lengths nothing else can be restored.
+ * An open-closed MessageRange (lower, upper] of `length` bytes. A range that
+ * crosses ledgers keeps only its upper ledger's part [0, upper], as Pulsar's
+ * range set does: without the ledgers' lengths nothing else can be restored.
  */
-function readRange(reader: ByteReader, into: AckSet): void {
-  let lower: Position | undefined;
-  let upper: Position | undefined;
+function readRange(reader: ByteReader, length: number, into: AckSet): void {
+  if (length > reader.remaining) throw malformed(`MessageRange length ${length} past the end`);
+  const outerEnd = reader.end;
+  reader.end = reader.position + length;
+  let lowerLedger = -1;
+  let lowerEntry = -1;
+  let upperLedger = -1;
+  let upperEntry = -1;
+  let seen = 0;
   while (!reader.atEnd()) {
     const tag = reader.varint32();
-    if (tag === 0x0a) lower = readNestedPosition(reader.sub(reader.varint()));
-    else if (tag === 0x12) upper = readNestedPosition(reader.sub(reader.varint()));
-    else skipField(reader, tag >>> 3, tag & 7);
+    if (tag !== 0x0a && tag !== 0x12) {
+      skipField(reader, tag >>> 3, tag & 7);
+      continue;
+    }
+    readNestedPositionInPlace(reader, reader.varint());
+    if (tag === 0x0a) {
+      lowerLedger = nested.ledgerId;
+      lowerEntry = nested.entryId;
+      seen |= 1;
+    } else {
+      upperLedger = nested.ledgerId;
+      upperEntry = nested.entryId;
+      seen |= 2;
+    }
   }
-  if (lower === undefined || upper === undefined) throw malformed('MessageRange lacks an endpoint');
-  if (upper.entryId < 0) return;
-  if (lower.ledgerId === upper.ledgerId) {
-    if (upper.entryId < lower.entryId) throw malformed(`MessageRange (${lower.entryId}, ${upper.entryId}] is reversed`);
-    if (upper.entryId > lower.entryId) into.addRange(upper.ledgerId, lower.entryId + 1, upper.entryId);
-  } else if (lower.ledgerId < upper.ledgerId) {
-    into.addRange(upper.ledgerId, 0, upper.entryId);
+  reader.end = outerEnd;
+  if (seen !== 3) throw malformed('MessageRange lacks an endpoint');
+  addOpenClosed(into, lowerLedger, lowerEntry, upperLedger, upperEntry);
+}
+
+function addOpenClosed(
+  into: AckSet,
+  lowerLedger: number,
+  lowerEntry: number,
+  upperLedger: number,
+  upperEntry: number,
+): void {
+  if (upperEntry < 0) return;
+  if (lowerLedger === upperLedger) {
+    if (upperEntry < lowerEntry) throw malformed(`MessageRange (${lowerEntry}, ${upperEntry}] is reversed`);
+    if (upperEntry > lowerEntry) into.addRange(upperLedger, lowerEntry + 1, upperEntry);
+  } else if (lowerLedger < upperLedger) {
+    into.addRange(upperLedger, 0, upperEntry);
   } else {
-    throw malformed(`MessageRange from ledger ${lower.ledgerId} back to ledger ${upper.ledgerId}`);
+    throw malformed(`MessageRange from ledger ${lowerLedger} back to ledger ${upperLedger}`);
   }
 }
 

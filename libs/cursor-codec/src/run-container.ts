@@ -93,6 +93,12 @@ export class RunContainer implements Container {
   }
 
   addRange(first: number, last: number): number {
+    // Acks mostly arrive in order: a range past the last run is appended without a search.
+    if (this.count === 0 || first > this.end(this.count - 1) + 1) {
+      this.insertRun(this.count, first, last);
+      this.total += last - first + 1;
+      return last - first + 1;
+    }
     // Runs that overlap or touch [first, last] merge with it into one run.
     let low = this.floorRun(first - 1);
     if (low < 0 || this.end(low) < first - 1) low++;
@@ -181,7 +187,7 @@ export class RunContainer implements Container {
       grown.set(this.runs.subarray(0, this.count * 2));
       this.runs = grown;
     }
-    this.runs.copyWithin(index * 2 + 2, index * 2, this.count * 2);
+    if (index < this.count) this.runs.copyWithin(index * 2 + 2, index * 2, this.count * 2);
     this.runs[index * 2] = first;
     this.runs[index * 2 + 1] = last;
     this.count++;
