@@ -13,9 +13,14 @@ interface Run {
   stderr: string;
 }
 
+// The CLI must not pick up a cluster's settings from the environment the tests run in.
+const ENV = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^LEDGERLINE_(REDIS|NATS)_URL$/.test(key)),
+);
+
 function ledgerline(...args: string[]): Promise<Run> {
   return new Promise((done) => {
-    execFile(TSX, [MAIN, ...args], { cwd: ROOT, timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(TSX, [MAIN, ...args], { cwd: ROOT, timeout: 30_000, env: ENV }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
       done({ code, stdout, stderr });
     });
@@ -122,6 +127,11 @@ describe('the ledgerline CLI against a running standalone', () => {
     const unreachable = await ledgerline('tenants', 'list', '--url', '127.0.0.1:1');
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toMatch(/^error: UNAVAILABLE /);
+    const unconfigured = await ledgerline('metadata', '--grpc-port', '0');
+    expect(unconfigured.code).toBe(1);
+    expect(unconfigured.stderr).toMatch(
+      /^error: INVALID_ARGUMENT INVALID_CONFIG: invalid configuration: redisUrl \(LEDGERLINE_REDIS_URL or --redis-url\)/,
+    );
   });
 
   it('sets a writer namespace and creates topics from a file', async () => {

@@ -195,8 +195,9 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
       group: 'writers',
       advertisedAddress: `${id}:6650`,
     });
-    const dying = await next().lookup.registerOwner({ owner: owner('w-1'), sessionTtlMs: 300n });
-    const survivor = await next().lookup.registerOwner({ owner: owner('w-2'), sessionTtlMs: 5000n });
+    // w-1's session must outlive the next few calls even on a loaded machine, then lapse.
+    const dying = await next().lookup.registerOwner({ owner: owner('w-1'), sessionTtlMs: 2000n });
+    const survivor = await next().lookup.registerOwner({ owner: owner('w-2'), sessionTtlMs: 60_000n });
     const lease = (await next().lookup.acquireLease({ topic: 'own/ns/t', sessionId: dying.sessionId })).lease!;
     expect(
       await failure(next().lookup.acquireLease({ topic: 'own/ns/t', sessionId: survivor.sessionId })),
@@ -206,7 +207,7 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
     });
     expect(await next().lookup.lookupTopic({ topic: 'own/ns/t' })).toMatchObject({ instanceId: 'w-1', owned: true });
     // w-1 stops keeping its session alive.
-    await eventually(async () => (await next().lookup.getLease({ topic: 'own/ns/t' })).lease === undefined);
+    await eventually(async () => (await next().lookup.getLease({ topic: 'own/ns/t' })).lease === undefined, 200);
     const takeover = (await next().lookup.acquireLease({ topic: 'own/ns/t', sessionId: survivor.sessionId })).lease!;
     expect(takeover.instanceId).toBe('w-2');
     expect(takeover.version).toBeGreaterThan(lease.version);

@@ -20,6 +20,12 @@ export interface MaintenanceOptions {
 const MAX_SUSPECTS = 10_000;
 
 /**
+ * A suspected namespace is recounted at most this often: a full namespace
+ * refuses every create, and each refusal must not cost a scan of its buckets.
+ */
+const MIN_RECOUNT_INTERVAL_MS = 5 * 60_000;
+
+/**
  * The metadata service's background work, all of it safe to run on several
  * instances at once (every write compares versions):
  *   - recount namespaces whose counter may have drifted (a create refused by
@@ -32,6 +38,7 @@ export class MetadataMaintenance {
   readonly #options: MaintenanceOptions;
   #logger: Logger | undefined;
   readonly #suspects = new Map<string, NamespaceName>();
+  readonly #lastRecountMs = new Map<string, number>();
   readonly #timers: NodeJS.Timeout[] = [];
   #running: Promise<void> = Promise.resolve();
   #stopped = false;
@@ -44,7 +51,10 @@ export class MetadataMaintenance {
 
   /** Marks a namespace for a recount soon (after its counter settles). */
   suspect = (namespace: NamespaceName): void => {
-    if (this.#suspects.size < MAX_SUSPECTS) this.#suspects.set(namespace.toString(), namespace);
+    const key = namespace.toString();
+    const last = this.#lastRecountMs.get(key);
+    if (last !== undefined && Date.now() - last < MIN_RECOUNT_INTERVAL_MS) return;
+    if (this.#suspects.size < MAX_SUSPECTS) this.#suspects.set(key, namespace);
   };
 
   /** Starts the timers; `logger` (when given) receives what the tasks find and how they fail. */
@@ -88,6 +98,8 @@ export class MetadataMaintenance {
       );
       if (result?.skipped === 'busy') continue;
       this.#suspects.delete(key);
+      if (this.#lastRecountMs.size >= MAX_SUSPECTS) this.#lastRecountMs.clear();
+      this.#lastRecountMs.set(key, Date.now());
       if (result?.corrected) this.#logger?.warn(result, 'topic counter was off; corrected');
     }
   }

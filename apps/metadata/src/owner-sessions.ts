@@ -16,6 +16,7 @@ import { validateOwnerGroup } from './policies.js';
 import { OwnerRecordSchema, SessionRecordSchema, type OwnerRecord, type OwnerRoleName } from './records.js';
 import {
   deleteIfUnchanged,
+  ensureDirectory,
   forEachChildPage,
   listChildren,
   mapConcurrent,
@@ -91,6 +92,8 @@ export async function registerOwner(context: AdminContext, owner: OwnerRegistrat
   const sessionId = randomUUID();
   const now = context.now();
   const previous = await readRecord(context.store, ownerPath(owner.group, owner.instanceId), OwnerRecordSchema);
+  // The group's directory node makes the group visible to listOwnerGroups (children lists existing nodes only).
+  await ensureDirectory(context.store, ownersGroupDir(owner.group));
   await writeRecord(context.store, sessionPath(sessionId), { group: owner.group, instanceId: owner.instanceId });
   const record: OwnerRecord = { ...owner, sessionId, ttlMs: ttl, expiresAtMs: now + ttl, registeredAtMs: now };
   await writeRecord(context.store, ownerPath(owner.group, owner.instanceId), record);
@@ -162,12 +165,16 @@ export async function unregisterOwner(context: AdminContext, sessionId: string):
   await context.store.delete(sessionPath(sessionId));
 }
 
-/** Live owners of a group (of one role when given), at most MAX_OWNERS_PER_GROUP. */
+/** Live owners of a group ('' for every group), of one role when given, at most MAX_OWNERS_PER_GROUP per group. */
 export async function listLiveOwners(
   context: AdminContext,
   group: string,
   role?: OwnerRoleName,
 ): Promise<OwnerRecord[]> {
+  if (group === '') {
+    const groups = await listOwnerGroups(context);
+    return (await mapConcurrent(groups, 8, (each) => listLiveOwners(context, each, role))).flat();
+  }
   validateOwnerGroup(group);
   const { names } = await listChildren(context.store, ownersGroupDir(group), MAX_OWNERS_PER_GROUP);
   const owners = await mapConcurrent(names, 64, (name) =>

@@ -13,7 +13,8 @@ describe('owners, leases and lookup', () => {
     await fixture.close();
   });
 
-  const register = (instanceId: string, group: string, role: 'writer' | 'readonly' = 'writer', ttlMs = 1000) =>
+  // Long TTLs and a clock moved by tens of seconds: the outcome never depends on how fast the machine is.
+  const register = (instanceId: string, group: string, role: 'writer' | 'readonly' = 'writer', ttlMs = 60_000) =>
     fixture.admin.registerOwner({ instanceId, group, role, advertisedAddress: `${instanceId}:6650` }, ttlMs);
 
   it('hands a lapsed lease to another owner of the group', async () => {
@@ -31,9 +32,9 @@ describe('owners, leases and lookup', () => {
     expect(await admin.lookupTopic(topic)).toMatchObject({ instanceId: 'broker-1', owned: true, redirectTopic: '' });
 
     // broker-1 stops keeping its session alive; broker-2 does.
-    clock.advance(600);
+    clock.advance(40_000);
     await admin.keepAliveOwner(second.sessionId);
-    clock.advance(600);
+    clock.advance(40_000);
     expect(await admin.getLease(topic)).toBeUndefined();
     expect(await admin.lookupTopic(topic)).toMatchObject({ instanceId: 'broker-2', owned: false });
     const takeover = await admin.acquireLease(topic, second.sessionId);
@@ -45,6 +46,7 @@ describe('owners, leases and lookup', () => {
     });
     expect(await admin.renewLease(topic, second.sessionId)).toMatchObject({ instanceId: 'broker-2' });
     expect((await admin.listOwners('writers')).map((owner) => owner.instanceId)).toEqual(['broker-2']);
+    expect((await admin.listOwners('', 'writer')).map((owner) => owner.instanceId)).toEqual(['broker-2']);
 
     await admin.releaseLease(topic, second.sessionId);
     expect(await admin.getLease(topic)).toBeUndefined();
@@ -150,6 +152,7 @@ describe('owners, leases and lookup', () => {
       [() => admin.registerOwner({ ...good, group: '' }, 1000), 'INVALID_OWNER_GROUP'],
       [() => admin.registerOwner({ ...good, advertisedAddress: '' }, 1000), 'INVALID_ADVERTISED_ADDRESS'],
       [() => admin.registerOwner(good, 10), 'INVALID_SESSION_TTL'],
+      [() => admin.registerOwner(good, 10 * 60_000), 'INVALID_SESSION_TTL'],
       [() => admin.keepAliveOwner('not-a-session'), 'INVALID_SESSION_ID'],
       [() => admin.keepAliveOwner('00000000-0000-0000-0000-000000000000'), 'SESSION_EXPIRED'],
       [() => admin.lookupTopic('my-tenant/writer-namespace/none'), 'TOPIC_NOT_FOUND'],
