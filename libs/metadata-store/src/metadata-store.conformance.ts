@@ -418,7 +418,7 @@ function sessions(context: () => Context): void {
     const doomed = await backend.open({ bus, sessionSweepIntervalMs: 100 });
     const path = `${root}/eph/crashed`;
     const subscription = bus.subscribe(metadataTreePattern(`${root}/eph`));
-    const session = await doomed.openSession({ ttlMs: 500 });
+    const session = await doomed.openSession({ ttlMs: 1000 });
     let expiredCalls = 0;
     session.onExpired(() => expiredCalls++);
     await doomed.put(path, bytes('lease'), { session, expectedVersion: 'absent' });
