@@ -14,7 +14,7 @@ import { InProcessBus } from '@ledgerline/bus';
 import { startMetadataService } from '@ledgerline/metadata';
 import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { AdminService } from '@ledgerline/proto';
-import { closeClient, createClient } from '@ledgerline/rpc';
+import { closeClient, createClient, type Client } from '@ledgerline/rpc';
 import { serviceConfigSchema } from '@ledgerline/service-kit';
 import { startRedis, type ServerProcess } from '@ledgerline/testing';
 import { Redis } from 'ioredis';
@@ -54,6 +54,24 @@ function countingStore(inner: MetadataStore): { store: MetadataStore; childrenRe
 async function usedMemory(redis: Redis): Promise<number> {
   const info = await redis.info('memory');
   return Number(/used_memory:(\d+)/.exec(info)![1]);
+}
+
+/** Pages through the whole namespace, timing it and noting the most store reads one page took. */
+async function listEverything(admin: Client<typeof AdminService>, childrenReads: () => number) {
+  let pageToken = '';
+  let pages = 0;
+  let listed = 0;
+  let worstPage = 0;
+  const started = performance.now();
+  do {
+    const readsBefore = childrenReads();
+    const page = await admin.listTopics({ namespace: 'bench/topics', pageToken, pageSize: PAGE });
+    worstPage = Math.max(worstPage, childrenReads() - readsBefore);
+    listed += page.topics.length;
+    pages++;
+    pageToken = page.nextPageToken;
+  } while (pageToken !== '');
+  return { listSeconds: (performance.now() - started) / 1000, pages, listed, worstPage };
 }
 
 async function runRow(url: string, probe: Redis, buckets: number): Promise<Row> {
@@ -100,20 +118,7 @@ async function runRow(url: string, probe: Redis, buckets: number): Promise<Row> 
     const count = (await admin.countTopics({ namespace: 'bench/topics' })).count;
     if (count !== BigInt(TOPICS)) throw new Error(`CountTopics says ${count}, expected ${TOPICS}`);
 
-    let pageToken = '';
-    let pages = 0;
-    let listed = 0;
-    let worstPage = 0;
-    const listStarted = performance.now();
-    do {
-      const readsBefore = counted.childrenReads();
-      const page = await admin.listTopics({ namespace: 'bench/topics', pageToken, pageSize: PAGE });
-      worstPage = Math.max(worstPage, counted.childrenReads() - readsBefore);
-      listed += page.topics.length;
-      pages++;
-      pageToken = page.nextPageToken;
-    } while (pageToken !== '');
-    const listSeconds = (performance.now() - listStarted) / 1000;
+    const { listSeconds, pages, listed, worstPage } = await listEverything(admin, counted.childrenReads);
     if (listed !== TOPICS) throw new Error(`listed ${listed} topics, expected ${TOPICS}`);
     return {
       buckets,

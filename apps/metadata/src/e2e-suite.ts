@@ -61,6 +61,18 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
     await deployment.close();
   });
 
+  tenantAndNamespaceFlow(next);
+  bucketedTopicFlow(next);
+  exactLimitFlow(next);
+  topicDeletionFlow(next);
+  leaseTakeoverFlow(next);
+  readerRedirectFlow(next);
+  badInputFlow(next);
+  watchFlow(next);
+}
+
+/** End to end: every tenant and namespace flow. `next` hands out the clients of the next instance. */
+function tenantAndNamespaceFlow(next: () => Clients): void {
   it('runs every tenant and namespace flow', async () => {
     await next().admin.createTenant({ tenant: 'e2e-acme', adminRoles: ['ops'] });
     expect((await next().admin.listTenants({})).tenants).toContain('e2e-acme');
@@ -89,7 +101,10 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
     await next().admin.deleteTenant({ tenant: 'e2e-acme' });
     expect((await next().admin.listTenants({})).tenants).not.toContain('e2e-acme');
   });
+}
 
+/** End to end: topics in the seed's bucket layout. `next` hands out the clients of the next instance. */
+function bucketedTopicFlow(next: () => Clients): void {
   it("creates, lists, counts and deletes topics in the seed's 3-bucket layout", async () => {
     await next().admin.createTenant({ tenant: 'tenant' });
     await next().admin.createNamespace({ namespace: 'tenant/namespace', policies: { numberOfTopicBuckets: 3 } });
@@ -126,7 +141,10 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
     expect((await next().admin.countTopics({ namespace: 'tenant/namespace' })).count).toBe(2n);
     expect(await children(`${base}/$0`)).toEqual([]);
   });
+}
 
+/** End to end: the exact topic limit. `next` hands out the clients of the next instance. */
+function exactLimitFlow(next: () => Clients): void {
   it('keeps the topic limit exact under 100 parallel creates', async () => {
     await next().admin.createTenant({ tenant: 'limits' });
     await next().admin.createNamespace({
@@ -153,7 +171,10 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
     }
     expect(listed).toBe(50);
   });
+}
 
+/** End to end: topic deletion marking ledgers. `next` hands out the clients of the next instance. */
+function topicDeletionFlow(next: () => Clients): void {
   it('marks the ledgers of a deleted topic deletable and hides the topic', async () => {
     await next().admin.createTenant({ tenant: 'gc' });
     await next().admin.createNamespace({ namespace: 'gc/ns', policies: { numberOfTopicBuckets: 4 } });
@@ -184,7 +205,10 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
       reason: 'TOPIC_NOT_FOUND',
     });
   });
+}
 
+/** End to end: lease expiry and takeover. `next` hands out the clients of the next instance. */
+function leaseTakeoverFlow(next: () => Clients): void {
   it('lets a lease lapse with its session and another owner take it over', async () => {
     await next().admin.createTenant({ tenant: 'own' });
     await next().admin.createNamespace({ namespace: 'own/ns', policies: { ownerGroup: 'writers' } });
@@ -220,7 +244,10 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
     const first = (await next().lookup.allocateLedgerId({})).ledgerId;
     expect((await next().lookup.allocateLedgerId({})).ledgerId).toBeGreaterThan(first);
   });
+}
 
+/** End to end: the PIP-63 lookup redirect. `next` hands out the clients of the next instance. */
+function readerRedirectFlow(next: () => Clients): void {
   it('redirects a lookup through a reader group to the reader namespace (PIP-63)', async () => {
     await next().admin.createTenant({ tenant: 'my-tenant' });
     await next().admin.createNamespace({
@@ -272,7 +299,10 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
       reason: 'NAMESPACE_READONLY',
     });
   });
+}
 
+/** End to end: bad input. `next` hands out the clients of the next instance. */
+function badInputFlow(next: () => Clients): void {
   it('answers bad input with the right code and reason and keeps serving', async () => {
     await next().admin.createTenant({ tenant: 'bad' });
     await next().admin.createNamespace({ namespace: 'bad/ns' });
@@ -326,7 +356,10 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
     expect(await failure(badWatch())).toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'INVALID_PATH_PREFIX' });
     expect((await next().admin.getNamespace({ namespace: 'bad/ns' })).namespace?.name).toBe('bad/ns');
   });
+}
 
+/** End to end: watches. `next` hands out the clients of the next instance. */
+function watchFlow(next: () => Clients): void {
   it('streams store changes under a prefix to watchers', async () => {
     // Unique paths: on NATS, other test files publish metadata changes on the same subjects.
     const root = `/watched-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;

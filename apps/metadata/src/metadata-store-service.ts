@@ -119,25 +119,25 @@ export function metadataStoreServiceImpl(store: MetadataStore, bus: Bus): Servic
       };
     },
     watch(request, context) {
-      return (async function* () {
-        const prefix = validatePrefix(request.pathPrefix);
-        const subscription = bus.subscribe(watchPattern(prefix), {
-          bufferSize: MAX_WATCH_BUFFER,
-          overflow: 'drop-oldest',
-        });
-        const stop = () => subscription.unsubscribe();
-        context.signal.addEventListener('abort', stop, { once: true });
-        try {
-          for await (const message of subscription) {
-            const change = decodeChange(message.data);
-            if (change === undefined || !change.path.startsWith(prefix)) continue;
-            yield { path: change.path, kind: CHANGE_KINDS[change.kind], version: BigInt(change.version) };
-          }
-        } finally {
-          context.signal.removeEventListener('abort', stop);
-          subscription.unsubscribe();
-        }
-      })();
+      return watchChanges(bus, request.pathPrefix, context.signal);
     },
   };
+}
+
+/** The changes under a prefix, from the bus, until the client goes away. */
+async function* watchChanges(bus: Bus, pathPrefix: string, signal: AbortSignal) {
+  const prefix = validatePrefix(pathPrefix);
+  const subscription = bus.subscribe(watchPattern(prefix), { bufferSize: MAX_WATCH_BUFFER, overflow: 'drop-oldest' });
+  const stop = () => subscription.unsubscribe();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    for await (const message of subscription) {
+      const change = decodeChange(message.data);
+      if (change === undefined || !change.path.startsWith(prefix)) continue;
+      yield { path: change.path, kind: CHANGE_KINDS[change.kind], version: BigInt(change.version) };
+    }
+  } finally {
+    signal.removeEventListener('abort', stop);
+    subscription.unsubscribe();
+  }
 }
