@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { sharedServers, startServerProcess, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
+import { sharedServers, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
 import { eventually, expectFailure, taggedEntry } from './conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';
 import { RedisLedgerStore } from './redis-store.js';
@@ -35,8 +35,8 @@ describe('with a replica', () => {
   let replica: ServerProcess;
   beforeAll(async () => {
     // Diskless sync without delay: the replica is in sync in milliseconds instead of seconds.
-    primary = await startRedisWith(['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0']);
-    replica = await startRedisWith(['--replicaof', '127.0.0.1', String(primary.port)]);
+    primary = await startRedis({ extraArgs: ['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0'] });
+    replica = await startRedis({ extraArgs: ['--replicaof', '127.0.0.1', String(primary.port)] });
   });
   afterAll(async () => {
     await replica.stop();
@@ -69,24 +69,3 @@ describe('with a replica', () => {
     }
   });
 });
-
-function startRedisWith(extra: string[]): Promise<ServerProcess> {
-  return startServerProcess({
-    binary: 'redis-server',
-    debianPackage: 'redis-server',
-    args: (port, dir) => [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-      ...extra,
-    ],
-    url: (port) => `redis://127.0.0.1:${port}`,
-  });
-}

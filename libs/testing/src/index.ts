@@ -1,5 +1,5 @@
-export { startRedis, startNats, startServerProcess, requireBinary } from './server-process.js';
-export type { ServerProcess, BinarySpec } from './server-process.js';
+export { startRedis, startNats, startServerProcess, requireBinary, redisServerSpec } from './server-process.js';
+export type { ServerProcess, BinarySpec, StartRedisOptions } from './server-process.js';
 export { startRedisCluster } from './redis-cluster.js';
 export type { RedisClusterProcess } from './redis-cluster.js';
 export { freePort, waitForPort } from './free-port.js';

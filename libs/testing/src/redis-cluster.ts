@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { startServerProcess, type ServerProcess } from './server-process.js';
+import { redisServerSpec, startServerProcess, type ServerProcess } from './server-process.js';
 
 /** A three-master Redis Cluster on loopback ports, for tests. */
 export interface RedisClusterProcess {
@@ -12,29 +12,17 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
   const nodes: ServerProcess[] = [];
   for (let i = 0; i < masters; i++) {
     nodes.push(
-      await startServerProcess({
-        binary: 'redis-server',
-        debianPackage: 'redis-server',
-        args: (p, dir) => [
-          '--port',
-          String(p),
-          '--bind',
-          '127.0.0.1',
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--dir',
-          dir,
+      await startServerProcess(
+        // redis-server changes into its --dir, so the cluster file name is relative to it.
+        redisServerSpec([
           '--cluster-enabled',
           'yes',
           '--cluster-config-file',
-          `${dir}/nodes.conf`,
+          'nodes.conf',
           '--cluster-node-timeout',
           '2000',
-        ],
-        url: (p) => `redis://127.0.0.1:${p}`,
-      }),
+        ]),
+      ),
     );
   }
   const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);

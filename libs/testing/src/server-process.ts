@@ -91,17 +91,28 @@ export async function startServerProcess(spec: BinarySpec, fixedPort?: number): 
   };
 }
 
+/** How to run a throwaway redis-server: no persistence, loopback only, plus any extra arguments. */
+export function redisServerSpec(extraArgs: readonly string[] = []): BinarySpec {
+  return {
+    binary: 'redis-server',
+    debianPackage: 'redis-server',
+    args: (p, dir) => [
+      ...['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      ...extraArgs,
+    ],
+    url: (p) => `redis://127.0.0.1:${p}`,
+  };
+}
+
+export interface StartRedisOptions {
+  port?: number;
+  /** More redis-server arguments, e.g. ['--replicaof', host, port]. */
+  extraArgs?: readonly string[];
+}
+
 /** A throwaway redis-server: no persistence, loopback only. */
-export function startRedis(port?: number): Promise<ServerProcess> {
-  return startServerProcess(
-    {
-      binary: 'redis-server',
-      debianPackage: 'redis-server',
-      args: (p, dir) => ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-      url: (p) => `redis://127.0.0.1:${p}`,
-    },
-    port,
-  );
+export function startRedis(options: StartRedisOptions = {}): Promise<ServerProcess> {
+  return startServerProcess(redisServerSpec(options.extraArgs), options.port);
 }
 
 /** A throwaway nats-server with JetStream, loopback only. */
