@@ -354,6 +354,8 @@ function badInputFlow(next: () => Clients): void {
       return undefined;
     };
     expect(await failure(badWatch())).toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'INVALID_PATH_PREFIX' });
+    const oversize = await failure(next().admin.createTopics({ topics: [`bad/ns/${'x'.repeat(5 * 1024 * 1024)}`] }));
+    expect(oversize.code).toBe('RESOURCE_EXHAUSTED');
     expect((await next().admin.getNamespace({ namespace: 'bad/ns' })).namespace?.name).toBe('bad/ns');
   });
 }
