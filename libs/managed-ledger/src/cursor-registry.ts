@@ -70,13 +70,13 @@ export class CursorRegistry {
   async recoverAll(): Promise<void> {
     const { ctx } = this.host;
     const names: string[] = [];
-    let after: string | undefined;
+    let pageToken: string | undefined;
     do {
-      const page = await ctx.metadata.listCursors(ctx.path, after === undefined ? {} : { after });
+      const page = await ctx.metadata.listCursors(ctx.path, pageToken === undefined ? {} : { pageToken });
       names.push(...page.names);
-      after = page.next;
+      pageToken = page.nextPageToken;
       if (names.length > ctx.config.maxCursors) throw tooManyCursors(ctx.config.maxCursors);
-    } while (after !== undefined);
+    } while (pageToken !== undefined);
     const queue = [...names];
     const worker = async () => {
       for (let name = queue.shift(); name !== undefined; name = queue.shift()) await this.open(name);

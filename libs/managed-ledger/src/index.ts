@@ -13,6 +13,12 @@ export { ManagedLedgerReason } from './errors.js';
 export type { ManagedLedgerMetadata, Versioned, ExpectedVersion, CursorNamePage } from './metadata-access.js';
 export { LEDGER_ID_SEQUENCE, MAX_CURSOR_NAME_LENGTH } from './metadata-access.js';
 export { MetadataStoreManagedLedgerMetadata } from './metadata-store-managed-ledger-metadata.js';
+export { GrpcManagedLedgerMetadata } from './grpc-managed-ledger-metadata.js';
+export { ManagedCursor } from './managed-cursor.js';
+export type { SeekTarget, ExportedCursorState, CursorStatus } from './managed-cursor.js';
+export type { CursorStart, OpenCursorOptions } from './cursor-registry.js';
+export type { AckDelta, EntryRange, BatchAckRecord, ExportedAcks } from './ack-delta.js';
+export type { SnapshotWrite } from './cursor-persistence.js';
 
 // For other packages (metadata service, garbage collector, read-only owners): stored-format helpers and limits.
 export {

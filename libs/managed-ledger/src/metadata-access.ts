@@ -12,8 +12,8 @@ export type ExpectedVersion = number | 'absent';
 export interface CursorNamePage {
   /** Decoded cursor names, ascending by their encoded form. */
   names: string[];
-  /** Pass back as `after` for the next page; absent on the last page. */
-  next?: string;
+  /** An opaque token: pass it back as `pageToken` for the next page; absent on the last page. */
+  nextPageToken?: string;
 }
 
 /**
@@ -46,7 +46,7 @@ export interface ManagedLedgerMetadata {
   /** Without expectedVersion, deleting a missing cursor is a no-op. */
   deleteCursorInfo(managedLedgerPath: string, cursorName: string, expectedVersion?: number): Promise<void>;
   /** One page of cursor names; `limit` is bounded by the implementation's page limit. */
-  listCursors(managedLedgerPath: string, options?: { after?: string; limit?: number }): Promise<CursorNamePage>;
+  listCursors(managedLedgerPath: string, options?: { pageToken?: string; limit?: number }): Promise<CursorNamePage>;
 
   /** A unique ledger id, larger than every id handed out before. */
   allocateLedgerId(): Promise<number>;

@@ -6,7 +6,6 @@ import {
   type ManagedCursorInfo,
   type ManagedLedgerInfo,
 } from '@ledgerline/proto';
-import { encodeLocalName } from '@ledgerline/naming';
 import { cursorNameFromNode, cursorPath } from './cursor-name.js';
 import { corruptInfoError } from './errors.js';
 import {
@@ -58,14 +57,14 @@ export class MetadataStoreManagedLedgerMetadata implements ManagedLedgerMetadata
     return this.store.delete(cursorPath(path, cursorName), options);
   }
 
-  async listCursors(path: string, options: { after?: string; limit?: number } = {}): Promise<CursorNamePage> {
+  /** The page token is the last node name of the page (encoded), as the store's `after` takes it. */
+  async listCursors(path: string, options: { pageToken?: string; limit?: number } = {}): Promise<CursorNamePage> {
     const page = await this.store.children(path, {
-      ...(options.after === undefined ? {} : { after: encodeLocalName(options.after) }),
+      ...(options.pageToken === undefined ? {} : { after: options.pageToken }),
       limit: options.limit ?? DEFAULT_CURSOR_PAGE,
     });
     const names = page.names.map(cursorNameFromNode);
-    const last = names[names.length - 1];
-    return page.next === undefined || last === undefined ? { names } : { names, next: last };
+    return page.next === undefined ? { names } : { names, nextPageToken: page.next };
   }
 
   allocateLedgerId(): Promise<number> {
