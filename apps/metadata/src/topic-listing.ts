@@ -188,27 +188,29 @@ class PageMerge {
    * Returns false when the budget allows no further round.
    */
   async #wave(): Promise<boolean> {
-    const budget = MAX_LIST_CALLS_PER_PAGE - this.#calls;
-    const needsMarkers = this.#markers === undefined || (!this.#markers.exhausted && this.#markerShort());
-    const unknown = this.#bucketsWhere((run) => run.head.kind === 'unknown');
-    if (this.#waves >= MAX_LIST_WAVES_PER_PAGE || budget < unknown.length + (needsMarkers ? 1 : 0) || budget === 0) {
-      return false;
-    }
+    const markerCalls = this.#markers === undefined || (!this.#markers.exhausted && this.#markerShort()) ? 1 : 0;
+    const room = MAX_LIST_CALLS_PER_PAGE - this.#calls - markerCalls;
+    if (this.#waves >= MAX_LIST_WAVES_PER_PAGE || room < 0) return false;
+    // With more buckets than the budget, a page learns some heads and the token carries them to the next page.
+    const unknown = this.#bucketsWhere((run) => run.head.kind === 'unknown').slice(0, room);
     const prefetch = this.#bucketsWhere(
       (run) => run.head.kind === 'at' && run.position >= run.buffer.length && run.more,
     )
-      .sort((a, b) =>
-        (this.#runs[a]!.head as { name: string }).name < (this.#runs[b]!.head as { name: string }).name ? -1 : 1,
-      )
-      .slice(0, budget - unknown.length - (needsMarkers ? 1 : 0));
+      .sort((a, b) => (this.#headName(a) < this.#headName(b) ? -1 : 1))
+      .slice(0, room - unknown.length);
     const fetches = [...unknown, ...prefetch];
+    if (fetches.length + markerCalls === 0) return false;
     this.#waves++;
-    this.#calls += fetches.length + (needsMarkers ? 1 : 0);
+    this.#calls += fetches.length + markerCalls;
     await Promise.all([
       ...fetches.map((bucket) => this.#fetchBucket(bucket)),
-      needsMarkers ? this.#fetchMarkers() : undefined,
+      markerCalls === 1 ? this.#fetchMarkers() : undefined,
     ]);
     return true;
+  }
+
+  #headName(bucket: number): string {
+    return (this.#runs[bucket]!.head as { name: string }).name;
   }
 
   #bucketsWhere(test: (run: BucketRun) => boolean): number[] {
