@@ -1,6 +1,5 @@
 import { loadConfig } from '@ledgerline/service-kit';
-import { startClusterMetadataService } from './cluster.js';
-import { clusterConfigSchema } from './config.js';
+import { clusterConfigSchema, startClusterMetadataService } from '@ledgerline/metadata-service';
 
 // The cluster entry point: settings from LEDGERLINE_* variables (LEDGERLINE_REDIS_URL,
 // LEDGERLINE_NATS_URL, LEDGERLINE_GRPC_PORT, ...) with --flag overrides.
