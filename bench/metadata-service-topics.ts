@@ -11,7 +11,7 @@
 //   The bus is in-process: NATS publishes are fire-and-forget and do not
 //   change these figures. Client, service and Redis share this machine's cores.
 import { InProcessBus } from '@ledgerline/bus';
-import { startMetadataService } from '@ledgerline/metadata';
+import { startMetadataService } from '@ledgerline/metadata-service';
 import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { AdminService } from '@ledgerline/proto';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';

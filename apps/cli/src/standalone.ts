@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { InProcessBus } from '@ledgerline/bus';
-import { startMetadataService, type RunningMetadataService, type StandaloneConfig } from '@ledgerline/metadata';
+import { startMetadataService, type RunningMetadataService, type StandaloneConfig } from '@ledgerline/metadata-service';
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 
 export interface RunningStandalone {

@@ -1,4 +1,4 @@
-import { clusterConfigSchema, standaloneConfigSchema, startClusterMetadataService } from '@ledgerline/metadata';
+import { clusterConfigSchema, standaloneConfigSchema, startClusterMetadataService } from '@ledgerline/metadata-service';
 import { loadConfig } from '@ledgerline/service-kit';
 import type { Command } from 'commander';
 import { reportError } from '../cli-errors.js';
