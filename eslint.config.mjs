@@ -18,6 +18,11 @@ export default tseslint.config(
               group: ['@ledgerline/*/src/*', '../../libs/*', '../../apps/*'],
               message: 'Import a package through its public index.',
             },
+            {
+              // Apps talk over gRPC and the bus; what two apps share is a lib.
+              group: ['@ledgerline/metadata', '@ledgerline/cli'],
+              message: 'No package imports an app: move what is shared into a lib.',
+            },
           ],
         },
       ],
