@@ -169,3 +169,27 @@ describe('invalid states and options', () => {
     }
   });
 });
+
+describe('the encoded result', () => {
+  it('is the bytes themselves, decodable as they are, and carries the report', () => {
+    const acked = new AckSet();
+    for (let entry = 0; entry < 200; entry += 2) acked.add(7, entry);
+    const state = createCursorState({ markDelete: { ledgerId: 7, entryId: -1 }, acked });
+    const encoded = encodeCursorState(state, { format: 'compact', maxRangesToPersist: 60 });
+    expect(encoded).toBeInstanceOf(Uint8Array);
+    expect(encoded.bytes).toBe(encoded);
+    expect(encoded.rangesDropped).toBe(40);
+    expect(encoded.report()).toEqual({
+      format: 'compact',
+      rangesPersisted: 60,
+      rangesDropped: 40,
+      batchAcksDropped: 0,
+      cursorPropertiesOmitted: 0,
+      complete: false,
+    });
+    expect(decodeCursorState(encoded).acked.rangeCount()).toBe(60);
+    // A slice is plain bytes: the report describes the whole encoding only.
+    expect(encoded.slice(1).constructor).toBe(Uint8Array);
+    expect(Buffer.from(encoded).equals(Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength))).toBe(true);
+  });
+});

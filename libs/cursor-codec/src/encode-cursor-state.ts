@@ -31,12 +31,8 @@ export interface EncodeCursorStateOptions {
   compactCompression?: CompactCompression;
 }
 
-/**
- * The encoded bytes and a report of everything that was not persisted, so a
- * caller can warn and count it. Nothing is ever dropped without showing here.
- */
-export interface EncodedCursorState {
-  bytes: Uint8Array;
+/** What an encoding left out, so a caller can warn and count it. */
+export interface CursorStateEncodingReport {
   format: CursorStateFormat;
   /** Ranges persisted (at most maxRangesToPersist). */
   rangesPersisted: number;
@@ -53,6 +49,41 @@ export interface EncodedCursorState {
   complete: boolean;
 }
 
+/**
+ * The encoded bytes, which carry the report of everything that was not
+ * persisted. It is a Uint8Array (over the same memory, no copy), so it goes
+ * wherever bytes go, while nothing is ever dropped without showing here.
+ */
+export class EncodedCursorState extends Uint8Array implements CursorStateEncodingReport {
+  // Slices and maps of it are plain bytes, without a report that would not describe them.
+  static get [Symbol.species](): Uint8ArrayConstructor {
+    return Uint8Array;
+  }
+
+  format: CursorStateFormat = 'compact';
+  rangesPersisted = 0;
+  rangesDropped = 0;
+  batchAcksDropped = 0;
+  cursorPropertiesOmitted = 0;
+  complete = true;
+
+  static wrap(bytes: Uint8Array, report: CursorStateEncodingReport): EncodedCursorState {
+    const encoded = new EncodedCursorState(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength);
+    return Object.assign(encoded, report);
+  }
+
+  /** The bytes themselves; kept for callers that read `.bytes` off the result. */
+  get bytes(): Uint8Array {
+    return this;
+  }
+
+  /** The report alone, as a plain object (for logs and metrics). */
+  report(): CursorStateEncodingReport {
+    const { format, rangesPersisted, rangesDropped, batchAcksDropped, cursorPropertiesOmitted, complete } = this;
+    return { format, rangesPersisted, rangesDropped, batchAcksDropped, cursorPropertiesOmitted, complete };
+  }
+}
+
 interface Prepared {
   parts: PositionInfoParts;
   cursorProperties: (readonly [string, string])[];
@@ -64,7 +95,7 @@ interface Prepared {
  * Encodes a cursor state in one format, or in the smallest one ('auto').
  * Ranges past maxRangesToPersist and batch entries past maxBatchAcksToPersist
  * are cut (the first ones in position order are kept, as Pulsar does) and
- * counted in the result.
+ * counted in the result, which is the encoded bytes themselves.
  */
 export function encodeCursorState(state: CursorState, options: EncodeCursorStateOptions = {}): EncodedCursorState {
   const format = options.format ?? 'auto';
@@ -83,15 +114,14 @@ export function encodeCursorState(state: CursorState, options: EncodeCursorState
       ? encodeSmallest(prepared, compression, maxEncodedBytes)
       : encodeAs(format, prepared, compression, maxEncodedBytes);
   const cursorPropertiesOmitted = chosen === 'compact' ? 0 : prepared.cursorProperties.length;
-  return {
-    bytes,
+  return EncodedCursorState.wrap(bytes, {
     format: chosen,
     rangesPersisted: prepared.parts.acked.rangeCount(),
     rangesDropped: prepared.rangesDropped,
     batchAcksDropped: prepared.batchAcksDropped,
     cursorPropertiesOmitted,
     complete: prepared.rangesDropped === 0 && prepared.batchAcksDropped === 0 && cursorPropertiesOmitted === 0,
-  };
+  });
 }
 
 function prepare(state: CursorState, options: EncodeCursorStateOptions): Prepared {

@@ -19,7 +19,8 @@ export {
   DEFAULT_MAX_BATCH_ACKS_TO_PERSIST,
   DEFAULT_MAX_ENCODED_BYTES,
 } from './encode-cursor-state.js';
-export type { CursorStateFormat, EncodeCursorStateOptions, EncodedCursorState } from './encode-cursor-state.js';
+export { EncodedCursorState } from './encode-cursor-state.js';
+export type { CursorStateFormat, EncodeCursorStateOptions, CursorStateEncodingReport } from './encode-cursor-state.js';
 export { decodeCursorState, detectCursorStateFormat, DEFAULT_MAX_DECODED_BODY_BYTES } from './decode-cursor-state.js';
 export type { DecodeCursorStateOptions } from './decode-cursor-state.js';
 export type { CompactCompression } from './compact-writer.js';
