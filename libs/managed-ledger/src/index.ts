@@ -1,5 +1,7 @@
 // The managed ledger and its cursors: what the owner services use.
 export { ManagedLedger } from './managed-ledger.js';
+export { ManagedLedgerFactory } from './managed-ledger-factory.js';
+export type { FactoryOpenOptions } from './managed-ledger-factory.js';
 export type { ManagedLedgerStatus, ManagedLedgerOpenOptions, ReadOptions } from './managed-ledger.js';
 export type { ManagedLedgerEntry, AppendResult } from './entry.js';
 export type { Position } from './position.js';
