@@ -58,6 +58,8 @@ export class CursorPersistence {
   ): Promise<SnapshotWrite> {
     const { config } = this.ctx;
     const encoded = encodeCursorState(state, { format: 'auto', maxRangesToPersist: config.cursor.maxRangesToPersist });
+    // The result is the encoded bytes, carrying the report of what was left out.
+    const bytes: Uint8Array = encoded;
     if (encoded.rangesDropped > 0) this.reportDropped(encoded.rangesDropped);
     const base: CursorInfoModel = {
       ...this.keeper.current,
@@ -66,13 +68,13 @@ export class CursorPersistence {
       cursorProperties: new Map(state.cursorProperties),
       ...node,
     };
-    const small = encoded.bytes.length <= config.cursor.inlineSnapshotMaxBytes;
+    const small = bytes.length <= config.cursor.inlineSnapshotMaxBytes;
     const rangesDropped = encoded.rangesDropped;
     if (this.cursorLedgerId === NO_CURSOR_LEDGER && small) {
-      await this.keeper.write({ ...base, inlineSnapshot: encoded.bytes });
-      return { bytes: encoded.bytes.length, entries: 0, where: 'inline', rangesDropped };
+      await this.keeper.write({ ...base, inlineSnapshot: bytes });
+      return { bytes: bytes.length, entries: 0, where: 'inline', rangesDropped };
     }
-    const entries = toSnapshotEntries(encoded.bytes, { maxEntrySize: config.cursor.snapshotMaxEntrySizeBytes });
+    const entries = toSnapshotEntries(bytes, { maxEntrySize: config.cursor.snapshotMaxEntrySizeBytes });
     const ledger = this.ledger;
     if (ledger !== undefined && !this.rolloverDue(ledger)) {
       try {
@@ -86,11 +88,11 @@ export class CursorPersistence {
         const { inlineSnapshot: _inline, ...withoutInline } = base;
         await this.keeper.write(withoutInline);
       }
-      return { bytes: encoded.bytes.length, entries: entries.length, where: 'ledger', rangesDropped };
+      return { bytes: bytes.length, entries: entries.length, where: 'ledger', rangesDropped };
     }
-    await this.switchLedger(base, small ? encoded.bytes : undefined, entries);
+    await this.switchLedger(base, small ? bytes : undefined, entries);
     return {
-      bytes: encoded.bytes.length,
+      bytes: bytes.length,
       entries: entries.length,
       where: small ? 'inline' : 'new-ledger',
       rangesDropped,

@@ -1,5 +1,5 @@
 import { createCursorState, encodeCursorState } from '@ledgerline/cursor-codec';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
 import { validateCursorName } from './cursor-name.js';
 import { CursorInfoKeeper, cursorInfoFromProto, NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
 import { CursorPersistence } from './cursor-persistence.js';
@@ -158,7 +158,7 @@ export class CursorRegistry {
       properties: state.properties,
       cursorProperties: state.cursorProperties,
       lastActiveMs: ctx.now(),
-      inlineSnapshot: encodeCursorState(state).bytes,
+      inlineSnapshot: encodeCursorState(state),
       resetEpoch: 0,
     };
     const keeper = new CursorInfoKeeper(ctx.metadata, ctx.path, name, 'absent', model);
@@ -189,6 +189,7 @@ export class CursorRegistry {
   /** The mark-delete position a new cursor starts with: just before the first entry it should read. */
   private async startingMarkDelete(start: CursorStart): Promise<Position> {
     const views = this.host.views();
+    checkStart(start);
     if ('initialPosition' in start) {
       const first = views[0];
       const last = views[views.length - 1];
@@ -202,6 +203,21 @@ export class CursorRegistry {
         : ({ offset: start.offset } satisfies SeekTarget),
     );
     return canonicalMarkDelete(views, { ledgerId: next.ledgerId, entryId: next.entryId - 1 });
+  }
+}
+
+function checkStart(start: CursorStart): void {
+  const valid =
+    typeof start === 'object' &&
+    start !== null &&
+    (('initialPosition' in start && (start.initialPosition === 'earliest' || start.initialPosition === 'latest')) ||
+      'position' in start ||
+      'offset' in start);
+  if (!valid) {
+    throw invalidArgument(
+      ManagedLedgerReason.invalidCursorStart,
+      "a cursor starts at {initialPosition: 'earliest' | 'latest'}, {position} or {offset}",
+    );
   }
 }
 

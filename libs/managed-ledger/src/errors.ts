@@ -29,6 +29,8 @@ export const ManagedLedgerReason = {
   tooManyCursors: 'TOO_MANY_CURSORS',
   resetEpochMismatch: 'CURSOR_RESET_EPOCH_MISMATCH',
   invalidAckDelta: 'INVALID_ACK_DELTA',
+  invalidSeekTarget: 'INVALID_SEEK_TARGET',
+  invalidCursorStart: 'INVALID_CURSOR_START',
   invalidBatchAck: 'INVALID_BATCH_ACK',
   invalidProperty: 'INVALID_CURSOR_PROPERTY',
   badVersion: 'BAD_VERSION',

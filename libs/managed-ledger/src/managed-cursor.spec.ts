@@ -109,6 +109,11 @@ describe('ManagedCursor positions and acks', () => {
       expect.objectContaining({ reason: 'INVALID_BATCH_ACK' }),
     );
     await expect(ml.openCursor('')).rejects.toMatchObject({ reason: 'INVALID_CURSOR_NAME' });
+    await expect(ml.openCursor('s', { start: { initialPosition: 'middle' } as never })).rejects.toMatchObject({
+      reason: 'INVALID_CURSOR_START',
+    });
+    await expect(cursor.seek(undefined as never)).rejects.toMatchObject({ reason: 'INVALID_SEEK_TARGET' });
+    expect(() => cursor.applyAckDelta(null as never)).toThrow(expect.objectContaining({ reason: 'INVALID_ACK_DELTA' }));
     await ml.close();
   });
 });

@@ -176,7 +176,13 @@ export class ManagedCursor {
    */
   applyAckDelta(delta: AckDelta): void {
     this.checkOpen();
-    if (delta?.resetEpoch !== this.resetEpoch) {
+    if (typeof delta !== 'object' || delta === null || !Number.isSafeInteger(delta.resetEpoch)) {
+      throw invalidArgument(ManagedLedgerReason.invalidAckDelta, 'an ack delta needs a resetEpoch and optional ranges');
+    }
+    if (!Array.isArray(delta.ackedRanges ?? []) || !Array.isArray(delta.batchAcks ?? [])) {
+      throw invalidArgument(ManagedLedgerReason.invalidAckDelta, 'ackedRanges and batchAcks must be arrays');
+    }
+    if (delta.resetEpoch !== this.resetEpoch) {
       throw new LedgerlineError(
         'ABORTED',
         ManagedLedgerReason.resetEpochMismatch,

@@ -1,13 +1,19 @@
 import { encodeLedgersDeletable, LEDGERS_DELETABLE_SUBJECT } from '@ledgerline/bus';
 import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/naming';
 import { OffsetAssigner, type MessagePosition } from '@ledgerline/offset-index';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
 import { AppendPipeline, type AppendHost } from './append-pipeline.js';
 import { resolveManagedLedgerConfig, type ManagedLedgerConfig, type ManagedLedgerConfigInput } from './config.js';
 import { defaultManagedLedgerLogger, type LedgerContext, type ManagedLedgerDependencies } from './context.js';
 import { EntryCache } from './entry-cache.js';
 import type { AppendResult, ManagedLedgerEntry } from './entry.js';
-import { closedError, deletingError, managedLedgerFencedError, terminatedError } from './errors.js';
+import {
+  closedError,
+  deletingError,
+  managedLedgerFencedError,
+  ManagedLedgerReason,
+  terminatedError,
+} from './errors.js';
 import { InfoKeeper } from './info-keeper.js';
 import { fenceAndClose } from './ledger-factory.js';
 import { checkReadLimits, readEntries } from './ledger-reads.js';
@@ -428,6 +434,12 @@ export class ManagedLedger {
 
   /** The entry a seek lands on: the first one a reader then gets. */
   private async resolveSeekTarget(target: SeekTarget): Promise<Position> {
+    if (typeof target !== 'object' || target === null) {
+      throw invalidArgument(
+        ManagedLedgerReason.invalidSeekTarget,
+        'a seek target is {position}, {offset} or {timestampMs}',
+      );
+    }
     if ('position' in target) return checkPosition(target.position);
     const found =
       'offset' in target ? await this.findPosition(target.offset) : await this.findPositionByTime(target.timestampMs);
