@@ -11,9 +11,9 @@ import { payloadOf, testBackends } from './testing/fixtures.js';
 describe('ManagedLedgerFactory', () => {
   it('holds one managed ledger per topic, bucketed paths included, and closes them all', async () => {
     const factory = new ManagedLedgerFactory(testBackends().deps(), { maintenanceIntervalMs: 0 });
-    const [a, b] = await Promise.all([factory.openLedger('acme/f/one'), factory.openLedger('persistent://acme/f/one')]);
+    const [a, b] = await Promise.all([factory.open('acme/f/one'), factory.open('persistent://acme/f/one')]);
     expect(a).toBe(b);
-    const bucketed = await factory.openLedger('acme/f/two', {}, { numberOfTopicBuckets: 4 });
+    const bucketed = await factory.open('acme/f/two', {}, { numberOfTopicBuckets: 4 });
     expect(bucketed.path).toMatch(/^\/managed-ledgers\/acme\/f\/persistent\/\$\d\/two$/);
     expect(await factory.get('acme/f/two', { numberOfTopicBuckets: 4 })).toBe(bucketed);
     await factory.close();
@@ -31,7 +31,7 @@ describe('notifications', () => {
       { ...testBackends().deps(), bus },
       { maintenanceIntervalMs: 0, minLedgerAgeMs: 0 },
     );
-    const ml = await factory.openLedger('acme/n/topic', { maxEntriesPerLedger: 2 });
+    const ml = await factory.open('acme/n/topic', { maxEntriesPerLedger: 2 });
     const first = await ml.append(payloadOf('n0'));
     for (let i = 1; i < 3; i++) await ml.append(payloadOf(`n${i}`));
     const firstLedger = first.position.ledgerId;

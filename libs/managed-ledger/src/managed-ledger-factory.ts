@@ -14,7 +14,7 @@ export interface FactoryOpenOptions {
  * holds returns the same instance; opening twice at once opens once).
  */
 export class ManagedLedgerFactory {
-  private readonly open = new Map<string, Promise<ManagedLedger>>();
+  private readonly opened = new Map<string, Promise<ManagedLedger>>();
 
   constructor(
     private readonly deps: ManagedLedgerDependencies,
@@ -22,7 +22,7 @@ export class ManagedLedgerFactory {
   ) {}
 
   /** Opens (and so owns) a topic's managed ledger with `config` over the factory's defaults. */
-  openLedger(
+  open(
     topic: string | TopicName,
     config: ManagedLedgerConfigInput = {},
     options: FactoryOpenOptions = {},
@@ -30,33 +30,33 @@ export class ManagedLedgerFactory {
     const topicName = typeof topic === 'string' ? TopicName.parse(topic) : topic;
     const buckets = options.numberOfTopicBuckets ?? 1;
     const path = managedLedgerPath(topicName, buckets);
-    const known = this.open.get(path);
+    const known = this.opened.get(path);
     if (known !== undefined) return known;
     const merged = { ...this.defaultConfig, ...config, cursor: { ...this.defaultConfig.cursor, ...config.cursor } };
     const opening = ManagedLedger.open(topicName, this.deps, { config: merged, numberOfTopicBuckets: buckets });
-    this.open.set(path, opening);
-    opening.catch(() => this.open.delete(path));
+    this.opened.set(path, opening);
+    opening.catch(() => this.opened.delete(path));
     return opening;
   }
 
   /** The managed ledger of a topic this factory holds, if it finished opening. */
   async get(topic: string | TopicName, options: FactoryOpenOptions = {}): Promise<ManagedLedger | undefined> {
     const path = managedLedgerPath(topic, options.numberOfTopicBuckets ?? 1);
-    return this.open.get(path)?.catch(() => undefined);
+    return this.opened.get(path)?.catch(() => undefined);
   }
 
   /** Closes one topic's managed ledger and forgets it (ownership released or lost). */
   async closeLedger(topic: string | TopicName, options: FactoryOpenOptions = {}): Promise<void> {
     const path = managedLedgerPath(topic, options.numberOfTopicBuckets ?? 1);
-    const ledger = await this.open.get(path)?.catch(() => undefined);
-    this.open.delete(path);
+    const ledger = await this.opened.get(path)?.catch(() => undefined);
+    this.opened.delete(path);
     await ledger?.close();
   }
 
   /** Closes every managed ledger this factory holds. */
   async close(): Promise<void> {
-    const all = [...this.open.values()];
-    this.open.clear();
+    const all = [...this.opened.values()];
+    this.opened.clear();
     await Promise.allSettled(all.map(async (opening) => (await opening).close()));
   }
 }

@@ -94,6 +94,17 @@ describe('ManagedLedger appends and reads', () => {
     await ml.close();
   });
 
+  it('takes read limits as readEntries(from, maxEntries, maxBytes) too', async () => {
+    const ml = await open(testBackends(), { ...fastConfig, maxEntriesPerLedger: 1000 });
+    const first = await ml.append(payloadOf('aaaa'));
+    for (const text of ['bbbb', 'cccc', 'dddd']) await ml.append(payloadOf(text));
+    expect((await ml.readEntries(first.position, 2)).map((e) => textOf(e.payload))).toEqual(['aaaa', 'bbbb']);
+    // The byte limit stops after the entry that reaches it; one entry always comes back.
+    expect((await ml.readEntries(first.position, 10, 1)).map((e) => textOf(e.payload))).toEqual(['aaaa']);
+    await expect(ml.readEntries(first.position, 0, 100)).rejects.toMatchObject({ reason: 'INVALID_READ_LIMITS' });
+    await ml.close();
+  });
+
   it('refuses bad input with INVALID_ARGUMENT instead of crashing', async () => {
     const ml = await open(testBackends());
     await expect(ml.append('x' as never)).rejects.toMatchObject({

@@ -175,9 +175,19 @@ export class ManagedLedger {
     return this.pipeline.submit(payload, numMessages);
   }
 
-  /** Entries from `from` on (at least one when one exists, at most the limits); [] when none is stored yet. */
-  async readEntries(from: Position, options: ReadOptions = {}): Promise<ManagedLedgerEntry[]> {
+  /**
+   * Entries from `from` on (at least one when one exists, at most the limits);
+   * [] when none is stored yet. The limits come as `{maxEntries, maxBytes}` or
+   * as `readEntries(from, maxEntries, maxBytes)`.
+   */
+  async readEntries(
+    from: Position,
+    limitsOrMaxEntries: ReadOptions | number = {},
+    maxBytes?: number,
+  ): Promise<ManagedLedgerEntry[]> {
     this.checkReadable();
+    const options =
+      typeof limitsOrMaxEntries === 'number' ? { maxEntries: limitsOrMaxEntries, maxBytes } : limitsOrMaxEntries;
     const limits = checkReadLimits(this.ctx, options.maxEntries, options.maxBytes);
     return readEntries(this.ctx, checkPosition(from, 'from'), limits);
   }
