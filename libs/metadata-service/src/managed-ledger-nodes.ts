@@ -1,12 +1,10 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { MetadataStore } from '@ledgerline/metadata-store';
+import { infoFromProto, infoToProto, markDeleting } from '@ledgerline/managed-ledger';
 import {
-  DeletableLedgerSchema,
-  LedgerComponent,
   ManagedCursorInfoSchema,
   ManagedLedgerInfoSchema,
   ManagedLedgerState,
-  type DeletableLedger,
   type ManagedLedgerInfo,
 } from '@ledgerline/proto';
 import { decodeLocalName } from '@ledgerline/naming';
@@ -161,8 +159,11 @@ export async function markManagedLedgerDeleted(
     if (node === undefined) return { outcome: 'missing' };
     const info = decodeManagedLedgerInfo(path, node.value);
     if (info.state === ManagedLedgerState.DELETING) return { outcome: 'missing' };
-    const marks = deletableLedgers(info, cursors.ledgers, nowMs);
-    if (marks.length === 0 && info.deletableLedgers.length === 0) {
+    const current = infoFromProto(info);
+    const marked = markDeleting(current, cursorLedgerRecords(cursors.ledgers), nowMs);
+    const alreadyMarked = new Set(current.deletableLedgers.map((ledger) => ledger.ledgerId));
+    const newlyMarked = marked.deletableLedgers.filter((ledger) => !alreadyMarked.has(ledger.ledgerId));
+    if (marked.deletableLedgers.length === 0) {
       await store.delete(path, { expectedVersion: node.version });
       return { outcome: 'deleted', deletableLedgerIds: [] };
     }
@@ -170,13 +171,8 @@ export async function markManagedLedgerDeleted(
       announced = true;
       await beforeMark();
     }
-    const marked = create(ManagedLedgerInfoSchema, {
-      state: ManagedLedgerState.DELETING,
-      properties: info.properties,
-      deletableLedgers: [...info.deletableLedgers, ...marks],
-    });
-    await store.put(path, toBinary(ManagedLedgerInfoSchema, marked), { expectedVersion: node.version });
-    return { outcome: 'marked', deletableLedgerIds: marks.map((mark) => mark.ledgerId) };
+    await store.put(path, toBinary(ManagedLedgerInfoSchema, infoToProto(marked)), { expectedVersion: node.version });
+    return { outcome: 'marked', deletableLedgerIds: newlyMarked.map((ledger) => BigInt(ledger.ledgerId)) };
   });
   if (result.outcome !== 'missing') {
     await mapConcurrent(cursors.names, CREATE_CONCURRENCY, (name) => store.delete(`${path}/${name}`));
@@ -184,17 +180,6 @@ export async function markManagedLedgerDeleted(
   return result;
 }
 
-function deletableLedgers(info: ManagedLedgerInfo, cursors: readonly CursorLedger[], nowMs: number): DeletableLedger[] {
-  const already = new Set(info.deletableLedgers.map((ledger) => ledger.ledgerId));
-  const marks: DeletableLedger[] = [];
-  const add = (ledgerId: bigint, component: LedgerComponent, cursorName = '') => {
-    if (already.has(ledgerId)) return;
-    already.add(ledgerId);
-    const mark = create(DeletableLedgerSchema, { ledgerId, component, markedAtMs: BigInt(nowMs) });
-    if (cursorName !== '') mark.cursorName = cursorName;
-    marks.push(mark);
-  };
-  for (const ledger of info.ledgerInfo) add(ledger.ledgerId, LedgerComponent.MANAGED_LEDGER);
-  for (const cursor of cursors) add(cursor.ledgerId, LedgerComponent.CURSOR, cursor.cursorName);
-  return marks;
+function cursorLedgerRecords(cursors: readonly CursorLedger[]): { ledgerId: number; cursorName: string }[] {
+  return cursors.map((cursor) => ({ ledgerId: Number(cursor.ledgerId), cursorName: cursor.cursorName }));
 }
