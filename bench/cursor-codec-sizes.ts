@@ -13,6 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { AckSet, createCursorState, decodeCursorState, encodeCursorState } from '@ledgerline/cursor-codec';
 import type { CursorState, CursorStateFormat } from '@ledgerline/cursor-codec';
+import { seededRandom } from './seeded-random.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -35,24 +36,12 @@ const VARIANTS: Variant[] = [
   { name: 'auto', format: 'auto' },
 ];
 
-/** A small deterministic PRNG (mulberry32), so every run measures the same sets. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * Calls back with acknowledged runs [first, last] of global entry indexes,
  * in order, until `holes` unacknowledged entries lie below the last run.
  */
 function generate(pattern: Pattern, holes: number, emit: (first: number, last: number) => void): number {
-  const next = random(holes * 7 + pattern.length);
+  const next = seededRandom(holes * 7 + pattern.length);
   let position = 0;
   let holesLeft = holes;
   while (holesLeft > 0) {

@@ -28,6 +28,7 @@ import {
 import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { managedLedgerPath } from '@ledgerline/naming';
 import { startRedis, type ServerProcess } from '@ledgerline/testing';
+import { seededRandom } from './seeded-random.js';
 
 const full = process.argv.includes('--full');
 const APPENDS = full ? 200_000 : 50_000;
@@ -203,7 +204,7 @@ async function cursorRows(
   const ml = await ManagedLedger.open(name, deps(), { config: benchConfig() });
   const cursor = await ml.openCursor('holes', { start: { initialPosition: 'earliest' } });
   const chunk: { ledgerId: number; entryId: number }[] = [];
-  const random = mulberry32(12345);
+  const random = seededRandom(12345);
   const acked = (entryId: number) => (pattern === 'alternating' ? entryId % 2 === 1 : random() < 0.5);
   let ackCount = 0;
   const ackStarted = process.hrtime.bigint();
@@ -239,18 +240,6 @@ async function cursorRows(
     },
     { measurement: `cursor recovery: open as new owner (${label})`, ms: Math.round(recoverMs) },
   ];
-}
-
-/** A small seeded generator (mulberry32), so every run acknowledges the same entries. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 async function main(): Promise<void> {

@@ -8,17 +8,7 @@ import {
 } from './limits.js';
 import { NamespaceName } from './namespace-name.js';
 import { TopicName } from './topic-name.js';
-
-function expectNamingError(run: () => unknown, reason: string): LedgerlineError {
-  try {
-    run();
-  } catch (thrown) {
-    expect(thrown).toBeInstanceOf(LedgerlineError);
-    expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', reason });
-    return thrown as LedgerlineError;
-  }
-  throw new Error(`expected a ${reason} error`);
-}
+import { expectNamingError } from './naming-expectations.js';
 
 const entityChar = fc.constantFrom(...'abcXYZ019_-=:.'.split(''));
 const entity = fc.string({ unit: entityChar, minLength: 1, maxLength: 20 });

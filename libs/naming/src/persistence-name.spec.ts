@@ -13,17 +13,7 @@ import {
 } from './persistence-name.js';
 import { topicBucket } from './topic-bucket.js';
 import { TopicName } from './topic-name.js';
-
-function expectNamingError(run: () => unknown, reason: string): LedgerlineError {
-  try {
-    run();
-  } catch (thrown) {
-    expect(thrown).toBeInstanceOf(LedgerlineError);
-    expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', reason });
-    return thrown as LedgerlineError;
-  }
-  throw new Error(`expected a ${reason} error`);
-}
+import { expectNamingError } from './naming-expectations.js';
 
 const SEED_TOPICS = [
   'nptopic1',

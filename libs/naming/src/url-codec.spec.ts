@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { LedgerlineError } from '@ledgerline/rpc';
 import { decodeLocalName, encodeLocalName } from './url-codec.js';
+import { expectNamingError } from './naming-expectations.js';
 
 // Computed with java.net.URLEncoder.encode(s, UTF_8) on OpenJDK 17.
 const JAVA_ENCODINGS: Array<[string, string]> = [
@@ -35,17 +36,6 @@ const wellFormed = fc.oneof(
   fc.string({ unit: fc.constantFrom(' ', '+', '%', '$', '/', '*', '~', '.', '-', '_', 'a', '\u00e9', '\u{1F600}') }),
 );
 const anyUnits = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)) });
-
-function expectNamingError(run: () => unknown, reason: string): void {
-  try {
-    run();
-  } catch (thrown) {
-    expect(thrown).toBeInstanceOf(LedgerlineError);
-    expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', reason });
-    return;
-  }
-  throw new Error(`expected a ${reason} error`);
-}
 
 function expectOnlyInvalidArgument(run: () => unknown): void {
   try {
