@@ -16,6 +16,8 @@ export type { ManagedLedgerMetadata, Versioned, ExpectedVersion, CursorNamePage 
 export { LEDGER_ID_SEQUENCE, MAX_CURSOR_NAME_LENGTH } from './metadata-access.js';
 export { MetadataStoreManagedLedgerMetadata } from './metadata-store-managed-ledger-metadata.js';
 export { GrpcManagedLedgerMetadata } from './grpc-managed-ledger-metadata.js';
+export { NodeManagedLedgerMetadata } from './node-managed-ledger-metadata.js';
+export type { MetadataNodes } from './node-managed-ledger-metadata.js';
 export { ManagedCursor } from './managed-cursor.js';
 export type { SeekTarget, ExportedCursorState, CursorStatus } from './managed-cursor.js';
 export type { CursorStart, OpenCursorOptions } from './cursor-registry.js';
