@@ -16,7 +16,7 @@ export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Look
           group: owner.group,
           advertisedAddress: owner.advertisedAddress,
         },
-        safeNumber(request.sessionTtlMs, 'session_ttl_ms'),
+        safeNumber(request.sessionTtlMs, 'session_ttl_ms', 'INVALID_SESSION_TTL'),
       );
       return { sessionId: registered.sessionId, sessionTtlMs: BigInt(registered.ttlMs) };
     },

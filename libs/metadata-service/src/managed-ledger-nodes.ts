@@ -104,7 +104,8 @@ export async function readCursorLedgers(
     const node = await store.get(`${path}/${cursorName}`);
     if (node === undefined) return;
     const cursor = decodeCursor(`${path}/${cursorName}`, node.value);
-    if (cursor.cursorsLedgerId >= 0n)
+    // Ledger ids start at 1; -1 (or an unset 0) means the cursor's state lives in its node.
+    if (cursor.cursorsLedgerId > 0n)
       ledgers.push({ cursorName: cursorNameOf(cursorName), ledgerId: cursor.cursorsLedgerId });
   });
   return { names, ledgers };

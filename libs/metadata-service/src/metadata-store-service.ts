@@ -4,6 +4,7 @@ import { ChangeKind, MetadataStoreService } from '@ledgerline/proto';
 import { invalidArgument, type ServiceImpl } from '@ledgerline/rpc';
 import { MAX_WATCH_BUFFER, MAX_WATCH_PREFIX_BYTES } from './limits.js';
 import { safeNumber } from './proto-mapping.js';
+import { checkStoreWrite, refuseServiceOwnedPath } from './store-api-guard.js';
 
 const CHANGE_KINDS: Record<MetadataChangeNotification['kind'], ChangeKind> = {
   created: ChangeKind.CREATED,
@@ -62,7 +63,8 @@ function validatePrefix(prefix: string): string {
 }
 
 /**
- * ledgerline.v1.MetadataStoreService: the store for the other services. Watch
+ * ledgerline.v1.MetadataStoreService: the store for the other services (writes
+ * are checked by store-api-guard.ts so they cannot break the admin API). Watch
  * streams the bus's change notifications under a prefix; like the bus it is
  * at most once (a slow client loses the oldest of more than MAX_WATCH_BUFFER
  * pending changes), so watchers re-read and compare versions.
@@ -85,6 +87,7 @@ export function metadataStoreServiceImpl(store: MetadataStore, bus: Bus): Servic
       return { exists: await store.exists(request.path) };
     },
     async put(request) {
+      checkStoreWrite(request.path, request.value);
       const { expected } = request;
       const expectedVersion =
         expected.case === 'expectedVersion'
@@ -100,6 +103,7 @@ export function metadataStoreServiceImpl(store: MetadataStore, bus: Bus): Servic
       return { version: BigInt(version) };
     },
     async delete(request) {
+      refuseServiceOwnedPath(request.path);
       const { expectedVersion } = request;
       await store.delete(
         request.path,

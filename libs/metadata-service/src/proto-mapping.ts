@@ -90,10 +90,13 @@ export function leaseMessage(lease: Lease): MessageInitShape<typeof LeaseSchema>
   };
 }
 
-/** An int64 from the wire that must fit a JavaScript number (versions, ids). */
-export function safeNumber(value: bigint, what: string): number {
+/**
+ * An int64 from the wire that must fit a JavaScript number (versions, ids,
+ * durations); `reason` names the field's own refusal (INVALID_VERSION, INVALID_SESSION_TTL).
+ */
+export function safeNumber(value: bigint, what: string, reason = 'INVALID_VERSION'): number {
   if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw invalidArgument('INVALID_VERSION', `${what} must be from 0 to ${Number.MAX_SAFE_INTEGER}, got ${value}`);
+    throw invalidArgument(reason, `${what} must be from 0 to ${Number.MAX_SAFE_INTEGER}, got ${value}`);
   }
   return Number(value);
 }
