@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { startRedisCluster, uniqueNamespace, type RedisClusterProcess } from '@ledgerline/testing';
+import { expectFencingModelHeld, fencingUnderConnectionDrops } from './connection-drops.js';
 import { describeLedgerStoreConformance } from './ledger-store.conformance.js';
 import { RedisLedgerStore } from './redis-store.js';
 
@@ -35,3 +36,13 @@ it('spreads ledgers over the masters, each ledger whole on one of them', async (
   expect(ledgersPerNode.reduce((a, b) => a + b, 0)).toBe(30);
   expect(ledgersPerNode.filter((n) => n > 0).length).toBeGreaterThanOrEqual(2);
 });
+
+// A Cluster client re-sends a command whose connection closed unless told not to: this caught appends stored twice.
+it('keeps the fencing model while client connections to every master are dropped', async () => {
+  const result = await fencingUnderConnectionDrops(
+    (keyPrefix) => new RedisLedgerStore({ cluster: { startupNodes: cluster!.startupNodes }, keyPrefix }),
+    cluster!.nodes.map((node) => node.url),
+    3,
+  );
+  expectFencingModelHeld(result);
+}, 60_000);

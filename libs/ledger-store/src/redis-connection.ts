@@ -30,7 +30,9 @@ export const DEFAULT_MAX_RECONNECT_DELAY_MS = 500;
  * made while Redis is down waits for one reconnect attempt at most
  * (maxRetriesPerRequest 0), and a command in flight when the connection drops
  * is rejected, never re-sent after reconnect (autoResendUnfulfilledCommands
- * off), because re-sending an append that may have run would duplicate it.
+ * off, and no failover retry on a Cluster), because re-sending an append that
+ * may have run would duplicate it. Replies that say a command did not run
+ * (MOVED, ASK, TRYAGAIN, CLUSTERDOWN) are still followed.
  */
 export function connectRedis(options: RedisConnectionOptions, onError: (error: Error) => void): RedisClient {
   const maxDelay = options.maxReconnectDelayMs ?? DEFAULT_MAX_RECONNECT_DELAY_MS;
@@ -48,7 +50,9 @@ export function connectRedis(options: RedisConnectionOptions, onError: (error: E
       redisOptions: perNode,
       clusterRetryStrategy: retry,
       enableOfflineQueue: true,
-      retryDelayOnFailover: 100,
+      // The Cluster client re-sends a command whose connection closed (it reads that as a failover)
+      // unless this is 0: an append that ran before the drop would then be stored twice.
+      retryDelayOnFailover: 0,
       retryDelayOnClusterDown: 100,
       retryDelayOnTryAgain: 100,
       slotsRefreshTimeout: perNode.connectTimeout!,
