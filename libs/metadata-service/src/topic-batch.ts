@@ -5,6 +5,7 @@ import { partitionedTopicPath, partitionedTopicsDir } from './layout.js';
 import { CREATE_CONCURRENCY, MAX_CREATE_BATCH } from './limits.js';
 import { listChildren, mapConcurrent } from './store-records.js';
 import { namespaceReadonly } from './topic-counter.js';
+import { kindConflict, undoPlainCreate } from './topic-kind-conflicts.js';
 import type { TopicReservations } from './topic-reservations.js';
 import { parseTopic, resolveNamespaceStorage, tooManyTopics, topicExists } from './topic-scope.js';
 import { refusePartitionName, writeTopicNode, type CountDriftListener } from './topics.js';
@@ -15,6 +16,11 @@ export interface TopicCreateResult {
   /** '' on success, else the reason (TOPIC_EXISTS, TOO_MANY_TOPICS, INVALID_TOPIC_NAME, ...). */
   errorReason: string;
   errorMessage: string;
+}
+
+interface Item {
+  index: number;
+  topic: TopicName;
 }
 
 // Partitioned topic names read in one go to screen a batch; beyond this, each topic is checked on its own.
@@ -45,7 +51,7 @@ export async function createTopicsBatch(
     errorReason: '',
     errorMessage: '',
   }));
-  const groups = new Map<string, { namespace: NamespaceName; items: { index: number; topic: TopicName }[] }>();
+  const groups = new Map<string, { namespace: NamespaceName; items: Item[] }>();
   const seen = new Set<string>();
   names.forEach((name, index) => {
     try {
@@ -78,7 +84,7 @@ async function createInNamespace(
   reservations: TopicReservations,
   onCountDrift: CountDriftListener,
   namespace: NamespaceName,
-  items: { index: number; topic: TopicName }[],
+  items: Item[],
   results: TopicCreateResult[],
 ): Promise<void> {
   const storage = await resolveNamespaceStorage(context, namespace);
@@ -90,6 +96,7 @@ async function createInNamespace(
     results[item.index] = failure(item.topic.toString(), tooManyTopics(namespace, storage.record.policies.maxTopics));
   }
   let unused = 0;
+  const written: Item[] = [];
   await mapConcurrent(candidates.slice(0, granted), CREATE_CONCURRENCY, async (item) => {
     try {
       const outcome = await writeTopicNode(
@@ -100,27 +107,67 @@ async function createInNamespace(
       if (outcome === 'exists') {
         unused++;
         results[item.index] = failure(item.topic.toString(), topicExists(item.topic));
+      } else {
+        written.push(item);
       }
     } catch (error) {
       onCountDrift(storage.storageNamespace);
       results[item.index] = failure(item.topic.toString(), error);
     }
   });
+  unused += await undoKindConflicts(context, onCountDrift, namespace, storage.storageBuckets, written, results);
   await reservations.release(storage.storageNamespace, unused);
+}
+
+/**
+ * Screens the topics just written for partitioned topics of the same name
+ * created meanwhile, after the writes (see topic-kind-conflicts.ts), and undoes
+ * those; returns how many were undone.
+ */
+async function undoKindConflicts(
+  context: AdminContext,
+  onCountDrift: CountDriftListener,
+  namespace: NamespaceName,
+  buckets: number,
+  written: Item[],
+  results: TopicCreateResult[],
+): Promise<number> {
+  if (written.length === 0) return 0;
+  const taken = await partitionedNames(context, namespace, written);
+  const conflicts = written.filter((_, position) => taken[position]);
+  let undone = 0;
+  await mapConcurrent(conflicts, CREATE_CONCURRENCY, async (item) => {
+    try {
+      await undoPlainCreate(context, item.topic, managedLedgerPath(item.topic, buckets));
+      results[item.index] = failure(item.topic.toString(), kindConflict(item.topic));
+      undone++;
+    } catch (error) {
+      // The slot stays reserved (high, never low) until a recount.
+      onCountDrift(namespace);
+      results[item.index] = failure(item.topic.toString(), error);
+    }
+  });
+  return undone;
+}
+
+/** Which of the items are names of partitioned topics: one listing when there are few of those. */
+async function partitionedNames(context: AdminContext, namespace: NamespaceName, items: Item[]): Promise<boolean[]> {
+  const screen = await listChildren(context.store, partitionedTopicsDir(namespace), PARTITIONED_SCREEN_LIMIT);
+  if (screen.truncated) {
+    return mapConcurrent(items, CREATE_CONCURRENCY, (item) => context.store.exists(partitionedTopicPath(item.topic)));
+  }
+  const taken = new Set(screen.names);
+  return items.map((item) => taken.has(item.topic.encodedLocalName));
 }
 
 /** Drops topics whose name is taken by a partitioned topic, recording TOPIC_EXISTS for them. */
 async function withoutPartitionedNames(
   context: AdminContext,
   namespace: NamespaceName,
-  items: { index: number; topic: TopicName }[],
+  items: Item[],
   results: TopicCreateResult[],
 ) {
-  const screen = await listChildren(context.store, partitionedTopicsDir(namespace), PARTITIONED_SCREEN_LIMIT);
-  const taken = new Set(screen.names);
-  const isTaken = screen.truncated
-    ? await mapConcurrent(items, CREATE_CONCURRENCY, (item) => context.store.exists(partitionedTopicPath(item.topic)))
-    : items.map((item) => taken.has(item.topic.encodedLocalName));
+  const isTaken = await partitionedNames(context, namespace, items);
   return items.filter((item, position) => {
     if (!isTaken[position]) return true;
     results[item.index] = failure(item.topic.toString(), topicExists(item.topic));

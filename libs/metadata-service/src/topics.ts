@@ -15,6 +15,7 @@ import { parseNamespace } from './namespaces.js';
 import { PartitionedTopicRecordSchema, type PartitionedTopicRecord } from './records.js';
 import { deleteIfUnchanged, mapConcurrent, readRecord, writeRecord } from './store-records.js';
 import { namespaceReadonly, readTopicCounter } from './topic-counter.js';
+import { kindConflict, partitionedTopicExists, plainTopicExists, undoPlainCreate } from './topic-kind-conflicts.js';
 import type { TopicReservations } from './topic-reservations.js';
 import {
   checkPathLengths,
@@ -123,6 +124,10 @@ export class TopicAdmin {
       await this.#reservations.release(scope.storageNamespace, 1);
       throw topicExists(scope.topic);
     }
+    if (await partitionedTopicExists(this.#context, scope.topic)) {
+      await this.#undoPlain(scope);
+      throw kindConflict(scope.topic);
+    }
     return {
       name: scope.topic.toString(),
       partitions: 0,
@@ -131,17 +136,34 @@ export class TopicAdmin {
     };
   }
 
+  /** Undoes a plain create that raced a partitioned one (see topic-kind-conflicts.ts) and gives its slot back. */
+  async #undoPlain(scope: TopicScope): Promise<void> {
+    try {
+      await undoPlainCreate(this.#context, scope.topic, storagePath(scope));
+    } catch (error) {
+      this.#onCountDrift(scope.storageNamespace);
+      throw error;
+    }
+    await this.#reservations.release(scope.storageNamespace, 1);
+  }
+
   async #createPartitioned(scope: TopicScope, partitions: number): Promise<TopicInfo> {
     checkPathLengths(scope.topic.partition(partitions - 1));
     if ((await readLiveManagedLedger(this.#context.store, storagePath(scope))) !== undefined)
       throw topicExists(scope.topic);
     await this.#reserve(scope, partitions);
     const record: PartitionedTopicRecord = { partitions, createdAtMs: this.#context.now() };
+    let version: number;
     try {
-      await writeRecord(this.#context.store, partitionedTopicPath(scope.topic), record, 'absent');
+      version = await writeRecord(this.#context.store, partitionedTopicPath(scope.topic), record, 'absent');
     } catch (error) {
       await this.#reservations.release(scope.storageNamespace, partitions);
       throw isBadVersion(error) ? topicExists(scope.topic) : error;
+    }
+    if (await plainTopicExists(this.#context, storagePath(scope))) {
+      await deleteIfUnchanged(this.#context.store, partitionedTopicPath(scope.topic), version);
+      await this.#reservations.release(scope.storageNamespace, partitions);
+      throw kindConflict(scope.topic);
     }
     // Slots go back only for partitions known to exist already; after an error
     // the rest stay reserved (the counter may be high, never low) until a recount.
