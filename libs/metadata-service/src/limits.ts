@@ -79,6 +79,9 @@ export const DEFAULT_RECOUNT_SETTLE_MS = 30_000;
 /** Children read per store call when a full scan (recount, sweep) pages a directory. */
 export const SCAN_PAGE = 5000;
 
+/** The most deletion markers one namespace delete inspects (removing those whose topic node is gone). */
+export const MAX_MARKER_CHECKS_PER_DELETE = 1000;
+
 /** The most expired owner sessions one sweep removes. */
 export const MAX_SWEEP_REMOVALS = 1000;
 

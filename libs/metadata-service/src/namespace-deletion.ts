@@ -1,20 +1,38 @@
-import { topicListingPaths, type NamespaceName } from '@ledgerline/naming';
+import { ManagedLedgerState } from '@ledgerline/proto';
+import {
+  decodeLocalName,
+  managedLedgerPath,
+  TopicName,
+  topicListingPaths,
+  type NamespaceName,
+} from '@ledgerline/naming';
 import { LedgerlineError } from '@ledgerline/rpc';
 import type { AdminContext } from './admin-context.js';
 import { retryOnConflict } from './cas-retry.js';
 import {
+  deletingTopicPath,
   deletingTopicsDir,
   managedLedgerParentDirs,
   namespacePath,
   partitionedTopicsDir,
   topicCountPath,
 } from './layout.js';
-import { CREATE_CONCURRENCY, DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
+import { CREATE_CONCURRENCY, DEFAULT_RECOUNT_SETTLE_MS, MAX_MARKER_CHECKS_PER_DELETE } from './limits.js';
+import { decodeManagedLedgerInfo } from './managed-ledger-nodes.js';
 import { readersOf, removeReaderIndex } from './namespace-readers.js';
 import { parseNamespace, readNamespace } from './namespaces.js';
 import type { NamespaceRecord } from './records.js';
-import { hasChildren, mapConcurrent, writeRecord, type Versioned } from './store-records.js';
+import {
+  deleteIfUnchanged,
+  hasChildren,
+  listChildren,
+  mapConcurrent,
+  writeRecord,
+  type Versioned,
+} from './store-records.js';
 import { readTopicCounter } from './topic-counter.js';
+
+const DELETING = ManagedLedgerState.DELETING;
 
 // Encoded topic names sort after this; `$<b>` bucket directories sort before it.
 const BEFORE_EVERY_TOPIC = '$~';
@@ -81,7 +99,7 @@ async function setDeleting(context: AdminContext, namespace: NamespaceName, dele
 async function releaseCounter(context: AdminContext, namespace: NamespaceName, buckets: number, settleMs: number) {
   const counter = await readTopicCounter(context, namespace);
   if (counter === undefined) return;
-  if (await hasChildren(context.store, deletingTopicsDir(namespace))) {
+  if (await hasPendingDeletions(context, namespace, buckets)) {
     throw refuse(
       'NAMESPACE_HAS_PENDING_DELETIONS',
       `${namespace.toString()} has deleted topics whose ledgers the garbage collector has not removed yet; retry later`,
@@ -96,6 +114,32 @@ async function releaseCounter(context: AdminContext, namespace: NamespaceName, b
     throw refuse('NAMESPACE_NOT_EMPTY', `${namespace.toString()} has topics being created; retry later`);
   }
   await context.store.delete(topicCountPath(namespace), { expectedVersion: counter.version });
+}
+
+/**
+ * True while a deleted topic's node still awaits the garbage collector. A
+ * deletion marker whose node is gone (the collector finished, or the topic had
+ * no ledgers) is removed here: nothing can bring that node back but a create,
+ * which writes a live node that needs no marker. Markers of live nodes (left by
+ * an interrupted delete or revival) are the recount's to remove; the topic
+ * itself keeps the namespace from being deleted. At most
+ * MAX_MARKER_CHECKS_PER_DELETE markers are looked at per call.
+ */
+async function hasPendingDeletions(context: AdminContext, namespace: NamespaceName, buckets: number) {
+  const { names, truncated } = await listChildren(
+    context.store,
+    deletingTopicsDir(namespace),
+    MAX_MARKER_CHECKS_PER_DELETE,
+  );
+  const pending = await mapConcurrent(names, CREATE_CONCURRENCY, async (encoded) => {
+    const topic = TopicName.inNamespace(namespace, decodeLocalName(encoded));
+    const node = await context.store.get(managedLedgerPath(topic, buckets));
+    if (node !== undefined) return decodeManagedLedgerInfo(topic.toString(), node.value).state === DELETING;
+    const marker = await context.store.get(deletingTopicPath(topic));
+    if (marker !== undefined) await deleteIfUnchanged(context.store, deletingTopicPath(topic), marker.version);
+    return false;
+  });
+  return truncated || pending.some(Boolean);
 }
 
 async function hasTopics(context: AdminContext, namespace: NamespaceName, buckets: number): Promise<boolean> {

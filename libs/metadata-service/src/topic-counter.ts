@@ -67,6 +67,8 @@ export interface ReservationRequest {
   delta: number;
   /** Reserve all `delta` slots or none (partitioned topics); otherwise as many as fit. */
   allOrNothing: boolean;
+  /** Write the counter even when its count does not change (see TopicReservations.touch). */
+  touch?: boolean;
 }
 
 /**
@@ -100,7 +102,7 @@ export async function applyReservations(
     count += grant;
     return grant;
   });
-  if (count !== counter.record.count) {
+  if (count !== counter.record.count || requests.some((request) => request.touch === true)) {
     await writeRecord(context.store, topicCountPath(namespace), { count } satisfies CounterRecord, counter.version);
   }
   return granted;

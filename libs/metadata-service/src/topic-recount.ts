@@ -28,10 +28,11 @@ export interface RecountResult {
 /**
  * Recounts a namespace's topics by paging every bucket (names only; a topic
  * with a deletion marker is read to see whether it is live) and fixes the
- * counter when a crash left it high. Creates reserve before they write, so
- * the counter is only trusted to be stale when it has not changed for
- * `settleMs` (no create is then between its reservation and its write) and
- * did not change during the recount either; otherwise nothing is written.
+ * counter when a crash left it high. Creates reserve before they write and
+ * deletions touch the counter before they mark (releasing after), so the
+ * counter is only trusted to be stale when it has not changed for `settleMs`
+ * (no create or delete is then between its counter write and its node write)
+ * and did not change during the recount either; otherwise nothing is written.
  */
 export async function reconcileTopicCount(
   context: AdminContext,

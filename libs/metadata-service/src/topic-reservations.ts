@@ -43,6 +43,17 @@ export class TopicReservations {
     if (slots > 0) await this.#enqueue(namespace, { delta: -slots, allOrNothing: false });
   }
 
+  /**
+   * Rewrites the counter unchanged before a deletion takes topics away. A
+   * recount writes only a counter that has been still for the settle time and
+   * did not change while it counted; without this, a recount could count a
+   * topic already marked deleted, then the deletion's release would take the
+   * same slot off a second time and leave the counter below the real count.
+   */
+  async touch(namespace: NamespaceName): Promise<void> {
+    await this.#enqueue(namespace, { delta: 0, allOrNothing: false, touch: true });
+  }
+
   #enqueue(namespace: NamespaceName, request: ReservationRequest): Promise<number> {
     const key = namespace.toString();
     let queue = this.#queues.get(key);

@@ -230,6 +230,7 @@ export class TopicAdmin {
       partitionedTopicPath(topic),
       PartitionedTopicRecordSchema,
     );
+    await this.#reservations.touch(scope.storageNamespace);
     if (partitioned === undefined) {
       const ids = await this.#deleteOne(scope, topic);
       if (ids === undefined) throw topicNotFound(topic);
