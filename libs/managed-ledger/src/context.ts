@@ -50,6 +50,12 @@ export interface LedgerContext {
   readonly offsetTables: OffsetTables;
   /** The ledger being written; undefined before the first rollover or after a failed one. */
   current: OpenLedger | undefined;
+  /**
+   * Ledgers we created whose recording compare-and-set failed without an
+   * answer: the next ledger switch marks each one deletable unless the write
+   * turned out to have landed (then the switch drops it as an unused ledger).
+   */
+  readonly unrecordedLedgers: Set<number>;
 }
 
 let defaultLogger: ManagedLedgerLogger | undefined;

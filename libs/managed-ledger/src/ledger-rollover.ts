@@ -43,12 +43,15 @@ export async function rollover(ctx: LedgerContext): Promise<void> {
   const closed = previous?.closedSummary(ctx.now(), ctx.config.maxStoredEntryCountsBytes);
   try {
     await ctx.keeper.update((info) =>
-      applyLedgerSwitch(info, closed, next.openSummary(), ctx.assigner.committedEnd, ctx.now()),
+      applyLedgerSwitch(info, closed, next.openSummary(), ctx.assigner.committedEnd, ctx.now(), ctx.unrecordedLedgers),
     );
   } catch (err) {
+    // A lost compare-and-set proves nobody names the ledger; a write without an answer is settled by the next switch.
     if (ctx.keeper.isFenced) discardUnreferencedLedger(ctx.store, writer.ledgerId);
+    else ctx.unrecordedLedgers.add(writer.ledgerId);
     throw err;
   }
+  ctx.unrecordedLedgers.clear();
   if (previous !== undefined) ctx.offsetTables.remember(previous.ledgerId, previous.offsets);
   ctx.current = next;
   ctx.metrics.rollovers.inc({ topic: ctx.topic });
@@ -61,9 +64,10 @@ export async function sealAndRecord(ctx: LedgerContext, extra?: (info: ManagedLe
   if (previous !== undefined && !previous.sealed) await sealOpenLedger(ctx, previous);
   const closed = previous?.closedSummary(ctx.now(), ctx.config.maxStoredEntryCountsBytes);
   await ctx.keeper.update((info) => {
-    applyLedgerSwitch(info, closed, undefined, ctx.assigner.committedEnd, ctx.now());
+    applyLedgerSwitch(info, closed, undefined, ctx.assigner.committedEnd, ctx.now(), ctx.unrecordedLedgers);
     extra?.(info);
   });
+  ctx.unrecordedLedgers.clear();
   if (previous !== undefined) ctx.offsetTables.remember(previous.ledgerId, previous.offsets);
   ctx.current = undefined;
 }
@@ -89,7 +93,9 @@ async function sealOpenLedger(ctx: LedgerContext, ledger: OpenLedger): Promise<v
 /**
  * The ledger list after a switch: the closed ledger's final summary (or its
  * removal when empty, marked deletable), any other open ledger we abandoned
- * before it was used (removed and marked), then the new ledger.
+ * before it was used (removed and marked), then the new ledger. `unrecorded`
+ * names ledgers we created but may never have recorded: those the list does
+ * not hold are marked deletable too, so none is left behind unnamed.
  */
 export function applyLedgerSwitch(
   info: ManagedLedgerInfoModel,
@@ -97,8 +103,10 @@ export function applyLedgerSwitch(
   opened: LedgerSummary | undefined,
   lastOffset: number,
   nowMs: number,
+  unrecorded: Iterable<number> = [],
 ): void {
-  const dropped: number[] = [];
+  const listed = new Set(info.ledgers.map((l) => l.ledgerId));
+  const dropped: number[] = [...unrecorded].filter((ledgerId) => !listed.has(ledgerId));
   const ledgers: LedgerSummary[] = [];
   for (const ledger of info.ledgers) {
     if (closed !== undefined && ledger.ledgerId === closed.ledgerId) {

@@ -4,7 +4,7 @@ import { LedgerlineError } from '@ledgerline/rpc';
 import type { ManagedLedgerConfig } from './config.js';
 import { EntryOffsetTable } from './entry-offset-table.js';
 import { deletingError, isBadVersion } from './errors.js';
-import { createOwnedLedger, discardUnreferencedLedger, fenceAndClose } from './ledger-factory.js';
+import { createOwnedLedger, discardIfUnnamed, discardUnreferencedLedger, fenceAndClose } from './ledger-factory.js';
 import { applyLedgerSwitch, indexSpacing } from './ledger-rollover.js';
 import {
   emptyManagedLedgerInfo,
@@ -14,7 +14,8 @@ import {
   type LedgerSummary,
   type ManagedLedgerInfoModel,
 } from './managed-ledger-info.js';
-import type { ManagedLedgerMetadata } from './metadata-access.js';
+import type { ManagedLedgerInfo } from '@ledgerline/proto';
+import type { ManagedLedgerMetadata, Versioned } from './metadata-access.js';
 import { OpenLedger, summarizeClosedLedger } from './open-ledger.js';
 
 /** Entries per read while a recovered ledger is indexed. */
@@ -58,13 +59,8 @@ export async function openAsOwner(inputs: OpenInputs): Promise<RecoveredManagedL
 
 async function openOnce(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
   const { metadata, path } = inputs;
-  let stored = await metadata.getManagedLedgerInfo(path);
-  if (stored === undefined) {
-    const empty = infoToProto(emptyManagedLedgerInfo());
-    stored = { value: empty, version: await metadata.putManagedLedgerInfo(path, empty, 'absent') };
-  }
+  const stored = await claimNode(metadata, path);
   const info = infoFromProto(stored.value);
-  if (info.state === 'deleting') throw deletingError(path);
   const recoveredTables = new Map<number, EntryOffsetTable>();
   const last = info.ledgers[info.ledgers.length - 1];
   let closed: LedgerSummary | undefined;
@@ -95,8 +91,27 @@ async function openOnce(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
     return { info, version, current, recoveredTables };
   } catch (err) {
     if (isBadVersion(err)) discardUnreferencedLedger(inputs.store, writer.ledgerId);
+    else await discardIfUnnamed(metadata, inputs.store, path, writer.ledgerId);
     throw err;
   }
+}
+
+/**
+ * Reads the node (creating it for a new topic) and claims it with a
+ * compare-and-set of the same value: from then on every write the previous
+ * owner makes fails, so it cannot record another ledger while we recover its
+ * last one. Without the claim, a live owner that rolls over faster than
+ * recovery takes would win every compare-and-set and the takeover would
+ * never finish.
+ */
+async function claimNode(metadata: ManagedLedgerMetadata, path: string): Promise<Versioned<ManagedLedgerInfo>> {
+  const stored = await metadata.getManagedLedgerInfo(path);
+  if (stored === undefined) {
+    const empty = infoToProto(emptyManagedLedgerInfo());
+    return { value: empty, version: await metadata.putManagedLedgerInfo(path, empty, 'absent') };
+  }
+  if (infoFromProto(stored.value).state === 'deleting') throw deletingError(path);
+  return { value: stored.value, version: await metadata.putManagedLedgerInfo(path, stored.value, stored.version) };
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   terminatedError,
 } from './errors.js';
 import { InfoKeeper } from './info-keeper.js';
-import { fenceAndClose } from './ledger-factory.js';
+import { discardIfUnnamed, fenceAndClose } from './ledger-factory.js';
 import { checkReadLimits, readEntries } from './ledger-reads.js';
 import { rollover, sealAndRecord, shouldRollover } from './ledger-rollover.js';
 import { endPosition, lastEntry, ledgerViews, type LedgerView } from './ledger-views.js';
@@ -127,6 +127,7 @@ export class ManagedLedger {
       cache: new EntryCache(config.entryCacheMaxBytes),
       offsetTables: new OffsetTables(deps.ledgerStore, config.maxCachedOffsetTables),
       current: recovered.current,
+      unrecordedLedgers: new Set(),
     };
     for (const [ledgerId, table] of recovered.recoveredTables) ctx.offsetTables.remember(ledgerId, table);
     const ledger = new ManagedLedger(ctx, recovered.current === undefined);
@@ -329,6 +330,19 @@ export class ManagedLedger {
     this.pipeline.stop(err);
     this.cursors.discardAll('fenced');
     this.waiters.notifyAll();
+    void this.discardUnrecordedLedgers();
+  }
+
+  /**
+   * Ledgers whose recording was in doubt when this owner stops writing the
+   * node (fenced, or closing without recording): the ones the node does not
+   * name go, since no later switch of ours will mark them.
+   */
+  private async discardUnrecordedLedgers(): Promise<void> {
+    const ctx = this.ctx;
+    const ledgerIds = [...ctx.unrecordedLedgers];
+    ctx.unrecordedLedgers.clear();
+    await Promise.all(ledgerIds.map((ledgerId) => discardIfUnnamed(ctx.metadata, ctx.store, ctx.path, ledgerId)));
   }
 
   private runMaintenance(): void {
@@ -531,12 +545,14 @@ export class ManagedLedger {
     await this.pipeline.whenIdle();
     if (!fenced) await this.cursors.closeAll();
     if (!fenced && !terminated && this.ctx.current !== undefined) {
-      await sealAndRecord(this.ctx).catch((err: unknown) =>
+      await sealAndRecord(this.ctx).catch(async (err: unknown) => {
         this.ctx.logger.warn(
           { managedLedger: this.ctx.name, error: String(err) },
           'closing the current ledger failed; the next owner recovers it',
-        ),
-      );
+        );
+        // The next owner recovers what the node names; ledgers it does not name would be left behind.
+        await this.discardUnrecordedLedgers();
+      });
     }
     this.status = 'closed';
     this.ctx.cache.clear();

@@ -1,0 +1,166 @@
+import type { ManagedLedgerConfigInput } from '../config.js';
+import { AppendRecorder } from './append-recorder.js';
+import type { RobustnessBackend } from './backend.js';
+import { checkEnds, checkLedgerCoverage, checkLogAgainstClients, readWholeLog } from './log-invariants.js';
+import { clearFaults, crashLeftovers, injectRandomFault, LIVENESS_MS, openOwner, type Owner } from './owners.js';
+import { Random, within } from './random.js';
+
+type Step =
+  'append' | 'appendToStale' | 'fault' | 'advanceClock' | 'settle' | 'takeover' | 'cleanRestart' | 'crashRestart';
+
+const STEP_WEIGHTS: Record<Step, number> = {
+  append: 30,
+  appendToStale: 3,
+  fault: 16,
+  advanceClock: 4,
+  settle: 8,
+  takeover: 5,
+  cleanRestart: 4,
+  crashRestart: 4,
+};
+
+/** Rollover by age happens on the next append once the clock moves past this. */
+const MAX_LEDGER_AGE_MS = 60_000;
+
+/** A configuration drawn per history: small ledgers and batches, few retries, nothing trimmed. */
+function historyConfig(rng: Random): ManagedLedgerConfigInput {
+  return {
+    maxEntriesPerLedger: rng.int(2, 12),
+    minLedgerAgeMs: 0,
+    maxLedgerAgeMs: MAX_LEDGER_AGE_MS,
+    maxWriteBatchEntries: rng.int(1, 8),
+    maxPendingAppends: rng.chance(0.25) ? 24 : 1_000,
+    writeRetryMaxAttempts: rng.int(2, 6),
+    writeRetryInitialBackoffMs: rng.int(0, 1),
+    writeRetryMaxBackoffMs: 2,
+    maintenanceIntervalMs: 0,
+    retentionTimeMs: -1,
+    retentionSizeBytes: -1,
+  };
+}
+
+/**
+ * One random history against a managed ledger: pipelined appends, injected
+ * store and metadata failures, rollovers, takeovers by a second owner, clean
+ * and crash restarts. What clients saw is recorded and checked at the end
+ * against the log the final owner serves, and again after a clean reopen.
+ */
+export class AppendHistory {
+  readonly recorder = new AppendRecorder();
+  private readonly rng: Random;
+  private readonly config: ManagedLedgerConfigInput;
+  private readonly owners: Owner[] = [];
+  private current!: Owner;
+  private ownerCount = 0;
+
+  constructor(
+    private readonly backend: RobustnessBackend,
+    private readonly topic: string,
+    seed: number,
+  ) {
+    this.rng = new Random(seed);
+    this.config = historyConfig(this.rng);
+  }
+
+  /** Runs `steps` random steps, then every check; returns the violations found. */
+  async run(steps: number): Promise<string[]> {
+    this.current = await this.open(0);
+    for (let i = 0; i < steps; i++) await this.step(this.rng.weighted(STEP_WEIGHTS));
+    return this.finish();
+  }
+
+  private async open(faults: number): Promise<Owner> {
+    const owner = await openOwner(
+      this.backend,
+      `owner-${this.ownerCount++}`,
+      this.topic,
+      this.config,
+      this.rng,
+      faults,
+    );
+    this.owners.push(owner);
+    return owner;
+  }
+
+  private async step(step: Step): Promise<void> {
+    const { rng, recorder } = this;
+    const owner = this.current;
+    this.backend.trace?.push(`step ${step} (current ${owner.name})`);
+    switch (step) {
+      case 'append': {
+        const count = rng.int(1, 25);
+        for (let i = 0; i < count; i++) recorder.append(owner.ml, owner.name, rng.int(1, 4));
+        if (rng.chance(0.5)) await within(recorder.settle(owner.name), LIVENESS_MS, `appends of ${owner.name}`);
+        return;
+      }
+      case 'appendToStale': {
+        const stale = this.owners.filter((o) => o !== owner && !o.proc.process.crashed);
+        const target = stale.length > 0 ? rng.pick(stale) : undefined;
+        if (target !== undefined) recorder.append(target.ml, target.name, 1);
+        return;
+      }
+      case 'fault': {
+        // Mostly one failure, sometimes an outage of several in a row, which outlasts the retries.
+        const count = rng.chance(0.2) ? rng.int(2, 8) : 1;
+        for (let i = 0; i < count; i++) injectRandomFault(owner.proc, rng);
+        return;
+      }
+      case 'advanceClock':
+        return this.backend.clock.advance(MAX_LEDGER_AGE_MS + 1);
+      case 'settle':
+        return within(recorder.settle(owner.name), LIVENESS_MS, `appends of ${owner.name}`);
+      case 'takeover':
+        // The old owner stays alive: it must learn it was fenced and answer everything it holds.
+        this.current = await this.open(rng.int(0, 2));
+        return;
+      case 'cleanRestart':
+        await within(recorder.settle(owner.name), LIVENESS_MS, `appends of ${owner.name}`);
+        await within(owner.ml.close(), LIVENESS_MS, `close of ${owner.name}`);
+        this.current = await this.open(rng.int(0, 2));
+        return;
+      case 'crashRestart':
+        owner.proc.process.crash();
+        recorder.abandon(owner.name);
+        this.current = await this.open(rng.int(0, 2));
+        return;
+    }
+  }
+
+  private async finish(): Promise<string[]> {
+    const live = this.owners.filter((o) => !o.proc.process.crashed);
+    for (const owner of live) await within(this.recorder.settle(owner.name), LIVENESS_MS, `appends of ${owner.name}`);
+    clearFaults(this.current.proc);
+    const violations = await this.checkOwner(this.current, 'final owner');
+    for (const owner of live) await within(owner.ml.close(), LIVENESS_MS, `close of ${owner.name}`);
+    // A fresh owner after a clean close must serve the same log and continue its offsets.
+    const verifier = await this.open(0);
+    this.recorder.append(verifier.ml, verifier.name, 1);
+    await within(this.recorder.settle(verifier.name), LIVENESS_MS, 'the verifier append');
+    const tail = [...this.recorder.failed].filter(([, f]) => f.owner === verifier.name);
+    if (tail.length > 0) violations.push(`the reopened owner could not append: ${tail[0]![1].reason}`);
+    violations.push(...(await this.checkOwner(verifier, 'reopened owner')));
+    await verifier.ml.close();
+    if (process.env['LEDGERLINE_ROBUSTNESS_STATS']) console.log(this.stats());
+    const exempt = crashLeftovers(this.owners);
+    violations.push(
+      ...(await checkLedgerCoverage(this.backend.ledgerStore, this.backend.metadata, verifier.ml.path, exempt)),
+    );
+    return violations;
+  }
+
+  private stats(): string {
+    const failed = [...this.recorder.failed.values()];
+    const reasons = new Map<string, number>();
+    for (const f of failed) reasons.set(f.reason, (reasons.get(f.reason) ?? 0) + 1);
+    return `owners ${this.owners.length} acked ${this.recorder.acknowledged.size} unanswered ${this.recorder.unanswered().length} failed ${JSON.stringify([...reasons])}`;
+  }
+
+  private async checkOwner(owner: Owner, label: string): Promise<string[]> {
+    const entries = await readWholeLog(owner.ml);
+    const found = [
+      ...checkLogAgainstClients(entries, this.recorder, { firstOffset: 0 }),
+      ...checkEnds(owner.ml, entries),
+    ];
+    return found.map((v) => `${label}: ${v}`);
+  }
+}
