@@ -4,9 +4,11 @@ import { LedgerlineError } from '@ledgerline/rpc';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { startClusterMetadataService } from './cluster.js';
 import type { ClusterConfig } from './config.js';
+import { sleep } from './cas-retry.js';
 import { eventually } from './e2e-suite.js';
 import type { RunningMetadataService } from './metadata-server.js';
 import { connectClients, testServiceConfig, type ServiceClients } from './service-fixtures.js';
+import { failure } from './spec-support.js';
 
 /** Races between two metadata instances over one Redis and one NATS. */
 const ROUNDS = 8;
@@ -170,6 +172,31 @@ describe('two metadata instances over one Redis racing each other', () => {
       } else {
         expect(deleted).toMatchObject({ ok: false, error: { reason: 'TENANT_NOT_EMPTY' } });
         expect((await b.admin.getNamespace({ namespace: `${tenant}/ns` })).namespace?.name).toBe(`${tenant}/ns`);
+      }
+    }
+  });
+
+  it('never leaves a reader namespace mirroring a writer namespace deleted at the same time', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const writer = `race/w-${round}`;
+      const reader = `race/r-${round}`;
+      await a.admin.createNamespace({ namespace: writer });
+      await b.admin.createNamespace({ namespace: reader, policies: { ownerGroup: 'readers' } });
+      // The writer is checked late in setWriterNamespace: start the delete a little later each round.
+      const [mirrored, deleted] = await Promise.all([
+        settle(b.admin.setWriterNamespace({ namespace: reader, writerNamespace: writer })),
+        sleep(round).then(() => settle(a.admin.deleteNamespace({ namespace: writer }))),
+      ]);
+      expect(deleted.ok && mirrored.ok).toBe(false);
+      const policies = (await a.admin.getNamespace({ namespace: reader })).namespace!.policies!;
+      // Both may refuse when each saw the other (a retry resolves that); neither may be left half done.
+      expect(policies.writerNamespace ?? '').toBe(mirrored.ok ? writer : '');
+      if (deleted.ok) {
+        expect(await failure(b.admin.getNamespace({ namespace: writer }))).toMatchObject({
+          reason: 'NAMESPACE_NOT_FOUND',
+        });
+      } else {
+        expect((await b.admin.getNamespace({ namespace: writer })).namespace?.name).toBe(writer);
       }
     }
   });

@@ -8,7 +8,7 @@ import {
 } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/rpc';
 import fc from 'fast-check';
-import { CrashingStore } from './crashing-store.js';
+import { CrashingStore, WriteGate } from './crashing-store.js';
 import { DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
 import { MetadataAdmin } from './metadata-admin.js';
 import { inspectNamespace } from './namespace-inspection.js';
@@ -176,7 +176,7 @@ describe('crash consistency of topic creation and deletion', () => {
     const namespace = await freshNamespace(2);
     await fixture.admin.createTopics([`${namespace}/a`, `${namespace}/b`]);
     // A deleting process that stalls right before it gives the topic's slot back.
-    const gate = new CounterGate(fixture.store, `/admin/topic-counts/${namespace}`);
+    const gate = new WriteGate(fixture.store, `/admin/topic-counts/${namespace}`);
     const deleting = new MetadataAdmin(gate, { now: fixture.clock.now });
     const deletion = deleting.deleteTopic(`${namespace}/b`);
     await gate.reached;
@@ -246,37 +246,5 @@ async function runOp(admin: MetadataAdmin, namespace: string, op: Exclude<Op, { 
     case 'delete':
       await admin.deleteTopic(`${namespace}/${op.name}`);
       return;
-  }
-}
-
-/**
- * A store that holds back the first write to one path until the test opens
- * it, after the other calls of the moment went through. Stands for a process
- * that stalls at that point.
- */
-class CounterGate extends CrashingStore {
-  readonly #path: string;
-  #armed = true;
-  #open!: () => void;
-  #arrived!: () => void;
-  readonly reached = new Promise<void>((resolve) => (this.#arrived = resolve));
-  readonly #opened = new Promise<void>((resolve) => (this.#open = resolve));
-
-  constructor(inner: SqliteFixture['store'], path: string) {
-    super(inner, Number.MAX_SAFE_INTEGER);
-    this.#path = path;
-  }
-
-  open(): void {
-    this.#open();
-  }
-
-  override async put(path: string, value: Uint8Array, options?: Parameters<CrashingStore['put']>[2]) {
-    if (this.#armed && path === this.#path) {
-      this.#armed = false;
-      this.#arrived();
-      await this.#opened;
-    }
-    return super.put(path, value, options);
   }
 }

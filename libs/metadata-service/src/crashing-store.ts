@@ -108,3 +108,35 @@ export class CrashingStore implements MetadataStore {
     this.#crashed = true;
   }
 }
+
+/**
+ * A store that holds back the first write to one path until the test opens
+ * it. Stands for a process
+ * that stalls at that point.
+ */
+export class WriteGate extends CrashingStore {
+  readonly #path: string;
+  #armed = true;
+  #open!: () => void;
+  #arrived!: () => void;
+  readonly reached = new Promise<void>((resolve) => (this.#arrived = resolve));
+  readonly #opened = new Promise<void>((resolve) => (this.#open = resolve));
+
+  constructor(inner: MetadataStore, path: string) {
+    super(inner, Number.MAX_SAFE_INTEGER);
+    this.#path = path;
+  }
+
+  open(): void {
+    this.#open();
+  }
+
+  override async put(path: string, value: Uint8Array, options?: PutOptions) {
+    if (this.#armed && path === this.#path) {
+      this.#armed = false;
+      this.#arrived();
+      await this.#opened;
+    }
+    return super.put(path, value, options);
+  }
+}

@@ -176,8 +176,35 @@ async function setWriter(
     await writeRecord(context.store, namespacePath(reader), found.record, version);
     throw error;
   }
+  await undoUnlessWriterLives(context, reader, writer, previous);
   if (previous !== '') await removeReaderIndex(context, parseNamespace(previous), reader);
   return toNamespaceInfo(reader, { ...found, record, version });
+}
+
+/**
+ * After the reader names its writer, the writer must still be there and not
+ * being deleted: deleteNamespace flags the writer and then looks for readers,
+ * this flips the reader and then looks at the writer, so of the two racing at
+ * least one sees the other. When the writer is going, the reader is turned
+ * back to its previous writer and the writer's refusal is thrown.
+ */
+async function undoUnlessWriterLives(
+  context: AdminContext,
+  reader: NamespaceName,
+  writer: NamespaceName,
+  previous: string,
+): Promise<void> {
+  try {
+    await readNamespace(context, writer);
+  } catch (error) {
+    await retryOnConflict(`undoing the writer namespace of ${reader.toString()}`, async () => {
+      const current = await readNamespace(context, reader, true);
+      if (current.record.policies.writerNamespace !== writer.toString()) return;
+      const policies = { ...current.record.policies, writerNamespace: previous, readonly: previous !== '' };
+      await writeRecord(context.store, namespacePath(reader), { ...current.record, policies }, current.version);
+    });
+    throw error;
+  }
 }
 
 async function hasOwnTopics(context: AdminContext, namespace: NamespaceName): Promise<boolean> {

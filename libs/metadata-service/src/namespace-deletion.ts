@@ -56,14 +56,12 @@ export async function deleteNamespace(
 ): Promise<void> {
   const namespace = parseNamespace(name);
   const found = await readNamespace(context, namespace, true);
-  if ((await readersOf(context, namespace)).length > 0) {
-    throw refuse(
-      'NAMESPACE_HAS_READERS',
-      `${namespace.toString()} is the writer namespace of reader namespaces; delete those first`,
-    );
-  }
+  await refuseWhileReaders(context, namespace);
   await setDeleting(context, namespace, true);
   try {
+    // Again after the flag: setWriterNamespace flips its reader, then checks this flag (Dekker-style),
+    // so of a racing pair one sees the other.
+    await refuseWhileReaders(context, namespace);
     await retryOnConflict(`deleting namespace ${namespace.toString()}`, () =>
       releaseCounter(context, namespace, found.record.policies.numberOfTopicBuckets, settleMs),
     );
@@ -81,6 +79,15 @@ export async function deleteNamespace(
   await context.store.delete(namespacePath(namespace));
   const writer = found.record.policies.writerNamespace;
   if (writer !== '') await removeReaderIndex(context, parseNamespace(writer), namespace);
+}
+
+async function refuseWhileReaders(context: AdminContext, namespace: NamespaceName): Promise<void> {
+  if ((await readersOf(context, namespace)).length > 0) {
+    throw refuse(
+      'NAMESPACE_HAS_READERS',
+      `${namespace.toString()} is the writer namespace of reader namespaces; delete those first`,
+    );
+  }
 }
 
 async function setDeleting(context: AdminContext, namespace: NamespaceName, deleting: boolean): Promise<void> {

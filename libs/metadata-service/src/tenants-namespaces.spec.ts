@@ -1,3 +1,5 @@
+import { WriteGate } from './crashing-store.js';
+import { MetadataAdmin } from './metadata-admin.js';
 import { failure, sqliteFixture, type SqliteFixture } from './spec-support.js';
 
 describe('tenants and namespaces', () => {
@@ -146,5 +148,22 @@ describe('tenants and namespaces', () => {
     const outcomes = await Promise.allSettled(Array.from({ length: 8 }, () => admin.createNamespace('acme/race')));
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
     expect(await admin.countTopics('acme/race')).toBe(0);
+  });
+
+  it('undoes a reader flip that lands after its writer namespace was deleted', async () => {
+    const { admin, store } = fixture;
+    await admin.createTenant('acme');
+    await admin.createNamespace('acme/writer');
+    await admin.createNamespace('acme/reader');
+    // The setter stalls right before it writes the reader's record; the writer is deleted meanwhile.
+    const gate = new WriteGate(store, '/admin/namespaces/acme/reader');
+    const setter = new MetadataAdmin(gate, { now: fixture.clock.now });
+    const setting = failure(setter.setWriterNamespace('acme/reader', 'acme/writer'));
+    await gate.reached;
+    await admin.deleteNamespace('acme/writer');
+    gate.open();
+    expect(await setting).toMatchObject({ reason: 'NAMESPACE_NOT_FOUND' });
+    expect((await admin.getNamespace('acme/reader')).policies).toMatchObject({ writerNamespace: '', readonly: false });
+    await admin.createTopic('acme/reader/own');
   });
 });
