@@ -1,8 +1,13 @@
 import { AdminService, LookupService } from '@ledgerline/proto';
+import type { Channel } from '@grpc/grpc-js';
 import { closeClient, createChannel, createClient, type Client } from '@ledgerline/rpc';
+import { usageError } from './cli-errors.js';
 
 /** The metadata service address admin commands use unless --url says otherwise. */
 export const DEFAULT_URL = process.env['LEDGERLINE_URL'] ?? 'localhost:6650';
+
+/** The longest --url accepted. */
+const MAX_URL_LENGTH = 1024;
 
 /** How long one admin call may take before it fails with DEADLINE_EXCEEDED. */
 export const CALL_DEADLINE_MS = 30_000;
@@ -19,9 +24,21 @@ export function normaliseUrl(url: string): string {
   return url.replace(/^(grpc|http|ledgerline):\/\//, '').replace(/\/+$/, '');
 }
 
+/** Refuses a --url no channel could use, before any call (exit status 2 rather than a crash). */
+function openChannel(target: string): Channel {
+  const invalid = () =>
+    usageError('INVALID_URL', `--url ${JSON.stringify(target.slice(0, 200))} is not an address: use host:port`);
+  if (target === '' || /\s/.test(target) || target.length > MAX_URL_LENGTH) throw invalid();
+  try {
+    return createChannel(target);
+  } catch {
+    throw invalid();
+  }
+}
+
 export function connectAdmin(url: string): AdminConnection {
   const target = normaliseUrl(url);
-  const channel = createChannel(target);
+  const channel = openChannel(target);
   const options = { defaultDeadlineMs: CALL_DEADLINE_MS };
   const admin = createClient(AdminService, channel, options);
   const lookup = createClient(LookupService, channel, options);

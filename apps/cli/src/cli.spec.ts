@@ -126,12 +126,28 @@ describe('the ledgerline CLI against a running standalone', () => {
     expect(badName.stderr).toMatch(/^error: INVALID_ARGUMENT INVALID_TOPIC_NAME: /);
     const unreachable = await ledgerline('tenants', 'list', '--url', '127.0.0.1:1');
     expect(unreachable.code).toBe(3);
-    expect(unreachable.stderr).toMatch(/^error: UNAVAILABLE /);
+    expect(unreachable.stderr).toMatch(/^error: UNAVAILABLE [^\n]*\n$/);
     const unconfigured = await ledgerline('metadata', '--grpc-port', '0');
-    expect(unconfigured.code).toBe(1);
+    expect(unconfigured.code).toBe(2);
     expect(unconfigured.stderr).toMatch(
-      /^error: INVALID_ARGUMENT INVALID_CONFIG: invalid configuration: redisUrl \(LEDGERLINE_REDIS_URL or --redis-url\)/,
+      /^error: INVALID_ARGUMENT INVALID_CONFIG: invalid configuration: redisUrl \(LEDGERLINE_REDIS_URL or --redis-url\)[^\n]*\n$/,
     );
+    const mistake = await ledgerline('topics', 'create', 'acme/orders/x', '--partitions', 'many', '--url', url);
+    expect(mistake).toMatchObject({ code: 2, stdout: '' });
+    expect(mistake.stderr).toMatch(/^error: option '--partitions <n>' argument 'many' is invalid[^\n]*\n$/);
+    // The port is taken by the running standalone: starting a second one fails on one line.
+    const port = url.slice(url.lastIndexOf(':') + 1);
+    const clash = await ledgerline(
+      'standalone',
+      '--data-dir',
+      join(dir, 'other'),
+      '--grpc-port',
+      port,
+      '--metrics-port',
+      '0',
+    );
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(/^error: [A-Z_]+ [A-Z_]+: [^\n]*\n$/);
   });
 
   it('sets a writer namespace and creates topics from a file', async () => {

@@ -1,9 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { connectAdmin, DEFAULT_URL, type AdminConnection } from './admin-connection.js';
-import { reportError } from './cli-errors.js';
+import { CliExit, reportError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
 
-/** Parses an integer option within bounds; commander prints the message and exits 1 on anything else. */
+/** Parses an integer option within bounds; anything else is a command-line mistake (exit status 2). */
 export function integerIn(min: number, max: number): (value: string) => number {
   return (value) => {
     const number = Number(value);
@@ -21,20 +21,24 @@ export function urlOf(command: Command): string {
 
 /**
  * Runs one admin action against the service: connects, runs, prints any
- * failure with its status code and reason, and sets the exit code.
+ * failure with its status code and reason on one line, and ends the command
+ * with its exit status (a CliExit; see EXIT_CODES).
  */
 export async function withAdmin(
   io: CliIo,
   command: Command,
   action: (connection: AdminConnection) => Promise<void>,
 ): Promise<void> {
-  const connection = connectAdmin(urlOf(command));
+  const url = urlOf(command);
+  let connection: AdminConnection | undefined;
   try {
+    connection = connectAdmin(url);
     await action(connection);
   } catch (error) {
-    process.exitCode = reportError(io, error, connection.url);
+    if (error instanceof CliExit) throw error;
+    throw new CliExit(reportError(io, error, connection?.url ?? url));
   } finally {
-    connection.close();
+    connection?.close();
   }
 }
 

@@ -1,4 +1,4 @@
-export { buildProgram } from './program.js';
+export { buildProgram, runCli } from './program.js';
 export { startStandalone } from './standalone.js';
 export type { RunningStandalone } from './standalone.js';
 export { processIo } from './cli-io.js';
@@ -7,6 +7,6 @@ export type { CliIo, Progress } from './cli-io.js';
 // For other packages and tests: the pieces the commands are built from.
 export { connectAdmin, normaliseUrl, DEFAULT_URL, CALL_DEADLINE_MS } from './admin-connection.js';
 export type { AdminConnection } from './admin-connection.js';
-export { reportError } from './cli-errors.js';
+export { reportError, usageError, CliExit, EXIT_CODES, EXIT_STATUS_HELP } from './cli-errors.js';
 export { createInBatches, generatedNames, namesFromFile } from './commands/topic-bulk.js';
 export type { BulkCreateOptions, BulkCreateSummary } from './commands/topic-bulk.js';

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
+import { logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
 import { processIo } from './cli-io.js';
-import { buildProgram } from './program.js';
+import { runCli } from './program.js';
 
 // `ledgerline topics list ns | head` closes stdout early: that is the reader's choice, not a failure.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -8,4 +9,11 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-void buildProgram(processIo).parseAsync(process.argv);
+// grpc-js logs its own failures to stderr besides the error it reports (a port in use shows twice);
+// errors here are reported once, on one line. GRPC_VERBOSITY=DEBUG still turns its log on.
+if (process.env['GRPC_VERBOSITY'] === undefined) setLogVerbosity(logVerbosity.NONE);
+
+// Not process.exit: `ledgerline standalone` keeps serving after runCli resolves.
+void runCli(processIo, process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -1,4 +1,5 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { MAX_NAMESPACE_TOPIC_BUCKETS, MAX_TOPICS_POLICY } from '@ledgerline/metadata-service';
 import type { PoliciesSchema } from '@ledgerline/proto';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
@@ -15,11 +16,15 @@ interface PolicyOptions {
 
 function addPolicyOptions(command: Command): Command {
   return command
-    .option('--topic-buckets <n>', 'numberOfTopicBuckets (PIP-157), fixed at creation', integerIn(1, 1_000_000))
+    .option(
+      '--topic-buckets <n>',
+      'numberOfTopicBuckets (PIP-157), fixed at creation',
+      integerIn(1, MAX_NAMESPACE_TOPIC_BUCKETS),
+    )
     .option(
       '--max-topics <n>',
       'most topics in the namespace, each partition counting; 0 = unlimited',
-      integerIn(0, 2 ** 31 - 1),
+      integerIn(0, MAX_TOPICS_POLICY),
     )
     .option('--retention-minutes <n>', 'retention time; -1 = infinite', integerIn(-1, Number.MAX_SAFE_INTEGER))
     .option('--retention-mb <n>', 'retention size; -1 = infinite', integerIn(-1, Number.MAX_SAFE_INTEGER))

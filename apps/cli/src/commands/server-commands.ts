@@ -1,7 +1,7 @@
 import { clusterConfigSchema, standaloneConfigSchema, startClusterMetadataService } from '@ledgerline/metadata-service';
 import { loadConfig } from '@ledgerline/service-kit';
 import type { Command } from 'commander';
-import { reportError } from '../cli-errors.js';
+import { CliExit, reportError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { startStandalone } from '../standalone.js';
 
@@ -36,7 +36,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         io.out(`  data:    ${running.dataDir}`);
         io.out(`  try:     npx tsx apps/cli/src/main.ts tenants create my-tenant --url ${host}:${running.grpcPort}`);
       } catch (error) {
-        process.exitCode = reportError(io, error);
+        throw new CliExit(reportError(io, error));
       }
     });
   program
@@ -54,7 +54,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         const running = await startClusterMetadataService(config);
         io.out(`Ledgerline metadata service is listening on ${hostForPeople(config.grpcHost)}:${running.port}`);
       } catch (error) {
-        process.exitCode = reportError(io, error);
+        throw new CliExit(reportError(io, error));
       }
     });
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AdminService } from '@ledgerline/proto';
 import type { Client } from '@ledgerline/rpc';
+import { usageError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 
 export interface BulkCreateOptions {
@@ -29,7 +30,14 @@ export function generatedNames(namespace: string, prefix: string, start: number,
 
 /** Names from a file, one per line (`#` starts a comment); a bare local name goes into `namespace`. */
 export function namesFromFile(path: string, namespace: string): string[] {
-  return readFileSync(path, 'utf8')
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw usageError('FILE_UNREADABLE', `cannot read --from-file ${path}: ${why}`);
+  }
+  return text
     .split('\n')
     .map((line) => line.replace(/#.*/, '').trim())
     .filter((line) => line.length > 0)

@@ -1,5 +1,7 @@
 import { OwnerRole } from '@ledgerline/proto';
-import { InvalidArgumentError, type Command } from 'commander';
+import { MAX_CREATE_BATCH, MAX_PARTITIONS, MAX_TOPIC_PAGE } from '@ledgerline/metadata-service';
+import type { Command } from 'commander';
+import { CliExit, EXIT_CODES } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { integerIn, toJson, withAdmin } from '../command-support.js';
 import { createInBatches, generatedNames, namesFromFile } from './topic-bulk.js';
@@ -24,11 +26,11 @@ function registerCreateMany(topics: Command, io: CliIo): void {
     .option('--prefix <prefix>', 'local-name prefix of generated topics', 'topic-')
     .option('--start <n>', 'first number of generated topics', integerIn(0, Number.MAX_SAFE_INTEGER), 0)
     .option('--from-file <path>', 'topic names, one per line (bare names go into <namespace>)')
-    .option('--batch-size <n>', 'topics per CreateTopics call', integerIn(1, 10_000), 1000)
+    .option('--batch-size <n>', 'topics per CreateTopics call', integerIn(1, MAX_CREATE_BATCH), 1000)
     .option('--concurrency <n>', 'calls in flight at once', integerIn(1, 64), 4)
     .action(async (namespace: string, options: CreateManyOptions, command: Command) => {
       if ((options.count === undefined) === (options.fromFile === undefined)) {
-        throw new InvalidArgumentError('give exactly one of --count and --from-file');
+        command.error('error: give exactly one of --count and --from-file', { code: 'ledgerline.usage' });
       }
       await withAdmin(io, command, async ({ admin }) => {
         const names =
@@ -44,7 +46,7 @@ function registerCreateMany(topics: Command, io: CliIo): void {
         if (summary.failed.size > 0) {
           for (const [reason, count] of summary.failed) io.err(`error: ${count} topic(s) failed with ${reason}`);
           io.err(`  first failure: ${summary.firstFailure}`);
-          process.exitCode = 1;
+          throw new CliExit(EXIT_CODES.failed);
         }
       });
     });
@@ -56,7 +58,7 @@ export function registerTopicCommands(program: Command, io: CliIo): void {
   topics
     .command('create <topic>')
     .description('create a topic (persistent://tenant/ns/name or tenant/ns/name)')
-    .option('--partitions <n>', 'create a partitioned topic with n partitions', integerIn(0, 10_000), 0)
+    .option('--partitions <n>', 'create a partitioned topic with n partitions', integerIn(0, MAX_PARTITIONS), 0)
     .action(async (topic: string, options: { partitions: number }, command: Command) =>
       withAdmin(io, command, async ({ admin }) => {
         const created = (await admin.createTopic({ topic, partitions: options.partitions })).topic!;
@@ -77,7 +79,7 @@ export function registerTopicCommands(program: Command, io: CliIo): void {
   topics
     .command('list <namespace>')
     .description("list a namespace's topics (all buckets, sorted), one per line")
-    .option('--page-size <n>', 'topics per ListTopics call', integerIn(1, 10_000), 1000)
+    .option('--page-size <n>', 'topics per ListTopics call', integerIn(1, MAX_TOPIC_PAGE), 1000)
     .action(async (namespace: string, options: { pageSize: number }, command: Command) =>
       withAdmin(io, command, async ({ admin }) => {
         let pageToken = '';
