@@ -4,7 +4,13 @@ import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
 import { AppendQueue, type AppendOp } from './append-queue.js';
 import type { ManagedLedgerConfig } from './config.js';
 import type { AppendResult, ManagedLedgerEntry } from './entry.js';
-import { isFencing, isLedgerFenced, ledgerFencedError, ManagedLedgerReason } from './errors.js';
+import {
+  appendOutcomeUnknownError,
+  isFencing,
+  isLedgerFenced,
+  ledgerFencedError,
+  ManagedLedgerReason,
+} from './errors.js';
 import type { OpenLedger } from './open-ledger.js';
 
 /** Framing adds at most this much to a payload: 6 header bytes and two tagged uint64 varints. */
@@ -105,9 +111,12 @@ export class AppendPipeline {
     this.rejectAll(err);
   }
 
-  /** Fails every queued append with `err`. */
-  rejectAll(err: Error): void {
-    for (const op of this.queue.drain()) op.reject(err);
+  /**
+   * Fails every queued append with `err`, or with `inDoubt` those already
+   * sent (their write may have landed in a ledger that could not be checked).
+   */
+  rejectAll(err: Error, inDoubt?: Error): void {
+    for (const op of this.queue.drain()) op.reject(inDoubt !== undefined && op.offsets !== undefined ? inDoubt : err);
     // The offsets of the failed appends are free again; an entry of theirs that did land is found when the ledger is checked.
     this.host.assigner.recover(undefined, { lastOffset: this.host.assigner.committedEnd });
   }
@@ -132,9 +141,7 @@ export class AppendPipeline {
     while (this.queue.length > 0 || this.rolloverRequested) {
       const blocker = this.host.writeBlocker();
       if (blocker !== undefined) {
-        await this.settleInDoubt();
-        this.rolloverRequested = false;
-        this.rejectAll(blocker);
+        await this.failSettled(blocker);
         return;
       }
       try {
@@ -170,21 +177,31 @@ export class AppendPipeline {
   }
 
   /**
-   * Learns which appends of a failed write landed before they are failed:
-   * the ledger is fenced (by us or the new owner), so what it holds is final
-   * and the new owner serves exactly that. If the store cannot tell, they fail
-   * in doubt, like any write whose answer was lost.
+   * Fails everything queued because the loop must stop for good. Appends of a
+   * failed write are first looked up: the ledger is fenced (by us or the new
+   * owner), so what it holds is final and the new owner serves exactly that;
+   * those that landed are acknowledged, the rest fail with `err`. If the
+   * store cannot tell, the sent ones fail as in doubt (APPEND_OUTCOME_UNKNOWN),
+   * never with a reason that says they are not in the log.
    */
-  private async settleInDoubt(): Promise<void> {
+  private async failSettled(err: LedgerlineError): Promise<void> {
     const ledger = this.host.currentLedger();
-    if (ledger === undefined || !ledger.writeFailed || ledger.sealed || this.queue.first()?.offsets === undefined)
-      return;
-    await this.recoverFailedLedger(ledger).catch((err: unknown) =>
-      this.host.logWarning('could not learn whether failed appends landed', {
-        managedLedger: this.host.name,
-        error: String(err),
-      }),
-    );
+    if (ledger !== undefined && this.inDoubt(ledger)) {
+      await this.recoverFailedLedger(ledger).catch((cause: unknown) =>
+        this.host.logWarning('could not learn whether failed appends landed', {
+          managedLedger: this.host.name,
+          error: String(cause),
+        }),
+      );
+    }
+    this.rolloverRequested = false;
+    const unsettled = ledger !== undefined && this.inDoubt(ledger);
+    this.rejectAll(err, unsettled ? appendOutcomeUnknownError(this.host.name, err) : undefined);
+  }
+
+  /** True while appends were sent to a ledger whose failed write has not been checked yet. */
+  private inDoubt(ledger: OpenLedger): boolean {
+    return ledger.writeFailed && !ledger.sealed && this.queue.first()?.offsets !== undefined;
   }
 
   /** Returns whether the loop should go on after `err`. */
@@ -192,9 +209,7 @@ export class AppendPipeline {
     const error = LedgerlineError.from(err);
     if (isFencing(error)) {
       this.host.fence(error);
-      await this.settleInDoubt();
-      this.rolloverRequested = false;
-      this.rejectAll(error);
+      await this.failSettled(error);
       return false;
     }
     this.failures++;

@@ -35,7 +35,8 @@ export async function messageBacklog(
   return Math.max(0, ctx.assigner.committedEnd - mdOffset - acknowledged);
 }
 
-async function offsetTable(
+/** The per-entry offsets of a ledger of the managed ledger; undefined for a ledger it does not hold. */
+export async function offsetTable(
   ctx: LedgerContext,
   views: readonly LedgerView[],
   ledgerId: number,

@@ -2,6 +2,7 @@ import { createCursorState, encodeCursorState } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
 import { validateCursorName } from './cursor-name.js';
 import { CursorInfoKeeper, cursorInfoFromProto, NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
+import { restoreBatchSizes } from './batch-sizes.js';
 import { CursorPersistence } from './cursor-persistence.js';
 import { recoverCursorState } from './cursor-recovery.js';
 import { isBadVersion, ManagedLedgerReason } from './errors.js';
@@ -171,6 +172,7 @@ export class CursorRegistry {
     const { ctx } = this.host;
     const node = cursorInfoFromProto(stored.value);
     const recovered = await recoverCursorState(ctx, name, node);
+    await restoreBatchSizes(ctx, this.host.views(), recovered.state);
     const keeper = new CursorInfoKeeper(ctx.metadata, ctx.path, name, stored.version, node);
     // Claim the node: a previous owner still holding the cursor now fails its next compare-and-set.
     try {

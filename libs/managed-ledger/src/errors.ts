@@ -14,6 +14,8 @@ export const ManagedLedgerReason = {
   invalidNumMessages: 'INVALID_NUM_MESSAGES',
   invalidPayload: 'INVALID_PAYLOAD',
   ledgerWriteFailed: 'LEDGER_WRITE_FAILED',
+  /** The append was written but its outcome could not be learned before the owner stopped: it may be in the log. */
+  appendOutcomeUnknown: 'APPEND_OUTCOME_UNKNOWN',
   infoCorrupt: 'MANAGED_LEDGER_INFO_CORRUPT',
   invalidConfig: 'INVALID_MANAGED_LEDGER_CONFIG',
   invalidReadLimits: 'INVALID_READ_LIMITS',
@@ -77,6 +79,20 @@ export function deletingError(name: string): LedgerlineError {
     R.managedLedgerDeleting,
     `managed ledger ${name} is being deleted`,
     { details: { managedLedger: name } },
+  );
+}
+
+/**
+ * An append whose write may have landed, failed because the owner stopped
+ * (fenced, deleted) before it could read the ledger back: the entry may or
+ * may not be in the log, so a definite reason would be a lie.
+ */
+export function appendOutcomeUnknownError(name: string, cause: LedgerlineError): LedgerlineError {
+  return new LedgerlineError(
+    'UNAVAILABLE',
+    R.appendOutcomeUnknown,
+    `managed ledger ${name} stopped (${cause.reason}) before it learned whether this append was stored: it may be in the log`,
+    { details: { managedLedger: name }, cause },
   );
 }
 

@@ -292,7 +292,12 @@ export class ManagedCursor {
     };
   }
 
-  /** Persists now if anything changed since the last snapshot. */
+  /**
+   * Persists now if anything changed since the last snapshot. Changes a
+   * cursor can no longer persist fail the flush: ABORTED / CURSOR_FENCED once
+   * another owner took the topic, FAILED_PRECONDITION / CURSOR_CLOSED after
+   * close or delete.
+   */
   async flush(): Promise<void> {
     await this.persistNow(false);
   }
@@ -372,7 +377,11 @@ export class ManagedCursor {
 
   private async persistNow(writeNode: boolean): Promise<void> {
     while (this.persisting !== undefined) await this.persisting.catch(() => undefined);
-    if (!this.dirty || this.status === 'fenced' || this.status === 'deleted') return;
+    if (!this.dirty) return;
+    // Changes a fenced, deleted or closed cursor still holds can no longer be persisted: saying so beats a silent success.
+    this.checkOpen();
+    // This write covers what a pending timer would write; the next change waits a full interval from now.
+    this.clearTimer();
     this.dirty = false;
     this.persisting = this.writeSnapshot(writeNode);
     try {

@@ -5,7 +5,7 @@ const PRINTED_TRACE_LINES = 400;
 
 /**
  * Runs a history and returns its violations; when tracing is on
- * (LEDGERLINE_ROBUSTNESS_TRACE) and the history fails, the tail of the trace
+ * (LEDGERLINE_ROBUSTNESS_TRACE; "all" for every history) and the history fails, the tail of the trace
  * of every call and fault is printed first.
  */
 export async function traced(backend: RobustnessBackend, history: () => Promise<string[]>): Promise<string[]> {
@@ -15,7 +15,9 @@ export async function traced(backend: RobustnessBackend, history: () => Promise<
     failed = violations.length > 0;
     return violations;
   } finally {
-    if (failed && backend.trace !== undefined) console.log(backend.trace.slice(-PRINTED_TRACE_LINES).join('\n'));
+    const always = process.env['LEDGERLINE_ROBUSTNESS_TRACE'] === 'all';
+    if ((failed || always) && backend.trace !== undefined)
+      console.log(backend.trace.slice(-PRINTED_TRACE_LINES).join('\n'));
     if (backend.trace !== undefined) backend.trace.length = 0;
   }
 }

@@ -19,14 +19,18 @@ export type LedgerCall = 'create' | 'fence' | 'closeLedger' | 'read' | 'append' 
  * - after: the call takes effect, then reports failure (a lost reply, the
  *   ambiguous case of a timeout after the write landed);
  * - torn (append only): the first `keep` entries are stored, then the process
- *   crashes, as a writer that died between the chunks of a snapshot would.
+ *   crashes, as a writer that died between the chunks of a snapshot would;
+ * - pass: no failure (with `until`, a gate that holds the call).
  */
 export interface LedgerFault {
   call: LedgerCall;
-  mode: 'before' | 'after' | 'torn';
+  mode: 'before' | 'after' | 'torn' | 'pass';
   keep?: number;
   /** Only ledgers with this owner component ('managed-ledger' or 'cursor'); any ledger when omitted. */
   component?: string;
+  /** Holds the call until this settles (called `reached` first), so a test can act while it waits. */
+  until?: Promise<unknown>;
+  reached?: () => void;
 }
 
 /**
@@ -147,6 +151,8 @@ export class FaultInjectingLedgerStore implements LedgerStore {
 }
 
 async function applyFault<T>(fault: LedgerFault | undefined, run: () => Promise<T>): Promise<T> {
+  fault?.reached?.();
+  if (fault?.until !== undefined) await fault.until.catch(() => undefined);
   if (fault?.mode === 'before') throw injected(`${fault.call} failed before reaching the store`);
   const result = await run();
   if (fault?.mode === 'after') throw injected(`${fault.call} took effect but its reply was lost`);
