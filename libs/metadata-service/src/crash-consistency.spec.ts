@@ -172,6 +172,41 @@ describe('crash consistency of topic creation and deletion', () => {
     expect(await failure(fixture.admin.getNamespace(namespace))).toMatchObject({ reason: 'NAMESPACE_NOT_FOUND' });
   });
 
+  it('finishes creating and deleting a namespace and its tenant whatever write a crash interrupts, leaving nothing behind', async () => {
+    for (let writes = 0; writes < 10; writes++) {
+      const tenant = `crash-tenant-${writes}`;
+      await fixture.admin.createTenant(tenant);
+      const namespace = `${tenant}/ns`;
+      const creating = dyingAdmin(writes, writes % 2 === 0);
+      await creating.admin.createNamespace(namespace, { numberOfTopicBuckets: BUCKETS }).catch(() => undefined);
+      await creating.store.drained();
+      await fixture.admin.createNamespace(namespace, { numberOfTopicBuckets: BUCKETS }).catch((error: unknown) => {
+        expect(error).toMatchObject({ reason: 'NAMESPACE_EXISTS' });
+      });
+      await fixture.admin.createTopic(`${namespace}/t`);
+      await fixture.admin.deleteTopic(`${namespace}/t`);
+      const deleting = dyingAdmin(writes, writes % 2 === 1);
+      await deleting.admin.deleteNamespace(namespace).catch(() => undefined);
+      await deleting.store.drained();
+      await fixture.admin.deleteNamespace(namespace).catch((error: unknown) => {
+        expect(error).toMatchObject({ reason: 'NAMESPACE_NOT_FOUND' });
+      });
+      const leaving = dyingAdmin(writes % 2, true);
+      await leaving.admin.deleteTenant(tenant).catch(() => undefined);
+      await leaving.store.drained();
+      await fixture.admin.deleteTenant(tenant).catch((error: unknown) => {
+        expect(error).toMatchObject({ reason: 'TENANT_NOT_FOUND' });
+      });
+      expect(await fixture.store.exists(`/admin/tenants/${tenant}`)).toBe(false);
+      expect(await fixture.store.exists(`/managed-ledgers/${tenant}`)).toBe(false);
+      for (const root of ['/admin/namespaces', '/admin/topic-counts', '/admin/deleting-topics', '/managed-ledgers']) {
+        expect(await fixture.store.exists(`${root}/${namespace}`)).toBe(false);
+        expect((await fixture.store.children(`${root}/${tenant}`)).names).toEqual([]);
+      }
+      expect((await fixture.store.children(`/managed-ledgers/${namespace}/persistent`)).names).toEqual([]);
+    }
+  });
+
   it('keeps the counter exact when a recount runs while a deletion is between its mark and its release', async () => {
     const namespace = await freshNamespace(2);
     await fixture.admin.createTopics([`${namespace}/a`, `${namespace}/b`]);

@@ -4,7 +4,8 @@ import { AdminService, LookupService, MetadataStoreService, OwnerRole } from '@l
 import { errorFromServiceError, LedgerlineError, methodPath } from '@ledgerline/rpc';
 import fc from 'fast-check';
 import { sleep } from './cas-retry.js';
-import { requestArbitraries, type FuzzSeeds } from './fuzz-requests.js';
+import { chaosString, requestArbitraries, type FuzzSeeds } from './fuzz-requests.js';
+import { encodePageToken } from './page-token.js';
 import {
   connectClients,
   expectWellRefused,
@@ -206,5 +207,28 @@ describe('the metadata service under generated bad input (standalone)', () => {
       expect(error?.code).toBe(status.RESOURCE_EXHAUSTED);
       await expectServing();
     }
+  });
+
+  it('answers listing tokens that pass the checksum but hold anything with a listing or a proper refusal', async () => {
+    const head = fc.oneof(
+      fc.constant({ kind: 'unknown' as const }),
+      fc.constant({ kind: 'done' as const }),
+      chaosString.map((name) => ({ kind: 'at' as const, name })),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.option(chaosString, { nil: undefined }),
+        fc.array(head, { maxLength: 6 }),
+        async (last, heads) => {
+          // The seeded namespace has 4 buckets; other head counts must be refused, not trusted.
+          const pageToken = encodePageToken('fz/ns', { last, heads });
+          await clients.admin.listTopics({ namespace: 'fz/ns', pageToken }).catch((error: unknown) => {
+            expectWellRefused('ListTopics', LedgerlineError.from(error));
+          });
+          await expectServing();
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });

@@ -92,7 +92,13 @@ export async function listTenants(context: AdminContext): Promise<string[]> {
 export async function deleteTenant(context: AdminContext, name: string): Promise<void> {
   const tenant = parseTenant(name);
   await retryOnConflict(`deleting tenant ${tenant}`, async () => {
-    const found = await readTenant(context, tenant);
+    const found = await readRecord(context.store, tenantPath(tenant), TenantRecordSchema);
+    if (found === undefined) {
+      // A delete that died between its two writes left the tenant's empty managed-ledger directory.
+      if (!(await hasChildren(context.store, tenantNamespacesDir(tenant))))
+        await deleteManagedLedgerDir(context, tenant);
+      throw tenantNotFound(tenant);
+    }
     if (await hasChildren(context.store, tenantNamespacesDir(tenant))) {
       throw new LedgerlineError(
         'FAILED_PRECONDITION',
@@ -103,6 +109,10 @@ export async function deleteTenant(context: AdminContext, name: string): Promise
     }
     await context.store.delete(tenantPath(tenant), { expectedVersion: found.version });
   });
+  await deleteManagedLedgerDir(context, tenant);
+}
+
+async function deleteManagedLedgerDir(context: AdminContext, tenant: string): Promise<void> {
   await context.store.delete(`${MANAGED_LEDGERS_ROOT}/${tenant}`);
 }
 
