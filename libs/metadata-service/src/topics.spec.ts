@@ -164,6 +164,14 @@ describe('topics', () => {
     await store.put(topic.managedLedgerPath, toBinary(ManagedLedgerInfoSchema, info));
     const cursor = create(ManagedCursorInfoSchema, { cursorsLedgerId: 13n });
     await store.put(`${topic.managedLedgerPath}/sub`, toBinary(ManagedCursorInfoSchema, cursor));
+    // Cursors whose state lives in their node (-1) or that never had a ledger (0) name no ledger to delete.
+    for (const [name, cursorsLedgerId] of [
+      ['inline', -1n],
+      ['fresh', 0n],
+    ] as const) {
+      const info = create(ManagedCursorInfoSchema, { cursorsLedgerId });
+      await store.put(`${topic.managedLedgerPath}/${name}`, toBinary(ManagedCursorInfoSchema, info));
+    }
     const announcements = bus.subscribe(LEDGERS_DELETABLE_SUBJECT);
 
     expect(await admin.deleteTopic('tenant/ns/with-ledgers')).toEqual([11n, 12n, 13n]);
@@ -177,6 +185,7 @@ describe('topics', () => {
       [13n, 'sub'],
     ]);
     expect(await store.exists(`${topic.managedLedgerPath}/sub`)).toBe(false);
+    expect(await store.exists(`${topic.managedLedgerPath}/inline`)).toBe(false);
     const message = await announcements[Symbol.asyncIterator]().next();
     expect(decodeLedgersDeletable(message.value!.data)).toEqual({
       name: persistenceName('tenant/ns/with-ledgers', 3),
