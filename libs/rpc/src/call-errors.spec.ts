@@ -215,7 +215,7 @@ describe('errors over the wire', () => {
 
   it('answers a request over the size limit with RESOURCE_EXHAUSTED and stays healthy', async () => {
     const error = await failure(client.echo({ text: 'big', padding: new Uint8Array(128 * 1024) }));
-    expect(error.code).toBe('RESOURCE_EXHAUSTED');
+    expect(error).toMatchObject({ code: 'RESOURCE_EXHAUSTED', reason: 'MESSAGE_TOO_LARGE', retryable: false });
     expect((await client.echo({ text: 'small', padding: new Uint8Array(1024) })).index).toBe(1024);
   });
 

@@ -70,7 +70,16 @@ export function errorFromServiceError(serviceError: ServiceError): LedgerlineErr
   if (info !== undefined) {
     return new LedgerlineError(code, info.reason, message, { details: info.details, cause: serviceError });
   }
-  return new LedgerlineError(code, transportReasons[code] ?? `GRPC_${code}`, message, { cause: serviceError });
+  return new LedgerlineError(code, transportReason(code, message), message, { cause: serviceError });
+}
+
+/**
+ * gRPC itself refuses a message over the size limit before any handler runs,
+ * so that status has no ErrorInfo; it still deserves a reason a person can act on.
+ */
+function transportReason(code: CodeName, message: string): string {
+  if (code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(message)) return 'MESSAGE_TOO_LARGE';
+  return transportReasons[code] ?? `GRPC_${code}`;
 }
 
 /** Turns whatever a client call failed with into a LedgerlineError. */
