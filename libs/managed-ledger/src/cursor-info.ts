@@ -94,6 +94,7 @@ export class CursorInfoKeeper {
   }
 
   async delete(): Promise<void> {
+    if (this.uncertain !== undefined) await this.settle(this.uncertain);
     await this.metadata.deleteCursorInfo(
       this.path,
       this.cursorName,

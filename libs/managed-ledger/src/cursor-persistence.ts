@@ -34,6 +34,12 @@ interface CursorLedger {
  */
 export class CursorPersistence {
   private ledger: CursorLedger | undefined;
+  /**
+   * Cursor ledgers the node may no longer name: the one a switch moves away
+   * from, and a new one whose naming write failed without an answer. After
+   * the next successful node write, those it does not name are retired.
+   */
+  private readonly unnamed = new Set<number>();
 
   constructor(
     private readonly ctx: LedgerContext,
@@ -72,6 +78,7 @@ export class CursorPersistence {
     const rangesDropped = encoded.rangesDropped;
     if (this.cursorLedgerId === NO_CURSOR_LEDGER && small) {
       await this.keeper.write({ ...base, inlineSnapshot: bytes });
+      await this.retireUnnamed();
       return { bytes: bytes.length, entries: 0, where: 'inline', rangesDropped };
     }
     const entries = toSnapshotEntries(bytes, { maxEntrySize: config.cursor.snapshotMaxEntrySizeBytes });
@@ -87,6 +94,7 @@ export class CursorPersistence {
       if (writeNode) {
         const { inlineSnapshot: _inline, ...withoutInline } = base;
         await this.keeper.write(withoutInline);
+        await this.retireUnnamed();
       }
       return { bytes: bytes.length, entries: entries.length, where: 'ledger', rangesDropped };
     }
@@ -104,6 +112,30 @@ export class CursorPersistence {
     this.ledger = undefined;
   }
 
+  /**
+   * After another owner took the cursor: the ledgers this owner may have
+   * stopped naming go, unless the node names one (a write of ours that landed
+   * before the new owner read it; the new owner retires that one itself).
+   */
+  async abandonUnnamed(): Promise<void> {
+    const ledgerIds = [...this.unnamed];
+    this.unnamed.clear();
+    if (ledgerIds.length === 0) return;
+    const stored = await this.ctx.metadata.getCursorInfo(this.ctx.path, this.keeper.cursorName).catch(() => null);
+    if (stored === null) return;
+    const named = stored === undefined ? NO_CURSOR_LEDGER : Number(stored.value.cursorsLedgerId);
+    for (const ledgerId of ledgerIds) {
+      if (ledgerId !== named) await this.ctx.store.delete(ledgerId).catch(() => undefined);
+    }
+  }
+
+  /** Every cursor ledger of this cursor: the one the node names and any it may have stopped naming. */
+  ledgersToRetire(): number[] {
+    const all = new Set(this.unnamed);
+    if (this.cursorLedgerId !== NO_CURSOR_LEDGER) all.add(this.cursorLedgerId);
+    return [...all];
+  }
+
   private rolloverDue(ledger: CursorLedger): boolean {
     const { cursor } = this.ctx.config;
     return (
@@ -114,14 +146,14 @@ export class CursorPersistence {
 
   /**
    * Moves the cursor to a new ledger holding `entries` (or back inline when
-   * `inline` is given), then marks the old ledger deletable.
+   * `inline` is given), then retires the ledgers the node no longer names.
    */
   private async switchLedger(
     base: CursorInfoModel,
     inline: Uint8Array | undefined,
     entries: Uint8Array[],
   ): Promise<void> {
-    const oldLedgerId = this.cursorLedgerId;
+    if (this.cursorLedgerId !== NO_CURSOR_LEDGER) this.unnamed.add(this.cursorLedgerId);
     this.ledger = undefined;
     if (inline !== undefined) {
       await this.keeper.write({ ...base, cursorsLedgerId: NO_CURSOR_LEDGER, inlineSnapshot: inline });
@@ -142,17 +174,29 @@ export class CursorPersistence {
       try {
         await this.keeper.write({ ...withoutInline, cursorsLedgerId: writer.ledgerId });
       } catch (err) {
-        // Only a lost compare-and-set proves the node does not name the new ledger; otherwise the sweep decides.
+        // A lost compare-and-set proves the node does not name the new ledger; without an answer, the next write tells.
         if (isBadVersion(err)) discardUnreferencedLedger(this.ctx.store, writer.ledgerId);
+        else this.unnamed.add(writer.ledgerId);
         throw err;
       }
       this.ledger = { writer, snapshots: 1, createdAtMs: this.ctx.now() };
     }
-    if (oldLedgerId !== NO_CURSOR_LEDGER) {
-      await this.markDeletable([
-        { ledgerId: oldLedgerId, component: 'cursor', cursorName: this.keeper.cursorName, markedAtMs: this.ctx.now() },
-      ]);
-    }
+    await this.retireUnnamed();
+  }
+
+  /**
+   * Hands the cursor ledgers the node does not name (after a successful
+   * write) to the managed ledger, which marks them deletable (or carries or
+   * discards them when it cannot).
+   */
+  private async retireUnnamed(): Promise<void> {
+    const named = this.cursorLedgerId;
+    const retired = [...this.unnamed].filter((ledgerId) => ledgerId !== named);
+    if (retired.length === 0) return;
+    for (const ledgerId of retired) this.unnamed.delete(ledgerId);
+    const cursorName = this.keeper.cursorName;
+    const markedAtMs = this.ctx.now();
+    await this.markDeletable(retired.map((ledgerId) => ({ ledgerId, component: 'cursor', cursorName, markedAtMs })));
   }
 
   private reportDropped(rangesDropped: number): void {

@@ -86,8 +86,9 @@ export class CursorRegistry {
   }
 
   /**
-   * Deletes a cursor: its node goes first, then its ledger is marked
-   * deletable, so no marker ever names a ledger a node still uses.
+   * Deletes a cursor: its node goes first (by compare-and-set, so an owner
+   * that lost the topic cannot delete the cursor its successor serves), then
+   * its ledgers are marked deletable, so no marker names a ledger a node uses.
    */
   async delete(name: string): Promise<void> {
     const cursor = this.cursors.get(name) ?? (await this.open(name).catch(() => undefined));
@@ -95,7 +96,12 @@ export class CursorRegistry {
     cursor.discard('deleted');
     this.cursors.delete(name);
     const { ctx } = this.host;
-    await ctx.metadata.deleteCursorInfo(ctx.path, name);
+    try {
+      await cursor.deleteNode();
+    } catch (err) {
+      if (isBadVersion(err)) this.host.cursorFenced(LedgerlineError.from(err));
+      throw err;
+    }
     const nowMs = ctx.now();
     await this.host.markDeletable(
       cursor

@@ -1,7 +1,13 @@
 import { equals } from '@bufbuild/protobuf';
 import { ManagedLedgerInfoSchema, type ManagedLedgerInfo } from '@ledgerline/proto';
 import { isBadVersion, managedLedgerFencedError } from './errors.js';
-import { cloneInfo, infoToProto, type ManagedLedgerInfoModel } from './managed-ledger-info.js';
+import {
+  cloneInfo,
+  infoToProto,
+  withDeletable,
+  type DeletableLedgerRecord,
+  type ManagedLedgerInfoModel,
+} from './managed-ledger-info.js';
 import type { ManagedLedgerMetadata } from './metadata-access.js';
 
 /** A write whose outcome we did not learn (the call failed, the write may still have landed). */
@@ -22,6 +28,8 @@ export class InfoKeeper {
   private tail: Promise<unknown> = Promise.resolve();
   private fenced = false;
   private uncertain: UncertainWrite | undefined;
+  /** Deletable markers a failed update could not record: every later update carries them. */
+  private pending: DeletableLedgerRecord[] = [];
 
   constructor(
     private readonly metadata: ManagedLedgerMetadata,
@@ -43,6 +51,22 @@ export class InfoKeeper {
     return this.fenced;
   }
 
+  /** Markers waiting for the next successful update. */
+  get pendingDeletable(): readonly DeletableLedgerRecord[] {
+    return this.pending;
+  }
+
+  /** Records `records` deletable with the next successful update (the one that carried them failed). */
+  markLater(records: readonly DeletableLedgerRecord[]): void {
+    const known = new Set(this.pending.map((r) => r.ledgerId));
+    this.pending.push(...records.filter((r) => !known.has(r.ledgerId)));
+  }
+
+  /** Hands the waiting markers over (to be discarded once this owner can no longer record them). */
+  takePending(): DeletableLedgerRecord[] {
+    return this.pending.splice(0);
+  }
+
   /**
    * Applies `mutate` to a copy of the current info and writes it with a
    * compare-and-set. Returns what `mutate` returned. On a conflict the keeper
@@ -55,6 +79,12 @@ export class InfoKeeper {
       if (this.uncertain !== undefined) await this.settleUncertainWrite(this.uncertain);
       const draft = cloneInfo(this.current);
       const result = mutate(draft);
+      const carried = this.pending.slice();
+      const listed = new Set(draft.ledgers.map((l) => l.ledgerId));
+      draft.deletableLedgers = withDeletable(
+        draft,
+        carried.filter((r) => !listed.has(r.ledgerId)),
+      );
       const proto = infoToProto(draft);
       try {
         this.currentVersion = await this.metadata.putManagedLedgerInfo(this.path, proto, this.currentVersion);
@@ -64,6 +94,7 @@ export class InfoKeeper {
         throw err;
       }
       this.current = draft;
+      this.pending = this.pending.filter((r) => !carried.includes(r));
       return result;
     };
     const next = this.tail.then(run, run);

@@ -4,7 +4,6 @@ import { applyAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './a
 import { messageBacklog } from './backlog.js';
 import type { LedgerContext } from './context.js';
 import { ackBatchIndexes, ackEntries, ackUpTo, normalize, type AckState } from './cursor-acks.js';
-import { NO_CURSOR_LEDGER } from './cursor-info.js';
 import type { CursorPersistence, SnapshotWrite } from './cursor-persistence.js';
 import type { ManagedLedgerEntry } from './entry.js';
 import { isBadVersion, ManagedLedgerReason } from './errors.js';
@@ -318,11 +317,21 @@ export class ManagedCursor {
     this.clearTimer();
     this.status = status;
     this.persistence.detach();
+    if (status === 'fenced') void this.persistence.abandonUnnamed();
   }
 
-  /** The cursor ledger, for marking it deletable when the cursor or its topic is deleted. */
+  /** The cursor ledgers, for marking them deletable when the cursor or its topic is deleted. */
   ledgersToRetire(): number[] {
-    return this.cursorLedgerId === NO_CURSOR_LEDGER ? [] : [this.cursorLedgerId];
+    return this.persistence.ledgersToRetire();
+  }
+
+  /**
+   * Deletes the cursor's node, by compare-and-set on the version this owner
+   * wrote: a node another owner claimed meanwhile is left alone (ABORTED /
+   * BAD_VERSION; the caller fences).
+   */
+  deleteNode(): Promise<void> {
+    return this.persistence.keeper.delete();
   }
 
   private changing(change: () => unknown): void {

@@ -334,13 +334,14 @@ export class ManagedLedger {
   }
 
   /**
-   * Ledgers whose recording was in doubt when this owner stops writing the
-   * node (fenced, or closing without recording): the ones the node does not
-   * name go, since no later switch of ours will mark them.
+   * Ledgers whose recording was in doubt, and deletable markers not yet
+   * written, when this owner stops writing the node (fenced, or closing
+   * without recording): the ones the node does not name go, since no later
+   * update of ours will record them.
    */
   private async discardUnrecordedLedgers(): Promise<void> {
     const ctx = this.ctx;
-    const ledgerIds = [...ctx.unrecordedLedgers];
+    const ledgerIds = [...ctx.unrecordedLedgers, ...ctx.keeper.takePending().map((r) => r.ledgerId)];
     ctx.unrecordedLedgers.clear();
     await Promise.all(ledgerIds.map((ledgerId) => discardIfUnnamed(ctx.metadata, ctx.store, ctx.path, ledgerId)));
   }
@@ -470,12 +471,24 @@ export class ManagedLedger {
     return { ledgerId: found.ledgerId, entryId: found.entryId };
   }
 
-  /** Records ledgers (cursor ledgers) deletable in ManagedLedgerInfo, one compare-and-set. */
+  /**
+   * Records ledgers deletable in ManagedLedgerInfo, one compare-and-set: cursor
+   * ledgers no cursor node names any more (switched away from, or of a
+   * deleted cursor). If the write fails without an answer, the next update
+   * carries them; if another owner took the topic, nobody can name them, so
+   * they are deleted here rather than left behind.
+   */
   async markDeletable(records: DeletableLedgerRecord[]): Promise<void> {
     if (records.length === 0) return;
-    await this.ctx.keeper.update((info) => {
-      info.deletableLedgers = withDeletable(info, records);
-    });
+    try {
+      await this.ctx.keeper.update((info) => {
+        info.deletableLedgers = withDeletable(info, records);
+      });
+    } catch (err) {
+      this.ctx.keeper.markLater(records);
+      if (this.ctx.keeper.isFenced) await this.discardUnrecordedLedgers();
+      throw err;
+    }
     this.publishDeletable(records.map((r) => r.ledgerId));
   }
 

@@ -6,8 +6,8 @@ import type { MetadataFault } from '../testing/fault-injecting-metadata.js';
 import { payloadOf } from '../testing/fixtures.js';
 import type { RobustnessBackend } from './backend.js';
 import { bruteForceBacklog, checkRecoveredCursor, ConsumedSet, type LogEntry } from './cursor-model.js';
-import { readWholeLog } from './log-invariants.js';
-import { clearFaults, LIVENESS_MS, openOwner, type Owner } from './owners.js';
+import { checkLedgerCoverage, readWholeLog } from './log-invariants.js';
+import { clearFaults, crashLeftovers, LIVENESS_MS, openOwner, type Owner } from './owners.js';
 import { Random, within } from './random.js';
 
 type Step =
@@ -114,6 +114,9 @@ export class CursorHistory {
     }
     if (this.violations.length === 0) await this.restart('crash');
     for (const owner of this.owners) if (!owner.proc.process.crashed) await owner.ml.close();
+    const { ledgerStore, metadata } = this.backend;
+    const exempt = crashLeftovers(this.owners);
+    this.violations.push(...(await checkLedgerCoverage(ledgerStore, metadata, this.current.ml.path, exempt)));
     if (process.env['LEDGERLINE_ROBUSTNESS_STATS'])
       console.log(this.log.length, 'entries', JSON.stringify([...this.stats]));
     return this.violations;

@@ -78,23 +78,28 @@ export async function openOwner(
   }
 }
 
-/** What a managed ledger logs when closing could not record its last ledger. */
-const CLOSE_UNRECORDED = 'closing the current ledger failed; the next owner recovers it';
+/** What a managed ledger logs when closing could not record its state. */
+const CLOSED_UNRECORDED = [
+  'closing the current ledger failed; the next owner recovers it',
+  'a cursor failed to persist on close',
+];
 
 /**
- * The ledgers a process may have left behind legitimately: created by it,
- * but named by no metadata write whose success it heard, when it crashed or
- * its close could not record its state (both leave the rest to the next
- * owner and the garbage collector's orphan sweep, which nothing here runs).
+ * The ledgers a process may have left behind legitimately when it crashed,
+ * or closed without recording its state (both leave the rest to the next
+ * owner and to the garbage collector's orphan sweep, which nothing here
+ * runs): ledgers it created that no write it heard succeed named, and cursor
+ * ledgers it was moving a cursor away from.
  */
 export function crashLeftovers(owners: readonly Owner[]): Set<number> {
   const leftovers = new Set<number>();
   for (const owner of owners) {
-    const closedUnrecorded = owner.proc.logger.lines.some((l) => l.message === CLOSE_UNRECORDED);
+    const closedUnrecorded = owner.proc.logger.lines.some((l) => CLOSED_UNRECORDED.includes(l.message));
     if (!owner.proc.process.crashed && !closedUnrecorded) continue;
     for (const ledgerId of owner.proc.ledgerStore.created.keys()) {
       if (!owner.proc.metadata.acknowledgedLedgerIds.has(ledgerId)) leftovers.add(ledgerId);
     }
+    for (const ledgerId of owner.proc.metadata.switchedAwayLedgerIds) leftovers.add(ledgerId);
   }
   return leftovers;
 }

@@ -14,11 +14,15 @@ export type MetadataCall =
 
 /**
  * One injected metadata failure, used by the first call of its kind:
- * 'before' fails without writing, 'after' writes and loses the reply.
+ * 'before' fails without writing, 'after' writes and loses the reply, 'pass'
+ * does not fail (with `until`, a gate that holds the call).
  */
 export interface MetadataFault {
   call: MetadataCall;
-  mode: 'before' | 'after';
+  mode: 'before' | 'after' | 'pass';
+  /** Holds the call until this settles (called `reached` first), so a test can act while it waits. */
+  until?: Promise<unknown>;
+  reached?: () => void;
 }
 
 /**
@@ -33,6 +37,10 @@ export class FaultInjectingMetadata implements ManagedLedgerMetadata {
   readonly delaysMs: Partial<Record<MetadataCall, number>> = {};
   /** Ledger ids named by writes whose success this process heard. */
   readonly acknowledgedLedgerIds = new Set<number>();
+  /** Cursor ledgers this process sent a write (or a delete) to stop naming. */
+  readonly switchedAwayLedgerIds = new Set<number>();
+  /** The cursor ledger each cursor node named when this process last read or wrote it. */
+  private readonly cursorLedgers = new Map<string, number>();
 
   constructor(
     private readonly inner: ManagedLedgerMetadata,
@@ -56,17 +64,21 @@ export class FaultInjectingMetadata implements ManagedLedgerMetadata {
     return this.process.run(() => this.inner.deleteManagedLedgerInfo(path, expectedVersion));
   }
 
-  getCursorInfo(path: string, cursorName: string): Promise<Versioned<ManagedCursorInfo> | undefined> {
-    return this.call('getCursorInfo', () => this.inner.getCursorInfo(path, cursorName));
+  async getCursorInfo(path: string, cursorName: string): Promise<Versioned<ManagedCursorInfo> | undefined> {
+    const stored = await this.call('getCursorInfo', () => this.inner.getCursorInfo(path, cursorName));
+    if (stored !== undefined) this.cursorLedgers.set(cursorName, Number(stored.value.cursorsLedgerId));
+    return stored;
   }
 
   async putCursorInfo(path: string, name: string, info: ManagedCursorInfo, expected: ExpectedVersion): Promise<number> {
+    this.noteCursorLedger(name, Number(info.cursorsLedgerId));
     const version = await this.call('putCursorInfo', () => this.inner.putCursorInfo(path, name, info, expected));
     this.acknowledgedLedgerIds.add(Number(info.cursorsLedgerId));
     return version;
   }
 
   deleteCursorInfo(path: string, cursorName: string, expectedVersion?: number): Promise<void> {
+    this.noteCursorLedger(cursorName, -1);
     return this.call('deleteCursorInfo', () => this.inner.deleteCursorInfo(path, cursorName, expectedVersion));
   }
 
@@ -78,12 +90,20 @@ export class FaultInjectingMetadata implements ManagedLedgerMetadata {
     return this.call('allocateLedgerId', () => this.inner.allocateLedgerId());
   }
 
+  private noteCursorLedger(cursorName: string, ledgerId: number): void {
+    const previous = this.cursorLedgers.get(cursorName);
+    if (previous !== undefined && previous >= 0 && previous !== ledgerId) this.switchedAwayLedgerIds.add(previous);
+    this.cursorLedgers.set(cursorName, ledgerId);
+  }
+
   private async call<T>(call: MetadataCall, run: () => Promise<T>): Promise<T> {
     const delayMs = this.delaysMs[call] ?? 0;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const index = this.faults.findIndex((f) => f.call === call);
     const fault = index < 0 ? undefined : this.faults.splice(index, 1)[0];
     const label = fault === undefined ? call : `${call} [fault ${fault.mode}]`;
+    fault?.reached?.();
+    if (fault?.until !== undefined) await fault.until.catch(() => undefined);
     const result = this.process.run(async () => {
       if (fault?.mode === 'before') throw injected(`${call} failed before reaching the store`);
       const result = await run();

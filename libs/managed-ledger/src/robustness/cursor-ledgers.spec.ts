@@ -1,0 +1,136 @@
+import type { ManagedLedgerConfigInput } from '../config.js';
+import type { ManagedCursor } from '../managed-cursor.js';
+import { ManagedLedger } from '../managed-ledger.js';
+import { payloadOf } from '../testing/fixtures.js';
+import { sqliteBackend, type RobustnessBackend } from './backend.js';
+import { deferred } from './deferred.js';
+import { checkLedgerCoverage, readReferences } from './log-invariants.js';
+
+/** Every snapshot goes to a new cursor ledger, so every flush switches the node to another ledger. */
+const config: ManagedLedgerConfigInput = {
+  minLedgerAgeMs: 0,
+  maintenanceIntervalMs: 0,
+  retentionTimeMs: -1,
+  retentionSizeBytes: -1,
+  cursor: { snapshotIntervalMs: 60_000, inlineSnapshotMaxBytes: 0, maxSnapshotsPerLedger: 1 },
+};
+
+describe('cursor ledgers a node stops naming', () => {
+  let backend: RobustnessBackend;
+  let topicCount = 0;
+  beforeAll(async () => {
+    backend = await sqliteBackend();
+  });
+  afterAll(async () => {
+    await backend.dispose();
+  });
+
+  /** An owner with a cursor that has ten entries to acknowledge one by one. */
+  async function setUp(name: string) {
+    const topic = `persistent://acme/robust/cursor-ledgers-${topicCount++}`;
+    const proc = backend.owner(`${name}-a`);
+    const ml = await ManagedLedger.open(topic, proc.deps, { config });
+    const cursor = await ml.openCursor('sub', { start: { initialPosition: 'earliest' } });
+    const written = await Promise.all(Array.from({ length: 10 }, (_, i) => ml.append(payloadOf(`m${i}`))));
+    let next = 0;
+    const ackNext = () => cursor.ack([written[next++]!.position]);
+    return { topic, proc, ml, cursor, ackNext };
+  }
+
+  async function coverage(ml: ManagedLedger): Promise<string[]> {
+    return checkLedgerCoverage(backend.ledgerStore, backend.metadata, ml.path);
+  }
+
+  it.each(['before', 'after'] as const)(
+    'are all marked deletable after a node write that failed %s reaching the store',
+    async (mode) => {
+      const { proc, ml, cursor, ackNext } = await setUp(`switch-${mode}`);
+      ackNext();
+      await cursor.flush();
+      ackNext();
+      proc.metadata.faults.push({ call: 'putCursorInfo', mode });
+      await expect(cursor.flush()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      ackNext();
+      await cursor.flush();
+      expect(await coverage(ml)).toEqual([]);
+      await ml.close();
+    },
+  );
+
+  it('are carried to the next update when marking them deletable fails', async () => {
+    const { proc, ml, cursor, ackNext } = await setUp('mark');
+    ackNext();
+    await cursor.flush();
+    ackNext();
+    proc.metadata.faults.push({ call: 'putManagedLedgerInfo', mode: 'before' });
+    await expect(cursor.flush()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await ml.close();
+    expect(await coverage(ml)).toEqual([]);
+  });
+
+  it('are deleted when another owner takes the topic before they are marked', async () => {
+    const { topic, proc, ml, cursor, ackNext } = await setUp('takeover');
+    ackNext();
+    await cursor.flush();
+    const retiring = cursor.cursorLedgerId;
+    ackNext();
+    const gate = deferred();
+    const marking = deferred();
+    proc.metadata.faults.push({
+      call: 'putManagedLedgerInfo',
+      mode: 'pass',
+      until: gate.promise,
+      reached: () => marking.resolve(),
+    });
+    const flushed = cursor.flush().then(
+      () => 'flushed',
+      () => 'failed',
+    );
+    await marking.promise;
+    const second = await ManagedLedger.open(topic, backend.owner('takeover-b').deps, { config });
+    gate.resolve();
+    expect(await flushed).toBe('failed');
+    // The old owner deletes it in the background once it learns it was fenced.
+    expect(await eventually(() => coverage(second))).toEqual([]);
+    expect(await backend.ledgerStore.info(retiring)).toBeUndefined();
+    await ml.close();
+    await second.close();
+  });
+
+  it('written by a switch in doubt go when another owner takes the cursor', async () => {
+    const { topic, proc, ml, cursor, ackNext } = await setUp('abandon');
+    ackNext();
+    await cursor.flush();
+    ackNext();
+    proc.metadata.faults.push({ call: 'putCursorInfo', mode: 'before' });
+    await expect(cursor.flush()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    const second = await ManagedLedger.open(topic, backend.owner('abandon-b').deps, { config });
+    ackNext();
+    await expect(cursor.flush()).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(await eventually(() => coverage(second))).toEqual([]);
+    await ml.close();
+    await second.close();
+  });
+
+  it('cannot be taken from the new owner by the old one deleting the cursor', async () => {
+    const { topic, ml } = await setUp('delete');
+    const second = await ManagedLedger.open(topic, backend.owner('delete-b').deps, { config });
+    await expect(ml.deleteCursor('sub')).rejects.toMatchObject({ code: 'ABORTED' });
+    const refs = await readReferences(backend.metadata, second.path);
+    const live: ManagedCursor = second.getCursor('sub')!;
+    expect(await backend.metadata.getCursorInfo(second.path, 'sub')).toBeDefined();
+    expect(refs.deletable.has(live.cursorLedgerId)).toBe(false);
+    await ml.close();
+    await second.close();
+  });
+});
+
+/** Runs `check` until it finds nothing (at most 100 times, 5 ms apart) and returns its last findings. */
+async function eventually(check: () => Promise<string[]>): Promise<string[]> {
+  let found = await check();
+  for (let i = 0; i < 100 && found.length > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    found = await check();
+  }
+  return found;
+}
