@@ -64,6 +64,8 @@ export class ManagedLedger {
   private maintenance: NodeJS.Timeout | undefined;
   private trimChain: Promise<unknown> = Promise.resolve();
   private trimWaiting: Promise<number[]> | undefined;
+  /** False until every stored cursor is recovered: the slowest cursor is not known before. */
+  private trimAllowed = false;
   private readonly cursors: CursorRegistry;
 
   private constructor(
@@ -74,8 +76,17 @@ export class ManagedLedger {
     this.waiters = new ReadWaiters(ctx.config.maxReadWaiters);
     this.pipeline = new AppendPipeline(this.appendHost());
     this.cursors = new CursorRegistry(this.cursorHost());
-    if (ctx.config.maintenanceIntervalMs > 0) {
-      this.maintenance = setInterval(() => this.runMaintenance(), ctx.config.maintenanceIntervalMs);
+  }
+
+  /**
+   * Starts rollover by age and trimming, once every stored cursor is
+   * recovered: trimming before then would not see the cursors still being
+   * read, and could mark ledgers they have not consumed deletable.
+   */
+  private cursorsRecovered(): void {
+    this.trimAllowed = true;
+    if (this.ctx.config.maintenanceIntervalMs > 0 && this.status === 'open') {
+      this.maintenance = setInterval(() => this.runMaintenance(), this.ctx.config.maintenanceIntervalMs);
       this.maintenance.unref();
     }
   }
@@ -138,6 +149,7 @@ export class ManagedLedger {
       await ledger.close().catch(() => undefined);
       throw err;
     }
+    ledger.cursorsRecovered();
     return ledger;
   }
 
@@ -370,7 +382,7 @@ export class ManagedLedger {
    * The garbage collector deletes them later. Returns the ledger ids trimmed.
    */
   trim(): Promise<number[]> {
-    if (this.status !== 'open' && this.status !== 'terminated') return Promise.resolve([]);
+    if (!this.trimAllowed || (this.status !== 'open' && this.status !== 'terminated')) return Promise.resolve([]);
     // One trim runs at a time; callers arriving meanwhile share the next run, which sees the latest cursors.
     if (this.trimWaiting !== undefined) return this.trimWaiting;
     const next = this.trimChain.then(() => {

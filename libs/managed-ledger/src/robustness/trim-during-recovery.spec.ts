@@ -1,0 +1,42 @@
+import type { ManagedLedgerConfigInput } from '../config.js';
+import { ManagedLedger } from '../managed-ledger.js';
+import { payloadOf } from '../testing/fixtures.js';
+import { sqliteBackend, type RobustnessBackend } from './backend.js';
+import { readReferences } from './log-invariants.js';
+
+const config: ManagedLedgerConfigInput = {
+  maxEntriesPerLedger: 2,
+  minLedgerAgeMs: 0,
+  retentionTimeMs: 0,
+  retentionSizeBytes: 0,
+  maintenanceIntervalMs: 0,
+  cursor: { snapshotIntervalMs: 0 },
+};
+
+describe('trimming while a managed ledger opens', () => {
+  let backend: RobustnessBackend;
+  beforeAll(async () => {
+    backend = await sqliteBackend();
+  });
+  afterAll(async () => {
+    await backend.dispose();
+  });
+
+  it('waits for every cursor to be recovered, so a slow one keeps its unconsumed ledgers', async () => {
+    const topic = 'persistent://acme/robust/trim-during-recovery';
+    const first = await ManagedLedger.open(topic, backend.owner('first').deps, { config });
+    await first.openCursor('slow', { start: { initialPosition: 'earliest' } });
+    const written = await Promise.all(Array.from({ length: 8 }, (_, i) => first.append(payloadOf(`m${i}`))));
+    await first.close();
+
+    // The next owner's maintenance timer ticks every millisecond; reading the cursor node takes 50.
+    const next = backend.owner('second');
+    next.metadata.delaysMs.getCursorInfo = 50;
+    const second = await ManagedLedger.open(topic, next.deps, { config: { ...config, maintenanceIntervalMs: 1 } });
+    const refs = await readReferences(backend.metadata, second.path);
+    const withEntries = new Set(written.map((r) => r.position.ledgerId));
+    expect([...refs.deletable].filter((ledgerId) => withEntries.has(ledgerId))).toEqual([]);
+    expect(await second.getCursor('slow')!.backlog()).toBe(8);
+    await second.close();
+  });
+});
