@@ -1,15 +1,34 @@
+import { LedgerlineError } from '@ledgerline/rpc';
 import type { ManagedLedgerConfigInput } from '../config.js';
+import type { ManagedLedgerEntry } from '../entry.js';
+import { formatPosition } from '../position.js';
+import { textOf } from '../testing/fixtures.js';
 import { AppendRecorder } from './append-recorder.js';
 import type { RobustnessBackend } from './backend.js';
-import { checkEnds, checkLedgerCoverage, checkLogAgainstClients, readWholeLog } from './log-invariants.js';
+import {
+  checkEnds,
+  checkLedgerCoverage,
+  checkLogAgainstClients,
+  checkLookups,
+  readWholeLog,
+} from './log-invariants.js';
 import { clearFaults, crashLeftovers, injectRandomFault, LIVENESS_MS, openOwner, type Owner } from './owners.js';
 import { Random, within } from './random.js';
 
 type Step =
-  'append' | 'appendToStale' | 'fault' | 'advanceClock' | 'settle' | 'takeover' | 'cleanRestart' | 'crashRestart';
+  | 'append'
+  | 'read'
+  | 'appendToStale'
+  | 'fault'
+  | 'advanceClock'
+  | 'settle'
+  | 'takeover'
+  | 'cleanRestart'
+  | 'crashRestart';
 
 const STEP_WEIGHTS: Record<Step, number> = {
   append: 30,
+  read: 6,
   appendToStale: 3,
   fault: 16,
   advanceClock: 4,
@@ -52,6 +71,8 @@ export class AppendHistory {
   private readonly owners: Owner[] = [];
   private current!: Owner;
   private ownerCount = 0;
+  /** What a tailing reader was served, oldest first: the final log must hold exactly this at the same places. */
+  private readonly served: ManagedLedgerEntry[] = [];
 
   constructor(
     private readonly backend: RobustnessBackend,
@@ -99,6 +120,8 @@ export class AppendHistory {
         if (target !== undefined) recorder.append(target.ml, target.name, 1);
         return;
       }
+      case 'read':
+        return this.readTail(owner);
       case 'fault': {
         // Mostly one failure, sometimes an outage of several in a row, which outlasts the retries.
         const count = rng.chance(0.2) ? rng.int(2, 8) : 1;
@@ -124,6 +147,43 @@ export class AppendHistory {
         this.current = await this.open(rng.int(0, 2));
         return;
     }
+  }
+
+  /** A tailing reader takes the next page from the current owner, where the last page ended. */
+  private async readTail(owner: Owner): Promise<void> {
+    const last = this.served[this.served.length - 1];
+    const first = owner.ml.ledgers()[0];
+    if (first === undefined) return;
+    const from =
+      last === undefined
+        ? { ledgerId: first.ledgerId, entryId: 0 }
+        : { ...last.position, entryId: last.position.entryId + 1 };
+    const read = owner.ml.readEntries(from, { maxEntries: this.rng.int(1, 50) });
+    // A read may fail (an injected store failure, an owner closing); only what it serves must be right.
+    const page = await within(read, LIVENESS_MS, 'a read').catch((err: unknown) => {
+      if (err instanceof LedgerlineError) return [];
+      throw err;
+    });
+    this.served.push(...page);
+  }
+
+  /** Everything the reader was served is in the log, at the same place, with the same offsets and payload. */
+  private checkServed(entries: readonly ManagedLedgerEntry[]): string[] {
+    const violations: string[] = [];
+    this.served.forEach((served, i) => {
+      const stored = entries[i];
+      const same =
+        stored !== undefined &&
+        formatPosition(stored.position) === formatPosition(served.position) &&
+        stored.firstOffset === served.firstOffset &&
+        stored.lastOffset === served.lastOffset &&
+        textOf(stored.payload) === textOf(served.payload);
+      if (!same)
+        violations.push(
+          `a reader was served ${textOf(served.payload)} at ${formatPosition(served.position)}, the log differs there`,
+        );
+    });
+    return violations;
   }
 
   private async finish(): Promise<string[]> {
@@ -159,7 +219,15 @@ export class AppendHistory {
     const entries = await readWholeLog(owner.ml);
     const found = [
       ...checkLogAgainstClients(entries, this.recorder, { firstOffset: 0 }),
+      ...this.checkServed(entries),
       ...checkEnds(owner.ml, entries),
+      ...(await checkLookups(
+        owner.ml,
+        entries,
+        (below) => this.rng.int(0, below - 1),
+        10,
+        () => owner.proc.ledgerStore.readCalls,
+      )),
     ];
     return found.map((v) => `${label}: ${v}`);
   }

@@ -192,3 +192,39 @@ export async function checkLedgerCoverage(
   }
   return violations;
 }
+
+/**
+ * findPosition and findPositionByTime against a scan of the log, for
+ * `samples` offsets and times drawn by `pick`: the entry holding an offset
+ * (and the offset's place in its batch), the first entry at or after a time,
+ * each found with at most one storage read (`readCalls` counts them).
+ */
+export async function checkLookups(
+  ml: ManagedLedger,
+  entries: readonly ManagedLedgerEntry[],
+  pick: (below: number) => number,
+  samples: number,
+  readCalls: () => number,
+): Promise<string[]> {
+  const violations: string[] = [];
+  if (entries.length === 0) return violations;
+  for (let i = 0; i < samples; i++) {
+    const entry = entries[pick(entries.length)]!;
+    const offset = entry.firstOffset + pick(entry.numMessages);
+    const reads = readCalls();
+    const found = await ml.findPosition(offset);
+    if (readCalls() - reads > 1) violations.push(`findPosition(${offset}) took ${readCalls() - reads} storage reads`);
+    const at = `${found.ledgerId}:${found.entryId}#${found.batchIndex}`;
+    const expected = `${formatPosition(entry.position)}#${offset - entry.firstOffset}`;
+    if (at !== expected) violations.push(`findPosition(${offset}) found ${at}, the message is at ${expected}`);
+    const time = entry.brokerTimestampMs;
+    const first = entries.find((e) => e.brokerTimestampMs >= time)!;
+    const byTime = await ml.findPositionByTime(time);
+    if (formatPosition(byTime) !== formatPosition(first.position)) {
+      violations.push(
+        `findPositionByTime(${time}) found ${formatPosition(byTime)}, the first entry at it is ${formatPosition(first.position)}`,
+      );
+    }
+  }
+  return violations;
+}

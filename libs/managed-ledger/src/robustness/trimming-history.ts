@@ -1,12 +1,15 @@
+import { ManagedLedgerState } from '@ledgerline/proto';
+import { LedgerlineError } from '@ledgerline/rpc';
 import type { ManagedLedgerConfigInput } from '../config.js';
 import type { CursorStart } from '../cursor-registry.js';
 import type { ManagedCursor } from '../managed-cursor.js';
+import type { ManagedLedger } from '../managed-ledger.js';
 import { positionKey } from '../position.js';
 import { payloadOf } from '../testing/fixtures.js';
 import type { RobustnessBackend } from './backend.js';
 import { bruteForceBacklog, ConsumedSet, type LogEntry } from './cursor-model.js';
 import { checkLedgerCoverage, readReferences, readWholeLog } from './log-invariants.js';
-import { crashLeftovers, LIVENESS_MS, openOwner, type Owner } from './owners.js';
+import { clearFaults, crashLeftovers, LIVENESS_MS, openOwner, type Owner } from './owners.js';
 import { Random, within } from './random.js';
 
 type Step =
@@ -15,6 +18,7 @@ type Step =
   | 'ackIndividual'
   | 'seekForward'
   | 'trim'
+  | 'faultyTrim'
   | 'advanceClock'
   | 'createCursor'
   | 'deleteCursor'
@@ -27,6 +31,7 @@ const STEP_WEIGHTS: Record<Step, number> = {
   ackIndividual: 8,
   seekForward: 3,
   trim: 12,
+  faultyTrim: 4,
   advanceClock: 6,
   createCursor: 4,
   deleteCursor: 2,
@@ -138,6 +143,8 @@ export class TrimmingHistory {
       case 'trim':
         await within(this.current.ml.trim(), LIVENESS_MS, 'trim');
         return;
+      case 'faultyTrim':
+        return this.faultyTrim();
       case 'advanceClock':
         return this.backend.clock.advance(this.rng.int(1_000, 40_000));
       case 'createCursor':
@@ -157,6 +164,16 @@ export class TrimmingHistory {
         this.current = await this.open();
         return;
     }
+  }
+
+  /** A trim whose compare-and-set fails before or after it reaches the store. */
+  private async faultyTrim(): Promise<void> {
+    const { proc, ml } = this.current;
+    proc.metadata.faults.push({ call: 'putManagedLedgerInfo', mode: this.rng.pick(['before', 'after'] as const) });
+    await within(ml.trim(), LIVENESS_MS, 'trim').catch((err: unknown) => {
+      if (!(err instanceof LedgerlineError) || err.code !== 'UNAVAILABLE') throw err;
+    });
+    clearFaults(proc);
   }
 
   private async append(count: number): Promise<void> {
@@ -261,8 +278,16 @@ export class TrimmingHistory {
     this.deletable = refs.deletable;
   }
 
+  /**
+   * Every owner closes, and a fresh one must serve every entry of the
+   * ledgers not marked, with exact backlogs; then the topic is closed or
+   * deleted, and nothing may be left behind unnamed.
+   */
   private async finish(): Promise<void> {
+    for (const owner of this.owners) if (!owner.proc.process.crashed) await owner.ml.close();
+    this.current = await this.open();
     const { ml } = this.current;
+    this.deletable = (await readReferences(this.backend.metadata, ml.path)).deletable;
     const live = this.liveLog();
     const stored = await readWholeLog(ml);
     const same =
@@ -276,10 +301,22 @@ export class TrimmingHistory {
       const backlog = await cursor.backlog();
       if (backlog !== expected) this.violations.push(`cursor ${name} backlog ${backlog}, counted ${expected}`);
     }
-    for (const owner of this.owners) if (!owner.proc.process.crashed) await owner.ml.close();
+    if (this.rng.chance(0.5)) await this.deleteTopic(ml);
+    else await ml.close();
     const exempt = crashLeftovers(this.owners);
     this.violations.push(
       ...(await checkLedgerCoverage(this.backend.ledgerStore, this.backend.metadata, ml.path, exempt)),
     );
+  }
+
+  /** Deleting the topic leaves no ledger in the list, every ledger marked, and no cursor node. */
+  private async deleteTopic(ml: ManagedLedger): Promise<void> {
+    await within(ml.delete(), LIVENESS_MS, 'delete');
+    const refs = await readReferences(this.backend.metadata, ml.path);
+    const stored = await this.backend.metadata.getManagedLedgerInfo(ml.path);
+    if (refs.ledgers.size > 0)
+      this.violations.push(`a deleted topic still lists ledgers ${[...refs.ledgers].join(', ')}`);
+    if (stored?.value.state !== ManagedLedgerState.DELETING) this.violations.push('a deleted topic is not DELETING');
+    if (refs.cursorLedgers.size > 0) this.violations.push('a deleted topic still has cursor nodes naming ledgers');
   }
 }
