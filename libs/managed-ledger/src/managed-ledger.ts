@@ -547,7 +547,18 @@ export class ManagedLedger {
     if (current !== undefined && !current.sealed) {
       await fenceAndClose(this.ctx.store, current.ledgerId).catch(() => undefined);
     }
-    await this.ctx.keeper.update((info) => Object.assign(info, markDeleting(info, cursorLedgers, this.ctx.now())));
+    const nowMs = this.ctx.now();
+    // Ledgers whose recording was in doubt are marked too: the topic's node is the last place that can name them.
+    const unrecorded = [...this.ctx.unrecordedLedgers].map((ledgerId) => ({
+      ledgerId,
+      component: 'managed-ledger' as const,
+      markedAtMs: nowMs,
+    }));
+    await this.ctx.keeper.update((info) => {
+      Object.assign(info, markDeleting(info, cursorLedgers, nowMs));
+      info.deletableLedgers = withDeletable(info, unrecorded);
+    });
+    this.ctx.unrecordedLedgers.clear();
     // The markers are safe in the managed ledger node; the cursor nodes below it can go.
     for (const name of cursorNames) {
       await this.ctx.metadata.deleteCursorInfo(this.ctx.path, name).catch(() => undefined);

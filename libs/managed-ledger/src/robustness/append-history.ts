@@ -13,7 +13,8 @@ import {
   readWholeLog,
 } from './log-invariants.js';
 import { clearFaults, crashLeftovers, injectRandomFault, LIVENESS_MS, openOwner, type Owner } from './owners.js';
-import { Random, within } from './random.js';
+import { Random } from './random.js';
+import { within } from './waiting.js';
 
 type Step =
   | 'append'

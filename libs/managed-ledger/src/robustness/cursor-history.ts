@@ -8,7 +8,8 @@ import type { RobustnessBackend } from './backend.js';
 import { bruteForceBacklog, checkRecoveredCursor, ConsumedSet, type LogEntry } from './cursor-model.js';
 import { checkLedgerCoverage, readWholeLog } from './log-invariants.js';
 import { clearFaults, crashLeftovers, LIVENESS_MS, openOwner, type Owner } from './owners.js';
-import { Random, within } from './random.js';
+import { Random } from './random.js';
+import { waitUntil, within } from './waiting.js';
 
 type Step =
   | 'append'
@@ -307,11 +308,6 @@ export class CursorHistory {
 function describe(set: ConsumedSet, log: readonly LogEntry[]): string {
   const partial = [...set.indexes].map(([key, indexes]) => `${key}[${[...indexes].join(',')}]`);
   return `mark-delete #${set.markDeleteIndex(log)}, ${set.whole.size} whole, partial ${partial.join(' ')}`;
-}
-
-/** Resolves once `condition` holds, checking every millisecond (bounded by the caller's `within`). */
-async function waitUntil(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
 /**

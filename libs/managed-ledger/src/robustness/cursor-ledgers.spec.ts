@@ -4,6 +4,7 @@ import { ManagedLedger } from '../managed-ledger.js';
 import { payloadOf } from '../testing/fixtures.js';
 import { sqliteBackend, type RobustnessBackend } from './backend.js';
 import { deferred } from './deferred.js';
+import { eventually } from './waiting.js';
 import { checkLedgerCoverage, readReferences } from './log-invariants.js';
 
 /** Every snapshot goes to a new cursor ledger, so every flush switches the node to another ledger. */
@@ -124,13 +125,3 @@ describe('cursor ledgers a node stops naming', () => {
     await second.close();
   });
 });
-
-/** Runs `check` until it finds nothing (at most 100 times, 5 ms apart) and returns its last findings. */
-async function eventually(check: () => Promise<string[]>): Promise<string[]> {
-  let found = await check();
-  for (let i = 0; i < 100 && found.length > 0; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    found = await check();
-  }
-  return found;
-}

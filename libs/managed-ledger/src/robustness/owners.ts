@@ -5,7 +5,7 @@ import type { LedgerFault } from '../testing/fault-injecting-ledger-store.js';
 import type { MetadataFault } from '../testing/fault-injecting-metadata.js';
 import type { OwnerProcess, RobustnessBackend } from './backend.js';
 import type { Random } from './random.js';
-import { within } from './random.js';
+import { within } from './waiting.js';
 
 /** Attempts an owner makes to open the topic; faults are cleared after half of them. */
 const OPEN_ATTEMPTS = 6;

@@ -59,16 +59,3 @@ export function seedsToRun(base: number, runs: number): number[] {
   const count = Number.isSafeInteger(override) && override > 0 ? Math.min(override, 10_000) : runs;
   return Array.from({ length: count }, (_, i) => base + i);
 }
-
-/** Fails with a message naming `what` when `promise` does not settle within `ms`: a hang is a bug too. */
-export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

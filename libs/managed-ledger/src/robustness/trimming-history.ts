@@ -10,7 +10,8 @@ import type { RobustnessBackend } from './backend.js';
 import { bruteForceBacklog, ConsumedSet, type LogEntry } from './cursor-model.js';
 import { checkLedgerCoverage, readReferences, readWholeLog } from './log-invariants.js';
 import { clearFaults, crashLeftovers, LIVENESS_MS, openOwner, type Owner } from './owners.js';
-import { Random, within } from './random.js';
+import { Random } from './random.js';
+import { within } from './waiting.js';
 
 type Step =
   | 'append'
