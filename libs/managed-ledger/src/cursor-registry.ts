@@ -58,6 +58,7 @@ export class CursorRegistry {
   open(name: string, options: OpenCursorOptions = {}): Promise<ManagedCursor> {
     validateCursorName(name);
     const existing = this.cursors.get(name);
+    if (existing?.state === 'deleted') return Promise.reject(beingDeleted(name));
     if (existing !== undefined) return Promise.resolve(existing);
     let pending = this.opening.get(name);
     if (pending === undefined) {
@@ -94,14 +95,19 @@ export class CursorRegistry {
     const cursor = this.cursors.get(name) ?? (await this.open(name).catch(() => undefined));
     if (cursor === undefined) return;
     cursor.discard('deleted');
-    this.cursors.delete(name);
     const { ctx } = this.host;
     try {
       await cursor.deleteNode();
     } catch (err) {
-      if (isBadVersion(err)) this.host.cursorFenced(LedgerlineError.from(err));
+      if (isBadVersion(err)) {
+        this.cursors.delete(name);
+        this.host.cursorFenced(LedgerlineError.from(err));
+      }
+      // Otherwise the node may still be there: the cursor stays registered, so trimming keeps what it has not
+      // consumed (the subscription comes back after a restart), until deleting it again succeeds.
       throw err;
     }
+    this.cursors.delete(name);
     const nowMs = ctx.now();
     await this.host.markDeletable(
       cursor
@@ -233,6 +239,14 @@ function checkStart(start: CursorStart): void {
 function retryIfRaced(err: unknown): undefined {
   if (isBadVersion(err)) return undefined;
   throw err;
+}
+
+function beingDeleted(name: string): LedgerlineError {
+  return new LedgerlineError(
+    'FAILED_PRECONDITION',
+    ManagedLedgerReason.cursorClosed,
+    `cursor ${name} is being deleted (its node could not be removed yet): delete it again to finish`,
+  );
 }
 
 function tooManyCursors(max: number): LedgerlineError {

@@ -23,6 +23,7 @@ type Step =
   | 'advanceClock'
   | 'createCursor'
   | 'deleteCursor'
+  | 'faultyDeleteCursor'
   | 'cleanRestart'
   | 'crashRestart';
 
@@ -36,6 +37,7 @@ const STEP_WEIGHTS: Record<Step, number> = {
   advanceClock: 6,
   createCursor: 4,
   deleteCursor: 2,
+  faultyDeleteCursor: 2,
   cleanRestart: 3,
   crashRestart: 3,
 };
@@ -73,6 +75,8 @@ export class TrimmingHistory {
   private readonly config: ManagedLedgerConfigInput;
   private readonly log: LogEntry[] = [];
   private readonly cursors = new Map<string, ConsumedSet>();
+  /** Cursors whose delete failed: their nodes may remain, so trimming must still keep what they need. */
+  private readonly deleting = new Set<string>();
   private readonly owners: Owner[] = [];
   private readonly violations: string[] = [];
   private deletable = new Set<number>();
@@ -130,7 +134,7 @@ export class TrimmingHistory {
   }
 
   private async step(step: Step): Promise<void> {
-    const names = [...this.cursors.keys()];
+    const names = [...this.cursors.keys()].filter((n) => !this.deleting.has(n));
     const name = names.length > 0 ? this.rng.pick(names) : undefined;
     switch (step) {
       case 'append':
@@ -155,16 +159,33 @@ export class TrimmingHistory {
         await this.current.ml.deleteCursor(name);
         this.cursors.delete(name);
         return;
+      case 'faultyDeleteCursor':
+        return name === undefined ? undefined : this.faultyDeleteCursor(name);
       case 'cleanRestart':
-        for (const cursorName of this.cursors.keys()) await this.cursor(cursorName).flush();
+        for (const cursorName of names) await this.cursor(cursorName).flush();
         await within(this.current.ml.close(), LIVENESS_MS, 'close');
         this.current = await this.open();
+        this.deleting.clear();
         return;
       case 'crashRestart':
         this.current.proc.process.crash();
         this.current = await this.open();
+        this.deleting.clear();
         return;
     }
+  }
+
+  /**
+   * A cursor delete whose node deletion fails: the node is still there, so
+   * the subscription comes back after a restart and must still find every
+   * entry it had not consumed.
+   */
+  private async faultyDeleteCursor(name: string): Promise<void> {
+    const { proc, ml } = this.current;
+    proc.metadata.faults.push({ call: 'deleteCursorInfo', mode: 'before' });
+    await expectRejected(ml.deleteCursor(name), 'UNAVAILABLE');
+    clearFaults(proc);
+    this.deleting.add(name);
   }
 
   /** A trim whose compare-and-set fails before or after it reaches the store. */
@@ -297,7 +318,11 @@ export class TrimmingHistory {
     if (!same)
       this.violations.push(`the log serves ${stored.length} entries, ${live.length} are in ledgers not trimmed`);
     for (const name of this.cursors.keys()) {
-      const cursor = this.cursor(name);
+      const cursor = this.current.ml.getCursor(name);
+      if (cursor === undefined) {
+        this.violations.push(`cursor ${name} was not recovered`);
+        continue;
+      }
       const expected = bruteForceBacklog(live, ConsumedSet.fromExport(cursor.exportState(), live));
       const backlog = await cursor.backlog();
       if (backlog !== expected) this.violations.push(`cursor ${name} backlog ${backlog}, counted ${expected}`);
@@ -320,4 +345,15 @@ export class TrimmingHistory {
     if (stored?.value.state !== ManagedLedgerState.DELETING) this.violations.push('a deleted topic is not DELETING');
     if (refs.cursorLedgers.size > 0) this.violations.push('a deleted topic still has cursor nodes naming ledgers');
   }
+}
+
+async function expectRejected(call: Promise<unknown>, code: string): Promise<void> {
+  const outcome = await call.then(
+    () => 'resolved',
+    (err: unknown) => (err instanceof LedgerlineError ? err.code : String(err)),
+  );
+  if (outcome !== code)
+    throw new Error(
+      `expected the call to fail ${code}, it ${outcome === 'resolved' ? 'succeeded' : `failed ${outcome}`}`,
+    );
 }

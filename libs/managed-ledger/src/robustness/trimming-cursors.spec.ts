@@ -13,7 +13,7 @@ const config: ManagedLedgerConfigInput = {
   cursor: { snapshotIntervalMs: 0 },
 };
 
-describe('trimming while a managed ledger opens', () => {
+describe('trimming and cursors that are not (or no longer) open', () => {
   let backend: RobustnessBackend;
   beforeAll(async () => {
     backend = await sqliteBackend();
@@ -38,5 +38,25 @@ describe('trimming while a managed ledger opens', () => {
     expect([...refs.deletable].filter((ledgerId) => withEntries.has(ledgerId))).toEqual([]);
     expect(await second.getCursor('slow')!.backlog()).toBe(8);
     await second.close();
+  });
+
+  it('keeps what a cursor whose delete failed has not consumed: its subscription comes back', async () => {
+    const topic = 'persistent://acme/robust/trim-failed-delete';
+    const proc = backend.owner('deleting');
+    const ml = await ManagedLedger.open(topic, proc.deps, { config });
+    await ml.openCursor('leaving', { start: { initialPosition: 'earliest' } });
+    const fast = await ml.openCursor('fast', { start: { initialPosition: 'earliest' } });
+    const written = await Promise.all(Array.from({ length: 8 }, (_, i) => ml.append(payloadOf(`m${i}`))));
+    fast.ackCumulative(written[7]!.position);
+    proc.metadata.faults.push({ call: 'deleteCursorInfo', mode: 'before' });
+    await expect(ml.deleteCursor('leaving')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await ml.trim();
+    const refs = await readReferences(backend.metadata, ml.path);
+    const withEntries = new Set(written.map((r) => r.position.ledgerId));
+    expect([...refs.deletable].filter((ledgerId) => withEntries.has(ledgerId))).toEqual([]);
+    await ml.close();
+    const again = await ManagedLedger.open(topic, backend.owner('after-restart').deps, { config });
+    expect(await again.getCursor('leaving')!.backlog()).toBe(8);
+    await again.close();
   });
 });
