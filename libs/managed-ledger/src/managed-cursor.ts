@@ -317,7 +317,13 @@ export class ManagedCursor {
     this.clearTimer();
     this.status = status;
     this.persistence.detach();
-    if (status === 'fenced') void this.persistence.abandonUnnamed();
+    if (status === 'fenced') void this.abandonAfterPersist();
+  }
+
+  /** Once a snapshot still being written has finished (it may still switch the node), drops the ledgers it left unnamed. */
+  private async abandonAfterPersist(): Promise<void> {
+    await this.persisting?.catch(() => undefined);
+    await this.persistence.abandonUnnamed();
   }
 
   /** The cursor ledgers, for marking them deletable when the cursor or its topic is deleted. */

@@ -7,7 +7,15 @@ import { payloadOf } from '../testing/fixtures.js';
 import type { RobustnessBackend } from './backend.js';
 import { bruteForceBacklog, checkRecoveredCursor, ConsumedSet, type LogEntry } from './cursor-model.js';
 import { checkLedgerCoverage, readWholeLog } from './log-invariants.js';
-import { clearFaults, crashLeftovers, LIVENESS_MS, openOwner, type Owner } from './owners.js';
+import {
+  clearFaults,
+  crashLeftovers,
+  CURSOR_RECOVERY_FAULTS,
+  LIVENESS_MS,
+  METADATA_FAULTS,
+  openOwner,
+  type Owner,
+} from './owners.js';
 import { Random } from './random.js';
 import { waitUntil, within } from './waiting.js';
 
@@ -128,7 +136,14 @@ export class CursorHistory {
   }
 
   private async open(): Promise<Owner> {
-    const owner = await openOwner(this.backend, `owner-${this.owners.length}`, this.topic, this.config, this.rng);
+    // Opens meet failures too, in the ledgers and in the cursor nodes they recover.
+    const faults = this.owners.length === 0 ? 0 : this.rng.int(0, 2);
+    const name = `owner-${this.owners.length}`;
+    const owner = await openOwner(this.backend, name, this.topic, this.config, this.rng, faults, [
+      ...METADATA_FAULTS,
+      ...CURSOR_RECOVERY_FAULTS,
+    ]);
+    clearFaults(owner.proc);
     this.owners.push(owner);
     return owner;
   }

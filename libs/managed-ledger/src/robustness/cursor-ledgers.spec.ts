@@ -98,6 +98,37 @@ describe('cursor ledgers a node stops naming', () => {
     await second.close();
   });
 
+  it('are retired after a switch that finishes while the owner learns it lost the topic', async () => {
+    const { topic, proc, ml, cursor, ackNext } = await setUp('late-switch');
+    ackNext();
+    await cursor.flush();
+    const retiring = cursor.cursorLedgerId;
+    ackNext();
+    const gate = deferred();
+    const switching = deferred();
+    proc.metadata.faults.push({
+      call: 'putCursorInfo',
+      mode: 'pass',
+      until: gate.promise,
+      reached: () => switching.resolve(),
+    });
+    const flushed = cursor.flush().catch(() => undefined);
+    await switching.promise;
+    // The new owner claims the topic but is slow to reach the cursor node, so the held switch still lands.
+    const next = backend.owner('late-switch-b');
+    next.metadata.delaysMs.getCursorInfo = 100;
+    const opening = ManagedLedger.open(topic, next.deps, { config });
+    await eventuallyTrue(async () => (await backend.ledgerStore.info(ml.ledgers().at(-1)!.ledgerId))?.state !== 'open');
+    await expect(ml.append(payloadOf('late'))).rejects.toMatchObject({ code: 'ABORTED' });
+    gate.resolve();
+    await flushed;
+    const second = await opening;
+    expect(await eventually(() => coverage(second))).toEqual([]);
+    expect(await backend.ledgerStore.info(retiring)).toBeUndefined();
+    await ml.close();
+    await second.close();
+  });
+
   it('written by a switch in doubt go when another owner takes the cursor', async () => {
     const { topic, proc, ml, cursor, ackNext } = await setUp('abandon');
     ackNext();
@@ -125,3 +156,8 @@ describe('cursor ledgers a node stops naming', () => {
     await second.close();
   });
 });
+
+/** Waits (at most 100 times 5 ms) until `condition` holds. */
+async function eventuallyTrue(condition: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 100 && !(await condition()); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+}

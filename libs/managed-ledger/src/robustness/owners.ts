@@ -38,9 +38,17 @@ export const METADATA_FAULTS: readonly MetadataFault[] = [
   { call: 'getManagedLedgerInfo', mode: 'before' },
 ];
 
-export function injectRandomFault(proc: OwnerProcess, rng: Random): void {
+/** Metadata faults that hit recovering cursors when a managed ledger opens. */
+export const CURSOR_RECOVERY_FAULTS: readonly MetadataFault[] = [
+  { call: 'listCursors', mode: 'before' },
+  { call: 'getCursorInfo', mode: 'before' },
+  { call: 'putCursorInfo', mode: 'before' },
+  { call: 'putCursorInfo', mode: 'after' },
+];
+
+export function injectRandomFault(proc: OwnerProcess, rng: Random, metadataFaults = METADATA_FAULTS): void {
   if (rng.chance(0.6)) proc.ledgerStore.faults.push({ ...rng.pick(LEDGER_FAULTS) });
-  else proc.metadata.faults.push({ ...rng.pick(METADATA_FAULTS) });
+  else proc.metadata.faults.push({ ...rng.pick(metadataFaults) });
 }
 
 export function clearFaults(proc: OwnerProcess): void {
@@ -61,9 +69,10 @@ export async function openOwner(
   config: ManagedLedgerConfigInput,
   rng: Random,
   faults = 0,
+  metadataFaults = METADATA_FAULTS,
 ): Promise<Owner> {
   const proc = backend.owner(name);
-  for (let i = 0; i < faults; i++) injectRandomFault(proc, rng);
+  for (let i = 0; i < faults; i++) injectRandomFault(proc, rng, metadataFaults);
   for (let attempt = 1; ; attempt++) {
     try {
       const ml = await within(ManagedLedger.open(topic, proc.deps, { config }), LIVENESS_MS, `open by ${name}`);

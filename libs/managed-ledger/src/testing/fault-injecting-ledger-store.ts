@@ -55,6 +55,7 @@ export class FaultInjectingLedgerStore implements LedgerStore {
 
   create(ledgerId: number, options?: CreateLedgerOptions): Promise<LedgerWriter> {
     const component = options?.ownerTags?.[OwnerTag.component] ?? '';
+    const cursor = options?.ownerTags?.[OwnerTag.cursor];
     return this.call(
       'create',
       ledgerId,
@@ -64,6 +65,7 @@ export class FaultInjectingLedgerStore implements LedgerStore {
         return this.wrapWriter(writer);
       },
       component,
+      cursor === undefined ? '' : ` (cursor ${cursor})`,
     );
   }
 
@@ -84,7 +86,7 @@ export class FaultInjectingLedgerStore implements LedgerStore {
     return this.process.run(() => this.inner.info(ledgerId));
   }
   delete(ledgerId: number): Promise<void> {
-    return this.process.run(() => this.inner.delete(ledgerId));
+    return this.traced(`delete ${ledgerId}`, undefined, () => this.process.run(() => this.inner.delete(ledgerId)));
   }
   list(options?: { after?: number; limit?: number }): Promise<{ ledgerIds: number[]; next?: number }> {
     return this.process.run(() => this.inner.list(options));
@@ -125,11 +127,17 @@ export class FaultInjectingLedgerStore implements LedgerStore {
     return this.process.run(() => applyFault(fault, () => writer.append(entries)));
   }
 
-  private async call<T>(call: LedgerCall, ledgerId: number, run: () => Promise<T>, component?: string): Promise<T> {
+  private async call<T>(
+    call: LedgerCall,
+    ledgerId: number,
+    run: () => Promise<T>,
+    component?: string,
+    label = '',
+  ): Promise<T> {
     const delayMs = this.delaysMs[call] ?? 0;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const fault = this.takeFault(call, ledgerId, component);
-    return this.traced(`${call} ${ledgerId}`, fault, () => this.process.run(() => applyFault(fault, run)));
+    return this.traced(`${call} ${ledgerId}${label}`, fault, () => this.process.run(() => applyFault(fault, run)));
   }
 
   private traced<T>(what: string, fault: LedgerFault | undefined, run: () => Promise<T>): Promise<T> {

@@ -52,7 +52,8 @@ export class FaultInjectingMetadata implements ManagedLedgerMetadata {
   }
 
   async putManagedLedgerInfo(path: string, info: ManagedLedgerInfo, expected: ExpectedVersion): Promise<number> {
-    const version = await this.call('putManagedLedgerInfo', () =>
+    const detail = `ledgers [${info.ledgerInfo.map((l) => l.ledgerId).join(' ')}] deletable [${info.deletableLedgers.map((d) => d.ledgerId).join(' ')}]`;
+    const version = await this.call('putManagedLedgerInfo', detail, () =>
       this.inner.putManagedLedgerInfo(path, info, expected),
     );
     for (const l of info.ledgerInfo) this.acknowledgedLedgerIds.add(Number(l.ledgerId));
@@ -72,7 +73,10 @@ export class FaultInjectingMetadata implements ManagedLedgerMetadata {
 
   async putCursorInfo(path: string, name: string, info: ManagedCursorInfo, expected: ExpectedVersion): Promise<number> {
     this.noteCursorLedger(name, Number(info.cursorsLedgerId));
-    const version = await this.call('putCursorInfo', () => this.inner.putCursorInfo(path, name, info, expected));
+    const detail = `${name} ledger ${info.cursorsLedgerId}`;
+    const version = await this.call('putCursorInfo', detail, () =>
+      this.inner.putCursorInfo(path, name, info, expected),
+    );
     this.acknowledgedLedgerIds.add(Number(info.cursorsLedgerId));
     return version;
   }
@@ -96,12 +100,18 @@ export class FaultInjectingMetadata implements ManagedLedgerMetadata {
     this.cursorLedgers.set(cursorName, ledgerId);
   }
 
-  private async call<T>(call: MetadataCall, run: () => Promise<T>): Promise<T> {
+  private async call<T>(
+    call: MetadataCall,
+    detailOrRun: string | (() => Promise<T>),
+    maybeRun?: () => Promise<T>,
+  ): Promise<T> {
+    const detail = typeof detailOrRun === 'string' ? ` ${detailOrRun}` : '';
+    const run = typeof detailOrRun === 'string' ? maybeRun! : detailOrRun;
     const delayMs = this.delaysMs[call] ?? 0;
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const index = this.faults.findIndex((f) => f.call === call);
     const fault = index < 0 ? undefined : this.faults.splice(index, 1)[0];
-    const label = fault === undefined ? call : `${call} [fault ${fault.mode}]`;
+    const label = fault === undefined ? `${call}${detail}` : `${call}${detail} [fault ${fault.mode}]`;
     fault?.reached?.();
     if (fault?.until !== undefined) await fault.until.catch(() => undefined);
     const result = this.process.run(async () => {
