@@ -1,4 +1,4 @@
-import { sqliteBackend, type RobustnessBackend } from './backend.js';
+import { redisBackend, sqliteBackend, type RobustnessBackend } from './backend.js';
 import { CursorHistory, tornSnapshotHistory } from './cursor-history.js';
 import { Random, seedsToRun } from './random.js';
 import { traced } from './report.js';
@@ -23,6 +23,25 @@ describe('cursor histories on the embedded SQLite stores', () => {
     async (seed) => {
       const history = new CursorHistory(backend, `persistent://acme/robust/cursors-${seed}`, seed);
       expect(await traced(backend, () => history.run(40))).toEqual([]);
+    },
+    60_000,
+  );
+});
+
+describe('cursor histories on Redis', () => {
+  let backend: RobustnessBackend;
+  beforeAll(async () => {
+    backend = await redisBackend();
+  });
+  afterAll(async () => {
+    await backend.dispose();
+  });
+
+  it.each(seedsToRun(3_500, 1))(
+    'seed %i recovers cursors that redeliver but never lose',
+    async (seed) => {
+      const history = new CursorHistory(backend, `persistent://acme/robust/cursors-${seed}`, seed);
+      expect(await traced(backend, () => history.run(30))).toEqual([]);
     },
     60_000,
   );

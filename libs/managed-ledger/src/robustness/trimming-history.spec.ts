@@ -1,4 +1,4 @@
-import { sqliteBackend, type RobustnessBackend } from './backend.js';
+import { redisBackend, sqliteBackend, type RobustnessBackend } from './backend.js';
 import { seedsToRun } from './random.js';
 import { traced } from './report.js';
 import { TrimmingHistory } from './trimming-history.js';
@@ -23,6 +23,25 @@ describe('trimming histories on the embedded SQLite stores', () => {
     async (seed) => {
       const history = new TrimmingHistory(backend, `persistent://acme/robust/trims-${seed}`, seed);
       expect(await traced(backend, () => history.run(60))).toEqual([]);
+    },
+    60_000,
+  );
+});
+
+describe('trimming histories on Redis', () => {
+  let backend: RobustnessBackend;
+  beforeAll(async () => {
+    backend = await redisBackend();
+  });
+  afterAll(async () => {
+    await backend.dispose();
+  });
+
+  it.each(seedsToRun(5_500, 1))(
+    'seed %i marks deletable only what every cursor consumed',
+    async (seed) => {
+      const history = new TrimmingHistory(backend, `persistent://acme/robust/trims-${seed}`, seed);
+      expect(await traced(backend, () => history.run(40))).toEqual([]);
     },
     60_000,
   );
