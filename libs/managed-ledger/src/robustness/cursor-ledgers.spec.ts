@@ -114,14 +114,22 @@ describe('cursor ledgers a node stops naming', () => {
     });
     const flushed = cursor.flush().catch(() => undefined);
     await switching.promise;
-    // The new owner claims the topic but is slow to reach the cursor node, so the held switch still lands.
+    // The new owner claims the topic and fences its ledger, but reaches the cursor node only after the held switch lands.
     const next = backend.owner('late-switch-b');
-    next.metadata.delaysMs.getCursorInfo = 100;
+    const recovering = deferred();
+    const cursorGate = deferred();
+    next.metadata.faults.push({
+      call: 'getCursorInfo',
+      mode: 'pass',
+      until: cursorGate.promise,
+      reached: () => recovering.resolve(),
+    });
     const opening = ManagedLedger.open(topic, next.deps, { config });
-    await eventuallyTrue(async () => (await backend.ledgerStore.info(ml.ledgers().at(-1)!.ledgerId))?.state !== 'open');
+    await recovering.promise;
     await expect(ml.append(payloadOf('late'))).rejects.toMatchObject({ code: 'ABORTED' });
     gate.resolve();
     await flushed;
+    cursorGate.resolve();
     const second = await opening;
     expect(await eventually(() => coverage(second))).toEqual([]);
     expect(await backend.ledgerStore.info(retiring)).toBeUndefined();
@@ -156,8 +164,3 @@ describe('cursor ledgers a node stops naming', () => {
     await second.close();
   });
 });
-
-/** Waits (at most 100 times 5 ms) until `condition` holds. */
-async function eventuallyTrue(condition: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100 && !(await condition()); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-}
