@@ -1,7 +1,8 @@
 import { LedgerlineError } from '@ledgerline/rpc';
 import type { ManagedLedgerConfigInput } from '../config.js';
 import type { ManagedLedgerEntry } from '../entry.js';
-import { formatPosition } from '../position.js';
+import { ManagedLedgerReason } from '../errors.js';
+import { formatPosition, type Position } from '../position.js';
 import { textOf } from '../testing/fixtures.js';
 import { AppendRecorder } from './append-recorder.js';
 import type { RobustnessBackend } from './backend.js';
@@ -25,7 +26,8 @@ type Step =
   | 'settle'
   | 'takeover'
   | 'cleanRestart'
-  | 'crashRestart';
+  | 'crashRestart'
+  | 'terminate';
 
 const STEP_WEIGHTS: Record<Step, number> = {
   append: 30,
@@ -37,6 +39,7 @@ const STEP_WEIGHTS: Record<Step, number> = {
   takeover: 5,
   cleanRestart: 4,
   crashRestart: 4,
+  terminate: 1,
 };
 
 /** Rollover by age happens on the next append once the clock moves past this. */
@@ -72,6 +75,8 @@ export class AppendHistory {
   private readonly owners: Owner[] = [];
   private current!: Owner;
   private ownerCount = 0;
+  /** Where a terminate that succeeded said the log ends (null: the log was empty); undefined when none did. */
+  private terminatedAt: Position | null | undefined;
   /** What a tailing reader was served, oldest first: the final log must hold exactly this at the same places. */
   private readonly served: ManagedLedgerEntry[] = [];
 
@@ -147,7 +152,44 @@ export class AppendHistory {
         recorder.abandon(owner.name);
         this.current = await this.open(rng.int(0, 2));
         return;
+      case 'terminate':
+        return this.terminate(owner);
     }
+  }
+
+  /** Terminates the topic; a terminate that fails may or may not have been recorded. */
+  private async terminate(owner: Owner): Promise<void> {
+    const last = await within(owner.ml.terminate(), LIVENESS_MS, 'terminate').then(
+      (position) => position ?? null,
+      (err: unknown) => {
+        if (err instanceof LedgerlineError) return undefined;
+        throw err;
+      },
+    );
+    if (last !== undefined && this.terminatedAt === undefined) this.terminatedAt = last;
+  }
+
+  /** A terminated topic ends where its terminate said, and a reopened owner refuses appends; otherwise it accepts them. */
+  private checkTermination(verifier: Owner, entries: readonly ManagedLedgerEntry[]): string[] {
+    const violations: string[] = [];
+    const end = entries[entries.length - 1]?.position;
+    const terminated = verifier.ml.state === 'terminated';
+    const tail = [...this.recorder.failed].filter(([, f]) => f.owner === verifier.name).map(([, f]) => f.reason);
+    if (this.terminatedAt !== undefined && !terminated)
+      violations.push('a terminate succeeded, yet the topic reopened active');
+    if (
+      this.terminatedAt !== undefined &&
+      formatPosition(end ?? { ledgerId: -1, entryId: -1 }) !==
+        formatPosition(this.terminatedAt ?? { ledgerId: -1, entryId: -1 })
+    ) {
+      violations.push(
+        `the topic was terminated at ${this.terminatedAt ? formatPosition(this.terminatedAt) : 'its start'}, the log ends at ${end ? formatPosition(end) : 'its start'}`,
+      );
+    }
+    if (terminated && tail[0] !== ManagedLedgerReason.topicTerminated)
+      violations.push(`a terminated topic answered an append with ${tail[0] ?? 'success'}`);
+    if (!terminated && tail.length > 0) violations.push(`the reopened owner could not append: ${tail[0]}`);
+    return violations;
   }
 
   /** A tailing reader takes the next page from the current owner, where the last page ended. */
@@ -197,8 +239,7 @@ export class AppendHistory {
     const verifier = await this.open(0);
     this.recorder.append(verifier.ml, verifier.name, 1);
     await within(this.recorder.settle(verifier.name), LIVENESS_MS, 'the verifier append');
-    const tail = [...this.recorder.failed].filter(([, f]) => f.owner === verifier.name);
-    if (tail.length > 0) violations.push(`the reopened owner could not append: ${tail[0]![1].reason}`);
+    violations.push(...this.checkTermination(verifier, await readWholeLog(verifier.ml)));
     violations.push(...(await this.checkOwner(verifier, 'reopened owner')));
     await verifier.ml.close();
     if (process.env['LEDGERLINE_ROBUSTNESS_STATS']) console.log(this.stats());
