@@ -11,8 +11,10 @@ import {
   checkLedgerCoverage,
   checkLogAgainstClients,
   checkLookups,
+  readReferences,
   readWholeLog,
 } from './log-invariants.js';
+import { HistoryConsumer } from './history-consumer.js';
 import { clearFaults, crashLeftovers, injectRandomFault, LIVENESS_MS, openOwner, type Owner } from './owners.js';
 import { Random } from './random.js';
 import { within } from './waiting.js';
@@ -27,7 +29,8 @@ type Step =
   | 'takeover'
   | 'cleanRestart'
   | 'crashRestart'
-  | 'terminate';
+  | 'terminate'
+  | 'ack';
 
 const STEP_WEIGHTS: Record<Step, number> = {
   append: 30,
@@ -40,13 +43,18 @@ const STEP_WEIGHTS: Record<Step, number> = {
   cleanRestart: 4,
   crashRestart: 4,
   terminate: 1,
+  ack: 6,
 };
 
 /** Rollover by age happens on the next append once the clock moves past this. */
 const MAX_LEDGER_AGE_MS = 60_000;
 
-/** A configuration drawn per history: small ledgers and batches, few retries, nothing trimmed. */
-function historyConfig(rng: Random): ManagedLedgerConfigInput {
+/**
+ * A configuration drawn per history: small ledgers and batches, few retries;
+ * with a consumer, retention 0, so ledgers are trimmed behind it; without,
+ * nothing is.
+ */
+function historyConfig(rng: Random, trimmed: boolean): ManagedLedgerConfigInput {
   return {
     maxEntriesPerLedger: rng.int(2, 12),
     minLedgerAgeMs: 0,
@@ -57,8 +65,9 @@ function historyConfig(rng: Random): ManagedLedgerConfigInput {
     writeRetryInitialBackoffMs: rng.int(0, 1),
     writeRetryMaxBackoffMs: 2,
     maintenanceIntervalMs: 0,
-    retentionTimeMs: -1,
-    retentionSizeBytes: -1,
+    retentionTimeMs: trimmed ? 0 : -1,
+    retentionSizeBytes: trimmed ? 0 : -1,
+    cursor: { snapshotIntervalMs: rng.pick([0, 60_000]) },
   };
 }
 
@@ -72,6 +81,8 @@ export class AppendHistory {
   readonly recorder = new AppendRecorder();
   private readonly rng: Random;
   private readonly config: ManagedLedgerConfigInput;
+  /** A subscription the owners trim behind, in half of the histories. */
+  private readonly consumer: HistoryConsumer | undefined;
   private readonly owners: Owner[] = [];
   private current!: Owner;
   private ownerCount = 0;
@@ -86,12 +97,14 @@ export class AppendHistory {
     seed: number,
   ) {
     this.rng = new Random(seed);
-    this.config = historyConfig(this.rng);
+    this.consumer = this.rng.chance(0.5) ? new HistoryConsumer() : undefined;
+    this.config = historyConfig(this.rng, this.consumer !== undefined);
   }
 
   /** Runs `steps` random steps, then every check; returns the violations found. */
   async run(steps: number): Promise<string[]> {
     this.current = await this.open(0);
+    await this.consumer?.attach(this.current);
     for (let i = 0; i < steps; i++) await this.step(this.rng.weighted(STEP_WEIGHTS));
     return this.finish();
   }
@@ -154,6 +167,8 @@ export class AppendHistory {
         return;
       case 'terminate':
         return this.terminate(owner);
+      case 'ack':
+        return this.consumer?.ack(owner, recorder, rng);
     }
   }
 
@@ -210,22 +225,24 @@ export class AppendHistory {
     this.served.push(...page);
   }
 
-  /** Everything the reader was served is in the log, at the same place, with the same offsets and payload. */
-  private checkServed(entries: readonly ManagedLedgerEntry[]): string[] {
+  /** Everything the reader was served is in the log (or in a trimmed ledger), at the same place, with the same offsets and payload. */
+  private checkServed(entries: readonly ManagedLedgerEntry[], trimmed: ReadonlySet<number>): string[] {
+    const stored = new Map(entries.map((e) => [formatPosition(e.position), e]));
     const violations: string[] = [];
-    this.served.forEach((served, i) => {
-      const stored = entries[i];
+    for (const served of this.served) {
+      if (trimmed.has(served.position.ledgerId)) continue;
+      const entry = stored.get(formatPosition(served.position));
       const same =
-        stored !== undefined &&
-        formatPosition(stored.position) === formatPosition(served.position) &&
-        stored.firstOffset === served.firstOffset &&
-        stored.lastOffset === served.lastOffset &&
-        textOf(stored.payload) === textOf(served.payload);
-      if (!same)
+        entry !== undefined &&
+        entry.firstOffset === served.firstOffset &&
+        entry.lastOffset === served.lastOffset &&
+        textOf(entry.payload) === textOf(served.payload);
+      if (!same) {
         violations.push(
           `a reader was served ${textOf(served.payload)} at ${formatPosition(served.position)}, the log differs there`,
         );
-    });
+      }
+    }
     return violations;
   }
 
@@ -259,10 +276,13 @@ export class AppendHistory {
 
   private async checkOwner(owner: Owner, label: string): Promise<string[]> {
     const entries = await readWholeLog(owner.ml);
+    const trimmed = (await readReferences(this.backend.metadata, owner.ml.path)).deletable;
+    const firstOffset = owner.ml.ledgers()[0]?.firstOffset ?? 0;
     const found = [
-      ...checkLogAgainstClients(entries, this.recorder, { firstOffset: 0 }),
-      ...this.checkServed(entries),
+      ...checkLogAgainstClients(entries, this.recorder, { firstOffset, trimmedLedgers: trimmed }),
+      ...this.checkServed(entries, trimmed),
       ...checkEnds(owner.ml, entries),
+      ...(this.consumer?.checkTrimmed(trimmed, this.recorder) ?? []),
       ...(await checkLookups(
         owner.ml,
         entries,
