@@ -12,6 +12,14 @@ export interface ConformanceBackend {
   open(namespace: string, options?: LedgerStoreOptions): LedgerStore | Promise<LedgerStore>;
 }
 
+/** What each part of the conformance suite gets from it. */
+export interface SuiteContext {
+  /** A store over a namespace nobody else uses. */
+  fresh(options?: LedgerStoreOptions): Promise<LedgerStore>;
+  /** Two stores over one fresh namespace: a writer owner and a recovering owner. */
+  pair(): Promise<[LedgerStore, LedgerStore]>;
+}
+
 /** Resolves when `promise` rejects with a LedgerlineError of this code and reason; fails the test otherwise. */
 export async function expectFailure(
   promise: Promise<unknown>,

@@ -8,7 +8,9 @@ import {
   namespaceFactory,
   taggedEntry,
   type ConformanceBackend,
+  type SuiteContext,
 } from './conformance-support.js';
+import { describeDocumentedLimits, describeEdgeCases } from './ledger-store-edges.conformance.js';
 import { LedgerStoreReason as R } from './errors.js';
 import {
   DEFAULT_MAX_ENTRY_BYTES,
@@ -19,13 +21,6 @@ import {
 } from './store.js';
 
 export type { ConformanceBackend } from './conformance-support.js';
-
-interface SuiteContext {
-  /** A store over a namespace nobody else uses. */
-  fresh(options?: LedgerStoreOptions): Promise<LedgerStore>;
-  /** Two stores over one fresh namespace: a writer owner and a recovering owner. */
-  pair(): Promise<[LedgerStore, LedgerStore]>;
-}
 
 /**
  * The one suite every LedgerStore backend must pass. Each spec file calls it
@@ -60,6 +55,8 @@ export function describeLedgerStoreConformance(backend: ConformanceBackend): voi
     describeBadInput(context);
     describeLimits(context);
     describeBinaryFidelity(context);
+    describeEdgeCases(context);
+    describeDocumentedLimits(context);
   });
 }
 

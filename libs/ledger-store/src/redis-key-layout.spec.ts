@@ -46,6 +46,7 @@ it('keeps a ledger in two keys under one hash tag, plus one index of ids', async
     size: '3',
     tags: '{"a":"1","b":"2"}',
     created: expect.stringMatching(/^\d+$/),
+    wcall: '0',
   });
   expect(await admin.type(`${prefix}{ledger:42}:entries`)).toBe('list');
   expect(await admin.zrangebyscore(`${prefix}ledgers`, '-inf', '+inf', 'WITHSCORES')).toEqual(['42', '42']);
@@ -65,6 +66,27 @@ it('reports stored data that breaks the layout as INTERNAL instead of guessing',
   await admin.hset(`${prefix}{ledger:1}:meta`, 'v', '9');
   await expectFailure(store.info(1), 'INTERNAL', R.storeCorrupt);
   await store.close();
+});
+
+it('refuses, unstored, an append that arrives after a later append of its writer', async () => {
+  const prefix = `${uniqueNamespace('layout')}:`;
+  const store = new RedisLedgerStore({ url: url(), keyPrefix: prefix });
+  try {
+    const writer = await store.create(1);
+    expect(await writer.append([taggedEntry(0, 0)])).toBe(0);
+    expect(await writer.append([taggedEntry(1, 0)])).toBe(1);
+    // As if the writer's call 4 had overtaken its calls 2 and 3 on the way (a Cluster client re-routing them).
+    await admin.hset(`${prefix}{ledger:1}:meta`, 'wcall', '4');
+    const error = await expectFailure(writer.append([taggedEntry(2, 0)]), 'UNAVAILABLE', R.storeUnavailable);
+    expect(error.message).toMatch(/after a later append/);
+    await expectFailure(writer.append([taggedEntry(3, 0)]), 'UNAVAILABLE', R.storeUnavailable);
+    expect(await store.info(1)).toMatchObject({ lastAddConfirmed: 1, sizeBytes: 32 });
+    await expectFailure(writer.append([taggedEntry(4, 0)]), 'UNAVAILABLE', R.storeUnavailable);
+    expect(await writer.append([taggedEntry(5, 0)])).toBe(2);
+    expect(await admin.hget(`${prefix}{ledger:1}:meta`, 'wcall')).toBe('5');
+  } finally {
+    await store.close();
+  }
 });
 
 it('refuses a key prefix that would break the hash tags', () => {

@@ -6,7 +6,8 @@ const MAX_KEY_PREFIX_LENGTH = 128;
 
 /**
  * The Redis key layout, version 1 (the meta hash carries `v` = 1):
- * - `<prefix>{ledger:<id>}:meta`    hash: v, state, fenced, lac, size, tags (JSON), created (ms)
+ * - `<prefix>{ledger:<id>}:meta`    hash: v, state, fenced, lac, size, tags (JSON), created (ms), and
+ *                                   wcall (the writer's last applied call number; absent before its first append)
  * - `<prefix>{ledger:<id>}:entries` list: entry i at index i (ids are dense from 0), so a range read is one LRANGE
  * - `<prefix>ledgers`               sorted set of every ledger id (score = id), for `list()` paging
  *

@@ -18,9 +18,14 @@ redis.call('HSET', KEYS[1], 'v', '1', 'state', 'open', 'fenced', '0', 'lac', '-1
 return 1
 `;
 
-/** KEYS: meta, entries. ARGV: the entries. Returns the first entry id. */
+/**
+ * KEYS: meta, entries. ARGV: the writer's call number, then the entries.
+ * Returns the first entry id. A call numbered at or below the last one
+ * applied was overtaken in transit by a later call of the same writer, and
+ * is refused (APPEND_OVERTAKEN) so that applied calls keep their call order.
+ */
 export const APPEND_SCRIPT = `
-local meta = redis.call('HMGET', KEYS[1], 'state', 'fenced', 'lac')
+local meta = redis.call('HMGET', KEYS[1], 'state', 'fenced', 'lac', 'wcall')
 if not meta[1] then
   return redis.error_reply('LEDGER_NOT_FOUND')
 end
@@ -30,20 +35,23 @@ if meta[1] ~= 'open' then
   end
   return redis.error_reply('LEDGER_CLOSED')
 end
+if meta[4] and tonumber(ARGV[1]) <= tonumber(meta[4]) then
+  return redis.error_reply('APPEND_OVERTAKEN call ' .. ARGV[1] .. ' arrived after call ' .. meta[4])
+end
 local lac = tonumber(meta[3])
 if redis.call('LLEN', KEYS[2]) ~= lac + 1 then
   return redis.error_reply('LEDGER_STORE_CORRUPT the entries list does not match the last-add-confirmed')
 end
 local bytes = 0
 -- unpack is bounded by the Lua C stack, so entries go in slices.
-for i = 1, #ARGV, 1000 do
+for i = 2, #ARGV, 1000 do
   local last = math.min(i + 999, #ARGV)
   for j = i, last do
     bytes = bytes + #ARGV[j]
   end
   redis.call('RPUSH', KEYS[2], unpack(ARGV, i, last))
 end
-redis.call('HSET', KEYS[1], 'lac', lac + #ARGV)
+redis.call('HSET', KEYS[1], 'lac', lac + #ARGV - 1, 'wcall', ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'size', bytes)
 return lac + 1
 `;

@@ -89,7 +89,7 @@ export class RedisLedgerStore implements LedgerStore {
   private closed = false;
   /** What writers call: appends and the writer's own close are reachable only through a writer. */
   private readonly writerBackend: WriterBackend = {
-    appendEntries: (ledgerId, entries) => this.appendEntries(ledgerId, entries),
+    appendEntries: (ledgerId, entries, callNumber) => this.appendEntries(ledgerId, entries, callNumber),
     closeByWriter: (ledgerId) => this.closeByWriter(ledgerId),
   };
   /** The last connection error ioredis reported, for diagnostics. */
@@ -115,10 +115,10 @@ export class RedisLedgerStore implements LedgerStore {
     return new StoreLedgerWriter(ledgerId, this.writerBackend);
   }
 
-  private async appendEntries(ledgerId: number, entries: Uint8Array[]): Promise<number> {
+  private async appendEntries(ledgerId: number, entries: Uint8Array[], callNumber: number): Promise<number> {
     validateLedgerId(ledgerId);
     validateAppend(entries, this.limits);
-    const args = [this.keys.meta(ledgerId), this.keys.entries(ledgerId), ...entries.map(asBuffer)];
+    const args = [this.keys.meta(ledgerId), this.keys.entries(ledgerId), String(callNumber), ...entries.map(asBuffer)];
     const firstEntryId =
       this.waitReplicas === 0
         ? toInteger(await this.call(ledgerId, () => this.script('ledgerAppend')(...args)))
@@ -250,6 +250,10 @@ export class RedisLedgerStore implements LedgerStore {
   }
 
   private failure(thrown: unknown, ledgerId: number): LedgerlineError {
+    if (isOvertakenAppend(thrown)) {
+      // Refused, so not stored; UNAVAILABLE because it comes of a dropped connection, and the writer rolls over.
+      return storeUnavailable('redis', `an append to ledger ${ledgerId} arrived after a later append of its writer`);
+    }
     switch (scriptReason(thrown)) {
       case R.ledgerExists:
         return ledgerExists(ledgerId);
@@ -309,6 +313,11 @@ function unwrapTransaction(replies: [Error | null, unknown][] | null, expected: 
     if (error) throw error;
     return value;
   });
+}
+
+function isOvertakenAppend(thrown: unknown): boolean {
+  const message = (thrown as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' && /^(ERR )?APPEND_OVERTAKEN\b/.test(message);
 }
 
 function toInteger(reply: unknown): number {

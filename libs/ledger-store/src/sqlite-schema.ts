@@ -38,19 +38,26 @@ export function prepareDatabase(db: Database.Database, synchronous: SqliteSynchr
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous}`);
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  // A file already laid out needs no write lock to open, so it opens while another process writes.
+  if (checkLayoutVersion(db) === SQLITE_SCHEMA_VERSION) return;
   db.transaction(() => {
-    const version = db.pragma('user_version', { simple: true }) as number;
-    if (version === SQLITE_SCHEMA_VERSION) return;
-    if (version !== 0) {
-      throw new LedgerlineError(
-        'FAILED_PRECONDITION',
-        R.storeCorrupt,
-        `the ledger store file has layout version ${version}; this build reads version ${SQLITE_SCHEMA_VERSION} only`,
-      );
-    }
+    if (checkLayoutVersion(db) === SQLITE_SCHEMA_VERSION) return;
     db.exec(SCHEMA_V1);
     db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
   }).immediate();
+}
+
+/** The file's layout version: this build's, or 0 for a new file; any other is refused. */
+function checkLayoutVersion(db: Database.Database): number {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version !== 0 && version !== SQLITE_SCHEMA_VERSION) {
+    throw new LedgerlineError(
+      'FAILED_PRECONDITION',
+      R.storeCorrupt,
+      `the ledger store file has layout version ${version}; this build reads version ${SQLITE_SCHEMA_VERSION} only`,
+    );
+  }
+  return version;
 }
 
 /** Turns a SQLite failure into a LedgerlineError a caller can act on. */

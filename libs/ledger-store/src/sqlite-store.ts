@@ -15,6 +15,7 @@ import {
 } from './errors.js';
 import { notifyLacAdvanced } from './lac-hook.js';
 import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
+import { LOCK_ATTEMPT_MS, readWithLockWait, SqliteWriteQueue } from './sqlite-lock-wait.js';
 import { fromSqliteError, prepareDatabase, type SqliteSynchronous } from './sqlite-schema.js';
 import type {
   CreateLedgerOptions,
@@ -44,7 +45,11 @@ export interface SqliteLedgerStoreOptions extends LedgerStoreOptions {
    * survives power loss; 'NORMAL' survives a process crash only, and is faster.
    */
   synchronous?: SqliteSynchronous;
-  /** How long a call waits for another connection's write lock before UNAVAILABLE; default 2000 ms. */
+  /**
+   * How long a call waits for a lock another connection (another process)
+   * holds before it fails UNAVAILABLE / STORE_UNAVAILABLE; default 2000 ms.
+   * The wait runs on timers, so the event loop keeps serving meanwhile.
+   */
   busyTimeoutMs?: number;
 }
 
@@ -62,18 +67,22 @@ const DEFAULT_BUSY_TIMEOUT_MS = 2_000;
 
 /**
  * The embedded ledger store: one SQLite file in WAL mode. Every call is one
- * transaction, and better-sqlite3 runs it synchronously, so calls are atomic
- * and applied in call order; ids come from the stored LAC, never from memory,
- * so several stores (or processes) may open the same file.
+ * transaction, run synchronously by better-sqlite3, so calls are atomic; writes
+ * go through a queue (SqliteWriteQueue) so they apply in call order even while
+ * they wait for another process's lock. Ids come from the stored LAC, never
+ * from memory, so several stores (or processes) may open the same file.
  */
 export class SqliteLedgerStore implements LedgerStore {
   private readonly db: Database.Database;
   private readonly limits: LedgerStoreLimits;
   private readonly onLacAdvanced: LedgerStoreOptions['onLacAdvanced'];
   private readonly sql: ReturnType<typeof prepareStatements>;
+  private readonly writes: SqliteWriteQueue;
+  private readonly busyTimeoutMs: number;
   private closed = false;
   /** What writers call: appends and the writer's own close are reachable only through a writer. */
   private readonly writerBackend: WriterBackend = {
+    // Writes apply in call order here (SqliteWriteQueue), so the call number is not needed.
     appendEntries: (ledgerId, entries) => this.appendEntries(ledgerId, entries),
     closeByWriter: (ledgerId) => this.closeByWriter(ledgerId),
   };
@@ -84,21 +93,28 @@ export class SqliteLedgerStore implements LedgerStore {
     }
     this.limits = resolveLimits(options.limits);
     this.onLacAdvanced = options.onLacAdvanced;
+    this.busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+    if (!Number.isSafeInteger(this.busyTimeoutMs) || this.busyTimeoutMs < 0) {
+      throw invalidArgument(R.badConfig, `busyTimeoutMs must be a non-negative integer, got ${this.busyTimeoutMs}`);
+    }
     try {
       // Standalone mode points at ./data/... on first start: create the folder rather than fail.
       if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
       this.db = new Database(options.path);
-      prepareDatabase(this.db, options.synchronous ?? 'FULL', options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+      prepareDatabase(this.db, options.synchronous ?? 'FULL', this.busyTimeoutMs);
+      // From here on lock waits run on timers (see SqliteWriteQueue); SQLite only polls briefly.
+      this.db.pragma(`busy_timeout = ${Math.min(LOCK_ATTEMPT_MS, this.busyTimeoutMs)}`);
     } catch (thrown) {
       throw fromSqliteError(thrown);
     }
     this.sql = prepareStatements(this.db);
+    this.writes = new SqliteWriteQueue(this.db, this.busyTimeoutMs);
   }
 
   async create(ledgerId: number, options: CreateLedgerOptions = {}): Promise<LedgerWriter> {
     validateLedgerId(ledgerId);
     const tags = encodeOwnerTags(options?.ownerTags);
-    this.run(() => {
+    await this.write(() => {
       const inserted = this.sql.insertLedger.run(ledgerId, tags, Date.now());
       if (inserted.changes === 0) throw ledgerExists(ledgerId);
     });
@@ -108,56 +124,44 @@ export class SqliteLedgerStore implements LedgerStore {
   private async appendEntries(ledgerId: number, entries: Uint8Array[]): Promise<number> {
     validateLedgerId(ledgerId);
     const totalBytes = validateAppend(entries, this.limits);
-    const firstEntryId = this.run(() => this.appendTransaction(ledgerId, entries, totalBytes));
+    const firstEntryId = await this.write(() => this.appendTransaction(ledgerId, entries, totalBytes));
     notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
     return firstEntryId;
   }
 
   private async closeByWriter(ledgerId: number): Promise<number> {
     validateLedgerId(ledgerId);
-    return this.run(() =>
-      this.db
-        .transaction(() => {
-          const row = this.requireLedger(ledgerId);
-          if (row.fenced === 1) throw ledgerFenced(ledgerId);
-          if (row.state === 'open') this.sql.setState.run('closed', 0, ledgerId);
-          return row.lac;
-        })
-        .immediate(),
-    );
+    return this.write(() => {
+      const row = this.requireLedger(ledgerId);
+      if (row.fenced === 1) throw ledgerFenced(ledgerId);
+      if (row.state === 'open') this.sql.setState.run('closed', 0, ledgerId);
+      return row.lac;
+    });
   }
 
   async fence(ledgerId: number): Promise<number> {
     validateLedgerId(ledgerId);
-    return this.run(() =>
-      this.db
-        .transaction(() => {
-          const row = this.requireLedger(ledgerId);
-          if (row.state === 'open') this.sql.setState.run('fenced', 1, ledgerId);
-          return row.lac;
-        })
-        .immediate(),
-    );
+    return this.write(() => {
+      const row = this.requireLedger(ledgerId);
+      if (row.state === 'open') this.sql.setState.run('fenced', 1, ledgerId);
+      return row.lac;
+    });
   }
 
   async closeLedger(ledgerId: number): Promise<number> {
     validateLedgerId(ledgerId);
-    return this.run(() =>
-      this.db
-        .transaction(() => {
-          const row = this.requireLedger(ledgerId);
-          // Closing an open ledger from outside its writer takes it away from that writer: a fence.
-          if (row.state !== 'closed') this.sql.setState.run('closed', 1, ledgerId);
-          return row.lac;
-        })
-        .immediate(),
-    );
+    return this.write(() => {
+      const row = this.requireLedger(ledgerId);
+      // Closing an open ledger from outside its writer takes it away from that writer: a fence.
+      if (row.state !== 'closed') this.sql.setState.run('closed', 1, ledgerId);
+      return row.lac;
+    });
   }
 
   async read(ledgerId: number, firstEntryId: number, lastEntryId: number): Promise<LedgerEntry[]> {
     validateLedgerId(ledgerId);
     const count = validateReadRange(firstEntryId, lastEntryId, this.limits);
-    return this.run(() =>
+    return this.query(() =>
       this.db.transaction(() => {
         const row = this.requireLedger(ledgerId);
         if (lastEntryId > row.lac) throw entryNotConfirmed(ledgerId, lastEntryId, row.lac);
@@ -175,30 +179,26 @@ export class SqliteLedgerStore implements LedgerStore {
 
   async lastAddConfirmed(ledgerId: number): Promise<number> {
     validateLedgerId(ledgerId);
-    return this.run(() => this.requireLedger(ledgerId).lac);
+    return this.query(() => this.requireLedger(ledgerId).lac);
   }
 
   async info(ledgerId: number): Promise<LedgerInfo | undefined> {
     validateLedgerId(ledgerId);
-    const row = this.run(() => this.sql.selectLedger.get(ledgerId) as LedgerRow | undefined);
+    const row = await this.query(() => this.sql.selectLedger.get(ledgerId) as LedgerRow | undefined);
     return row === undefined ? undefined : toInfo(row);
   }
 
   async delete(ledgerId: number): Promise<void> {
     validateLedgerId(ledgerId);
-    this.run(() =>
-      this.db
-        .transaction(() => {
-          this.sql.deleteEntries.run(ledgerId);
-          this.sql.deleteLedger.run(ledgerId);
-        })
-        .immediate(),
-    );
+    await this.write(() => {
+      this.sql.deleteEntries.run(ledgerId);
+      this.sql.deleteLedger.run(ledgerId);
+    });
   }
 
   async list(options?: { after?: number; limit?: number }): Promise<{ ledgerIds: number[]; next?: number }> {
     const { after, limit } = validateListOptions(options);
-    const rows = this.run(() => this.sql.listLedgers.all(after, limit + 1) as { id: number }[]);
+    const rows = await this.query(() => this.sql.listLedgers.all(after, limit + 1) as { id: number }[]);
     const ledgerIds = rows.slice(0, limit).map((r) => r.id);
     return rows.length > limit ? { ledgerIds, next: ledgerIds[ledgerIds.length - 1]! } : { ledgerIds };
   }
@@ -206,22 +206,20 @@ export class SqliteLedgerStore implements LedgerStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.writes.abort(storeClosed('sqlite'));
     this.db.close();
   }
 
+  /** The body of an append's transaction. */
   private appendTransaction(ledgerId: number, entries: Uint8Array[], totalBytes: number): number {
-    return this.db
-      .transaction(() => {
-        const row = this.requireLedger(ledgerId);
-        if (row.state !== 'open') throw row.fenced === 1 ? ledgerFenced(ledgerId) : ledgerClosed(ledgerId);
-        const firstEntryId = row.lac + 1;
-        for (let i = 0; i < entries.length; i++) {
-          this.sql.insertEntry.run(ledgerId, firstEntryId + i, asBuffer(entries[i]!));
-        }
-        this.sql.advanceLac.run(entries.length, totalBytes, ledgerId);
-        return firstEntryId;
-      })
-      .immediate();
+    const row = this.requireLedger(ledgerId);
+    if (row.state !== 'open') throw row.fenced === 1 ? ledgerFenced(ledgerId) : ledgerClosed(ledgerId);
+    const firstEntryId = row.lac + 1;
+    for (let i = 0; i < entries.length; i++) {
+      this.sql.insertEntry.run(ledgerId, firstEntryId + i, asBuffer(entries[i]!));
+    }
+    this.sql.advanceLac.run(entries.length, totalBytes, ledgerId);
+    return firstEntryId;
   }
 
   private requireLedger(ledgerId: number): LedgerRow {
@@ -230,11 +228,21 @@ export class SqliteLedgerStore implements LedgerStore {
     return row;
   }
 
-  /** Runs one database call, refusing after close and mapping SQLite failures. */
-  private run<T>(call: () => T): T {
+  /** Runs `body` as one IMMEDIATE transaction, in call order, refusing after close and mapping SQLite failures. */
+  private async write<T>(body: () => T): Promise<T> {
     if (this.closed) throw storeClosed('sqlite');
     try {
-      return call();
+      return await this.writes.run(body);
+    } catch (thrown) {
+      throw fromSqliteError(thrown);
+    }
+  }
+
+  /** Runs a read, refusing after close and mapping SQLite failures. */
+  private async query<T>(call: () => T): Promise<T> {
+    if (this.closed) throw storeClosed('sqlite');
+    try {
+      return await readWithLockWait(call, this.busyTimeoutMs);
     } catch (thrown) {
       throw fromSqliteError(thrown);
     }

@@ -1,0 +1,93 @@
+import Database from 'better-sqlite3';
+import { createInterface } from 'node:readline';
+import { LedgerlineError } from '@ledgerline/rpc';
+import { taggedEntry } from '../conformance-support.js';
+import { LedgerStoreReason as R } from '../errors.js';
+import { SqliteLedgerStore } from '../sqlite-store.js';
+
+/*
+ * A second process on the same SQLite ledger file, driven by the
+ * multi-process spec (sqlite-processes.spec.ts). It takes one JSON argument
+ * {mode, path, ...}, reports what it did as JSON lines on stdout (an append is
+ * reported only once it was acknowledged) and reads commands from stdin.
+ *
+ * Modes:
+ * - append: creates ledger `ledgerId`, appends batches until a call made after
+ *   stdin said `fenced` is refused LEDGER_FENCED (or `maxCalls`).
+ * - create: creates ledgers `firstId`..`lastId`, reporting each it won.
+ * - hold-lock: takes the write lock with a plain connection until stdin says `release`.
+ */
+
+interface Args {
+  mode: 'append' | 'create' | 'hold-lock';
+  path: string;
+  ledgerId?: number;
+  maxCalls?: number;
+  entryBytes?: number;
+  firstId?: number;
+  lastId?: number;
+}
+
+const args = JSON.parse(process.argv[2] ?? '{}') as Args;
+const say = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
+const commands: string[] = [];
+createInterface({ input: process.stdin }).on('line', (line) => commands.push(line.trim()));
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+async function append(): Promise<void> {
+  const store = new SqliteLedgerStore({ path: args.path });
+  const ledgerId = args.ledgerId ?? 1;
+  const writer = await store.create(ledgerId);
+  say({ ready: true });
+  for (let call = 0; call < (args.maxCalls ?? 100_000); call++) {
+    await nextTurn();
+    const afterFence = commands.includes('fenced');
+    const count = 1 + (call % 7);
+    const entries = Array.from({ length: count }, (_, k) => taggedEntry(call, k, args.entryBytes ?? 64));
+    try {
+      const first = await writer.append(entries);
+      say({ call, count, first, afterFence });
+    } catch (thrown) {
+      const error = LedgerlineError.from(thrown);
+      say({ call, count, afterFence, code: error.code, reason: error.reason });
+      if (error.reason === R.ledgerFenced && afterFence) break;
+    }
+  }
+  await store.close();
+}
+
+async function create(): Promise<void> {
+  const store = new SqliteLedgerStore({ path: args.path });
+  say({ ready: true });
+  for (let id = args.firstId ?? 0; id <= (args.lastId ?? -1); id++) {
+    await nextTurn();
+    try {
+      await store.create(id);
+      say({ created: id });
+    } catch (thrown) {
+      const error = LedgerlineError.from(thrown);
+      say({ id, code: error.code, reason: error.reason });
+    }
+  }
+  await store.close();
+}
+
+async function holdLock(): Promise<void> {
+  const db = new Database(args.path);
+  db.exec('BEGIN IMMEDIATE');
+  say({ locked: true });
+  for (let i = 0; i < 6_000 && !commands.includes('release'); i++) await new Promise((r) => setTimeout(r, 10));
+  db.exec('COMMIT');
+  db.close();
+}
+
+const run = { append, create, 'hold-lock': holdLock }[args.mode];
+run()
+  .then(() => {
+    say({ done: true });
+    process.exit(0);
+  })
+  .catch((thrown: unknown) => {
+    say({ crashed: String(thrown) });
+    process.exit(1);
+  });
