@@ -8,6 +8,7 @@ import {
 import { LedgerlineError } from '@ledgerline/rpc';
 import { uniqueNamespace } from '@ledgerline/testing';
 import type { MetadataChange, MetadataStore } from './store.js';
+import { casHistoriesAreLinearizable } from './cas-linearizability.conformance.js';
 import { storeAgreesWithModel } from './store-model.conformance.js';
 
 export interface ConformanceStoreOptions {
@@ -115,6 +116,7 @@ export function metadataStoreConformance(backend: MetadataStoreBackend): void {
     badInput(() => ({ store, root }));
     notifications(() => ({ store, root, bus }));
     storeAgreesWithModel(() => ({ store, root }));
+    casHistoriesAreLinearizable(() => ({ backend, root }));
   });
 }
 

@@ -20,8 +20,9 @@ export interface RedisConnectionOptions {
 /**
  * Opens a client that fails fast instead of queueing: commands issued while
  * Redis is unreachable are rejected at once (no offline queue), a command in
- * flight when the connection drops is rejected rather than re-sent (a re-sent
- * compare-and-set could report a conflict with itself), and the client keeps
+ * flight when the connection drops is rejected rather than re-sent, on a single
+ * Redis or a Cluster (a re-sent compare-and-set could report a conflict with
+ * itself, though it was applied), and the client keeps
  * reconnecting in the background, so calls work again once Redis is back.
  * Commands issued in the same turn of the event loop go out in one write
  * (auto-pipelining), which is what lets many concurrent callers share one
@@ -45,6 +46,9 @@ export async function connectRedis(target: RedisTarget, options: RedisConnection
         lazyConnect: true,
         enableOfflineQueue: false,
         enableAutoPipelining: true,
+        // Unless this is 0 the Cluster client re-sends a command whose connection closed (it reads that
+        // as a failover): a compare-and-set that ran before the drop would then fail BAD_VERSION against itself.
+        retryDelayOnFailover: 0,
         clusterRetryStrategy: retry,
         redisOptions: perNode,
         slotsRefreshTimeout: connectTimeout,
