@@ -332,12 +332,14 @@ export class ManagedCursor {
   }
 
   /**
-   * Deletes the cursor's node, by compare-and-set on the version this owner
-   * wrote: a node another owner claimed meanwhile is left alone (ABORTED /
-   * BAD_VERSION; the caller fences).
+   * Deletes the cursor's node (after discard), by compare-and-set on the
+   * version this owner wrote: a node another owner claimed meanwhile is left
+   * alone (ABORTED / BAD_VERSION; the caller fences).
    */
-  deleteNode(): Promise<void> {
-    return this.persistence.keeper.delete();
+  async deleteNode(): Promise<void> {
+    // A snapshot still being written moves the node's version: delete against the version it leaves.
+    await this.persisting?.catch(() => undefined);
+    await this.persistence.keeper.delete();
   }
 
   private changing(change: () => unknown): void {

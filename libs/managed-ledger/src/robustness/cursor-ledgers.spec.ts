@@ -152,6 +152,30 @@ describe('cursor ledgers a node stops naming', () => {
     await second.close();
   });
 
+  it('go with a cursor deleted while its snapshot is being written, and the owner keeps the topic', async () => {
+    const { proc, ml, cursor, ackNext } = await setUp('delete-while-writing');
+    ackNext();
+    const gate = deferred();
+    const writing = deferred();
+    proc.metadata.faults.push({
+      call: 'putCursorInfo',
+      mode: 'pass',
+      until: gate.promise,
+      reached: () => writing.resolve(),
+    });
+    const flushed = cursor.flush();
+    await writing.promise;
+    const deleted = ml.deleteCursor('sub');
+    gate.resolve();
+    await flushed;
+    await deleted;
+    expect(ml.state).toBe('open');
+    await ml.append(payloadOf('still the owner'));
+    expect(await backend.metadata.getCursorInfo(ml.path, 'sub')).toBeUndefined();
+    expect(await coverage(ml)).toEqual([]);
+    await ml.close();
+  });
+
   it('cannot be taken from the new owner by the old one deleting the cursor', async () => {
     const { topic, ml } = await setUp('delete');
     const second = await ManagedLedger.open(topic, backend.owner('delete-b').deps, { config });

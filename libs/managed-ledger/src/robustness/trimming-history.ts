@@ -80,6 +80,11 @@ export class TrimmingHistory {
   private readonly owners: Owner[] = [];
   private readonly violations: string[] = [];
   private deletable = new Set<number>();
+  /**
+   * When each ledger was closed, as any owner's view showed it: a trim that
+   * runs in the background may remove a ledger between two observations.
+   */
+  private readonly closedAt = new Map<number, number>();
   private cursorCount = 0;
   /** Ledgers holding entries that were trimmed, for LEDGERLINE_ROBUSTNESS_STATS. */
   private trimmedWithEntries = 0;
@@ -104,14 +109,14 @@ export class TrimmingHistory {
     for (let i = 0; i < steps && this.violations.length === 0; i++) {
       const step = this.rng.weighted(STEP_WEIGHTS);
       this.backend.trace?.push(`step ${step} (current ${this.current.name})`);
-      const before = this.current.ml.ledgers();
+      this.observeLedgers();
       if (step === 'createCursor') {
         // Trims started before the cursor exists may still remove what it would read: let them finish (and check them) first.
         await this.current.ml.trim();
-        await this.checkNewlyDeletable(before);
+        await this.checkNewlyDeletable();
       }
       await this.step(step);
-      await this.checkNewlyDeletable(before);
+      await this.checkNewlyDeletable();
     }
     await this.finish();
     if (process.env['LEDGERLINE_ROBUSTNESS_STATS']) {
@@ -268,8 +273,15 @@ export class TrimmingHistory {
     return offset;
   }
 
-  /** Checks every ledger marked deletable since `before` was taken. */
-  private async checkNewlyDeletable(before: readonly { ledgerId: number; closedAtMs?: number }[]): Promise<void> {
+  private observeLedgers(): void {
+    for (const view of this.current.ml.ledgers()) {
+      if (view.closedAtMs !== undefined && !this.closedAt.has(view.ledgerId))
+        this.closedAt.set(view.ledgerId, view.closedAtMs);
+    }
+  }
+
+  /** Checks every ledger marked deletable since the last check. */
+  private async checkNewlyDeletable(): Promise<void> {
     const refs = await readReferences(this.backend.metadata, this.current.ml.path);
     const views = this.current.ml.ledgers();
     const writing = views[views.length - 1]?.ledgerId;
@@ -282,7 +294,8 @@ export class TrimmingHistory {
       if (this.retention.retentionTimeMs < 0 && this.retention.retentionSizeBytes < 0) {
         this.violations.push(`ledger ${ledgerId} was trimmed although retention keeps everything`);
       }
-      const closedAtMs = before.find((v) => v.ledgerId === ledgerId)?.closedAtMs;
+      // Unknown: closed and trimmed within one step, which retention by time never allows (the clock stood still).
+      const closedAtMs = this.closedAt.get(ledgerId);
       const expired =
         closedAtMs !== undefined && this.backend.clock.now() - closedAtMs > this.retention.retentionTimeMs;
       if (this.retention.retentionSizeBytes < 0 && this.retention.retentionTimeMs >= 0 && !expired) {
@@ -298,6 +311,7 @@ export class TrimmingHistory {
       }
     }
     this.deletable = refs.deletable;
+    this.observeLedgers();
   }
 
   /**
