@@ -76,6 +76,11 @@ export class RedisSessions {
     }
   }
 
+  /** Tells the owner of a session this store opened that the store let it go. */
+  markExpired(sessionId: string): void {
+    this.open.get(sessionId)?.markExpired();
+  }
+
   async lives(sessionId: string): Promise<boolean> {
     const { client, keys, call } = this.deps;
     return (await call(() => client.exists(keys.session(sessionId)))) === 1;

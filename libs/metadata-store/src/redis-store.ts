@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/rpc';
 import { ChangePublisher } from './change-publisher.js';
-import { badVersion, storeClosed } from './metadata-errors.js';
+import { badVersion, sessionExpired, storeClosed } from './metadata-errors.js';
 import { connectRedis, mapRedisError, type RedisConnectionOptions, type RedisTarget } from './redis-connection.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import {
@@ -142,9 +142,24 @@ export class RedisMetadataStore implements MetadataStore {
       verdict,
     ]);
     if (reply[0] === 'BAD') throw badVersion(path, expected, versionOf(reply[1]));
+    if (sessionId !== undefined) await this.confirmOwnerLives(parts, sessionId);
     const version = Number(reply[1]);
     await this.publisher.publish({ path, kind: reply[2] === 'created' ? 'created' : 'modified', version });
     return version;
+  }
+
+  /**
+   * The session key lives in another slot than the node, so the put could not
+   * check it atomically: if the session ended while the put was on its way, the
+   * node was written for a dead owner, after the sweep that cleans up its nodes.
+   * Sessions never come back, so a session alive now was alive at the write.
+   * Otherwise the node is removed and the put fails as if it came too late.
+   */
+  private async confirmOwnerLives(parts: PathParts, sessionId: string): Promise<void> {
+    if (await this.sessions.lives(sessionId)) return;
+    await this.reap(parts, sessionId);
+    this.sessions.markExpired(sessionId);
+    throw sessionExpired(sessionId);
   }
 
   async delete(path: string, options: DeleteOptions = {}): Promise<void> {

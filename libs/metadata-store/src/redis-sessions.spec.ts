@@ -1,0 +1,111 @@
+import { Redis } from 'ioredis';
+import { LedgerlineError } from '@ledgerline/rpc';
+import { sharedServers, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
+import { eventually } from './metadata-store.conformance.js';
+import { connectRedis } from './redis-connection.js';
+import type { RedisClient } from './redis-scripts.js';
+import { RedisMetadataStore } from './redis-store.js';
+
+/*
+ * Sessions on Redis where timing matters: a session that ends while an
+ * ephemeral put is on its way, and a session that must outlive short
+ * connection drops (its owner renews it once the connection is back).
+ */
+
+const value = Uint8Array.of(1);
+
+/** A client whose chosen commands wait at a gate until the test opens it. */
+function gatedClient(client: RedisClient, holds: (command: string, args: unknown[]) => boolean) {
+  let open: () => void = () => undefined;
+  let reached: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const arrived = new Promise<void>((resolve) => (reached = resolve));
+  const proxy = new Proxy(client, {
+    get(target, property, receiver) {
+      const member = Reflect.get(target, property, receiver) as unknown;
+      if (typeof member !== 'function') return member;
+      return (...args: unknown[]) => {
+        if (!holds(String(property), args)) return (member as (...a: unknown[]) => unknown).apply(target, args);
+        reached();
+        return gate.then(() => (member as (...a: unknown[]) => unknown).apply(target, args));
+      };
+    },
+  });
+  return { client: proxy, open: () => open(), arrived };
+}
+
+it('fails an ephemeral put whose session ended on the way, leaving no node behind', async () => {
+  const keyPrefix = `${uniqueNamespace('in-flight')}:`;
+  const url = sharedServers().redisUrl;
+  const admin = new Redis(url);
+  let sessionId = '';
+  // The put script (three keys, the session id among its arguments) and every renewal wait at the gate.
+  const gated = gatedClient(
+    await connectRedis({ url }),
+    (command, args) => (command === 'evalsha' && args[1] === 3 && args.includes(sessionId)) || command === 'pexpire',
+  );
+  const owner = new RedisMetadataStore(gated.client, { keyPrefix, sessionSweepIntervalMs: 60_000 });
+  const other = await RedisMetadataStore.connect({ url }, { keyPrefix });
+  try {
+    const session = await owner.openSession({ ttlMs: 300 });
+    sessionId = session.id;
+    const put = owner.put('/leases/a', value, { session }).then(
+      (version) => `version ${version}`,
+      (thrown: LedgerlineError) => `${thrown.code} ${thrown.reason}`,
+    );
+    await gated.arrived;
+    // No renewal gets through: the session key runs out, and another client sweeps the session away.
+    await eventually(async () => (await admin.exists(`${keyPrefix}{session:${sessionId}}`)) === 0, 100, 20);
+    await other.sweepExpiredSessions();
+    gated.open();
+    expect(await put).toBe('FAILED_PRECONDITION SESSION_EXPIRED');
+    expect(await other.get('/leases/a')).toBeUndefined();
+    expect(await admin.exists(`${keyPrefix}{/leases}:node:a`)).toBe(0);
+    expect(await admin.hlen(`${keyPrefix}{/leases}:ephemeral`)).toBe(0);
+    expect(await other.children('/leases')).toEqual({ names: [] });
+    expect(session.expired).toBe(true);
+  } finally {
+    gated.open();
+    await owner.close();
+    await other.close();
+    admin.disconnect();
+  }
+});
+
+describe('with connections dropped', () => {
+  let redis: ServerProcess;
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis.stop();
+  });
+
+  it('keeps a session alive through short connection drops within its TTL', async () => {
+    const keyPrefix = `${uniqueNamespace('keep-alive')}:`;
+    const admin = new Redis(redis.url);
+    const owner = await RedisMetadataStore.connect({ url: redis.url, maxReconnectDelayMs: 50 }, { keyPrefix });
+    const reader = await RedisMetadataStore.connect({ url: redis.url, maxReconnectDelayMs: 50 }, { keyPrefix });
+    try {
+      const session = await owner.openSession({ ttlMs: 1_500 });
+      let expiredCalls = 0;
+      session.onExpired(() => expiredCalls++);
+      await owner.put('/leases/kept', value, { session });
+      // Drops spread over more than two TTLs: only renewals made between them can keep the session.
+      for (let drop = 0; drop < 16; drop++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await admin.call('CLIENT', 'KILL', 'TYPE', 'normal');
+      }
+      await eventually(async () => (await reader.get('/leases/kept').catch(() => 'unavailable')) !== 'unavailable');
+      expect(await reader.get('/leases/kept')).toMatchObject({ ephemeralSessionId: session.id });
+      expect(session.expired).toBe(false);
+      expect(expiredCalls).toBe(0);
+      await session.close();
+      expect(await reader.get('/leases/kept')).toBeUndefined();
+    } finally {
+      await owner.close();
+      await reader.close();
+      admin.disconnect();
+    }
+  }, 30_000);
+});
