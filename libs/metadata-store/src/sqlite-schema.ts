@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { LedgerlineError } from '@ledgerline/rpc';
 
 /** Bumped when the layout changes; the store refuses a file written by a newer layout. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -46,10 +47,19 @@ export interface NodeRow {
 export function prepareStatements(db: Database.Database) {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SQLITE_SCHEMA_VERSION) {
-    throw new Error(`the metadata file has schema version ${version}; this build reads up to ${SQLITE_SCHEMA_VERSION}`);
+    throw new LedgerlineError(
+      'FAILED_PRECONDITION',
+      'STORE_VERSION_UNSUPPORTED',
+      `the metadata file has schema version ${version}; this build reads up to ${SQLITE_SCHEMA_VERSION}`,
+    );
   }
-  db.exec(SCHEMA);
-  db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+  // A file already laid out needs no write lock to open, so it opens while another process writes.
+  if (version < SQLITE_SCHEMA_VERSION) {
+    db.transaction(() => {
+      db.exec(SCHEMA);
+      db.pragma(`user_version = ${SQLITE_SCHEMA_VERSION}`);
+    }).immediate();
+  }
   return {
     getNode: db.prepare<{ parent: string; name: string; now: number }, NodeRow>(
       `SELECT value, version, created_at_ms, modified_at_ms, session_id, ${LIVE} AS live

@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
 import { ChangePublisher } from './change-publisher.js';
 import { badVersion, foreignSession, sessionExpired, storeClosed, tooManySessions } from './metadata-errors.js';
-import { GroupCommit } from './sqlite-group-commit.js';
+import { mapSqliteError, isBusy } from './sqlite-errors.js';
+import { GroupCommit, LOCK_ATTEMPT_MS, LOCK_RETRY_MS } from './sqlite-group-commit.js';
 import { prepareStatements, type NodeRow, type SqliteStatements } from './sqlite-schema.js';
 import { StoreSession, type SessionBackend } from './store-session.js';
 import {
@@ -49,12 +50,16 @@ export interface SqliteMetadataStoreOptions extends MetadataStoreOptions {
    * throwaway data).
    */
   synchronous?: 'full' | 'normal';
-  /** How long a call waits for another process's write lock before UNAVAILABLE / STORE_BUSY; default 5000. */
+  /**
+   * How long a call waits for another process's lock before UNAVAILABLE /
+   * STORE_BUSY; default 5000. The wait runs on timers, so the event loop keeps serving.
+   */
   busyTimeoutMs?: number;
 }
 
 /** Sessions one sweep removes at most; the rest wait for the next sweep. */
 const SWEEP_BATCH = 100;
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /**
  * The embedded metadata store of standalone mode: one SQLite file in WAL mode.
@@ -71,18 +76,28 @@ export class SqliteMetadataStore implements MetadataStore {
   private readonly sessionBackend: SessionBackend;
   private readonly sweepTimer: NodeJS.Timeout;
   private readonly writes: GroupCommit;
+  private readonly busyTimeoutMs: number;
   private closed = false;
 
   constructor(options: SqliteMetadataStoreOptions) {
     this.maxValueBytes = resolveMaxValueBytes(options.maxValueBytes);
+    this.busyTimeoutMs = resolveBusyTimeout(options.busyTimeoutMs);
     this.ownsDatabase = options.database === undefined;
     this.db = options.database ?? openDatabase(options.path);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    this.statements = prepareStatements(this.db);
+    try {
+      // Opening may wait for another process's lock the usual way (blocking): it happens once.
+      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      this.statements = prepareStatements(this.db);
+      // From here on lock waits run on timers (GroupCommit, query): SQLite itself only polls briefly.
+      this.db.pragma(`busy_timeout = ${Math.min(LOCK_ATTEMPT_MS, this.busyTimeoutMs)}`);
+    } catch (error) {
+      if (this.ownsDatabase) this.db.close();
+      throw mapSqliteError(error);
+    }
     this.publisher = new ChangePublisher(options.bus);
-    this.writes = new GroupCommit(this.db, mapSqliteError);
+    this.writes = new GroupCommit(this.db, mapSqliteError, this.busyTimeoutMs);
     this.sessionBackend = {
       renew: (id, ttlMs) => this.write(() => this.renewSession(id, ttlMs)),
       release: (id) => this.removeSession(id),
@@ -95,7 +110,7 @@ export class SqliteMetadataStore implements MetadataStore {
 
   async get(path: string): Promise<VersionedValue | undefined> {
     const parts = anyPath(path);
-    const row = this.run(() =>
+    const row = await this.query(() =>
       this.statements.getNode.get({ parent: parts.parent, name: parts.name, now: Date.now() }),
     );
     return row?.live === 1 ? toVersionedValue(row) : undefined;
@@ -125,7 +140,7 @@ export class SqliteMetadataStore implements MetadataStore {
   async children(path: string, options?: ChildrenOptions): Promise<ChildrenPage> {
     anyPath(path);
     const { after, limit } = resolveChildrenOptions(options);
-    const rows = this.run(() =>
+    const rows = await this.query(() =>
       this.statements.children.all({ parent: path, after, limit: limit + 1, now: Date.now() }),
     );
     const names = rows.slice(0, limit).map((row) => row.name);
@@ -161,7 +176,9 @@ export class SqliteMetadataStore implements MetadataStore {
 
   /** Removes the sessions whose TTL ran out (their owner stopped renewing) with their ephemeral nodes. */
   async sweepExpiredSessions(): Promise<void> {
-    const expired = this.run(() => this.statements.expiredSessions.all({ now: Date.now(), limit: SWEEP_BATCH }));
+    const expired = await this.query(() =>
+      this.statements.expiredSessions.all({ now: Date.now(), limit: SWEEP_BATCH }),
+    );
     for (const { id } of expired) {
       await this.removeSession(id);
       this.sessions.get(id)?.markExpired();
@@ -243,12 +260,17 @@ export class SqliteMetadataStore implements MetadataStore {
     return this.writes.submit(apply);
   }
 
-  private run<T>(action: () => T): T {
-    if (this.closed) throw storeClosed();
-    try {
-      return action();
-    } catch (error) {
-      throw mapSqliteError(error);
+  /** Runs a read; in WAL mode it waits only while another process recovers the log, on timers, up to busyTimeoutMs. */
+  private async query<T>(action: () => T): Promise<T> {
+    const deadline = Date.now() + this.busyTimeoutMs;
+    for (;;) {
+      if (this.closed) throw storeClosed();
+      try {
+        return action();
+      } catch (error) {
+        if (!isBusy(error) || Date.now() >= deadline) throw mapSqliteError(error);
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
     }
   }
 }
@@ -257,8 +279,20 @@ function openDatabase(path: string | undefined): Database.Database {
   if (typeof path !== 'string' || path.length === 0) {
     throw invalidArgument('BAD_STORE_CONFIG', 'the SQLite metadata store needs a file path');
   }
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  return new Database(path);
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    return new Database(path);
+  } catch (error) {
+    throw mapSqliteError(error);
+  }
+}
+
+function resolveBusyTimeout(busyTimeoutMs: number | undefined): number {
+  const value = busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw invalidArgument('BAD_STORE_CONFIG', `busyTimeoutMs must be a non-negative integer, got ${String(value)}`);
+  }
+  return value;
 }
 
 function toVersionedValue(row: NodeRow): VersionedValue {
@@ -270,24 +304,4 @@ function toVersionedValue(row: NodeRow): VersionedValue {
   };
   if (row.session_id !== null) result.ephemeralSessionId = row.session_id;
   return result;
-}
-
-function mapSqliteError(error: unknown): LedgerlineError {
-  if (error instanceof LedgerlineError) return error;
-  const code = (error as { code?: unknown })?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new LedgerlineError('UNAVAILABLE', 'STORE_BUSY', `the metadata file is locked: ${message}`, {
-      cause: error,
-    });
-  }
-  if (code === 'SQLITE_FULL') {
-    return new LedgerlineError('RESOURCE_EXHAUSTED', 'STORE_FULL', `the disk is full: ${message}`, { cause: error });
-  }
-  if (error instanceof TypeError && /not open/.test(message)) {
-    return new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', `the metadata file is not open: ${message}`, {
-      cause: error,
-    });
-  }
-  return new LedgerlineError('INTERNAL', 'STORE_ERROR', `the metadata file failed: ${message}`, { cause: error });
 }

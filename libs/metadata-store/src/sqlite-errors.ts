@@ -1,0 +1,38 @@
+import { LedgerlineError } from '@ledgerline/rpc';
+
+/**
+ * Turns a SQLite failure into a LedgerlineError. Codes are matched by prefix:
+ * better-sqlite3 reports extended codes (SQLITE_BUSY_RECOVERY while another
+ * process recovers the log after a crash, SQLITE_BUSY_SNAPSHOT, SQLITE_IOERR_*),
+ * and each of them means the same as its base code to a caller.
+ */
+export function mapSqliteError(error: unknown): LedgerlineError {
+  if (error instanceof LedgerlineError) return error;
+  const code = String((error as { code?: unknown } | undefined)?.code ?? '');
+  const message = error instanceof Error ? error.message : String(error);
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new LedgerlineError('UNAVAILABLE', 'STORE_BUSY', `the metadata file is locked: ${message}`, {
+      cause: error,
+    });
+  }
+  if (code === 'SQLITE_FULL') {
+    return new LedgerlineError('RESOURCE_EXHAUSTED', 'STORE_FULL', `the disk is full: ${message}`, { cause: error });
+  }
+  const unreachable =
+    code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY');
+  // A failed mkdir of the file's folder (permissions, a file in the way) leaves the store unreachable too.
+  const fileSystem =
+    typeof (error as { errno?: unknown } | undefined)?.errno === 'number' && !code.startsWith('SQLITE_');
+  if (unreachable || fileSystem || (error instanceof TypeError && /not open/.test(message))) {
+    return new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', `the metadata file cannot be used: ${message}`, {
+      cause: error,
+    });
+  }
+  return new LedgerlineError('INTERNAL', 'STORE_ERROR', `the metadata file failed: ${message}`, { cause: error });
+}
+
+/** True for a lock another connection holds (worth waiting for). */
+export function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
