@@ -8,7 +8,7 @@ import { LedgerStoreReason as R } from './errors.js';
 import { checkFencingHistory, readAll, type AppendRecord, type FencingHistory } from './fencing-history.js';
 import { SqliteLedgerStore } from './sqlite-store.js';
 import { DEFAULT_MAX_READ_ENTRIES } from './store.js';
-import { WorkerProcess, type WorkerLine } from './worker-process.js';
+import { WorkerProcess, type WorkerLine } from '@ledgerline/testing';
 
 /*
  * Two processes on one SQLite ledger file, the standalone deployment's real

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerlineError } from '@ledgerline/rpc';
 import { SqliteMetadataStore } from './sqlite-store.js';
-import { WorkerProcess, type WorkerLine } from './worker-process.js';
+import { WorkerProcess, type WorkerLine } from '@ledgerline/testing';
 
 /*
  * Two processes on one SQLite metadata file, the standalone deployment's real

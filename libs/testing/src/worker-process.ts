@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 /*
- * A worker process for the multi-process SQLite tests (test code only): it
+ * A worker process for the multi-process SQLite tests: it
  * runs a script under testdata/ with tsx in one node process (so a SIGKILL
  * kills the process that holds the database) and collects its JSON lines.
  */
