@@ -9,6 +9,7 @@ import { LedgerlineError } from '@ledgerline/rpc';
 import { uniqueNamespace } from '@ledgerline/testing';
 import type { MetadataChange, MetadataStore } from './store.js';
 import { casHistoriesAreLinearizable } from './cas-linearizability.conformance.js';
+import { documentedLimitsAreEnforced } from './documented-limits.conformance.js';
 import { expiredNodesStayGone } from './session-expiry.conformance.js';
 import { storeAgreesWithModel } from './store-model.conformance.js';
 
@@ -119,6 +120,7 @@ export function metadataStoreConformance(backend: MetadataStoreBackend): void {
     storeAgreesWithModel(() => ({ store, root }));
     casHistoriesAreLinearizable(() => ({ backend, root }));
     expiredNodesStayGone(() => ({ backend, root }));
+    documentedLimitsAreEnforced(() => ({ backend, root }));
   });
 }
 

@@ -25,7 +25,14 @@ export function redisBackend(
     },
     open: async (options = {}) => {
       const client = await connectRedis(target);
-      const store = new RedisMetadataStore(client, { ...options, keyPrefix: prefix });
+      let store: RedisMetadataStore;
+      try {
+        store = new RedisMetadataStore(client, { ...options, keyPrefix: prefix });
+      } catch (error) {
+        // A refused configuration must not leave the connection open.
+        client.disconnect();
+        throw error;
+      }
       clients.set(store, client);
       return store;
     },

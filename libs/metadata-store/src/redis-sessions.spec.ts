@@ -92,8 +92,8 @@ describe('with connections dropped', () => {
       session.onExpired(() => expiredCalls++);
       await owner.put('/leases/kept', value, { session });
       // Drops spread over more than two TTLs: only renewals made between them can keep the session.
-      for (let drop = 0; drop < 16; drop++) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
+      for (let drop = 0; drop < 8; drop++) {
+        await new Promise((resolve) => setTimeout(resolve, 400));
         await admin.call('CLIENT', 'KILL', 'TYPE', 'normal');
       }
       await eventually(async () => (await reader.get('/leases/kept').catch(() => 'unavailable')) !== 'unavailable');

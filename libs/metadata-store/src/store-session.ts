@@ -10,8 +10,12 @@ export interface SessionBackend {
   expired(sessionId: string): void;
 }
 
+/** Quick renewal attempts after a failed one, spread over one tick (a third of the TTL). */
+const RETRIES_PER_TICK = 4;
+
 /**
- * A session as its owner sees it. A timer renews it every third of its TTL.
+ * A session as its owner sees it. A timer renews it every third of its TTL,
+ * and a failed renewal is tried again after a twelfth of the TTL.
  * The owner gives the session up on its own as soon as a full TTL has passed
  * since the start of the last renewal that succeeded, so it never believes in
  * a session the store has already let go (a lease holder stops in time even
@@ -24,6 +28,7 @@ export class StoreSession implements MetadataSession {
   private renewing = false;
   private readonly listeners: (() => void)[] = [];
   private readonly timer: NodeJS.Timeout;
+  private retryTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly id: string,
@@ -74,6 +79,7 @@ export class StoreSession implements MetadataSession {
   private end(): void {
     this.ended = true;
     clearInterval(this.timer);
+    clearTimeout(this.retryTimer);
     this.forget(this);
   }
 
@@ -88,9 +94,23 @@ export class StoreSession implements MetadataSession {
         this.markExpired();
       }
     } catch {
-      // The store is unreachable: keep trying until the TTL runs out (checked by `expired`).
+      // The store is unreachable (a dropped connection is back in milliseconds): try again soon
+      // rather than at the next tick, and keep trying until the TTL runs out (checked by `expired`).
+      this.scheduleRetry();
     } finally {
       this.renewing = false;
     }
+  }
+
+  private scheduleRetry(): void {
+    if (this.ended || this.retryTimer !== undefined) return;
+    this.retryTimer = setTimeout(
+      () => {
+        this.retryTimer = undefined;
+        void this.tick();
+      },
+      Math.max(10, Math.floor(this.ttlMs / RETRIES_PER_TICK / 3)),
+    );
+    this.retryTimer.unref();
   }
 }
