@@ -514,10 +514,14 @@ export class ManagedLedger {
   /**
    * Stops appends for good: waits for pending appends, closes the current
    * ledger and records the managed ledger TERMINATED with its last position.
+   * If recording fails, appends stay refused and calling terminate again
+   * retries the recording; closing instead records the topic as still open.
    */
   async terminate(): Promise<Position | undefined> {
-    if (this.status === 'terminated') return this.lastConfirmedPosition();
-    if (this.status !== 'open') throw this.submitBlocker() ?? closedError(this.ctx.name);
+    // Terminated and recorded (the current ledger is gone only once the compare-and-set succeeded).
+    if (this.status === 'terminated' && this.ctx.current === undefined) return this.lastConfirmedPosition();
+    if (this.status !== 'open' && this.status !== 'terminated')
+      throw this.submitBlocker() ?? closedError(this.ctx.name);
     this.status = 'terminated';
     await this.pipeline.whenIdle();
     const last = this.lastConfirmedPosition();
@@ -575,12 +579,12 @@ export class ManagedLedger {
   async close(): Promise<void> {
     if (this.status === 'closed' || this.status === 'deleted' || this.status === 'closing') return;
     const fenced = this.fenceError !== undefined;
-    const terminated = this.status === 'terminated';
     this.status = 'closing';
     this.stopTimers();
     await this.pipeline.whenIdle();
     if (!fenced) await this.cursors.closeAll();
-    if (!fenced && !terminated && this.ctx.current !== undefined) {
+    // A current ledger is left by an open topic, and by a terminate that could not record itself (it failed).
+    if (!fenced && this.ctx.current !== undefined) {
       await sealAndRecord(this.ctx).catch(async (err: unknown) => {
         this.ctx.logger.warn(
           { managedLedger: this.ctx.name, error: String(err) },
