@@ -1,5 +1,5 @@
 import { logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { loadConfig } from '@ledgerline/service-kit';
 import { clusterConfigSchema, startClusterMetadataService } from '@ledgerline/metadata-service';
 

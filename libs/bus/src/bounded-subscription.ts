@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import {
   DEFAULT_SUBSCRIPTION_BUFFER,
   MAX_SUBSCRIPTION_BUFFER,

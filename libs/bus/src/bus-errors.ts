@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 
 /** Rejects payloads that are not bytes or exceed the bus's bound. */
 export function checkPayload(data: Uint8Array, maxPayloadBytes: number): void {

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { uniqueNamespace } from '@ledgerline/testing';
 import type { Bus, BusMessage, BusSubscription } from './bus.js';
 

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import type { Bus } from './bus.js';
 import { InProcessBus, type InProcessBusOptions } from './in-process-bus.js';
 import { NatsBus, type NatsBusOptions } from './nats-bus.js';

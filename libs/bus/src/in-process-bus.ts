@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { BoundedSubscription, resolveSubscribeOptions } from './bounded-subscription.js';
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,

@@ -1,5 +1,5 @@
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { BoundedSubscription, resolveSubscribeOptions } from './bounded-subscription.js';
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 
 /**
  * Notification payloads: a magic byte, a format version byte, then a small

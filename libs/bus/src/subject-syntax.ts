@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { MAX_SUBJECT_BYTES } from './bus.js';
 
 // Printable ASCII without space: what every NATS server and client accepts.

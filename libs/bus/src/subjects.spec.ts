@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { subjectMatches, validateSubject, validateSubjectPattern } from './subject-syntax.js';
 import {
   decodeSubjectToken,

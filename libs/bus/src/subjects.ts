@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 
 /**
  * Every notification subject of the system, in one place. Publishers and

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { AckSet, type AckRange } from './ack-set.js';
 import { REGION_SIZE } from './container.js';
 import { ackSetArbitrary, denseAckSetArbitrary } from './state-arbitraries.js';

@@ -1,5 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { AckSet } from './ack-set.js';
 import { BitmapContainer } from './bitmap-container.js';
 import { ByteReader, bigintOf } from './byte-reader.js';

@@ -2,7 +2,7 @@ import type { AckSet } from './ack-set.js';
 import { writeCompact, type CompactCompression } from './compact-writer.js';
 import { validateCursorState, type CursorState } from './cursor-state.js';
 import { CursorCodecReason, checkIntegerOption, invalidOption, tooLarge } from './errors.js';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { LONG_ARRAY_MAX_ENTRY_ID } from './long-array.js';
 import {
   planPositionInfo,

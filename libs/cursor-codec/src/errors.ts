@@ -1,4 +1,4 @@
-import { LedgerlineError, invalidArgument } from '@ledgerline/rpc';
+import { LedgerlineError, invalidArgument } from '@ledgerline/errors';
 
 /** Stable reasons this package throws with, for programs to branch on. */
 export const CursorCodecReason = {

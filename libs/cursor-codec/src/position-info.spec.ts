@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { PositionInfoSchema, type PositionInfo } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { AckSet } from './ack-set.js';
 import { createCursorState, remainingBatchIndexes, type CursorState } from './cursor-state.js';
 import { decodeCursorState } from './decode-cursor-state.js';

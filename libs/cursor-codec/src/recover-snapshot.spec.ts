@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { AckSet } from './ack-set.js';
 import { createCursorState } from './cursor-state.js';
 import { decodeCursorState } from './decode-cursor-state.js';

@@ -1,5 +1,5 @@
 import { crc32c } from '@node-rs/crc32';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { decodeCursorState } from './decode-cursor-state.js';
 import { CursorCodecReason, checkIntegerOption, invalidOption } from './errors.js';
 import { DEFAULT_MAX_SNAPSHOT_PARTS, parseSnapshotEntry, type SnapshotFooter } from './snapshot-entries.js';

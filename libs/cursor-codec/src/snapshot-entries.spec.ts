@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { crc32c } from '@node-rs/crc32';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { recoverSnapshot } from './recover-snapshot.js';
 import { parseSnapshotEntry, toSnapshotEntries } from './snapshot-entries.js';
 

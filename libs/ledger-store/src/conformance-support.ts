@@ -1,4 +1,4 @@
-import { LedgerlineError, type CodeName } from '@ledgerline/rpc';
+import { LedgerlineError, type CodeName } from '@ledgerline/errors';
 import type { LedgerStore, LedgerStoreOptions } from './store.js';
 
 /*

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { uniqueNamespace } from '@ledgerline/testing';
 import { LedgerStoreReason as R } from './errors.js';
 import { checkFencingHistory, readAll, runFencingWorkload, type FencingHistory } from './fencing-history.js';

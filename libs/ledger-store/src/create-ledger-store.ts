@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import { LedgerStoreReason as R } from './errors.js';
 import { MAX_WAIT_REPLICAS, RedisLedgerStore } from './redis-store.js';
 import { SqliteLedgerStore } from './sqlite-store.js';

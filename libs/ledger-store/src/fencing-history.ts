@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { taggedEntry } from './conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';
 import type { LedgerStore, LedgerWriter } from './store.js';

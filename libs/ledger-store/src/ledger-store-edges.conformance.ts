@@ -1,4 +1,4 @@
-import type { CodeName } from '@ledgerline/rpc';
+import type { CodeName } from '@ledgerline/errors';
 import { expectFailure, taggedEntry, type SuiteContext } from './conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';
 import {

@@ -1,5 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { LedgerStoreReason as R, storeUnavailable } from './errors.js';
 import { LEDGER_SCRIPTS } from './redis-scripts.js';
 

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import { LedgerStoreReason as R } from './errors.js';
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'ledgerline:';

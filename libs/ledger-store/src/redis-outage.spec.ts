@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
 import { eventually, expectFailure, taggedEntry } from './conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';

@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { asBuffer, asBytes } from './bytes.js';
 import {
   entryNotConfirmed,

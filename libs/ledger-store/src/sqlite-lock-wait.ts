@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { LedgerStoreReason as R } from './errors.js';
 
 /**

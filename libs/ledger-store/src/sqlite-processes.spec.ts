@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { expectFailure, taggedEntry } from './conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';
 import { checkFencingHistory, readAll, type AppendRecord, type FencingHistory } from './fencing-history.js';

@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { LedgerStoreReason as R } from './errors.js';
 import {
   DEFAULT_LIST_PAGE,

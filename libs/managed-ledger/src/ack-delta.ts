@@ -1,5 +1,5 @@
 import { positionKey, parsePositionKey } from '@ledgerline/cursor-codec';
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import { ackBatchIndexes, ackRange, ackUpTo, normalize, type AckState } from './cursor-acks.js';
 import { ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, type LedgerView } from './ledger-views.js';

@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '@ledgerline/ledger-store';
 import { decodeEntry, encodeEntry, type OffsetAssigner } from '@ledgerline/offset-index';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { AppendQueue, type AppendOp } from './append-queue.js';
 import type { ManagedLedgerConfig } from './config.js';
 import type { AppendResult, ManagedLedgerEntry } from './entry.js';

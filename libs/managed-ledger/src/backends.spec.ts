@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisLedgerStore, SqliteLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import type { ManagedLedgerConfigInput } from './config.js';
 import type { AppendResult } from './entry.js';

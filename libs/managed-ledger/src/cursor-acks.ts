@@ -1,5 +1,5 @@
 import { AckSet, positionKey, type BatchAck } from '@ledgerline/cursor-codec';
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import { ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, entryExists, findLedger, firstEntryAtOrAfter, type LedgerView } from './ledger-views.js';
 import { comparePositions, formatPosition, type Position } from './position.js';

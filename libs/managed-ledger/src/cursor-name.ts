@@ -1,5 +1,5 @@
 import { decodeLocalName, encodeLocalName } from '@ledgerline/naming';
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import { ManagedLedgerReason } from './errors.js';
 import { MAX_CURSOR_NAME_LENGTH } from './metadata-access.js';
 

@@ -5,7 +5,7 @@ import {
   recoverSnapshot,
   type CursorState,
 } from '@ledgerline/cursor-codec';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { LedgerContext } from './context.js';
 import { NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
 import { fenceAndClose } from './ledger-factory.js';

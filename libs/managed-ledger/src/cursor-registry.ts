@@ -1,5 +1,5 @@
 import { createCursorState, encodeCursorState } from '@ledgerline/cursor-codec';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { validateCursorName } from './cursor-name.js';
 import { CursorInfoKeeper, cursorInfoFromProto, NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
 import { restoreBatchSizes } from './batch-sizes.js';

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 
 /** Format marker and version of the stored table, so the decoder can evolve. */
 const MAGIC = 0x4c;

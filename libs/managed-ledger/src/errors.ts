@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 
 /** The stable reasons managed-ledger calls fail with; programs branch on these. */
 export const ManagedLedgerReason = {

@@ -1,6 +1,7 @@
 import type { Server } from '@grpc/grpc-js';
 import { LookupService, MetadataStoreService } from '@ledgerline/proto';
-import { bindInsecure, createGrpcServer, LedgerlineError, registerService, type ServiceImpl } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
+import { bindInsecure, createGrpcServer, registerService, type ServiceImpl } from '@ledgerline/rpc';
 import { GrpcManagedLedgerMetadata } from './grpc-managed-ledger-metadata.js';
 import { ManagedLedger } from './managed-ledger.js';
 import { LEDGER_ID_SEQUENCE } from './metadata-access.js';

@@ -1,6 +1,6 @@
 import { decodeEntry } from '@ledgerline/offset-index';
 import type { LedgerEntry } from '@ledgerline/ledger-store';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { LedgerContext } from './context.js';
 import type { ManagedLedgerEntry } from './entry.js';
 import { ManagedLedgerReason } from './errors.js';

@@ -1,5 +1,5 @@
 import { createCursorState, type CursorState } from '@ledgerline/cursor-codec';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { applyAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
 import { messageBacklog } from './backlog.js';
 import type { LedgerContext } from './context.js';

@@ -1,6 +1,6 @@
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import { decodeEntry, LedgerOffsetIndex, type OffsetAssigner } from '@ledgerline/offset-index';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { ManagedLedgerConfig } from './config.js';
 import { EntryOffsetTable } from './entry-offset-table.js';
 import { deletingError, isBadVersion } from './errors.js';

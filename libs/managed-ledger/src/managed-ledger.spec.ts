@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { ManagedLedgerConfigInput } from './config.js';
 import type { AppendResult } from './entry.js';
 import { ManagedLedger } from './managed-ledger.js';

@@ -1,6 +1,6 @@
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import { decodeEntry } from '@ledgerline/offset-index';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { EntryOffsetTable } from './entry-offset-table.js';
 import { ENTRY_COUNTS_PROPERTY, type LedgerSummary } from './managed-ledger-info.js';
 

@@ -7,7 +7,7 @@ import {
   type MessagePosition,
   type TopicLedger,
 } from '@ledgerline/offset-index';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { LedgerContext } from './context.js';
 import { ManagedLedgerReason } from './errors.js';
 import { ledgerViews } from './ledger-views.js';

@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { NestedPositionInfoSchema, type NestedPositionInfo } from '@ledgerline/proto';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 
 /**
  * A position in a managed ledger: an entry of one of its ledgers. Entry id -1

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { ManagedLedgerReason } from './errors.js';
 
 export interface WaitOptions {

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { MAX_CAS_ATTEMPTS, MAX_CAS_BACKOFF_MS } from './limits.js';
 
 /** True for the store's compare-and-set conflict (a version changed, or a create-only write found a node). */

@@ -1,6 +1,6 @@
 import { managedLedgerPath, TopicName } from '@ledgerline/naming';
 import { OwnerRole } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { startClusterMetadataService } from './cluster.js';
 import type { ClusterConfig } from './config.js';

@@ -6,7 +6,7 @@ import {
   ManagedLedgerInfoSchema,
   ManagedLedgerState,
 } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import fc from 'fast-check';
 import { CrashingStore, WriteGate } from './crashing-store.js';
 import { DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';

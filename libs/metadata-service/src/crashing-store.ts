@@ -8,7 +8,7 @@ import type {
   SessionOptions,
   VersionedValue,
 } from '@ledgerline/metadata-store';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 
 /**
  * A MetadataStore that stands for a process that dies: the first

@@ -8,7 +8,8 @@ import {
   MetadataStoreService,
   OwnerRole,
 } from '@ledgerline/proto';
-import { closeClient, createClient, LedgerlineError, type Client } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
+import { closeClient, createClient, type Client } from '@ledgerline/rpc';
 import { sleep } from './cas-retry.js';
 import { failure } from './spec-support.js';
 

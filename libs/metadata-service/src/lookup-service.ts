@@ -1,5 +1,6 @@
 import { LookupService } from '@ledgerline/proto';
-import { invalidArgument, type ServiceImpl } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
+import { type ServiceImpl } from '@ledgerline/rpc';
 import type { MetadataAdmin } from './metadata-admin.js';
 import { leaseMessage, ownerMessage, roleName, roleValue, safeNumber } from './proto-mapping.js';
 

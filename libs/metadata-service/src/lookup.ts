@@ -1,5 +1,5 @@
 import { TopicName, type NamespaceName } from '@ledgerline/naming';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { getLiveLease, resolveOwnableTopic } from './leases.js';
 import { readersOf } from './namespace-readers.js';

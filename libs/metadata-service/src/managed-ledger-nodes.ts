@@ -8,7 +8,7 @@ import {
   type ManagedLedgerInfo,
 } from '@ledgerline/proto';
 import { decodeLocalName } from '@ledgerline/naming';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { CREATE_CONCURRENCY } from './limits.js';
 import { forEachChildPage, mapConcurrent } from './store-records.js';

@@ -1,7 +1,8 @@
 import { decodeMetadataChange, metadataTreePattern, type Bus, type MetadataChangeNotification } from '@ledgerline/bus';
 import { DEFAULT_CHILDREN_PAGE, MAX_CHILDREN_PAGE, type MetadataStore } from '@ledgerline/metadata-store';
 import { ChangeKind, MetadataStoreService } from '@ledgerline/proto';
-import { invalidArgument, type ServiceImpl } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
+import { type ServiceImpl } from '@ledgerline/rpc';
 import { MAX_WATCH_BUFFER, MAX_WATCH_PREFIX_BYTES } from './limits.js';
 import { safeNumber } from './proto-mapping.js';
 import { checkStoreWrite, refuseServiceOwnedPath } from './store-api-guard.js';

@@ -1,5 +1,5 @@
 import type { NamespaceName } from '@ledgerline/naming';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { retryOnConflict } from './cas-retry.js';
 import { deletingTopicsDir, namespacePath, partitionedTopicsDir } from './layout.js';

@@ -6,7 +6,7 @@ import {
   topicListingPaths,
   type NamespaceName,
 } from '@ledgerline/naming';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { retryOnConflict } from './cas-retry.js';
 import {

@@ -1,5 +1,5 @@
 import { NamespaceName, topicListingPaths } from '@ledgerline/naming';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { managedLedgerParentDirs, namespacePath, tenantNamespacesDir } from './layout.js';

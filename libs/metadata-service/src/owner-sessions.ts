@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { retryOnConflict } from './cas-retry.js';
 import { ownerPath, ownersGroupDir, OWNERS_DIR, sessionPath } from './layout.js';

@@ -1,5 +1,5 @@
 import { crc32c } from '@node-rs/crc32';
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import { MAX_PAGE_TOKEN_BYTES } from './limits.js';
 
 /**

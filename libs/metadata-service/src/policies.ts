@@ -1,5 +1,5 @@
 import { NamespaceName } from '@ledgerline/naming';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { MAX_NAMESPACE_TOPIC_BUCKETS, MAX_OWNER_GROUP_LENGTH, MAX_TOPICS_POLICY } from './limits.js';
 import type { PoliciesRecord } from './records.js';
 

@@ -8,7 +8,7 @@ import {
   type PoliciesSchema,
   type TopicInfoSchema,
 } from '@ledgerline/proto';
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import type { Lease } from './leases.js';
 import type { NamespaceInfo } from './namespaces.js';
 import type { PolicyInput } from './policies.js';

@@ -5,7 +5,8 @@ import { Client as GrpcClient, credentials, makeGenericClientConstructor, type S
 import { InProcessBus } from '@ledgerline/bus';
 import { SqliteMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { AdminService, LookupService, MetadataStoreService } from '@ledgerline/proto';
-import { closeClient, createClient, ERROR_TRAILER_KEY, type Client, type LedgerlineError } from '@ledgerline/rpc';
+import { type LedgerlineError } from '@ledgerline/errors';
+import { closeClient, createClient, ERROR_TRAILER_KEY, type Client } from '@ledgerline/rpc';
 import { serviceConfigSchema } from '@ledgerline/service-kit';
 import { service as healthService } from 'grpc-health-check';
 import type { MaintenanceConfig } from './config.js';

@@ -1,7 +1,8 @@
 import type { DescMethod, DescService } from '@bufbuild/protobuf';
 import { Client as GrpcClient, credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { AdminService, LookupService, MetadataStoreService, OwnerRole } from '@ledgerline/proto';
-import { errorFromServiceError, LedgerlineError, methodPath } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
+import { errorFromServiceError, methodPath } from '@ledgerline/rpc';
 import fc from 'fast-check';
 import { sleep } from './cas-retry.js';
 import { chaosString, requestArbitraries, type FuzzSeeds } from './fuzz-requests.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InProcessBus } from '@ledgerline/bus';
 import { SqliteMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { MetadataAdmin, type MetadataAdminOptions } from './metadata-admin.js';
 
 /** A clock that runs with the wall clock plus an offset tests can move forward (session expiry without sleeping). */

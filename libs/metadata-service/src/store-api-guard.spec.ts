@@ -6,7 +6,7 @@ import {
   ManagedLedgerState,
   OwnerRole,
 } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import fc from 'fast-check';
 import {
   connectClients,

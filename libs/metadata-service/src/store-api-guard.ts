@@ -1,7 +1,7 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import { infoFromProto } from '@ledgerline/managed-ledger';
 import { ManagedCursorInfoSchema, ManagedLedgerInfoSchema } from '@ledgerline/proto';
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import { LEASES_DIR, OWNERS_DIR, SESSIONS_DIR } from './layout.js';
 
 /**

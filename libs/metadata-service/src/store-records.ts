@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { ExpectedVersion, MetadataStore } from '@ledgerline/metadata-store';
 import type { z } from 'zod';
 import { isBadVersion } from './cas-retry.js';

@@ -1,5 +1,5 @@
 import { MANAGED_LEDGERS_ROOT, validateTenant } from '@ledgerline/naming';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { tenantNamespacesDir, tenantPath, TENANTS_DIR } from './layout.js';

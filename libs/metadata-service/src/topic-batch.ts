@@ -1,5 +1,5 @@
 import { managedLedgerPath, type NamespaceName, type TopicName } from '@ledgerline/naming';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { partitionedTopicPath, partitionedTopicsDir } from './layout.js';
 import { CREATE_CONCURRENCY, MAX_CREATE_BATCH } from './limits.js';

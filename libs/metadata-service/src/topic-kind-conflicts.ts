@@ -1,5 +1,5 @@
 import type { TopicName } from '@ledgerline/naming';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { deletingTopicPath, partitionedTopicPath } from './layout.js';
 import { markManagedLedgerDeleted, readLiveManagedLedger } from './managed-ledger-nodes.js';

@@ -7,7 +7,7 @@ import {
   topicListingPaths,
   type NamespaceName,
 } from '@ledgerline/naming';
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import { deletingTopicsDir } from './layout.js';
 import { DEFAULT_TOPIC_PAGE, MAX_LIST_CALLS_PER_PAGE, MAX_LIST_WAVES_PER_PAGE, MAX_TOPIC_PAGE } from './limits.js';
 import { readLiveManagedLedger } from './managed-ledger-nodes.js';

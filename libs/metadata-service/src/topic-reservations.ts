@@ -1,5 +1,5 @@
 import type { NamespaceName } from '@ledgerline/naming';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { retryOnConflict } from './cas-retry.js';
 import { MAX_PENDING_RESERVATIONS } from './limits.js';

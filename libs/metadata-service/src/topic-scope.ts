@@ -1,6 +1,6 @@
 import { MAX_PATH_BYTES } from '@ledgerline/metadata-store';
 import { managedLedgerPath, NamespaceName, TopicName } from '@ledgerline/naming';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { deletingTopicPath, leasePath, partitionedTopicPath } from './layout.js';
 import { MAX_NAMESPACE_TOPIC_BUCKETS } from './limits.js';

@@ -4,7 +4,7 @@ import {
   MAX_DELETABLE_LEDGERS_PER_NOTIFICATION,
 } from '@ledgerline/bus';
 import { persistenceName, TopicName, type NamespaceName } from '@ledgerline/naming';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import type { AdminContext } from './admin-context.js';
 import { isBadVersion } from './cas-retry.js';

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import type { RedisConnectionOptions } from './redis-connection.js';
 import { RedisMetadataStore } from './redis-store.js';
 import { SqliteMetadataStore } from './sqlite-store.js';

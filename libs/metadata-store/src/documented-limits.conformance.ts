@@ -1,4 +1,4 @@
-import type { CodeName } from '@ledgerline/rpc';
+import type { CodeName } from '@ledgerline/errors';
 import type { MetadataStoreBackend } from './metadata-store.conformance.js';
 import {
   DEFAULT_MAX_VALUE_BYTES,

@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 
 export function badVersion(path: string, expected: string, actual: number | undefined): LedgerlineError {
   const found = actual === undefined ? 'the node does not exist' : `the node is at version ${actual}`;

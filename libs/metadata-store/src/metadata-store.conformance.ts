@@ -5,7 +5,7 @@ import {
   type Bus,
   type BusSubscription,
 } from '@ledgerline/bus';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { uniqueNamespace } from '@ledgerline/testing';
 import type { MetadataChange, MetadataStore } from './store.js';
 import { casHistoriesAreLinearizable } from './cas-linearizability.conformance.js';

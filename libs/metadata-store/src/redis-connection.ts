@@ -1,5 +1,5 @@
 import { Cluster, Redis } from 'ioredis';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { RedisClient } from './redis-scripts.js';
 
 /** Where the Redis metadata store connects: one Redis (`url`) or a Redis Cluster (`cluster.startupNodes`). */

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'ledgerline:meta:';
 const MAX_KEY_PREFIX_BYTES = 256;

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { sharedServers, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
 import { eventually } from './metadata-store.conformance.js';
 import { connectRedis } from './redis-connection.js';

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { ChangePublisher } from './change-publisher.js';
 import { badVersion, sessionExpired, storeClosed } from './metadata-errors.js';
 import { connectRedis, mapRedisError, type RedisConnectionOptions, type RedisTarget } from './redis-connection.js';

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 
 /**
  * Turns a SQLite failure into a LedgerlineError. Codes are matched by prefix:

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { isBusy } from './sqlite-errors.js';
 
 /** Writes one SQLite transaction holds at most; more wait for the next one. */

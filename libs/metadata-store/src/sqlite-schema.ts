@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 
 /** Bumped when the layout changes; the store refuses a file written by a newer layout. */
 export const SQLITE_SCHEMA_VERSION = 1;

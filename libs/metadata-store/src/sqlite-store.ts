@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { ChangePublisher } from './change-publisher.js';
 import { badVersion, foreignSession, sessionExpired, storeClosed, tooManySessions } from './metadata-errors.js';
 import { mapSqliteError, isBusy } from './sqlite-errors.js';

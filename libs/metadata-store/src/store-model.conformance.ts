@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { MetadataStore } from './store.js';
 
 /** One step of a random history: which node, what to do, and which version to expect. */

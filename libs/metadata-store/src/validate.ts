@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import {
   DEFAULT_CHILDREN_PAGE,
   DEFAULT_MAX_VALUE_BYTES,

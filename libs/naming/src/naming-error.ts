@@ -1,4 +1,4 @@
-import { invalidArgument, type LedgerlineError } from '@ledgerline/rpc';
+import { invalidArgument, type LedgerlineError } from '@ledgerline/errors';
 
 /** The stable reasons this package puts on its INVALID_ARGUMENT errors. */
 export const NamingErrorReason = {

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 
 /** For the specs: runs `run` and expects it to throw INVALID_ARGUMENT with `reason`; returns the error. */
 export function expectNamingError(run: () => unknown, reason: string): LedgerlineError {

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { MAX_PERSISTENCE_NAME_LENGTH, MAX_TOPIC_BUCKETS } from './limits.js';
 import { namingError, quote } from './naming-error.js';
 import { MANAGED_LEDGERS_ROOT, parseBucketSegment } from './persistence-name.js';

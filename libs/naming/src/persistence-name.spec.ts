@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { MAX_TOPIC_BUCKETS } from './limits.js';
 import { NamespaceName } from './namespace-name.js';
 import { parsePersistenceName } from './parse-persistence-name.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { MAX_TOPIC_BUCKETS } from './limits.js';
 import { javaStringHashCode, topicBucket, validateBucketCount } from './topic-bucket.js';
 

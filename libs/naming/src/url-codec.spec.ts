@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { decodeLocalName, encodeLocalName } from './url-codec.js';
 import { expectNamingError } from './naming-expectations.js';
 

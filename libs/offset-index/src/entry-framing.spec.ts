@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { BrokerEntryMetadataSchema } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { decodeEntry, encodeEntry } from './entry-framing.js';
 import { MAX_BROKER_ENTRY_METADATA_BYTES } from './limits.js';
 

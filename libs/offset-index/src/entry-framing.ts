@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import {
   BROKER_ENTRY_METADATA_MAGIC,
   ENTRY_HEADER_BYTES,

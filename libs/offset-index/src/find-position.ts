@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { checkIntegerIn } from './index-options.js';
 import { DEFAULT_MAX_READ_ENTRIES, MAX_READ_ENTRIES_LIMIT } from './limits.js';
 import type { EntryRange, EntryReader, Location, MessagePosition, StoredEntry } from './positions.js';

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import {
   DEFAULT_BYTES_PER_POINT,
   DEFAULT_ENTRIES_PER_POINT,

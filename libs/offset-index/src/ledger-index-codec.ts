@@ -1,5 +1,5 @@
 import { crc32c } from '@node-rs/crc32';
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import {
   MAX_BYTES_PER_POINT,
   MAX_ENTRIES_PER_POINT,

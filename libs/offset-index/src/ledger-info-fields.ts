@@ -1,6 +1,6 @@
 import { isFieldSet } from '@bufbuild/protobuf';
 import { LedgerInfoSchema, type LedgerInfo } from '@ledgerline/proto';
-import { LedgerlineError, invalidArgument } from '@ledgerline/rpc';
+import { LedgerlineError, invalidArgument } from '@ledgerline/errors';
 import { LedgerOffsetIndex } from './ledger-offset-index.js';
 import type { TopicLedger } from './topic-ledger.js';
 

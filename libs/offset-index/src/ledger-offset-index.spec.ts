@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { crc32c } from '@node-rs/crc32';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { LedgerOffsetIndex } from './ledger-offset-index.js';
 import { buildTopic, topicSpecArbitrary, type ModelEntry } from './test-topic.js';
 

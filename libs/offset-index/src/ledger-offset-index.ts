@@ -1,4 +1,4 @@
-import { LedgerlineError, invalidArgument } from '@ledgerline/rpc';
+import { LedgerlineError, invalidArgument } from '@ledgerline/errors';
 import { decodeEntry } from './entry-framing.js';
 import { decodeLedgerIndex, encodeLedgerIndex } from './ledger-index-codec.js';
 import { checkIntegerIn, checkOffset, checkedSpacing, type LedgerIndexOptions } from './index-options.js';

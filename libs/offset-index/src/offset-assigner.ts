@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { DecodedEntryMetadata } from './entry-framing.js';
 import { checkIntegerIn } from './index-options.js';
 import {

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { decodeEntry, type DecodedEntryMetadata } from './entry-framing.js';
 import type { EntryRange, MessagePosition, StoredEntry } from './positions.js';
 

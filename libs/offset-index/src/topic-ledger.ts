@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 import { checkIntegerIn, checkOffset } from './index-options.js';
 import type { LedgerOffsetIndex } from './ledger-offset-index.js';
 import { MAX_OFFSET } from './limits.js';

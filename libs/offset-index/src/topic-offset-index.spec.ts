@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { binarySearchByOffset, binarySearchByTime } from './binary-search-baseline.js';
 import { findPositionByOffset, findPositionByTime } from './find-position.js';
 import { LedgerOffsetIndex } from './ledger-offset-index.js';

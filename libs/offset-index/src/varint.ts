@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/rpc';
+import { invalidArgument } from '@ledgerline/errors';
 
 /**
  * Protobuf base-128 varints for non-negative safe integers. Arithmetic is done

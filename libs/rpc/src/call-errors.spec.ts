@@ -1,6 +1,6 @@
 import { Client as GrpcClient, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { closeClient, createClient } from './create-client.js';
-import { LedgerlineError } from './ledgerline-error.js';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { CallEndInfo } from './server-handlers.js';
 import { TestService } from './testdata/test-service.js';
 import { eventually, fromArray, pushable, startTestServer, type TestServer } from './testdata/test-server.js';

@@ -7,7 +7,7 @@ import {
   type ClientReadableStream,
 } from '@grpc/grpc-js';
 import { clientError } from './error-wire.js';
-import { LedgerlineError } from './ledgerline-error.js';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { CallOptions } from './method-types.js';
 import { deserializer, methodPath, serializer } from './service-definition.js';
 import { drained } from './stream-io.js';

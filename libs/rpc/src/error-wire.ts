@@ -1,7 +1,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { ErrorInfoSchema } from '@ledgerline/proto';
-import { LedgerlineError, codeName, type CodeName } from './ledgerline-error.js';
+import { LedgerlineError, codeName, type CodeName } from '@ledgerline/errors';
 
 /** The binary trailer that carries an ErrorInfo (reason and details) with every failed call. */
 export const ERROR_TRAILER_KEY = 'ledgerline-error-bin';

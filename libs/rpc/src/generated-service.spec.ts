@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { ChangeKind, MetadataStoreService, NodeSchema, type WatchResponse } from '@ledgerline/proto';
 import { closeClient, createClient } from './create-client.js';
-import { LedgerlineError } from './ledgerline-error.js';
+import { LedgerlineError } from '@ledgerline/errors';
 import { registerService } from './register-service.js';
 import { bindInsecure, createGrpcServer } from './server-options.js';
 import type { ServiceImpl } from './method-types.js';

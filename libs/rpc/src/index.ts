@@ -1,5 +1,3 @@
-export { LedgerlineError, Code, codeName, invalidArgument } from './ledgerline-error.js';
-export type { CodeName, CodeValue, LedgerlineErrorOptions } from './ledgerline-error.js';
 export { createClient, createChannel, closeClient } from './create-client.js';
 export type { ClientOptions, ChannelSettings } from './create-client.js';
 export { registerService } from './register-service.js';

@@ -1,6 +1,6 @@
 import type { DescService } from '@bufbuild/protobuf';
 import type { Server, UntypedServiceImplementation } from '@grpc/grpc-js';
-import { LedgerlineError } from './ledgerline-error.js';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { ServiceImpl } from './method-types.js';
 import { handlerFor, type HandlerHooks } from './server-handlers.js';
 import { createServiceDefinition } from './service-definition.js';

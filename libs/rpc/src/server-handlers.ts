@@ -9,7 +9,7 @@ import type {
   sendUnaryData,
 } from '@grpc/grpc-js';
 import { errorToStatus } from './error-wire.js';
-import { LedgerlineError, type CodeName } from './ledgerline-error.js';
+import { LedgerlineError, type CodeName } from '@ledgerline/errors';
 import type { CallContext } from './method-types.js';
 import type { DecodedRequest } from './service-definition.js';
 import { methodPath } from './service-definition.js';

@@ -1,5 +1,5 @@
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
-import { LedgerlineError } from './ledgerline-error.js';
+import { LedgerlineError } from '@ledgerline/errors';
 
 /** The largest message, in either direction, a server or client accepts unless configured otherwise. */
 export const DEFAULT_MAX_MESSAGE_SIZE_BYTES = 4 * 1024 * 1024;

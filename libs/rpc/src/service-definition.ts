@@ -1,6 +1,6 @@
 import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
-import { LedgerlineError } from './ledgerline-error.js';
+import { LedgerlineError } from '@ledgerline/errors';
 
 /**
  * A request as the server's deserializer hands it over. Decoding never throws

@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { LedgerlineError } from './ledgerline-error.js';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { DecodedRequest } from './service-definition.js';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { loadConfig, settingSource } from './config.js';
 import { serviceConfigSchema } from './service-config.js';
 

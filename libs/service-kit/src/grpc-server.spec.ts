@@ -5,7 +5,8 @@ import {
   type ClientReadableStream,
 } from '@grpc/grpc-js';
 import { MetadataStoreService } from '@ledgerline/proto';
-import { closeClient, createClient, LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
+import { closeClient, createClient } from '@ledgerline/rpc';
 import { service as healthService } from 'grpc-health-check';
 import { startGrpcServer, type RunningGrpcServer } from './grpc-server.js';
 import { fileContainingSymbol, listServices } from './testdata/reflection-client.js';

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { AppendResult } from '../entry.js';
 import type { ManagedLedger } from '../managed-ledger.js';
 import { ManagedLedgerReason } from '../errors.js';

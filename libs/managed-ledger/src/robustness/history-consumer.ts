@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { comparePositions, formatPosition, type Position } from '../position.js';
 import type { AppendRecorder } from './append-recorder.js';
 import type { Owner } from './owners.js';

@@ -1,5 +1,5 @@
 import { ManagedLedgerState } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { ManagedLedgerConfigInput } from '../config.js';
 import type { CursorStart } from '../cursor-registry.js';
 import type { ManagedCursor } from '../managed-cursor.js';

@@ -6,7 +6,7 @@ import {
   type LedgerStore,
   type LedgerWriter,
 } from '@ledgerline/ledger-store';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { AppendFaultMode } from './in-memory-ledger-store.js';
 import { SimulatedProcess } from './simulated-process.js';
 

@@ -1,5 +1,5 @@
 import type { ManagedCursorInfo, ManagedLedgerInfo } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { CursorNamePage, ExpectedVersion, ManagedLedgerMetadata, Versioned } from '../metadata-access.js';
 import { SimulatedProcess } from './simulated-process.js';
 

@@ -6,7 +6,7 @@ import type {
   LedgerStore,
   LedgerWriter,
 } from '@ledgerline/ledger-store';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 
 interface StoredLedger {
   state: LedgerState;

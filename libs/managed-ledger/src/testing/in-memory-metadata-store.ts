@@ -7,7 +7,7 @@ import type {
   PutOptions,
   VersionedValue,
 } from '@ledgerline/metadata-store';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 
 interface Node {
   value: Uint8Array;

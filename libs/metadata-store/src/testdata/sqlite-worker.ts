@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { createInterface } from 'node:readline';
-import { LedgerlineError } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { SqliteMetadataStore } from '../sqlite-store.js';
 
 /*

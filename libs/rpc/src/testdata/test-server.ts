@@ -1,6 +1,6 @@
 // The test service's implementation and a loopback server for the adapter's tests.
 import type { Server } from '@grpc/grpc-js';
-import { LedgerlineError } from '../ledgerline-error.js';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { CallContext, ServiceImpl } from '../method-types.js';
 import { registerService, type RegisterServiceOptions } from '../register-service.js';
 import { bindInsecure, createGrpcServer, type GrpcLimits } from '../server-options.js';

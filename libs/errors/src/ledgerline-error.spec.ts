@@ -1,5 +1,4 @@
-import { status } from '@grpc/grpc-js';
-import { LedgerlineError, codeName, invalidArgument } from './ledgerline-error.js';
+import { Code, LedgerlineError, codeName, invalidArgument } from './ledgerline-error.js';
 
 describe('LedgerlineError', () => {
   it('keeps code, reason, details and cause', () => {
@@ -9,7 +8,7 @@ describe('LedgerlineError', () => {
       cause,
     });
     expect(error.code).toBe('ABORTED');
-    expect(error.grpcCode).toBe(status.ABORTED);
+    expect(error.grpcCode).toBe(Code.ABORTED);
     expect(error.reason).toBe('BAD_VERSION');
     expect(error.details).toEqual({ path: '/a' });
     expect(error.cause).toBe(cause);
@@ -24,7 +23,7 @@ describe('LedgerlineError', () => {
 
   it('from() maps a gRPC service error by its status code', () => {
     const serviceError = Object.assign(new Error('14 UNAVAILABLE: no connection'), {
-      code: status.UNAVAILABLE,
+      code: Code.UNAVAILABLE,
       details: 'no connection',
     });
     const error = LedgerlineError.from(serviceError);
@@ -50,7 +49,7 @@ describe('LedgerlineError', () => {
 
   it('names unknown numeric codes UNKNOWN', () => {
     expect(codeName(99)).toBe('UNKNOWN');
-    expect(codeName(status.NOT_FOUND)).toBe('NOT_FOUND');
+    expect(codeName(Code.NOT_FOUND)).toBe('NOT_FOUND');
   });
 
   it('is() matches on the reason', () => {
