@@ -1,6 +1,13 @@
 import type { DescService } from '@bufbuild/protobuf';
 import type { Server } from '@grpc/grpc-js';
-import { bindInsecure, createGrpcServer, registerService, type GrpcLimits, type RegisterServiceOptions, type ServiceImpl } from '@ledgerline/rpc';
+import {
+  bindInsecure,
+  createGrpcServer,
+  registerService,
+  type GrpcLimits,
+  type RegisterServiceOptions,
+  type ServiceImpl,
+} from '@ledgerline/rpc';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { createReflection } from './reflection.js';
 
