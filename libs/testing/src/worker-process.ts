@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 
 /*
  * A worker process for the multi-process SQLite tests: it
- * runs a script under testdata/ with tsx in one node process (so a SIGKILL
+ * runs a worker script (see sqlite-worker-script.ts) with tsx in one node process (so a SIGKILL
  * kills the process that holds the database) and collects its JSON lines.
  */
 
