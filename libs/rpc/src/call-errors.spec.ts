@@ -3,7 +3,7 @@ import { closeClient, createClient } from './create-client.js';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { CallEndInfo } from './server-handlers.js';
 import { TestService } from './testing/test-service.js';
-import { eventually } from '@ledgerline/testing';
+import { eventually, freePort } from '@ledgerline/testing';
 import { fromArray, pushable, startTestServer, type TestServer } from './testing/test-server.js';
 
 /** Sends raw request messages on a client stream, bypassing serialization. */
@@ -221,7 +221,6 @@ describe('errors over the wire', () => {
   });
 
   it('names a server that is not there TRANSPORT_UNAVAILABLE', async () => {
-    const { freePort } = await import('@ledgerline/testing');
     const nowhere = createClient(TestService, `127.0.0.1:${await freePort()}`);
     try {
       const error = await failure(nowhere.echo({ text: 'x' }, { deadlineMs: 5000 }));

@@ -1,6 +1,6 @@
 // A service process for the signal test: serves, prints its port, and shuts
 // down gracefully on SIGTERM, closing a pretend store on the way out.
-import { createLogger, loadConfig, serve, serviceConfigSchema } from '@ledgerline/service-kit';
+import { createLogger, loadConfig, serve, serviceConfigSchema } from '../index.js';
 import { waitingService } from './waiting-service.js';
 
 async function main(): Promise<void> {
@@ -16,4 +16,7 @@ async function main(): Promise<void> {
   logger.info({ grpcPort: service.grpcPort }, 'ready');
 }
 
-void main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
