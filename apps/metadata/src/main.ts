@@ -1,5 +1,5 @@
 import { logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { loadConfig } from '@ledgerline/service-kit';
 import { clusterConfigSchema, startClusterMetadataService } from '@ledgerline/metadata-service';
 
@@ -17,5 +17,5 @@ main().catch((thrown: unknown) => {
   const error = LedgerlineError.from(thrown);
   const message = `${error.code} ${error.reason}: ${error.message}`.replace(/\s*\n\s*/g, ' ');
   process.stderr.write(`metadata service failed to start: ${message}\n`);
-  process.exit(error.reason === 'INVALID_CONFIG' ? 2 : 1);
+  process.exit(error.reason === ErrorReason.INVALID_CONFIG ? 2 : 1);
 });

@@ -32,9 +32,9 @@ export type {
   RecoverSnapshotOptions,
   RecoveredSnapshot,
   SkippedEntry,
-  SkipReason,
   CorruptSnapshot,
 } from './recover-snapshot.js';
+export { SkipReason } from './recover-snapshot.js';
 export { CursorCodecReason } from './errors.js';
 
 // For other packages (the managed cursor, the writer owner): format constants and limits.

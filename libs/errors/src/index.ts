@@ -1,2 +1,4 @@
 export { LedgerlineError, Code, codeName, invalidArgument } from './ledgerline-error.js';
 export type { CodeName, CodeValue, LedgerlineErrorOptions } from './ledgerline-error.js';
+export { ErrorReason } from './error-reason.js';
+export type { ErrorReasonValue } from './error-reason.js';

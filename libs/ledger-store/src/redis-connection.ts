@@ -1,6 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { LedgerlineError } from '@ledgerline/errors';
-import { LedgerStoreReason as R, storeUnavailable } from './errors.js';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
+import { LedgerStoreReason, storeUnavailable } from './errors.js';
 import { LEDGER_SCRIPTS } from './redis-scripts.js';
 
 export type RedisClient = Redis | Cluster;
@@ -101,9 +101,14 @@ export function fromRedisError(thrown: unknown): LedgerlineError {
   const code = replyCode(thrown);
   if (UNAVAILABLE_REPLIES.has(code)) return storeUnavailable('redis', thrown);
   if (code === 'OOM') {
-    return new LedgerlineError('RESOURCE_EXHAUSTED', R.storeFull, `Redis is out of memory: ${thrown.message}`, {
-      cause: thrown,
-    });
+    return new LedgerlineError(
+      'RESOURCE_EXHAUSTED',
+      ErrorReason.STORE_FULL,
+      `Redis is out of memory: ${thrown.message}`,
+      {
+        cause: thrown,
+      },
+    );
   }
   return LedgerlineError.from(thrown);
 }
@@ -113,11 +118,16 @@ export function fromRedisError(thrown: unknown): LedgerlineError {
  * failure. Redis 7 puts 'ERR ' before an error a script returns, older
  * versions do not, so both forms are read.
  */
+const SCRIPT_REASONS: ReadonlySet<string> = new Set([
+  ...Object.values(LedgerStoreReason),
+  ...Object.values(ErrorReason),
+]);
+
 export function scriptReason(thrown: unknown): string | undefined {
   if (!isError(thrown) || thrown.name !== 'ReplyError') return undefined;
   const [first, second] = thrown.message.split(' ', 2);
   const code = first === 'ERR' ? second : first;
-  return Object.values(R).includes(code as (typeof R)[keyof typeof R]) ? code : undefined;
+  return code !== undefined && SCRIPT_REASONS.has(code) ? code : undefined;
 }
 
 function isError(thrown: unknown): thrown is Error {

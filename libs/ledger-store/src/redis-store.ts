@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { asBuffer, asBytes } from './bytes.js';
 import {
   entryNotConfirmed,
@@ -6,7 +6,7 @@ import {
   ledgerExists,
   ledgerFenced,
   ledgerNotFound,
-  LedgerStoreReason as R,
+  LedgerStoreReason,
   storeClosed,
   storeCorrupt,
   storeUnavailable,
@@ -215,7 +215,7 @@ export class RedisLedgerStore implements LedgerStore {
     if (waitError || toInteger(acknowledged) < this.waitReplicas) {
       throw new LedgerlineError(
         'UNAVAILABLE',
-        R.replicationIncomplete,
+        LedgerStoreReason.REPLICATION_INCOMPLETE,
         `entries ${firstEntryId}..${firstEntryId + count - 1} of ledger ${ledgerId} reached ` +
           `${waitError ? 'an unknown number of' : String(acknowledged)} of ${this.waitReplicas} replicas ` +
           `within ${this.waitTimeoutMs} ms: they are stored but not acknowledged`,
@@ -255,15 +255,15 @@ export class RedisLedgerStore implements LedgerStore {
       return storeUnavailable('redis', `an append to ledger ${ledgerId} arrived after a later append of its writer`);
     }
     switch (scriptReason(thrown)) {
-      case R.ledgerExists:
+      case LedgerStoreReason.LEDGER_EXISTS:
         return ledgerExists(ledgerId);
-      case R.ledgerNotFound:
+      case LedgerStoreReason.LEDGER_NOT_FOUND:
         return ledgerNotFound(ledgerId);
-      case R.ledgerFenced:
+      case LedgerStoreReason.LEDGER_FENCED:
         return ledgerFenced(ledgerId);
-      case R.ledgerClosed:
+      case LedgerStoreReason.LEDGER_CLOSED:
         return ledgerClosed(ledgerId);
-      case R.storeCorrupt:
+      case LedgerStoreReason.LEDGER_STORE_CORRUPT:
         return storeCorrupt(`ledger ${ledgerId}: ${(thrown as Error).message}`, { ledgerId: String(ledgerId) });
       default:
         return fromRedisError(thrown);
@@ -282,7 +282,10 @@ function checkRedisOptions(options: RedisLedgerStoreOptions): CheckedRedisOption
   const hasUrl = typeof options?.url === 'string' && options.url !== '';
   const hasCluster = Array.isArray(options?.cluster?.startupNodes) && options.cluster.startupNodes.length > 0;
   if (hasUrl === hasCluster) {
-    throw invalidArgument(R.badConfig, 'the redis ledger store needs exactly one of url and cluster.startupNodes');
+    throw invalidArgument(
+      ErrorReason.INVALID_CONFIG,
+      'the redis ledger store needs exactly one of url and cluster.startupNodes',
+    );
   }
   const checked: CheckedRedisOptions = {
     waitReplicas: options.waitReplicas ?? 0,
@@ -291,16 +294,17 @@ function checkRedisOptions(options: RedisLedgerStoreOptions): CheckedRedisOption
     commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
   };
   const bad = Object.entries(checked).find(([, v]) => !Number.isSafeInteger(v) || v < 0);
-  if (bad !== undefined) throw invalidArgument(R.badConfig, `${bad[0]} must be a non-negative integer, got ${bad[1]}`);
+  if (bad !== undefined)
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, `${bad[0]} must be a non-negative integer, got ${bad[1]}`);
   if (checked.waitReplicas > MAX_WAIT_REPLICAS) {
-    throw invalidArgument(R.badConfig, `waitReplicas must be at most ${MAX_WAIT_REPLICAS}`);
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, `waitReplicas must be at most ${MAX_WAIT_REPLICAS}`);
   }
   // WAIT 0 blocks forever, and a WAIT that outlives its command timeout would be reported as an outage.
   if (checked.waitReplicas > 0 && (checked.waitTimeoutMs < 1 || checked.waitTimeoutMs >= checked.commandTimeoutMs)) {
-    throw invalidArgument(R.badConfig, 'waitTimeoutMs must be at least 1 and below commandTimeoutMs');
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'waitTimeoutMs must be at least 1 and below commandTimeoutMs');
   }
   if (checked.connectTimeoutMs < 1 || checked.commandTimeoutMs < 1) {
-    throw invalidArgument(R.badConfig, 'connectTimeoutMs and commandTimeoutMs must be at least 1');
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'connectTimeoutMs and commandTimeoutMs must be at least 1');
   }
   return checked;
 }

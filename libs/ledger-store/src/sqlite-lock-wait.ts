@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
-import { LedgerlineError } from '@ledgerline/errors';
-import { LedgerStoreReason as R } from './errors.js';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 
 /**
  * How long SQLite itself waits for a lock in one attempt (its busy_timeout):
@@ -44,7 +43,7 @@ export class SqliteWriteQueue {
       return Promise.reject(
         new LedgerlineError(
           'UNAVAILABLE',
-          R.storeUnavailable,
+          ErrorReason.STORE_UNAVAILABLE,
           `${MAX_WAITING_WRITES} writes already wait for the ledger file's write lock, which another process holds`,
         ),
       );

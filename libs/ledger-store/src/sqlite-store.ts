@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { invalidArgument } from '@ledgerline/errors';
+import { invalidArgument, ErrorReason } from '@ledgerline/errors';
 import { asBuffer, asBytes } from './bytes.js';
 import {
   entryNotConfirmed,
@@ -9,7 +9,6 @@ import {
   ledgerExists,
   ledgerFenced,
   ledgerNotFound,
-  LedgerStoreReason as R,
   storeClosed,
   storeCorrupt,
 } from './errors.js';
@@ -89,13 +88,16 @@ export class SqliteLedgerStore implements LedgerStore {
 
   constructor(options: SqliteLedgerStoreOptions) {
     if (typeof options?.path !== 'string' || options.path === '') {
-      throw invalidArgument(R.badConfig, 'the sqlite ledger store needs a file path (or :memory:)');
+      throw invalidArgument(ErrorReason.INVALID_CONFIG, 'the sqlite ledger store needs a file path (or :memory:)');
     }
     this.limits = resolveLimits(options.limits);
     this.onLacAdvanced = options.onLacAdvanced;
     this.busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.busyTimeoutMs) || this.busyTimeoutMs < 0) {
-      throw invalidArgument(R.badConfig, `busyTimeoutMs must be a non-negative integer, got ${this.busyTimeoutMs}`);
+      throw invalidArgument(
+        ErrorReason.INVALID_CONFIG,
+        `busyTimeoutMs must be a non-negative integer, got ${this.busyTimeoutMs}`,
+      );
     }
     try {
       // Standalone mode points at ./data/... on first start: create the folder rather than fail.

@@ -51,7 +51,7 @@ export function applyAckDelta(state: AckState, views: readonly LedgerView[], del
   const batches = delta.batchAcks ?? [];
   if (ranges.length + batches.length > maxRanges) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidAckDelta,
+      ManagedLedgerReason.INVALID_ACK_DELTA,
       `an ack delta may carry at most ${maxRanges} ranges and batches (maxAckDeltaRanges), got ${ranges.length + batches.length}`,
     );
   }
@@ -98,7 +98,7 @@ function checkRange(range: EntryRange): void {
     range.firstEntryId <= range.lastEntryId;
   if (!ok) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidAckDelta,
+      ManagedLedgerReason.INVALID_ACK_DELTA,
       'an acked range needs non-negative safe integers with firstEntryId <= lastEntryId',
     );
   }

@@ -75,7 +75,7 @@ export function ackBatchIndexes(
   const existing = state.batchAcks.get(key);
   if (existing !== undefined && existing.batchSize !== batchSize) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidBatchAck,
+      ManagedLedgerReason.INVALID_BATCH_ACK,
       `entry ${formatPosition(p)} was acknowledged as a batch of ${existing.batchSize}, not ${batchSize}`,
     );
   }
@@ -123,18 +123,18 @@ function checkEntry(views: readonly LedgerView[], p: Position): void {
 
 function outOfRange(p: Position) {
   return invalidArgument(
-    ManagedLedgerReason.positionOutOfRange,
+    ManagedLedgerReason.POSITION_OUT_OF_RANGE,
     `position ${formatPosition(p)} is not an entry of this topic`,
   );
 }
 
 function checkBatch(indexes: readonly number[], batchSize: number): void {
   if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > MAX_ACK_BATCH_SIZE) {
-    throw invalidArgument(ManagedLedgerReason.invalidBatchAck, `batchSize must be from 1 to ${MAX_ACK_BATCH_SIZE}`);
+    throw invalidArgument(ManagedLedgerReason.INVALID_BATCH_ACK, `batchSize must be from 1 to ${MAX_ACK_BATCH_SIZE}`);
   }
   if (!Array.isArray(indexes) || indexes.some((i) => !Number.isSafeInteger(i) || i < 0 || i >= batchSize)) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidBatchAck,
+      ManagedLedgerReason.INVALID_BATCH_ACK,
       `batch indexes must be integers from 0 to ${batchSize - 1}`,
     );
   }

@@ -9,6 +9,9 @@ import { payloadOf, testBackends, textOf } from './testing/fixtures.js';
 import { InMemoryLedgerStore } from './testing/in-memory-ledger-store.js';
 import { InMemoryMetadataStore } from './testing/in-memory-metadata-store.js';
 
+// A reason of this test server only: calls the test does not make.
+const SPEC_REASON = { NOT_IN_TEST: 'NOT_IN_TEST' } as const;
+
 /** The metadata service's store API over an in-memory store: just enough of apps/metadata for this client. */
 function metadataStoreService(store: InMemoryMetadataStore): ServiceImpl<typeof MetadataStoreService> {
   return {
@@ -49,7 +52,7 @@ function metadataStoreService(store: InMemoryMetadataStore): ServiceImpl<typeof 
 
 function lookupService(store: InMemoryMetadataStore): ServiceImpl<typeof LookupService> {
   const unused = () => {
-    throw new LedgerlineError('UNIMPLEMENTED', 'NOT_IN_TEST', 'not part of this test server');
+    throw new LedgerlineError('UNIMPLEMENTED', SPEC_REASON.NOT_IN_TEST, 'not part of this test server');
   };
   return {
     registerOwner: unused,

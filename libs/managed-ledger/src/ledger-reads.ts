@@ -21,10 +21,10 @@ export function checkReadLimits(ctx: LedgerContext, maxEntries: unknown, maxByte
   const entries = maxEntries ?? maxReadEntries;
   const bytes = maxBytes ?? maxReadBytes;
   if (!Number.isSafeInteger(entries) || (entries as number) < 1 || (entries as number) > maxReadEntries) {
-    throw invalidArgument(ManagedLedgerReason.invalidReadLimits, `maxEntries must be from 1 to ${maxReadEntries}`);
+    throw invalidArgument(ManagedLedgerReason.INVALID_READ_LIMITS, `maxEntries must be from 1 to ${maxReadEntries}`);
   }
   if (!Number.isSafeInteger(bytes) || (bytes as number) < 1 || (bytes as number) > maxReadBytes) {
-    throw invalidArgument(ManagedLedgerReason.invalidReadLimits, `maxBytes must be from 1 to ${maxReadBytes}`);
+    throw invalidArgument(ManagedLedgerReason.INVALID_READ_LIMITS, `maxBytes must be from 1 to ${maxReadBytes}`);
   }
   return { maxEntries: entries as number, maxBytes: bytes as number };
 }
@@ -115,7 +115,7 @@ function toManagedEntry(
   if (metadata?.index === undefined || metadata.brokerTimestamp === undefined) {
     throw new LedgerlineError(
       'DATA_LOSS',
-      ManagedLedgerReason.entryMetadataMissing,
+      ManagedLedgerReason.ENTRY_METADATA_MISSING,
       `entry ${raw.entryId} of ledger ${ledgerId} carries no broker entry metadata`,
     );
   }

@@ -1,5 +1,5 @@
 import { createCursorState, type CursorState } from '@ledgerline/cursor-codec';
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { applyAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
 import { messageBacklog } from './backlog.js';
 import type { LedgerContext } from './context.js';
@@ -11,6 +11,7 @@ import { canonicalMarkDelete, entriesBetween, lastEntry, positionAfter, type Led
 import type { DeletableLedgerRecord } from './managed-ledger-info.js';
 import { checkPosition, comparePositions, type Position } from './position.js';
 import type { WaitOptions } from './read-waiters.js';
+import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 /** Pages of wholly acknowledged entries a single read skips before it gives up and returns nothing. */
 const MAX_SKIPPED_PAGES = 100;
@@ -143,7 +144,7 @@ export class ManagedCursor {
     this.checkOpen();
     if (!Array.isArray(positions) || positions.length > this.host.ctx.config.cursor.maxAckPositionsPerCall) {
       throw invalidArgument(
-        ManagedLedgerReason.invalidAckDelta,
+        ManagedLedgerReason.INVALID_ACK_DELTA,
         `ack takes an array of at most ${this.host.ctx.config.cursor.maxAckPositionsPerCall} positions (maxAckPositionsPerCall)`,
       );
     }
@@ -176,15 +177,18 @@ export class ManagedCursor {
   applyAckDelta(delta: AckDelta): void {
     this.checkOpen();
     if (typeof delta !== 'object' || delta === null || !Number.isSafeInteger(delta.resetEpoch)) {
-      throw invalidArgument(ManagedLedgerReason.invalidAckDelta, 'an ack delta needs a resetEpoch and optional ranges');
+      throw invalidArgument(
+        ManagedLedgerReason.INVALID_ACK_DELTA,
+        'an ack delta needs a resetEpoch and optional ranges',
+      );
     }
     if (!Array.isArray(delta.ackedRanges ?? []) || !Array.isArray(delta.batchAcks ?? [])) {
-      throw invalidArgument(ManagedLedgerReason.invalidAckDelta, 'ackedRanges and batchAcks must be arrays');
+      throw invalidArgument(ManagedLedgerReason.INVALID_ACK_DELTA, 'ackedRanges and batchAcks must be arrays');
     }
     if (delta.resetEpoch !== this.resetEpoch) {
       throw new LedgerlineError(
         'ABORTED',
-        ManagedLedgerReason.resetEpochMismatch,
+        ManagedLedgerReason.CURSOR_RESET_EPOCH_MISMATCH,
         `the delta was computed against reset epoch ${String(delta?.resetEpoch)}, the cursor is at ${this.resetEpoch}`,
       );
     }
@@ -214,11 +218,7 @@ export class ManagedCursor {
   async seek(target: SeekTarget, expectedResetEpoch?: number): Promise<Position> {
     this.checkOpen();
     if (expectedResetEpoch !== undefined && expectedResetEpoch !== this.resetEpoch) {
-      throw new LedgerlineError(
-        'ABORTED',
-        ManagedLedgerReason.badVersion,
-        `the cursor's reset epoch is ${this.resetEpoch}`,
-      );
+      throw new LedgerlineError('ABORTED', ErrorReason.BAD_VERSION, `the cursor's reset epoch is ${this.resetEpoch}`);
     }
     const next = await this.host.resolveSeekTarget(target);
     const views = this.host.views();
@@ -260,7 +260,7 @@ export class ManagedCursor {
     this.checkOpen();
     this.checkPropertyName(name, this.properties);
     if (value !== undefined && !(typeof value === 'bigint' || Number.isSafeInteger(value))) {
-      throw invalidArgument(ManagedLedgerReason.invalidProperty, `property ${name} must be an integer`);
+      throw invalidArgument(ManagedLedgerReason.INVALID_CURSOR_PROPERTY, `property ${name} must be an integer`);
     }
     this.changing(() => (value === undefined ? this.properties.delete(name) : this.properties.set(name, value)));
   }
@@ -270,7 +270,7 @@ export class ManagedCursor {
     this.checkOpen();
     this.checkPropertyName(name, this.cursorProperties);
     if (value !== undefined && typeof value !== 'string') {
-      throw invalidArgument(ManagedLedgerReason.invalidProperty, `cursor property ${name} must be a string`);
+      throw invalidArgument(ManagedLedgerReason.INVALID_CURSOR_PROPERTY, `cursor property ${name} must be a string`);
     }
     this.changing(() =>
       value === undefined ? this.cursorProperties.delete(name) : this.cursorProperties.set(name, value),
@@ -357,19 +357,19 @@ export class ManagedCursor {
     if (this.status === 'open') return;
     throw new LedgerlineError(
       this.status === 'fenced' ? 'ABORTED' : 'FAILED_PRECONDITION',
-      this.status === 'fenced' ? ManagedLedgerReason.cursorFenced : ManagedLedgerReason.cursorClosed,
+      this.status === 'fenced' ? ManagedLedgerReason.CURSOR_FENCED : ManagedLedgerReason.CURSOR_CLOSED,
       `cursor ${this.name} is ${this.status}`,
     );
   }
 
   private checkPropertyName(name: string, map: Map<string, unknown>): void {
     if (typeof name !== 'string' || name.length === 0 || name.length > 256) {
-      throw invalidArgument(ManagedLedgerReason.invalidProperty, 'a property name must be 1 to 256 characters');
+      throw invalidArgument(ManagedLedgerReason.INVALID_CURSOR_PROPERTY, 'a property name must be 1 to 256 characters');
     }
     if (!map.has(name) && map.size >= this.host.ctx.config.cursor.maxProperties) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        ManagedLedgerReason.invalidProperty,
+        ManagedLedgerReason.INVALID_CURSOR_PROPERTY,
         'too many cursor properties (maxProperties)',
       );
     }
@@ -434,7 +434,7 @@ export class ManagedCursor {
 
   private onPersistFailure(err: unknown): void {
     const error = LedgerlineError.from(err);
-    if (isBadVersion(error) || error.reason === ManagedLedgerReason.ledgerFenced) {
+    if (isBadVersion(error) || error.reason === LedgerStoreReason.LEDGER_FENCED) {
       this.status = 'fenced';
       this.host.cursorFenced(error);
       return;

@@ -473,7 +473,7 @@ export class ManagedLedger {
   private async resolveSeekTarget(target: SeekTarget): Promise<Position> {
     if (typeof target !== 'object' || target === null) {
       throw invalidArgument(
-        ManagedLedgerReason.invalidSeekTarget,
+        ManagedLedgerReason.INVALID_SEEK_TARGET,
         'a seek target is {position}, {offset} or {timestampMs}',
       );
     }

@@ -1,6 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { NestedPositionInfoSchema, type NestedPositionInfo } from '@ledgerline/proto';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { CursorCodecReason } from '@ledgerline/cursor-codec';
+import { ManagedLedgerReason } from './errors.js';
 
 /**
  * A position in a managed ledger: an entry of one of its ledgers. Entry id -1
@@ -57,7 +59,10 @@ export function checkPosition(p: unknown, what = 'position'): Position {
     (candidate.ledgerId as number) < 0 ||
     (candidate.entryId as number) < -1
   ) {
-    throw invalidArgument('INVALID_POSITION', `${what} must be {ledgerId >= 0, entryId >= -1} with safe integers`);
+    throw invalidArgument(
+      CursorCodecReason.INVALID_POSITION,
+      `${what} must be {ledgerId >= 0, entryId >= -1} with safe integers`,
+    );
   }
   return { ledgerId: candidate.ledgerId as number, entryId: candidate.entryId as number };
 }
@@ -65,7 +70,11 @@ export function checkPosition(p: unknown, what = 'position'): Position {
 /** Converts a stored int64 to a number; a stored value beyond 2^53 is corrupt metadata, not a rounding. */
 export function int64ToNumber(value: bigint, what: string): number {
   if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
-    throw new LedgerlineError('DATA_LOSS', 'METADATA_VALUE_OUT_OF_RANGE', `${what} ${value} is not a safe integer`);
+    throw new LedgerlineError(
+      'DATA_LOSS',
+      ManagedLedgerReason.METADATA_VALUE_OUT_OF_RANGE,
+      `${what} ${value} is not a safe integer`,
+    );
   }
   return Number(value);
 }

@@ -9,6 +9,7 @@ import { eventually } from './e2e-suite.js';
 import type { RunningMetadataService } from './metadata-server.js';
 import { connectClients, testServiceConfig, type ServiceClients } from './service-fixtures.js';
 import { failure } from './spec-support.js';
+import { MetadataServiceReason } from './errors.js';
 
 /** Races between two metadata instances over one Redis and one NATS. */
 const ROUNDS = 8;
@@ -91,7 +92,8 @@ describe('two metadata instances over one Redis racing each other', () => {
             partitions === 0 && round % 2 === 1
               ? await settle(batchCreate(clients, topic))
               : await settle(clients.admin.createTopic({ topic, partitions }));
-          if (outcome.ok || outcome.error.reason !== 'TOPIC_CREATE_CONFLICT' || attempt === 10) return outcome;
+          if (outcome.ok || outcome.error.reason !== MetadataServiceReason.TOPIC_CREATE_CONFLICT || attempt === 10)
+            return outcome;
         }
       };
       const outcomes = await Promise.all([create(a, 0), create(b, 2)]);

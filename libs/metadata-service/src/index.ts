@@ -35,3 +35,4 @@ export { DEFAULT_POLICIES, DEFAULT_OWNER_GROUP } from './policies.js';
 export * from './limits.js';
 export { MetadataMaintenance } from './maintenance.js';
 export type { MaintenanceOptions } from './maintenance.js';
+export { MetadataServiceReason } from './errors.js';

@@ -31,6 +31,7 @@ import {
   type Versioned,
 } from './store-records.js';
 import { readTopicCounter } from './topic-counter.js';
+import { MetadataServiceReason } from './errors.js';
 
 const DELETING = ManagedLedgerState.DELETING;
 
@@ -84,7 +85,7 @@ export async function deleteNamespace(
 async function refuseWhileReaders(context: AdminContext, namespace: NamespaceName): Promise<void> {
   if ((await readersOf(context, namespace)).length > 0) {
     throw refuse(
-      'NAMESPACE_HAS_READERS',
+      MetadataServiceReason.NAMESPACE_HAS_READERS,
       `${namespace.toString()} is the writer namespace of reader namespaces; delete those first`,
     );
   }
@@ -94,7 +95,7 @@ async function setDeleting(context: AdminContext, namespace: NamespaceName, dele
   await retryOnConflict(`flagging namespace ${namespace.toString()}`, async () => {
     const current: Versioned<NamespaceRecord> | undefined = await readNamespace(context, namespace, true).catch(
       (error: unknown) => {
-        if (!deleting && LedgerlineError.is(error, 'NAMESPACE_NOT_FOUND')) return undefined;
+        if (!deleting && LedgerlineError.is(error, MetadataServiceReason.NAMESPACE_NOT_FOUND)) return undefined;
         throw error;
       },
     );
@@ -108,17 +109,23 @@ async function releaseCounter(context: AdminContext, namespace: NamespaceName, b
   if (counter === undefined) return;
   if (await hasPendingDeletions(context, namespace, buckets)) {
     throw refuse(
-      'NAMESPACE_HAS_PENDING_DELETIONS',
+      MetadataServiceReason.NAMESPACE_HAS_PENDING_DELETIONS,
       `${namespace.toString()} has deleted topics whose ledgers the garbage collector has not removed yet; retry later`,
     );
   }
   if (await hasTopics(context, namespace, buckets)) {
-    throw refuse('NAMESPACE_NOT_EMPTY', `${namespace.toString()} still has topics; delete them first`);
+    throw refuse(
+      MetadataServiceReason.NAMESPACE_NOT_EMPTY,
+      `${namespace.toString()} still has topics; delete them first`,
+    );
   }
   // No topic nodes, yet reservations: either a create is writing its node right now, or a crash left
   // the counter high. Only a counter that has not moved for the settle time is taken to be stale.
   if (counter.record.count > 0 && context.now() - counter.modifiedAtMs < settleMs) {
-    throw refuse('NAMESPACE_NOT_EMPTY', `${namespace.toString()} has topics being created; retry later`);
+    throw refuse(
+      MetadataServiceReason.NAMESPACE_NOT_EMPTY,
+      `${namespace.toString()} has topics being created; retry later`,
+    );
   }
   await context.store.delete(topicCountPath(namespace), { expectedVersion: counter.version });
 }

@@ -1,4 +1,4 @@
-import { NamespaceName, topicListingPaths } from '@ledgerline/naming';
+import { NamespaceName, topicListingPaths, NamingErrorReason } from '@ledgerline/naming';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
@@ -16,6 +16,7 @@ import {
 } from './store-records.js';
 import { parseTenant, readTenant, touchTenant } from './tenants.js';
 import { createTopicCounter, deleteTopicCounter } from './topic-counter.js';
+import { MetadataServiceReason } from './errors.js';
 
 export interface NamespaceInfo {
   name: string;
@@ -29,21 +30,29 @@ export function parseNamespace(name: unknown): NamespaceName {
   const namespace = NamespaceName.parse(name as string);
   parseTenant(namespace.tenant);
   if (namespace.namespace === '.' || namespace.namespace === '..') {
-    throw invalidArgument('INVALID_NAMESPACE_NAME', `namespace ${JSON.stringify(namespace.toString())} is reserved`);
+    throw invalidArgument(
+      NamingErrorReason.INVALID_NAMESPACE_NAME,
+      `namespace ${JSON.stringify(namespace.toString())} is reserved`,
+    );
   }
   return namespace;
 }
 
 export function namespaceNotFound(namespace: NamespaceName): LedgerlineError {
-  return new LedgerlineError('NOT_FOUND', 'NAMESPACE_NOT_FOUND', `namespace ${namespace.toString()} does not exist`, {
-    details: { namespace: namespace.toString() },
-  });
+  return new LedgerlineError(
+    'NOT_FOUND',
+    MetadataServiceReason.NAMESPACE_NOT_FOUND,
+    `namespace ${namespace.toString()} does not exist`,
+    {
+      details: { namespace: namespace.toString() },
+    },
+  );
 }
 
 function beingDeleted(namespace: NamespaceName): LedgerlineError {
   return new LedgerlineError(
     'FAILED_PRECONDITION',
-    'NAMESPACE_BEING_DELETED',
+    MetadataServiceReason.NAMESPACE_BEING_DELETED,
     `namespace ${namespace.toString()} is being deleted; run the delete again to finish it`,
     { details: { namespace: namespace.toString() } },
   );
@@ -98,7 +107,7 @@ export async function createNamespaceRecord(
     if (!isBadVersion(error)) throw error;
     throw new LedgerlineError(
       'ALREADY_EXISTS',
-      'NAMESPACE_EXISTS',
+      MetadataServiceReason.NAMESPACE_EXISTS,
       `namespace ${namespace.toString()} already exists`,
       {
         details: { namespace: namespace.toString() },

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { isBadVersion } from './cas-retry.js';
 import { SCAN_PAGE } from './limits.js';
 import { decodeRecord, encodeRecord } from './record-codec.js';
+import { MetadataServiceReason } from './errors.js';
 
 /** A record read from the store with the version a compare-and-set needs. */
 export interface Versioned<T> {
@@ -109,7 +110,11 @@ export async function forEachChildPage(
 // A page token that does not move forward would loop forever: that is a store bug, so fail loudly.
 function assertAdvances(path: string, after: string | undefined, next: string): void {
   if (after !== undefined && next <= after) {
-    throw new LedgerlineError('INTERNAL', 'STORE_PAGING_STUCK', `children of ${path} did not advance past ${after}`);
+    throw new LedgerlineError(
+      'INTERNAL',
+      MetadataServiceReason.STORE_PAGING_STUCK,
+      `children of ${path} did not advance past ${after}`,
+    );
   }
 }
 

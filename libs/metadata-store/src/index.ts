@@ -48,3 +48,4 @@ export { nodePath, joinPath } from './validate.js';
 export type { PathParts } from './validate.js';
 export { connectRedis, mapRedisError } from './redis-connection.js';
 export type { RedisClient } from './redis-scripts.js';
+export { MetadataStoreReason } from './metadata-errors.js';

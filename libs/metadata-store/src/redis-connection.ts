@@ -1,6 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import type { RedisClient } from './redis-scripts.js';
+import { MetadataStoreReason } from './metadata-errors.js';
 
 /** Where the Redis metadata store connects: one Redis (`url`) or a Redis Cluster (`cluster.startupNodes`). */
 export interface RedisTarget {
@@ -67,15 +68,23 @@ export async function connectRedis(target: RedisTarget, options: RedisConnection
     return client;
   } catch (cause) {
     client.disconnect();
-    throw new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', 'cannot connect to the Redis metadata store', {
-      cause,
-    });
+    throw new LedgerlineError(
+      'UNAVAILABLE',
+      ErrorReason.STORE_UNAVAILABLE,
+      'cannot connect to the Redis metadata store',
+      {
+        cause,
+      },
+    );
   }
 }
 
 function checkUrl(url: string | undefined): string {
   if (typeof url !== 'string' || !/^rediss?:\/\//.test(url)) {
-    throw invalidArgument('BAD_STORE_CONFIG', 'a Redis metadata store needs url (redis://host:port) or cluster');
+    throw invalidArgument(
+      ErrorReason.INVALID_CONFIG,
+      'a Redis metadata store needs url (redis://host:port) or cluster',
+    );
   }
   return url;
 }
@@ -85,7 +94,7 @@ function checkStartupNodes(nodes: { host: string; port: number }[] | undefined) 
     Array.isArray(nodes) &&
     nodes.length > 0 &&
     nodes.every((n) => typeof n?.host === 'string' && Number.isInteger(n.port) && n.port > 0 && n.port < 65536);
-  if (!valid) throw invalidArgument('BAD_STORE_CONFIG', 'cluster.startupNodes must list {host, port} entries');
+  if (!valid) throw invalidArgument(ErrorReason.INVALID_CONFIG, 'cluster.startupNodes must list {host, port} entries');
   return nodes;
 }
 
@@ -114,19 +123,24 @@ export function mapRedisError(error: unknown): LedgerlineError {
   const message = error instanceof Error ? error.message : String(error);
   const isReply = (error as { name?: unknown })?.name === 'ReplyError';
   if (isReply && /^OOM\b/.test(message)) {
-    return new LedgerlineError('RESOURCE_EXHAUSTED', 'STORE_FULL', `Redis is out of memory: ${message}`, {
+    return new LedgerlineError('RESOURCE_EXHAUSTED', ErrorReason.STORE_FULL, `Redis is out of memory: ${message}`, {
       cause: error,
     });
   }
   const isProgramError = error instanceof TypeError || error instanceof RangeError || error instanceof SyntaxError;
   if ((isReply && !TRANSIENT_REPLY.test(message)) || isProgramError) {
-    return new LedgerlineError('INTERNAL', 'STORE_ERROR', `the Redis metadata store failed: ${message}`, {
-      cause: error,
-    });
+    return new LedgerlineError(
+      'INTERNAL',
+      MetadataStoreReason.STORE_ERROR,
+      `the Redis metadata store failed: ${message}`,
+      {
+        cause: error,
+      },
+    );
   }
   return new LedgerlineError(
     'UNAVAILABLE',
-    'STORE_UNAVAILABLE',
+    ErrorReason.STORE_UNAVAILABLE,
     `the Redis metadata store is unavailable: ${message}`,
     {
       cause: error,

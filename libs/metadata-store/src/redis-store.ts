@@ -1,6 +1,6 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { ChangePublisher } from './change-publisher.js';
-import { badVersion, sessionExpired, storeClosed } from './metadata-errors.js';
+import { badVersion, sessionExpired, storeClosed, MetadataStoreReason } from './metadata-errors.js';
 import { connectRedis, mapRedisError, type RedisConnectionOptions, type RedisTarget } from './redis-connection.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import {
@@ -203,7 +203,11 @@ export class RedisMetadataStore implements MetadataStore {
     validateSequenceName(sequence);
     const id = await this.call(() => this.client.incr(this.keys.sequence(sequence)));
     if (!Number.isSafeInteger(id)) {
-      throw new LedgerlineError('OUT_OF_RANGE', 'SEQUENCE_EXHAUSTED', `sequence ${sequence} passed 2^53`);
+      throw new LedgerlineError(
+        'OUT_OF_RANGE',
+        MetadataStoreReason.SEQUENCE_EXHAUSTED,
+        `sequence ${sequence} passed 2^53`,
+      );
     }
     return id;
   }
@@ -241,7 +245,7 @@ export class RedisMetadataStore implements MetadataStore {
     }
     throw new LedgerlineError(
       'ABORTED',
-      'BAD_VERSION',
+      ErrorReason.BAD_VERSION,
       `${parts.path} changed owner session ${MAX_OWNER_CHECKS} times during the write; read it again`,
       { details: { path: parts.path } },
     );

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 
 import { LedgerlineError } from '@ledgerline/errors';
 import { isBusy } from './sqlite-errors.js';
+import { MetadataStoreReason } from './metadata-errors.js';
 
 /** Writes one SQLite transaction holds at most; more wait for the next one. */
 export const MAX_WRITES_PER_TRANSACTION = 1000;
@@ -49,7 +50,7 @@ export class GroupCommit {
       return Promise.reject(
         new LedgerlineError(
           'UNAVAILABLE',
-          'STORE_BUSY',
+          MetadataStoreReason.STORE_BUSY,
           `${MAX_QUEUED_WRITES} writes already wait for the metadata file; try again shortly`,
         ),
       );

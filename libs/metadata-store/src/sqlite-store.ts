@@ -2,9 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { ChangePublisher } from './change-publisher.js';
-import { badVersion, foreignSession, sessionExpired, storeClosed, tooManySessions } from './metadata-errors.js';
+import {
+  badVersion,
+  foreignSession,
+  sessionExpired,
+  storeClosed,
+  tooManySessions,
+  MetadataStoreReason,
+} from './metadata-errors.js';
 import { mapSqliteError, isBusy } from './sqlite-errors.js';
 import { GroupCommit, LOCK_ATTEMPT_MS, LOCK_RETRY_MS } from './sqlite-group-commit.js';
 import { prepareStatements, type NodeRow, type SqliteStatements } from './sqlite-schema.js';
@@ -161,7 +168,8 @@ export class SqliteMetadataStore implements MetadataStore {
   async nextId(sequence: string): Promise<number> {
     validateSequenceName(sequence);
     const row = await this.write(() => this.statements.nextId.get(sequence));
-    if (row === undefined) throw new LedgerlineError('INTERNAL', 'SEQUENCE_FAILED', `sequence ${sequence} gave no id`);
+    if (row === undefined)
+      throw new LedgerlineError('INTERNAL', MetadataStoreReason.SEQUENCE_FAILED, `sequence ${sequence} gave no id`);
     return row.value;
   }
 
@@ -277,7 +285,7 @@ export class SqliteMetadataStore implements MetadataStore {
 
 function openDatabase(path: string | undefined): Database.Database {
   if (typeof path !== 'string' || path.length === 0) {
-    throw invalidArgument('BAD_STORE_CONFIG', 'the SQLite metadata store needs a file path');
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'the SQLite metadata store needs a file path');
   }
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -290,7 +298,10 @@ function openDatabase(path: string | undefined): Database.Database {
 function resolveBusyTimeout(busyTimeoutMs: number | undefined): number {
   const value = busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw invalidArgument('BAD_STORE_CONFIG', `busyTimeoutMs must be a non-negative integer, got ${String(value)}`);
+    throw invalidArgument(
+      ErrorReason.INVALID_CONFIG,
+      `busyTimeoutMs must be a non-negative integer, got ${String(value)}`,
+    );
   }
   return value;
 }

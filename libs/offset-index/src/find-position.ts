@@ -4,6 +4,7 @@ import { DEFAULT_MAX_READ_ENTRIES, MAX_READ_ENTRIES_LIMIT } from './limits.js';
 import type { EntryRange, EntryReader, Location, MessagePosition, StoredEntry } from './positions.js';
 import { scanForOffset, scanForTime, type ScanResult } from './resolve-in-entries.js';
 import type { TopicOffsetIndex } from './topic-offset-index.js';
+import { OffsetIndexReason } from './errors.js';
 
 export interface FindPositionOptions {
   /**
@@ -54,7 +55,7 @@ async function finish(
 ): Promise<MessagePosition> {
   if (location.kind === 'resolved') return location.position;
   const maxReadEntries = options?.maxReadEntries ?? DEFAULT_MAX_READ_ENTRIES;
-  checkIntegerIn(maxReadEntries, 1, MAX_READ_ENTRIES_LIMIT, 'maxReadEntries', 'INVALID_READ_LIMIT');
+  checkIntegerIn(maxReadEntries, 1, MAX_READ_ENTRIES_LIMIT, 'maxReadEntries', OffsetIndexReason.INVALID_READ_LIMIT);
   const range = location.range;
   let page: EntryRange = {
     ...range,
@@ -72,7 +73,7 @@ async function finish(
   }
   throw new LedgerlineError(
     'DATA_LOSS',
-    'OFFSET_INDEX_INCONSISTENT',
+    OffsetIndexReason.OFFSET_INDEX_INCONSISTENT,
     `ledger ${range.ledgerId} entries ${range.firstEntryId}..${range.lastEntryId} do not hold what its bounds promise`,
     { details: { ledgerId: String(range.ledgerId) } },
   );
@@ -83,7 +84,7 @@ function checkReadLength(page: EntryRange, entries: readonly StoredEntry[]): voi
   if (!Array.isArray(entries) || entries.length !== expected) {
     throw new LedgerlineError(
       'DATA_LOSS',
-      'SHORT_READ',
+      OffsetIndexReason.SHORT_READ,
       `reading entries ${page.firstEntryId}..${page.lastEntryId} of ledger ${page.ledgerId} returned ${Array.isArray(entries) ? entries.length : 'no'} entries, expected ${expected}`,
       { details: { ledgerId: String(page.ledgerId) } },
     );

@@ -40,3 +40,4 @@ export type { LedgerInfoOffsetFields } from './ledger-info-fields.js';
 export { LEDGER_INDEX_MAGIC, LEDGER_INDEX_VERSION } from './ledger-index-codec.js';
 export { binarySearchByOffset, binarySearchByTime } from './binary-search-baseline.js';
 export type { LedgerEntryCount, BaselineResult } from './binary-search-baseline.js';
+export { OffsetIndexReason } from './errors.js';

@@ -1,6 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { decodeEntry, type DecodedEntryMetadata } from './entry-framing.js';
 import type { EntryRange, MessagePosition, StoredEntry } from './positions.js';
+import { OffsetIndexReason } from './errors.js';
 
 /** The outcome of scanning part of a range: the position, or where the next part starts. */
 export type ScanResult = { position: MessagePosition } | { position?: undefined; nextFirstOffset: number };
@@ -79,7 +80,7 @@ function entryMetadata(range: EntryRange, position: number, entry: StoredEntry):
   if (entry?.entryId !== range.firstEntryId + position) {
     throw new LedgerlineError(
       'DATA_LOSS',
-      'UNEXPECTED_ENTRY',
+      OffsetIndexReason.UNEXPECTED_ENTRY,
       `reading ledger ${range.ledgerId} returned entry ${String(entry?.entryId)} where ${range.firstEntryId + position} was expected`,
     );
   }
@@ -113,7 +114,7 @@ function atEntry(ledgerId: number, entryId: number, batchIndex: number, offset: 
 function missingMetadata(range: EntryRange, entry: StoredEntry, what: string) {
   return new LedgerlineError(
     'DATA_LOSS',
-    'ENTRY_WITHOUT_OFFSET',
+    OffsetIndexReason.ENTRY_WITHOUT_OFFSET,
     `entry ${entry.entryId} of ledger ${range.ledgerId} carries no ${what}, so it cannot be found by offset or time`,
   );
 }
@@ -121,7 +122,7 @@ function missingMetadata(range: EntryRange, entry: StoredEntry, what: string) {
 function inconsistent(range: EntryRange, detail: string) {
   return new LedgerlineError(
     'DATA_LOSS',
-    'OFFSET_INDEX_INCONSISTENT',
+    OffsetIndexReason.OFFSET_INDEX_INCONSISTENT,
     `the offset index of ledger ${range.ledgerId} disagrees with its entries: ${detail}`,
     { details: { ledgerId: String(range.ledgerId) } },
   );

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { createInterface } from 'node:readline';
 import { LedgerlineError } from '@ledgerline/errors';
 import { taggedEntry } from '../conformance-support.js';
-import { LedgerStoreReason as R } from '../errors.js';
+import { LedgerStoreReason } from '../errors.js';
 import { SqliteLedgerStore } from '../sqlite-store.js';
 
 /*
@@ -50,7 +50,7 @@ async function append(): Promise<void> {
     } catch (thrown) {
       const error = LedgerlineError.from(thrown);
       say({ call, count, afterFence, code: error.code, reason: error.reason });
-      if (error.reason === R.ledgerFenced && afterFence) break;
+      if (error.reason === LedgerStoreReason.LEDGER_FENCED && afterFence) break;
     }
   }
   await store.close();

@@ -201,7 +201,7 @@ export class AppendHistory {
         `the topic was terminated at ${this.terminatedAt ? formatPosition(this.terminatedAt) : 'its start'}, the log ends at ${end ? formatPosition(end) : 'its start'}`,
       );
     }
-    if (terminated && tail[0] !== ManagedLedgerReason.topicTerminated)
+    if (terminated && tail[0] !== ManagedLedgerReason.TOPIC_TERMINATED)
       violations.push(`a terminated topic answered an append with ${tail[0] ?? 'success'}`);
     if (!terminated && tail.length > 0) violations.push(`the reopened owner could not append: ${tail[0]}`);
     return violations;

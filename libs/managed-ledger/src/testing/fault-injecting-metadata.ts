@@ -1,5 +1,5 @@
 import type { ManagedCursorInfo, ManagedLedgerInfo } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import type { CursorNamePage, ExpectedVersion, ManagedLedgerMetadata, Versioned } from '../metadata-access.js';
 import { SimulatedProcess } from './simulated-process.js';
 
@@ -128,5 +128,5 @@ export class FaultInjectingMetadata implements ManagedLedgerMetadata {
 }
 
 function injected(what: string): LedgerlineError {
-  return new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', `injected: ${what}`);
+  return new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, `injected: ${what}`);
 }
