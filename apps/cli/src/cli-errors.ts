@@ -6,7 +6,6 @@ import { RpcReason } from '@ledgerline/rpc';
 export const CliReason = {
   FILE_UNREADABLE: 'FILE_UNREADABLE',
   INVALID_URL: 'INVALID_URL',
-  INVALID_USAGE: 'INVALID_USAGE',
 } as const;
 
 /**
