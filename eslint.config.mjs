@@ -62,4 +62,9 @@ export default tseslint.config(
       },
     },
   },
+  {
+    // The `ledgerline` bin shim is plain CommonJS: it loads tsx and the TypeScript entry with require().
+    files: ['apps/cli/bin/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

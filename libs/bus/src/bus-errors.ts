@@ -3,8 +3,12 @@ import { LedgerlineError } from '@ledgerline/errors';
 /** The stable reasons event bus calls fail with; programs branch on these. */
 export const BusReason = {
   BAD_BUFFER_SIZE: 'BAD_BUFFER_SIZE',
+  /** A ledger id in a subject that is not a non-negative safe integer. */
+  BAD_LEDGER_ID: 'BAD_LEDGER_ID',
   BAD_MANAGED_LEDGER_NAME: 'BAD_MANAGED_LEDGER_NAME',
   BAD_NOTIFICATION: 'BAD_NOTIFICATION',
+  /** A metadata path in a subject that is not absolute. */
+  BAD_PATH: 'BAD_PATH',
   BAD_OVERFLOW_POLICY: 'BAD_OVERFLOW_POLICY',
   BAD_PAYLOAD: 'BAD_PAYLOAD',
   BAD_SUBJECT: 'BAD_SUBJECT',

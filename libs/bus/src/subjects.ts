@@ -1,7 +1,5 @@
 import { invalidArgument } from '@ledgerline/errors';
 import { BusReason } from './bus-errors.js';
-import { MetadataStoreReason } from '@ledgerline/metadata-store';
-import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 /**
  * Every notification subject of the system, in one place. Publishers and
@@ -68,7 +66,7 @@ export function decodeSubjectToken(token: string): string {
 
 function pathTokens(path: string): string[] {
   if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw invalidArgument(MetadataStoreReason.BAD_PATH, `'${String(path).slice(0, 200)}' is not an absolute path`);
+    throw invalidArgument(BusReason.BAD_PATH, `'${String(path).slice(0, 200)}' is not an absolute path`);
   }
   return path === '/' ? [] : path.slice(1).split('/').map(encodeSubjectToken);
 }
@@ -105,10 +103,7 @@ export function pathOfMetadataSubject(subject: string): string {
 /** The subject a ledger's last-add-confirmed advances are published on. */
 export function ledgerLacSubject(ledgerId: number): string {
   if (!Number.isSafeInteger(ledgerId) || ledgerId < 0) {
-    throw invalidArgument(
-      LedgerStoreReason.BAD_LEDGER_ID,
-      `ledger id ${String(ledgerId)} is not a non-negative integer`,
-    );
+    throw invalidArgument(BusReason.BAD_LEDGER_ID, `ledger id ${String(ledgerId)} is not a non-negative integer`);
   }
   return `${LEDGER_SUBJECT_PREFIX}.${ledgerId}.lac`;
 }

@@ -11,7 +11,7 @@ export {
 } from './cursor-state.js';
 export type { CursorState, BatchAck } from './cursor-state.js';
 export { positionKey, parsePositionKey, comparePositions } from './position.js';
-export type { Position } from './position.js';
+export type { Position, EntryRange } from './position.js';
 export {
   encodeCursorState,
   CURSOR_STATE_FORMATS,

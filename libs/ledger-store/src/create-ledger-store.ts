@@ -1,3 +1,4 @@
+import { SQLITE_SYNCHRONOUS_VALUES } from '@ledgerline/storage-kit';
 import { z } from 'zod';
 import { invalidArgument, ErrorReason } from '@ledgerline/errors';
 import { MAX_WAIT_REPLICAS, RedisLedgerStore } from './redis-store.js';
@@ -18,7 +19,7 @@ const LimitsSchema = z
 const SqliteConfigSchema = z.strictObject({
   kind: z.literal('sqlite'),
   path: z.string().min(1),
-  synchronous: z.enum(['FULL', 'NORMAL']).optional(),
+  synchronous: z.enum(SQLITE_SYNCHRONOUS_VALUES).optional(),
   busyTimeoutMs: z.number().int().nonnegative().optional(),
   limits: LimitsSchema.optional(),
 });

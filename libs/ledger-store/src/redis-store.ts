@@ -14,15 +14,17 @@ import {
 import { notifyLacAdvanced } from './lac-hook.js';
 import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
 import {
-  connectRedis,
+  backgroundErrors,
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   disconnectRedis,
-  fromRedisError,
-  scriptReason,
+  openRedisClient,
   type RedisClient,
   type RedisConnectionOptions,
-} from './redis-connection.js';
+  type StorageErrorOptions,
+} from '@ledgerline/storage-kit';
+import { fromRedisError, scriptReason } from './redis-errors.js';
+import { LEDGER_SCRIPTS } from './redis-scripts.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import { parseLedgerMeta } from './redis-meta.js';
 import type { LedgerScriptName } from './redis-scripts.js';
@@ -44,7 +46,7 @@ import {
   validateReadRange,
 } from './validate.js';
 
-export interface RedisLedgerStoreOptions extends LedgerStoreOptions, RedisConnectionOptions {
+export interface RedisLedgerStoreOptions extends LedgerStoreOptions, RedisConnectionOptions, StorageErrorOptions {
   /** Prepended to every key; no braces. Default 'ledgerline:'. */
   keyPrefix?: string;
   /**
@@ -104,7 +106,21 @@ export class RedisLedgerStore implements LedgerStore {
     this.waitTimeoutMs = checked.waitTimeoutMs;
     // A last resort above ioredis' own bounds: a Cluster queues calls while it rediscovers its slots.
     this.operationTimeoutMs = checked.connectTimeoutMs + checked.commandTimeoutMs;
-    this.client = connectRedis(options, (error) => (this.lastConnectionError = error));
+    const errors = backgroundErrors('ledger-store', options);
+    this.client = openRedisClient(options, {
+      connectionName: 'ledgerline-ledger-store',
+      offlineQueue: true,
+      autoPipelining: false,
+      errors: {
+        report: (kind, error) => {
+          this.lastConnectionError = error as Error;
+          errors.report(kind, error);
+        },
+      },
+    });
+    for (const [name, definition] of Object.entries(LEDGER_SCRIPTS)) this.client.defineCommand(name, definition);
+    // Connect now rather than on the first call, so a store that cannot reach Redis says so in its errors early.
+    this.client.connect().catch(() => undefined);
   }
 
   async create(ledgerId: number, options: CreateLedgerOptions = {}): Promise<LedgerWriter> {

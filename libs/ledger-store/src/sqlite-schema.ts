@@ -1,3 +1,4 @@
+import type { SqliteSynchronous } from '@ledgerline/storage-kit';
 import type Database from 'better-sqlite3';
 import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { LedgerStoreReason, storeCorrupt, storeUnavailable } from './errors.js';
@@ -30,8 +31,6 @@ CREATE TABLE entries (
   PRIMARY KEY (ledger_id, entry_id)
 ) STRICT;
 `;
-
-export type SqliteSynchronous = 'FULL' | 'NORMAL';
 
 /** Sets the pragmas and creates or checks the schema. */
 export function prepareDatabase(db: Database.Database, synchronous: SqliteSynchronous, busyTimeoutMs: number): void {

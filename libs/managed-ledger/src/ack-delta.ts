@@ -1,16 +1,9 @@
-import { positionKey, parsePositionKey } from '@ledgerline/cursor-codec';
+import { positionKey, parsePositionKey, type EntryRange, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
 import { ackBatchIndexes, ackRange, ackUpTo, normalize, type AckState } from './cursor-acks.js';
 import { ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, type LedgerView } from './ledger-views.js';
-import { checkPosition, type Position } from './position.js';
-
-/** An inclusive range of entries of one ledger. */
-export interface EntryRange {
-  ledgerId: number;
-  firstEntryId: number;
-  lastEntryId: number;
-}
+import { checkPosition } from './position.js';
 
 export interface BatchAckRecord {
   position: Position;

@@ -1,3 +1,4 @@
+import { MAX_BATCH_SIZE } from '@ledgerline/cursor-codec';
 import type { LedgerEntry } from '@ledgerline/ledger-store';
 import { decodeEntry, encodeEntry, type OffsetAssigner } from '@ledgerline/offset-index';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
@@ -355,9 +356,12 @@ export function checkAppendArguments(payload: unknown, numMessages: unknown, max
     typeof numMessages !== 'number' ||
     !Number.isSafeInteger(numMessages) ||
     numMessages < 1 ||
-    numMessages > 1_000_000
+    numMessages > MAX_BATCH_SIZE
   ) {
-    throw invalidArgument(ManagedLedgerReason.INVALID_NUM_MESSAGES, 'numMessages must be an integer from 1 to 1000000');
+    throw invalidArgument(
+      ManagedLedgerReason.INVALID_NUM_MESSAGES,
+      `numMessages must be an integer from 1 to ${MAX_BATCH_SIZE}`,
+    );
   }
   if (payload.byteLength + MAX_FRAMING_BYTES > maxEntrySizeBytes) {
     throw new LedgerlineError(

@@ -1,11 +1,15 @@
-import { AckSet, positionKey, type BatchAck } from '@ledgerline/cursor-codec';
+import {
+  AckSet,
+  MAX_BATCH_SIZE,
+  positionKey,
+  type BatchAck,
+  comparePositions,
+  type Position,
+} from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
 import { ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, entryExists, findLedger, firstEntryAtOrAfter, type LedgerView } from './ledger-views.js';
-import { comparePositions, formatPosition, type Position } from './position.js';
-
-/** Largest batch (messages in one entry) whose index acknowledgements are kept. */
-export const MAX_ACK_BATCH_SIZE = 1 << 20;
+import { formatPosition } from './position.js';
 
 /**
  * What acknowledgements change: the mark-delete position (everything at or
@@ -129,8 +133,8 @@ function outOfRange(p: Position) {
 }
 
 function checkBatch(indexes: readonly number[], batchSize: number): void {
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > MAX_ACK_BATCH_SIZE) {
-    throw invalidArgument(ManagedLedgerReason.INVALID_BATCH_ACK, `batchSize must be from 1 to ${MAX_ACK_BATCH_SIZE}`);
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+    throw invalidArgument(ManagedLedgerReason.INVALID_BATCH_ACK, `batchSize must be from 1 to ${MAX_BATCH_SIZE}`);
   }
   if (!Array.isArray(indexes) || indexes.some((i) => !Number.isSafeInteger(i) || i < 0 || i >= batchSize)) {
     throw invalidArgument(

@@ -1,4 +1,5 @@
-import { createCursorState, encodeCursorState } from '@ledgerline/cursor-codec';
+import type { Versioned } from '@ledgerline/metadata-store';
+import { createCursorState, encodeCursorState, comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { validateCursorName } from './cursor-name.js';
 import { CursorInfoKeeper, cursorInfoFromProto, NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
@@ -9,8 +10,7 @@ import { isBadVersion, ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, lastEntry } from './ledger-views.js';
 import { ManagedCursor, type CursorHost, type SeekTarget } from './managed-cursor.js';
 import type { ManagedCursorInfo } from '@ledgerline/proto';
-import type { Versioned } from './metadata-access.js';
-import { checkPosition, comparePositions, type Position } from './position.js';
+import { checkPosition } from './position.js';
 
 /** Where a new cursor starts. */
 export type CursorStart = { initialPosition: 'earliest' | 'latest' } | { position: Position } | { offset: number };

@@ -1,10 +1,10 @@
+import { LEDGER_ID_SEQUENCE } from '@ledgerline/naming';
 import type { Server } from '@grpc/grpc-js';
 import { LookupService, MetadataStoreService } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import { bindInsecure, createGrpcServer, registerService, type ServiceImpl } from '@ledgerline/rpc';
 import { GrpcManagedLedgerMetadata } from './grpc-managed-ledger-metadata.js';
 import { ManagedLedger } from './managed-ledger.js';
-import { LEDGER_ID_SEQUENCE } from './metadata-access.js';
 import { payloadOf, testBackends, textOf } from './testing/fixtures.js';
 import { InMemoryLedgerStore } from './testing/in-memory-ledger-store.js';
 import { InMemoryMetadataStore } from './testing/in-memory-metadata-store.js';

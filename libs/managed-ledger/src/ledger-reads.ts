@@ -1,3 +1,4 @@
+import { type Position } from '@ledgerline/cursor-codec';
 import { decodeEntry } from '@ledgerline/offset-index';
 import type { LedgerEntry } from '@ledgerline/ledger-store';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
@@ -5,7 +6,6 @@ import type { LedgerContext } from './context.js';
 import type { ManagedLedgerEntry } from './entry.js';
 import { ManagedLedgerReason } from './errors.js';
 import { firstEntryAtOrAfter, ledgerViews, type LedgerView } from './ledger-views.js';
-import type { Position } from './position.js';
 
 /** Entries fetched per ledger-store call. */
 const STORE_READ_PAGE = 1_000;

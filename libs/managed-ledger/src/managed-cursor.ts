@@ -1,4 +1,4 @@
-import { createCursorState, type CursorState } from '@ledgerline/cursor-codec';
+import { createCursorState, type CursorState, comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { applyAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
 import { messageBacklog } from './backlog.js';
@@ -9,7 +9,7 @@ import type { ManagedLedgerEntry } from './entry.js';
 import { isBadVersion, ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, entriesBetween, lastEntry, positionAfter, type LedgerView } from './ledger-views.js';
 import type { DeletableLedgerRecord } from './managed-ledger-info.js';
-import { checkPosition, comparePositions, type Position } from './position.js';
+import { checkPosition } from './position.js';
 import type { WaitOptions } from './read-waiters.js';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
 

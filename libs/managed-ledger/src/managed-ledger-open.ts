@@ -1,3 +1,4 @@
+import type { Versioned } from '@ledgerline/metadata-store';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import { decodeEntry, LedgerOffsetIndex, type OffsetAssigner } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
@@ -15,7 +16,7 @@ import {
   type ManagedLedgerInfoModel,
 } from './managed-ledger-info.js';
 import type { ManagedLedgerInfo } from '@ledgerline/proto';
-import type { ManagedLedgerMetadata, Versioned } from './metadata-access.js';
+import type { ManagedLedgerMetadata } from './metadata-access.js';
 import { OpenLedger, summarizeClosedLedger } from './open-ledger.js';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
 

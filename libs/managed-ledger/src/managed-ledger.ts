@@ -1,3 +1,4 @@
+import { type Position } from '@ledgerline/cursor-codec';
 import { encodeLedgersDeletable, LEDGERS_DELETABLE_SUBJECT } from '@ledgerline/bus';
 import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/naming';
 import { OffsetAssigner, type MessagePosition } from '@ledgerline/offset-index';
@@ -31,7 +32,7 @@ import { managedLedgerMetrics } from './metrics.js';
 import { OffsetTables } from './offset-tables.js';
 import type { OpenLedger } from './open-ledger.js';
 import { findByOffset, findByTime } from './position-lookup.js';
-import { checkPosition, type Position } from './position.js';
+import { checkPosition } from './position.js';
 import { ReadWaiters, type WaitOptions } from './read-waiters.js';
 import { CursorRegistry, type OpenCursorOptions } from './cursor-registry.js';
 import type { CursorHost, ManagedCursor, SeekTarget } from './managed-cursor.js';

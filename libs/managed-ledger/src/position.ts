@@ -1,26 +1,12 @@
 import { create } from '@bufbuild/protobuf';
 import { NestedPositionInfoSchema, type NestedPositionInfo } from '@ledgerline/proto';
+import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { CursorCodecReason } from '@ledgerline/cursor-codec';
 import { ManagedLedgerReason } from './errors.js';
 
-/**
- * A position in a managed ledger: an entry of one of its ledgers. Entry id -1
- * means "before the first entry of that ledger", which is how a mark-delete
- * position says that nothing of the ledger is acknowledged yet.
- */
-export interface Position {
-  readonly ledgerId: number;
-  readonly entryId: number;
-}
-
 export function position(ledgerId: number, entryId: number): Position {
   return { ledgerId, entryId };
-}
-
-/** Negative when a is before b, zero when equal, positive when after. */
-export function comparePositions(a: Position, b: Position): number {
-  return a.ledgerId !== b.ledgerId ? a.ledgerId - b.ledgerId : a.entryId - b.entryId;
 }
 
 export function samePosition(a: Position, b: Position): boolean {

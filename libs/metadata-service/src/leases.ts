@@ -6,7 +6,7 @@ import { leasePath, ownerPath, partitionedTopicPath } from './layout.js';
 import { readLiveManagedLedger } from './managed-ledger-nodes.js';
 import { isLive, keepAlive, requireLiveOwner } from './owner-sessions.js';
 import { LeaseRecordSchema, OwnerRecordSchema, type LeaseRecord, type OwnerRecord } from './records.js';
-import { readRecord, writeRecord, type Versioned } from './store-records.js';
+import { readRecord, writeRecord, type VersionedRecord } from './store-records.js';
 import { resolveTopic, storagePath, topicNotFound, type TopicScope } from './topic-scope.js';
 import { MetadataServiceReason } from './errors.js';
 
@@ -26,7 +26,7 @@ export interface Lease {
   acquiredAtMs: number;
 }
 
-function toLease(topic: TopicName, found: Versioned<LeaseRecord>): Lease {
+function toLease(topic: TopicName, found: VersionedRecord<LeaseRecord>): Lease {
   const { instanceId, advertisedAddress, acquiredAtMs } = found.record;
   return { topic: topic.toString(), instanceId, advertisedAddress, version: found.version, acquiredAtMs };
 }

@@ -15,7 +15,7 @@ import {
 } from './namespaces.js';
 import { policiesForUpdate, type PolicyInput } from './policies.js';
 import type { NamespaceRecord } from './records.js';
-import { hasChildren, writeRecord, type Versioned } from './store-records.js';
+import { hasChildren, writeRecord, type VersionedRecord } from './store-records.js';
 import { readTopicCounter, touchTopicCounter } from './topic-counter.js';
 import { MetadataServiceReason } from './errors.js';
 
@@ -116,7 +116,7 @@ export async function setWriterNamespace(
   }
 }
 
-async function clearWriter(context: AdminContext, reader: NamespaceName, found: Versioned<NamespaceRecord>) {
+async function clearWriter(context: AdminContext, reader: NamespaceName, found: VersionedRecord<NamespaceRecord>) {
   const previous = found.record.policies.writerNamespace;
   if (previous === '') return toNamespaceInfo(reader, found);
   const record: NamespaceRecord = {
@@ -132,7 +132,7 @@ async function setWriter(
   context: AdminContext,
   reader: NamespaceName,
   writer: NamespaceName,
-  found: Versioned<NamespaceRecord>,
+  found: VersionedRecord<NamespaceRecord>,
 ) {
   const previous = found.record.policies.writerNamespace;
   if (previous === writer.toString()) return toNamespaceInfo(reader, found);

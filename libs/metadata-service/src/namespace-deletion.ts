@@ -28,7 +28,7 @@ import {
   listChildren,
   mapConcurrent,
   writeRecord,
-  type Versioned,
+  type VersionedRecord,
 } from './store-records.js';
 import { readTopicCounter } from './topic-counter.js';
 import { MetadataServiceReason } from './errors.js';
@@ -93,7 +93,7 @@ async function refuseWhileReaders(context: AdminContext, namespace: NamespaceNam
 
 async function setDeleting(context: AdminContext, namespace: NamespaceName, deleting: boolean): Promise<void> {
   await retryOnConflict(`flagging namespace ${namespace.toString()}`, async () => {
-    const current: Versioned<NamespaceRecord> | undefined = await readNamespace(context, namespace, true).catch(
+    const current: VersionedRecord<NamespaceRecord> | undefined = await readNamespace(context, namespace, true).catch(
       (error: unknown) => {
         if (!deleting && LedgerlineError.is(error, MetadataServiceReason.NAMESPACE_NOT_FOUND)) return undefined;
         throw error;

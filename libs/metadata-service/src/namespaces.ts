@@ -12,7 +12,7 @@ import {
   mapConcurrent,
   readRecord,
   writeRecord,
-  type Versioned,
+  type VersionedRecord,
 } from './store-records.js';
 import { parseTenant, readTenant, touchTenant } from './tenants.js';
 import { createTopicCounter, deleteTopicCounter } from './topic-counter.js';
@@ -63,14 +63,14 @@ export async function readNamespace(
   context: AdminContext,
   namespace: NamespaceName,
   includeDeleting = false,
-): Promise<Versioned<NamespaceRecord>> {
+): Promise<VersionedRecord<NamespaceRecord>> {
   const found = await readRecord(context.store, namespacePath(namespace), NamespaceRecordSchema);
   if (found === undefined) throw namespaceNotFound(namespace);
   if (found.record.deleting && !includeDeleting) throw beingDeleted(namespace);
   return found;
 }
 
-export function toNamespaceInfo(namespace: NamespaceName, found: Versioned<NamespaceRecord>): NamespaceInfo {
+export function toNamespaceInfo(namespace: NamespaceName, found: VersionedRecord<NamespaceRecord>): NamespaceInfo {
   return {
     name: namespace.toString(),
     policies: found.record.policies,

@@ -1,24 +1,24 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import type { ExpectedVersion, MetadataStore } from '@ledgerline/metadata-store';
+import type { ExpectedVersion, MetadataStore, VersionedValue } from '@ledgerline/metadata-store';
 import type { z } from 'zod';
 import { isBadVersion } from './cas-retry.js';
 import { SCAN_PAGE } from './limits.js';
 import { decodeRecord, encodeRecord } from './record-codec.js';
 import { MetadataServiceReason } from './errors.js';
 
-/** A record read from the store with the version a compare-and-set needs. */
-export interface Versioned<T> {
+/**
+ * A record read from the store: the stored node's version and times, with its
+ * value decoded and checked against the record's schema.
+ */
+export interface VersionedRecord<T> extends Pick<VersionedValue, 'version' | 'createdAtMs' | 'modifiedAtMs'> {
   record: T;
-  version: number;
-  createdAtMs: number;
-  modifiedAtMs: number;
 }
 
 export async function readRecord<T>(
   store: MetadataStore,
   path: string,
   schema: z.ZodType<T>,
-): Promise<Versioned<T> | undefined> {
+): Promise<VersionedRecord<T> | undefined> {
   const node = await store.get(path);
   if (node === undefined) return undefined;
   return {

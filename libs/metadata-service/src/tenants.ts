@@ -5,7 +5,7 @@ import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { tenantNamespacesDir, tenantPath, TENANTS_DIR } from './layout.js';
 import { MAX_ADMIN_ROLE_LENGTH, MAX_ADMIN_ROLES, MAX_LISTED_TENANTS } from './limits.js';
 import { TenantRecordSchema, type TenantRecord } from './records.js';
-import { hasChildren, listChildren, readRecord, writeRecord, type Versioned } from './store-records.js';
+import { hasChildren, listChildren, readRecord, writeRecord, type VersionedRecord } from './store-records.js';
 import { MetadataServiceReason } from './errors.js';
 
 export interface Tenant {
@@ -78,7 +78,7 @@ export async function createTenant(
   return { name: tenant, ...record };
 }
 
-export async function readTenant(context: AdminContext, tenant: string): Promise<Versioned<TenantRecord>> {
+export async function readTenant(context: AdminContext, tenant: string): Promise<VersionedRecord<TenantRecord>> {
   const found = await readRecord(context.store, tenantPath(tenant), TenantRecordSchema);
   if (found === undefined) throw tenantNotFound(tenant);
   return found;
@@ -132,7 +132,11 @@ async function deleteManagedLedgerDir(context: AdminContext, tenant: string): Pr
  * deleteTenant (which compares on that version) cannot miss a namespace being
  * created. Throws BAD_VERSION when the tenant changed, TENANT_NOT_FOUND when it is gone.
  */
-export async function touchTenant(context: AdminContext, tenant: string, read: Versioned<TenantRecord>): Promise<void> {
+export async function touchTenant(
+  context: AdminContext,
+  tenant: string,
+  read: VersionedRecord<TenantRecord>,
+): Promise<void> {
   try {
     await writeRecord(context.store, tenantPath(tenant), read.record, read.version);
   } catch (error) {

@@ -4,7 +4,7 @@ import type { AdminContext } from './admin-context.js';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { namespacePath, topicCountPath } from './layout.js';
 import { CounterRecordSchema, NamespaceRecordSchema, type CounterRecord } from './records.js';
-import { readRecord, writeRecord, type Versioned } from './store-records.js';
+import { readRecord, writeRecord, type VersionedRecord } from './store-records.js';
 import { MetadataServiceReason } from './errors.js';
 
 /**
@@ -17,7 +17,7 @@ import { MetadataServiceReason } from './errors.js';
 export async function readTopicCounter(
   context: AdminContext,
   namespace: NamespaceName,
-): Promise<Versioned<CounterRecord> | undefined> {
+): Promise<VersionedRecord<CounterRecord> | undefined> {
   return readRecord(context.store, topicCountPath(namespace), CounterRecordSchema);
 }
 
@@ -58,7 +58,7 @@ export async function deleteTopicCounter(context: AdminContext, namespace: Names
 export async function touchTopicCounter(
   context: AdminContext,
   namespace: NamespaceName,
-  read: Versioned<CounterRecord>,
+  read: VersionedRecord<CounterRecord>,
 ) {
   await writeRecord(context.store, topicCountPath(namespace), read.record, read.version);
 }

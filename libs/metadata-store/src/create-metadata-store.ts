@@ -1,5 +1,5 @@
 import { invalidArgument, ErrorReason } from '@ledgerline/errors';
-import type { RedisConnectionOptions } from './redis-connection.js';
+import type { RedisConnectionOptions, SqliteSynchronous } from '@ledgerline/storage-kit';
 import { RedisMetadataStore } from './redis-store.js';
 import { SqliteMetadataStore } from './sqlite-store.js';
 import type { MetadataStore, MetadataStoreOptions } from './store.js';
@@ -8,7 +8,7 @@ import type { MetadataStore, MetadataStoreOptions } from './store.js';
 export interface SqliteMetadataStoreConfig extends MetadataStoreOptions {
   kind: 'sqlite';
   path: string;
-  synchronous?: 'full' | 'normal';
+  synchronous?: SqliteSynchronous;
 }
 
 /** A store on one Redis (`url`) or on a Redis Cluster (`cluster.startupNodes`): exactly one of them. */

@@ -45,9 +45,3 @@ export function mapSqliteError(error: unknown): LedgerlineError {
     cause: error,
   });
 }
-
-/** True for a lock another connection holds (worth waiting for). */
-export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
-}

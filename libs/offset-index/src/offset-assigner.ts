@@ -1,3 +1,4 @@
+import { MAX_BATCH_SIZE } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { DecodedEntryMetadata } from './entry-framing.js';
 import { checkIntegerIn } from './index-options.js';
@@ -5,7 +6,6 @@ import {
   DEFAULT_MAX_APPEND_ATTEMPTS,
   DEFAULT_MAX_PENDING_ENTRIES,
   MAX_APPEND_ATTEMPTS_LIMIT,
-  MAX_BATCH_SIZE,
   MAX_OFFSET,
   MAX_PENDING_ENTRIES_LIMIT,
 } from './limits.js';

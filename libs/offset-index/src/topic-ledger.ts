@@ -3,7 +3,6 @@ import { checkIntegerIn, checkOffset } from './index-options.js';
 import type { LedgerOffsetIndex } from './ledger-offset-index.js';
 import { MAX_OFFSET } from './limits.js';
 import { OffsetIndexReason } from './errors.js';
-import { BusReason } from '@ledgerline/bus';
 
 /** The most ledgers one topic index accepts. */
 export const MAX_LEDGERS_PER_TOPIC = 1_000_000;
@@ -40,7 +39,7 @@ export function checkTopicLedgers(ledgers: readonly TopicLedger[]): TopicLedger[
   }
   if (ledgers.length > MAX_LEDGERS_PER_TOPIC) {
     throw invalidArgument(
-      BusReason.TOO_MANY_LEDGERS,
+      OffsetIndexReason.TOO_MANY_LEDGERS,
       `a topic offset index takes at most ${MAX_LEDGERS_PER_TOPIC} ledgers`,
     );
   }

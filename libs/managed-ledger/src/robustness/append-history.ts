@@ -1,8 +1,9 @@
+import { type Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ManagedLedgerConfigInput } from '../config.js';
 import type { ManagedLedgerEntry } from '../entry.js';
 import { ManagedLedgerReason } from '../errors.js';
-import { formatPosition, type Position } from '../position.js';
+import { formatPosition } from '../position.js';
 import { textOf } from '../testing/fixtures.js';
 import { AppendRecorder } from './append-recorder.js';
 import type { RobustnessBackend } from './backend.js';
