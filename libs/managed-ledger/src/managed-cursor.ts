@@ -13,6 +13,15 @@ import { checkPosition } from './position.js';
 import type { WaitOptions } from './read-waiters.js';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
+/** A cursor property name is 1 to this many UTF-16 code units, like a cursor name's bound but for a map key. */
+export const MAX_CURSOR_PROPERTY_NAME_LENGTH = 256;
+/**
+ * After each failed snapshot write the next one waits twice as long, doubling
+ * at most this many times: at most 2^6 = 64 snapshot intervals between tries,
+ * so a cursor whose store came back is persisted again within a bounded time.
+ */
+export const MAX_PERSIST_BACKOFF_DOUBLINGS = 6;
+
 /** Pages of wholly acknowledged entries a single read skips before it gives up and returns nothing. */
 const MAX_SKIPPED_PAGES = 100;
 
@@ -363,8 +372,11 @@ export class ManagedCursor {
   }
 
   private checkPropertyName(name: string, map: Map<string, unknown>): void {
-    if (typeof name !== 'string' || name.length === 0 || name.length > 256) {
-      throw invalidArgument(ManagedLedgerReason.INVALID_CURSOR_PROPERTY, 'a property name must be 1 to 256 characters');
+    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_CURSOR_PROPERTY_NAME_LENGTH) {
+      throw invalidArgument(
+        ManagedLedgerReason.INVALID_CURSOR_PROPERTY,
+        `a property name must be 1 to ${MAX_CURSOR_PROPERTY_NAME_LENGTH} characters`,
+      );
     }
     if (!map.has(name) && map.size >= this.host.ctx.config.cursor.maxProperties) {
       throw new LedgerlineError(
@@ -378,8 +390,10 @@ export class ManagedCursor {
   /** Persists at most once per snapshotIntervalMs (rate limit), real time. */
   private schedulePersist(): void {
     if (this.persistTimer !== undefined || this.persisting !== undefined || this.status !== 'open') return;
-    const interval = this.host.ctx.config.cursor.snapshotIntervalMs * 2 ** Math.min(this.persistFailures, 6);
-    const waitMs = Math.max(0, this.lastPersistAtMs + interval - Date.now());
+    const interval =
+      this.host.ctx.config.cursor.snapshotIntervalMs *
+      2 ** Math.min(this.persistFailures, MAX_PERSIST_BACKOFF_DOUBLINGS);
+    const waitMs = Math.max(0, this.lastPersistAtMs + interval - this.host.ctx.now());
     this.persistTimer = setTimeout(() => {
       this.persistTimer = undefined;
       void this.persistNow(false).catch(() => undefined);
@@ -417,7 +431,7 @@ export class ManagedCursor {
       properties: this.properties,
       cursorProperties: this.cursorProperties,
     });
-    this.lastPersistAtMs = Date.now();
+    this.lastPersistAtMs = this.host.ctx.now();
     try {
       this.lastSnapshot = await this.persistence.persist(
         state,

@@ -5,7 +5,8 @@ import { OffsetAssigner, type MessagePosition } from '@ledgerline/offset-index';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { AppendPipeline, type AppendHost } from './append-pipeline.js';
 import { resolveManagedLedgerConfig, type ManagedLedgerConfig, type ManagedLedgerConfigInput } from './config.js';
-import { defaultManagedLedgerLogger, type LedgerContext, type ManagedLedgerDependencies } from './context.js';
+import { type LedgerContext, type ManagedLedgerDependencies } from './context.js';
+import { defaultManagedLedgerLogger } from './default-logger.js';
 import { EntryCache } from './entry-cache.js';
 import type { AppendResult, ManagedLedgerEntry } from './entry.js';
 import {

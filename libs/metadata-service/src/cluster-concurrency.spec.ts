@@ -4,7 +4,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { startClusterMetadataService } from './cluster.js';
 import type { ClusterConfig } from './config.js';
-import { sleep } from './cas-retry.js';
+import { sleep } from './sleep.js';
 import { eventually } from './e2e-suite.js';
 import type { RunningMetadataService } from './metadata-server.js';
 import { connectClients, testServiceConfig, type ServiceClients } from './service-fixtures.js';

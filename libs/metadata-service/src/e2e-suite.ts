@@ -10,7 +10,7 @@ import {
 } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import { closeClient, createClient, type Client, RpcReason } from '@ledgerline/rpc';
-import { sleep } from './cas-retry.js';
+import { sleep } from './sleep.js';
 import { failure } from './spec-support.js';
 
 /** What an end-to-end run needs: the gRPC addresses of one or more metadata instances over one store. */

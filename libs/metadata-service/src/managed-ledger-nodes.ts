@@ -11,7 +11,8 @@ import { decodeLocalName } from '@ledgerline/naming';
 import { LedgerlineError } from '@ledgerline/errors';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { CREATE_CONCURRENCY } from './limits.js';
-import { forEachChildPage, mapConcurrent } from './store-records.js';
+import { forEachChildPage } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
 import { MetadataServiceReason } from './errors.js';
 
 /**

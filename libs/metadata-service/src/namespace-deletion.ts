@@ -22,14 +22,8 @@ import { decodeManagedLedgerInfo } from './managed-ledger-nodes.js';
 import { readersOf, removeReaderIndex } from './namespace-readers.js';
 import { parseNamespace, readNamespace } from './namespaces.js';
 import type { NamespaceRecord } from './records.js';
-import {
-  deleteIfUnchanged,
-  hasChildren,
-  listChildren,
-  mapConcurrent,
-  writeRecord,
-  type VersionedRecord,
-} from './store-records.js';
+import { deleteIfUnchanged, hasChildren, listChildren, writeRecord, type VersionedRecord } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
 import { readTopicCounter } from './topic-counter.js';
 import { MetadataServiceReason } from './errors.js';
 

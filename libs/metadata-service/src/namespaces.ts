@@ -6,14 +6,8 @@ import { managedLedgerParentDirs, namespacePath, tenantNamespacesDir } from './l
 import { CREATE_CONCURRENCY, MAX_LISTED_NAMESPACES } from './limits.js';
 import { policiesForCreate, type PolicyInput } from './policies.js';
 import { NamespaceRecordSchema, type NamespaceRecord, type PoliciesRecord } from './records.js';
-import {
-  ensureDirectory,
-  listChildren,
-  mapConcurrent,
-  readRecord,
-  writeRecord,
-  type VersionedRecord,
-} from './store-records.js';
+import { ensureDirectory, listChildren, readRecord, writeRecord, type VersionedRecord } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
 import { parseTenant, readTenant, touchTenant } from './tenants.js';
 import { createTopicCounter, deleteTopicCounter } from './topic-counter.js';
 import { MetadataServiceReason } from './errors.js';

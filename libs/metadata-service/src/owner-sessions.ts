@@ -1,3 +1,4 @@
+import { OWNER_GROUP_LIST_CONCURRENCY, OWNER_READ_CONCURRENCY } from './limits.js';
 import { randomUUID } from 'node:crypto';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
@@ -19,10 +20,10 @@ import {
   ensureDirectory,
   forEachChildPage,
   listChildren,
-  mapConcurrent,
   readRecord,
   writeRecord,
 } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
 import { MetadataServiceReason } from './errors.js';
 import { MetadataStoreReason } from '@ledgerline/metadata-store';
 
@@ -175,11 +176,13 @@ export async function listLiveOwners(
 ): Promise<OwnerRecord[]> {
   if (group === '') {
     const groups = await listOwnerGroups(context);
-    return (await mapConcurrent(groups, 8, (each) => listLiveOwners(context, each, role))).flat();
+    return (
+      await mapConcurrent(groups, OWNER_GROUP_LIST_CONCURRENCY, (each) => listLiveOwners(context, each, role))
+    ).flat();
   }
   validateOwnerGroup(group);
   const { names } = await listChildren(context.store, ownersGroupDir(group), MAX_OWNERS_PER_GROUP);
-  const owners = await mapConcurrent(names, 64, (name) =>
+  const owners = await mapConcurrent(names, OWNER_READ_CONCURRENCY, (name) =>
     readRecord(context.store, ownerPath(group, name), OwnerRecordSchema),
   );
   const now = context.now();
