@@ -89,6 +89,28 @@ export default tseslint.config(
     },
   },
   {
+    // Reasons are constants: a program branches on them, so a typo must fail
+    // to compile instead of silently never matching. Use the raising package's
+    // reason object (ErrorReason, NamingErrorReason, LedgerStoreReason ...).
+    files: ['**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          "NewExpression[callee.name='LedgerlineError'] > .arguments:nth-child(2):matches(Literal, TemplateLiteral)",
+          "CallExpression[callee.name='invalidArgument'] > .arguments:first-child:matches(Literal, TemplateLiteral)",
+          "CallExpression[callee.object.name='LedgerlineError'][callee.property.name=/^(is|from)$/] > .arguments:nth-child(2):matches(Literal, TemplateLiteral)",
+          "BinaryExpression[operator=/^[!=]==?$/][left.property.name='reason'] > Literal.right[value=/./]",
+          "BinaryExpression[operator=/^[!=]==?$/][right.property.name='reason'] > Literal.left[value=/./]",
+          "SwitchStatement[discriminant.property.name='reason'] > SwitchCase > Literal.test",
+        ].map((selector) => ({
+          selector,
+          message: 'A reason is a constant: use the reason object of the package that raises it, not a string literal.',
+        })),
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: {
       globals: {
@@ -99,5 +121,10 @@ export default tseslint.config(
         console: 'readonly',
       },
     },
+  },
+  {
+    // The `ledgerline` bin shim is plain CommonJS: it loads tsx and the TypeScript entry with require().
+    files: ['apps/cli/bin/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

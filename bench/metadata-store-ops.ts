@@ -115,7 +115,7 @@ async function sqliteRows(bus: InProcessBus): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-metadata-store-'));
   try {
     const rows: Row[] = [];
-    for (const synchronous of ['full', 'normal'] as const) {
+    for (const synchronous of ['FULL', 'NORMAL'] as const) {
       const store = await createMetadataStore({
         kind: 'sqlite',
         path: join(dir, `${synchronous}.db`),

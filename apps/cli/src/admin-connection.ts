@@ -1,7 +1,7 @@
 import { AdminService, LookupService } from '@ledgerline/proto';
 import type { Channel } from '@grpc/grpc-js';
 import { closeClient, createChannel, createClient, type Client } from '@ledgerline/rpc';
-import { usageError } from './cli-errors.js';
+import { usageError, CliReason } from './cli-errors.js';
 
 /** The metadata service address admin commands use unless --url says otherwise. */
 export const DEFAULT_URL = process.env['LEDGERLINE_URL'] ?? 'localhost:6650';
@@ -27,7 +27,7 @@ export function normaliseUrl(url: string): string {
 /** Refuses a --url no channel could use, before any call (exit status 2 rather than a crash). */
 function openChannel(target: string): Channel {
   const invalid = () =>
-    usageError('INVALID_URL', `--url ${JSON.stringify(target.slice(0, 200))} is not an address: use host:port`);
+    usageError(CliReason.INVALID_URL, `--url ${JSON.stringify(target.slice(0, 200))} is not an address: use host:port`);
   if (target === '' || /\s/.test(target) || target.length > MAX_URL_LENGTH) throw invalid();
   try {
     return createChannel(target);

@@ -1,5 +1,12 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import type { CliIo } from './cli-io.js';
+import { RpcReason } from '@ledgerline/rpc';
+
+/** The reasons the `ledgerline` command gives to failures of its own command line (exit status 2). */
+export const CliReason = {
+  FILE_UNREADABLE: 'FILE_UNREADABLE',
+  INVALID_URL: 'INVALID_URL',
+} as const;
 
 /**
  * The exit status of every `ledgerline` command (also printed by --help):
@@ -22,10 +29,10 @@ export class CliExit extends Error {
 }
 
 /** Reasons of failures found on this side, in the command line or its settings (exit status 2). */
-const USAGE_REASONS = new Set(['INVALID_CONFIG', 'INVALID_URL', 'INVALID_USAGE', 'FILE_UNREADABLE']);
+const USAGE_REASONS: ReadonlySet<string> = new Set([ErrorReason.INVALID_CONFIG, ...Object.values(CliReason)]);
 
 /** A failure of the command line itself, found before any call. */
-export function usageError(reason: string, message: string): LedgerlineError {
+export function usageError(reason: (typeof CliReason)[keyof typeof CliReason], message: string): LedgerlineError {
   return new LedgerlineError('INVALID_ARGUMENT', reason, message);
 }
 
@@ -47,7 +54,7 @@ function unsaidDetails(error: LedgerlineError): string {
  */
 export function reportError(io: CliIo, thrown: unknown, url?: string): number {
   const error = LedgerlineError.from(thrown);
-  if (url !== undefined && error.code === 'UNAVAILABLE' && error.reason === 'TRANSPORT_UNAVAILABLE') {
+  if (url !== undefined && error.code === 'UNAVAILABLE' && error.reason === RpcReason.TRANSPORT_UNAVAILABLE) {
     // gRPC's own wording ends with an empty "Resolution note:" when there is nothing to resolve.
     const cause = error.message.replace(/\s*Resolution note:\s*$/, '');
     io.err(

@@ -7,6 +7,7 @@ import {
   type OverflowPolicy,
   type SubscribeOptions,
 } from './bus.js';
+import { BusReason } from './bus-errors.js';
 
 export interface ResolvedSubscribeOptions {
   bufferSize: number;
@@ -17,13 +18,17 @@ export interface ResolvedSubscribeOptions {
 export function resolveSubscribeOptions(options: SubscribeOptions = {}): ResolvedSubscribeOptions {
   const bufferSize = options.bufferSize ?? DEFAULT_SUBSCRIPTION_BUFFER;
   if (!Number.isInteger(bufferSize) || bufferSize < 1 || bufferSize > MAX_SUBSCRIPTION_BUFFER) {
-    throw invalidArgument('BAD_BUFFER_SIZE', `bufferSize must be an integer from 1 to ${MAX_SUBSCRIPTION_BUFFER}`, {
-      bufferSize: String(bufferSize),
-    });
+    throw invalidArgument(
+      BusReason.BAD_BUFFER_SIZE,
+      `bufferSize must be an integer from 1 to ${MAX_SUBSCRIPTION_BUFFER}`,
+      {
+        bufferSize: String(bufferSize),
+      },
+    );
   }
   const overflow = options.overflow ?? 'drop-oldest';
   if (overflow !== 'drop-oldest' && overflow !== 'drop-newest') {
-    throw invalidArgument('BAD_OVERFLOW_POLICY', `overflow must be 'drop-oldest' or 'drop-newest'`, {
+    throw invalidArgument(BusReason.BAD_OVERFLOW_POLICY, `overflow must be 'drop-oldest' or 'drop-newest'`, {
       overflow: String(overflow),
     });
   }

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/errors';
+import { invalidArgument, ErrorReason } from '@ledgerline/errors';
 import type { Bus } from './bus.js';
 import { InProcessBus, type InProcessBusOptions } from './in-process-bus.js';
 import { NatsBus, type NatsBusOptions } from './nats-bus.js';
@@ -18,13 +18,16 @@ export async function createBus(config: BusConfig): Promise<Bus> {
     case 'nats': {
       const servers = Array.isArray(config.servers) ? config.servers : [config.servers];
       if (servers.length === 0 || servers.some((server) => typeof server !== 'string' || server.length === 0)) {
-        throw invalidArgument('BAD_BUS_CONFIG', 'a NATS bus needs at least one server address (nats://host:port)');
+        throw invalidArgument(
+          ErrorReason.INVALID_CONFIG,
+          'a NATS bus needs at least one server address (nats://host:port)',
+        );
       }
       return NatsBus.connect(config);
     }
     default:
       throw invalidArgument(
-        'BAD_BUS_CONFIG',
+        ErrorReason.INVALID_CONFIG,
         `the bus kind must be 'in-process' or 'nats', not '${String((config as { kind?: unknown })?.kind)}'`,
       );
   }

@@ -8,7 +8,7 @@ import {
   type BusSubscription,
   type SubscribeOptions,
 } from './bus.js';
-import { checkPayload, busClosedError } from './bus-errors.js';
+import { checkPayload, busClosedError, BusReason } from './bus-errors.js';
 import { validateSubject, validateSubjectPattern } from './subject-syntax.js';
 import { SubscriptionIndex } from './subscription-index.js';
 
@@ -57,7 +57,7 @@ export class InProcessBus implements Bus {
     if (this.index.size >= this.maxSubscriptions) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        'TOO_MANY_SUBSCRIPTIONS',
+        BusReason.TOO_MANY_SUBSCRIPTIONS,
         `the bus already holds ${this.maxSubscriptions} subscriptions; unsubscribe unused ones`,
       );
     }

@@ -62,3 +62,4 @@ export type {
 // For other packages and backends: subject syntax and the bounded subscription every backend shares.
 export { validateSubject, validateSubjectPattern, subjectMatches } from './subject-syntax.js';
 export { BoundedSubscription, resolveSubscribeOptions } from './bounded-subscription.js';
+export { BusReason } from './bus-errors.js';

@@ -22,7 +22,7 @@ describe('NatsBus connection', () => {
   });
 
   it('rejects a configuration without servers', async () => {
-    await expect(createBus({ kind: 'nats', servers: [] })).rejects.toMatchObject({ reason: 'BAD_BUS_CONFIG' });
-    await expect(createBus({ kind: 'carrier-pigeon' } as never)).rejects.toMatchObject({ reason: 'BAD_BUS_CONFIG' });
+    await expect(createBus({ kind: 'nats', servers: [] })).rejects.toMatchObject({ reason: 'INVALID_CONFIG' });
+    await expect(createBus({ kind: 'carrier-pigeon' } as never)).rejects.toMatchObject({ reason: 'INVALID_CONFIG' });
   });
 });

@@ -9,7 +9,7 @@ import {
   type BusSubscription,
   type SubscribeOptions,
 } from './bus.js';
-import { busClosedError, checkPayload } from './bus-errors.js';
+import { busClosedError, checkPayload, BusReason } from './bus-errors.js';
 import { validateSubject, validateSubjectPattern } from './subject-syntax.js';
 
 export interface NatsBusOptions {
@@ -72,7 +72,7 @@ export class NatsBus implements Bus {
     } catch (cause) {
       throw new LedgerlineError(
         'UNAVAILABLE',
-        'BUS_UNAVAILABLE',
+        BusReason.BUS_UNAVAILABLE,
         `cannot connect to NATS at ${String(options.servers)}`,
         {
           cause,
@@ -105,7 +105,7 @@ export class NatsBus implements Bus {
     if (this.live.size >= MAX_SUBSCRIPTIONS) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        'TOO_MANY_SUBSCRIPTIONS',
+        BusReason.TOO_MANY_SUBSCRIPTIONS,
         `the bus already holds ${MAX_SUBSCRIPTIONS} subscriptions; unsubscribe unused ones`,
       );
     }

@@ -1,4 +1,5 @@
 import { invalidArgument } from '@ledgerline/errors';
+import { BusReason } from './bus-errors.js';
 
 /**
  * Notification payloads: a magic byte, a format version byte, then a small
@@ -88,7 +89,7 @@ export function decodeManagedLedgerNotification(bytes: Uint8Array): ManagedLedge
 export function encodeLedgersDeletable(notification: LedgersDeletableNotification): Uint8Array {
   if (notification.ledgerIds.length > MAX_DELETABLE_LEDGERS_PER_NOTIFICATION) {
     throw invalidArgument(
-      'TOO_MANY_LEDGERS',
+      BusReason.TOO_MANY_LEDGERS,
       `one notification carries at most ${MAX_DELETABLE_LEDGERS_PER_NOTIFICATION} ledger ids; split the list`,
     );
   }
@@ -158,5 +159,5 @@ function oneOf<T extends string>(json: Record<string, unknown>, name: string, al
 }
 
 function badNotification(why: string) {
-  return invalidArgument('BAD_NOTIFICATION', `the notification payload is malformed: ${why}`);
+  return invalidArgument(BusReason.BAD_NOTIFICATION, `the notification payload is malformed: ${why}`);
 }

@@ -1,5 +1,6 @@
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { MAX_SUBJECT_BYTES } from './bus.js';
+import { BusReason } from './bus-errors.js';
 
 // Printable ASCII without space: what every NATS server and client accepts.
 const TOKEN_CHARACTERS = /^[\x21-\x7e]+$/;
@@ -9,7 +10,7 @@ export function validateSubject(subject: string): string[] {
   const tokens = splitTokens(subject, 'subject');
   for (const token of tokens) {
     if (token === '*' || token === '>') {
-      throw invalidArgument('BAD_SUBJECT', `cannot publish on the wildcard subject '${subject}'`, { subject });
+      throw invalidArgument(BusReason.BAD_SUBJECT, `cannot publish on the wildcard subject '${subject}'`, { subject });
     }
   }
   return tokens;
@@ -20,7 +21,9 @@ export function validateSubjectPattern(pattern: string): string[] {
   const tokens = splitTokens(pattern, 'pattern');
   tokens.forEach((token, index) => {
     if (token === '>' && index !== tokens.length - 1) {
-      throw invalidArgument('BAD_SUBJECT', `'>' must be the last token of the pattern '${pattern}'`, { pattern });
+      throw invalidArgument(BusReason.BAD_SUBJECT, `'>' must be the last token of the pattern '${pattern}'`, {
+        pattern,
+      });
     }
   });
   return tokens;
@@ -39,12 +42,12 @@ export function subjectMatches(patternTokens: readonly string[], subjectTokens: 
 
 function splitTokens(text: string, what: 'subject' | 'pattern'): string[] {
   if (typeof text !== 'string' || text.length === 0) {
-    throw invalidArgument('BAD_SUBJECT', `the ${what} must be a non-empty string`);
+    throw invalidArgument(BusReason.BAD_SUBJECT, `the ${what} must be a non-empty string`);
   }
   if (Buffer.byteLength(text, 'utf8') > MAX_SUBJECT_BYTES) {
     throw new LedgerlineError(
       'INVALID_ARGUMENT',
-      'SUBJECT_TOO_LONG',
+      BusReason.SUBJECT_TOO_LONG,
       `the ${what} is longer than ${MAX_SUBJECT_BYTES} bytes`,
       { details: { prefix: text.slice(0, 80) } },
     );
@@ -53,7 +56,7 @@ function splitTokens(text: string, what: 'subject' | 'pattern'): string[] {
   for (const token of tokens) {
     if (!TOKEN_CHARACTERS.test(token)) {
       throw invalidArgument(
-        'BAD_SUBJECT',
+        BusReason.BAD_SUBJECT,
         `the ${what} '${text.slice(0, 200)}' has an empty token or a character outside printable ASCII`,
         { [what]: text.slice(0, 200) },
       );

@@ -1,4 +1,5 @@
 import { invalidArgument } from '@ledgerline/errors';
+import { BusReason } from './bus-errors.js';
 
 /**
  * Every notification subject of the system, in one place. Publishers and
@@ -31,7 +32,7 @@ const PLAIN_TOKEN = /^[A-Za-z0-9_-]+$/;
  * no `.`, `*`, `>` or whitespace, so it is always exactly one literal token.
  */
 export function encodeSubjectToken(segment: string): string {
-  if (segment.length === 0) throw invalidArgument('BAD_SUBJECT', 'a subject token cannot be empty');
+  if (segment.length === 0) throw invalidArgument(BusReason.BAD_SUBJECT, 'a subject token cannot be empty');
   if (PLAIN_TOKEN.test(segment)) return segment;
   let token = '';
   for (const byte of Buffer.from(segment, 'utf8')) {
@@ -44,7 +45,7 @@ export function encodeSubjectToken(segment: string): string {
 /** Reverses encodeSubjectToken; INVALID_ARGUMENT on a token it could not have produced. */
 export function decodeSubjectToken(token: string): string {
   if (!/^(?:[A-Za-z0-9_-]|%[0-9A-F]{2})+$/.test(token)) {
-    throw invalidArgument('BAD_SUBJECT', `'${token.slice(0, 200)}' is not an escaped subject token`);
+    throw invalidArgument(BusReason.BAD_SUBJECT, `'${token.slice(0, 200)}' is not an escaped subject token`);
   }
   const bytes: number[] = [];
   for (let i = 0; i < token.length; i++) {
@@ -59,13 +60,13 @@ export function decodeSubjectToken(token: string): string {
   try {
     return decoder.decode(Uint8Array.from(bytes));
   } catch {
-    throw invalidArgument('BAD_SUBJECT', `the token '${token.slice(0, 200)}' does not decode to UTF-8`);
+    throw invalidArgument(BusReason.BAD_SUBJECT, `the token '${token.slice(0, 200)}' does not decode to UTF-8`);
   }
 }
 
 function pathTokens(path: string): string[] {
   if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw invalidArgument('BAD_PATH', `'${String(path).slice(0, 200)}' is not an absolute path`);
+    throw invalidArgument(BusReason.BAD_PATH, `'${String(path).slice(0, 200)}' is not an absolute path`);
   }
   return path === '/' ? [] : path.slice(1).split('/').map(encodeSubjectToken);
 }
@@ -93,7 +94,7 @@ export function metadataChildrenPattern(path: string): string {
 export function pathOfMetadataSubject(subject: string): string {
   if (subject === METADATA_SUBJECT_PREFIX) return '/';
   if (!subject.startsWith(`${METADATA_SUBJECT_PREFIX}.`)) {
-    throw invalidArgument('BAD_SUBJECT', `'${subject.slice(0, 200)}' is not a metadata subject`);
+    throw invalidArgument(BusReason.BAD_SUBJECT, `'${subject.slice(0, 200)}' is not a metadata subject`);
   }
   const tokens = subject.slice(METADATA_SUBJECT_PREFIX.length + 1).split('.');
   return `/${tokens.map(decodeSubjectToken).join('/')}`;
@@ -102,7 +103,7 @@ export function pathOfMetadataSubject(subject: string): string {
 /** The subject a ledger's last-add-confirmed advances are published on. */
 export function ledgerLacSubject(ledgerId: number): string {
   if (!Number.isSafeInteger(ledgerId) || ledgerId < 0) {
-    throw invalidArgument('BAD_LEDGER_ID', `ledger id ${String(ledgerId)} is not a non-negative integer`);
+    throw invalidArgument(BusReason.BAD_LEDGER_ID, `ledger id ${String(ledgerId)} is not a non-negative integer`);
   }
   return `${LEDGER_SUBJECT_PREFIX}.${ledgerId}.lac`;
 }
@@ -117,7 +118,10 @@ export const ALL_LEDGERS_LAC_PATTERN = `${LEDGER_SUBJECT_PREFIX}.*.lac`;
  */
 export function managedLedgerSubject(name: string): string {
   if (typeof name !== 'string' || name.length === 0 || name.startsWith('/')) {
-    throw invalidArgument('BAD_MANAGED_LEDGER_NAME', `'${String(name).slice(0, 200)}' is not a managed ledger name`);
+    throw invalidArgument(
+      BusReason.BAD_MANAGED_LEDGER_NAME,
+      `'${String(name).slice(0, 200)}' is not a managed ledger name`,
+    );
   }
   return join(MANAGED_LEDGER_SUBJECT_PREFIX, pathTokens(`/${name}`));
 }

@@ -3,6 +3,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { AckSet, type AckRange } from './ack-set.js';
 import { REGION_SIZE } from './container.js';
 import { ackSetArbitrary, denseAckSetArbitrary } from './testing/state-arbitraries.js';
+import { CursorCodecReason } from './errors.js';
 
 /** The naive model: a plain set of "ledger:entry" positions, sorted when read. */
 class SortedSetModel {
@@ -203,7 +204,7 @@ describe('AckSet input validation', () => {
         call();
         throw new Error('expected a failure');
       } catch (error) {
-        expect(LedgerlineError.is(error, 'INVALID_POSITION')).toBe(true);
+        expect(LedgerlineError.is(error, CursorCodecReason.INVALID_POSITION)).toBe(true);
         expect((error as LedgerlineError).code).toBe('INVALID_ARGUMENT');
       }
     }

@@ -2,8 +2,13 @@ import { AckSet } from './ack-set.js';
 import { invalidState } from './errors.js';
 import { parsePositionKey, type Position } from './position.js';
 
-/** Largest batch (messages in one entry) whose index acknowledgements are kept. */
-export const MAX_BATCH_SIZE = 1 << 20;
+/**
+ * The largest number of messages one entry may carry (Pulsar batches are far
+ * smaller). Appends refuse more, offsets advance by at most this much per
+ * entry, and a cursor keeps index acknowledgements for batches up to this size.
+ * A multiple of 64, so a batch's deleteSet is a whole number of words.
+ */
+export const MAX_BATCH_SIZE = 1_000_000;
 /** Most entries each of the properties and cursorProperties maps may hold. */
 export const MAX_PROPERTIES = 65536;
 

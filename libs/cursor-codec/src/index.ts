@@ -11,7 +11,7 @@ export {
 } from './cursor-state.js';
 export type { CursorState, BatchAck } from './cursor-state.js';
 export { positionKey, parsePositionKey, comparePositions } from './position.js';
-export type { Position } from './position.js';
+export type { Position, EntryRange } from './position.js';
 export {
   encodeCursorState,
   CURSOR_STATE_FORMATS,
@@ -32,9 +32,9 @@ export type {
   RecoverSnapshotOptions,
   RecoveredSnapshot,
   SkippedEntry,
-  SkipReason,
   CorruptSnapshot,
 } from './recover-snapshot.js';
+export { SkipReason } from './recover-snapshot.js';
 export { CursorCodecReason } from './errors.js';
 
 // For other packages (the managed cursor, the writer owner): format constants and limits.

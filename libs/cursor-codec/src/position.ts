@@ -3,8 +3,15 @@
  * of the ledger", as in Pulsar (a mark-delete position may be (L, -1)).
  */
 export interface Position {
+  readonly ledgerId: number;
+  readonly entryId: number;
+}
+
+/** An inclusive range of entries of one ledger: `firstEntryId..lastEntryId`. */
+export interface EntryRange {
   ledgerId: number;
-  entryId: number;
+  firstEntryId: number;
+  lastEntryId: number;
 }
 
 /** The key of a position in maps such as CursorState.batchAcks: "ledgerId:entryId". */

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/errors';
+import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import { AckSet } from './ack-set.js';
 import { createCursorState } from './cursor-state.js';
 import { decodeCursorState } from './decode-cursor-state.js';
 import { encodeCursorState } from './encode-cursor-state.js';
-import { recoverSnapshot, type RecoverSnapshotOptions } from './recover-snapshot.js';
+import { recoverSnapshot, SkipReason, type RecoverSnapshotOptions } from './recover-snapshot.js';
 import { toSnapshotEntries } from './snapshot-entries.js';
 
 const MAX_ENTRY = 1024;
@@ -101,7 +101,7 @@ describe('recoverSnapshot with a corrupted byte', () => {
         problem: 'chunk 1 checksum mismatch',
       },
     ]);
-    expect(recovered?.skipped.every((skip) => skip.reason === 'CHUNK_OF_CORRUPT_SNAPSHOT')).toBe(true);
+    expect(recovered?.skipped.every((skip) => skip.reason === SkipReason.CHUNK_OF_CORRUPT_SNAPSHOT)).toBe(true);
   });
 
   it('detects a corrupted whole-snapshot entry', async () => {
@@ -203,7 +203,7 @@ describe('recoverSnapshot over unusual logs', () => {
   });
 
   it('lets a storage error through unchanged', async () => {
-    const unavailable = new LedgerlineError('UNAVAILABLE', 'STORE_DOWN', 'redis is down');
+    const unavailable = new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, 'redis is down');
     await expect(recoverSnapshot(async () => Promise.reject(unavailable), 3)).rejects.toBe(unavailable);
   });
 });

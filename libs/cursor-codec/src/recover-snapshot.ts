@@ -24,17 +24,21 @@ export interface RecoverSnapshotOptions {
   firstEntryId?: number;
 }
 
-export type SkipReason =
+/** Why recovery passed over an entry of the cursor ledger (not an error: recovery went on). */
+export const SkipReason = {
   /** A chunk with no footer after it: a snapshot whose writer stopped part way (a torn write). */
-  | 'CHUNK_WITHOUT_FOOTER'
+  CHUNK_WITHOUT_FOOTER: 'CHUNK_WITHOUT_FOOTER',
   /** A chunk of a snapshot already reported in skippedCorrupt (fallback mode). */
-  | 'CHUNK_OF_CORRUPT_SNAPSHOT'
+  CHUNK_OF_CORRUPT_SNAPSHOT: 'CHUNK_OF_CORRUPT_SNAPSHOT',
   /** Starts like one of our entries or a footer but does not parse. */
-  | 'MALFORMED_ENTRY'
+  MALFORMED_ENTRY: 'MALFORMED_ENTRY',
   /** Neither one of our entries nor a decodable cursor state. */
-  | 'UNRECOGNIZED_ENTRY'
+  UNRECOGNIZED_ENTRY: 'UNRECOGNIZED_ENTRY',
   /** A footer whose chunks lie before the first entry of the log. */
-  | 'SNAPSHOT_BEGINS_BEFORE_LOG';
+  SNAPSHOT_BEGINS_BEFORE_LOG: 'SNAPSHOT_BEGINS_BEFORE_LOG',
+} as const;
+
+export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 
 export interface SkippedEntry {
   entryId: number;
@@ -166,15 +170,15 @@ class Recovery {
       case 'chunk': {
         const torn = !this.corruptIds.has(entry.snapshotId);
         const detail = `chunk ${entry.part + 1} of ${entry.numParts} of snapshot ${entry.snapshotId}`;
-        this.skip(entryId, torn ? 'CHUNK_WITHOUT_FOOTER' : 'CHUNK_OF_CORRUPT_SNAPSHOT', detail);
+        this.skip(entryId, torn ? SkipReason.CHUNK_WITHOUT_FOOTER : SkipReason.CHUNK_OF_CORRUPT_SNAPSHOT, detail);
         return undefined;
       }
       case 'malformed':
-        this.skip(entryId, 'MALFORMED_ENTRY', entry.problem);
+        this.skip(entryId, SkipReason.MALFORMED_ENTRY, entry.problem);
         return undefined;
       case 'other':
         if (decodes(bytes)) return this.found({ bytes, entryId, firstEntryId: entryId, kind: 'legacy' });
-        this.skip(entryId, 'UNRECOGNIZED_ENTRY', `${bytes.length} bytes`);
+        this.skip(entryId, SkipReason.UNRECOGNIZED_ENTRY, `${bytes.length} bytes`);
         return undefined;
     }
   }
@@ -191,7 +195,7 @@ class Recovery {
       return undefined;
     }
     if (entryId - numParts < this.firstEntryId) {
-      this.skip(entryId, 'SNAPSHOT_BEGINS_BEFORE_LOG', `${numParts} chunks before entry ${entryId}`);
+      this.skip(entryId, SkipReason.SNAPSHOT_BEGINS_BEFORE_LOG, `${numParts} chunks before entry ${entryId}`);
       return undefined;
     }
     if (!this.scanner.canRead(numParts)) return 'stop';

@@ -1,3 +1,5 @@
 export { LedgerlineError, Code, codeName, invalidArgument } from './ledgerline-error.js';
 export type { CodeName, CodeValue, LedgerlineErrorOptions } from './ledgerline-error.js';
 export { unexpectedRejection } from './unexpected-rejection.js';
+export { ErrorReason } from './error-reason.js';
+export type { ErrorReasonValue } from './error-reason.js';

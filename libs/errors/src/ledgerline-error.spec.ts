@@ -1,9 +1,19 @@
 import { Code, LedgerlineError, codeName, invalidArgument } from './ledgerline-error.js';
+import { ErrorReason } from './error-reason.js';
+
+// Reasons for these tests: this package depends on nothing, so the reasons other packages own are spelled here.
+const SPEC_REASON = {
+  BAD_NAME: 'BAD_NAME',
+  WEIRD: 'WEIRD',
+  DEADLINE_EXCEEDED: 'DEADLINE_EXCEEDED',
+  ENTRY_TOO_LARGE: 'ENTRY_TOO_LARGE',
+  LEDGER_FENCED: 'LEDGER_FENCED',
+} as const;
 
 describe('LedgerlineError', () => {
   it('keeps code, reason, details and cause', () => {
     const cause = new Error('disk');
-    const error = new LedgerlineError('ABORTED', 'BAD_VERSION', 'version 3 expected, found 4', {
+    const error = new LedgerlineError('ABORTED', ErrorReason.BAD_VERSION, 'version 3 expected, found 4', {
       details: { path: '/a' },
       cause,
     });
@@ -17,7 +27,7 @@ describe('LedgerlineError', () => {
   });
 
   it('from() keeps a LedgerlineError as it is', () => {
-    const error = invalidArgument('BAD_NAME', 'empty tenant');
+    const error = invalidArgument(SPEC_REASON.BAD_NAME, 'empty tenant');
     expect(LedgerlineError.from(error)).toBe(error);
   });
 
@@ -33,15 +43,15 @@ describe('LedgerlineError', () => {
   });
 
   it('counts only transient codes as retryable', () => {
-    expect(new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', 'down').retryable).toBe(true);
-    expect(new LedgerlineError('DEADLINE_EXCEEDED', 'DEADLINE_EXCEEDED', 'slow').retryable).toBe(true);
-    expect(new LedgerlineError('RESOURCE_EXHAUSTED', 'ENTRY_TOO_LARGE', 'too big').retryable).toBe(false);
-    expect(new LedgerlineError('ABORTED', 'BAD_VERSION', 'conflict').retryable).toBe(false);
+    expect(new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, 'down').retryable).toBe(true);
+    expect(new LedgerlineError('DEADLINE_EXCEEDED', SPEC_REASON.DEADLINE_EXCEEDED, 'slow').retryable).toBe(true);
+    expect(new LedgerlineError('RESOURCE_EXHAUSTED', SPEC_REASON.ENTRY_TOO_LARGE, 'too big').retryable).toBe(false);
+    expect(new LedgerlineError('ABORTED', ErrorReason.BAD_VERSION, 'conflict').retryable).toBe(false);
   });
 
   it('from() turns anything else into INTERNAL', () => {
     expect(LedgerlineError.from(new TypeError('x')).code).toBe('INTERNAL');
-    const fromString = LedgerlineError.from('boom', 'WEIRD');
+    const fromString = LedgerlineError.from('boom', SPEC_REASON.WEIRD);
     expect(fromString.code).toBe('INTERNAL');
     expect(fromString.reason).toBe('WEIRD');
     expect(fromString.message).toBe('boom');
@@ -53,9 +63,9 @@ describe('LedgerlineError', () => {
   });
 
   it('is() matches on the reason', () => {
-    const error = new LedgerlineError('ABORTED', 'LEDGER_FENCED', 'fenced');
-    expect(LedgerlineError.is(error, 'LEDGER_FENCED')).toBe(true);
-    expect(LedgerlineError.is(error, 'BAD_VERSION')).toBe(false);
-    expect(LedgerlineError.is(new Error('x'), 'LEDGER_FENCED')).toBe(false);
+    const error = new LedgerlineError('ABORTED', SPEC_REASON.LEDGER_FENCED, 'fenced');
+    expect(LedgerlineError.is(error, SPEC_REASON.LEDGER_FENCED)).toBe(true);
+    expect(LedgerlineError.is(error, ErrorReason.BAD_VERSION)).toBe(false);
+    expect(LedgerlineError.is(new Error('x'), SPEC_REASON.LEDGER_FENCED)).toBe(false);
   });
 });

@@ -1,3 +1,5 @@
+import { ErrorReason } from './error-reason.js';
+
 /**
  * The closed set of error codes: the gRPC status codes, by name, with their
  * wire numbers spelled out here so this package loads no transport. A code says
@@ -80,7 +82,7 @@ export class LedgerlineError extends Error {
    * it is, a gRPC ServiceError keeps its status code, anything else becomes
    * INTERNAL with the original as its cause.
    */
-  static from(thrown: unknown, fallbackReason = 'INTERNAL_ERROR'): LedgerlineError {
+  static from(thrown: unknown, fallbackReason: string = ErrorReason.INTERNAL_ERROR): LedgerlineError {
     if (thrown instanceof LedgerlineError) return thrown;
     if (isServiceErrorLike(thrown)) {
       return new LedgerlineError(codeName(thrown.code), fallbackReason, thrown.details || thrown.message, {

@@ -1,9 +1,10 @@
+import { ErrorReason } from '@ledgerline/errors';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { createLedgerStore, type LedgerStoreConfig } from './create-ledger-store.js';
-import { LedgerStoreReason as R } from './errors.js';
+import { LedgerStoreReason } from './errors.js';
 import { RedisLedgerStore } from './redis-store.js';
 import { SqliteLedgerStore } from './sqlite-store.js';
 
@@ -19,7 +20,7 @@ it('opens a SQLite store from a configuration and wires the LAC hook', async () 
   expect(store).toBeInstanceOf(SqliteLedgerStore);
   const writer = await store.create(1);
   await writer.append([new Uint8Array(8)]);
-  await expect(writer.append([new Uint8Array(9)])).rejects.toMatchObject({ reason: R.entryTooLarge });
+  await expect(writer.append([new Uint8Array(9)])).rejects.toMatchObject({ reason: LedgerStoreReason.ENTRY_TOO_LARGE });
   expect(hints).toEqual([[1, 0]]);
   await store.close();
 });
@@ -58,7 +59,7 @@ it('names what is wrong with a bad configuration', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', reason: R.badConfig });
+    expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', reason: ErrorReason.INVALID_CONFIG });
     expect((thrown as Error).message).toMatch(message);
   }
 });

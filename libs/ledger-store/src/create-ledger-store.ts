@@ -1,6 +1,6 @@
+import { SQLITE_SYNCHRONOUS_VALUES } from '@ledgerline/storage-kit';
 import { z } from 'zod';
-import { invalidArgument } from '@ledgerline/errors';
-import { LedgerStoreReason as R } from './errors.js';
+import { invalidArgument, ErrorReason } from '@ledgerline/errors';
 import { MAX_WAIT_REPLICAS, RedisLedgerStore } from './redis-store.js';
 import { SqliteLedgerStore } from './sqlite-store.js';
 import type { LedgerStore, LedgerStoreOptions } from './store.js';
@@ -19,7 +19,7 @@ const LimitsSchema = z
 const SqliteConfigSchema = z.strictObject({
   kind: z.literal('sqlite'),
   path: z.string().min(1),
-  synchronous: z.enum(['FULL', 'NORMAL']).optional(),
+  synchronous: z.enum(SQLITE_SYNCHRONOUS_VALUES).optional(),
   busyTimeoutMs: z.number().int().nonnegative().optional(),
   limits: LimitsSchema.optional(),
 });
@@ -62,7 +62,7 @@ export type LedgerStoreConfig = z.input<typeof LedgerStoreConfigSchema>;
 /**
  * Opens the ledger store a configuration names: `{kind: 'sqlite', path}` for
  * standalone mode, `{kind: 'redis', url | cluster, keyPrefix, waitReplicas}`
- * for a cluster. A bad configuration is INVALID_ARGUMENT / BAD_LEDGER_STORE_CONFIG
+ * for a cluster. A bad configuration is INVALID_ARGUMENT / INVALID_CONFIG
  * naming every problem. Hooks (the "LAC advanced" hint) are code, so they come
  * apart from the configuration.
  */
@@ -72,7 +72,10 @@ export function createLedgerStore(
 ): LedgerStore {
   const parsed = LedgerStoreConfigSchema.safeParse(config);
   if (!parsed.success) {
-    throw invalidArgument(R.badConfig, `bad ledger store configuration: ${z.prettifyError(parsed.error)}`);
+    throw invalidArgument(
+      ErrorReason.INVALID_CONFIG,
+      `bad ledger store configuration: ${z.prettifyError(parsed.error)}`,
+    );
   }
   const { kind, ...options } = parsed.data;
   if (kind === 'sqlite') return new SqliteLedgerStore({ ...options, ...hooks } as SqliteConfig);

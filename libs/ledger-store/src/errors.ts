@@ -1,41 +1,35 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 
 /** The stable reasons ledger store calls fail with; programs branch on these. */
 export const LedgerStoreReason = {
-  ledgerExists: 'LEDGER_EXISTS',
-  ledgerNotFound: 'LEDGER_NOT_FOUND',
-  ledgerFenced: 'LEDGER_FENCED',
-  ledgerClosed: 'LEDGER_CLOSED',
-  entryNotConfirmed: 'ENTRY_NOT_CONFIRMED',
-  badLedgerId: 'BAD_LEDGER_ID',
-  badEntryId: 'BAD_ENTRY_ID',
-  badEntryRange: 'BAD_ENTRY_RANGE',
-  badEntry: 'BAD_ENTRY',
-  emptyAppend: 'EMPTY_APPEND',
-  entryTooLarge: 'ENTRY_TOO_LARGE',
-  appendTooLarge: 'APPEND_TOO_LARGE',
-  readRangeTooLarge: 'READ_RANGE_TOO_LARGE',
-  badPageLimit: 'BAD_PAGE_LIMIT',
-  badOwnerTags: 'BAD_OWNER_TAGS',
-  ownerTagsTooLarge: 'OWNER_TAGS_TOO_LARGE',
-  badConfig: 'BAD_LEDGER_STORE_CONFIG',
-  storeUnavailable: 'STORE_UNAVAILABLE',
-  storeFull: 'STORE_FULL',
-  storeClosed: 'STORE_CLOSED',
-  replicationIncomplete: 'REPLICATION_INCOMPLETE',
-  storeCorrupt: 'LEDGER_STORE_CORRUPT',
+  LEDGER_EXISTS: 'LEDGER_EXISTS',
+  LEDGER_NOT_FOUND: 'LEDGER_NOT_FOUND',
+  LEDGER_FENCED: 'LEDGER_FENCED',
+  LEDGER_CLOSED: 'LEDGER_CLOSED',
+  ENTRY_NOT_CONFIRMED: 'ENTRY_NOT_CONFIRMED',
+  BAD_LEDGER_ID: 'BAD_LEDGER_ID',
+  BAD_ENTRY_ID: 'BAD_ENTRY_ID',
+  BAD_ENTRY_RANGE: 'BAD_ENTRY_RANGE',
+  BAD_ENTRY: 'BAD_ENTRY',
+  EMPTY_APPEND: 'EMPTY_APPEND',
+  ENTRY_TOO_LARGE: 'ENTRY_TOO_LARGE',
+  APPEND_TOO_LARGE: 'APPEND_TOO_LARGE',
+  READ_RANGE_TOO_LARGE: 'READ_RANGE_TOO_LARGE',
+  BAD_PAGE_LIMIT: 'BAD_PAGE_LIMIT',
+  BAD_OWNER_TAGS: 'BAD_OWNER_TAGS',
+  OWNER_TAGS_TOO_LARGE: 'OWNER_TAGS_TOO_LARGE',
+  REPLICATION_INCOMPLETE: 'REPLICATION_INCOMPLETE',
+  LEDGER_STORE_CORRUPT: 'LEDGER_STORE_CORRUPT',
 } as const;
 
-const R = LedgerStoreReason;
-
 export function ledgerExists(ledgerId: number): LedgerlineError {
-  return new LedgerlineError('ALREADY_EXISTS', R.ledgerExists, `ledger ${ledgerId} already exists`, {
+  return new LedgerlineError('ALREADY_EXISTS', LedgerStoreReason.LEDGER_EXISTS, `ledger ${ledgerId} already exists`, {
     details: { ledgerId: String(ledgerId) },
   });
 }
 
 export function ledgerNotFound(ledgerId: number): LedgerlineError {
-  return new LedgerlineError('NOT_FOUND', R.ledgerNotFound, `ledger ${ledgerId} does not exist`, {
+  return new LedgerlineError('NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND, `ledger ${ledgerId} does not exist`, {
     details: { ledgerId: String(ledgerId) },
   });
 }
@@ -43,22 +37,27 @@ export function ledgerNotFound(ledgerId: number): LedgerlineError {
 export function ledgerFenced(ledgerId: number): LedgerlineError {
   return new LedgerlineError(
     'ABORTED',
-    R.ledgerFenced,
+    LedgerStoreReason.LEDGER_FENCED,
     `ledger ${ledgerId} was fenced by a recovering owner: this writer can no longer append or close it`,
     { details: { ledgerId: String(ledgerId) } },
   );
 }
 
 export function ledgerClosed(ledgerId: number): LedgerlineError {
-  return new LedgerlineError('FAILED_PRECONDITION', R.ledgerClosed, `ledger ${ledgerId} is closed: open a new ledger`, {
-    details: { ledgerId: String(ledgerId) },
-  });
+  return new LedgerlineError(
+    'FAILED_PRECONDITION',
+    LedgerStoreReason.LEDGER_CLOSED,
+    `ledger ${ledgerId} is closed: open a new ledger`,
+    {
+      details: { ledgerId: String(ledgerId) },
+    },
+  );
 }
 
 export function entryNotConfirmed(ledgerId: number, lastEntryId: number, lastAddConfirmed: number): LedgerlineError {
   return new LedgerlineError(
     'OUT_OF_RANGE',
-    R.entryNotConfirmed,
+    LedgerStoreReason.ENTRY_NOT_CONFIRMED,
     `entry ${lastEntryId} of ledger ${ledgerId} is past its last-add-confirmed ${lastAddConfirmed}`,
     {
       details: {
@@ -74,7 +73,7 @@ export function storeUnavailable(backend: string, cause: unknown): LedgerlineErr
   const detail = cause instanceof Error ? cause.message : String(cause);
   return new LedgerlineError(
     'UNAVAILABLE',
-    R.storeUnavailable,
+    ErrorReason.STORE_UNAVAILABLE,
     `the ${backend} ledger store is unavailable: ${detail}`,
     {
       cause,
@@ -83,10 +82,14 @@ export function storeUnavailable(backend: string, cause: unknown): LedgerlineErr
 }
 
 export function storeClosed(backend: string): LedgerlineError {
-  return new LedgerlineError('FAILED_PRECONDITION', R.storeClosed, `this ${backend} ledger store was closed`);
+  return new LedgerlineError(
+    'FAILED_PRECONDITION',
+    ErrorReason.STORE_CLOSED,
+    `this ${backend} ledger store was closed`,
+  );
 }
 
 /** A broken invariant of stored data: a bug or outside tampering, never bad input. */
 export function storeCorrupt(message: string, details: Record<string, string> = {}): LedgerlineError {
-  return new LedgerlineError('INTERNAL', R.storeCorrupt, message, { details });
+  return new LedgerlineError('INTERNAL', LedgerStoreReason.LEDGER_STORE_CORRUPT, message, { details });
 }

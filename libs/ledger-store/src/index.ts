@@ -24,7 +24,6 @@ export { SqliteLedgerStore } from './sqlite-store.js';
 export type { SqliteLedgerStoreOptions } from './sqlite-store.js';
 export { RedisLedgerStore, MAX_WAIT_REPLICAS, DEFAULT_WAIT_TIMEOUT_MS } from './redis-store.js';
 export type { RedisLedgerStoreOptions } from './redis-store.js';
-export type { RedisConnectionOptions } from './redis-connection.js';
 export { LedgerStoreReason } from './errors.js';
 // For other packages: the shared validation, so wrappers reject bad input exactly as the stores do.
 export { validateLedgerId, validateEntryId, resolveLimits } from './validate.js';

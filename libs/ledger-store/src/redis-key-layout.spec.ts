@@ -1,7 +1,8 @@
+import { ErrorReason } from '@ledgerline/errors';
 import { Redis } from 'ioredis';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { expectFailure, taggedEntry } from './testing/conformance-support.js';
-import { LedgerStoreReason as R } from './errors.js';
+import { LedgerStoreReason } from './errors.js';
 import { RedisLedgerStore } from './redis-store.js';
 
 /* The stored layout other tools and future versions rely on, and the invariant checks over it. */
@@ -61,10 +62,10 @@ it('reports stored data that breaks the layout as INTERNAL instead of guessing',
   const writer = await store.create(1);
   await writer.append([taggedEntry(0, 0)]);
   await admin.hset(`${prefix}{ledger:1}:meta`, 'lac', '5');
-  await expectFailure(writer.append([taggedEntry(1, 0)]), 'INTERNAL', R.storeCorrupt);
-  await expectFailure(store.read(1, 0, 3), 'INTERNAL', R.storeCorrupt);
+  await expectFailure(writer.append([taggedEntry(1, 0)]), 'INTERNAL', LedgerStoreReason.LEDGER_STORE_CORRUPT);
+  await expectFailure(store.read(1, 0, 3), 'INTERNAL', LedgerStoreReason.LEDGER_STORE_CORRUPT);
   await admin.hset(`${prefix}{ledger:1}:meta`, 'v', '9');
-  await expectFailure(store.info(1), 'INTERNAL', R.storeCorrupt);
+  await expectFailure(store.info(1), 'INTERNAL', LedgerStoreReason.LEDGER_STORE_CORRUPT);
   await store.close();
 });
 
@@ -77,11 +78,11 @@ it('refuses, unstored, an append that arrives after a later append of its writer
     expect(await writer.append([taggedEntry(1, 0)])).toBe(1);
     // As if the writer's call 4 had overtaken its calls 2 and 3 on the way (a Cluster client re-routing them).
     await admin.hset(`${prefix}{ledger:1}:meta`, 'wcall', '4');
-    const error = await expectFailure(writer.append([taggedEntry(2, 0)]), 'UNAVAILABLE', R.storeUnavailable);
+    const error = await expectFailure(writer.append([taggedEntry(2, 0)]), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
     expect(error.message).toMatch(/after a later append/);
-    await expectFailure(writer.append([taggedEntry(3, 0)]), 'UNAVAILABLE', R.storeUnavailable);
+    await expectFailure(writer.append([taggedEntry(3, 0)]), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
     expect(await store.info(1)).toMatchObject({ lastAddConfirmed: 1, sizeBytes: 32 });
-    await expectFailure(writer.append([taggedEntry(4, 0)]), 'UNAVAILABLE', R.storeUnavailable);
+    await expectFailure(writer.append([taggedEntry(4, 0)]), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
     expect(await writer.append([taggedEntry(5, 0)])).toBe(2);
     expect(await admin.hget(`${prefix}{ledger:1}:meta`, 'wcall')).toBe('5');
   } finally {
@@ -92,7 +93,7 @@ it('refuses, unstored, an append that arrives after a later append of its writer
 it('refuses a key prefix that would break the hash tags', () => {
   for (const keyPrefix of ['a{b', 'x}', 'p'.repeat(129)]) {
     expect(() => new RedisLedgerStore({ url: url(), keyPrefix })).toThrow(
-      expect.objectContaining({ reason: R.badConfig }),
+      expect.objectContaining({ reason: ErrorReason.INVALID_CONFIG }),
     );
   }
 });

@@ -1,5 +1,4 @@
-import { invalidArgument } from '@ledgerline/errors';
-import { LedgerStoreReason as R } from './errors.js';
+import { invalidArgument, ErrorReason } from '@ledgerline/errors';
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'ledgerline:';
 const MAX_KEY_PREFIX_LENGTH = 128;
@@ -22,7 +21,7 @@ export class RedisKeys {
     // Redis hashes the first {...} of a key: a brace in the prefix would move every ledger into one slot.
     if (typeof prefix !== 'string' || /[{}]/.test(prefix) || prefix.length > MAX_KEY_PREFIX_LENGTH) {
       throw invalidArgument(
-        R.badConfig,
+        ErrorReason.INVALID_CONFIG,
         `keyPrefix must be a string of at most ${MAX_KEY_PREFIX_LENGTH} characters without '{' or '}', got ${JSON.stringify(prefix)}`,
       );
     }

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { eventually, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
 import { expectFailure, taggedEntry } from './testing/conformance-support.js';
-import { LedgerStoreReason as R } from './errors.js';
+import { LedgerStoreReason } from './errors.js';
 import { RedisLedgerStore } from './redis-store.js';
 
 /*
@@ -43,7 +43,7 @@ function expectUnavailable(outcome: PromiseSettledResult<unknown>): void {
   if (outcome.status === 'fulfilled') return;
   const error = outcome.reason as LedgerlineError;
   expect(error).toBeInstanceOf(LedgerlineError);
-  expect(`${error.code} ${error.reason}`).toBe(`UNAVAILABLE ${R.storeUnavailable}`);
+  expect(`${error.code} ${error.reason}`).toBe(`UNAVAILABLE ${ErrorReason.STORE_UNAVAILABLE}`);
 }
 
 it('loses no acknowledged entry and stores none twice when its connections drop mid-append', async () => {
@@ -126,6 +126,6 @@ it('fails fast with UNAVAILABLE while Redis is down and works again after it res
   const next = await store.create(4);
   expect(await next.append([taggedEntry(2, 0), taggedEntry(2, 1)])).toBe(0);
   expect((await store.read(4, 0, 1)).length).toBe(2);
-  await expectFailure(store.read(4, 0, 2), 'OUT_OF_RANGE', R.entryNotConfirmed);
+  await expectFailure(store.read(4, 0, 2), 'OUT_OF_RANGE', LedgerStoreReason.ENTRY_NOT_CONFIRMED);
   await store.close();
 });

@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { asBuffer, asBytes } from './bytes.js';
 import {
   entryNotConfirmed,
@@ -6,7 +6,7 @@ import {
   ledgerExists,
   ledgerFenced,
   ledgerNotFound,
-  LedgerStoreReason as R,
+  LedgerStoreReason,
   storeClosed,
   storeCorrupt,
   storeUnavailable,
@@ -14,15 +14,17 @@ import {
 import { notifyLacAdvanced } from './lac-hook.js';
 import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
 import {
-  connectRedis,
+  backgroundErrors,
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   disconnectRedis,
-  fromRedisError,
-  scriptReason,
+  openRedisClient,
   type RedisClient,
   type RedisConnectionOptions,
-} from './redis-connection.js';
+  type StorageErrorOptions,
+} from '@ledgerline/storage-kit';
+import { fromRedisError, scriptReason } from './redis-errors.js';
+import { LEDGER_SCRIPTS } from './redis-scripts.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import { parseLedgerMeta } from './redis-meta.js';
 import type { LedgerScriptName } from './redis-scripts.js';
@@ -44,7 +46,7 @@ import {
   validateReadRange,
 } from './validate.js';
 
-export interface RedisLedgerStoreOptions extends LedgerStoreOptions, RedisConnectionOptions {
+export interface RedisLedgerStoreOptions extends LedgerStoreOptions, RedisConnectionOptions, StorageErrorOptions {
   /** Prepended to every key; no braces. Default 'ledgerline:'. */
   keyPrefix?: string;
   /**
@@ -104,7 +106,21 @@ export class RedisLedgerStore implements LedgerStore {
     this.waitTimeoutMs = checked.waitTimeoutMs;
     // A last resort above ioredis' own bounds: a Cluster queues calls while it rediscovers its slots.
     this.operationTimeoutMs = checked.connectTimeoutMs + checked.commandTimeoutMs;
-    this.client = connectRedis(options, (error) => (this.lastConnectionError = error));
+    const errors = backgroundErrors('ledger-store', options);
+    this.client = openRedisClient(options, {
+      connectionName: 'ledgerline-ledger-store',
+      offlineQueue: true,
+      autoPipelining: false,
+      errors: {
+        report: (kind, error) => {
+          this.lastConnectionError = error as Error;
+          errors.report(kind, error);
+        },
+      },
+    });
+    for (const [name, definition] of Object.entries(LEDGER_SCRIPTS)) this.client.defineCommand(name, definition);
+    // Connect now rather than on the first call, so a store that cannot reach Redis says so in its errors early.
+    this.client.connect().catch(() => undefined);
   }
 
   async create(ledgerId: number, options: CreateLedgerOptions = {}): Promise<LedgerWriter> {
@@ -215,7 +231,7 @@ export class RedisLedgerStore implements LedgerStore {
     if (waitError || toInteger(acknowledged) < this.waitReplicas) {
       throw new LedgerlineError(
         'UNAVAILABLE',
-        R.replicationIncomplete,
+        LedgerStoreReason.REPLICATION_INCOMPLETE,
         `entries ${firstEntryId}..${firstEntryId + count - 1} of ledger ${ledgerId} reached ` +
           `${waitError ? 'an unknown number of' : String(acknowledged)} of ${this.waitReplicas} replicas ` +
           `within ${this.waitTimeoutMs} ms: they are stored but not acknowledged`,
@@ -255,15 +271,15 @@ export class RedisLedgerStore implements LedgerStore {
       return storeUnavailable('redis', `an append to ledger ${ledgerId} arrived after a later append of its writer`);
     }
     switch (scriptReason(thrown)) {
-      case R.ledgerExists:
+      case LedgerStoreReason.LEDGER_EXISTS:
         return ledgerExists(ledgerId);
-      case R.ledgerNotFound:
+      case LedgerStoreReason.LEDGER_NOT_FOUND:
         return ledgerNotFound(ledgerId);
-      case R.ledgerFenced:
+      case LedgerStoreReason.LEDGER_FENCED:
         return ledgerFenced(ledgerId);
-      case R.ledgerClosed:
+      case LedgerStoreReason.LEDGER_CLOSED:
         return ledgerClosed(ledgerId);
-      case R.storeCorrupt:
+      case LedgerStoreReason.LEDGER_STORE_CORRUPT:
         return storeCorrupt(`ledger ${ledgerId}: ${(thrown as Error).message}`, { ledgerId: String(ledgerId) });
       default:
         return fromRedisError(thrown);
@@ -282,7 +298,10 @@ function checkRedisOptions(options: RedisLedgerStoreOptions): CheckedRedisOption
   const hasUrl = typeof options?.url === 'string' && options.url !== '';
   const hasCluster = Array.isArray(options?.cluster?.startupNodes) && options.cluster.startupNodes.length > 0;
   if (hasUrl === hasCluster) {
-    throw invalidArgument(R.badConfig, 'the redis ledger store needs exactly one of url and cluster.startupNodes');
+    throw invalidArgument(
+      ErrorReason.INVALID_CONFIG,
+      'the redis ledger store needs exactly one of url and cluster.startupNodes',
+    );
   }
   const checked: CheckedRedisOptions = {
     waitReplicas: options.waitReplicas ?? 0,
@@ -291,16 +310,17 @@ function checkRedisOptions(options: RedisLedgerStoreOptions): CheckedRedisOption
     commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
   };
   const bad = Object.entries(checked).find(([, v]) => !Number.isSafeInteger(v) || v < 0);
-  if (bad !== undefined) throw invalidArgument(R.badConfig, `${bad[0]} must be a non-negative integer, got ${bad[1]}`);
+  if (bad !== undefined)
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, `${bad[0]} must be a non-negative integer, got ${bad[1]}`);
   if (checked.waitReplicas > MAX_WAIT_REPLICAS) {
-    throw invalidArgument(R.badConfig, `waitReplicas must be at most ${MAX_WAIT_REPLICAS}`);
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, `waitReplicas must be at most ${MAX_WAIT_REPLICAS}`);
   }
   // WAIT 0 blocks forever, and a WAIT that outlives its command timeout would be reported as an outage.
   if (checked.waitReplicas > 0 && (checked.waitTimeoutMs < 1 || checked.waitTimeoutMs >= checked.commandTimeoutMs)) {
-    throw invalidArgument(R.badConfig, 'waitTimeoutMs must be at least 1 and below commandTimeoutMs');
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'waitTimeoutMs must be at least 1 and below commandTimeoutMs');
   }
   if (checked.connectTimeoutMs < 1 || checked.commandTimeoutMs < 1) {
-    throw invalidArgument(R.badConfig, 'connectTimeoutMs and commandTimeoutMs must be at least 1');
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'connectTimeoutMs and commandTimeoutMs must be at least 1');
   }
   return checked;
 }

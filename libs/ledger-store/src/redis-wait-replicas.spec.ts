@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { eventually, sharedServers, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
 import { expectFailure, taggedEntry } from './testing/conformance-support.js';
-import { LedgerStoreReason as R } from './errors.js';
+import { LedgerStoreReason } from './errors.js';
 import { RedisLedgerStore } from './redis-store.js';
 
 /*
@@ -20,7 +20,7 @@ it('reports an append no replica confirmed as REPLICATION_INCOMPLETE, leaving it
     const error = await expectFailure(
       writer.append([taggedEntry(0, 0), taggedEntry(0, 1)]),
       'UNAVAILABLE',
-      R.replicationIncomplete,
+      LedgerStoreReason.REPLICATION_INCOMPLETE,
     );
     expect(error.details).toEqual({ ledgerId: '1', firstEntryId: '0', count: '2' });
     expect(await reader.lastAddConfirmed(1)).toBe(1);

@@ -1,9 +1,9 @@
+import { ErrorReason } from '@ledgerline/errors';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectFailure, taggedEntry } from './testing/conformance-support.js';
-import { LedgerStoreReason as R } from './errors.js';
 import { SqliteLedgerStore } from './sqlite-store.js';
 
 /* What only the file-backed store has: persistence across reopen and a versioned file layout. */
@@ -22,7 +22,7 @@ it('keeps ledgers, states and entries across close and reopen, in WAL mode', asy
   const second = new SqliteLedgerStore({ path, synchronous: 'NORMAL' });
   expect(await second.info(1)).toMatchObject({ state: 'fenced', lastAddConfirmed: 1, ownerTags: { topic: 't' } });
   expect((await second.read(1, 0, 1)).map((e) => e.entryId)).toEqual([0, 1]);
-  await expectFailure(writer.append([taggedEntry(1, 0)]), 'FAILED_PRECONDITION', R.storeClosed);
+  await expectFailure(writer.append([taggedEntry(1, 0)]), 'FAILED_PRECONDITION', ErrorReason.STORE_CLOSED);
   await second.close();
   const raw = new Database(path, { readonly: true });
   expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -50,10 +50,10 @@ it('creates a missing folder, and reports a path it cannot open as UNAVAILABLE',
   await store.create(1);
   await store.close();
   expect(() => new SqliteLedgerStore({ path: dir })).toThrow(
-    expect.objectContaining({ code: 'UNAVAILABLE', reason: R.storeUnavailable }),
+    expect.objectContaining({ code: 'UNAVAILABLE', reason: ErrorReason.STORE_UNAVAILABLE }),
   );
   writeFileSync(join(dir, 'a-file'), 'x');
   expect(() => new SqliteLedgerStore({ path: join(dir, 'a-file', 'x.db') })).toThrow(
-    expect.objectContaining({ code: 'UNAVAILABLE', reason: R.storeUnavailable }),
+    expect.objectContaining({ code: 'UNAVAILABLE', reason: ErrorReason.STORE_UNAVAILABLE }),
   );
 });

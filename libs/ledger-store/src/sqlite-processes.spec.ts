@@ -2,9 +2,9 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { expectFailure, taggedEntry } from './testing/conformance-support.js';
-import { LedgerStoreReason as R } from './errors.js';
+import { LedgerStoreReason } from './errors.js';
 import { checkFencingHistory, readAll, type AppendRecord, type FencingHistory } from './testing/fencing-history.js';
 import { SqliteLedgerStore } from './sqlite-store.js';
 import { DEFAULT_MAX_READ_ENTRIES } from './store.js';
@@ -86,8 +86,14 @@ it('fences a writer in another process: nothing acknowledged is lost, nothing is
   const stored = await readAll(store, 1, finalLac, DEFAULT_MAX_READ_ENTRIES);
   expect(checkFencingHistory(history, finalLac, stored).problems).toEqual([]);
   const calls = worker.lines.filter((line) => typeof line['call'] === 'number');
-  expect(calls[calls.length - 1]).toMatchObject({ afterFence: true, code: 'ABORTED', reason: R.ledgerFenced });
-  expect(calls.filter((line) => line['code'] !== undefined && line['reason'] !== R.ledgerFenced)).toEqual([]);
+  expect(calls[calls.length - 1]).toMatchObject({
+    afterFence: true,
+    code: 'ABORTED',
+    reason: LedgerStoreReason.LEDGER_FENCED,
+  });
+  expect(
+    calls.filter((line) => line['code'] !== undefined && line['reason'] !== LedgerStoreReason.LEDGER_FENCED),
+  ).toEqual([]);
   expect(await store.info(1)).toMatchObject({ state: 'fenced', lastAddConfirmed: fencedLac });
   await store.close();
 }, 40_000);
@@ -104,7 +110,7 @@ it('lets exactly one of two processes create each ledger id', async () => {
       mine.push(id);
     } catch (thrown) {
       expect(`${(thrown as LedgerlineError).code} ${(thrown as LedgerlineError).reason}`).toBe(
-        `ALREADY_EXISTS ${R.ledgerExists}`,
+        `ALREADY_EXISTS ${LedgerStoreReason.LEDGER_EXISTS}`,
       );
     }
     await new Promise((resolve) => setImmediate(resolve));
@@ -112,7 +118,7 @@ it('lets exactly one of two processes create each ledger id', async () => {
   expect(await worker.exited).toBe(0);
   const theirs = worker.lines.filter((line) => typeof line['created'] === 'number').map((line) => line['created']);
   const refused = worker.lines.filter((line) => line['code'] !== undefined);
-  expect(refused.every((line) => line['reason'] === R.ledgerExists)).toBe(true);
+  expect(refused.every((line) => line['reason'] === LedgerStoreReason.LEDGER_EXISTS)).toBe(true);
   expect(mine.filter((id) => theirs.includes(id))).toEqual([]);
   expect([...mine, ...(theirs as number[])].sort((a, b) => a - b)).toEqual(
     Array.from({ length: 200 }, (_, i) => 100 + i),
@@ -137,11 +143,11 @@ it('waits busyTimeoutMs for a write lock another process holds, then fails UNAVA
   expect(events).toEqual(['timer', 'fence UNAVAILABLE']);
   await waiting.close();
 
-  await expectFailure(writer.append([taggedEntry(1, 0)]), 'UNAVAILABLE', R.storeUnavailable);
-  await expectFailure(store.fence(1), 'UNAVAILABLE', R.storeUnavailable);
-  await expectFailure(store.create(2), 'UNAVAILABLE', R.storeUnavailable);
-  await expectFailure(store.delete(1), 'UNAVAILABLE', R.storeUnavailable);
-  await expectFailure(writer.close(), 'UNAVAILABLE', R.storeUnavailable);
+  await expectFailure(writer.append([taggedEntry(1, 0)]), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
+  await expectFailure(store.fence(1), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
+  await expectFailure(store.create(2), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
+  await expectFailure(store.delete(1), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
+  await expectFailure(writer.close(), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
   // Readers never wait in WAL mode, and a store can still be opened.
   expect((await store.read(1, 0, 0)).length).toBe(1);
   expect(await store.info(1)).toMatchObject({ state: 'open', lastAddConfirmed: 0 });

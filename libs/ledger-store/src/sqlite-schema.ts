@@ -1,6 +1,7 @@
+import type { SqliteSynchronous } from '@ledgerline/storage-kit';
 import type Database from 'better-sqlite3';
-import { LedgerlineError } from '@ledgerline/errors';
-import { LedgerStoreReason as R, storeCorrupt, storeUnavailable } from './errors.js';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
+import { LedgerStoreReason, storeCorrupt, storeUnavailable } from './errors.js';
 
 /**
  * The stored layout, versioned through PRAGMA user_version so a newer layout
@@ -31,8 +32,6 @@ CREATE TABLE entries (
 ) STRICT;
 `;
 
-export type SqliteSynchronous = 'FULL' | 'NORMAL';
-
 /** Sets the pragmas and creates or checks the schema. */
 export function prepareDatabase(db: Database.Database, synchronous: SqliteSynchronous, busyTimeoutMs: number): void {
   db.pragma('journal_mode = WAL');
@@ -53,7 +52,7 @@ function checkLayoutVersion(db: Database.Database): number {
   if (version !== 0 && version !== SQLITE_SCHEMA_VERSION) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      R.storeCorrupt,
+      LedgerStoreReason.LEDGER_STORE_CORRUPT,
       `the ledger store file has layout version ${version}; this build reads version ${SQLITE_SCHEMA_VERSION} only`,
     );
   }
@@ -74,7 +73,9 @@ export function fromSqliteError(thrown: unknown): LedgerlineError {
   }
   if (code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_READONLY')) return storeUnavailable('sqlite', thrown);
   if (code === 'SQLITE_FULL') {
-    return new LedgerlineError('RESOURCE_EXHAUSTED', R.storeFull, 'the ledger store disk is full', { cause: thrown });
+    return new LedgerlineError('RESOURCE_EXHAUSTED', ErrorReason.STORE_FULL, 'the ledger store disk is full', {
+      cause: thrown,
+    });
   }
   if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
     return storeCorrupt(`the ledger store file is damaged: ${(thrown as Error).message}`);

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { invalidArgument } from '@ledgerline/errors';
+import { invalidArgument, ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import { asBuffer, asBytes } from './bytes.js';
 import {
   entryNotConfirmed,
@@ -9,14 +9,22 @@ import {
   ledgerExists,
   ledgerFenced,
   ledgerNotFound,
-  LedgerStoreReason as R,
   storeClosed,
   storeCorrupt,
 } from './errors.js';
 import { notifyLacAdvanced } from './lac-hook.js';
 import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
-import { LOCK_ATTEMPT_MS, readWithLockWait, SqliteWriteQueue } from './sqlite-lock-wait.js';
-import { fromSqliteError, prepareDatabase, type SqliteSynchronous } from './sqlite-schema.js';
+import {
+  DEFAULT_SQLITE_SYNCHRONOUS,
+  LOCK_ATTEMPT_MS,
+  readWithLockWait,
+  SqliteLockQueue,
+  type SqliteSynchronous,
+} from '@ledgerline/storage-kit';
+import { fromSqliteError, prepareDatabase } from './sqlite-schema.js';
+
+/** Writes one store lets wait for the write lock at once; more fail UNAVAILABLE at once. */
+export const MAX_WAITING_WRITES = 10_000;
 import type {
   CreateLedgerOptions,
   LedgerEntry,
@@ -68,7 +76,7 @@ const DEFAULT_BUSY_TIMEOUT_MS = 2_000;
 /**
  * The embedded ledger store: one SQLite file in WAL mode. Every call is one
  * transaction, run synchronously by better-sqlite3, so calls are atomic; writes
- * go through a queue (SqliteWriteQueue) so they apply in call order even while
+ * go through a queue (SqliteLockQueue) so they apply in call order even while
  * they wait for another process's lock. Ids come from the stored LAC, never
  * from memory, so several stores (or processes) may open the same file.
  */
@@ -77,38 +85,54 @@ export class SqliteLedgerStore implements LedgerStore {
   private readonly limits: LedgerStoreLimits;
   private readonly onLacAdvanced: LedgerStoreOptions['onLacAdvanced'];
   private readonly sql: ReturnType<typeof prepareStatements>;
-  private readonly writes: SqliteWriteQueue;
+  private readonly writes: SqliteLockQueue;
   private readonly busyTimeoutMs: number;
   private closed = false;
   /** What writers call: appends and the writer's own close are reachable only through a writer. */
   private readonly writerBackend: WriterBackend = {
-    // Writes apply in call order here (SqliteWriteQueue), so the call number is not needed.
+    // Writes apply in call order here (SqliteLockQueue), so the call number is not needed.
     appendEntries: (ledgerId, entries) => this.appendEntries(ledgerId, entries),
     closeByWriter: (ledgerId) => this.closeByWriter(ledgerId),
   };
 
   constructor(options: SqliteLedgerStoreOptions) {
     if (typeof options?.path !== 'string' || options.path === '') {
-      throw invalidArgument(R.badConfig, 'the sqlite ledger store needs a file path (or :memory:)');
+      throw invalidArgument(ErrorReason.INVALID_CONFIG, 'the sqlite ledger store needs a file path (or :memory:)');
     }
     this.limits = resolveLimits(options.limits);
     this.onLacAdvanced = options.onLacAdvanced;
     this.busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
     if (!Number.isSafeInteger(this.busyTimeoutMs) || this.busyTimeoutMs < 0) {
-      throw invalidArgument(R.badConfig, `busyTimeoutMs must be a non-negative integer, got ${this.busyTimeoutMs}`);
+      throw invalidArgument(
+        ErrorReason.INVALID_CONFIG,
+        `busyTimeoutMs must be a non-negative integer, got ${this.busyTimeoutMs}`,
+      );
     }
     try {
       // Standalone mode points at ./data/... on first start: create the folder rather than fail.
       if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
       this.db = new Database(options.path);
-      prepareDatabase(this.db, options.synchronous ?? 'FULL', this.busyTimeoutMs);
-      // From here on lock waits run on timers (see SqliteWriteQueue); SQLite only polls briefly.
+      prepareDatabase(this.db, options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS, this.busyTimeoutMs);
+      // From here on lock waits run on timers (see SqliteLockQueue); SQLite only polls briefly.
       this.db.pragma(`busy_timeout = ${Math.min(LOCK_ATTEMPT_MS, this.busyTimeoutMs)}`);
     } catch (thrown) {
       throw fromSqliteError(thrown);
     }
     this.sql = prepareStatements(this.db);
-    this.writes = new SqliteWriteQueue(this.db, this.busyTimeoutMs);
+    const db = this.db;
+    // One transaction per write, in call order, each run as soon as the lock is free.
+    this.writes = new SqliteLockQueue((bodies) => [{ ok: true, value: db.transaction(bodies[0]!).immediate() }], {
+      busyTimeoutMs: this.busyTimeoutMs,
+      maxWaiting: MAX_WAITING_WRITES,
+      maxPerTransaction: 1,
+      start: 'now',
+      refuse: () =>
+        new LedgerlineError(
+          'UNAVAILABLE',
+          ErrorReason.STORE_UNAVAILABLE,
+          `${MAX_WAITING_WRITES} writes already wait for the ledger file's write lock, which another process holds`,
+        ),
+    });
   }
 
   async create(ledgerId: number, options: CreateLedgerOptions = {}): Promise<LedgerWriter> {
@@ -232,7 +256,7 @@ export class SqliteLedgerStore implements LedgerStore {
   private async write<T>(body: () => T): Promise<T> {
     if (this.closed) throw storeClosed('sqlite');
     try {
-      return await this.writes.run(body);
+      return await this.writes.submit(body);
     } catch (thrown) {
       throw fromSqliteError(thrown);
     }

@@ -93,7 +93,12 @@ export const OwnerTag = {
 } as const;
 
 export const DEFAULT_MAX_ENTRY_BYTES = 5 * 1024 * 1024;
-export const DEFAULT_MAX_READ_ENTRIES = 10_000;
+/**
+ * Entries one read returns at most, unless the store is configured otherwise.
+ * Defined by offset-index, whose lookups read one such page at a time, so a
+ * lookup's page and the store's limit are the same number.
+ */
+export { DEFAULT_MAX_READ_ENTRIES } from '@ledgerline/offset-index';
 /** Entries in one append call; a larger batch is RESOURCE_EXHAUSTED / APPEND_TOO_LARGE. */
 export const DEFAULT_MAX_APPEND_ENTRIES = 10_000;
 /** Bytes in one append call (sum of its entries); a larger batch is RESOURCE_EXHAUSTED / APPEND_TOO_LARGE. */

@@ -1,5 +1,5 @@
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
-import { LedgerStoreReason as R } from './errors.js';
+import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
+import { LedgerStoreReason } from './errors.js';
 import {
   DEFAULT_LIST_PAGE,
   DEFAULT_MAX_APPEND_BYTES,
@@ -18,14 +18,20 @@ import {
 
 export function validateLedgerId(ledgerId: unknown): number {
   if (!isId(ledgerId)) {
-    throw invalidArgument(R.badLedgerId, `ledger id must be a non-negative safe integer, got ${describe(ledgerId)}`);
+    throw invalidArgument(
+      LedgerStoreReason.BAD_LEDGER_ID,
+      `ledger id must be a non-negative safe integer, got ${describe(ledgerId)}`,
+    );
   }
   return ledgerId;
 }
 
 export function validateEntryId(entryId: unknown, name: string): number {
   if (!isId(entryId)) {
-    throw invalidArgument(R.badEntryId, `${name} must be a non-negative safe integer, got ${describe(entryId)}`);
+    throw invalidArgument(
+      LedgerStoreReason.BAD_ENTRY_ID,
+      `${name} must be a non-negative safe integer, got ${describe(entryId)}`,
+    );
   }
   return entryId;
 }
@@ -35,12 +41,12 @@ export function validateReadRange(firstEntryId: unknown, lastEntryId: unknown, l
   const first = validateEntryId(firstEntryId, 'firstEntryId');
   const last = validateEntryId(lastEntryId, 'lastEntryId');
   if (first > last) {
-    throw invalidArgument(R.badEntryRange, `firstEntryId ${first} is after lastEntryId ${last}`);
+    throw invalidArgument(LedgerStoreReason.BAD_ENTRY_RANGE, `firstEntryId ${first} is after lastEntryId ${last}`);
   }
   const count = last - first + 1;
   if (count > limits.maxReadEntries) {
     throw invalidArgument(
-      R.readRangeTooLarge,
+      LedgerStoreReason.READ_RANGE_TOO_LARGE,
       `a read may cover at most ${limits.maxReadEntries} entries (maxReadEntries), this one covers ${count}: split it`,
     );
   }
@@ -50,12 +56,15 @@ export function validateReadRange(firstEntryId: unknown, lastEntryId: unknown, l
 /** Checks an append batch against the limits; returns its total size in bytes. */
 export function validateAppend(entries: unknown, limits: LedgerStoreLimits): number {
   if (!Array.isArray(entries)) {
-    throw invalidArgument(R.badEntry, `append takes an array of Uint8Array entries, got ${describe(entries)}`);
+    throw invalidArgument(
+      LedgerStoreReason.BAD_ENTRY,
+      `append takes an array of Uint8Array entries, got ${describe(entries)}`,
+    );
   }
-  if (entries.length === 0) throw invalidArgument(R.emptyAppend, 'append needs at least one entry');
+  if (entries.length === 0) throw invalidArgument(LedgerStoreReason.EMPTY_APPEND, 'append needs at least one entry');
   if (entries.length > limits.maxAppendEntries) {
     throw tooLarge(
-      R.appendTooLarge,
+      LedgerStoreReason.APPEND_TOO_LARGE,
       `an append may carry at most ${limits.maxAppendEntries} entries (maxAppendEntries), got ${entries.length}`,
     );
   }
@@ -63,18 +72,24 @@ export function validateAppend(entries: unknown, limits: LedgerStoreLimits): num
   for (let i = 0; i < entries.length; i++) {
     const entry: unknown = entries[i];
     if (!(entry instanceof Uint8Array)) {
-      throw invalidArgument(R.badEntry, `entry ${i} of the append is not a Uint8Array: ${describe(entry)}`);
+      throw invalidArgument(
+        LedgerStoreReason.BAD_ENTRY,
+        `entry ${i} of the append is not a Uint8Array: ${describe(entry)}`,
+      );
     }
     if (entry.byteLength > limits.maxEntryBytes) {
       throw tooLarge(
-        R.entryTooLarge,
+        LedgerStoreReason.ENTRY_TOO_LARGE,
         `entry ${i} has ${entry.byteLength} bytes, above maxEntryBytes ${limits.maxEntryBytes}`,
       );
     }
     totalBytes += entry.byteLength;
   }
   if (totalBytes > limits.maxAppendBytes) {
-    throw tooLarge(R.appendTooLarge, `an append may carry at most ${limits.maxAppendBytes} bytes, got ${totalBytes}`);
+    throw tooLarge(
+      LedgerStoreReason.APPEND_TOO_LARGE,
+      `an append may carry at most ${limits.maxAppendBytes} bytes, got ${totalBytes}`,
+    );
   }
   return totalBytes;
 }
@@ -83,20 +98,29 @@ export function validateAppend(entries: unknown, limits: LedgerStoreLimits): num
 export function encodeOwnerTags(ownerTags: unknown): string {
   if (ownerTags === undefined) return '{}';
   if (typeof ownerTags !== 'object' || ownerTags === null || Array.isArray(ownerTags)) {
-    throw invalidArgument(R.badOwnerTags, `ownerTags must be an object of strings, got ${describe(ownerTags)}`);
+    throw invalidArgument(
+      LedgerStoreReason.BAD_OWNER_TAGS,
+      `ownerTags must be an object of strings, got ${describe(ownerTags)}`,
+    );
   }
   const sorted: Record<string, string> = {};
   for (const key of Object.keys(ownerTags).sort()) {
     const value: unknown = (ownerTags as Record<string, unknown>)[key];
     if (typeof value !== 'string') {
-      throw invalidArgument(R.badOwnerTags, `owner tag '${key}' must be a string, got ${describe(value)}`);
+      throw invalidArgument(
+        LedgerStoreReason.BAD_OWNER_TAGS,
+        `owner tag '${key}' must be a string, got ${describe(value)}`,
+      );
     }
     sorted[key] = value;
   }
   const json = JSON.stringify(sorted);
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MAX_OWNER_TAGS_BYTES) {
-    throw tooLarge(R.ownerTagsTooLarge, `owner tags take ${bytes} bytes, above ${MAX_OWNER_TAGS_BYTES}`);
+    throw tooLarge(
+      LedgerStoreReason.OWNER_TAGS_TOO_LARGE,
+      `owner tags take ${bytes} bytes, above ${MAX_OWNER_TAGS_BYTES}`,
+    );
   }
   return json;
 }
@@ -121,7 +145,7 @@ export function validateListOptions(options: unknown): { after: number; limit: n
   if (limit === undefined) return { after: resolvedAfter, limit: DEFAULT_LIST_PAGE };
   if (!Number.isSafeInteger(limit) || (limit as number) < 1 || (limit as number) > MAX_LIST_PAGE) {
     throw invalidArgument(
-      R.badPageLimit,
+      LedgerStoreReason.BAD_PAGE_LIMIT,
       `list limit must be an integer from 1 to ${MAX_LIST_PAGE}, got ${describe(limit)}`,
     );
   }
@@ -139,7 +163,7 @@ export function resolveLimits(limits: Partial<LedgerStoreLimits> = {}): LedgerSt
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isSafeInteger(value) || value < 1) {
       throw invalidArgument(
-        R.badConfig,
+        ErrorReason.INVALID_CONFIG,
         `ledger store limit ${name} must be a positive integer, got ${describe(value)}`,
       );
     }

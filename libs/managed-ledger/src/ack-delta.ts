@@ -1,16 +1,9 @@
-import { positionKey, parsePositionKey } from '@ledgerline/cursor-codec';
+import { positionKey, parsePositionKey, type EntryRange, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
 import { ackBatchIndexes, ackRange, ackUpTo, normalize, type AckState } from './cursor-acks.js';
 import { ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, type LedgerView } from './ledger-views.js';
-import { checkPosition, type Position } from './position.js';
-
-/** An inclusive range of entries of one ledger. */
-export interface EntryRange {
-  ledgerId: number;
-  firstEntryId: number;
-  lastEntryId: number;
-}
+import { checkPosition } from './position.js';
 
 export interface BatchAckRecord {
   position: Position;
@@ -51,7 +44,7 @@ export function applyAckDelta(state: AckState, views: readonly LedgerView[], del
   const batches = delta.batchAcks ?? [];
   if (ranges.length + batches.length > maxRanges) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidAckDelta,
+      ManagedLedgerReason.INVALID_ACK_DELTA,
       `an ack delta may carry at most ${maxRanges} ranges and batches (maxAckDeltaRanges), got ${ranges.length + batches.length}`,
     );
   }
@@ -98,7 +91,7 @@ function checkRange(range: EntryRange): void {
     range.firstEntryId <= range.lastEntryId;
   if (!ok) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidAckDelta,
+      ManagedLedgerReason.INVALID_ACK_DELTA,
       'an acked range needs non-negative safe integers with firstEntryId <= lastEntryId',
     );
   }

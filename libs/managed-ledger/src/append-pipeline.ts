@@ -1,3 +1,4 @@
+import { MAX_BATCH_SIZE } from '@ledgerline/cursor-codec';
 import type { LedgerEntry } from '@ledgerline/ledger-store';
 import { decodeEntry, encodeEntry, type OffsetAssigner } from '@ledgerline/offset-index';
 import { invalidArgument, LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
@@ -12,6 +13,7 @@ import {
   ManagedLedgerReason,
 } from './errors.js';
 import type { OpenLedger } from './open-ledger.js';
+import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 /** Framing adds at most this much to a payload: 6 header bytes and two tagged uint64 varints. */
 export const MAX_FRAMING_BYTES = 24;
@@ -83,7 +85,7 @@ export class AppendPipeline {
       return Promise.reject(
         new LedgerlineError(
           'RESOURCE_EXHAUSTED',
-          ManagedLedgerReason.tooManyPendingAppends,
+          ManagedLedgerReason.TOO_MANY_PENDING_APPENDS,
           `managed ledger ${this.host.name} has ${this.queue.length} appends (${this.queue.bytes} bytes) pending; ` +
             `the limits are maxPendingAppends ${config.maxPendingAppends} and maxPendingAppendBytes ${config.maxPendingAppendBytes}`,
         ),
@@ -257,7 +259,7 @@ export class AppendPipeline {
     if (firstEntryId !== ledger.entries) {
       throw new LedgerlineError(
         'INTERNAL',
-        'LEDGER_ENTRY_IDS_DIVERGED',
+        ManagedLedgerReason.LEDGER_ENTRY_IDS_DIVERGED,
         `ledger ${ledger.ledgerId} stored our write at entry ${firstEntryId}, but we confirmed ${ledger.entries} entries`,
       );
     }
@@ -316,7 +318,7 @@ export class AppendPipeline {
     if (metadata?.index === undefined || metadata.brokerTimestamp === undefined) {
       throw new LedgerlineError(
         'DATA_LOSS',
-        'ENTRY_METADATA_MISSING',
+        ManagedLedgerReason.ENTRY_METADATA_MISSING,
         `entry ${stored.entryId} of our ledger has no offset`,
       );
     }
@@ -328,7 +330,7 @@ export class AppendPipeline {
     if (head?.offsets !== undefined || metadata.index <= ledger.lastOffset) {
       throw new LedgerlineError(
         'INTERNAL',
-        'LEDGER_ENTRY_IDS_DIVERGED',
+        ManagedLedgerReason.LEDGER_ENTRY_IDS_DIVERGED,
         `entry ${stored.entryId} of ledger ${ledger.ledgerId} has offset ${metadata.index}, which no pending append holds`,
       );
     }
@@ -350,20 +352,23 @@ export class AppendPipeline {
 
 export function checkAppendArguments(payload: unknown, numMessages: unknown, maxEntrySizeBytes: number): void {
   if (!(payload instanceof Uint8Array)) {
-    throw invalidArgument(ManagedLedgerReason.invalidPayload, 'the payload must be a Uint8Array');
+    throw invalidArgument(ManagedLedgerReason.INVALID_PAYLOAD, 'the payload must be a Uint8Array');
   }
   if (
     typeof numMessages !== 'number' ||
     !Number.isSafeInteger(numMessages) ||
     numMessages < 1 ||
-    numMessages > 1_000_000
+    numMessages > MAX_BATCH_SIZE
   ) {
-    throw invalidArgument(ManagedLedgerReason.invalidNumMessages, 'numMessages must be an integer from 1 to 1000000');
+    throw invalidArgument(
+      ManagedLedgerReason.INVALID_NUM_MESSAGES,
+      `numMessages must be an integer from 1 to ${MAX_BATCH_SIZE}`,
+    );
   }
   if (payload.byteLength + MAX_FRAMING_BYTES > maxEntrySizeBytes) {
     throw new LedgerlineError(
       'INVALID_ARGUMENT',
-      ManagedLedgerReason.entryTooLarge,
+      LedgerStoreReason.ENTRY_TOO_LARGE,
       `the payload has ${payload.byteLength} bytes; with framing an entry may have at most ${maxEntrySizeBytes} (maxEntrySizeBytes)`,
     );
   }
@@ -376,7 +381,7 @@ function isRetryable(err: LedgerlineError): boolean {
 function writeFailed(name: string, cause: LedgerlineError): LedgerlineError {
   return new LedgerlineError(
     'UNAVAILABLE',
-    ManagedLedgerReason.ledgerWriteFailed,
+    ManagedLedgerReason.LEDGER_WRITE_FAILED,
     `managed ledger ${name} could not write to the ledger store (${cause.reason}: ${cause.message}); the append may be retried`,
     { cause },
   );

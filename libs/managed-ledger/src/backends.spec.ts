@@ -34,7 +34,7 @@ function sqliteBackend(): Backend {
       const metadataStore = await createMetadataStore({
         kind: 'sqlite',
         path: join(folder, 'metadata.db'),
-        synchronous: 'normal',
+        synchronous: 'NORMAL',
       });
       return clients(ledgerStore, metadataStore);
     },

@@ -1,6 +1,5 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { z } from 'zod';
-import { ManagedLedgerReason } from './errors.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -113,7 +112,7 @@ export function resolveManagedLedgerConfig(input: ManagedLedgerConfigInput = {})
     const problems = result.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`).join('; ');
     throw new LedgerlineError(
       'INVALID_ARGUMENT',
-      ManagedLedgerReason.invalidConfig,
+      ErrorReason.INVALID_CONFIG,
       `invalid managed ledger config: ${problems}`,
     );
   }

@@ -1,7 +1,6 @@
 import type { Bus } from '@ledgerline/bus';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import type { OffsetAssigner } from '@ledgerline/offset-index';
-import pino from 'pino';
 import type { Registry } from 'prom-client';
 import type { ManagedLedgerConfig } from './config.js';
 import type { EntryCache } from './entry-cache.js';
@@ -56,12 +55,4 @@ export interface LedgerContext {
    * turned out to have landed (then the switch drops it as an unused ledger).
    */
   readonly unrecordedLedgers: Set<number>;
-}
-
-let defaultLogger: ManagedLedgerLogger | undefined;
-
-/** A pino logger at level warn (or LEDGERLINE_LOG_LEVEL), made once. */
-export function defaultManagedLedgerLogger(): ManagedLedgerLogger {
-  defaultLogger ??= pino({ name: 'managed-ledger', level: process.env['LEDGERLINE_LOG_LEVEL'] ?? 'warn' });
-  return defaultLogger;
 }

@@ -1,11 +1,15 @@
-import { AckSet, positionKey, type BatchAck } from '@ledgerline/cursor-codec';
+import {
+  AckSet,
+  MAX_BATCH_SIZE,
+  positionKey,
+  type BatchAck,
+  comparePositions,
+  type Position,
+} from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
 import { ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, entryExists, findLedger, firstEntryAtOrAfter, type LedgerView } from './ledger-views.js';
-import { comparePositions, formatPosition, type Position } from './position.js';
-
-/** Largest batch (messages in one entry) whose index acknowledgements are kept. */
-export const MAX_ACK_BATCH_SIZE = 1 << 20;
+import { formatPosition } from './position.js';
 
 /**
  * What acknowledgements change: the mark-delete position (everything at or
@@ -75,7 +79,7 @@ export function ackBatchIndexes(
   const existing = state.batchAcks.get(key);
   if (existing !== undefined && existing.batchSize !== batchSize) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidBatchAck,
+      ManagedLedgerReason.INVALID_BATCH_ACK,
       `entry ${formatPosition(p)} was acknowledged as a batch of ${existing.batchSize}, not ${batchSize}`,
     );
   }
@@ -123,18 +127,18 @@ function checkEntry(views: readonly LedgerView[], p: Position): void {
 
 function outOfRange(p: Position) {
   return invalidArgument(
-    ManagedLedgerReason.positionOutOfRange,
+    ManagedLedgerReason.POSITION_OUT_OF_RANGE,
     `position ${formatPosition(p)} is not an entry of this topic`,
   );
 }
 
 function checkBatch(indexes: readonly number[], batchSize: number): void {
-  if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > MAX_ACK_BATCH_SIZE) {
-    throw invalidArgument(ManagedLedgerReason.invalidBatchAck, `batchSize must be from 1 to ${MAX_ACK_BATCH_SIZE}`);
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+    throw invalidArgument(ManagedLedgerReason.INVALID_BATCH_ACK, `batchSize must be from 1 to ${MAX_BATCH_SIZE}`);
   }
   if (!Array.isArray(indexes) || indexes.some((i) => !Number.isSafeInteger(i) || i < 0 || i >= batchSize)) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidBatchAck,
+      ManagedLedgerReason.INVALID_BATCH_ACK,
       `batch indexes must be integers from 0 to ${batchSize - 1}`,
     );
   }

@@ -1,3 +1,5 @@
+import type { ExpectedVersion } from '@ledgerline/metadata-store';
+import { type Position } from '@ledgerline/cursor-codec';
 import { create, equals, isFieldSet } from '@bufbuild/protobuf';
 import {
   LongPropertySchema,
@@ -6,8 +8,8 @@ import {
   type ManagedCursorInfo,
 } from '@ledgerline/proto';
 import { isBadVersion } from './errors.js';
-import type { ExpectedVersion, ManagedLedgerMetadata } from './metadata-access.js';
-import { int64ToNumber, type Position } from './position.js';
+import type { ManagedLedgerMetadata } from './metadata-access.js';
+import { int64ToNumber } from './position.js';
 
 /** Cursor ledger id meaning "the state lives in this node" (Pulsar's -1). */
 export const NO_CURSOR_LEDGER = -1;

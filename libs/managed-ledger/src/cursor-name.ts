@@ -7,7 +7,7 @@ import { MAX_CURSOR_NAME_LENGTH } from './metadata-access.js';
 export function validateCursorName(name: unknown): string {
   if (typeof name !== 'string' || name.length === 0 || name.length > MAX_CURSOR_NAME_LENGTH) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidCursorName,
+      ManagedLedgerReason.INVALID_CURSOR_NAME,
       `a cursor name must be a string of 1 to ${MAX_CURSOR_NAME_LENGTH} characters`,
     );
   }

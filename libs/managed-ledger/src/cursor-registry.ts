@@ -1,4 +1,5 @@
-import { createCursorState, encodeCursorState } from '@ledgerline/cursor-codec';
+import type { Versioned } from '@ledgerline/metadata-store';
+import { createCursorState, encodeCursorState, comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { validateCursorName } from './cursor-name.js';
 import { CursorInfoKeeper, cursorInfoFromProto, NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
@@ -9,8 +10,7 @@ import { isBadVersion, ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, lastEntry } from './ledger-views.js';
 import { ManagedCursor, type CursorHost, type SeekTarget } from './managed-cursor.js';
 import type { ManagedCursorInfo } from '@ledgerline/proto';
-import type { Versioned } from './metadata-access.js';
-import { checkPosition, comparePositions, type Position } from './position.js';
+import { checkPosition } from './position.js';
 
 /** Where a new cursor starts. */
 export type CursorStart = { initialPosition: 'earliest' | 'latest' } | { position: Position } | { offset: number };
@@ -151,7 +151,7 @@ export class CursorRegistry {
     }
     throw new LedgerlineError(
       'ABORTED',
-      ManagedLedgerReason.cursorFenced,
+      ManagedLedgerReason.CURSOR_FENCED,
       `cursor ${name} keeps changing under this owner`,
     );
   }
@@ -229,7 +229,7 @@ function checkStart(start: CursorStart): void {
       'offset' in start);
   if (!valid) {
     throw invalidArgument(
-      ManagedLedgerReason.invalidCursorStart,
+      ManagedLedgerReason.INVALID_CURSOR_START,
       "a cursor starts at {initialPosition: 'earliest' | 'latest'}, {position} or {offset}",
     );
   }
@@ -244,7 +244,7 @@ function retryIfRaced(err: unknown): undefined {
 function beingDeleted(name: string): LedgerlineError {
   return new LedgerlineError(
     'FAILED_PRECONDITION',
-    ManagedLedgerReason.cursorClosed,
+    ManagedLedgerReason.CURSOR_CLOSED,
     `cursor ${name} is being deleted (its node could not be removed yet): delete it again to finish`,
   );
 }
@@ -252,7 +252,7 @@ function beingDeleted(name: string): LedgerlineError {
 function tooManyCursors(max: number): LedgerlineError {
   return new LedgerlineError(
     'RESOURCE_EXHAUSTED',
-    ManagedLedgerReason.tooManyCursors,
+    ManagedLedgerReason.TOO_MANY_CURSORS,
     `a managed ledger holds at most ${max} cursors (maxCursors)`,
   );
 }

@@ -1,5 +1,6 @@
+import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import type { ManagedLedgerEntry } from './entry.js';
-import { comparePositions, positionKey, type Position } from './position.js';
+import { positionKey } from './position.js';
 
 /** Bookkeeping bytes counted per cached entry on top of its payload. */
 const ENTRY_OVERHEAD_BYTES = 128;

@@ -1,4 +1,5 @@
 import { invalidArgument } from '@ledgerline/errors';
+import { ManagedLedgerReason } from './errors.js';
 
 /** Format marker and version of the stored table, so the decoder can evolve. */
 const MAGIC = 0x4c;
@@ -138,5 +139,8 @@ function readVarint(reader: { bytes: Uint8Array; position: number }): number {
 }
 
 function corrupt(detail: string) {
-  return invalidArgument('ENTRY_OFFSET_TABLE_CORRUPT', `stored entry offsets do not decode: ${detail}`);
+  return invalidArgument(
+    ManagedLedgerReason.ENTRY_OFFSET_TABLE_CORRUPT,
+    `stored entry offsets do not decode: ${detail}`,
+  );
 }

@@ -1,4 +1,4 @@
-import type { Position } from './position.js';
+import { type Position } from '@ledgerline/cursor-codec';
 
 /** An entry as a managed ledger returns it: the producer's payload and where it sits. */
 export interface ManagedLedgerEntry {

@@ -1,13 +1,16 @@
+import { LEDGER_ID_SEQUENCE } from '@ledgerline/naming';
 import type { Server } from '@grpc/grpc-js';
 import { LookupService, MetadataStoreService } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import { bindInsecure, createGrpcServer, registerService, type ServiceImpl } from '@ledgerline/rpc';
 import { GrpcManagedLedgerMetadata } from './grpc-managed-ledger-metadata.js';
 import { ManagedLedger } from './managed-ledger.js';
-import { LEDGER_ID_SEQUENCE } from './metadata-access.js';
 import { payloadOf, testBackends, textOf } from './testing/fixtures.js';
 import { InMemoryLedgerStore } from './testing/in-memory-ledger-store.js';
 import { InMemoryMetadataStore } from './testing/in-memory-metadata-store.js';
+
+// A reason of this test server only: calls the test does not make.
+const SPEC_REASON = { NOT_IN_TEST: 'NOT_IN_TEST' } as const;
 
 /** The metadata service's store API over an in-memory store: just enough of apps/metadata for this client. */
 function metadataStoreService(store: InMemoryMetadataStore): ServiceImpl<typeof MetadataStoreService> {
@@ -49,7 +52,7 @@ function metadataStoreService(store: InMemoryMetadataStore): ServiceImpl<typeof 
 
 function lookupService(store: InMemoryMetadataStore): ServiceImpl<typeof LookupService> {
   const unused = () => {
-    throw new LedgerlineError('UNIMPLEMENTED', 'NOT_IN_TEST', 'not part of this test server');
+    throw new LedgerlineError('UNIMPLEMENTED', SPEC_REASON.NOT_IN_TEST, 'not part of this test server');
   };
   return {
     registerOwner: unused,

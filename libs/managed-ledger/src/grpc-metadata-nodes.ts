@@ -1,7 +1,6 @@
-import type { ChildrenOptions, ChildrenPage } from '@ledgerline/metadata-store';
+import type { ChildrenOptions, ChildrenPage, ExpectedVersion } from '@ledgerline/metadata-store';
 import type { MetadataStoreService } from '@ledgerline/proto';
 import type { Client } from '@ledgerline/rpc';
-import type { ExpectedVersion } from './metadata-access.js';
 import type { MetadataNodes } from './node-managed-ledger-metadata.js';
 import { int64ToNumber } from './position.js';
 

@@ -4,16 +4,15 @@ export { ManagedLedgerFactory } from './managed-ledger-factory.js';
 export type { FactoryOpenOptions } from './managed-ledger-factory.js';
 export type { ManagedLedgerStatus, ManagedLedgerOpenOptions, ReadOptions } from './managed-ledger.js';
 export type { ManagedLedgerEntry, AppendResult } from './entry.js';
-export type { Position } from './position.js';
-export { comparePositions, formatPosition } from './position.js';
+export { formatPosition } from './position.js';
 export { resolveManagedLedgerConfig, DEFAULT_MANAGED_LEDGER_CONFIG } from './config.js';
 export type { ManagedLedgerConfig, ManagedCursorConfig, ManagedLedgerConfigInput } from './config.js';
 export type { ManagedLedgerDependencies, ManagedLedgerLogger } from './context.js';
 export type { WaitOptions } from './read-waiters.js';
 export type { LedgerView } from './ledger-views.js';
 export { ManagedLedgerReason } from './errors.js';
-export type { ManagedLedgerMetadata, Versioned, ExpectedVersion, CursorNamePage } from './metadata-access.js';
-export { LEDGER_ID_SEQUENCE, MAX_CURSOR_NAME_LENGTH } from './metadata-access.js';
+export type { ManagedLedgerMetadata, CursorNamePage } from './metadata-access.js';
+export { MAX_CURSOR_NAME_LENGTH } from './metadata-access.js';
 export { MetadataStoreManagedLedgerMetadata } from './metadata-store-managed-ledger-metadata.js';
 export { GrpcManagedLedgerMetadata } from './grpc-managed-ledger-metadata.js';
 export { NodeManagedLedgerMetadata } from './node-managed-ledger-metadata.js';
@@ -21,7 +20,7 @@ export type { MetadataNodes } from './node-managed-ledger-metadata.js';
 export { ManagedCursor } from './managed-cursor.js';
 export type { SeekTarget, ExportedCursorState, CursorStatus } from './managed-cursor.js';
 export type { CursorStart, OpenCursorOptions } from './cursor-registry.js';
-export type { AckDelta, EntryRange, BatchAckRecord, ExportedAcks } from './ack-delta.js';
+export type { AckDelta, BatchAckRecord, ExportedAcks } from './ack-delta.js';
 export type { SnapshotWrite } from './cursor-persistence.js';
 
 // For other packages (metadata service, garbage collector, read-only owners): stored-format helpers and limits.

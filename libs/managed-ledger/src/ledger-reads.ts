@@ -1,3 +1,4 @@
+import { type Position } from '@ledgerline/cursor-codec';
 import { decodeEntry } from '@ledgerline/offset-index';
 import type { LedgerEntry } from '@ledgerline/ledger-store';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
@@ -5,7 +6,6 @@ import type { LedgerContext } from './context.js';
 import type { ManagedLedgerEntry } from './entry.js';
 import { ManagedLedgerReason } from './errors.js';
 import { firstEntryAtOrAfter, ledgerViews, type LedgerView } from './ledger-views.js';
-import type { Position } from './position.js';
 
 /** Entries fetched per ledger-store call. */
 const STORE_READ_PAGE = 1_000;
@@ -21,10 +21,10 @@ export function checkReadLimits(ctx: LedgerContext, maxEntries: unknown, maxByte
   const entries = maxEntries ?? maxReadEntries;
   const bytes = maxBytes ?? maxReadBytes;
   if (!Number.isSafeInteger(entries) || (entries as number) < 1 || (entries as number) > maxReadEntries) {
-    throw invalidArgument(ManagedLedgerReason.invalidReadLimits, `maxEntries must be from 1 to ${maxReadEntries}`);
+    throw invalidArgument(ManagedLedgerReason.INVALID_READ_LIMITS, `maxEntries must be from 1 to ${maxReadEntries}`);
   }
   if (!Number.isSafeInteger(bytes) || (bytes as number) < 1 || (bytes as number) > maxReadBytes) {
-    throw invalidArgument(ManagedLedgerReason.invalidReadLimits, `maxBytes must be from 1 to ${maxReadBytes}`);
+    throw invalidArgument(ManagedLedgerReason.INVALID_READ_LIMITS, `maxBytes must be from 1 to ${maxReadBytes}`);
   }
   return { maxEntries: entries as number, maxBytes: bytes as number };
 }
@@ -115,7 +115,7 @@ function toManagedEntry(
   if (metadata?.index === undefined || metadata.brokerTimestamp === undefined) {
     throw new LedgerlineError(
       'DATA_LOSS',
-      ManagedLedgerReason.entryMetadataMissing,
+      ManagedLedgerReason.ENTRY_METADATA_MISSING,
       `entry ${raw.entryId} of ledger ${ledgerId} carries no broker entry metadata`,
     );
   }

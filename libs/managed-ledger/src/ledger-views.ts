@@ -1,6 +1,6 @@
+import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import type { LedgerSummary } from './managed-ledger-info.js';
 import type { OpenLedger } from './open-ledger.js';
-import { comparePositions, type Position } from './position.js';
 
 /** A ledger as readers see it: for the open ledger, what is confirmed so far. */
 export interface LedgerView {

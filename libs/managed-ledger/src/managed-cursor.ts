@@ -1,5 +1,5 @@
-import { createCursorState, type CursorState } from '@ledgerline/cursor-codec';
-import { invalidArgument, LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
+import { createCursorState, type CursorState, comparePositions, type Position } from '@ledgerline/cursor-codec';
+import { invalidArgument, LedgerlineError, ErrorReason, unexpectedRejection } from '@ledgerline/errors';
 import { applyAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
 import { messageBacklog } from './backlog.js';
 import type { LedgerContext } from './context.js';
@@ -9,8 +9,18 @@ import type { ManagedLedgerEntry } from './entry.js';
 import { isBadVersion, ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, entriesBetween, lastEntry, positionAfter, type LedgerView } from './ledger-views.js';
 import type { DeletableLedgerRecord } from './managed-ledger-info.js';
-import { checkPosition, comparePositions, type Position } from './position.js';
+import { checkPosition } from './position.js';
 import type { WaitOptions } from './read-waiters.js';
+import { LedgerStoreReason } from '@ledgerline/ledger-store';
+
+/** A cursor property name is 1 to this many UTF-16 code units, like a cursor name's bound but for a map key. */
+export const MAX_CURSOR_PROPERTY_NAME_LENGTH = 256;
+/**
+ * After each failed snapshot write the next one waits twice as long, doubling
+ * at most this many times: at most 2^6 = 64 snapshot intervals between tries,
+ * so a cursor whose store came back is persisted again within a bounded time.
+ */
+export const MAX_PERSIST_BACKOFF_DOUBLINGS = 6;
 
 /** Pages of wholly acknowledged entries a single read skips before it gives up and returns nothing. */
 const MAX_SKIPPED_PAGES = 100;
@@ -143,7 +153,7 @@ export class ManagedCursor {
     this.checkOpen();
     if (!Array.isArray(positions) || positions.length > this.host.ctx.config.cursor.maxAckPositionsPerCall) {
       throw invalidArgument(
-        ManagedLedgerReason.invalidAckDelta,
+        ManagedLedgerReason.INVALID_ACK_DELTA,
         `ack takes an array of at most ${this.host.ctx.config.cursor.maxAckPositionsPerCall} positions (maxAckPositionsPerCall)`,
       );
     }
@@ -176,15 +186,18 @@ export class ManagedCursor {
   applyAckDelta(delta: AckDelta): void {
     this.checkOpen();
     if (typeof delta !== 'object' || delta === null || !Number.isSafeInteger(delta.resetEpoch)) {
-      throw invalidArgument(ManagedLedgerReason.invalidAckDelta, 'an ack delta needs a resetEpoch and optional ranges');
+      throw invalidArgument(
+        ManagedLedgerReason.INVALID_ACK_DELTA,
+        'an ack delta needs a resetEpoch and optional ranges',
+      );
     }
     if (!Array.isArray(delta.ackedRanges ?? []) || !Array.isArray(delta.batchAcks ?? [])) {
-      throw invalidArgument(ManagedLedgerReason.invalidAckDelta, 'ackedRanges and batchAcks must be arrays');
+      throw invalidArgument(ManagedLedgerReason.INVALID_ACK_DELTA, 'ackedRanges and batchAcks must be arrays');
     }
     if (delta.resetEpoch !== this.resetEpoch) {
       throw new LedgerlineError(
         'ABORTED',
-        ManagedLedgerReason.resetEpochMismatch,
+        ManagedLedgerReason.CURSOR_RESET_EPOCH_MISMATCH,
         `the delta was computed against reset epoch ${String(delta?.resetEpoch)}, the cursor is at ${this.resetEpoch}`,
       );
     }
@@ -214,11 +227,7 @@ export class ManagedCursor {
   async seek(target: SeekTarget, expectedResetEpoch?: number): Promise<Position> {
     this.checkOpen();
     if (expectedResetEpoch !== undefined && expectedResetEpoch !== this.resetEpoch) {
-      throw new LedgerlineError(
-        'ABORTED',
-        ManagedLedgerReason.badVersion,
-        `the cursor's reset epoch is ${this.resetEpoch}`,
-      );
+      throw new LedgerlineError('ABORTED', ErrorReason.BAD_VERSION, `the cursor's reset epoch is ${this.resetEpoch}`);
     }
     const next = await this.host.resolveSeekTarget(target);
     const views = this.host.views();
@@ -260,7 +269,7 @@ export class ManagedCursor {
     this.checkOpen();
     this.checkPropertyName(name, this.properties);
     if (value !== undefined && !(typeof value === 'bigint' || Number.isSafeInteger(value))) {
-      throw invalidArgument(ManagedLedgerReason.invalidProperty, `property ${name} must be an integer`);
+      throw invalidArgument(ManagedLedgerReason.INVALID_CURSOR_PROPERTY, `property ${name} must be an integer`);
     }
     this.changing(() => (value === undefined ? this.properties.delete(name) : this.properties.set(name, value)));
   }
@@ -270,7 +279,7 @@ export class ManagedCursor {
     this.checkOpen();
     this.checkPropertyName(name, this.cursorProperties);
     if (value !== undefined && typeof value !== 'string') {
-      throw invalidArgument(ManagedLedgerReason.invalidProperty, `cursor property ${name} must be a string`);
+      throw invalidArgument(ManagedLedgerReason.INVALID_CURSOR_PROPERTY, `cursor property ${name} must be a string`);
     }
     this.changing(() =>
       value === undefined ? this.cursorProperties.delete(name) : this.cursorProperties.set(name, value),
@@ -357,19 +366,22 @@ export class ManagedCursor {
     if (this.status === 'open') return;
     throw new LedgerlineError(
       this.status === 'fenced' ? 'ABORTED' : 'FAILED_PRECONDITION',
-      this.status === 'fenced' ? ManagedLedgerReason.cursorFenced : ManagedLedgerReason.cursorClosed,
+      this.status === 'fenced' ? ManagedLedgerReason.CURSOR_FENCED : ManagedLedgerReason.CURSOR_CLOSED,
       `cursor ${this.name} is ${this.status}`,
     );
   }
 
   private checkPropertyName(name: string, map: Map<string, unknown>): void {
-    if (typeof name !== 'string' || name.length === 0 || name.length > 256) {
-      throw invalidArgument(ManagedLedgerReason.invalidProperty, 'a property name must be 1 to 256 characters');
+    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_CURSOR_PROPERTY_NAME_LENGTH) {
+      throw invalidArgument(
+        ManagedLedgerReason.INVALID_CURSOR_PROPERTY,
+        `a property name must be 1 to ${MAX_CURSOR_PROPERTY_NAME_LENGTH} characters`,
+      );
     }
     if (!map.has(name) && map.size >= this.host.ctx.config.cursor.maxProperties) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        ManagedLedgerReason.invalidProperty,
+        ManagedLedgerReason.INVALID_CURSOR_PROPERTY,
         'too many cursor properties (maxProperties)',
       );
     }
@@ -378,8 +390,10 @@ export class ManagedCursor {
   /** Persists at most once per snapshotIntervalMs (rate limit), real time. */
   private schedulePersist(): void {
     if (this.persistTimer !== undefined || this.persisting !== undefined || this.status !== 'open') return;
-    const interval = this.host.ctx.config.cursor.snapshotIntervalMs * 2 ** Math.min(this.persistFailures, 6);
-    const waitMs = Math.max(0, this.lastPersistAtMs + interval - Date.now());
+    const interval =
+      this.host.ctx.config.cursor.snapshotIntervalMs *
+      2 ** Math.min(this.persistFailures, MAX_PERSIST_BACKOFF_DOUBLINGS);
+    const waitMs = Math.max(0, this.lastPersistAtMs + interval - this.host.ctx.now());
     this.persistTimer = setTimeout(() => {
       this.persistTimer = undefined;
       void this.persistNow(false).catch(() => undefined);
@@ -417,7 +431,7 @@ export class ManagedCursor {
       properties: this.properties,
       cursorProperties: this.cursorProperties,
     });
-    this.lastPersistAtMs = Date.now();
+    this.lastPersistAtMs = this.host.ctx.now();
     try {
       this.lastSnapshot = await this.persistence.persist(
         state,
@@ -434,7 +448,7 @@ export class ManagedCursor {
 
   private onPersistFailure(err: unknown): void {
     const error = LedgerlineError.from(err);
-    if (isBadVersion(error) || error.reason === ManagedLedgerReason.ledgerFenced) {
+    if (isBadVersion(error) || error.reason === LedgerStoreReason.LEDGER_FENCED) {
       this.status = 'fenced';
       this.host.cursorFenced(error);
       return;

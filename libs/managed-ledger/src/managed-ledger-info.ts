@@ -1,3 +1,4 @@
+import { type Position } from '@ledgerline/cursor-codec';
 import { create, isFieldSet } from '@bufbuild/protobuf';
 import {
   DeletableLedgerSchema,
@@ -12,7 +13,7 @@ import {
   type ManagedLedgerInfo,
 } from '@ledgerline/proto';
 import { corruptInfoError } from './errors.js';
-import { int64ToNumber, positionFromProto, positionToProto, type Position } from './position.js';
+import { int64ToNumber, positionFromProto, positionToProto } from './position.js';
 
 /**
  * One ledger of a managed ledger as this lib works with it: LedgerInfo with

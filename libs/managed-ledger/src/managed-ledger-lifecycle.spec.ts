@@ -100,7 +100,7 @@ describe('config', () => {
       ManagedLedger.open(TOPIC, testBackends().deps(), { config: { maxEntriesPerLedger: 0 } }),
     ).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
-      reason: 'INVALID_MANAGED_LEDGER_CONFIG',
+      reason: 'INVALID_CONFIG',
       message: expect.stringContaining('maxEntriesPerLedger'),
     });
     await expect(ManagedLedger.open('bad topic //', testBackends().deps())).rejects.toMatchObject({

@@ -1,9 +1,10 @@
+import type { Versioned } from '@ledgerline/metadata-store';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import { decodeEntry, LedgerOffsetIndex, type OffsetAssigner } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ManagedLedgerConfig } from './config.js';
 import { EntryOffsetTable } from './entry-offset-table.js';
-import { deletingError, isBadVersion } from './errors.js';
+import { deletingError, isBadVersion, ManagedLedgerReason } from './errors.js';
 import { createOwnedLedger, discardIfUnnamed, discardUnreferencedLedger, fenceAndClose } from './ledger-factory.js';
 import { applyLedgerSwitch, indexSpacing } from './ledger-rollover.js';
 import {
@@ -15,8 +16,9 @@ import {
   type ManagedLedgerInfoModel,
 } from './managed-ledger-info.js';
 import type { ManagedLedgerInfo } from '@ledgerline/proto';
-import type { ManagedLedgerMetadata, Versioned } from './metadata-access.js';
+import type { ManagedLedgerMetadata } from './metadata-access.js';
 import { OpenLedger, summarizeClosedLedger } from './open-ledger.js';
+import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 /** Entries per read while a recovered ledger is indexed. */
 const RECOVERY_PAGE_ENTRIES = 256;
@@ -130,7 +132,7 @@ async function recoverLastLedger(
     lastAddConfirmed = await fenceAndClose(store, ledger.ledgerId);
   } catch (err) {
     // A ledger the metadata names but the store lost holds nothing we could serve.
-    if (!LedgerlineError.is(err, 'LEDGER_NOT_FOUND')) throw err;
+    if (!LedgerlineError.is(err, LedgerStoreReason.LEDGER_NOT_FOUND)) throw err;
     lastAddConfirmed = -1;
   }
   const index = new LedgerOffsetIndex({ firstOffset: ledger.firstOffset, ...indexSpacing(config) });
@@ -143,7 +145,7 @@ async function recoverLastLedger(
       if (metadata?.index === undefined || metadata.brokerTimestamp === undefined) {
         throw new LedgerlineError(
           'DATA_LOSS',
-          'ENTRY_METADATA_MISSING',
+          ManagedLedgerReason.ENTRY_METADATA_MISSING,
           `entry ${entry.entryId} of ledger ${ledger.ledgerId} has no broker entry metadata: its offsets are unknown`,
         );
       }

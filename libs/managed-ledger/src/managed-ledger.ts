@@ -1,10 +1,12 @@
+import { type Position } from '@ledgerline/cursor-codec';
 import { encodeLedgersDeletable, LEDGERS_DELETABLE_SUBJECT } from '@ledgerline/bus';
 import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/naming';
 import { OffsetAssigner, type MessagePosition } from '@ledgerline/offset-index';
 import { invalidArgument, LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { AppendPipeline, type AppendHost } from './append-pipeline.js';
 import { resolveManagedLedgerConfig, type ManagedLedgerConfig, type ManagedLedgerConfigInput } from './config.js';
-import { defaultManagedLedgerLogger, type LedgerContext, type ManagedLedgerDependencies } from './context.js';
+import { type LedgerContext, type ManagedLedgerDependencies } from './context.js';
+import { defaultManagedLedgerLogger } from './default-logger.js';
 import { EntryCache } from './entry-cache.js';
 import type { AppendResult, ManagedLedgerEntry } from './entry.js';
 import {
@@ -31,7 +33,7 @@ import { managedLedgerMetrics } from './metrics.js';
 import { OffsetTables } from './offset-tables.js';
 import type { OpenLedger } from './open-ledger.js';
 import { findByOffset, findByTime } from './position-lookup.js';
-import { checkPosition, type Position } from './position.js';
+import { checkPosition } from './position.js';
 import { ReadWaiters, type WaitOptions } from './read-waiters.js';
 import { CursorRegistry, type OpenCursorOptions } from './cursor-registry.js';
 import type { CursorHost, ManagedCursor, SeekTarget } from './managed-cursor.js';
@@ -473,7 +475,7 @@ export class ManagedLedger {
   private async resolveSeekTarget(target: SeekTarget): Promise<Position> {
     if (typeof target !== 'object' || target === null) {
       throw invalidArgument(
-        ManagedLedgerReason.invalidSeekTarget,
+        ManagedLedgerReason.INVALID_SEEK_TARGET,
         'a seek target is {position}, {offset} or {timestampMs}',
       );
     }

@@ -1,13 +1,5 @@
+import type { ExpectedVersion, Versioned } from '@ledgerline/metadata-store';
 import type { ManagedCursorInfo, ManagedLedgerInfo } from '@ledgerline/proto';
-
-/** A stored value with the version a compare-and-set must name to replace it. */
-export interface Versioned<T> {
-  value: T;
-  version: number;
-}
-
-/** 'absent' creates only; a number replaces exactly that version. */
-export type ExpectedVersion = number | 'absent';
 
 export interface CursorNamePage {
   /** Decoded cursor names, ascending by their encoded form. */
@@ -51,13 +43,6 @@ export interface ManagedLedgerMetadata {
   /** A unique ledger id, larger than every id handed out before. */
   allocateLedgerId(): Promise<number>;
 }
-
-/**
- * The metadata-store sequence ledger ids come from. Every service that hands
- * out ledger ids from the same store (the metadata service's
- * AllocateLedgerId included) must use this name, or ids would collide.
- */
-export const LEDGER_ID_SEQUENCE = 'ledger-id';
 
 /** Cursor names are at most this many UTF-16 code units (before URL encoding). */
 export const MAX_CURSOR_NAME_LENGTH = 512;

@@ -1,5 +1,5 @@
+import { LEDGER_ID_SEQUENCE } from '@ledgerline/naming';
 import type { MetadataStore } from '@ledgerline/metadata-store';
-import { LEDGER_ID_SEQUENCE } from './metadata-access.js';
 import { NodeManagedLedgerMetadata } from './node-managed-ledger-metadata.js';
 
 /**

@@ -1,5 +1,5 @@
 import { fromBinary, toBinary, type DescMessage, type MessageShape } from '@bufbuild/protobuf';
-import type { ChildrenOptions, ChildrenPage } from '@ledgerline/metadata-store';
+import type { ChildrenOptions, ChildrenPage, ExpectedVersion, Versioned } from '@ledgerline/metadata-store';
 import {
   ManagedCursorInfoSchema,
   ManagedLedgerInfoSchema,
@@ -8,7 +8,7 @@ import {
 } from '@ledgerline/proto';
 import { cursorNameFromNode, cursorPath } from './cursor-name.js';
 import { corruptInfoError } from './errors.js';
-import type { CursorNamePage, ExpectedVersion, ManagedLedgerMetadata, Versioned } from './metadata-access.js';
+import type { CursorNamePage, ManagedLedgerMetadata } from './metadata-access.js';
 
 /** The cursor listing page size when the caller names none. */
 const DEFAULT_CURSOR_PAGE = 1_000;

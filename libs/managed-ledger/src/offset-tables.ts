@@ -3,6 +3,7 @@ import { decodeEntry } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
 import { EntryOffsetTable } from './entry-offset-table.js';
 import { ENTRY_COUNTS_PROPERTY, type LedgerSummary } from './managed-ledger-info.js';
+import { ManagedLedgerReason } from './errors.js';
 
 /** Entries per read when a ledger's offsets must be rebuilt from its entries. */
 const SCAN_PAGE_ENTRIES = 256;
@@ -69,7 +70,7 @@ export async function scanOffsets(
       if (index === undefined) {
         throw new LedgerlineError(
           'DATA_LOSS',
-          'ENTRY_METADATA_MISSING',
+          ManagedLedgerReason.ENTRY_METADATA_MISSING,
           `entry ${entry.entryId} of ledger ${ledgerId} has no offset`,
         );
       }

@@ -24,7 +24,7 @@ function topicIndex(ctx: LedgerContext): TopicOffsetIndex {
   if (views.length === 0) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      ManagedLedgerReason.offsetOutOfRange,
+      ManagedLedgerReason.OFFSET_OUT_OF_RANGE,
       `${ctx.name} has no ledgers`,
     );
   }
@@ -79,7 +79,7 @@ function reader(ctx: LedgerContext): EntryReader {
 /** The entry holding message `offset`, in at most one storage read. */
 export function findByOffset(ctx: LedgerContext, offset: number): Promise<MessagePosition> {
   if (!Number.isSafeInteger(offset) || offset < 0) {
-    throw invalidArgument(ManagedLedgerReason.offsetOutOfRange, 'an offset must be a non-negative safe integer');
+    throw invalidArgument(ManagedLedgerReason.OFFSET_OUT_OF_RANGE, 'an offset must be a non-negative safe integer');
   }
   return findPositionByOffset(topicIndex(ctx), reader(ctx), offset);
 }
@@ -87,7 +87,7 @@ export function findByOffset(ctx: LedgerContext, offset: number): Promise<Messag
 /** The first entry whose broker timestamp is at least `timestampMs`, in at most one storage read. */
 export function findByTime(ctx: LedgerContext, timestampMs: number): Promise<MessagePosition> {
   if (!Number.isSafeInteger(timestampMs) || timestampMs < 0) {
-    throw invalidArgument(ManagedLedgerReason.offsetOutOfRange, 'a timestamp must be a non-negative safe integer');
+    throw invalidArgument(ManagedLedgerReason.OFFSET_OUT_OF_RANGE, 'a timestamp must be a non-negative safe integer');
   }
   return findPositionByTime(topicIndex(ctx), reader(ctx), timestampMs);
 }

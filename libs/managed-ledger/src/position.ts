@@ -1,24 +1,12 @@
 import { create } from '@bufbuild/protobuf';
 import { NestedPositionInfoSchema, type NestedPositionInfo } from '@ledgerline/proto';
+import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
-
-/**
- * A position in a managed ledger: an entry of one of its ledgers. Entry id -1
- * means "before the first entry of that ledger", which is how a mark-delete
- * position says that nothing of the ledger is acknowledged yet.
- */
-export interface Position {
-  readonly ledgerId: number;
-  readonly entryId: number;
-}
+import { CursorCodecReason } from '@ledgerline/cursor-codec';
+import { ManagedLedgerReason } from './errors.js';
 
 export function position(ledgerId: number, entryId: number): Position {
   return { ledgerId, entryId };
-}
-
-/** Negative when a is before b, zero when equal, positive when after. */
-export function comparePositions(a: Position, b: Position): number {
-  return a.ledgerId !== b.ledgerId ? a.ledgerId - b.ledgerId : a.entryId - b.entryId;
 }
 
 export function samePosition(a: Position, b: Position): boolean {
@@ -57,7 +45,10 @@ export function checkPosition(p: unknown, what = 'position'): Position {
     (candidate.ledgerId as number) < 0 ||
     (candidate.entryId as number) < -1
   ) {
-    throw invalidArgument('INVALID_POSITION', `${what} must be {ledgerId >= 0, entryId >= -1} with safe integers`);
+    throw invalidArgument(
+      CursorCodecReason.INVALID_POSITION,
+      `${what} must be {ledgerId >= 0, entryId >= -1} with safe integers`,
+    );
   }
   return { ledgerId: candidate.ledgerId as number, entryId: candidate.entryId as number };
 }
@@ -65,7 +56,11 @@ export function checkPosition(p: unknown, what = 'position'): Position {
 /** Converts a stored int64 to a number; a stored value beyond 2^53 is corrupt metadata, not a rounding. */
 export function int64ToNumber(value: bigint, what: string): number {
   if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
-    throw new LedgerlineError('DATA_LOSS', 'METADATA_VALUE_OUT_OF_RANGE', `${what} ${value} is not a safe integer`);
+    throw new LedgerlineError(
+      'DATA_LOSS',
+      ManagedLedgerReason.METADATA_VALUE_OUT_OF_RANGE,
+      `${what} ${value} is not a safe integer`,
+    );
   }
   return Number(value);
 }

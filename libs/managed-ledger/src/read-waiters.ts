@@ -34,7 +34,7 @@ export class ReadWaiters {
       return Promise.reject(
         new LedgerlineError(
           'RESOURCE_EXHAUSTED',
-          ManagedLedgerReason.tooManyReadWaiters,
+          ManagedLedgerReason.TOO_MANY_READ_WAITERS,
           `${this.maxWaiters} readers already wait for entries (maxReadWaiters)`,
         ),
       );

@@ -1,5 +1,5 @@
+import { type Position } from '@ledgerline/cursor-codec';
 import type { LedgerView } from './ledger-views.js';
-import type { Position } from './position.js';
 
 export interface TrimPolicy {
   /** -1 keeps consumed data forever, 0 not at all (Pulsar's RetentionPolicies). */

@@ -1,9 +1,11 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { MAX_CAS_ATTEMPTS, MAX_CAS_BACKOFF_MS } from './limits.js';
+import { MetadataServiceReason } from './errors.js';
+import { sleep } from './sleep.js';
 
 /** True for the store's compare-and-set conflict (a version changed, or a create-only write found a node). */
 export function isBadVersion(error: unknown): boolean {
-  return LedgerlineError.is(error, 'BAD_VERSION');
+  return LedgerlineError.is(error, ErrorReason.BAD_VERSION);
 }
 
 /**
@@ -23,11 +25,7 @@ export async function retryOnConflict<T>(what: string, step: () => Promise<T>): 
   }
   throw new LedgerlineError(
     'ABORTED',
-    'TOO_MUCH_CONTENTION',
+    MetadataServiceReason.TOO_MUCH_CONTENTION,
     `${what} kept conflicting with concurrent changes after ${MAX_CAS_ATTEMPTS} attempts; retry later`,
   );
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -4,10 +4,11 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { eventually, sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { startClusterMetadataService } from './cluster.js';
 import type { ClusterConfig } from './config.js';
-import { sleep } from './cas-retry.js';
+import { sleep } from './sleep.js';
 import type { RunningMetadataService } from './metadata-server.js';
 import { connectClients, testServiceConfig, type ServiceClients } from './testing/service-fixtures.js';
 import { failure } from './testing/spec-support.js';
+import { MetadataServiceReason } from './errors.js';
 
 /** Races between two metadata instances over one Redis and one NATS. */
 const ROUNDS = 8;
@@ -90,7 +91,8 @@ describe('two metadata instances over one Redis racing each other', () => {
             partitions === 0 && round % 2 === 1
               ? await settle(batchCreate(clients, topic))
               : await settle(clients.admin.createTopic({ topic, partitions }));
-          if (outcome.ok || outcome.error.reason !== 'TOPIC_CREATE_CONFLICT' || attempt === 10) return outcome;
+          if (outcome.ok || outcome.error.reason !== MetadataServiceReason.TOPIC_CREATE_CONFLICT || attempt === 10)
+            return outcome;
         }
       };
       const outcomes = await Promise.all([create(a, 0), create(b, 2)]);

@@ -1,6 +1,7 @@
 import { createBus } from '@ledgerline/bus';
 import { createMetadataStore } from '@ledgerline/metadata-store';
-import type { ClusterConfig } from './config.js';
+import { createLogger, loadConfig } from '@ledgerline/service-kit';
+import { clusterConfigSchema, type ClusterConfig } from './config.js';
 import { startMetadataService, type MetadataServiceOptions, type RunningMetadataService } from './metadata-server.js';
 
 /**
@@ -13,6 +14,8 @@ export async function startClusterMetadataService(
   config: ClusterConfig,
   options: Pick<MetadataServiceOptions, 'signals' | 'logger' | 'name'> = {},
 ): Promise<RunningMetadataService> {
+  // One logger for the service and its store, so the store's background errors land in the service's log.
+  const logger = options.logger ?? createLogger(options.name ?? 'metadata', { level: config.logLevel });
   const bus = await createBus({
     kind: 'nats',
     servers: config.natsUrl.split(',').map((server) => server.trim()),
@@ -24,10 +27,26 @@ export async function startClusterMetadataService(
       url: config.redisUrl,
       keyPrefix: config.redisKeyPrefix,
       bus,
+      logger,
     });
-    return await startMetadataService({ ...options, store, bus, config });
+    return await startMetadataService({ ...options, logger, store, bus, config });
   } catch (error) {
     await bus.close();
     throw error;
   }
+}
+
+/**
+ * The one way a cluster's metadata service starts: settings from LEDGERLINE_*
+ * variables with `--flag value` overrides (`argv`), validated by
+ * clusterConfigSchema (INVALID_ARGUMENT / INVALID_CONFIG when they are not),
+ * then startClusterMetadataService. apps/metadata, the cluster entry point,
+ * runs it; `ledgerline metadata` runs the same function.
+ */
+export async function runClusterMetadataService(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ config: ClusterConfig; running: RunningMetadataService }> {
+  const config = loadConfig(clusterConfigSchema, { argv, env });
+  return { config, running: await startClusterMetadataService(config) };
 }

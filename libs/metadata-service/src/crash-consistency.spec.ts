@@ -6,7 +6,7 @@ import {
   ManagedLedgerInfoSchema,
   ManagedLedgerState,
 } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import fc from 'fast-check';
 import { CrashingStore, WriteGate } from './testing/crashing-store.js';
 import { DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
@@ -76,7 +76,7 @@ describe('crash consistency of topic creation and deletion', () => {
     try {
       await fixture.store.put(path, toBinary(ManagedLedgerInfoSchema, info), { expectedVersion: node.version });
     } catch (error) {
-      if (LedgerlineError.is(error, 'BAD_VERSION')) return [];
+      if (LedgerlineError.is(error, ErrorReason.BAD_VERSION)) return [];
       throw error;
     }
     const cursor = create(ManagedCursorInfoSchema, { cursorsLedgerId: cursorLedgerId });

@@ -11,7 +11,7 @@ describe('metadata service end to end: standalone (SQLite, in-process bus)', () 
   metadataE2ESuite(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledgerline-e2e-'));
     const bus = new InProcessBus();
-    const store = new SqliteMetadataStore({ path: join(dir, 'metadata.db'), bus, synchronous: 'normal' });
+    const store = new SqliteMetadataStore({ path: join(dir, 'metadata.db'), bus, synchronous: 'NORMAL' });
     const config = {
       ...serviceConfigSchema.parse({
         grpcHost: '127.0.0.1',

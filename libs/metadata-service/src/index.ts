@@ -1,6 +1,6 @@
 export { startMetadataService, metadataServices } from './metadata-server.js';
 export type { MetadataServiceOptions, RunningMetadataService } from './metadata-server.js';
-export { startClusterMetadataService } from './cluster.js';
+export { startClusterMetadataService, runClusterMetadataService } from './cluster.js';
 export { clusterConfigSchema, standaloneConfigSchema, maintenanceSettings } from './config.js';
 export type { ClusterConfig, StandaloneConfig, MaintenanceConfig } from './config.js';
 export { MetadataAdmin } from './metadata-admin.js';
@@ -26,7 +26,6 @@ export {
   OWNERS_DIR,
   SESSIONS_DIR,
   LEASES_DIR,
-  LEDGER_ID_SEQUENCE,
   deletingTopicPath,
   deletingTopicsDir,
   leasePath,
@@ -35,3 +34,4 @@ export { DEFAULT_POLICIES, DEFAULT_OWNER_GROUP } from './policies.js';
 export * from './limits.js';
 export { MetadataMaintenance } from './maintenance.js';
 export type { MaintenanceOptions } from './maintenance.js';
+export { MetadataServiceReason } from './errors.js';

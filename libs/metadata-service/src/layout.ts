@@ -27,7 +27,6 @@ export const NAMESPACE_READERS_DIR = '/admin/namespace-readers';
 export const OWNERS_DIR = '/owners';
 export const SESSIONS_DIR = '/sessions';
 export const LEASES_DIR = '/leases';
-export const LEDGER_ID_SEQUENCE = 'ledger-id';
 
 export function tenantPath(tenant: string): string {
   return `${TENANTS_DIR}/${tenant}`;

@@ -6,8 +6,9 @@ import { leasePath, ownerPath, partitionedTopicPath } from './layout.js';
 import { readLiveManagedLedger } from './managed-ledger-nodes.js';
 import { isLive, keepAlive, requireLiveOwner } from './owner-sessions.js';
 import { LeaseRecordSchema, OwnerRecordSchema, type LeaseRecord, type OwnerRecord } from './records.js';
-import { readRecord, writeRecord, type Versioned } from './store-records.js';
+import { readRecord, writeRecord, type VersionedRecord } from './store-records.js';
 import { resolveTopic, storagePath, topicNotFound, type TopicScope } from './topic-scope.js';
+import { MetadataServiceReason } from './errors.js';
 
 /**
  * Topic leases. A lease names the owner instance of a topic and lives exactly
@@ -25,7 +26,7 @@ export interface Lease {
   acquiredAtMs: number;
 }
 
-function toLease(topic: TopicName, found: Versioned<LeaseRecord>): Lease {
+function toLease(topic: TopicName, found: VersionedRecord<LeaseRecord>): Lease {
   const { instanceId, advertisedAddress, acquiredAtMs } = found.record;
   return { topic: topic.toString(), instanceId, advertisedAddress, version: found.version, acquiredAtMs };
 }
@@ -36,7 +37,7 @@ export async function resolveOwnableTopic(context: AdminContext, name: string | 
   if (await context.store.exists(partitionedTopicPath(scope.storageTopic))) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      'TOPIC_IS_PARTITIONED',
+      MetadataServiceReason.TOPIC_IS_PARTITIONED,
       `${scope.topic.toString()} is a partitioned topic: look up or own its partitions (${scope.topic.toString()}-partition-<i>)`,
     );
   }
@@ -56,7 +57,7 @@ function checkEligible(scope: TopicScope, owner: OwnerRecord): void {
   if (owner.role !== wanted) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      'WRONG_OWNER_ROLE',
+      MetadataServiceReason.WRONG_OWNER_ROLE,
       `${scope.topic.toString()} is owned by ${wanted} owners; instance ${owner.instanceId} is a ${owner.role} owner`,
     );
   }
@@ -64,7 +65,7 @@ function checkEligible(scope: TopicScope, owner: OwnerRecord): void {
   if (owner.group !== group) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      'WRONG_OWNER_GROUP',
+      MetadataServiceReason.WRONG_OWNER_GROUP,
       `topics of ${scope.topic.namespaceName.toString()} are owned by group ${group}; instance ${owner.instanceId} is in ${owner.group}`,
       { details: { group, instanceGroup: owner.group } },
     );
@@ -82,7 +83,7 @@ export async function acquireLease(context: AdminContext, topicName: string, ses
     if (current !== undefined && (await holderIsLive(context, current.record))) {
       throw new LedgerlineError(
         'FAILED_PRECONDITION',
-        'LEASE_HELD',
+        MetadataServiceReason.LEASE_HELD,
         `${scope.topic.toString()} is owned by instance ${current.record.instanceId} until its session lapses`,
         { details: { instanceId: current.record.instanceId, advertisedAddress: current.record.advertisedAddress } },
       );
@@ -107,7 +108,7 @@ export async function renewLease(context: AdminContext, topicName: string, sessi
   if (current === undefined || current.record.sessionId !== sessionId) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      'LEASE_LOST',
+      MetadataServiceReason.LEASE_LOST,
       `this session no longer holds the lease of ${scope.topic.toString()}; stop serving it and acquire it again`,
     );
   }

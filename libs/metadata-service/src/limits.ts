@@ -88,3 +88,16 @@ export const MAX_SWEEP_REMOVALS = 1000;
 /** Watch streams: notifications queued for a slow client before newer ones are dropped. */
 export const MAX_WATCH_BUFFER = 1000;
 export const MAX_WATCH_PREFIX_BYTES = 1024;
+
+/**
+ * Store reads in flight at once, per kind of fan-out. Each bounds how many
+ * concurrent calls one admin request puts on the metadata store, so one
+ * request cannot take every connection's pipeline; the numbers grow with how
+ * small and how many the reads are.
+ */
+/** Owner groups listed at once when listing the owners of every group. */
+export const OWNER_GROUP_LIST_CONCURRENCY = 8;
+/** Owner records read at once within one group (up to MAX_OWNERS_PER_GROUP small records). */
+export const OWNER_READ_CONCURRENCY = 64;
+/** Reader namespace records read at once when finding the readers of a writer namespace. */
+export const READER_NAMESPACE_READ_CONCURRENCY = 16;

@@ -3,13 +3,15 @@ import { invalidArgument } from '@ledgerline/errors';
 import { type ServiceImpl } from '@ledgerline/rpc';
 import type { MetadataAdmin } from './metadata-admin.js';
 import { leaseMessage, ownerMessage, roleName, roleValue, safeNumber } from './proto-mapping.js';
+import { MetadataServiceReason } from './errors.js';
 
 /** ledgerline.v1.LookupService over MetadataAdmin. */
 export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof LookupService> {
   return {
     async registerOwner(request) {
       const owner = request.owner;
-      if (owner === undefined) throw invalidArgument('MISSING_OWNER', 'RegisterOwner needs the owner to register');
+      if (owner === undefined)
+        throw invalidArgument(MetadataServiceReason.MISSING_OWNER, 'RegisterOwner needs the owner to register');
       const registered = await admin.registerOwner(
         {
           instanceId: owner.instanceId,

@@ -9,6 +9,7 @@ import { validateOwnerGroup } from './policies.js';
 import type { OwnerRoleName } from './records.js';
 import { rendezvousPick } from './rendezvous.js';
 import { parseTopic } from './topic-scope.js';
+import { MetadataServiceReason } from './errors.js';
 
 export interface LookupAnswer {
   instanceId: string;
@@ -70,7 +71,7 @@ async function ownerFor(context: AdminContext, topic: TopicName, group: string, 
   if (chosen === undefined) {
     throw new LedgerlineError(
       'UNAVAILABLE',
-      'NO_LIVE_OWNER',
+      MetadataServiceReason.NO_LIVE_OWNER,
       `no live ${role} owner is registered in group ${group} to serve ${topic.toString()}`,
       { details: { group, role } },
     );

@@ -11,7 +11,9 @@ import { decodeLocalName } from '@ledgerline/naming';
 import { LedgerlineError } from '@ledgerline/errors';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { CREATE_CONCURRENCY } from './limits.js';
-import { forEachChildPage, mapConcurrent } from './store-records.js';
+import { forEachChildPage } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
+import { MetadataServiceReason } from './errors.js';
 
 /**
  * The managed-ledger node of a topic holds Pulsar's ManagedLedgerInfo (proto2
@@ -27,10 +29,15 @@ export function decodeManagedLedgerInfo(path: string, bytes: Uint8Array): Manage
   try {
     return fromBinary(ManagedLedgerInfoSchema, bytes);
   } catch (error) {
-    throw new LedgerlineError('INTERNAL', 'CORRUPT_METADATA', `ManagedLedgerInfo at ${path} does not decode`, {
-      details: { path },
-      cause: error,
-    });
+    throw new LedgerlineError(
+      'INTERNAL',
+      MetadataServiceReason.CORRUPT_METADATA,
+      `ManagedLedgerInfo at ${path} does not decode`,
+      {
+        details: { path },
+        cause: error,
+      },
+    );
   }
 }
 
@@ -124,10 +131,15 @@ function decodeCursor(path: string, bytes: Uint8Array) {
   try {
     return fromBinary(ManagedCursorInfoSchema, bytes);
   } catch (error) {
-    throw new LedgerlineError('INTERNAL', 'CORRUPT_METADATA', `ManagedCursorInfo at ${path} does not decode`, {
-      details: { path },
-      cause: error,
-    });
+    throw new LedgerlineError(
+      'INTERNAL',
+      MetadataServiceReason.CORRUPT_METADATA,
+      `ManagedCursorInfo at ${path} does not decode`,
+      {
+        details: { path },
+        cause: error,
+      },
+    );
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Bus } from '@ledgerline/bus';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import type { AdminContext } from './admin-context.js';
-import { LEDGER_ID_SEQUENCE } from './layout.js';
+import { LEDGER_ID_SEQUENCE } from '@ledgerline/naming';
 import { lookupTopic } from './lookup.js';
 import { acquireLease, getLiveLease, releaseLease, renewLease } from './leases.js';
 import { createNamespace, setWriterNamespace, updateNamespace } from './namespace-admin.js';

@@ -6,6 +6,7 @@ import { type ServiceImpl } from '@ledgerline/rpc';
 import { MAX_WATCH_BUFFER, MAX_WATCH_PREFIX_BYTES } from './limits.js';
 import { safeNumber } from './proto-mapping.js';
 import { checkStoreWrite, refuseServiceOwnedPath } from './store-api-guard.js';
+import { MetadataServiceReason } from './errors.js';
 
 const CHANGE_KINDS: Record<MetadataChangeNotification['kind'], ChangeKind> = {
   created: ChangeKind.CREATED,
@@ -17,7 +18,7 @@ const CHANGE_KINDS: Record<MetadataChangeNotification['kind'], ChangeKind> = {
 function decodeChildrenToken(token: string): string | undefined {
   if (token === '') return undefined;
   if (!/^[A-Za-z0-9_-]+$/.test(token) || token.length > 4096) {
-    throw invalidArgument('INVALID_PAGE_TOKEN', 'the page token is not one Children handed out');
+    throw invalidArgument(MetadataServiceReason.INVALID_PAGE_TOKEN, 'the page token is not one Children handed out');
   }
   return Buffer.from(token, 'base64url').toString('utf8');
 }
@@ -26,7 +27,7 @@ function childrenLimit(pageSize: number): number {
   if (pageSize === 0) return DEFAULT_CHILDREN_PAGE;
   if (pageSize < 0 || pageSize > MAX_CHILDREN_PAGE) {
     throw invalidArgument(
-      'INVALID_PAGE_SIZE',
+      MetadataServiceReason.INVALID_PAGE_SIZE,
       `page size must be 0 (default ${DEFAULT_CHILDREN_PAGE}) to ${MAX_CHILDREN_PAGE}, got ${pageSize}`,
     );
   }
@@ -56,7 +57,7 @@ function validatePrefix(prefix: string): string {
   const value = prefix === '' ? '/' : prefix;
   if (!value.startsWith('/') || Buffer.byteLength(value) > MAX_WATCH_PREFIX_BYTES) {
     throw invalidArgument(
-      'INVALID_PATH_PREFIX',
+      MetadataServiceReason.INVALID_PATH_PREFIX,
       `a watch prefix is an absolute path of at most ${MAX_WATCH_PREFIX_BYTES} bytes`,
     );
   }

@@ -15,8 +15,9 @@ import {
 } from './namespaces.js';
 import { policiesForUpdate, type PolicyInput } from './policies.js';
 import type { NamespaceRecord } from './records.js';
-import { hasChildren, writeRecord, type Versioned } from './store-records.js';
+import { hasChildren, writeRecord, type VersionedRecord } from './store-records.js';
 import { readTopicCounter, touchTopicCounter } from './topic-counter.js';
+import { MetadataServiceReason } from './errors.js';
 
 function checkReadonlyFlag(readonly: boolean | undefined, isReader: boolean): void {
   if (readonly === undefined || readonly === isReader) return;
@@ -95,7 +96,10 @@ export async function setWriterNamespace(
   const reader = parseNamespace(readerName);
   const writer = writerName === '' ? undefined : parseNamespace(writerName);
   if (writer !== undefined && writer.equals(reader)) {
-    throw invalidArgument('WRITER_IS_SELF', `namespace ${reader.toString()} cannot be its own writer namespace`);
+    throw invalidArgument(
+      MetadataServiceReason.WRITER_IS_SELF,
+      `namespace ${reader.toString()} cannot be its own writer namespace`,
+    );
   }
   try {
     return await retryOnConflict(`setting the writer namespace of ${reader.toString()}`, async () => {
@@ -112,7 +116,7 @@ export async function setWriterNamespace(
   }
 }
 
-async function clearWriter(context: AdminContext, reader: NamespaceName, found: Versioned<NamespaceRecord>) {
+async function clearWriter(context: AdminContext, reader: NamespaceName, found: VersionedRecord<NamespaceRecord>) {
   const previous = found.record.policies.writerNamespace;
   if (previous === '') return toNamespaceInfo(reader, found);
   const record: NamespaceRecord = {
@@ -128,36 +132,40 @@ async function setWriter(
   context: AdminContext,
   reader: NamespaceName,
   writer: NamespaceName,
-  found: Versioned<NamespaceRecord>,
+  found: VersionedRecord<NamespaceRecord>,
 ) {
   const previous = found.record.policies.writerNamespace;
   if (previous === writer.toString()) return toNamespaceInfo(reader, found);
   if ((await readersOf(context, reader)).length > 0) {
     throw refuse(
-      'NAMESPACE_IS_WRITER',
+      MetadataServiceReason.NAMESPACE_IS_WRITER,
       `${reader.toString()} is the writer namespace of other namespaces; it cannot become a reader`,
     );
   }
   const counter = await readTopicCounter(context, reader);
   if (counter === undefined)
-    throw new LedgerlineError('NOT_FOUND', 'NAMESPACE_NOT_FOUND', `namespace ${reader.toString()} is incomplete`);
+    throw new LedgerlineError(
+      'NOT_FOUND',
+      MetadataServiceReason.NAMESPACE_NOT_FOUND,
+      `namespace ${reader.toString()} is incomplete`,
+    );
   if (previous === '' && (counter.record.count > 0 || (await hasOwnTopics(context, reader)))) {
     throw refuse(
-      'NAMESPACE_NOT_EMPTY',
+      MetadataServiceReason.NAMESPACE_NOT_EMPTY,
       `${reader.toString()} has topics of its own; a reader namespace shows its writer's topics only`,
     );
   }
   const writerFound = await readNamespace(context, writer);
   if (writerFound.record.policies.writerNamespace !== '') {
     throw refuse(
-      'WRITER_IS_READER',
+      MetadataServiceReason.WRITER_IS_READER,
       `${writer.toString()} is itself a reader namespace and cannot be a writer namespace`,
     );
   }
   if ((await countIndexedReaders(context, writer)) >= MAX_READERS_PER_WRITER) {
     throw new LedgerlineError(
       'RESOURCE_EXHAUSTED',
-      'TOO_MANY_READERS',
+      MetadataServiceReason.TOO_MANY_READERS,
       `${writer.toString()} already has ${MAX_READERS_PER_WRITER} reader namespaces`,
     );
   }

@@ -22,15 +22,10 @@ import { decodeManagedLedgerInfo } from './managed-ledger-nodes.js';
 import { readersOf, removeReaderIndex } from './namespace-readers.js';
 import { parseNamespace, readNamespace } from './namespaces.js';
 import type { NamespaceRecord } from './records.js';
-import {
-  deleteIfUnchanged,
-  hasChildren,
-  listChildren,
-  mapConcurrent,
-  writeRecord,
-  type Versioned,
-} from './store-records.js';
+import { deleteIfUnchanged, hasChildren, listChildren, writeRecord, type VersionedRecord } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
 import { readTopicCounter } from './topic-counter.js';
+import { MetadataServiceReason } from './errors.js';
 
 const DELETING = ManagedLedgerState.DELETING;
 
@@ -84,7 +79,7 @@ export async function deleteNamespace(
 async function refuseWhileReaders(context: AdminContext, namespace: NamespaceName): Promise<void> {
   if ((await readersOf(context, namespace)).length > 0) {
     throw refuse(
-      'NAMESPACE_HAS_READERS',
+      MetadataServiceReason.NAMESPACE_HAS_READERS,
       `${namespace.toString()} is the writer namespace of reader namespaces; delete those first`,
     );
   }
@@ -92,9 +87,9 @@ async function refuseWhileReaders(context: AdminContext, namespace: NamespaceNam
 
 async function setDeleting(context: AdminContext, namespace: NamespaceName, deleting: boolean): Promise<void> {
   await retryOnConflict(`flagging namespace ${namespace.toString()}`, async () => {
-    const current: Versioned<NamespaceRecord> | undefined = await readNamespace(context, namespace, true).catch(
+    const current: VersionedRecord<NamespaceRecord> | undefined = await readNamespace(context, namespace, true).catch(
       (error: unknown) => {
-        if (!deleting && LedgerlineError.is(error, 'NAMESPACE_NOT_FOUND')) return undefined;
+        if (!deleting && LedgerlineError.is(error, MetadataServiceReason.NAMESPACE_NOT_FOUND)) return undefined;
         throw error;
       },
     );
@@ -108,17 +103,23 @@ async function releaseCounter(context: AdminContext, namespace: NamespaceName, b
   if (counter === undefined) return;
   if (await hasPendingDeletions(context, namespace, buckets)) {
     throw refuse(
-      'NAMESPACE_HAS_PENDING_DELETIONS',
+      MetadataServiceReason.NAMESPACE_HAS_PENDING_DELETIONS,
       `${namespace.toString()} has deleted topics whose ledgers the garbage collector has not removed yet; retry later`,
     );
   }
   if (await hasTopics(context, namespace, buckets)) {
-    throw refuse('NAMESPACE_NOT_EMPTY', `${namespace.toString()} still has topics; delete them first`);
+    throw refuse(
+      MetadataServiceReason.NAMESPACE_NOT_EMPTY,
+      `${namespace.toString()} still has topics; delete them first`,
+    );
   }
   // No topic nodes, yet reservations: either a create is writing its node right now, or a crash left
   // the counter high. Only a counter that has not moved for the settle time is taken to be stale.
   if (counter.record.count > 0 && context.now() - counter.modifiedAtMs < settleMs) {
-    throw refuse('NAMESPACE_NOT_EMPTY', `${namespace.toString()} has topics being created; retry later`);
+    throw refuse(
+      MetadataServiceReason.NAMESPACE_NOT_EMPTY,
+      `${namespace.toString()} has topics being created; retry later`,
+    );
   }
   await context.store.delete(topicCountPath(namespace), { expectedVersion: counter.version });
 }

@@ -1,9 +1,11 @@
+import { READER_NAMESPACE_READ_CONCURRENCY } from './limits.js';
 import { decodeLocalName, NamespaceName } from '@ledgerline/naming';
 import type { AdminContext } from './admin-context.js';
 import { namespacePath, namespaceReaderPath, namespaceReadersDir } from './layout.js';
 import { MAX_READERS_PER_WRITER } from './limits.js';
 import { NamespaceRecordSchema, type NamespaceRecord } from './records.js';
-import { listChildren, mapConcurrent, readRecord, writeRecord } from './store-records.js';
+import { listChildren, readRecord, writeRecord } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
 
 /**
  * The reader namespaces of a writer namespace (PIP-63), as an index under the
@@ -19,7 +21,7 @@ export interface ReaderNamespace {
 /** The reader namespaces whose record names `writer`, at most MAX_READERS_PER_WRITER. */
 export async function readersOf(context: AdminContext, writer: NamespaceName): Promise<ReaderNamespace[]> {
   const { names } = await listChildren(context.store, namespaceReadersDir(writer), MAX_READERS_PER_WRITER);
-  const readers = await mapConcurrent(names, 16, async (encoded) => {
+  const readers = await mapConcurrent(names, READER_NAMESPACE_READ_CONCURRENCY, async (encoded) => {
     const namespace = NamespaceName.parse(decodeLocalName(encoded));
     const found = await readRecord(context.store, namespacePath(namespace), NamespaceRecordSchema);
     return found === undefined || found.record.deleting || found.record.policies.writerNamespace !== writer.toString()

@@ -1,4 +1,4 @@
-import { NamespaceName, topicListingPaths } from '@ledgerline/naming';
+import { NamespaceName, topicListingPaths, NamingErrorReason } from '@ledgerline/naming';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
@@ -6,16 +6,11 @@ import { managedLedgerParentDirs, namespacePath, tenantNamespacesDir } from './l
 import { CREATE_CONCURRENCY, MAX_LISTED_NAMESPACES } from './limits.js';
 import { policiesForCreate, type PolicyInput } from './policies.js';
 import { NamespaceRecordSchema, type NamespaceRecord, type PoliciesRecord } from './records.js';
-import {
-  ensureDirectory,
-  listChildren,
-  mapConcurrent,
-  readRecord,
-  writeRecord,
-  type Versioned,
-} from './store-records.js';
+import { ensureDirectory, listChildren, readRecord, writeRecord, type VersionedRecord } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
 import { parseTenant, readTenant, touchTenant } from './tenants.js';
 import { createTopicCounter, deleteTopicCounter } from './topic-counter.js';
+import { MetadataServiceReason } from './errors.js';
 
 export interface NamespaceInfo {
   name: string;
@@ -29,21 +24,29 @@ export function parseNamespace(name: unknown): NamespaceName {
   const namespace = NamespaceName.parse(name as string);
   parseTenant(namespace.tenant);
   if (namespace.namespace === '.' || namespace.namespace === '..') {
-    throw invalidArgument('INVALID_NAMESPACE_NAME', `namespace ${JSON.stringify(namespace.toString())} is reserved`);
+    throw invalidArgument(
+      NamingErrorReason.INVALID_NAMESPACE_NAME,
+      `namespace ${JSON.stringify(namespace.toString())} is reserved`,
+    );
   }
   return namespace;
 }
 
 export function namespaceNotFound(namespace: NamespaceName): LedgerlineError {
-  return new LedgerlineError('NOT_FOUND', 'NAMESPACE_NOT_FOUND', `namespace ${namespace.toString()} does not exist`, {
-    details: { namespace: namespace.toString() },
-  });
+  return new LedgerlineError(
+    'NOT_FOUND',
+    MetadataServiceReason.NAMESPACE_NOT_FOUND,
+    `namespace ${namespace.toString()} does not exist`,
+    {
+      details: { namespace: namespace.toString() },
+    },
+  );
 }
 
 function beingDeleted(namespace: NamespaceName): LedgerlineError {
   return new LedgerlineError(
     'FAILED_PRECONDITION',
-    'NAMESPACE_BEING_DELETED',
+    MetadataServiceReason.NAMESPACE_BEING_DELETED,
     `namespace ${namespace.toString()} is being deleted; run the delete again to finish it`,
     { details: { namespace: namespace.toString() } },
   );
@@ -54,14 +57,14 @@ export async function readNamespace(
   context: AdminContext,
   namespace: NamespaceName,
   includeDeleting = false,
-): Promise<Versioned<NamespaceRecord>> {
+): Promise<VersionedRecord<NamespaceRecord>> {
   const found = await readRecord(context.store, namespacePath(namespace), NamespaceRecordSchema);
   if (found === undefined) throw namespaceNotFound(namespace);
   if (found.record.deleting && !includeDeleting) throw beingDeleted(namespace);
   return found;
 }
 
-export function toNamespaceInfo(namespace: NamespaceName, found: Versioned<NamespaceRecord>): NamespaceInfo {
+export function toNamespaceInfo(namespace: NamespaceName, found: VersionedRecord<NamespaceRecord>): NamespaceInfo {
   return {
     name: namespace.toString(),
     policies: found.record.policies,
@@ -98,7 +101,7 @@ export async function createNamespaceRecord(
     if (!isBadVersion(error)) throw error;
     throw new LedgerlineError(
       'ALREADY_EXISTS',
-      'NAMESPACE_EXISTS',
+      MetadataServiceReason.NAMESPACE_EXISTS,
       `namespace ${namespace.toString()} already exists`,
       {
         details: { namespace: namespace.toString() },

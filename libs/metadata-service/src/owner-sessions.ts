@@ -1,3 +1,4 @@
+import { OWNER_GROUP_LIST_CONCURRENCY, OWNER_READ_CONCURRENCY } from './limits.js';
 import { randomUUID } from 'node:crypto';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
@@ -19,10 +20,12 @@ import {
   ensureDirectory,
   forEachChildPage,
   listChildren,
-  mapConcurrent,
   readRecord,
   writeRecord,
 } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
+import { MetadataServiceReason } from './errors.js';
+import { MetadataStoreReason } from '@ledgerline/metadata-store';
 
 /**
  * Owner sessions. An owner instance registers with its group and role and
@@ -50,17 +53,17 @@ function validateRegistration(owner: OwnerRegistration): void {
     /^\.\.?$/.test(instanceId)
   ) {
     throw invalidArgument(
-      'INVALID_INSTANCE_ID',
+      MetadataServiceReason.INVALID_INSTANCE_ID,
       `an instance id is 1 to ${MAX_INSTANCE_ID_LENGTH} characters of letters, digits, '_', '.', ':' and '-'`,
     );
   }
   validateOwnerGroup(owner.group);
   if (owner.role !== 'writer' && owner.role !== 'readonly') {
-    throw invalidArgument('INVALID_OWNER_ROLE', `an owner's role is writer or readonly`);
+    throw invalidArgument(MetadataServiceReason.INVALID_OWNER_ROLE, `an owner's role is writer or readonly`);
   }
   if (advertisedAddress.length === 0 || advertisedAddress.length > MAX_ADVERTISED_ADDRESS_LENGTH) {
     throw invalidArgument(
-      'INVALID_ADVERTISED_ADDRESS',
+      MetadataServiceReason.INVALID_ADVERTISED_ADDRESS,
       `an advertised address (host:port) is 1 to ${MAX_ADVERTISED_ADDRESS_LENGTH} characters long`,
     );
   }
@@ -70,7 +73,7 @@ export function sessionTtl(ttlMs: number): number {
   if (ttlMs === 0) return DEFAULT_SESSION_TTL_MS;
   if (!Number.isInteger(ttlMs) || ttlMs < MIN_SESSION_TTL_MS || ttlMs > MAX_SESSION_TTL_MS) {
     throw invalidArgument(
-      'INVALID_SESSION_TTL',
+      MetadataServiceReason.INVALID_SESSION_TTL,
       `a session TTL is 0 (default ${DEFAULT_SESSION_TTL_MS}) or ${MIN_SESSION_TTL_MS} to ${MAX_SESSION_TTL_MS} ms, got ${ttlMs}`,
     );
   }
@@ -104,7 +107,7 @@ export async function registerOwner(context: AdminContext, owner: OwnerRegistrat
 function sessionGone(sessionId: string): LedgerlineError {
   return new LedgerlineError(
     'NOT_FOUND',
-    'SESSION_EXPIRED',
+    MetadataStoreReason.SESSION_EXPIRED,
     `owner session ${sessionId} is unknown or has expired; register again (its leases are gone)`,
     { details: { sessionId } },
   );
@@ -112,7 +115,7 @@ function sessionGone(sessionId: string): LedgerlineError {
 
 function validateSessionId(sessionId: string): void {
   if (!/^[0-9a-f-]{36}$/.test(sessionId))
-    throw invalidArgument('INVALID_SESSION_ID', 'a session id is the UUID RegisterOwner returned');
+    throw invalidArgument(MetadataServiceReason.INVALID_SESSION_ID, 'a session id is the UUID RegisterOwner returned');
 }
 
 /** The live owner of a session, or undefined. */
@@ -173,11 +176,13 @@ export async function listLiveOwners(
 ): Promise<OwnerRecord[]> {
   if (group === '') {
     const groups = await listOwnerGroups(context);
-    return (await mapConcurrent(groups, 8, (each) => listLiveOwners(context, each, role))).flat();
+    return (
+      await mapConcurrent(groups, OWNER_GROUP_LIST_CONCURRENCY, (each) => listLiveOwners(context, each, role))
+    ).flat();
   }
   validateOwnerGroup(group);
   const { names } = await listChildren(context.store, ownersGroupDir(group), MAX_OWNERS_PER_GROUP);
-  const owners = await mapConcurrent(names, 64, (name) =>
+  const owners = await mapConcurrent(names, OWNER_READ_CONCURRENCY, (name) =>
     readRecord(context.store, ownerPath(group, name), OwnerRecordSchema),
   );
   const now = context.now();

@@ -1,6 +1,7 @@
 import { crc32c } from '@node-rs/crc32';
 import { invalidArgument } from '@ledgerline/errors';
 import { MAX_PAGE_TOKEN_BYTES } from './limits.js';
+import { MetadataServiceReason } from './errors.js';
 
 /**
  * The continuation token of a topic listing: the state of a k-way merge over
@@ -110,7 +111,10 @@ function seal(scope: string, body: Uint8Array): string {
 }
 
 function badToken(why: string) {
-  return invalidArgument('INVALID_PAGE_TOKEN', `the page token is not one this listing handed out: ${why}`);
+  return invalidArgument(
+    MetadataServiceReason.INVALID_PAGE_TOKEN,
+    `the page token is not one this listing handed out: ${why}`,
+  );
 }
 
 /** Reads a byte string with every length checked before it is used. */

@@ -1,7 +1,8 @@
-import { NamespaceName } from '@ledgerline/naming';
+import { NamespaceName, NamingErrorReason } from '@ledgerline/naming';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { MAX_NAMESPACE_TOPIC_BUCKETS, MAX_OWNER_GROUP_LENGTH, MAX_TOPICS_POLICY } from './limits.js';
 import type { PoliciesRecord } from './records.js';
+import { MetadataServiceReason } from './errors.js';
 
 /**
  * Namespace policies as a request states them: every field optional, so an
@@ -43,7 +44,7 @@ export function validateOwnerGroup(group: unknown): string {
     group === '..'
   ) {
     throw invalidArgument(
-      'INVALID_OWNER_GROUP',
+      MetadataServiceReason.INVALID_OWNER_GROUP,
       `owner group must be 1 to ${MAX_OWNER_GROUP_LENGTH} characters of letters, digits, '_', '.', ':' and '-'` +
         ` (not '.' or '..'), got ${describe(group)}`,
     );
@@ -78,7 +79,7 @@ export function policiesForUpdate(current: PoliciesRecord, input: PolicyInput): 
   if (input.numberOfTopicBuckets !== undefined && input.numberOfTopicBuckets !== current.numberOfTopicBuckets) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      'BUCKETS_IMMUTABLE',
+      MetadataServiceReason.BUCKETS_IMMUTABLE,
       `numberOfTopicBuckets is fixed when a namespace is created (it is ${current.numberOfTopicBuckets}); ` +
         'create a new namespace to use a different bucket count',
       { details: { current: String(current.numberOfTopicBuckets) } },
@@ -94,7 +95,7 @@ function mergePolicies(base: PoliciesRecord, input: PolicyInput): PoliciesRecord
       input.numberOfTopicBuckets,
       1,
       MAX_NAMESPACE_TOPIC_BUCKETS,
-      'INVALID_BUCKET_COUNT',
+      NamingErrorReason.INVALID_BUCKET_COUNT,
       'numberOfTopicBuckets',
     );
   }
@@ -103,7 +104,7 @@ function mergePolicies(base: PoliciesRecord, input: PolicyInput): PoliciesRecord
       input.maxTopics,
       0,
       MAX_TOPICS_POLICY,
-      'INVALID_MAX_TOPICS',
+      MetadataServiceReason.INVALID_MAX_TOPICS,
       'maxTopics (0 = unlimited)',
     );
   }
@@ -113,7 +114,7 @@ function mergePolicies(base: PoliciesRecord, input: PolicyInput): PoliciesRecord
       input.retentionTimeMinutes,
       -1,
       maxRetention,
-      'INVALID_RETENTION',
+      MetadataServiceReason.INVALID_RETENTION,
       'retentionTimeMinutes (-1 = infinite)',
     );
   }
@@ -122,7 +123,7 @@ function mergePolicies(base: PoliciesRecord, input: PolicyInput): PoliciesRecord
       input.retentionSizeMb,
       -1,
       maxRetention,
-      'INVALID_RETENTION',
+      MetadataServiceReason.INVALID_RETENTION,
       'retentionSizeMb (-1 = infinite)',
     );
   }

@@ -14,6 +14,7 @@ import type { NamespaceInfo } from './namespaces.js';
 import type { PolicyInput } from './policies.js';
 import type { OwnerRecord, OwnerRoleName, PoliciesRecord } from './records.js';
 import type { TopicInfo } from './topics.js';
+import { MetadataServiceReason } from './errors.js';
 
 /** Conversions between the wire messages and the service's own types. */
 
@@ -63,7 +64,10 @@ export function topicMessage(info: TopicInfo): MessageInitShape<typeof TopicInfo
 export function roleName(role: OwnerRole): OwnerRoleName {
   if (role === OwnerRole.WRITER) return 'writer';
   if (role === OwnerRole.READONLY) return 'readonly';
-  throw invalidArgument('INVALID_OWNER_ROLE', 'an owner role is OWNER_ROLE_WRITER or OWNER_ROLE_READONLY');
+  throw invalidArgument(
+    MetadataServiceReason.INVALID_OWNER_ROLE,
+    'an owner role is OWNER_ROLE_WRITER or OWNER_ROLE_READONLY',
+  );
 }
 
 export function roleValue(role: OwnerRoleName): OwnerRole {

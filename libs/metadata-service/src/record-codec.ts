@@ -1,5 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { z } from 'zod';
+import { MetadataServiceReason } from './errors.js';
 
 /**
  * The stored form of every record the service owns (everything but
@@ -46,7 +47,12 @@ export function decodeRecord<T>(path: string, bytes: Uint8Array, schema: z.ZodTy
 }
 
 function corrupt(path: string, why: string): LedgerlineError {
-  return new LedgerlineError('INTERNAL', 'CORRUPT_METADATA', `metadata at ${path} is unreadable: ${why}`, {
-    details: { path },
-  });
+  return new LedgerlineError(
+    'INTERNAL',
+    MetadataServiceReason.CORRUPT_METADATA,
+    `metadata at ${path} is unreadable: ${why}`,
+    {
+      details: { path },
+    },
+  );
 }

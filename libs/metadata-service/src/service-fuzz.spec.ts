@@ -4,7 +4,7 @@ import { AdminService, LookupService, MetadataStoreService, OwnerRole } from '@l
 import { LedgerlineError } from '@ledgerline/errors';
 import { errorFromServiceError, methodPath } from '@ledgerline/rpc';
 import fc from 'fast-check';
-import { sleep } from './cas-retry.js';
+import { sleep } from './sleep.js';
 import { chaosString, requestArbitraries, type FuzzSeeds } from './testing/fuzz-requests.js';
 import { encodePageToken } from './page-token.js';
 import {

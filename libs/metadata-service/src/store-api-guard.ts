@@ -3,6 +3,7 @@ import { infoFromProto } from '@ledgerline/managed-ledger/info';
 import { ManagedCursorInfoSchema, ManagedLedgerInfoSchema } from '@ledgerline/proto';
 import { invalidArgument } from '@ledgerline/errors';
 import { LEASES_DIR, OWNERS_DIR, SESSIONS_DIR } from './layout.js';
+import { MetadataServiceReason } from './errors.js';
 
 /**
  * What the MetadataStoreService lets other services change. It is the raw
@@ -34,7 +35,7 @@ export function managedLedgerNodeKind(path: string): ManagedLedgerNodeKind {
 export function refuseServiceOwnedPath(path: string): void {
   if (SERVICE_OWNED_ROOTS.some((root) => path === root || path.startsWith(`${root}/`))) {
     throw invalidArgument(
-      'RESERVED_PATH',
+      MetadataServiceReason.RESERVED_PATH,
       `${path.slice(0, 200)} holds the metadata service's own records: change them through AdminService or LookupService`,
       { path: path.slice(0, 200) },
     );
@@ -43,9 +44,13 @@ export function refuseServiceOwnedPath(path: string): void {
 
 function malformed(path: string, what: string, cause: unknown): never {
   const why = cause instanceof Error ? cause.message : String(cause);
-  throw invalidArgument('MALFORMED_VALUE', `the value for ${path.slice(0, 200)} is not a valid ${what}: ${why}`, {
-    path: path.slice(0, 200),
-  });
+  throw invalidArgument(
+    MetadataServiceReason.MALFORMED_VALUE,
+    `the value for ${path.slice(0, 200)} is not a valid ${what}: ${why}`,
+    {
+      path: path.slice(0, 200),
+    },
+  );
 }
 
 /** Checks a store-API write: the path is not the service's own, and a managed-ledger or cursor node decodes. */

@@ -1,23 +1,24 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import type { ExpectedVersion, MetadataStore } from '@ledgerline/metadata-store';
+import type { ExpectedVersion, MetadataStore, VersionedValue } from '@ledgerline/metadata-store';
 import type { z } from 'zod';
 import { isBadVersion } from './cas-retry.js';
 import { SCAN_PAGE } from './limits.js';
 import { decodeRecord, encodeRecord } from './record-codec.js';
+import { MetadataServiceReason } from './errors.js';
 
-/** A record read from the store with the version a compare-and-set needs. */
-export interface Versioned<T> {
+/**
+ * A record read from the store: the stored node's version and times, with its
+ * value decoded and checked against the record's schema.
+ */
+export interface VersionedRecord<T> extends Pick<VersionedValue, 'version' | 'createdAtMs' | 'modifiedAtMs'> {
   record: T;
-  version: number;
-  createdAtMs: number;
-  modifiedAtMs: number;
 }
 
 export async function readRecord<T>(
   store: MetadataStore,
   path: string,
   schema: z.ZodType<T>,
-): Promise<Versioned<T> | undefined> {
+): Promise<VersionedRecord<T> | undefined> {
   const node = await store.get(path);
   if (node === undefined) return undefined;
   return {
@@ -109,24 +110,10 @@ export async function forEachChildPage(
 // A page token that does not move forward would loop forever: that is a store bug, so fail loudly.
 function assertAdvances(path: string, after: string | undefined, next: string): void {
   if (after !== undefined && next <= after) {
-    throw new LedgerlineError('INTERNAL', 'STORE_PAGING_STUCK', `children of ${path} did not advance past ${after}`);
+    throw new LedgerlineError(
+      'INTERNAL',
+      MetadataServiceReason.STORE_PAGING_STUCK,
+      `children of ${path} did not advance past ${after}`,
+    );
   }
-}
-
-/** Runs `work` over `items` with at most `concurrency` in flight, keeping results in order. */
-export async function mapConcurrent<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const runners = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!, index);
-    }
-  });
-  await Promise.all(runners);
-  return results;
 }

@@ -1,11 +1,12 @@
-import { MANAGED_LEDGERS_ROOT, validateTenant } from '@ledgerline/naming';
+import { MANAGED_LEDGERS_ROOT, validateTenant, NamingErrorReason } from '@ledgerline/naming';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { tenantNamespacesDir, tenantPath, TENANTS_DIR } from './layout.js';
 import { MAX_ADMIN_ROLE_LENGTH, MAX_ADMIN_ROLES, MAX_LISTED_TENANTS } from './limits.js';
 import { TenantRecordSchema, type TenantRecord } from './records.js';
-import { hasChildren, listChildren, readRecord, writeRecord, type Versioned } from './store-records.js';
+import { hasChildren, listChildren, readRecord, writeRecord, type VersionedRecord } from './store-records.js';
+import { MetadataServiceReason } from './errors.js';
 
 export interface Tenant {
   name: string;
@@ -20,7 +21,7 @@ export interface Tenant {
 export function parseTenant(name: unknown): string {
   const tenant = validateTenant(name);
   if (tenant === '.' || tenant === '..') {
-    throw invalidArgument('INVALID_TENANT_NAME', `tenant ${JSON.stringify(tenant)} is reserved`);
+    throw invalidArgument(NamingErrorReason.INVALID_TENANT_NAME, `tenant ${JSON.stringify(tenant)} is reserved`);
   }
   return tenant;
 }
@@ -28,14 +29,14 @@ export function parseTenant(name: unknown): string {
 function validateRoles(roles: readonly string[]): string[] {
   if (roles.length > MAX_ADMIN_ROLES) {
     throw invalidArgument(
-      'INVALID_ADMIN_ROLES',
+      MetadataServiceReason.INVALID_ADMIN_ROLES,
       `a tenant has at most ${MAX_ADMIN_ROLES} admin roles, got ${roles.length}`,
     );
   }
   for (const role of roles) {
     if (role.length === 0 || role.length > MAX_ADMIN_ROLE_LENGTH) {
       throw invalidArgument(
-        'INVALID_ADMIN_ROLES',
+        MetadataServiceReason.INVALID_ADMIN_ROLES,
         `an admin role must be 1 to ${MAX_ADMIN_ROLE_LENGTH} characters long`,
       );
     }
@@ -44,9 +45,14 @@ function validateRoles(roles: readonly string[]): string[] {
 }
 
 export function tenantNotFound(tenant: string): LedgerlineError {
-  return new LedgerlineError('NOT_FOUND', 'TENANT_NOT_FOUND', `tenant ${tenant} does not exist; create it first`, {
-    details: { tenant },
-  });
+  return new LedgerlineError(
+    'NOT_FOUND',
+    MetadataServiceReason.TENANT_NOT_FOUND,
+    `tenant ${tenant} does not exist; create it first`,
+    {
+      details: { tenant },
+    },
+  );
 }
 
 export async function createTenant(
@@ -60,14 +66,19 @@ export async function createTenant(
     await writeRecord(context.store, tenantPath(tenant), record, 'absent');
   } catch (error) {
     if (!isBadVersion(error)) throw error;
-    throw new LedgerlineError('ALREADY_EXISTS', 'TENANT_EXISTS', `tenant ${tenant} already exists`, {
-      details: { tenant },
-    });
+    throw new LedgerlineError(
+      'ALREADY_EXISTS',
+      MetadataServiceReason.TENANT_EXISTS,
+      `tenant ${tenant} already exists`,
+      {
+        details: { tenant },
+      },
+    );
   }
   return { name: tenant, ...record };
 }
 
-export async function readTenant(context: AdminContext, tenant: string): Promise<Versioned<TenantRecord>> {
+export async function readTenant(context: AdminContext, tenant: string): Promise<VersionedRecord<TenantRecord>> {
   const found = await readRecord(context.store, tenantPath(tenant), TenantRecordSchema);
   if (found === undefined) throw tenantNotFound(tenant);
   return found;
@@ -102,7 +113,7 @@ export async function deleteTenant(context: AdminContext, name: string): Promise
     if (await hasChildren(context.store, tenantNamespacesDir(tenant))) {
       throw new LedgerlineError(
         'FAILED_PRECONDITION',
-        'TENANT_NOT_EMPTY',
+        MetadataServiceReason.TENANT_NOT_EMPTY,
         `tenant ${tenant} still has namespaces; delete them first`,
         { details: { tenant } },
       );
@@ -121,7 +132,11 @@ async function deleteManagedLedgerDir(context: AdminContext, tenant: string): Pr
  * deleteTenant (which compares on that version) cannot miss a namespace being
  * created. Throws BAD_VERSION when the tenant changed, TENANT_NOT_FOUND when it is gone.
  */
-export async function touchTenant(context: AdminContext, tenant: string, read: Versioned<TenantRecord>): Promise<void> {
+export async function touchTenant(
+  context: AdminContext,
+  tenant: string,
+  read: VersionedRecord<TenantRecord>,
+): Promise<void> {
   try {
     await writeRecord(context.store, tenantPath(tenant), read.record, read.version);
   } catch (error) {

@@ -3,12 +3,14 @@ import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { partitionedTopicPath, partitionedTopicsDir } from './layout.js';
 import { CREATE_CONCURRENCY, MAX_CREATE_BATCH } from './limits.js';
-import { listChildren, mapConcurrent } from './store-records.js';
+import { listChildren } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
 import { namespaceReadonly } from './topic-counter.js';
 import { kindConflict, undoPlainCreate } from './topic-kind-conflicts.js';
 import type { TopicReservations } from './topic-reservations.js';
 import { parseTopic, resolveNamespaceStorage, tooManyTopics, topicExists } from './topic-scope.js';
 import { refusePartitionName, writeTopicNode, type CountDriftListener } from './topics.js';
+import { MetadataServiceReason } from './errors.js';
 
 export interface TopicCreateResult {
   topic: string;
@@ -43,7 +45,10 @@ export async function createTopicsBatch(
   names: readonly string[],
 ): Promise<TopicCreateResult[]> {
   if (names.length > MAX_CREATE_BATCH) {
-    throw invalidArgument('BATCH_TOO_LARGE', `a batch creates at most ${MAX_CREATE_BATCH} topics, got ${names.length}`);
+    throw invalidArgument(
+      MetadataServiceReason.BATCH_TOO_LARGE,
+      `a batch creates at most ${MAX_CREATE_BATCH} topics, got ${names.length}`,
+    );
   }
   const results: TopicCreateResult[] = names.map((topic) => ({
     topic,
@@ -58,7 +63,11 @@ export async function createTopicsBatch(
       const topic = parseTopic(name);
       refusePartitionName(topic);
       if (seen.has(topic.toString()))
-        throw new LedgerlineError('ALREADY_EXISTS', 'DUPLICATE_TOPIC', `${name} is listed twice in this batch`);
+        throw new LedgerlineError(
+          'ALREADY_EXISTS',
+          MetadataServiceReason.DUPLICATE_TOPIC,
+          `${name} is listed twice in this batch`,
+        );
       seen.add(topic.toString());
       const key = topic.namespaceName.toString();
       const group = groups.get(key) ?? { namespace: topic.namespaceName, items: [] };

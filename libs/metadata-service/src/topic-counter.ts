@@ -1,10 +1,11 @@
 import type { NamespaceName } from '@ledgerline/naming';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { namespacePath, topicCountPath } from './layout.js';
 import { CounterRecordSchema, NamespaceRecordSchema, type CounterRecord } from './records.js';
-import { readRecord, writeRecord, type Versioned } from './store-records.js';
+import { readRecord, writeRecord, type VersionedRecord } from './store-records.js';
+import { MetadataServiceReason } from './errors.js';
 
 /**
  * The topic counter of a namespace: how many topics it holds or has reserved.
@@ -16,7 +17,7 @@ import { readRecord, writeRecord, type Versioned } from './store-records.js';
 export async function readTopicCounter(
   context: AdminContext,
   namespace: NamespaceName,
-): Promise<Versioned<CounterRecord> | undefined> {
+): Promise<VersionedRecord<CounterRecord> | undefined> {
   return readRecord(context.store, topicCountPath(namespace), CounterRecordSchema);
 }
 
@@ -57,7 +58,7 @@ export async function deleteTopicCounter(context: AdminContext, namespace: Names
 export async function touchTopicCounter(
   context: AdminContext,
   namespace: NamespaceName,
-  read: Versioned<CounterRecord>,
+  read: VersionedRecord<CounterRecord>,
 ) {
   await writeRecord(context.store, topicCountPath(namespace), read.record, read.version);
 }
@@ -86,7 +87,11 @@ export async function applyReservations(
   const wantsSlots = requests.some((request) => request.delta > 0);
   if (counter === undefined || namespaceNode === undefined || namespaceNode.record.deleting) {
     if (!wantsSlots) return requests.map((request) => request.delta);
-    throw new LedgerlineError('NOT_FOUND', 'NAMESPACE_NOT_FOUND', `namespace ${namespace.toString()} does not exist`);
+    throw new LedgerlineError(
+      'NOT_FOUND',
+      MetadataServiceReason.NAMESPACE_NOT_FOUND,
+      `namespace ${namespace.toString()} does not exist`,
+    );
   }
   if (wantsSlots && namespaceNode.record.policies.writerNamespace !== '') throw namespaceReadonly(namespace);
   const maxTopics = namespaceNode.record.policies.maxTopics;
@@ -111,12 +116,16 @@ export async function applyReservations(
 export function namespaceReadonly(namespace: NamespaceName): LedgerlineError {
   return new LedgerlineError(
     'FAILED_PRECONDITION',
-    'NAMESPACE_READONLY',
+    MetadataServiceReason.NAMESPACE_READONLY,
     `namespace ${namespace.toString()} is a read-only reader namespace; write to its writer namespace instead`,
     { details: { namespace: namespace.toString() } },
   );
 }
 
 function badVersion(): LedgerlineError {
-  return new LedgerlineError('ABORTED', 'BAD_VERSION', 'the topic counter changed while it was being created');
+  return new LedgerlineError(
+    'ABORTED',
+    ErrorReason.BAD_VERSION,
+    'the topic counter changed while it was being created',
+  );
 }

@@ -4,6 +4,7 @@ import type { AdminContext } from './admin-context.js';
 import { deletingTopicPath, partitionedTopicPath } from './layout.js';
 import { markManagedLedgerDeleted, readLiveManagedLedger } from './managed-ledger-nodes.js';
 import { writeRecord } from './store-records.js';
+import { MetadataServiceReason } from './errors.js';
 
 /**
  * A topic name is a plain topic (its managed-ledger node) or a partitioned
@@ -42,7 +43,7 @@ export async function undoPlainCreate(context: AdminContext, topic: TopicName, m
 export function kindConflict(topic: TopicName): LedgerlineError {
   return new LedgerlineError(
     'ABORTED',
-    'TOPIC_CREATE_CONFLICT',
+    MetadataServiceReason.TOPIC_CREATE_CONFLICT,
     `${topic.toString()} was being created as a plain and as a partitioned topic at the same time; retry`,
     { details: { topic: topic.toString() } },
   );

@@ -12,6 +12,7 @@ import { deletingTopicsDir } from './layout.js';
 import { DEFAULT_TOPIC_PAGE, MAX_LIST_CALLS_PER_PAGE, MAX_LIST_WAVES_PER_PAGE, MAX_TOPIC_PAGE } from './limits.js';
 import { readLiveManagedLedger } from './managed-ledger-nodes.js';
 import { decodePageToken, encodePageToken, initialListingState, type BucketHead } from './page-token.js';
+import { MetadataServiceReason } from './errors.js';
 
 /**
  * Lists a namespace's topics across all its buckets, sorted by encoded local
@@ -68,7 +69,7 @@ export function normalisePageSize(pageSize: number): number {
   if (pageSize === 0) return DEFAULT_TOPIC_PAGE;
   if (!Number.isInteger(pageSize) || pageSize < 0 || pageSize > MAX_TOPIC_PAGE) {
     throw invalidArgument(
-      'INVALID_PAGE_SIZE',
+      MetadataServiceReason.INVALID_PAGE_SIZE,
       `page size must be 0 (default ${DEFAULT_TOPIC_PAGE}) to ${MAX_TOPIC_PAGE}, got ${pageSize}`,
     );
   }

@@ -4,6 +4,7 @@ import type { AdminContext } from './admin-context.js';
 import { retryOnConflict } from './cas-retry.js';
 import { MAX_PENDING_RESERVATIONS } from './limits.js';
 import { applyReservations, type ReservationRequest } from './topic-counter.js';
+import { MetadataServiceReason } from './errors.js';
 
 interface Pending {
   request: ReservationRequest;
@@ -65,7 +66,7 @@ export class TopicReservations {
       return Promise.reject(
         new LedgerlineError(
           'RESOURCE_EXHAUSTED',
-          'RESERVATION_QUEUE_FULL',
+          MetadataServiceReason.RESERVATION_QUEUE_FULL,
           `${MAX_PENDING_RESERVATIONS} topic creations are already waiting on namespace ${key}; retry later`,
         ),
       );

@@ -1,11 +1,12 @@
 import { MAX_PATH_BYTES } from '@ledgerline/metadata-store';
-import { managedLedgerPath, NamespaceName, TopicName } from '@ledgerline/naming';
+import { managedLedgerPath, NamespaceName, TopicName, NamingErrorReason } from '@ledgerline/naming';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { deletingTopicPath, leasePath, partitionedTopicPath } from './layout.js';
 import { MAX_NAMESPACE_TOPIC_BUCKETS } from './limits.js';
 import { parseNamespace, readNamespace } from './namespaces.js';
 import type { NamespaceRecord } from './records.js';
+import { MetadataServiceReason } from './errors.js';
 
 /** Parses a topic name; only persistent topics have metadata here. */
 export function parseTopic(name: unknown): TopicName {
@@ -13,13 +14,13 @@ export function parseTopic(name: unknown): TopicName {
   parseNamespace(topic.namespaceName.toString());
   if (topic.domain !== 'persistent') {
     throw invalidArgument(
-      'NON_PERSISTENT_TOPIC',
+      MetadataServiceReason.NON_PERSISTENT_TOPIC,
       `${topic.toString()} is non-persistent: only persistent topics have managed ledgers and metadata`,
     );
   }
   if (topic.encodedLocalName === '.' || topic.encodedLocalName === '..') {
     throw invalidArgument(
-      'INVALID_TOPIC_NAME',
+      NamingErrorReason.INVALID_TOPIC_NAME,
       `'${topic.localName}' cannot be a topic name: it is not a valid path segment`,
     );
   }
@@ -41,7 +42,7 @@ export function checkPathLengths(topic: TopicName): void {
   );
   if (longest > MAX_PATH_BYTES) {
     throw invalidArgument(
-      'TOPIC_NAME_TOO_LONG',
+      MetadataServiceReason.TOPIC_NAME_TOO_LONG,
       `the metadata paths of ${topic.toString().slice(0, 120)}... would be ${longest} bytes, more than ${MAX_PATH_BYTES}; ` +
         'use a shorter name (a non-ASCII character takes up to 9 bytes once encoded)',
     );
@@ -104,21 +105,31 @@ export function storagePath(scope: TopicScope, topic: TopicName = scope.storageT
 }
 
 export function topicNotFound(topic: TopicName): LedgerlineError {
-  return new LedgerlineError('NOT_FOUND', 'TOPIC_NOT_FOUND', `topic ${topic.toString()} does not exist`, {
-    details: { topic: topic.toString() },
-  });
+  return new LedgerlineError(
+    'NOT_FOUND',
+    MetadataServiceReason.TOPIC_NOT_FOUND,
+    `topic ${topic.toString()} does not exist`,
+    {
+      details: { topic: topic.toString() },
+    },
+  );
 }
 
 export function topicExists(topic: TopicName): LedgerlineError {
-  return new LedgerlineError('ALREADY_EXISTS', 'TOPIC_EXISTS', `topic ${topic.toString()} already exists`, {
-    details: { topic: topic.toString() },
-  });
+  return new LedgerlineError(
+    'ALREADY_EXISTS',
+    MetadataServiceReason.TOPIC_EXISTS,
+    `topic ${topic.toString()} already exists`,
+    {
+      details: { topic: topic.toString() },
+    },
+  );
 }
 
 export function tooManyTopics(namespace: NamespaceName, maxTopics: number): LedgerlineError {
   return new LedgerlineError(
     'RESOURCE_EXHAUSTED',
-    'TOO_MANY_TOPICS',
+    MetadataServiceReason.TOO_MANY_TOPICS,
     `namespace ${namespace.toString()} already has its maximum of ${maxTopics} topics (policy maxTopics)`,
     { details: { namespace: namespace.toString(), maxTopics: String(maxTopics) } },
   );

@@ -13,7 +13,8 @@ import { CREATE_CONCURRENCY, MAX_PARTITIONS } from './limits.js';
 import { createManagedLedgerNode, markManagedLedgerDeleted, readLiveManagedLedger } from './managed-ledger-nodes.js';
 import { parseNamespace } from './namespaces.js';
 import { PartitionedTopicRecordSchema, type PartitionedTopicRecord } from './records.js';
-import { deleteIfUnchanged, mapConcurrent, readRecord, writeRecord } from './store-records.js';
+import { deleteIfUnchanged, readRecord, writeRecord } from './store-records.js';
+import { mapConcurrent } from './map-concurrent.js';
 import { namespaceReadonly, readTopicCounter } from './topic-counter.js';
 import { kindConflict, partitionedTopicExists, plainTopicExists, undoPlainCreate } from './topic-kind-conflicts.js';
 import type { TopicReservations } from './topic-reservations.js';
@@ -27,6 +28,7 @@ import {
   topicNotFound,
   type TopicScope,
 } from './topic-scope.js';
+import { MetadataServiceReason } from './errors.js';
 
 export interface TopicInfo {
   name: string;
@@ -52,7 +54,7 @@ export function refuseWrites(scope: TopicScope): void {
 export function refusePartitionName(topic: TopicName): void {
   if (topic.isPartitioned) {
     throw invalidArgument(
-      'PARTITION_NAME_RESERVED',
+      MetadataServiceReason.PARTITION_NAME_RESERVED,
       `${topic.toString()} is a partition name; create the partitioned topic ${topic.partitionedTopicName} instead`,
     );
   }
@@ -91,7 +93,7 @@ export class TopicAdmin {
   async createTopic(name: string, partitions = 0): Promise<TopicInfo> {
     if (!Number.isInteger(partitions) || partitions < 0 || partitions > MAX_PARTITIONS) {
       throw invalidArgument(
-        'INVALID_PARTITIONS',
+        MetadataServiceReason.INVALID_PARTITIONS,
         `partitions must be an integer from 0 to ${MAX_PARTITIONS}, got ${partitions}`,
       );
     }
@@ -221,7 +223,7 @@ export class TopicAdmin {
     ) {
       throw new LedgerlineError(
         'FAILED_PRECONDITION',
-        'PARTITION_OF_PARTITIONED_TOPIC',
+        MetadataServiceReason.PARTITION_OF_PARTITIONED_TOPIC,
         `${topic.toString()} is a partition of ${topic.partitionedTopicName}; delete the partitioned topic instead`,
       );
     }

@@ -1,5 +1,5 @@
-import { invalidArgument } from '@ledgerline/errors';
-import type { RedisConnectionOptions } from './redis-connection.js';
+import { invalidArgument, ErrorReason } from '@ledgerline/errors';
+import type { RedisConnectionOptions, SqliteSynchronous } from '@ledgerline/storage-kit';
 import { RedisMetadataStore } from './redis-store.js';
 import { SqliteMetadataStore } from './sqlite-store.js';
 import type { MetadataStore, MetadataStoreOptions } from './store.js';
@@ -8,7 +8,7 @@ import type { MetadataStore, MetadataStoreOptions } from './store.js';
 export interface SqliteMetadataStoreConfig extends MetadataStoreOptions {
   kind: 'sqlite';
   path: string;
-  synchronous?: 'full' | 'normal';
+  synchronous?: SqliteSynchronous;
 }
 
 /** A store on one Redis (`url`) or on a Redis Cluster (`cluster.startupNodes`): exactly one of them. */
@@ -23,7 +23,7 @@ export type MetadataStoreConfig = SqliteMetadataStoreConfig | RedisMetadataStore
 
 /**
  * Opens the store a configuration names. Bad settings are INVALID_ARGUMENT /
- * BAD_STORE_CONFIG; a Redis that does not answer is UNAVAILABLE /
+ * INVALID_CONFIG; a Redis that does not answer is UNAVAILABLE /
  * STORE_UNAVAILABLE.
  */
 export async function createMetadataStore(config: MetadataStoreConfig): Promise<MetadataStore> {
@@ -32,7 +32,10 @@ export async function createMetadataStore(config: MetadataStoreConfig): Promise<
       return new SqliteMetadataStore(config);
     case 'redis': {
       if ((config.url === undefined) === (config.cluster === undefined)) {
-        throw invalidArgument('BAD_STORE_CONFIG', 'a Redis metadata store needs exactly one of url and cluster');
+        throw invalidArgument(
+          ErrorReason.INVALID_CONFIG,
+          'a Redis metadata store needs exactly one of url and cluster',
+        );
       }
       const { url, cluster, connectTimeoutMs, commandTimeoutMs, maxReconnectDelayMs, ...options } = config;
       const target = url !== undefined ? { url } : { cluster };
@@ -43,7 +46,7 @@ export async function createMetadataStore(config: MetadataStoreConfig): Promise<
     }
     default:
       throw invalidArgument(
-        'BAD_STORE_CONFIG',
+        ErrorReason.INVALID_CONFIG,
         `the metadata store kind must be 'sqlite' or 'redis', not '${String((config as { kind?: unknown })?.kind)}'`,
       );
   }

@@ -7,6 +7,7 @@
 export type {
   MetadataStore,
   MetadataSession,
+  Versioned,
   VersionedValue,
   ExpectedVersion,
   PutOptions,
@@ -41,10 +42,11 @@ export type { SqliteMetadataStoreOptions } from './sqlite-store.js';
 export { RedisMetadataStore } from './redis-store.js';
 export type { RedisMetadataStoreOptions } from './redis-store.js';
 export { DEFAULT_REDIS_KEY_PREFIX } from './redis-keys.js';
-export type { RedisTarget, RedisConnectionOptions } from './redis-connection.js';
 
 // For other packages: path helpers and the fail-fast Redis client setup the stores share.
 export { nodePath, joinPath } from './validate.js';
 export type { PathParts } from './validate.js';
-export { connectRedis, mapRedisError } from './redis-connection.js';
+export { mapRedisError } from './redis-errors.js';
+export { connectMetadataRedis } from './redis-store.js';
 export type { RedisClient } from './redis-scripts.js';
+export { MetadataStoreReason } from './metadata-errors.js';

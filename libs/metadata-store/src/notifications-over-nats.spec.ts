@@ -13,7 +13,7 @@ describe('metadata changes over NATS', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledgerline-metadata-nats-'));
     const root = `/${uniqueNamespace('nats')}`;
     const stores = [
-      await createMetadataStore({ kind: 'sqlite', path: join(dir, 'm.db'), synchronous: 'normal', bus: publisherBus }),
+      await createMetadataStore({ kind: 'sqlite', path: join(dir, 'm.db'), synchronous: 'NORMAL', bus: publisherBus }),
       await createMetadataStore({ kind: 'redis', url: redisUrl, keyPrefix: `${root}:`, bus: publisherBus }),
     ];
     const subscription = watcherBus.subscribe(metadataTreePattern(root));

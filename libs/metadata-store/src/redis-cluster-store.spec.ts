@@ -1,7 +1,7 @@
 import { startRedisCluster, uniqueNamespace, type RedisClusterProcess } from '@ledgerline/testing';
 import { metadataStoreConformance } from './testing/metadata-store.conformance.js';
 import { redisBackend } from './testing/redis-conformance-support.js';
-import { connectRedis } from './redis-connection.js';
+import { connectMetadataRedis } from './redis-store.js';
 import { casUnderConnectionDrops } from './testing/redis-drops.js';
 import { RedisMetadataStore } from './redis-store.js';
 import type { MetadataStore } from './store.js';
@@ -29,7 +29,7 @@ it('keeps compare-and-set linearizable while client connections to every master 
   const clients: MetadataStore[] = [];
   try {
     for (let i = 0; i < 3; i++) {
-      const client = await connectRedis({ cluster: { startupNodes: cluster.startupNodes } });
+      const client = await connectMetadataRedis({ cluster: { startupNodes: cluster.startupNodes } });
       clients.push(new RedisMetadataStore(client, { keyPrefix }));
     }
     const nodeUrls = cluster.nodes.map((node) => node.url);

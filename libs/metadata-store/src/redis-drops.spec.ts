@@ -1,5 +1,5 @@
 import { startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
-import { connectRedis } from './redis-connection.js';
+import { connectMetadataRedis } from './redis-store.js';
 import { casUnderConnectionDrops } from './testing/redis-drops.js';
 import { RedisMetadataStore } from './redis-store.js';
 import type { MetadataStore } from './store.js';
@@ -23,7 +23,7 @@ afterAll(async () => {
 it('keeps compare-and-set linearizable while client connections are dropped', async () => {
   const keyPrefix = `${uniqueNamespace('drops')}:`;
   for (let i = 0; i < 3; i++) {
-    clients.push(new RedisMetadataStore(await connectRedis({ url: redis.url }), { keyPrefix }));
+    clients.push(new RedisMetadataStore(await connectMetadataRedis({ url: redis.url }), { keyPrefix }));
   }
   const { calls, failures } = await casUnderConnectionDrops(clients, [redis.url], '/cas', 4);
   expect(failures).toEqual([]);

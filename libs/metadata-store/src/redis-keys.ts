@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/errors';
+import { invalidArgument, ErrorReason } from '@ledgerline/errors';
 
 export const DEFAULT_REDIS_KEY_PREFIX = 'ledgerline:meta:';
 const MAX_KEY_PREFIX_BYTES = 256;
@@ -27,7 +27,7 @@ export class RedisKeys {
   constructor(readonly prefix: string) {
     if (typeof prefix !== 'string' || /[{}]/.test(prefix) || Buffer.byteLength(prefix) > MAX_KEY_PREFIX_BYTES) {
       throw invalidArgument(
-        'BAD_STORE_CONFIG',
+        ErrorReason.INVALID_CONFIG,
         `keyPrefix must be a string of at most ${MAX_KEY_PREFIX_BYTES} bytes without { or }`,
       );
     }

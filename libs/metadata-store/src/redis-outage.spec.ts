@@ -84,7 +84,7 @@ describe('RedisMetadataStore outage', () => {
     for (const config of bad) {
       await expect(createMetadataStore(config as never)).rejects.toMatchObject({
         code: 'INVALID_ARGUMENT',
-        reason: 'BAD_STORE_CONFIG',
+        reason: 'INVALID_CONFIG',
       });
     }
   });

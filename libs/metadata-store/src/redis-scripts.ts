@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Cluster, Redis } from 'ioredis';
+import type { RedisClient } from '@ledgerline/storage-kit';
 
-export type RedisClient = Redis | Cluster;
+export type { RedisClient } from '@ledgerline/storage-kit';
 
 /**
  * A Lua script run by its SHA1, loaded on first use per node (EVALSHA, then

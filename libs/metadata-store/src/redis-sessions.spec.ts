@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { LedgerlineError } from '@ledgerline/errors';
 import { eventually, sharedServers, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
-import { connectRedis } from './redis-connection.js';
+import { connectMetadataRedis } from './redis-store.js';
 import type { RedisClient } from './redis-scripts.js';
 import { RedisMetadataStore } from './redis-store.js';
 
@@ -40,7 +40,7 @@ it('fails an ephemeral put whose session ended on the way, leaving no node behin
   let sessionId = '';
   // The put script (three keys, the session id among its arguments) and every renewal wait at the gate.
   const gated = gatedClient(
-    await connectRedis({ url }),
+    await connectMetadataRedis({ url }),
     (command, args) => (command === 'evalsha' && args[1] === 3 && args.includes(sessionId)) || command === 'pexpire',
   );
   const owner = new RedisMetadataStore(gated.client, { keyPrefix, sessionSweepIntervalMs: 60_000 });

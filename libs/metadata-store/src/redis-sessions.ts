@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { BackgroundErrorKind, type BackgroundErrors } from '@ledgerline/storage-kit';
 import { foreignSession, sessionExpired, tooManySessions } from './metadata-errors.js';
 import type { RedisKeys } from './redis-keys.js';
 import { CLAIM_SCRIPT, type RedisClient } from './redis-scripts.js';
@@ -15,6 +16,8 @@ const MAX_SCAN_ROUNDS = 10_000;
 export interface RedisSessionsDependencies {
   client: RedisClient;
   keys: RedisKeys;
+  /** Where a failed removal of an expired session is reported (the next sweep tries again). */
+  errors: BackgroundErrors;
   /** Runs a Redis call, turning its failures into LedgerlineErrors. */
   call<T>(action: () => Promise<T>): Promise<T>;
   /** Removes the node at `path` if `sessionId` still owns it, and announces the deletion. */
@@ -37,7 +40,10 @@ export class RedisSessions {
     this.backend = {
       renew: (id, ttlMs) => this.renew(id, ttlMs),
       release: (id) => this.remove(id),
-      expired: (id) => void this.remove(id).catch(() => undefined),
+      expired: (id) =>
+        void this.remove(id).catch((error: unknown) =>
+          this.deps.errors.report(BackgroundErrorKind.SESSION_REMOVAL, error),
+        ),
     };
   }
 

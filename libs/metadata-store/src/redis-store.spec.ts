@@ -1,6 +1,6 @@
 import { sharedServers } from '@ledgerline/testing';
 import { metadataStoreConformance } from './testing/metadata-store.conformance.js';
-import { connectRedis } from './redis-connection.js';
+import { connectMetadataRedis } from './redis-store.js';
 import { redisBackend } from './testing/redis-conformance-support.js';
 
 metadataStoreConformance(
@@ -8,7 +8,7 @@ metadataStoreConformance(
     'RedisMetadataStore on a single Redis',
     async () => ({ url: sharedServers().redisUrl }),
     async (clean) => {
-      const client = await connectRedis({ url: sharedServers().redisUrl });
+      const client = await connectMetadataRedis({ url: sharedServers().redisUrl });
       await clean(client, '');
       client.disconnect();
     },

@@ -1,7 +1,17 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { ChangePublisher } from './change-publisher.js';
-import { badVersion, sessionExpired, storeClosed } from './metadata-errors.js';
-import { connectRedis, mapRedisError, type RedisConnectionOptions, type RedisTarget } from './redis-connection.js';
+import { badVersion, sessionExpired, storeClosed, MetadataStoreReason } from './metadata-errors.js';
+import {
+  awaitRedisReady,
+  backgroundErrors,
+  BackgroundErrorKind,
+  checkRedisTarget,
+  openRedisClient,
+  type BackgroundErrors,
+  type RedisConnectionOptions,
+  type StorageErrorOptions,
+} from '@ledgerline/storage-kit';
+import { mapRedisError } from './redis-errors.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import {
   CHILDREN_SCRIPT,
@@ -57,6 +67,28 @@ type ScriptReply = [string, ...(string | number)[]];
  * Every write that touches a node is one Lua script on the node's slot;
  * sessions and sequences live in slots of their own.
  */
+/**
+ * Opens a client for a metadata store: commands issued while Redis is
+ * unreachable are refused at once (no offline queue), commands issued in one
+ * turn of the event loop go out in one write (auto-pipelining, which lets many
+ * concurrent callers share one connection), and connection errors go to the
+ * logger and the background error counter. Resolves when the client is ready;
+ * UNAVAILABLE / STORE_UNAVAILABLE if it is not within twice connectTimeoutMs.
+ */
+export async function connectMetadataRedis(
+  target: RedisConnectionOptions,
+  options: StorageErrorOptions = {},
+): Promise<RedisClient> {
+  checkRedisTarget(target, 'a Redis metadata store');
+  const client = openRedisClient(target, {
+    connectionName: 'ledgerline-metadata-store',
+    offlineQueue: false,
+    autoPipelining: true,
+    errors: backgroundErrors('metadata-store', options),
+  });
+  return awaitRedisReady(client, target, 'the Redis metadata store');
+}
+
 export class RedisMetadataStore implements MetadataStore {
   private readonly keys: RedisKeys;
   private readonly publisher: ChangePublisher;
@@ -65,15 +97,16 @@ export class RedisMetadataStore implements MetadataStore {
   private readonly sweepTimer: NodeJS.Timeout;
   private readonly ownsClient: boolean;
   private closed = false;
+  private readonly errors: BackgroundErrors;
 
   /** Connects to Redis (UNAVAILABLE / STORE_UNAVAILABLE when it cannot) and opens a store that owns the client. */
   static async connect(
-    target: RedisTarget & RedisConnectionOptions,
+    target: RedisConnectionOptions,
     options: RedisMetadataStoreOptions = {},
   ): Promise<RedisMetadataStore> {
     const keys = new RedisKeys(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX);
     resolveMaxValueBytes(options.maxValueBytes);
-    const client = await connectRedis(target, target);
+    const client = await connectMetadataRedis(target, options);
     return new RedisMetadataStore(client, { ...options, keyPrefix: keys.prefix, ownsClient: true });
   }
 
@@ -85,14 +118,22 @@ export class RedisMetadataStore implements MetadataStore {
     this.maxValueBytes = resolveMaxValueBytes(options.maxValueBytes);
     this.ownsClient = options.ownsClient ?? true;
     this.publisher = new ChangePublisher(options.bus);
+    this.errors = backgroundErrors('metadata-store', options);
     this.sessions = new RedisSessions({
       client,
+      errors: this.errors,
       keys: this.keys,
       call: (action) => this.call(action),
       reap: (path, sessionId) => this.reap(nodePath(path), sessionId),
     });
     const interval = options.sessionSweepIntervalMs ?? DEFAULT_SESSION_SWEEP_INTERVAL_MS;
-    this.sweepTimer = setInterval(() => void this.sessions.sweepExpired().catch(() => undefined), interval);
+    this.sweepTimer = setInterval(
+      () =>
+        void this.sessions
+          .sweepExpired()
+          .catch((error: unknown) => this.errors.report(BackgroundErrorKind.SESSION_SWEEP, error)),
+      interval,
+    );
     this.sweepTimer.unref();
   }
 
@@ -203,7 +244,11 @@ export class RedisMetadataStore implements MetadataStore {
     validateSequenceName(sequence);
     const id = await this.call(() => this.client.incr(this.keys.sequence(sequence)));
     if (!Number.isSafeInteger(id)) {
-      throw new LedgerlineError('OUT_OF_RANGE', 'SEQUENCE_EXHAUSTED', `sequence ${sequence} passed 2^53`);
+      throw new LedgerlineError(
+        'OUT_OF_RANGE',
+        MetadataStoreReason.SEQUENCE_EXHAUSTED,
+        `sequence ${sequence} passed 2^53`,
+      );
     }
     return id;
   }
@@ -241,7 +286,7 @@ export class RedisMetadataStore implements MetadataStore {
     }
     throw new LedgerlineError(
       'ABORTED',
-      'BAD_VERSION',
+      ErrorReason.BAD_VERSION,
       `${parts.path} changed owner session ${MAX_OWNER_CHECKS} times during the write; read it again`,
       { details: { path: parts.path } },
     );

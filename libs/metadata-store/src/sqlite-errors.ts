@@ -1,4 +1,5 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
+import { MetadataStoreReason } from './metadata-errors.js';
 
 /**
  * Turns a SQLite failure into a LedgerlineError. Codes are matched by prefix:
@@ -11,12 +12,19 @@ export function mapSqliteError(error: unknown): LedgerlineError {
   const code = String((error as { code?: unknown } | undefined)?.code ?? '');
   const message = error instanceof Error ? error.message : String(error);
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new LedgerlineError('UNAVAILABLE', 'STORE_BUSY', `the metadata file is locked: ${message}`, {
-      cause: error,
-    });
+    return new LedgerlineError(
+      'UNAVAILABLE',
+      MetadataStoreReason.STORE_BUSY,
+      `the metadata file is locked: ${message}`,
+      {
+        cause: error,
+      },
+    );
   }
   if (code === 'SQLITE_FULL') {
-    return new LedgerlineError('RESOURCE_EXHAUSTED', 'STORE_FULL', `the disk is full: ${message}`, { cause: error });
+    return new LedgerlineError('RESOURCE_EXHAUSTED', ErrorReason.STORE_FULL, `the disk is full: ${message}`, {
+      cause: error,
+    });
   }
   const unreachable =
     code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_CANTOPEN') || code.startsWith('SQLITE_READONLY');
@@ -24,15 +32,16 @@ export function mapSqliteError(error: unknown): LedgerlineError {
   const fileSystem =
     typeof (error as { errno?: unknown } | undefined)?.errno === 'number' && !code.startsWith('SQLITE_');
   if (unreachable || fileSystem || (error instanceof TypeError && /not open/.test(message))) {
-    return new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', `the metadata file cannot be used: ${message}`, {
-      cause: error,
-    });
+    return new LedgerlineError(
+      'UNAVAILABLE',
+      ErrorReason.STORE_UNAVAILABLE,
+      `the metadata file cannot be used: ${message}`,
+      {
+        cause: error,
+      },
+    );
   }
-  return new LedgerlineError('INTERNAL', 'STORE_ERROR', `the metadata file failed: ${message}`, { cause: error });
-}
-
-/** True for a lock another connection holds (worth waiting for). */
-export function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+  return new LedgerlineError('INTERNAL', MetadataStoreReason.STORE_ERROR, `the metadata file failed: ${message}`, {
+    cause: error,
+  });
 }

@@ -146,7 +146,7 @@ it('reports an unusable or newer file as a LedgerlineError, never a raw SQLite e
     expect.objectContaining({ code: 'FAILED_PRECONDITION', reason: 'STORE_VERSION_UNSUPPORTED' }),
   );
   expect(() => new SqliteMetadataStore({ path: freshFile(), busyTimeoutMs: -1 })).toThrow(
-    expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'BAD_STORE_CONFIG' }),
+    expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'INVALID_CONFIG' }),
   );
 });
 

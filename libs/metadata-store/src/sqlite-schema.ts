@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { LedgerlineError } from '@ledgerline/errors';
+import { MetadataStoreReason } from './metadata-errors.js';
 
 /** Bumped when the layout changes; the store refuses a file written by a newer layout. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -49,7 +50,7 @@ export function prepareStatements(db: Database.Database) {
   if (version > SQLITE_SCHEMA_VERSION) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      'STORE_VERSION_UNSUPPORTED',
+      MetadataStoreReason.STORE_VERSION_UNSUPPORTED,
       `the metadata file has schema version ${version}; this build reads up to ${SQLITE_SCHEMA_VERSION}`,
     );
   }

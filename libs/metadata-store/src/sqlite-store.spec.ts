@@ -17,7 +17,7 @@ metadataStoreConformance({
   open: async (options = {}) => {
     // Each client gets its own handle on the shared file, as separate processes would.
     const database = new Database(join(dir, 'metadata.sqlite'));
-    const store = new SqliteMetadataStore({ ...options, database, synchronous: 'normal' });
+    const store = new SqliteMetadataStore({ ...options, database, synchronous: 'NORMAL' });
     handles.set(store, database);
     return store;
   },

@@ -2,11 +2,29 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { ChangePublisher } from './change-publisher.js';
-import { badVersion, foreignSession, sessionExpired, storeClosed, tooManySessions } from './metadata-errors.js';
-import { mapSqliteError, isBusy } from './sqlite-errors.js';
-import { GroupCommit, LOCK_ATTEMPT_MS, LOCK_RETRY_MS } from './sqlite-group-commit.js';
+import {
+  badVersion,
+  foreignSession,
+  sessionExpired,
+  storeClosed,
+  tooManySessions,
+  MetadataStoreReason,
+} from './metadata-errors.js';
+import {
+  backgroundErrors,
+  BackgroundErrorKind,
+  DEFAULT_SQLITE_SYNCHRONOUS,
+  isSqliteBusy,
+  LOCK_ATTEMPT_MS,
+  LOCK_RETRY_MS,
+  SqliteLockQueue,
+  type BackgroundErrors,
+  type SqliteSynchronous,
+} from '@ledgerline/storage-kit';
+import { mapSqliteError } from './sqlite-errors.js';
+import { groupCommit } from './sqlite-group-commit.js';
 import { prepareStatements, type NodeRow, type SqliteStatements } from './sqlite-schema.js';
 import { StoreSession, type SessionBackend } from './store-session.js';
 import {
@@ -43,13 +61,13 @@ export interface SqliteMetadataStoreOptions extends MetadataStoreOptions {
   /** An open better-sqlite3 handle to use instead of opening `path`; the caller closes it. */
   database?: Database.Database;
   /**
-   * 'full' (default): every commit reaches the disk before the call returns, so
+   * 'FULL' (default): every commit reaches the disk before the call returns, so
    * an acknowledged write survives a power cut: metadata is the source of truth
-   * and is written rarely, so it pays the fsync. 'normal': commits survive a
+   * and is written rarely, so it pays the fsync. 'NORMAL': commits survive a
    * process crash but the last ones may be lost in a power cut (for tests and
    * throwaway data).
    */
-  synchronous?: 'full' | 'normal';
+  synchronous?: SqliteSynchronous;
   /**
    * How long a call waits for another process's lock before UNAVAILABLE /
    * STORE_BUSY; default 5000. The wait runs on timers, so the event loop keeps serving.
@@ -63,7 +81,7 @@ const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 
 /**
  * The embedded metadata store of standalone mode: one SQLite file in WAL mode.
- * Writes run in IMMEDIATE transactions (grouped, see GroupCommit), so
+ * Writes run in IMMEDIATE transactions (grouped, see groupCommit), so
  * compare-and-set holds even with several processes on the same file.
  */
 export class SqliteMetadataStore implements MetadataStore {
@@ -75,7 +93,8 @@ export class SqliteMetadataStore implements MetadataStore {
   private readonly sessions = new Map<string, StoreSession>();
   private readonly sessionBackend: SessionBackend;
   private readonly sweepTimer: NodeJS.Timeout;
-  private readonly writes: GroupCommit;
+  private readonly writes: SqliteLockQueue;
+  private readonly errors: BackgroundErrors;
   private readonly busyTimeoutMs: number;
   private closed = false;
 
@@ -88,23 +107,33 @@ export class SqliteMetadataStore implements MetadataStore {
       // Opening may wait for another process's lock the usual way (blocking): it happens once.
       this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
       this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      this.db.pragma(`synchronous = ${options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS}`);
       this.statements = prepareStatements(this.db);
-      // From here on lock waits run on timers (GroupCommit, query): SQLite itself only polls briefly.
+      // From here on lock waits run on timers (groupCommit, query): SQLite itself only polls briefly.
       this.db.pragma(`busy_timeout = ${Math.min(LOCK_ATTEMPT_MS, this.busyTimeoutMs)}`);
     } catch (error) {
       if (this.ownsDatabase) this.db.close();
       throw mapSqliteError(error);
     }
     this.publisher = new ChangePublisher(options.bus);
-    this.writes = new GroupCommit(this.db, mapSqliteError, this.busyTimeoutMs);
+    this.errors = backgroundErrors('metadata-store', options);
+    this.writes = groupCommit(this.db, mapSqliteError, this.busyTimeoutMs);
     this.sessionBackend = {
       renew: (id, ttlMs) => this.write(() => this.renewSession(id, ttlMs)),
       release: (id) => this.removeSession(id),
-      expired: (id) => void this.removeSession(id).catch(() => undefined),
+      expired: (id) =>
+        void this.removeSession(id).catch((error: unknown) =>
+          this.errors.report(BackgroundErrorKind.SESSION_REMOVAL, error),
+        ),
     };
     const interval = options.sessionSweepIntervalMs ?? DEFAULT_SESSION_SWEEP_INTERVAL_MS;
-    this.sweepTimer = setInterval(() => void this.sweepExpiredSessions().catch(() => undefined), interval);
+    this.sweepTimer = setInterval(
+      () =>
+        void this.sweepExpiredSessions().catch((error: unknown) =>
+          this.errors.report(BackgroundErrorKind.SESSION_SWEEP, error),
+        ),
+      interval,
+    );
     this.sweepTimer.unref();
   }
 
@@ -161,7 +190,8 @@ export class SqliteMetadataStore implements MetadataStore {
   async nextId(sequence: string): Promise<number> {
     validateSequenceName(sequence);
     const row = await this.write(() => this.statements.nextId.get(sequence));
-    if (row === undefined) throw new LedgerlineError('INTERNAL', 'SEQUENCE_FAILED', `sequence ${sequence} gave no id`);
+    if (row === undefined)
+      throw new LedgerlineError('INTERNAL', MetadataStoreReason.SEQUENCE_FAILED, `sequence ${sequence} gave no id`);
     return row.value;
   }
 
@@ -170,7 +200,7 @@ export class SqliteMetadataStore implements MetadataStore {
     clearInterval(this.sweepTimer);
     await Promise.allSettled([...this.sessions.values()].map((session) => session.close()));
     this.closed = true;
-    this.writes.flushAll();
+    this.writes.drainNow();
     if (this.ownsDatabase) this.db.close();
   }
 
@@ -254,7 +284,7 @@ export class SqliteMetadataStore implements MetadataStore {
     return session.id;
   }
 
-  /** Queues a write for the next group commit (see GroupCommit). */
+  /** Queues a write for the next group commit (see groupCommit). */
   private write<T>(apply: () => T): Promise<T> {
     if (this.closed) return Promise.reject(storeClosed());
     return this.writes.submit(apply);
@@ -268,7 +298,7 @@ export class SqliteMetadataStore implements MetadataStore {
       try {
         return action();
       } catch (error) {
-        if (!isBusy(error) || Date.now() >= deadline) throw mapSqliteError(error);
+        if (!isSqliteBusy(error) || Date.now() >= deadline) throw mapSqliteError(error);
       }
       await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
     }
@@ -277,7 +307,7 @@ export class SqliteMetadataStore implements MetadataStore {
 
 function openDatabase(path: string | undefined): Database.Database {
   if (typeof path !== 'string' || path.length === 0) {
-    throw invalidArgument('BAD_STORE_CONFIG', 'the SQLite metadata store needs a file path');
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'the SQLite metadata store needs a file path');
   }
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -290,7 +320,10 @@ function openDatabase(path: string | undefined): Database.Database {
 function resolveBusyTimeout(busyTimeoutMs: number | undefined): number {
   const value = busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw invalidArgument('BAD_STORE_CONFIG', `busyTimeoutMs must be a non-negative integer, got ${String(value)}`);
+    throw invalidArgument(
+      ErrorReason.INVALID_CONFIG,
+      `busyTimeoutMs must be a non-negative integer, got ${String(value)}`,
+    );
   }
   return value;
 }

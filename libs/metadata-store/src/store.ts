@@ -1,3 +1,4 @@
+import type { StorageErrorOptions } from '@ledgerline/storage-kit';
 import type { Bus } from '@ledgerline/bus';
 
 /**
@@ -57,15 +58,20 @@ export interface SessionOptions {
   ttlMs: number;
 }
 
-export interface VersionedValue {
-  value: Uint8Array;
+/** A stored value with the version a compare-and-set must name to replace it. */
+export interface Versioned<T> {
+  value: T;
   version: number;
+}
+
+export interface VersionedValue extends Versioned<Uint8Array> {
   createdAtMs: number;
   modifiedAtMs: number;
   /** The session id when the node is ephemeral. */
   ephemeralSessionId?: string;
 }
 
+/** 'absent' creates only; a number replaces exactly that version. */
 export type ExpectedVersion = number | 'absent';
 
 export interface PutOptions {
@@ -119,7 +125,8 @@ export interface MetadataChange {
   version: number;
 }
 
-export interface MetadataStoreOptions {
+/** Options every backend takes; `logger` and `registry` receive errors no call hears (see StorageErrorOptions). */
+export interface MetadataStoreOptions extends StorageErrorOptions {
   /** Where change notifications go (subjects from @ledgerline/bus metadataChangedSubject). */
   bus?: Bus;
   /** Largest value accepted, 1 to MAX_VALUE_BYTES; default DEFAULT_MAX_VALUE_BYTES. */

@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import {
   DEFAULT_CHILDREN_PAGE,
   DEFAULT_MAX_VALUE_BYTES,
@@ -11,6 +11,7 @@ import {
   type ChildrenOptions,
   type ExpectedVersion,
 } from './store.js';
+import { MetadataStoreReason } from './metadata-errors.js';
 
 // C0 controls and DEL: invisible in logs and troublesome in keys and subjects.
 function hasControlCharacter(text: string): boolean {
@@ -36,12 +37,12 @@ export interface PathParts {
  * INVALID_ARGUMENT with reason BAD_PATH or PATH_TOO_LONG when it breaks one.
  */
 export function validatePath(path: string): void {
-  if (typeof path !== 'string') throw invalidArgument('BAD_PATH', 'a path must be a string');
+  if (typeof path !== 'string') throw invalidArgument(MetadataStoreReason.BAD_PATH, 'a path must be a string');
   if (!path.startsWith('/')) throw badPath(path, 'it must start with /');
   // Most paths are printable ASCII: one cheap test replaces the byte count, control and surrogate checks.
   const ascii = PRINTABLE_ASCII.test(path);
   if ((ascii ? path.length : Buffer.byteLength(path, 'utf8')) > MAX_PATH_BYTES) {
-    throw invalidArgument('PATH_TOO_LONG', `the path is longer than ${MAX_PATH_BYTES} UTF-8 bytes`, {
+    throw invalidArgument(MetadataStoreReason.PATH_TOO_LONG, `the path is longer than ${MAX_PATH_BYTES} UTF-8 bytes`, {
       prefix: path.slice(0, 100),
     });
   }
@@ -58,7 +59,7 @@ export function validatePath(path: string): void {
 /** Validates a path that names a node (not the root) and splits it into parent and name. */
 export function nodePath(path: string): PathParts {
   validatePath(path);
-  if (path === '/') throw invalidArgument('PATH_IS_ROOT', 'the root / cannot be written or deleted');
+  if (path === '/') throw invalidArgument(MetadataStoreReason.PATH_IS_ROOT, 'the root / cannot be written or deleted');
   const slash = path.lastIndexOf('/');
   return { path, parent: slash === 0 ? '/' : path.slice(0, slash), name: path.slice(slash + 1) };
 }
@@ -71,17 +72,18 @@ export function anyPath(path: string): PathParts {
 }
 
 function badPath(path: string, why: string): LedgerlineError {
-  return invalidArgument('BAD_PATH', `'${path.slice(0, 200)}' is not a valid metadata path: ${why}`, {
+  return invalidArgument(MetadataStoreReason.BAD_PATH, `'${path.slice(0, 200)}' is not a valid metadata path: ${why}`, {
     path: path.slice(0, 200),
   });
 }
 
 export function validateValue(value: Uint8Array, maxValueBytes: number): void {
-  if (!(value instanceof Uint8Array)) throw invalidArgument('BAD_VALUE', 'a value must be a Uint8Array');
+  if (!(value instanceof Uint8Array))
+    throw invalidArgument(MetadataStoreReason.BAD_VALUE, 'a value must be a Uint8Array');
   if (value.byteLength > maxValueBytes) {
     throw new LedgerlineError(
       'RESOURCE_EXHAUSTED',
-      'VALUE_TOO_LARGE',
+      MetadataStoreReason.VALUE_TOO_LARGE,
       `a value of ${value.byteLength} bytes exceeds the limit of ${maxValueBytes} bytes`,
       { details: { sizeBytes: String(value.byteLength), maxValueBytes: String(maxValueBytes) } },
     );
@@ -94,7 +96,7 @@ export function validateExpectedVersion(expected: ExpectedVersion | undefined, a
   if (allowAbsent && expected === 'absent') return;
   if (typeof expected !== 'number' || !Number.isSafeInteger(expected) || expected < 1) {
     throw invalidArgument(
-      'BAD_EXPECTED_VERSION',
+      MetadataStoreReason.BAD_EXPECTED_VERSION,
       `expectedVersion must be a version (an integer from 1)${allowAbsent ? " or 'absent'" : ''}`,
       { expectedVersion: String(expected) },
     );
@@ -104,13 +106,17 @@ export function validateExpectedVersion(expected: ExpectedVersion | undefined, a
 export function resolveChildrenOptions(options: ChildrenOptions = {}): { after: string; limit: number } {
   const limit = options.limit ?? DEFAULT_CHILDREN_PAGE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CHILDREN_PAGE) {
-    throw invalidArgument('BAD_PAGE_SIZE', `limit must be an integer from 1 to ${MAX_CHILDREN_PAGE}`, {
-      limit: String(limit),
-    });
+    throw invalidArgument(
+      MetadataStoreReason.BAD_PAGE_SIZE,
+      `limit must be an integer from 1 to ${MAX_CHILDREN_PAGE}`,
+      {
+        limit: String(limit),
+      },
+    );
   }
   const after = options.after ?? '';
   if (typeof after !== 'string' || Buffer.byteLength(after, 'utf8') > MAX_PATH_BYTES || after.includes('/')) {
-    throw invalidArgument('BAD_PAGE_TOKEN', "'after' must be a child name from a previous page");
+    throw invalidArgument(MetadataStoreReason.BAD_PAGE_TOKEN, "'after' must be a child name from a previous page");
   }
   return { after, limit };
 }
@@ -124,7 +130,7 @@ export function validateSequenceName(name: string): void {
     !LONE_SURROGATE.test(name);
   if (!valid) {
     throw invalidArgument(
-      'BAD_SEQUENCE_NAME',
+      MetadataStoreReason.BAD_SEQUENCE_NAME,
       `a sequence name must be 1 to ${MAX_SEQUENCE_NAME_BYTES} UTF-8 bytes without control characters`,
     );
   }
@@ -133,7 +139,7 @@ export function validateSequenceName(name: string): void {
 export function validateTtl(ttlMs: number): void {
   if (!Number.isInteger(ttlMs) || ttlMs < MIN_SESSION_TTL_MS || ttlMs > MAX_SESSION_TTL_MS) {
     throw invalidArgument(
-      'BAD_SESSION_TTL',
+      MetadataStoreReason.BAD_SESSION_TTL,
       `ttlMs must be an integer from ${MIN_SESSION_TTL_MS} to ${MAX_SESSION_TTL_MS}`,
       { ttlMs: String(ttlMs) },
     );
@@ -144,7 +150,7 @@ export function validateTtl(ttlMs: number): void {
 export function resolveMaxValueBytes(maxValueBytes: number | undefined): number {
   const value = maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
   if (!Number.isInteger(value) || value < 1 || value > MAX_VALUE_BYTES) {
-    throw invalidArgument('BAD_STORE_CONFIG', `maxValueBytes must be an integer from 1 to ${MAX_VALUE_BYTES}`);
+    throw invalidArgument(ErrorReason.INVALID_CONFIG, `maxValueBytes must be an integer from 1 to ${MAX_VALUE_BYTES}`);
   }
   return value;
 }

@@ -31,3 +31,4 @@ export { validateDomain } from './topic-name.js';
 export { PARTITIONED_TOPIC_SUFFIX } from './partition-index.js';
 export { NamingErrorReason } from './naming-error.js';
 export type { NamingErrorReasonName } from './naming-error.js';
+export { LEDGER_ID_SEQUENCE } from './ledger-id-sequence.js';

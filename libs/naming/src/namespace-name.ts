@@ -1,5 +1,5 @@
 import { MAX_NAMESPACE_NAME_LENGTH, MAX_TENANT_NAME_LENGTH } from './limits.js';
-import { namingError, quote } from './naming-error.js';
+import { namingError, quote, NamingErrorReason } from './naming-error.js';
 import { validateNamespace, validateTenant } from './validate-names.js';
 
 /** A namespace, `tenant/namespace`. Only Pulsar's V2 form (no cluster segment) exists here. */
@@ -20,14 +20,14 @@ export class NamespaceName {
   static parse(name: string): NamespaceName {
     if (typeof name !== 'string' || name.length > MAX_TENANT_NAME_LENGTH + 1 + MAX_NAMESPACE_NAME_LENGTH) {
       throw namingError(
-        'INVALID_NAMESPACE_NAME',
+        NamingErrorReason.INVALID_NAMESPACE_NAME,
         `namespace name ${quote(name)} must be a string of the form <tenant>/<namespace>, at most ${MAX_TENANT_NAME_LENGTH + 1 + MAX_NAMESPACE_NAME_LENGTH} characters long`,
       );
     }
     const slash = name.indexOf('/');
     if (slash === -1 || name.indexOf('/', slash + 1) !== -1) {
       throw namingError(
-        'INVALID_NAMESPACE_NAME',
+        NamingErrorReason.INVALID_NAMESPACE_NAME,
         `namespace name ${quote(name)} must have the form <tenant>/<namespace>`,
       );
     }

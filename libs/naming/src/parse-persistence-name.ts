@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { MAX_PERSISTENCE_NAME_LENGTH, MAX_TOPIC_BUCKETS } from './limits.js';
-import { namingError, quote } from './naming-error.js';
+import { namingError, quote, NamingErrorReason } from './naming-error.js';
 import { MANAGED_LEDGERS_ROOT, parseBucketSegment } from './persistence-name.js';
 import { javaStringHashCode, topicBucket, validateBucketCount } from './topic-bucket.js';
 import { TopicName, validateDomain } from './topic-name.js';
@@ -27,7 +27,7 @@ export function parsePersistenceName(path: string, numberOfTopicBuckets?: number
   const buckets = numberOfTopicBuckets === undefined ? undefined : validateBucketCount(numberOfTopicBuckets);
   if (typeof path !== 'string' || path.length > MAX_PERSISTENCE_NAME_LENGTH) {
     throw namingError(
-      'INVALID_PERSISTENCE_NAME',
+      NamingErrorReason.INVALID_PERSISTENCE_NAME,
       `persistence name ${quote(path)} must be a string of at most ${MAX_PERSISTENCE_NAME_LENGTH} characters`,
     );
   }
@@ -36,7 +36,10 @@ export function parsePersistenceName(path: string, numberOfTopicBuckets?: number
   } catch (thrown) {
     // Inner checks describe the problem; the path is added once, here.
     if (thrown instanceof LedgerlineError) {
-      throw namingError('INVALID_PERSISTENCE_NAME', `persistence name ${quote(path)} is invalid: ${thrown.message}`);
+      throw namingError(
+        NamingErrorReason.INVALID_PERSISTENCE_NAME,
+        `persistence name ${quote(path)} is invalid: ${thrown.message}`,
+      );
     }
     throw thrown;
   }
@@ -47,7 +50,7 @@ function parseSegments(path: string, buckets: number | undefined): ParsedPersist
   const parts = relative.split('/');
   if (parts.length !== 4 && parts.length !== 5) {
     throw namingError(
-      'INVALID_PERSISTENCE_NAME',
+      NamingErrorReason.INVALID_PERSISTENCE_NAME,
       'it must have the form <tenant>/<namespace>/<domain>/[$<bucket>/]<encoded local name>',
     );
   }
@@ -56,7 +59,7 @@ function parseSegments(path: string, buckets: number | undefined): ParsedPersist
   const localName = decodeLocalName(encoded);
   if (encodeLocalName(localName) !== encoded) {
     throw namingError(
-      'INVALID_PERSISTENCE_NAME',
+      NamingErrorReason.INVALID_PERSISTENCE_NAME,
       `the local name is not encoded the way URLEncoder does it (expected ${quote(encodeLocalName(localName))})`,
     );
   }
@@ -71,11 +74,14 @@ function checkBucket(localName: string, bucket: number | null, buckets: number |
     const expected = buckets === 1 ? null : topicBucket(localName, buckets);
     if (bucket !== expected) {
       const where = expected === null ? 'no bucket segment' : `bucket segment $${expected}`;
-      throw namingError('INVALID_PERSISTENCE_NAME', `it should have ${where} with numberOfTopicBuckets = ${buckets}`);
+      throw namingError(
+        NamingErrorReason.INVALID_PERSISTENCE_NAME,
+        `it should have ${where} with numberOfTopicBuckets = ${buckets}`,
+      );
     }
   } else if (bucket !== null && !someBucketCountGives(Math.abs(javaStringHashCode(localName)), bucket)) {
     throw namingError(
-      'INVALID_PERSISTENCE_NAME',
+      NamingErrorReason.INVALID_PERSISTENCE_NAME,
       `bucket segment $${bucket} is not the bucket of its local name for any bucket count from 2 to ${MAX_TOPIC_BUCKETS}`,
     );
   }

@@ -1,6 +1,6 @@
 import { MAX_TOPIC_BUCKETS } from './limits.js';
 import { NamespaceName } from './namespace-name.js';
-import { namingError, quote } from './naming-error.js';
+import { namingError, quote, NamingErrorReason } from './naming-error.js';
 import { TopicName, validateDomain, type TopicDomain } from './topic-name.js';
 import { topicBucket, validateBucketCount } from './topic-bucket.js';
 import { encodeLocalName } from './url-codec.js';
@@ -22,7 +22,7 @@ function toNamespace(namespace: NamespaceName | string): NamespaceName {
 export function bucketSegment(bucket: number): string {
   if (!Number.isInteger(bucket) || bucket < 0 || bucket >= MAX_TOPIC_BUCKETS) {
     throw namingError(
-      'INVALID_BUCKET',
+      NamingErrorReason.INVALID_BUCKET,
       `a bucket must be an integer from 0 to ${MAX_TOPIC_BUCKETS - 1}, got ${typeof bucket === 'number' ? bucket : quote(bucket)}`,
     );
   }
@@ -34,7 +34,7 @@ export function parseBucketSegment(segment: string): number {
   const bucket = typeof segment === 'string' && CANONICAL_BUCKET_SEGMENT.test(segment) ? Number(segment.slice(1)) : NaN;
   if (!(bucket < MAX_TOPIC_BUCKETS)) {
     throw namingError(
-      'INVALID_PERSISTENCE_NAME',
+      NamingErrorReason.INVALID_PERSISTENCE_NAME,
       `${quote(segment)} is not a bucket segment ($0 to $${MAX_TOPIC_BUCKETS - 1}, no leading zeros)`,
     );
   }

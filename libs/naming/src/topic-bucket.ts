@@ -1,5 +1,5 @@
 import { MAX_TOPIC_BUCKETS } from './limits.js';
-import { namingError, quote } from './naming-error.js';
+import { namingError, quote, NamingErrorReason } from './naming-error.js';
 
 /**
  * Java's `String.hashCode`: `s[0]*31^(n-1) + ... + s[n-1]` over UTF-16 code
@@ -27,7 +27,7 @@ export function validateBucketCount(numberOfTopicBuckets: unknown): number {
   ) {
     const shown = typeof numberOfTopicBuckets === 'number' ? String(numberOfTopicBuckets) : quote(numberOfTopicBuckets);
     throw namingError(
-      'INVALID_BUCKET_COUNT',
+      NamingErrorReason.INVALID_BUCKET_COUNT,
       `numberOfTopicBuckets must be an integer from 1 to ${MAX_TOPIC_BUCKETS}, got ${shown}`,
     );
   }
@@ -42,7 +42,10 @@ export function validateBucketCount(numberOfTopicBuckets: unknown): number {
 export function topicBucket(localName: string, numberOfTopicBuckets: number): number {
   const buckets = validateBucketCount(numberOfTopicBuckets);
   if (typeof localName !== 'string') {
-    throw namingError('INVALID_TOPIC_NAME', `a topic local name must be a string, got ${quote(localName)}`);
+    throw namingError(
+      NamingErrorReason.INVALID_TOPIC_NAME,
+      `a topic local name must be a string, got ${quote(localName)}`,
+    );
   }
   return Math.abs(javaStringHashCode(localName)) % buckets;
 }

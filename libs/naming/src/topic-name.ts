@@ -1,6 +1,6 @@
 import { MAX_LOCAL_NAME_LENGTH, MAX_PARTITION_INDEX, MAX_TOPIC_NAME_LENGTH } from './limits.js';
 import { NamespaceName } from './namespace-name.js';
-import { namingError, quote } from './naming-error.js';
+import { namingError, quote, NamingErrorReason } from './naming-error.js';
 import { PARTITIONED_TOPIC_SUFFIX, partitionIndexOf, partitionedLocalName } from './partition-index.js';
 import { encodeLocalName } from './url-codec.js';
 import { validateLocalName, validateNamespace, validateTenant } from './validate-names.js';
@@ -19,7 +19,7 @@ export function validateDomain(domain: unknown, context?: string): TopicDomain {
   if (domain === 'persistent' || domain === 'non-persistent') return domain;
   const where = context === undefined ? '' : ` in ${context}`;
   throw namingError(
-    'INVALID_TOPIC_NAME',
+    NamingErrorReason.INVALID_TOPIC_NAME,
     `unknown topic domain ${quote(domain)}${where}: expected 'persistent' or 'non-persistent'`,
   );
 }
@@ -53,7 +53,7 @@ export class TopicName {
   static parse(name: string): TopicName {
     if (typeof name !== 'string' || name.length === 0 || name.length > MAX_TOPIC_NAME_LENGTH) {
       throw namingError(
-        'INVALID_TOPIC_NAME',
+        NamingErrorReason.INVALID_TOPIC_NAME,
         `topic name ${quote(name)} must be a string of 1 to ${MAX_TOPIC_NAME_LENGTH} characters`,
       );
     }
@@ -68,7 +68,7 @@ export class TopicName {
       const expected =
         separator === -1 ? '<topic> or <tenant>/<namespace>/<topic>' : '<domain>://<tenant>/<namespace>/<topic>';
       const why = parts.length > 3 ? ' (a local name may not contain "/")' : '';
-      throw namingError('INVALID_TOPIC_NAME', `${context} must have the form ${expected}${why}`);
+      throw namingError(NamingErrorReason.INVALID_TOPIC_NAME, `${context} must have the form ${expected}${why}`);
     }
     const [tenant, namespace, localName] = parts as [string, string, string];
     return TopicName.of(domain, tenant, namespace, localName, context);
@@ -85,7 +85,10 @@ export class TopicName {
   /** The topic `localName` in a namespace, persistent unless a domain is given. */
   static inNamespace(namespaceName: NamespaceName, localName: string, domain: TopicDomain = 'persistent'): TopicName {
     if (!(namespaceName instanceof NamespaceName)) {
-      throw namingError('INVALID_NAMESPACE_NAME', `expected a NamespaceName, got ${quote(namespaceName)}`);
+      throw namingError(
+        NamingErrorReason.INVALID_NAMESPACE_NAME,
+        `expected a NamespaceName, got ${quote(namespaceName)}`,
+      );
     }
     return new TopicName(validateDomain(domain), namespaceName, validateLocalName(localName));
   }
@@ -137,14 +140,14 @@ export class TopicName {
   partition(index: number): TopicName {
     if (!Number.isInteger(index) || index < 0 || index > MAX_PARTITION_INDEX) {
       throw namingError(
-        'INVALID_PARTITION_INDEX',
+        NamingErrorReason.INVALID_PARTITION_INDEX,
         `partition index must be an integer from 0 to ${MAX_PARTITION_INDEX}, got ${typeof index === 'number' ? index : quote(index)}`,
       );
     }
     const localName = `${partitionedLocalName(this.localName)}${PARTITIONED_TOPIC_SUFFIX}${index}`;
     if (localName.length > MAX_LOCAL_NAME_LENGTH) {
       throw namingError(
-        'INVALID_TOPIC_NAME',
+        NamingErrorReason.INVALID_TOPIC_NAME,
         `partition ${index} of ${quote(this.#fullName)} would have a local name longer than ${MAX_LOCAL_NAME_LENGTH}`,
       );
     }

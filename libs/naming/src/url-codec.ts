@@ -1,4 +1,4 @@
-import { namingError, quote } from './naming-error.js';
+import { namingError, quote, NamingErrorReason } from './naming-error.js';
 
 // Java's URLEncoder leaves exactly these unencoded: ASCII letters, digits and `.-*_`.
 const UNRESERVED = new Uint8Array(128);
@@ -24,7 +24,10 @@ const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 export function encodeLocalName(localName: string): string {
   if (typeof localName !== 'string') {
-    throw namingError('INVALID_TOPIC_NAME', `a topic local name must be a string, got ${quote(localName)}`);
+    throw namingError(
+      NamingErrorReason.INVALID_TOPIC_NAME,
+      `a topic local name must be a string, got ${quote(localName)}`,
+    );
   }
   // Most topic names need no encoding at all; skip building a new string for them.
   if (ALL_UNRESERVED.test(localName)) return localName;
@@ -53,7 +56,7 @@ function encodeSurrogatePair(value: string, index: number): string {
   const low = index + 1 < value.length ? value.charCodeAt(index + 1) : 0;
   if (high > 0xdbff || low < 0xdc00 || low > 0xdfff) {
     throw namingError(
-      'INVALID_TOPIC_NAME',
+      NamingErrorReason.INVALID_TOPIC_NAME,
       `topic local name ${quote(value)} has a lone UTF-16 surrogate at index ${index}`,
     );
   }
@@ -75,7 +78,10 @@ function encodeSurrogatePair(value: string, index: number): string {
  */
 export function decodeLocalName(encoded: string): string {
   if (typeof encoded !== 'string') {
-    throw namingError('INVALID_ENCODED_NAME', `an encoded name must be a string, got ${quote(encoded)}`);
+    throw namingError(
+      NamingErrorReason.INVALID_ENCODED_NAME,
+      `an encoded name must be a string, got ${quote(encoded)}`,
+    );
   }
   let out = '';
   let index = 0;
@@ -107,7 +113,10 @@ function decodeEscapeRun(encoded: string, start: number, end: number): string {
   for (let index = start, byte = 0; index < end; index += 3, byte++) {
     const value = hexByte(encoded, index + 1);
     if (value < 0) {
-      throw namingError('INVALID_ENCODED_NAME', `encoded name ${quote(encoded)} has a bad escape at index ${index}`);
+      throw namingError(
+        NamingErrorReason.INVALID_ENCODED_NAME,
+        `encoded name ${quote(encoded)} has a bad escape at index ${index}`,
+      );
     }
     bytes[byte] = value;
     if (value >= 0x80) ascii = false;
@@ -122,7 +131,7 @@ function decodeEscapeRun(encoded: string, start: number, end: number): string {
     return utf8Decoder.decode(bytes);
   } catch (cause) {
     throw namingError(
-      'INVALID_ENCODED_NAME',
+      NamingErrorReason.INVALID_ENCODED_NAME,
       `encoded name ${quote(encoded)} has escapes at index ${start} that are not UTF-8 (${String(cause)})`,
     );
   }

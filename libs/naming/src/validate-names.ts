@@ -1,5 +1,5 @@
 import { MAX_LOCAL_NAME_LENGTH, MAX_NAMESPACE_NAME_LENGTH, MAX_TENANT_NAME_LENGTH } from './limits.js';
-import { namingError, quote } from './naming-error.js';
+import { namingError, quote, NamingErrorReason } from './naming-error.js';
 
 // Pulsar's NamedEntity pattern `[-=:.\w]*`, where Java's `\w` is ASCII
 // `[A-Za-z0-9_]` (as is JavaScript's without the `u` flag). We also require at
@@ -14,13 +14,13 @@ function describe(context: string | undefined): string {
 export function validateTenant(tenant: unknown, context?: string): string {
   if (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > MAX_TENANT_NAME_LENGTH) {
     throw namingError(
-      'INVALID_TENANT_NAME',
+      NamingErrorReason.INVALID_TENANT_NAME,
       `tenant ${quote(tenant)}${describe(context)} must be 1 to ${MAX_TENANT_NAME_LENGTH} characters long`,
     );
   }
   if (!NAMED_ENTITY.test(tenant)) {
     throw namingError(
-      'INVALID_TENANT_NAME',
+      NamingErrorReason.INVALID_TENANT_NAME,
       `tenant ${quote(tenant)}${describe(context)} may only contain letters, digits, '_', '-', '=', ':' and '.'`,
     );
   }
@@ -31,13 +31,13 @@ export function validateTenant(tenant: unknown, context?: string): string {
 export function validateNamespace(namespace: unknown, context?: string): string {
   if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > MAX_NAMESPACE_NAME_LENGTH) {
     throw namingError(
-      'INVALID_NAMESPACE_NAME',
+      NamingErrorReason.INVALID_NAMESPACE_NAME,
       `namespace ${quote(namespace)}${describe(context)} must be 1 to ${MAX_NAMESPACE_NAME_LENGTH} characters long`,
     );
   }
   if (!NAMED_ENTITY.test(namespace)) {
     throw namingError(
-      'INVALID_NAMESPACE_NAME',
+      NamingErrorReason.INVALID_NAMESPACE_NAME,
       `namespace ${quote(namespace)}${describe(context)} may only contain letters, digits, '_', '-', '=', ':' and '.'`,
     );
   }
@@ -53,14 +53,14 @@ export function validateNamespace(namespace: unknown, context?: string): string 
 export function validateLocalName(localName: unknown, context?: string): string {
   if (typeof localName !== 'string' || localName.length === 0 || localName.length > MAX_LOCAL_NAME_LENGTH) {
     throw namingError(
-      'INVALID_TOPIC_NAME',
+      NamingErrorReason.INVALID_TOPIC_NAME,
       `topic local name ${quote(localName)}${describe(context)} must be 1 to ${MAX_LOCAL_NAME_LENGTH} UTF-16 code units long`,
     );
   }
   const slash = localName.indexOf('/');
   if (slash !== -1) {
     throw namingError(
-      'INVALID_TOPIC_NAME',
+      NamingErrorReason.INVALID_TOPIC_NAME,
       `topic local name ${quote(localName)}${describe(context)} contains '/' at index ${slash}; ` +
         'names must be <domain>://<tenant>/<namespace>/<local name without slashes>',
     );
@@ -68,7 +68,7 @@ export function validateLocalName(localName: unknown, context?: string): string 
   const surrogate = loneSurrogateIndex(localName);
   if (surrogate !== -1) {
     throw namingError(
-      'INVALID_TOPIC_NAME',
+      NamingErrorReason.INVALID_TOPIC_NAME,
       `topic local name ${quote(localName)}${describe(context)} has a lone UTF-16 surrogate at index ${surrogate}`,
     );
   }

@@ -3,6 +3,7 @@ import { decodeEntry, type DecodedEntryMetadata } from './entry-framing.js';
 import { checkIntegerIn, checkOffset } from './index-options.js';
 import { MAX_OFFSET } from './limits.js';
 import type { EntryReader } from './positions.js';
+import { OffsetIndexReason } from './errors.js';
 
 /** A ledger as Pulsar's in-memory LedgerInfo knows it: its id and entry count. */
 export interface LedgerEntryCount {
@@ -40,7 +41,7 @@ export function binarySearchByTime(
   reader: EntryReader,
   timestampMs: number,
 ): Promise<BaselineResult> {
-  checkIntegerIn(timestampMs, 0, MAX_OFFSET, 'timestampMs', 'INVALID_TIMESTAMP');
+  checkIntegerIn(timestampMs, 0, MAX_OFFSET, 'timestampMs', OffsetIndexReason.INVALID_TIMESTAMP);
   return findNewest(
     ledgers,
     reader,
@@ -59,7 +60,7 @@ async function findNewest(ledgers: readonly LedgerEntryCount[], reader: EntryRea
     reads += 1;
     const [entry] = await reader.readRange(ledgerId, entryId, entryId);
     if (entry === undefined)
-      throw new LedgerlineError('DATA_LOSS', 'SHORT_READ', `entry ${ledgerId}:${entryId} is missing`);
+      throw new LedgerlineError('DATA_LOSS', OffsetIndexReason.SHORT_READ, `entry ${ledgerId}:${entryId} is missing`);
     return matches(decodeEntry(entry.data).metadata ?? {});
   };
   const total = layout.total;
@@ -89,7 +90,8 @@ class EntryLayout {
   readonly total: number;
 
   constructor(ledgers: readonly LedgerEntryCount[]) {
-    if (ledgers.length === 0) throw new LedgerlineError('INVALID_ARGUMENT', 'NO_LEDGERS', 'a topic needs a ledger');
+    if (ledgers.length === 0)
+      throw new LedgerlineError('INVALID_ARGUMENT', OffsetIndexReason.NO_LEDGERS, 'a topic needs a ledger');
     this.ledgers = ledgers;
     let total = 0;
     for (const ledger of ledgers) {
@@ -124,7 +126,7 @@ function requireField(value: number | undefined, name: string): number {
   if (value === undefined) {
     throw new LedgerlineError(
       'DATA_LOSS',
-      'ENTRY_WITHOUT_OFFSET',
+      OffsetIndexReason.ENTRY_WITHOUT_OFFSET,
       `an entry carries no ${name} in its broker entry metadata`,
     );
   }

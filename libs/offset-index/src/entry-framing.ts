@@ -6,6 +6,7 @@ import {
   MAX_OFFSET,
 } from './limits.js';
 import { readVarint, varintSize, writeVarint, type VarintErrors } from './varint.js';
+import { OffsetIndexReason } from './errors.js';
 
 /** What Ledgerline writes in front of every entry: the broker's clock and the continuous offset. */
 export interface EntryMetadata {
@@ -49,7 +50,7 @@ export function encodeEntry(metadata: EntryMetadata, payload: Uint8Array): Uint8
   checkMetadataValue(metadata?.brokerTimestamp, 'brokerTimestamp');
   checkMetadataValue(metadata?.index, 'index');
   if (!(payload instanceof Uint8Array)) {
-    throw invalidArgument('INVALID_ENTRY_PAYLOAD', 'the entry payload must be a Uint8Array');
+    throw invalidArgument(OffsetIndexReason.INVALID_ENTRY_PAYLOAD, 'the entry payload must be a Uint8Array');
   }
   const metadataSize = 2 + varintSize(metadata.brokerTimestamp) + varintSize(metadata.index);
   const bytes = new Uint8Array(ENTRY_HEADER_BYTES + metadataSize + payload.length);
@@ -73,20 +74,24 @@ export function encodeEntry(metadata: EntryMetadata, payload: Uint8Array): Uint8
  */
 export function decodeEntry(bytes: Uint8Array): DecodedEntry {
   if (!(bytes instanceof Uint8Array)) {
-    throw invalidArgument('INVALID_ENTRY_BYTES', 'an entry must be a Uint8Array');
+    throw invalidArgument(OffsetIndexReason.INVALID_ENTRY_BYTES, 'an entry must be a Uint8Array');
   }
   if (bytes.length < 2 || ((bytes[0] as number) << 8) + (bytes[1] as number) !== BROKER_ENTRY_METADATA_MAGIC) {
     return { metadata: undefined, payload: bytes };
   }
   if (bytes.length < ENTRY_HEADER_BYTES) {
-    throw invalidArgument('ENTRY_HEADER_TRUNCATED', `the entry has the 0x0e02 magic but only ${bytes.length} bytes`, {
-      sizeBytes: String(bytes.length),
-    });
+    throw invalidArgument(
+      OffsetIndexReason.ENTRY_HEADER_TRUNCATED,
+      `the entry has the 0x0e02 magic but only ${bytes.length} bytes`,
+      {
+        sizeBytes: String(bytes.length),
+      },
+    );
   }
   const metadataSize = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(2);
   if (metadataSize > MAX_BROKER_ENTRY_METADATA_BYTES) {
     throw invalidArgument(
-      'BROKER_ENTRY_METADATA_TOO_LARGE',
+      OffsetIndexReason.BROKER_ENTRY_METADATA_TOO_LARGE,
       `the entry declares ${metadataSize} bytes of broker entry metadata; at most ${MAX_BROKER_ENTRY_METADATA_BYTES} are accepted`,
       { metadataSizeBytes: String(metadataSize) },
     );
@@ -94,7 +99,7 @@ export function decodeEntry(bytes: Uint8Array): DecodedEntry {
   const end = ENTRY_HEADER_BYTES + metadataSize;
   if (end > bytes.length) {
     throw invalidArgument(
-      'ENTRY_HEADER_TRUNCATED',
+      OffsetIndexReason.ENTRY_HEADER_TRUNCATED,
       `the entry declares ${metadataSize} bytes of broker entry metadata but only ${bytes.length - ENTRY_HEADER_BYTES} follow`,
       { metadataSizeBytes: String(metadataSize), sizeBytes: String(bytes.length) },
     );
@@ -146,13 +151,16 @@ function skipField(bytes: Uint8Array, position: number, end: number, wireType: n
 }
 
 function malformed(detail: string) {
-  return invalidArgument('MALFORMED_BROKER_ENTRY_METADATA', `broker entry metadata is not valid protobuf: ${detail}`);
+  return invalidArgument(
+    OffsetIndexReason.MALFORMED_BROKER_ENTRY_METADATA,
+    `broker entry metadata is not valid protobuf: ${detail}`,
+  );
 }
 
 function checkMetadataValue(value: unknown, name: string): void {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_OFFSET) {
     throw invalidArgument(
-      'INVALID_BROKER_ENTRY_METADATA',
+      OffsetIndexReason.INVALID_BROKER_ENTRY_METADATA,
       `${name} must be an integer between 0 and 2^53 - 1, got ${String(value)}`,
       { field: name },
     );

@@ -1,9 +1,10 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { checkIntegerIn } from './index-options.js';
 import { DEFAULT_MAX_READ_ENTRIES, MAX_READ_ENTRIES_LIMIT } from './limits.js';
-import type { EntryRange, EntryReader, Location, MessagePosition, StoredEntry } from './positions.js';
+import type { EntryReadRange, EntryReader, Location, MessagePosition, StoredEntry } from './positions.js';
 import { scanForOffset, scanForTime, type ScanResult } from './resolve-in-entries.js';
 import type { TopicOffsetIndex } from './topic-offset-index.js';
+import { OffsetIndexReason } from './errors.js';
 
 export interface FindPositionOptions {
   /**
@@ -39,7 +40,7 @@ export async function findPositionByTime(
   return finish(location, reader, options, (range, entries) => scanForTime(range, entries, timestampMs));
 }
 
-type Scan = (range: EntryRange, entries: readonly StoredEntry[]) => ScanResult;
+type Scan = (range: EntryReadRange, entries: readonly StoredEntry[]) => ScanResult;
 
 /**
  * Reads the located range and scans it. A range wider than maxReadEntries
@@ -54,9 +55,9 @@ async function finish(
 ): Promise<MessagePosition> {
   if (location.kind === 'resolved') return location.position;
   const maxReadEntries = options?.maxReadEntries ?? DEFAULT_MAX_READ_ENTRIES;
-  checkIntegerIn(maxReadEntries, 1, MAX_READ_ENTRIES_LIMIT, 'maxReadEntries', 'INVALID_READ_LIMIT');
+  checkIntegerIn(maxReadEntries, 1, MAX_READ_ENTRIES_LIMIT, 'maxReadEntries', OffsetIndexReason.INVALID_READ_LIMIT);
   const range = location.range;
-  let page: EntryRange = {
+  let page: EntryReadRange = {
     ...range,
     lastEntryId: Math.min(range.lastEntryId, range.firstEntryId + maxReadEntries - 1),
   };
@@ -72,18 +73,18 @@ async function finish(
   }
   throw new LedgerlineError(
     'DATA_LOSS',
-    'OFFSET_INDEX_INCONSISTENT',
+    OffsetIndexReason.OFFSET_INDEX_INCONSISTENT,
     `ledger ${range.ledgerId} entries ${range.firstEntryId}..${range.lastEntryId} do not hold what its bounds promise`,
     { details: { ledgerId: String(range.ledgerId) } },
   );
 }
 
-function checkReadLength(page: EntryRange, entries: readonly StoredEntry[]): void {
+function checkReadLength(page: EntryReadRange, entries: readonly StoredEntry[]): void {
   const expected = page.lastEntryId - page.firstEntryId + 1;
   if (!Array.isArray(entries) || entries.length !== expected) {
     throw new LedgerlineError(
       'DATA_LOSS',
-      'SHORT_READ',
+      OffsetIndexReason.SHORT_READ,
       `reading entries ${page.firstEntryId}..${page.lastEntryId} of ledger ${page.ledgerId} returned ${Array.isArray(entries) ? entries.length : 'no'} entries, expected ${expected}`,
       { details: { ledgerId: String(page.ledgerId) } },
     );

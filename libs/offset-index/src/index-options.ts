@@ -6,6 +6,7 @@ import {
   MAX_ENTRIES_PER_POINT,
   MAX_OFFSET,
 } from './limits.js';
+import { OffsetIndexReason } from './errors.js';
 
 /** How sparse a ledger index is: a point every `entriesPerPoint` entries or `bytesPerPoint` bytes. */
 export interface IndexSpacing {
@@ -23,8 +24,8 @@ export interface LedgerIndexOptions extends IndexSpacing {
 export function checkedSpacing(spacing: IndexSpacing | undefined): Required<IndexSpacing> {
   const entriesPerPoint = spacing?.entriesPerPoint ?? DEFAULT_ENTRIES_PER_POINT;
   const bytesPerPoint = spacing?.bytesPerPoint ?? DEFAULT_BYTES_PER_POINT;
-  checkIntegerIn(entriesPerPoint, 1, MAX_ENTRIES_PER_POINT, 'entriesPerPoint', 'INVALID_INDEX_SPACING');
-  checkIntegerIn(bytesPerPoint, 1, MAX_BYTES_PER_POINT, 'bytesPerPoint', 'INVALID_INDEX_SPACING');
+  checkIntegerIn(entriesPerPoint, 1, MAX_ENTRIES_PER_POINT, 'entriesPerPoint', OffsetIndexReason.INVALID_INDEX_SPACING);
+  checkIntegerIn(bytesPerPoint, 1, MAX_BYTES_PER_POINT, 'bytesPerPoint', OffsetIndexReason.INVALID_INDEX_SPACING);
   return { entriesPerPoint, bytesPerPoint };
 }
 

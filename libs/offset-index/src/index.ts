@@ -16,14 +16,13 @@ export type { TopicLedger } from './topic-ledger.js';
 export { resolveOffsetInEntries, resolveTimeInEntries } from './resolve-in-entries.js';
 export { findPositionByOffset, findPositionByTime } from './find-position.js';
 export type { FindPositionOptions } from './find-position.js';
-export type { MessagePosition, EntryRange, Location, StoredEntry, EntryReader } from './positions.js';
+export type { MessagePosition, EntryReadRange, Location, StoredEntry, EntryReader } from './positions.js';
 
 // For other packages, tests and benchmarks: limits, LedgerInfo conversion, the index format, the Pulsar-style baseline.
 export {
   BROKER_ENTRY_METADATA_MAGIC,
   ENTRY_HEADER_BYTES,
   MAX_BROKER_ENTRY_METADATA_BYTES,
-  MAX_BATCH_SIZE,
   DEFAULT_ENTRIES_PER_POINT,
   DEFAULT_BYTES_PER_POINT,
   MAX_ENTRIES_PER_POINT,
@@ -40,3 +39,4 @@ export type { LedgerInfoOffsetFields } from './ledger-info-fields.js';
 export { LEDGER_INDEX_MAGIC, LEDGER_INDEX_VERSION } from './ledger-index-codec.js';
 export { binarySearchByOffset, binarySearchByTime } from './binary-search-baseline.js';
 export type { LedgerEntryCount, BaselineResult } from './binary-search-baseline.js';
+export { OffsetIndexReason } from './errors.js';

@@ -9,6 +9,7 @@ import {
 } from './limits.js';
 import type { LedgerIndexState } from './ledger-offset-index.js';
 import { readVarint, varintSize, writeVarint, type VarintErrors } from './varint.js';
+import { OffsetIndexReason } from './errors.js';
 
 /**
  * Serialized ledger index, version 1:
@@ -104,7 +105,10 @@ function checkFrame(bytes: Uint8Array): void {
   if (bytes.length < PREFIX_BYTES + CHECKSUM_BYTES) throw corrupt(`only ${bytes.length} bytes`);
   if ((bytes[0]! << 8) + bytes[1]! !== LEDGER_INDEX_MAGIC) throw corrupt('the magic is not 0x4c4f');
   if (bytes[2] !== LEDGER_INDEX_VERSION) {
-    throw invalidArgument('OFFSET_INDEX_VERSION_UNKNOWN', `ledger index version ${bytes[2]} is not known`);
+    throw invalidArgument(
+      OffsetIndexReason.OFFSET_INDEX_VERSION_UNKNOWN,
+      `ledger index version ${bytes[2]} is not known`,
+    );
   }
   const end = bytes.length - CHECKSUM_BYTES;
   const stored = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(end);
@@ -181,5 +185,8 @@ function at(values: Float64Array, position: number): number {
 }
 
 function corrupt(detail: string) {
-  return invalidArgument('OFFSET_INDEX_CORRUPT', `the serialized ledger offset index is corrupt: ${detail}`);
+  return invalidArgument(
+    OffsetIndexReason.OFFSET_INDEX_CORRUPT,
+    `the serialized ledger offset index is corrupt: ${detail}`,
+  );
 }

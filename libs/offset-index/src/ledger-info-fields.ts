@@ -3,6 +3,7 @@ import { LedgerInfoSchema, type LedgerInfo } from '@ledgerline/proto';
 import { LedgerlineError, invalidArgument } from '@ledgerline/errors';
 import { LedgerOffsetIndex } from './ledger-offset-index.js';
 import type { TopicLedger } from './topic-ledger.js';
+import { OffsetIndexReason } from './errors.js';
 
 /** The LedgerInfo fields (100..104) a managed ledger writes when it closes a ledger, from that ledger's index. */
 export interface LedgerInfoOffsetFields {
@@ -36,7 +37,7 @@ export function topicLedgerFromLedgerInfo(info: LedgerInfo): TopicLedger {
   if (!isFieldSet(info, LedgerInfoSchema.field.firstOffset) || !isFieldSet(info, LedgerInfoSchema.field.lastOffset)) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      'LEDGER_WITHOUT_OFFSETS',
+      OffsetIndexReason.LEDGER_WITHOUT_OFFSETS,
       `ledger ${ledgerId} has no first and last offset in its LedgerInfo`,
       { details: { ledgerId: String(ledgerId) } },
     );
@@ -55,7 +56,9 @@ export function topicLedgerFromLedgerInfo(info: LedgerInfo): TopicLedger {
 
 function toSafeNumber(value: bigint, name: string): number {
   if (value < -1n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw invalidArgument('INVALID_LEDGER_SUMMARY', `LedgerInfo.${name} = ${value} is out of range`, { field: name });
+    throw invalidArgument(OffsetIndexReason.INVALID_LEDGER_SUMMARY, `LedgerInfo.${name} = ${value} is out of range`, {
+      field: name,
+    });
   }
   return Number(value);
 }

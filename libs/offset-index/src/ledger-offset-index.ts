@@ -4,6 +4,7 @@ import { decodeLedgerIndex, encodeLedgerIndex } from './ledger-index-codec.js';
 import { checkIntegerIn, checkOffset, checkedSpacing, type LedgerIndexOptions } from './index-options.js';
 import { MAX_INDEX_POINTS, MAX_OFFSET } from './limits.js';
 import type { StoredEntry } from './positions.js';
+import { OffsetIndexReason } from './errors.js';
 
 /** The entries of one ledger that one range read fetches, and the offset of the first message in them. */
 export interface LedgerRange {
@@ -71,7 +72,7 @@ export class LedgerOffsetIndex {
     for (const entry of entries) {
       if (entry.entryId !== index.entryCount) {
         throw invalidArgument(
-          'ENTRIES_NOT_CONSECUTIVE',
+          OffsetIndexReason.ENTRIES_NOT_CONSECUTIVE,
           `rebuilding a ledger index needs entries 0, 1, 2, ... in order; got entry ${entry.entryId} where ${index.entryCount} was expected`,
         );
       }
@@ -79,7 +80,7 @@ export class LedgerOffsetIndex {
       if (metadata?.index === undefined || metadata.brokerTimestamp === undefined) {
         throw new LedgerlineError(
           'FAILED_PRECONDITION',
-          'ENTRY_WITHOUT_OFFSET',
+          OffsetIndexReason.ENTRY_WITHOUT_OFFSET,
           `entry ${entry.entryId} carries no broker timestamp and index, so the ledger cannot be indexed by offset`,
         );
       }
@@ -140,11 +141,11 @@ export class LedgerOffsetIndex {
   append(index: number, brokerTimestamp: number, sizeBytes: number): void {
     const state = this.state;
     checkOffset(index, 'index');
-    checkIntegerIn(brokerTimestamp, 0, MAX_OFFSET, 'brokerTimestamp', 'INVALID_BROKER_TIMESTAMP');
-    checkIntegerIn(sizeBytes, 0, MAX_OFFSET, 'sizeBytes', 'INVALID_ENTRY_SIZE');
+    checkIntegerIn(brokerTimestamp, 0, MAX_OFFSET, 'brokerTimestamp', OffsetIndexReason.INVALID_BROKER_TIMESTAMP);
+    checkIntegerIn(sizeBytes, 0, MAX_OFFSET, 'sizeBytes', OffsetIndexReason.INVALID_ENTRY_SIZE);
     if (index <= state.lastOffset) {
       throw invalidArgument(
-        'OFFSET_NOT_INCREASING',
+        OffsetIndexReason.OFFSET_NOT_INCREASING,
         `entry ${state.entryCount} has index ${index}, but the ledger already reached offset ${state.lastOffset}`,
       );
     }
@@ -193,7 +194,7 @@ export class LedgerOffsetIndex {
     if (state.pointCount >= MAX_INDEX_POINTS) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        'OFFSET_INDEX_TOO_LARGE',
+        OffsetIndexReason.OFFSET_INDEX_TOO_LARGE,
         `a ledger index holds at most ${MAX_INDEX_POINTS} points; roll the ledger sooner or space the points wider`,
       );
     }

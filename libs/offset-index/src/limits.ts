@@ -20,9 +20,6 @@ export const MAX_BROKER_ENTRY_METADATA_BYTES = 256;
 /** Offsets and broker timestamps are JavaScript safe integers (2^53 - 1). */
 export const MAX_OFFSET = Number.MAX_SAFE_INTEGER;
 
-/** The largest number of messages one entry may carry (Pulsar batches are far smaller). */
-export const MAX_BATCH_SIZE = 1_000_000;
-
 /** Default and largest number of appended entries awaiting the store's acknowledgement. */
 export const DEFAULT_MAX_PENDING_ENTRIES = 10_000;
 export const MAX_PENDING_ENTRIES_LIMIT = 1_000_000;
@@ -48,6 +45,10 @@ export const MAX_INDEX_POINTS = 1 << 20;
 /** The largest serialized ledger index we decode, in bytes. */
 export const MAX_SERIALIZED_INDEX_BYTES = 64 * 1024 * 1024;
 
-/** Default and largest number of entries a lookup reads at once when a ledger has no index. */
+/**
+ * Default and largest number of entries a lookup reads at once when a ledger
+ * has no index. The default is also the ledger store's read limit (ledger-store
+ * uses this constant), so one lookup page is always one store read.
+ */
 export const DEFAULT_MAX_READ_ENTRIES = 10_000;
 export const MAX_READ_ENTRIES_LIMIT = 100_000;

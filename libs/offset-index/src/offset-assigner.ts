@@ -1,3 +1,4 @@
+import { MAX_BATCH_SIZE } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { DecodedEntryMetadata } from './entry-framing.js';
 import { checkIntegerIn } from './index-options.js';
@@ -5,10 +6,10 @@ import {
   DEFAULT_MAX_APPEND_ATTEMPTS,
   DEFAULT_MAX_PENDING_ENTRIES,
   MAX_APPEND_ATTEMPTS_LIMIT,
-  MAX_BATCH_SIZE,
   MAX_OFFSET,
   MAX_PENDING_ENTRIES_LIMIT,
 } from './limits.js';
+import { OffsetIndexReason } from './errors.js';
 
 export interface OffsetAssignerOptions {
   /** The most entries awaiting the store's acknowledgement (default 10,000, at most 1,000,000). */
@@ -72,14 +73,14 @@ export class OffsetAssigner {
       1,
       MAX_PENDING_ENTRIES_LIMIT,
       'maxPendingEntries',
-      'INVALID_ASSIGNER_OPTION',
+      OffsetIndexReason.INVALID_ASSIGNER_OPTION,
     );
     checkIntegerIn(
       this.maxAppendAttempts,
       1,
       MAX_APPEND_ATTEMPTS_LIMIT,
       'maxAppendAttempts',
-      'INVALID_ASSIGNER_OPTION',
+      OffsetIndexReason.INVALID_ASSIGNER_OPTION,
     );
   }
 
@@ -112,18 +113,30 @@ export class OffsetAssigner {
   recover(lastEntryMetadata: DecodedEntryMetadata | undefined, ledgerInfo: RecoveryLedgerInfo): void {
     let last = -1;
     if (ledgerInfo?.lastOffset !== undefined) {
-      checkIntegerIn(ledgerInfo.lastOffset, -1, MAX_OFFSET - 1, 'ledgerInfo.lastOffset', 'INVALID_RECOVERY_STATE');
+      checkIntegerIn(
+        ledgerInfo.lastOffset,
+        -1,
+        MAX_OFFSET - 1,
+        'ledgerInfo.lastOffset',
+        OffsetIndexReason.INVALID_RECOVERY_STATE,
+      );
       last = ledgerInfo.lastOffset;
     }
     if (lastEntryMetadata !== undefined) {
       if (lastEntryMetadata.index === undefined) {
         throw new LedgerlineError(
           'FAILED_PRECONDITION',
-          'ENTRY_WITHOUT_OFFSET',
+          OffsetIndexReason.ENTRY_WITHOUT_OFFSET,
           'the last entry carries no index, so the next offset cannot be recovered from it',
         );
       }
-      checkIntegerIn(lastEntryMetadata.index, 0, MAX_OFFSET - 1, 'lastEntryMetadata.index', 'INVALID_RECOVERY_STATE');
+      checkIntegerIn(
+        lastEntryMetadata.index,
+        0,
+        MAX_OFFSET - 1,
+        'lastEntryMetadata.index',
+        OffsetIndexReason.INVALID_RECOVERY_STATE,
+      );
       last = Math.max(last, lastEntryMetadata.index);
     }
     this.pendingEntries.length = 0;
@@ -136,16 +149,20 @@ export class OffsetAssigner {
   /** Reserves offsets for the next entry, of `batchSize` messages. */
   assign(batchSize: number): AssignedOffsets {
     this.checkReady();
-    checkIntegerIn(batchSize, 1, MAX_BATCH_SIZE, 'batchSize', 'INVALID_BATCH_SIZE');
+    checkIntegerIn(batchSize, 1, MAX_BATCH_SIZE, 'batchSize', OffsetIndexReason.INVALID_BATCH_SIZE);
     if (this.pendingEntries.length - this.pendingHead >= this.maxPendingEntries) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        'TOO_MANY_PENDING_ENTRIES',
+        OffsetIndexReason.TOO_MANY_PENDING_ENTRIES,
         `${this.maxPendingEntries} entries already await the store's acknowledgement; wait for them before appending more`,
       );
     }
     if (this.next + batchSize - 1 > MAX_OFFSET) {
-      throw new LedgerlineError('OUT_OF_RANGE', 'OFFSETS_EXHAUSTED', 'the topic has used every offset up to 2^53 - 1');
+      throw new LedgerlineError(
+        'OUT_OF_RANGE',
+        OffsetIndexReason.OFFSETS_EXHAUSTED,
+        'the topic has used every offset up to 2^53 - 1',
+      );
     }
     const offsets: AssignedOffsets = { firstOffset: this.next, index: this.next + batchSize - 1, batchSize };
     this.pendingEntries.push({ offsets, attempts: 1 });
@@ -160,7 +177,7 @@ export class OffsetAssigner {
     if (head === undefined || head.offsets.index !== offsets?.index) {
       throw new LedgerlineError(
         'INTERNAL',
-        'OFFSETS_ACKNOWLEDGED_OUT_OF_ORDER',
+        OffsetIndexReason.OFFSETS_ACKNOWLEDGED_OUT_OF_ORDER,
         `acknowledged index ${String(offsets?.index)}, but the oldest pending entry is ${head === undefined ? 'none' : head.offsets.index}`,
       );
     }
@@ -182,7 +199,11 @@ export class OffsetAssigner {
       .slice(this.pendingHead)
       .find((pending) => pending.offsets.index === offsets?.index);
     if (entry === undefined) {
-      throw new LedgerlineError('INTERNAL', 'UNKNOWN_PENDING_ENTRY', `index ${String(offsets?.index)} is not pending`);
+      throw new LedgerlineError(
+        'INTERNAL',
+        OffsetIndexReason.UNKNOWN_PENDING_ENTRY,
+        `index ${String(offsets?.index)} is not pending`,
+      );
     }
     if (entry.attempts >= this.maxAppendAttempts) {
       this.state = 'needs-recovery';

@@ -1,3 +1,4 @@
+import type { EntryRange } from '@ledgerline/cursor-codec';
 /**
  * Where a lookup lands. `offset` is the offset of the message at the position;
  * for a `pastEnd` result it is the next offset the topic will assign.
@@ -20,15 +21,12 @@ export interface MessagePosition {
  * first message of `firstEntryId`, which the entries alone cannot tell
  * (broker entry metadata carries only the last offset of an entry).
  */
-export interface EntryRange {
-  ledgerId: number;
-  firstEntryId: number;
-  lastEntryId: number;
+export interface EntryReadRange extends EntryRange {
   firstOffset: number;
 }
 
 /** A lookup answered from the index alone, or the one range read that will answer it. */
-export type Location = { kind: 'resolved'; position: MessagePosition } | { kind: 'read'; range: EntryRange };
+export type Location = { kind: 'resolved'; position: MessagePosition } | { kind: 'read'; range: EntryReadRange };
 
 /** An entry as the ledger store returns it. */
 export interface StoredEntry {

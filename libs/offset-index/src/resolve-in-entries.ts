@@ -1,6 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { decodeEntry, type DecodedEntryMetadata } from './entry-framing.js';
-import type { EntryRange, MessagePosition, StoredEntry } from './positions.js';
+import type { EntryReadRange, MessagePosition, StoredEntry } from './positions.js';
+import { OffsetIndexReason } from './errors.js';
 
 /** The outcome of scanning part of a range: the position, or where the next part starts. */
 export type ScanResult = { position: MessagePosition } | { position?: undefined; nextFirstOffset: number };
@@ -11,7 +12,7 @@ export type ScanResult = { position: MessagePosition } | { position?: undefined;
  * index and the ledger disagree.
  */
 export function resolveOffsetInEntries(
-  range: EntryRange,
+  range: EntryReadRange,
   entries: readonly StoredEntry[],
   offset: number,
 ): MessagePosition {
@@ -20,7 +21,7 @@ export function resolveOffsetInEntries(
 
 /** The first message whose broker timestamp is >= `timestampMs` in the entries the range read returned. */
 export function resolveTimeInEntries(
-  range: EntryRange,
+  range: EntryReadRange,
   entries: readonly StoredEntry[],
   timestampMs: number,
 ): MessagePosition {
@@ -33,7 +34,7 @@ export function resolveTimeInEntries(
  * entry's first offset is the previous entry's index + 1, or range.firstOffset
  * for the first entry of the range.
  */
-export function scanForOffset(range: EntryRange, entries: readonly StoredEntry[], offset: number): ScanResult {
+export function scanForOffset(range: EntryReadRange, entries: readonly StoredEntry[], offset: number): ScanResult {
   if (entries.length === 0) return { nextFirstOffset: range.firstOffset };
   const indexAt = (position: number) => entryIndex(range, position, entries[position] as StoredEntry);
   const lastIndex = indexAt(entries.length - 1);
@@ -54,7 +55,7 @@ export function scanForOffset(range: EntryRange, entries: readonly StoredEntry[]
 }
 
 /** Walks the entries of `range` in order until one has a broker timestamp at or after `timestampMs`. */
-export function scanForTime(range: EntryRange, entries: readonly StoredEntry[], timestampMs: number): ScanResult {
+export function scanForTime(range: EntryReadRange, entries: readonly StoredEntry[], timestampMs: number): ScanResult {
   let entryFirstOffset = range.firstOffset;
   for (let position = 0; position < entries.length; position++) {
     const entry = entries[position] as StoredEntry;
@@ -69,17 +70,17 @@ export function scanForTime(range: EntryRange, entries: readonly StoredEntry[], 
   return { nextFirstOffset: entryFirstOffset };
 }
 
-function entryIndex(range: EntryRange, position: number, entry: StoredEntry): number {
+function entryIndex(range: EntryReadRange, position: number, entry: StoredEntry): number {
   const index = entryMetadata(range, position, entry).index;
   if (index === undefined) throw missingMetadata(range, entry, 'index');
   return index;
 }
 
-function entryMetadata(range: EntryRange, position: number, entry: StoredEntry): DecodedEntryMetadata {
+function entryMetadata(range: EntryReadRange, position: number, entry: StoredEntry): DecodedEntryMetadata {
   if (entry?.entryId !== range.firstEntryId + position) {
     throw new LedgerlineError(
       'DATA_LOSS',
-      'UNEXPECTED_ENTRY',
+      OffsetIndexReason.UNEXPECTED_ENTRY,
       `reading ledger ${range.ledgerId} returned entry ${String(entry?.entryId)} where ${range.firstEntryId + position} was expected`,
     );
   }
@@ -89,7 +90,7 @@ function entryMetadata(range: EntryRange, position: number, entry: StoredEntry):
 }
 
 function checkedIndex(
-  range: EntryRange,
+  range: EntryReadRange,
   entry: StoredEntry,
   metadata: DecodedEntryMetadata,
   entryFirstOffset: number,
@@ -101,7 +102,7 @@ function checkedIndex(
   return metadata.index;
 }
 
-function found(result: ScanResult, range: EntryRange, target: number): MessagePosition {
+function found(result: ScanResult, range: EntryReadRange, target: number): MessagePosition {
   if (result.position !== undefined) return result.position;
   throw inconsistent(range, `entries ${range.firstEntryId}..${range.lastEntryId} do not hold ${target}`);
 }
@@ -110,18 +111,18 @@ function atEntry(ledgerId: number, entryId: number, batchIndex: number, offset: 
   return { ledgerId, entryId, batchIndex, offset, beforeEarliest: false, pastEnd: false };
 }
 
-function missingMetadata(range: EntryRange, entry: StoredEntry, what: string) {
+function missingMetadata(range: EntryReadRange, entry: StoredEntry, what: string) {
   return new LedgerlineError(
     'DATA_LOSS',
-    'ENTRY_WITHOUT_OFFSET',
+    OffsetIndexReason.ENTRY_WITHOUT_OFFSET,
     `entry ${entry.entryId} of ledger ${range.ledgerId} carries no ${what}, so it cannot be found by offset or time`,
   );
 }
 
-function inconsistent(range: EntryRange, detail: string) {
+function inconsistent(range: EntryReadRange, detail: string) {
   return new LedgerlineError(
     'DATA_LOSS',
-    'OFFSET_INDEX_INCONSISTENT',
+    OffsetIndexReason.OFFSET_INDEX_INCONSISTENT,
     `the offset index of ledger ${range.ledgerId} disagrees with its entries: ${detail}`,
     { details: { ledgerId: String(range.ledgerId) } },
   );

@@ -2,6 +2,7 @@ import { invalidArgument } from '@ledgerline/errors';
 import { checkIntegerIn, checkOffset } from './index-options.js';
 import type { LedgerOffsetIndex } from './ledger-offset-index.js';
 import { MAX_OFFSET } from './limits.js';
+import { OffsetIndexReason } from './errors.js';
 
 /** The most ledgers one topic index accepts. */
 export const MAX_LEDGERS_PER_TOPIC = 1_000_000;
@@ -31,10 +32,16 @@ export interface TopicLedger {
  */
 export function checkTopicLedgers(ledgers: readonly TopicLedger[]): TopicLedger[] {
   if (!Array.isArray(ledgers) || ledgers.length === 0) {
-    throw invalidArgument('NO_LEDGERS', 'a topic offset index needs at least one ledger (the current one)');
+    throw invalidArgument(
+      OffsetIndexReason.NO_LEDGERS,
+      'a topic offset index needs at least one ledger (the current one)',
+    );
   }
   if (ledgers.length > MAX_LEDGERS_PER_TOPIC) {
-    throw invalidArgument('TOO_MANY_LEDGERS', `a topic offset index takes at most ${MAX_LEDGERS_PER_TOPIC} ledgers`);
+    throw invalidArgument(
+      OffsetIndexReason.TOO_MANY_LEDGERS,
+      `a topic offset index takes at most ${MAX_LEDGERS_PER_TOPIC} ledgers`,
+    );
   }
   const nonEmpty: TopicLedger[] = [];
   let previous: TopicLedger | undefined;
@@ -48,10 +55,10 @@ export function checkTopicLedgers(ledgers: readonly TopicLedger[]): TopicLedger[
 }
 
 function checkLedger(ledger: TopicLedger): void {
-  checkIntegerIn(ledger?.ledgerId, 0, MAX_OFFSET, 'ledgerId', 'INVALID_LEDGER_ID');
-  checkIntegerIn(ledger.entries, 0, MAX_OFFSET, 'entries', 'INVALID_LEDGER_SUMMARY');
+  checkIntegerIn(ledger?.ledgerId, 0, MAX_OFFSET, 'ledgerId', OffsetIndexReason.INVALID_LEDGER_ID);
+  checkIntegerIn(ledger.entries, 0, MAX_OFFSET, 'entries', OffsetIndexReason.INVALID_LEDGER_SUMMARY);
   checkOffset(ledger.firstOffset, 'firstOffset', 'INVALID_LEDGER_SUMMARY');
-  checkIntegerIn(ledger.lastOffset, -1, MAX_OFFSET, 'lastOffset', 'INVALID_LEDGER_SUMMARY');
+  checkIntegerIn(ledger.lastOffset, -1, MAX_OFFSET, 'lastOffset', OffsetIndexReason.INVALID_LEDGER_SUMMARY);
   const messages = ledger.lastOffset - ledger.firstOffset + 1;
   if (messages < ledger.entries || (ledger.entries === 0 && messages !== 0)) {
     throw summaryError(
@@ -60,8 +67,8 @@ function checkLedger(ledger: TopicLedger): void {
     );
   }
   if (ledger.entries > 0) {
-    checkIntegerIn(ledger.minTimestamp, 0, MAX_OFFSET, 'minTimestamp', 'INVALID_LEDGER_SUMMARY');
-    checkIntegerIn(ledger.maxTimestamp, 0, MAX_OFFSET, 'maxTimestamp', 'INVALID_LEDGER_SUMMARY');
+    checkIntegerIn(ledger.minTimestamp, 0, MAX_OFFSET, 'minTimestamp', OffsetIndexReason.INVALID_LEDGER_SUMMARY);
+    checkIntegerIn(ledger.maxTimestamp, 0, MAX_OFFSET, 'maxTimestamp', OffsetIndexReason.INVALID_LEDGER_SUMMARY);
     if ((ledger.minTimestamp as number) > (ledger.maxTimestamp as number)) {
       throw summaryError(ledger, 'minTimestamp is after maxTimestamp');
     }
@@ -69,7 +76,7 @@ function checkLedger(ledger: TopicLedger): void {
   const index = ledger.index;
   if (index !== undefined && !indexMatches(ledger, index)) {
     throw invalidArgument(
-      'LEDGER_INDEX_MISMATCH',
+      OffsetIndexReason.LEDGER_INDEX_MISMATCH,
       `the index of ledger ${ledger.ledgerId} covers ${index.entryCount} entries, offsets ${index.firstOffset}..${index.lastOffset}, which is not what the ledger holds`,
       { ledgerId: String(ledger.ledgerId) },
     );
@@ -91,7 +98,7 @@ function checkFollows(previous: TopicLedger, ledger: TopicLedger): void {
   }
   if (ledger.firstOffset !== previous.lastOffset + 1) {
     throw invalidArgument(
-      'OFFSETS_NOT_CONTIGUOUS',
+      OffsetIndexReason.OFFSETS_NOT_CONTIGUOUS,
       `ledger ${ledger.ledgerId} starts at offset ${ledger.firstOffset}, but ledger ${previous.ledgerId} ends at ${previous.lastOffset}`,
       { ledgerId: String(ledger.ledgerId) },
     );
@@ -99,7 +106,7 @@ function checkFollows(previous: TopicLedger, ledger: TopicLedger): void {
 }
 
 function summaryError(ledger: TopicLedger, detail: string) {
-  return invalidArgument('INVALID_LEDGER_SUMMARY', `ledger ${ledger.ledgerId}: ${detail}`, {
+  return invalidArgument(OffsetIndexReason.INVALID_LEDGER_SUMMARY, `ledger ${ledger.ledgerId}: ${detail}`, {
     ledgerId: String(ledger.ledgerId),
   });
 }

@@ -3,6 +3,7 @@ import type { LedgerRange } from './ledger-offset-index.js';
 import { MAX_OFFSET } from './limits.js';
 import type { Location, MessagePosition } from './positions.js';
 import { checkTopicLedgers, type TopicLedger } from './topic-ledger.js';
+import { OffsetIndexReason } from './errors.js';
 
 /**
  * Finds messages of a topic by offset or broker time without touching the
@@ -61,7 +62,7 @@ export class TopicOffsetIndex {
    * still the first entry in topic order whose own timestamp reaches the time.
    */
   locateTime(timestampMs: number): Location {
-    checkIntegerIn(timestampMs, 0, MAX_OFFSET, 'timestampMs', 'INVALID_TIMESTAMP');
+    checkIntegerIn(timestampMs, 0, MAX_OFFSET, 'timestampMs', OffsetIndexReason.INVALID_TIMESTAMP);
     const first = this.nonEmpty[0];
     const count = this.nonEmpty.length;
     if (first === undefined || timestampMs > this.cumulativeMaxTimestamps[count - 1]!) return this.end();

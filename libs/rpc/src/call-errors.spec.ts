@@ -6,6 +6,9 @@ import { TestService } from './testing/test-service.js';
 import { eventually, freePort } from '@ledgerline/testing';
 import { fromArray, pushable, startTestServer, type TestServer } from './testing/test-server.js';
 
+// Reasons made up for these tests: the adapter must carry any reason a handler gives.
+const SPEC_REASON = { SOURCE_BROKEN: 'SOURCE_BROKEN', BIG: 'BIG' } as const;
+
 /** Sends raw request messages on a client stream, bypassing serialization. */
 function sendRawStream(address: string, path: string, messages: Buffer[]): Promise<ServiceError | Buffer> {
   const raw = new GrpcClient(address, credentials.createInsecure());
@@ -180,7 +183,7 @@ describe('errors over the wire', () => {
   it('fails a client stream with the error its request iterable threw, and cancels the call', async () => {
     async function* broken(): AsyncGenerator<{ text: string }> {
       yield { text: 'first' };
-      throw new LedgerlineError('INVALID_ARGUMENT', 'SOURCE_BROKEN', 'the producer failed');
+      throw new LedgerlineError('INVALID_ARGUMENT', SPEC_REASON.SOURCE_BROKEN, 'the producer failed');
     }
     const error = await failure(client.collect(broken()));
     expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'SOURCE_BROKEN' });
@@ -234,7 +237,7 @@ describe('errors over the wire', () => {
     const { errorToStatus, errorFromServiceError, MAX_ERROR_MESSAGE_CHARS, MAX_ERROR_DETAILS } =
       await import('./error-wire.js');
     const details = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, 'v'.repeat(10_000)]));
-    const status = errorToStatus(new LedgerlineError('ABORTED', 'BIG', 'm'.repeat(100_000), { details }));
+    const status = errorToStatus(new LedgerlineError('ABORTED', SPEC_REASON.BIG, 'm'.repeat(100_000), { details }));
     const rebuilt = errorFromServiceError(Object.assign(new Error(status.details), status) as ServiceError);
     expect(rebuilt.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE_CHARS);
     expect(Object.keys(rebuilt.details)).toHaveLength(MAX_ERROR_DETAILS);

@@ -11,6 +11,7 @@ import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import type { CallOptions } from './method-types.js';
 import { deserializer, methodPath, serializer } from './service-definition.js';
 import { drained } from './stream-io.js';
+import { RpcReason } from './errors.js';
 
 /** Settings every call of one client shares. */
 export interface CallDefaults {
@@ -34,7 +35,7 @@ function grpcOptions(options: CallOptions, fallbackDeadlineMs: number | undefine
 }
 
 function cancelledBeforeStart(signal: AbortSignal): LedgerlineError {
-  return new LedgerlineError('CANCELLED', 'CANCELLED', 'the call was cancelled before it started', {
+  return new LedgerlineError('CANCELLED', RpcReason.CANCELLED, 'the call was cancelled before it started', {
     cause: signal.reason,
   });
 }

@@ -2,6 +2,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { ErrorInfoSchema } from '@ledgerline/proto';
 import { LedgerlineError, codeName, type CodeName } from '@ledgerline/errors';
+import { RpcReason } from './errors.js';
 
 /** The binary trailer that carries an ErrorInfo (reason and details) with every failed call. */
 export const ERROR_TRAILER_KEY = 'ledgerline-error-bin';
@@ -20,9 +21,9 @@ export const MAX_ERROR_DETAIL_CHARS = 256;
  * from the transport or from gRPC itself, not from a Ledgerline handler.
  */
 const transportReasons: Partial<Record<CodeName, string>> = {
-  UNAVAILABLE: 'TRANSPORT_UNAVAILABLE',
-  DEADLINE_EXCEEDED: 'DEADLINE_EXCEEDED',
-  CANCELLED: 'CANCELLED',
+  UNAVAILABLE: RpcReason.TRANSPORT_UNAVAILABLE,
+  DEADLINE_EXCEEDED: RpcReason.DEADLINE_EXCEEDED,
+  CANCELLED: RpcReason.CANCELLED,
 };
 
 function truncate(text: string, maxChars: number): string {
@@ -78,7 +79,7 @@ export function errorFromServiceError(serviceError: ServiceError): LedgerlineErr
  * so that status has no ErrorInfo; it still deserves a reason a person can act on.
  */
 function transportReason(code: CodeName, message: string): string {
-  if (code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(message)) return 'MESSAGE_TOO_LARGE';
+  if (code === 'RESOURCE_EXHAUSTED' && /larger than max/i.test(message)) return RpcReason.MESSAGE_TOO_LARGE;
   return transportReasons[code] ?? `GRPC_${code}`;
 }
 

@@ -1,7 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { ChangeKind, MetadataStoreService, NodeSchema, type WatchResponse } from '@ledgerline/proto';
 import { closeClient, createClient } from './create-client.js';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { registerService } from './register-service.js';
 import { bindInsecure, createGrpcServer } from './server-options.js';
 import type { ServiceImpl } from './method-types.js';
@@ -21,9 +21,14 @@ describe('a generated service descriptor', () => {
     async put(request) {
       const current = nodes.get(request.path);
       if (request.expected.case === 'expectedVersion' && current?.version !== request.expected.value) {
-        throw new LedgerlineError('ABORTED', 'BAD_VERSION', `${request.path} is not at ${request.expected.value}`, {
-          details: { path: request.path },
-        });
+        throw new LedgerlineError(
+          'ABORTED',
+          ErrorReason.BAD_VERSION,
+          `${request.path} is not at ${request.expected.value}`,
+          {
+            details: { path: request.path },
+          },
+        );
       }
       const version = (current?.version ?? -1n) + 1n;
       nodes.set(request.path, { value: request.value, version });

@@ -39,3 +39,4 @@ export {
   MAX_ERROR_DETAILS,
   MAX_ERROR_DETAIL_CHARS,
 } from './error-wire.js';
+export { RpcReason } from './errors.js';

@@ -4,6 +4,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import type { ServiceImpl } from './method-types.js';
 import { handlerFor, type HandlerHooks } from './server-handlers.js';
 import { createServiceDefinition } from './service-definition.js';
+import { RpcReason } from './errors.js';
 
 export type RegisterServiceOptions = HandlerHooks;
 
@@ -26,7 +27,7 @@ export function registerService<S extends DescService>(
       // A missing handler is a wiring bug: refuse to start rather than answer UNIMPLEMENTED later.
       throw new LedgerlineError(
         'INTERNAL',
-        'HANDLER_MISSING',
+        RpcReason.HANDLER_MISSING,
         `${service.typeName} has no handler for ${method.name} (expected a function named ${method.localName})`,
       );
     }

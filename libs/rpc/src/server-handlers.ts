@@ -14,6 +14,7 @@ import type { CallContext } from './method-types.js';
 import type { DecodedRequest } from './service-definition.js';
 import { methodPath } from './service-definition.js';
 import { readRequests, writeAll } from './stream-io.js';
+import { RpcReason } from './errors.js';
 
 /** What the server reports about every finished call (for metrics and logs). */
 export interface CallEndInfo {
@@ -51,7 +52,7 @@ function startCall(method: DescMethod, call: GrpcCallLike, hooks: HandlerHooks):
   const cancelled = new AbortController();
   let ended = false;
   call.on('cancelled', () => {
-    if (!ended) cancelled.abort(new LedgerlineError('CANCELLED', 'CANCELLED', 'the call was cancelled'));
+    if (!ended) cancelled.abort(new LedgerlineError('CANCELLED', RpcReason.CANCELLED, 'the call was cancelled'));
   });
   const deadline = call.getDeadline();
   const context: CallContext = {

@@ -1,5 +1,6 @@
 import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { LedgerlineError } from '@ledgerline/errors';
+import { RpcReason } from './errors.js';
 
 /** The largest message, in either direction, a server or client accepts unless configured otherwise. */
 export const DEFAULT_MAX_MESSAGE_SIZE_BYTES = 4 * 1024 * 1024;
@@ -15,7 +16,11 @@ export interface GrpcLimits {
 
 function positiveInteger(value: number, name: string): number {
   if (!Number.isInteger(value) || value <= 0) {
-    throw new LedgerlineError('INVALID_ARGUMENT', 'BAD_LIMIT', `${name} must be a positive integer, got ${value}`);
+    throw new LedgerlineError(
+      'INVALID_ARGUMENT',
+      RpcReason.BAD_LIMIT,
+      `${name} must be a positive integer, got ${value}`,
+    );
   }
   return value;
 }
@@ -47,9 +52,14 @@ export function bindInsecure(server: Server, host: string, port: number): Promis
         if (error === null) resolve(boundPort);
         else
           reject(
-            new LedgerlineError('UNAVAILABLE', 'BIND_FAILED', `cannot listen on ${host}:${port}: ${error.message}`, {
-              cause: error,
-            }),
+            new LedgerlineError(
+              'UNAVAILABLE',
+              RpcReason.BIND_FAILED,
+              `cannot listen on ${host}:${port}: ${error.message}`,
+              {
+                cause: error,
+              },
+            ),
           );
       },
     );

@@ -1,6 +1,7 @@
 import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import { LedgerlineError } from '@ledgerline/errors';
+import { RpcReason } from './errors.js';
 
 /**
  * A request as the server's deserializer hands it over. Decoding never throws
@@ -35,7 +36,7 @@ function safeDeserializer(method: DescMethod): (bytes: Buffer) => DecodedRequest
       const message = `the request is not a valid ${method.input.typeName}: ${(error as Error).message}`;
       return {
         ok: false,
-        error: new LedgerlineError('INVALID_ARGUMENT', 'MALFORMED_REQUEST', message, {
+        error: new LedgerlineError('INVALID_ARGUMENT', RpcReason.MALFORMED_REQUEST, message, {
           details: { method: methodPath(method) },
           cause: error,
         }),

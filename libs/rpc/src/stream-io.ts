@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { DecodedRequest } from './service-definition.js';
+import { RpcReason } from './errors.js';
 
 /**
  * Resolves when a writable stream has room again, or when `stop` aborts (the
@@ -60,7 +61,7 @@ export async function* readRequests(
   } catch (error) {
     completed = true;
     if (cancelled.aborted)
-      throw new LedgerlineError('CANCELLED', 'CANCELLED', 'the call was cancelled', { cause: error });
+      throw new LedgerlineError('CANCELLED', RpcReason.CANCELLED, 'the call was cancelled', { cause: error });
     throw error;
   } finally {
     if (!completed) await iterator.return?.();

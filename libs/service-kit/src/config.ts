@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import type { z } from 'zod';
 
 export interface LoadConfigOptions {
@@ -27,7 +27,7 @@ export function settingSource(setting: string, prefix = 'LEDGERLINE_'): SettingS
 }
 
 function configError(message: string, source?: SettingSource): LedgerlineError {
-  return new LedgerlineError('INVALID_ARGUMENT', 'INVALID_CONFIG', message, {
+  return new LedgerlineError('INVALID_ARGUMENT', ErrorReason.INVALID_CONFIG, message, {
     details: source === undefined ? {} : { setting: source.setting, env: source.env, flag: source.flag },
   });
 }

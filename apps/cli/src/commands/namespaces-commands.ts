@@ -3,7 +3,7 @@ import { MAX_NAMESPACE_TOPIC_BUCKETS, MAX_TOPICS_POLICY } from '@ledgerline/meta
 import type { PoliciesSchema } from '@ledgerline/proto';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import { integerIn, toJson, withAdmin } from '../command-support.js';
+import { integerIn, toJson, withAdmin } from '../admin-command.js';
 
 interface PolicyOptions {
   topicBuckets?: number;

@@ -1,4 +1,4 @@
-import { clusterConfigSchema, standaloneConfigSchema, startClusterMetadataService } from '@ledgerline/metadata-service';
+import { runClusterMetadataService, standaloneConfigSchema } from '@ledgerline/metadata-service';
 import { loadConfig } from '@ledgerline/service-kit';
 import type { Command } from 'commander';
 import { CliExit, reportError } from '../cli-errors.js';
@@ -41,7 +41,9 @@ export function registerServerCommands(program: Command, io: CliIo): void {
     });
   program
     .command('metadata')
-    .description('run the metadata service of a cluster (LEDGERLINE_REDIS_URL, LEDGERLINE_NATS_URL)')
+    .description(
+      'run the metadata service of a cluster (LEDGERLINE_REDIS_URL, LEDGERLINE_NATS_URL), as apps/metadata does',
+    )
     .allowUnknownOption()
     .allowExcessArguments()
     .helpOption(
@@ -50,8 +52,8 @@ export function registerServerCommands(program: Command, io: CliIo): void {
     )
     .action(async (_options: unknown, command: Command) => {
       try {
-        const config = loadConfig(clusterConfigSchema, { argv: command.args });
-        const running = await startClusterMetadataService(config);
+        // The same code path as the cluster entry point, apps/metadata/src/main.ts.
+        const { config, running } = await runClusterMetadataService(command.args);
         io.out(`Ledgerline metadata service is listening on ${hostForPeople(config.grpcHost)}:${running.port}`);
       } catch (error) {
         throw new CliExit(reportError(io, error));

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import { withAdmin } from '../command-support.js';
+import { withAdmin } from '../admin-command.js';
 
 /** `ledgerline tenants create|list|delete`. */
 export function registerTenantCommands(program: Command, io: CliIo): void {

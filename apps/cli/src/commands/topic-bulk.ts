@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { AdminService } from '@ledgerline/proto';
 import type { Client } from '@ledgerline/rpc';
-import { usageError } from '../cli-errors.js';
+import { usageError, CliReason } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 
 export interface BulkCreateOptions {
@@ -35,7 +35,7 @@ export function namesFromFile(path: string, namespace: string): string[] {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw usageError('FILE_UNREADABLE', `cannot read --from-file ${path}: ${why}`);
+    throw usageError(CliReason.FILE_UNREADABLE, `cannot read --from-file ${path}: ${why}`);
   }
   return text
     .split('\n')

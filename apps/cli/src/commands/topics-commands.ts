@@ -3,7 +3,7 @@ import { MAX_CREATE_BATCH, MAX_PARTITIONS, MAX_TOPIC_PAGE } from '@ledgerline/me
 import type { Command } from 'commander';
 import { CliExit, EXIT_CODES } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
-import { integerIn, toJson, withAdmin } from '../command-support.js';
+import { integerIn, toJson, withAdmin } from '../admin-command.js';
 import { createInBatches, generatedNames, namesFromFile } from './topic-bulk.js';
 
 /** The most topics `create-many` makes in one run. */

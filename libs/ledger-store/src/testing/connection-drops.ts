@@ -1,6 +1,5 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { ConnectionDropper, uniqueNamespace } from '@ledgerline/testing';
-import { LedgerStoreReason as R } from '../errors.js';
 import { checkFencingHistory, readAll, runFencingWorkload, type FencingHistory } from './fencing-history.js';
 import type { RedisLedgerStore } from '../redis-store.js';
 import { DEFAULT_MAX_READ_ENTRIES } from '../store.js';
@@ -18,7 +17,7 @@ export async function retryWhileUnavailable<T>(call: () => Promise<T>, attempts 
     try {
       return await call();
     } catch (thrown) {
-      if (attempt >= attempts || !LedgerlineError.is(thrown, R.storeUnavailable)) throw thrown;
+      if (attempt >= attempts || !LedgerlineError.is(thrown, ErrorReason.STORE_UNAVAILABLE)) throw thrown;
       await pause(20);
     }
   }

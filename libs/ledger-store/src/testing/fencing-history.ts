@@ -1,6 +1,6 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { taggedEntry } from './conformance-support.js';
-import { LedgerStoreReason as R } from '../errors.js';
+import { LedgerStoreReason } from '../errors.js';
 import type { LedgerStore, LedgerWriter } from '../store.js';
 
 /*
@@ -66,7 +66,7 @@ export async function runFencingWorkload(workload: FencingWorkload): Promise<Fen
         const error = LedgerlineError.from(thrown);
         record.outcome = { ok: false, code: error.code, reason: error.reason };
         // A chain ends on a fenced call it made after the fence returned, so every chain makes one.
-        if (error.reason === R.ledgerFenced && record.issuedAfterFence) return;
+        if (error.reason === LedgerStoreReason.LEDGER_FENCED && record.issuedAfterFence) return;
         // An ambiguous failure: go on with new entries, as a test of what the store keeps.
         await pause(2);
       }
@@ -81,7 +81,7 @@ export async function runFencingWorkload(workload: FencingWorkload): Promise<Fen
         return [lac, attempt];
       } catch (thrown) {
         // Fencing is idempotent, so an UNAVAILABLE fence is simply tried again.
-        if (!LedgerlineError.is(thrown, R.storeUnavailable)) throw thrown;
+        if (!LedgerlineError.is(thrown, ErrorReason.STORE_UNAVAILABLE)) throw thrown;
         await pause(10);
       }
     }

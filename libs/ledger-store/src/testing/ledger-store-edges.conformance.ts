@@ -1,6 +1,6 @@
 import type { CodeName } from '@ledgerline/errors';
 import { expectFailure, taggedEntry, type SuiteContext } from './conformance-support.js';
-import { LedgerStoreReason as R } from '../errors.js';
+import { LedgerStoreReason } from '../errors.js';
 import {
   DEFAULT_LIST_PAGE,
   DEFAULT_MAX_APPEND_BYTES,
@@ -48,7 +48,7 @@ export function describeEdgeCases({ fresh, pair }: SuiteContext): void {
     await store.delete(MAX_ID - 1);
     expect(await other.info(MAX_ID - 1)).toBeUndefined();
     expect((await other.list({ after: MAX_ID - 3 })).ledgerIds).toEqual([MAX_ID - 2, MAX_ID]);
-    await expectFailure(other.read(MAX_ID - 1, 0, 0), 'NOT_FOUND', R.ledgerNotFound);
+    await expectFailure(other.read(MAX_ID - 1, 0, 0), 'NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND);
     expect((await other.info(MAX_ID))?.state).toBe('fenced');
   });
 
@@ -102,11 +102,19 @@ export function describeEdgeCases({ fresh, pair }: SuiteContext): void {
       const read = await store.read(72, first, first + maxReadEntries - 1);
       expect(read.map((e) => e.entryId)).toEqual(Array.from({ length: maxReadEntries }, (_, i) => first + i));
       expect(read.map((e) => hex(e.data))).toEqual(entries.slice(first, first + maxReadEntries).map(hex));
-      await expectFailure(store.read(72, first, first + maxReadEntries), 'INVALID_ARGUMENT', R.readRangeTooLarge);
+      await expectFailure(
+        store.read(72, first, first + maxReadEntries),
+        'INVALID_ARGUMENT',
+        LedgerStoreReason.READ_RANGE_TOO_LARGE,
+      );
     }
     // A range over the limit is refused as too large before the LAC is consulted.
-    await expectFailure(store.read(72, lac, lac + maxReadEntries), 'INVALID_ARGUMENT', R.readRangeTooLarge);
-    await expectFailure(store.read(72, lac - 1, lac + 1), 'OUT_OF_RANGE', R.entryNotConfirmed);
+    await expectFailure(
+      store.read(72, lac, lac + maxReadEntries),
+      'INVALID_ARGUMENT',
+      LedgerStoreReason.READ_RANGE_TOO_LARGE,
+    );
+    await expectFailure(store.read(72, lac - 1, lac + 1), 'OUT_OF_RANGE', LedgerStoreReason.ENTRY_NOT_CONFIRMED);
   });
 
   it('lists every ledger that exists throughout, once and in order, while others are created and deleted', async () => {
@@ -172,7 +180,7 @@ const DOCUMENTED_LIMITS: LimitCase[] = [
     atLimit: async (store) => (await store.create(80)).append([new Uint8Array(DEFAULT_MAX_ENTRY_BYTES)]),
     pastLimit: async (store) => (await store.create(81)).append([new Uint8Array(DEFAULT_MAX_ENTRY_BYTES + 1)]),
     code: 'RESOURCE_EXHAUSTED',
-    reason: R.entryTooLarge,
+    reason: LedgerStoreReason.ENTRY_TOO_LARGE,
     unchanged: emptyLedger(81),
   },
   {
@@ -180,7 +188,7 @@ const DOCUMENTED_LIMITS: LimitCase[] = [
     atLimit: async (store) => (await store.create(82)).append(emptyEntries(DEFAULT_MAX_APPEND_ENTRIES)),
     pastLimit: async (store) => (await store.create(83)).append(emptyEntries(DEFAULT_MAX_APPEND_ENTRIES + 1)),
     code: 'RESOURCE_EXHAUSTED',
-    reason: R.appendTooLarge,
+    reason: LedgerStoreReason.APPEND_TOO_LARGE,
     unchanged: emptyLedger(83),
   },
   {
@@ -188,7 +196,7 @@ const DOCUMENTED_LIMITS: LimitCase[] = [
     atLimit: async (store) => (await store.create(84)).append(entriesOfTotal(DEFAULT_MAX_APPEND_BYTES)),
     pastLimit: async (store) => (await store.create(85)).append(entriesOfTotal(DEFAULT_MAX_APPEND_BYTES + 1)),
     code: 'RESOURCE_EXHAUSTED',
-    reason: R.appendTooLarge,
+    reason: LedgerStoreReason.APPEND_TOO_LARGE,
     unchanged: emptyLedger(85),
   },
   {
@@ -201,7 +209,7 @@ const DOCUMENTED_LIMITS: LimitCase[] = [
     },
     pastLimit: (store) => store.read(86, 0, DEFAULT_MAX_READ_ENTRIES),
     code: 'INVALID_ARGUMENT',
-    reason: R.readRangeTooLarge,
+    reason: LedgerStoreReason.READ_RANGE_TOO_LARGE,
     unchanged: async (store) => expect(await store.lastAddConfirmed(86)).toBe(DEFAULT_MAX_READ_ENTRIES),
   },
   {
@@ -209,7 +217,7 @@ const DOCUMENTED_LIMITS: LimitCase[] = [
     atLimit: (store) => store.list({ limit: MAX_LIST_PAGE }),
     pastLimit: (store) => store.list({ limit: MAX_LIST_PAGE + 1 }),
     code: 'INVALID_ARGUMENT',
-    reason: R.badPageLimit,
+    reason: LedgerStoreReason.BAD_PAGE_LIMIT,
     unchanged: async () => undefined,
   },
   {
@@ -217,7 +225,7 @@ const DOCUMENTED_LIMITS: LimitCase[] = [
     atLimit: (store) => store.list({ limit: 1 }),
     pastLimit: (store) => store.list({ limit: 0 }),
     code: 'INVALID_ARGUMENT',
-    reason: R.badPageLimit,
+    reason: LedgerStoreReason.BAD_PAGE_LIMIT,
     unchanged: async () => undefined,
   },
   {
@@ -225,7 +233,7 @@ const DOCUMENTED_LIMITS: LimitCase[] = [
     atLimit: (store) => store.create(87, { ownerTags: ownerTagsOfSize(MAX_OWNER_TAGS_BYTES) }),
     pastLimit: (store) => store.create(88, { ownerTags: ownerTagsOfSize(MAX_OWNER_TAGS_BYTES + 1) }),
     code: 'RESOURCE_EXHAUSTED',
-    reason: R.ownerTagsTooLarge,
+    reason: LedgerStoreReason.OWNER_TAGS_TOO_LARGE,
     unchanged: async (store) => expect(await store.info(88)).toBeUndefined(),
   },
 ];

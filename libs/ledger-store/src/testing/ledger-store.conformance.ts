@@ -1,6 +1,6 @@
 import { eventually } from '@ledgerline/testing';
 import fc from 'fast-check';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import {
   allByteValues,
   bytesOf,
@@ -11,7 +11,7 @@ import {
   type SuiteContext,
 } from './conformance-support.js';
 import { describeDocumentedLimits, describeEdgeCases } from './ledger-store-edges.conformance.js';
-import { LedgerStoreReason as R } from '../errors.js';
+import { LedgerStoreReason } from '../errors.js';
 import {
   DEFAULT_MAX_ENTRY_BYTES,
   MAX_LIST_PAGE,
@@ -87,7 +87,7 @@ function describeLifecycle({ fresh, pair }: SuiteContext): void {
     expect(await writer.close()).toBe(2);
     expect((await store.info(7))?.state).toBe('closed');
     expect(await writer.close()).toBe(2);
-    await expectFailure(writer.append([taggedEntry(2, 0)]), 'FAILED_PRECONDITION', R.ledgerClosed);
+    await expectFailure(writer.append([taggedEntry(2, 0)]), 'FAILED_PRECONDITION', LedgerStoreReason.LEDGER_CLOSED);
     expect(await store.fence(7)).toBe(2);
     expect(await store.closeLedger(7)).toBe(2);
     expect((await store.read(7, 0, 2)).length).toBe(3);
@@ -108,8 +108,8 @@ function describeLifecycle({ fresh, pair }: SuiteContext): void {
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
     const error = (lost[0] as PromiseRejectedResult).reason as LedgerlineError;
-    expect(`${error.code} ${error.reason}`).toBe(`ALREADY_EXISTS ${R.ledgerExists}`);
-    await expectFailure(a.create(5), 'ALREADY_EXISTS', R.ledgerExists);
+    expect(`${error.code} ${error.reason}`).toBe(`ALREADY_EXISTS ${LedgerStoreReason.LEDGER_EXISTS}`);
+    await expectFailure(a.create(5), 'ALREADY_EXISTS', LedgerStoreReason.LEDGER_EXISTS);
     const writer = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<LedgerStore['create']>>>).value;
     expect(await writer.append([taggedEntry(0, 0)])).toBe(0);
   });
@@ -118,10 +118,10 @@ function describeLifecycle({ fresh, pair }: SuiteContext): void {
 function describeMissingAndClosed({ fresh }: SuiteContext): void {
   it('answers NOT_FOUND for every call on a missing ledger except info and delete', async () => {
     const store = await fresh();
-    await expectFailure(store.fence(9), 'NOT_FOUND', R.ledgerNotFound);
-    await expectFailure(store.closeLedger(9), 'NOT_FOUND', R.ledgerNotFound);
-    await expectFailure(store.read(9, 0, 0), 'NOT_FOUND', R.ledgerNotFound);
-    await expectFailure(store.lastAddConfirmed(9), 'NOT_FOUND', R.ledgerNotFound);
+    await expectFailure(store.fence(9), 'NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND);
+    await expectFailure(store.closeLedger(9), 'NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND);
+    await expectFailure(store.read(9, 0, 0), 'NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND);
+    await expectFailure(store.lastAddConfirmed(9), 'NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND);
     expect(await store.info(9)).toBeUndefined();
     await store.delete(9);
   });
@@ -149,8 +149,8 @@ function describeMissingAndClosed({ fresh }: SuiteContext): void {
     const writer = await store.create(1);
     await store.close();
     await store.close();
-    await expectFailure(writer.append([taggedEntry(0, 0)]), 'FAILED_PRECONDITION', R.storeClosed);
-    await expectFailure(store.info(1), 'FAILED_PRECONDITION', R.storeClosed);
+    await expectFailure(writer.append([taggedEntry(0, 0)]), 'FAILED_PRECONDITION', ErrorReason.STORE_CLOSED);
+    await expectFailure(store.info(1), 'FAILED_PRECONDITION', ErrorReason.STORE_CLOSED);
   });
 }
 
@@ -231,10 +231,10 @@ function describeFencing({ pair }: SuiteContext): void {
     fenceReturned = true;
 
     for (const error of await Promise.all(chains)) {
-      expect(`${error.code} ${error.reason}`).toBe(`ABORTED ${R.ledgerFenced}`);
+      expect(`${error.code} ${error.reason}`).toBe(`ABORTED ${LedgerStoreReason.LEDGER_FENCED}`);
     }
     expect(lateSuccesses).toEqual([]);
-    await expectFailure(writer.append([taggedEntry(9, 0)]), 'ABORTED', R.ledgerFenced);
+    await expectFailure(writer.append([taggedEntry(9, 0)]), 'ABORTED', LedgerStoreReason.LEDGER_FENCED);
     expect(Math.max(...acknowledged.keys())).toBe(fencedLac);
     expect([...acknowledged.keys()].sort((p, q) => p - q)).toEqual(Array.from({ length: fencedLac + 1 }, (_, i) => i));
     const stored = await recoveryStore.read(21, 0, fencedLac);
@@ -252,8 +252,8 @@ function describeFenceThenClose({ pair }: SuiteContext): void {
     expect(await recoveryStore.fence(22)).toBe(1);
     expect(await recoveryStore.closeLedger(22)).toBe(1);
     expect(await recoveryStore.closeLedger(22)).toBe(1);
-    await expectFailure(writer.append([taggedEntry(1, 0)]), 'ABORTED', R.ledgerFenced);
-    await expectFailure(writer.close(), 'ABORTED', R.ledgerFenced);
+    await expectFailure(writer.append([taggedEntry(1, 0)]), 'ABORTED', LedgerStoreReason.LEDGER_FENCED);
+    await expectFailure(writer.close(), 'ABORTED', LedgerStoreReason.LEDGER_FENCED);
     expect(await recoveryStore.info(22)).toMatchObject({ state: 'closed', lastAddConfirmed: 1 });
     expect((await writerStore.read(22, 0, 1)).length).toBe(2);
   });
@@ -263,8 +263,8 @@ function describeFenceThenClose({ pair }: SuiteContext): void {
     const writer = await writerStore.create(23);
     await writer.append([taggedEntry(0, 0)]);
     expect(await recoveryStore.closeLedger(23)).toBe(0);
-    await expectFailure(writer.append([taggedEntry(1, 0)]), 'ABORTED', R.ledgerFenced);
-    await expectFailure(writer.close(), 'ABORTED', R.ledgerFenced);
+    await expectFailure(writer.append([taggedEntry(1, 0)]), 'ABORTED', LedgerStoreReason.LEDGER_FENCED);
+    await expectFailure(writer.close(), 'ABORTED', LedgerStoreReason.LEDGER_FENCED);
   });
 
   it('lets exactly one of a writer close and a fence decide the end of the ledger', async () => {
@@ -277,7 +277,7 @@ function describeFenceThenClose({ pair }: SuiteContext): void {
       expect(closed.value).toBe(0);
       expect((await recoveryStore.info(24))?.state).toBe('closed');
     } else {
-      expect((closed.reason as LedgerlineError).reason).toBe(R.ledgerFenced);
+      expect((closed.reason as LedgerlineError).reason).toBe(LedgerStoreReason.LEDGER_FENCED);
       expect((await recoveryStore.info(24))?.state).toBe('fenced');
     }
   });
@@ -290,9 +290,9 @@ function describeDeleteAndList({ fresh }: SuiteContext): void {
     await writer.append([taggedEntry(0, 0), taggedEntry(0, 1)]);
     await store.delete(31);
     expect(await store.info(31)).toBeUndefined();
-    await expectFailure(store.read(31, 0, 1), 'NOT_FOUND', R.ledgerNotFound);
-    await expectFailure(writer.append([taggedEntry(1, 0)]), 'NOT_FOUND', R.ledgerNotFound);
-    await expectFailure(writer.close(), 'NOT_FOUND', R.ledgerNotFound);
+    await expectFailure(store.read(31, 0, 1), 'NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND);
+    await expectFailure(writer.append([taggedEntry(1, 0)]), 'NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND);
+    await expectFailure(writer.close(), 'NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND);
     await store.delete(31);
     await store.delete(32);
     expect((await store.list()).ledgerIds).toEqual([]);
@@ -328,15 +328,15 @@ function describeBadInput({ fresh }: SuiteContext): void {
     const store = await fresh();
     for (const bad of badIds) {
       const id = bad as number;
-      await expectFailure(store.create(id), 'INVALID_ARGUMENT', R.badLedgerId);
-      await expectFailure(store.fence(id), 'INVALID_ARGUMENT', R.badLedgerId);
-      await expectFailure(store.closeLedger(id), 'INVALID_ARGUMENT', R.badLedgerId);
-      await expectFailure(store.read(id, 0, 0), 'INVALID_ARGUMENT', R.badLedgerId);
-      await expectFailure(store.lastAddConfirmed(id), 'INVALID_ARGUMENT', R.badLedgerId);
-      await expectFailure(store.info(id), 'INVALID_ARGUMENT', R.badLedgerId);
-      await expectFailure(store.delete(id), 'INVALID_ARGUMENT', R.badLedgerId);
+      await expectFailure(store.create(id), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_LEDGER_ID);
+      await expectFailure(store.fence(id), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_LEDGER_ID);
+      await expectFailure(store.closeLedger(id), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_LEDGER_ID);
+      await expectFailure(store.read(id, 0, 0), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_LEDGER_ID);
+      await expectFailure(store.lastAddConfirmed(id), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_LEDGER_ID);
+      await expectFailure(store.info(id), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_LEDGER_ID);
+      await expectFailure(store.delete(id), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_LEDGER_ID);
     }
-    await expectFailure(store.list({ after: -1 }), 'INVALID_ARGUMENT', R.badLedgerId);
+    await expectFailure(store.list({ after: -1 }), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_LEDGER_ID);
   });
 
   it('rejects bad entry ids and ranges, and reads past the LAC', async () => {
@@ -344,43 +344,47 @@ function describeBadInput({ fresh }: SuiteContext): void {
     const writer = await store.create(41);
     await writer.append([taggedEntry(0, 0), taggedEntry(0, 1)]);
     for (const bad of [-1, 0.5, Number.NaN, 2 ** 53, '0']) {
-      await expectFailure(store.read(41, bad as number, 1), 'INVALID_ARGUMENT', R.badEntryId);
-      await expectFailure(store.read(41, 0, bad as number), 'INVALID_ARGUMENT', R.badEntryId);
+      await expectFailure(store.read(41, bad as number, 1), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_ENTRY_ID);
+      await expectFailure(store.read(41, 0, bad as number), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_ENTRY_ID);
     }
-    await expectFailure(store.read(41, 1, 0), 'INVALID_ARGUMENT', R.badEntryRange);
-    await expectFailure(store.read(41, 0, 2), 'OUT_OF_RANGE', R.entryNotConfirmed);
-    await expectFailure(store.read(41, 5, 9), 'OUT_OF_RANGE', R.entryNotConfirmed);
+    await expectFailure(store.read(41, 1, 0), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_ENTRY_RANGE);
+    await expectFailure(store.read(41, 0, 2), 'OUT_OF_RANGE', LedgerStoreReason.ENTRY_NOT_CONFIRMED);
+    await expectFailure(store.read(41, 5, 9), 'OUT_OF_RANGE', LedgerStoreReason.ENTRY_NOT_CONFIRMED);
     const empty = await store.create(42);
-    await expectFailure(store.read(42, 0, 0), 'OUT_OF_RANGE', R.entryNotConfirmed);
+    await expectFailure(store.read(42, 0, 0), 'OUT_OF_RANGE', LedgerStoreReason.ENTRY_NOT_CONFIRMED);
     expect(empty.ledgerId).toBe(42);
   });
 
   it('rejects bad appends, owner tags and page limits without storing anything', async () => {
     const store = await fresh();
     const writer = await store.create(43);
-    await expectFailure(writer.append([]), 'INVALID_ARGUMENT', R.emptyAppend);
-    await expectFailure(writer.append('x' as unknown as Uint8Array[]), 'INVALID_ARGUMENT', R.badEntry);
+    await expectFailure(writer.append([]), 'INVALID_ARGUMENT', LedgerStoreReason.EMPTY_APPEND);
+    await expectFailure(writer.append('x' as unknown as Uint8Array[]), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_ENTRY);
     await expectFailure(
       writer.append([taggedEntry(0, 0), 'x' as unknown as Uint8Array]),
       'INVALID_ARGUMENT',
-      R.badEntry,
+      LedgerStoreReason.BAD_ENTRY,
     );
     expect(await store.lastAddConfirmed(43)).toBe(-1);
     await expectFailure(
       store.create(44, { ownerTags: { a: 1 as unknown as string } }),
       'INVALID_ARGUMENT',
-      R.badOwnerTags,
+      LedgerStoreReason.BAD_OWNER_TAGS,
     );
     await expectFailure(
       store.create(44, { ownerTags: [] as unknown as Record<string, string> }),
       'INVALID_ARGUMENT',
-      R.badOwnerTags,
+      LedgerStoreReason.BAD_OWNER_TAGS,
     );
     const huge = { [OwnerTag.topic]: 'x'.repeat(5_000) };
-    await expectFailure(store.create(44, { ownerTags: huge }), 'RESOURCE_EXHAUSTED', R.ownerTagsTooLarge);
+    await expectFailure(
+      store.create(44, { ownerTags: huge }),
+      'RESOURCE_EXHAUSTED',
+      LedgerStoreReason.OWNER_TAGS_TOO_LARGE,
+    );
     expect(await store.info(44)).toBeUndefined();
     for (const limit of [0, -1, 1.5, MAX_LIST_PAGE + 1]) {
-      await expectFailure(store.list({ limit }), 'INVALID_ARGUMENT', R.badPageLimit);
+      await expectFailure(store.list({ limit }), 'INVALID_ARGUMENT', LedgerStoreReason.BAD_PAGE_LIMIT);
     }
   });
 }
@@ -390,22 +394,22 @@ function describeLimits({ fresh }: SuiteContext): void {
     const limits = { maxEntryBytes: 32, maxAppendEntries: 4, maxAppendBytes: 100, maxReadEntries: 3 };
     const store = await fresh({ limits });
     const writer = await store.create(51);
-    await expectFailure(writer.append([new Uint8Array(33)]), 'RESOURCE_EXHAUSTED', R.entryTooLarge);
+    await expectFailure(writer.append([new Uint8Array(33)]), 'RESOURCE_EXHAUSTED', LedgerStoreReason.ENTRY_TOO_LARGE);
     await expectFailure(
       writer.append(Array.from({ length: 5 }, () => new Uint8Array(1))),
       'RESOURCE_EXHAUSTED',
-      R.appendTooLarge,
+      LedgerStoreReason.APPEND_TOO_LARGE,
     );
     await expectFailure(
       writer.append(Array.from({ length: 4 }, () => new Uint8Array(30))),
       'RESOURCE_EXHAUSTED',
-      R.appendTooLarge,
+      LedgerStoreReason.APPEND_TOO_LARGE,
     );
     expect(await store.lastAddConfirmed(51)).toBe(-1);
     expect(await writer.append([new Uint8Array(32), new Uint8Array(32), new Uint8Array(32), new Uint8Array(4)])).toBe(
       0,
     );
-    await expectFailure(store.read(51, 0, 3), 'INVALID_ARGUMENT', R.readRangeTooLarge);
+    await expectFailure(store.read(51, 0, 3), 'INVALID_ARGUMENT', LedgerStoreReason.READ_RANGE_TOO_LARGE);
     expect((await store.read(51, 1, 3)).length).toBe(3);
   });
 
@@ -415,7 +419,7 @@ function describeLimits({ fresh }: SuiteContext): void {
     await expectFailure(
       writer.append([new Uint8Array(DEFAULT_MAX_ENTRY_BYTES + 1)]),
       'RESOURCE_EXHAUSTED',
-      R.entryTooLarge,
+      LedgerStoreReason.ENTRY_TOO_LARGE,
     );
     expect(await store.lastAddConfirmed(52)).toBe(-1);
   });

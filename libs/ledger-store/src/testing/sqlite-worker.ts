@@ -1,7 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { runSqliteWorker, type SqliteWorkerContext } from '@ledgerline/testing';
 import { taggedEntry } from './conformance-support.js';
-import { LedgerStoreReason as R } from '../errors.js';
+import { LedgerStoreReason } from '../errors.js';
 import { SqliteLedgerStore } from '../sqlite-store.js';
 
 /*
@@ -44,7 +44,7 @@ async function append({ args, say, commands }: SqliteWorkerContext<Args>): Promi
     } catch (thrown) {
       const error = LedgerlineError.from(thrown);
       say({ call, count, afterFence, code: error.code, reason: error.reason });
-      if (error.reason === R.ledgerFenced && afterFence) break;
+      if (error.reason === LedgerStoreReason.LEDGER_FENCED && afterFence) break;
     }
   }
   await store.close();

@@ -6,6 +6,7 @@ import { payloadOf, textOf } from '../testing/fixtures.js';
 import { sqliteBackend, type RobustnessBackend } from '../testing/robustness/backend.js';
 import { deferred } from '../testing/robustness/deferred.js';
 import { readWholeLog } from '../testing/robustness/log-invariants.js';
+import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 const config: ManagedLedgerConfigInput = {
   minLedgerAgeMs: 0,
@@ -18,7 +19,7 @@ const config: ManagedLedgerConfigInput = {
 };
 
 /** Reasons that tell a client for certain that its entry is not in the log. */
-const DEFINITE = [ManagedLedgerReason.ledgerFenced, ManagedLedgerReason.managedLedgerFenced] as string[];
+const DEFINITE = [LedgerStoreReason.LEDGER_FENCED, ManagedLedgerReason.MANAGED_LEDGER_FENCED] as string[];
 
 describe('appends whose write was in doubt when the owner lost the topic', () => {
   let backend: RobustnessBackend;

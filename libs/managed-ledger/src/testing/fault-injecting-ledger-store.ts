@@ -6,7 +6,7 @@ import {
   type LedgerStore,
   type LedgerWriter,
 } from '@ledgerline/ledger-store';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import type { AppendFaultMode } from './in-memory-ledger-store.js';
 import { SimulatedProcess } from './simulated-process.js';
 
@@ -168,5 +168,5 @@ async function applyFault<T>(fault: LedgerFault | undefined, run: () => Promise<
 }
 
 function injected(what: string): LedgerlineError {
-  return new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', `injected: ${what}`);
+  return new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, `injected: ${what}`);
 }

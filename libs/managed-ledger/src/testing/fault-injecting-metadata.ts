@@ -1,6 +1,7 @@
+import type { ExpectedVersion, Versioned } from '@ledgerline/metadata-store';
 import type { ManagedCursorInfo, ManagedLedgerInfo } from '@ledgerline/proto';
-import { LedgerlineError } from '@ledgerline/errors';
-import type { CursorNamePage, ExpectedVersion, ManagedLedgerMetadata, Versioned } from '../metadata-access.js';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
+import type { CursorNamePage, ManagedLedgerMetadata } from '../metadata-access.js';
 import { SimulatedProcess } from './simulated-process.js';
 
 export type MetadataCall =
@@ -128,5 +129,5 @@ export class FaultInjectingMetadata implements ManagedLedgerMetadata {
 }
 
 function injected(what: string): LedgerlineError {
-  return new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', `injected: ${what}`);
+  return new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, `injected: ${what}`);
 }

@@ -6,7 +6,8 @@ import type {
   LedgerStore,
   LedgerWriter,
 } from '@ledgerline/ledger-store';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
+import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 interface StoredLedger {
   state: LedgerState;
@@ -25,7 +26,8 @@ interface StoredLedger {
  */
 export type AppendFaultMode = 'before' | 'after';
 
-const unavailable = (what: string) => new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', `injected: ${what}`);
+const unavailable = (what: string) =>
+  new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, `injected: ${what}`);
 
 /**
  * A LedgerStore in memory with the real backends' semantics (open, fenced,
@@ -52,7 +54,7 @@ export class InMemoryLedgerStore implements LedgerStore {
       throw unavailable('create failed');
     }
     if (this.ledgers.has(ledgerId)) {
-      throw new LedgerlineError('ALREADY_EXISTS', 'LEDGER_EXISTS', `ledger ${ledgerId} exists`);
+      throw new LedgerlineError('ALREADY_EXISTS', LedgerStoreReason.LEDGER_EXISTS, `ledger ${ledgerId} exists`);
     }
     const ledger: StoredLedger = {
       state: 'open',
@@ -81,7 +83,7 @@ export class InMemoryLedgerStore implements LedgerStore {
     this.checkUp('append');
     if (ledger.fenced || !this.ledgers.has(ledgerId)) throw fenced(ledgerId);
     if (ledger.state === 'closed') {
-      throw new LedgerlineError('FAILED_PRECONDITION', 'LEDGER_CLOSED', `ledger ${ledgerId} is closed`);
+      throw new LedgerlineError('FAILED_PRECONDITION', LedgerStoreReason.LEDGER_CLOSED, `ledger ${ledgerId} is closed`);
     }
     const fault = this.appendFaults.shift();
     if (fault === 'before') throw unavailable('append failed before storing');
@@ -114,10 +116,18 @@ export class InMemoryLedgerStore implements LedgerStore {
     this.readCalls++;
     const ledger = this.ledger(ledgerId, 'read');
     if (firstEntryId < 0 || lastEntryId < firstEntryId) {
-      throw new LedgerlineError('INVALID_ARGUMENT', 'BAD_ENTRY_RANGE', `bad range ${firstEntryId}..${lastEntryId}`);
+      throw new LedgerlineError(
+        'INVALID_ARGUMENT',
+        LedgerStoreReason.BAD_ENTRY_RANGE,
+        `bad range ${firstEntryId}..${lastEntryId}`,
+      );
     }
     if (lastEntryId >= ledger.entries.length) {
-      throw new LedgerlineError('OUT_OF_RANGE', 'ENTRY_NOT_CONFIRMED', `entry ${lastEntryId} of ${ledgerId} past LAC`);
+      throw new LedgerlineError(
+        'OUT_OF_RANGE',
+        LedgerStoreReason.ENTRY_NOT_CONFIRMED,
+        `entry ${lastEntryId} of ${ledgerId} past LAC`,
+      );
     }
     const out: LedgerEntry[] = [];
     for (let id = firstEntryId; id <= lastEntryId; id++)
@@ -183,7 +193,7 @@ export class InMemoryLedgerStore implements LedgerStore {
     this.checkUp(what);
     const ledger = this.ledgers.get(ledgerId);
     if (ledger === undefined) {
-      throw new LedgerlineError('NOT_FOUND', 'LEDGER_NOT_FOUND', `ledger ${ledgerId} does not exist`);
+      throw new LedgerlineError('NOT_FOUND', LedgerStoreReason.LEDGER_NOT_FOUND, `ledger ${ledgerId} does not exist`);
     }
     return ledger;
   }
@@ -194,5 +204,5 @@ export class InMemoryLedgerStore implements LedgerStore {
 }
 
 function fenced(ledgerId: number): LedgerlineError {
-  return new LedgerlineError('ABORTED', 'LEDGER_FENCED', `ledger ${ledgerId} was fenced`);
+  return new LedgerlineError('ABORTED', LedgerStoreReason.LEDGER_FENCED, `ledger ${ledgerId} was fenced`);
 }

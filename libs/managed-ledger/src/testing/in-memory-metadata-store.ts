@@ -7,7 +7,7 @@ import type {
   PutOptions,
   VersionedValue,
 } from '@ledgerline/metadata-store';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 
 interface Node {
   value: Uint8Array;
@@ -17,7 +17,7 @@ interface Node {
 }
 
 function badVersion(path: string): LedgerlineError {
-  return new LedgerlineError('ABORTED', 'BAD_VERSION', `the version of ${path} changed`);
+  return new LedgerlineError('ABORTED', ErrorReason.BAD_VERSION, `the version of ${path} changed`);
 }
 
 /**
@@ -44,7 +44,7 @@ export class InMemoryMetadataStore implements MetadataStore {
   async put(path: string, value: Uint8Array, options: PutOptions = {}): Promise<number> {
     if (this.failPuts > 0) {
       this.failPuts--;
-      throw new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', 'injected metadata failure');
+      throw new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, 'injected metadata failure');
     }
     const existing = this.nodes.get(path);
     const expected = options.expectedVersion;

@@ -9,6 +9,7 @@ import type {
   VersionedValue,
 } from '@ledgerline/metadata-store';
 import { LedgerlineError } from '@ledgerline/errors';
+import { MetadataServiceReason } from '../errors.js';
 
 /**
  * A MetadataStore that stands for a process that dies: the first
@@ -42,7 +43,7 @@ export class CrashingStore implements MetadataStore {
   }
 
   #dead(): LedgerlineError {
-    return new LedgerlineError('UNAVAILABLE', 'PROCESS_CRASHED', 'the process crashed (simulated)');
+    return new LedgerlineError('UNAVAILABLE', MetadataServiceReason.PROCESS_CRASHED, 'the process crashed (simulated)');
   }
 
   async #read<T>(call: () => Promise<T>): Promise<T> {

@@ -10,7 +10,7 @@ import {
   OwnerRole,
 } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
-import { closeClient, createClient, type Client } from '@ledgerline/rpc';
+import { closeClient, createClient, type Client, RpcReason } from '@ledgerline/rpc';
 import { failure } from './spec-support.js';
 
 /** What an end-to-end run needs: the gRPC addresses of one or more metadata instances over one store. */
@@ -367,7 +367,8 @@ function watchFlow(next: () => Clients): void {
           if (change.path === `${root}/b`) break;
         }
       } catch (error) {
-        if (!LedgerlineError.is(error, 'CANCELLED') && LedgerlineError.from(error).code !== 'CANCELLED') throw error;
+        if (!LedgerlineError.is(error, RpcReason.CANCELLED) && LedgerlineError.from(error).code !== 'CANCELLED')
+          throw error;
       }
     })();
     // The watch is a hint stream: keep writing until it has been heard (it starts asynchronously).

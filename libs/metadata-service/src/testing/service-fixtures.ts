@@ -70,7 +70,7 @@ export async function startStandaloneService(
 ): Promise<StandaloneService> {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerline-metadata-svc-'));
   const bus = new InProcessBus();
-  const sqlite = new SqliteMetadataStore({ path: join(dir, 'metadata.db'), bus, synchronous: 'normal' });
+  const sqlite = new SqliteMetadataStore({ path: join(dir, 'metadata.db'), bus, synchronous: 'NORMAL' });
   const store = options.wrapStore?.(sqlite) ?? sqlite;
   const running = await startMetadataService({
     store,

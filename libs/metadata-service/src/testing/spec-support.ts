@@ -27,7 +27,7 @@ export interface SqliteFixture {
 export function sqliteFixture(options: MetadataAdminOptions = {}): SqliteFixture {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerline-metadata-'));
   const bus = new InProcessBus();
-  const store = new SqliteMetadataStore({ path: join(dir, 'metadata.db'), bus, synchronous: 'normal' });
+  const store = new SqliteMetadataStore({ path: join(dir, 'metadata.db'), bus, synchronous: 'NORMAL' });
   const clock = new TestClock();
   const admin = new MetadataAdmin(store, { bus, now: clock.now, ...options });
   return {

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import type { ExpectedVersion, MetadataStore } from '../store.js';
 
 /*
@@ -191,7 +191,7 @@ async function perform(store: MetadataStore, call: CasCall): Promise<Answer> {
     await store.delete(call.path, typeof call.expected === 'number' ? { expectedVersion: call.expected } : {});
     return { kind: 'done' };
   } catch (thrown) {
-    if (LedgerlineError.is(thrown, 'BAD_VERSION')) return { kind: 'bad-version' };
+    if (LedgerlineError.is(thrown, ErrorReason.BAD_VERSION)) return { kind: 'bad-version' };
     if (thrown instanceof LedgerlineError && thrown.code === 'UNAVAILABLE') return { kind: 'unknown' };
     throw thrown;
   }

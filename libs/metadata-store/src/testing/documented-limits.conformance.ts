@@ -134,7 +134,7 @@ export function documentedLimitsAreEnforced(context: () => { backend: MetadataSt
     await (await backend.open({ maxValueBytes: MAX_VALUE_BYTES })).close();
     await expect(backend.open({ maxValueBytes: MAX_VALUE_BYTES + 1 })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
-      reason: 'BAD_STORE_CONFIG',
+      reason: 'INVALID_CONFIG',
     });
   });
 }

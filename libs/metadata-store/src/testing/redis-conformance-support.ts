@@ -1,6 +1,7 @@
 import { uniqueNamespace } from '@ledgerline/testing';
 import type { MetadataStoreBackend } from './metadata-store.conformance.js';
-import { connectRedis, type RedisTarget } from '../redis-connection.js';
+import type { RedisConnectionOptions as RedisTarget } from '@ledgerline/storage-kit';
+import { connectMetadataRedis } from '../redis-store.js';
 import type { RedisClient } from '../redis-scripts.js';
 import { RedisMetadataStore } from '../redis-store.js';
 import type { MetadataStore } from '../store.js';
@@ -24,7 +25,7 @@ export function redisBackend(
       target = await start();
     },
     open: async (options = {}) => {
-      const client = await connectRedis(target);
+      const client = await connectMetadataRedis(target);
       let store: RedisMetadataStore;
       try {
         store = new RedisMetadataStore(client, { ...options, keyPrefix: prefix });

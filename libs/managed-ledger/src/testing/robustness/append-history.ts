@@ -1,8 +1,9 @@
+import { type Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ManagedLedgerConfigInput } from '../../config.js';
 import type { ManagedLedgerEntry } from '../../entry.js';
 import { ManagedLedgerReason } from '../../errors.js';
-import { formatPosition, type Position } from '../../position.js';
+import { formatPosition } from '../../position.js';
 import { textOf } from '../fixtures.js';
 import { AppendRecorder } from './append-recorder.js';
 import type { RobustnessBackend } from './backend.js';
@@ -201,7 +202,7 @@ export class AppendHistory {
         `the topic was terminated at ${this.terminatedAt ? formatPosition(this.terminatedAt) : 'its start'}, the log ends at ${end ? formatPosition(end) : 'its start'}`,
       );
     }
-    if (terminated && tail[0] !== ManagedLedgerReason.topicTerminated)
+    if (terminated && tail[0] !== ManagedLedgerReason.TOPIC_TERMINATED)
       violations.push(`a terminated topic answered an append with ${tail[0] ?? 'success'}`);
     if (!terminated && tail.length > 0) violations.push(`the reopened owner could not append: ${tail[0]}`);
     return violations;

@@ -3,6 +3,7 @@ import type { AppendResult } from '../../entry.js';
 import type { ManagedLedger } from '../../managed-ledger.js';
 import { ManagedLedgerReason } from '../../errors.js';
 import { payloadOf } from '../fixtures.js';
+import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 /**
  * Failures that say for certain the entry is not in the log: it was refused
@@ -12,15 +13,15 @@ import { payloadOf } from '../fixtures.js';
  * open: the entry may or may not be there, but at most once.
  */
 const DEFINITE_REASONS = new Set<string>([
-  ManagedLedgerReason.ledgerFenced,
-  ManagedLedgerReason.managedLedgerFenced,
-  ManagedLedgerReason.managedLedgerClosed,
-  ManagedLedgerReason.managedLedgerDeleting,
-  ManagedLedgerReason.topicTerminated,
-  ManagedLedgerReason.tooManyPendingAppends,
-  ManagedLedgerReason.entryTooLarge,
-  ManagedLedgerReason.invalidNumMessages,
-  ManagedLedgerReason.invalidPayload,
+  LedgerStoreReason.LEDGER_FENCED,
+  ManagedLedgerReason.MANAGED_LEDGER_FENCED,
+  ManagedLedgerReason.MANAGED_LEDGER_CLOSED,
+  ManagedLedgerReason.MANAGED_LEDGER_DELETING,
+  ManagedLedgerReason.TOPIC_TERMINATED,
+  ManagedLedgerReason.TOO_MANY_PENDING_APPENDS,
+  LedgerStoreReason.ENTRY_TOO_LARGE,
+  ManagedLedgerReason.INVALID_NUM_MESSAGES,
+  ManagedLedgerReason.INVALID_PAYLOAD,
 ]);
 
 export interface AcknowledgedAppend extends AppendResult {

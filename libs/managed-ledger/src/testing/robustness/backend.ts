@@ -89,7 +89,7 @@ export async function sqliteBackend(): Promise<RobustnessBackend> {
   const metadataStore = await createMetadataStore({
     kind: 'sqlite',
     path: join(folder, 'metadata.db'),
-    synchronous: 'normal',
+    synchronous: 'NORMAL',
   });
   return backendOver('sqlite', ledgerStore, metadataStore, () => rmSync(folder, { recursive: true, force: true }));
 }

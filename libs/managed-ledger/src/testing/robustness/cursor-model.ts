@@ -1,5 +1,6 @@
+import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import type { ExportedCursorState } from '../../managed-cursor.js';
-import { comparePositions, formatPosition, positionKey, type Position } from '../../position.js';
+import { formatPosition, positionKey } from '../../position.js';
 
 /** One entry of the log as the cursor model sees it. */
 export interface LogEntry {

@@ -1,5 +1,6 @@
+import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
-import { comparePositions, formatPosition, type Position } from '../../position.js';
+import { formatPosition } from '../../position.js';
 import type { AppendRecorder } from './append-recorder.js';
 import type { Owner } from './owners.js';
 import type { Random } from './random.js';

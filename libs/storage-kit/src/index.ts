@@ -1,0 +1,32 @@
+export {
+  openRedisClient,
+  awaitRedisReady,
+  disconnectRedis,
+  checkRedisTarget,
+  isRedisReply,
+  isErrorLike,
+  redisReplyCode,
+  redisOutOfMemory,
+  TRANSIENT_REDIS_REPLIES,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_MAX_RECONNECT_DELAY_MS,
+} from './redis-client.js';
+export type { RedisClient, RedisConnectionOptions, RedisBehaviour } from './redis-client.js';
+export {
+  SqliteLockQueue,
+  readWithLockWait,
+  isSqliteBusy,
+  LOCK_ATTEMPT_MS,
+  LOCK_RETRY_MS,
+} from './sqlite-lock-queue.js';
+export type { SqliteLockQueueOptions, WriteOutcome } from './sqlite-lock-queue.js';
+export { SQLITE_SYNCHRONOUS_VALUES, DEFAULT_SQLITE_SYNCHRONOUS } from './sqlite-synchronous.js';
+export type { SqliteSynchronous } from './sqlite-synchronous.js';
+export { backgroundErrors, BackgroundErrorKind, BACKGROUND_ERRORS_METRIC } from './storage-errors.js';
+export type {
+  BackgroundErrors,
+  BackgroundErrorKindValue,
+  StorageErrorOptions,
+  StorageLogger,
+} from './storage-errors.js';
