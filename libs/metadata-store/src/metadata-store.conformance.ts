@@ -9,7 +9,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { uniqueNamespace } from '@ledgerline/testing';
 import type { MetadataChange, MetadataStore } from './store.js';
 import { casHistoriesAreLinearizable } from './cas-linearizability.conformance.js';
-import { documentedLimitsAreEnforced } from './documented-limits.conformance.js';
+import { BULK_CALLS_IN_FLIGHT, documentedLimitsAreEnforced } from './documented-limits.conformance.js';
 import { expiredNodesStayGone } from './session-expiry.conformance.js';
 import { storeAgreesWithModel } from './store-model.conformance.js';
 
@@ -50,7 +50,7 @@ export async function putMany(
   store: MetadataStore,
   paths: string[],
   value: Uint8Array,
-  batchSize = 500,
+  batchSize = BULK_CALLS_IN_FLIGHT,
 ): Promise<void> {
   for (let start = 0; start < paths.length; start += batchSize) {
     await Promise.all(paths.slice(start, start + batchSize).map((path) => store.put(path, value)));
@@ -269,7 +269,6 @@ function listing(context: () => Pick<Context, 'store' | 'root'>): void {
       store,
       names.map((name) => `${parent}/${name}`),
       bytes('x'),
-      1000,
     );
     const seen: string[] = [];
     let after: string | undefined;
