@@ -2,9 +2,22 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { standaloneConfigSchema } from '@ledgerline/metadata-service';
+import { loadConfig } from '@ledgerline/service-kit';
+import type { CliIo } from './cli-io.js';
+import { runCli } from './program.js';
+import { startStandalone, type RunningStandalone } from './standalone.js';
+
+/*
+ * The command flows run in this process (runCli with its output captured)
+ * against a standalone started in this process: a `tsx` process costs seconds
+ * of CPU to start, and a dozen of them per test made this file fail whenever
+ * the machine was busy. What only a real process shows (main.ts wiring: exit
+ * status, stdout and stderr, signals, a port clash) is checked once below,
+ * with node --import tsx (the tsx wrapper would start a second node process).
+ */
 
 const ROOT = resolve(__dirname, '../../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
 const MAIN = join(ROOT, 'apps/cli/src/main.ts');
 
 interface Run {
@@ -18,20 +31,58 @@ const ENV = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !/^LEDGERLINE_(REDIS|NATS)_URL$/.test(key)),
 );
 
-function ledgerline(...args: string[]): Promise<Run> {
+/** Runs the command line in this process, with stdout and stderr captured as a process would write them. */
+async function ledgerline(...args: string[]): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    out: (line) => (stdout += `${line}\n`),
+    err: (line) => (stderr += `${line}\n`),
+    progress: () => ({ advance: () => {}, stop: () => {} }),
+  };
+  const code = await runCli(io, ['node', 'ledgerline', ...args]);
+  return { code, stdout, stderr };
+}
+
+/** Runs `ledgerline` as its own process. Bounded by the test's timeout; the process is killed if the test ends first. */
+function ledgerlineProcess(...args: string[]): Promise<Run> {
   return new Promise((done) => {
-    execFile(TSX, [MAIN, ...args], { cwd: ROOT, timeout: 30_000, env: ENV }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-      done({ code, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', MAIN, ...args],
+      { cwd: ROOT, env: ENV },
+      (error, stdout, stderr) => {
+        running.delete(child);
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        done({ code, stdout, stderr });
+      },
+    );
+    running.add(child);
   });
 }
 
-/** Starts `ledgerline standalone` on a free port and resolves with its address once it says where it listens. */
-function startStandalone(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+/** Processes a test started and has not seen exit; afterAll kills what a failed test left. */
+const running = new Set<ChildProcess>();
+
+async function killAll(): Promise<void> {
+  await Promise.all(
+    [...running].map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGKILL');
+      await exited;
+    }),
+  );
+  running.clear();
+}
+
+/** Starts `ledgerline standalone` as a process on a free port; resolves with its address once it says where it listens. */
+function startStandaloneProcess(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
-    TSX,
+    process.execPath,
     [
+      '--import',
+      'tsx',
       MAIN,
       'standalone',
       '--data-dir',
@@ -45,36 +96,50 @@ function startStandalone(dataDir: string): Promise<{ child: ChildProcess; url: s
       '--log-level',
       'warn',
     ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: ROOT, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  // No timer of its own: the wait ends when the process says where it listens or exits, and the hook's timeout bounds it.
   return new Promise((ready, fail) => {
     let output = '';
-    const timer = setTimeout(() => fail(new Error(`standalone did not start: ${output}`)), 20_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /listening on ([\w.]+:\d+)/.exec(output);
-      if (match !== null) {
-        clearTimeout(timer);
-        ready({ child, url: match[1]! });
-      }
+      if (match !== null) ready({ child, url: match[1]! });
     });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => fail(new Error(`standalone exited with ${code}: ${output}`)));
   });
 }
 
 describe('the ledgerline CLI against a running standalone', () => {
   let dir: string;
-  let child: ChildProcess;
+  let standalone: RunningStandalone | undefined;
   let url: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledgerline-cli-'));
-    ({ child, url } = await startStandalone(join(dir, 'data')));
+    const config = loadConfig(standaloneConfigSchema, {
+      env: {},
+      argv: [
+        '--data-dir',
+        join(dir, 'data'),
+        '--grpc-host',
+        '127.0.0.1',
+        '--grpc-port',
+        '0',
+        '--metrics-port',
+        '0',
+        '--log-level',
+        'warn',
+      ],
+    });
+    standalone = await startStandalone(config, { signals: [] });
+    url = `127.0.0.1:${standalone.grpcPort}`;
   });
   afterAll(async () => {
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
-    await exited;
+    await standalone?.shutdown('tests done');
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -127,27 +192,9 @@ describe('the ledgerline CLI against a running standalone', () => {
     const unreachable = await ledgerline('tenants', 'list', '--url', '127.0.0.1:1');
     expect(unreachable.code).toBe(3);
     expect(unreachable.stderr).toMatch(/^error: UNAVAILABLE [^\n]*\n$/);
-    const unconfigured = await ledgerline('metadata', '--grpc-port', '0');
-    expect(unconfigured.code).toBe(2);
-    expect(unconfigured.stderr).toMatch(
-      /^error: INVALID_ARGUMENT INVALID_CONFIG: invalid configuration: redisUrl \(LEDGERLINE_REDIS_URL or --redis-url\)[^\n]*\n$/,
-    );
     const mistake = await ledgerline('topics', 'create', 'acme/orders/x', '--partitions', 'many', '--url', url);
     expect(mistake).toMatchObject({ code: 2, stdout: '' });
     expect(mistake.stderr).toMatch(/^error: option '--partitions <n>' argument 'many' is invalid[^\n]*\n$/);
-    // The port is taken by the running standalone: starting a second one fails on one line.
-    const port = url.slice(url.lastIndexOf(':') + 1);
-    const clash = await ledgerline(
-      'standalone',
-      '--data-dir',
-      join(dir, 'other'),
-      '--grpc-port',
-      port,
-      '--metrics-port',
-      '0',
-    );
-    expect(clash.code).toBe(1);
-    expect(clash.stderr).toMatch(/^error: [A-Z_]+ [A-Z_]+: [^\n]*\n$/);
   });
 
   it('sets a writer namespace and creates topics from a file', async () => {
@@ -172,5 +219,63 @@ describe('the ledgerline CLI against a running standalone', () => {
     expect(lookup.stderr).toMatch(
       /^error: UNAVAILABLE NO_LIVE_OWNER: no live readonly owner is registered in group readers/,
     );
+  });
+});
+
+describe('the ledgerline command as a process', () => {
+  let dir: string;
+  let child: ChildProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledgerline-cli-process-'));
+    ({ child, url } = await startStandaloneProcess(join(dir, 'data')));
+  });
+  afterAll(async () => {
+    await killAll();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers on stdout with status 0', async () => {
+    expect(await ledgerlineProcess('tenants', 'create', 'acme', '--url', url)).toEqual({
+      code: 0,
+      stdout: 'created tenant acme\n',
+      stderr: '',
+    });
+  });
+
+  it('reports a refusal on one stderr line with status 1', async () => {
+    const refused = await ledgerlineProcess('tenants', 'create', 'acme', '--url', url);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/^error: ALREADY_EXISTS [A-Z_]+: [^\n]*\n$/);
+  });
+
+  it('refuses to start a second standalone on a taken port, on one line', async () => {
+    const port = url.slice(url.lastIndexOf(':') + 1);
+    const clash = await ledgerlineProcess(
+      'standalone',
+      '--data-dir',
+      join(dir, 'other'),
+      '--grpc-port',
+      port,
+      '--metrics-port',
+      '0',
+    );
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toMatch(/^error: [A-Z_]+ [A-Z_]+: [^\n]*\n$/);
+  });
+
+  it('fails on one line with status 2 when a cluster service has no settings', async () => {
+    const unconfigured = await ledgerlineProcess('metadata', '--grpc-port', '0');
+    expect(unconfigured.code).toBe(2);
+    expect(unconfigured.stderr).toMatch(
+      /^error: INVALID_ARGUMENT INVALID_CONFIG: invalid configuration: redisUrl \(LEDGERLINE_REDIS_URL or --redis-url\)[^\n]*\n$/,
+    );
+  });
+
+  it('stops serving on SIGTERM', async () => {
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 });

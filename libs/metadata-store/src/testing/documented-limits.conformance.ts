@@ -12,6 +12,15 @@ import {
   type MetadataStore,
 } from '../store.js';
 
+/**
+ * How many calls the bulk helpers keep in flight. Each Redis command's
+ * deadline (commandTimeoutMs) starts when it is sent, so with a thousand sent
+ * at once the last ones spent the deadline queued behind the others and a
+ * busy machine failed them with "Command timed out"; a hundred keep the queue
+ * short while still pipelining.
+ */
+export const BULK_CALLS_IN_FLIGHT = 100;
+
 interface LimitCase {
   limit: string;
   /** A call right at the documented limit: it must succeed. */
@@ -115,8 +124,12 @@ export function documentedLimitsAreEnforced(context: () => { backend: MetadataSt
     try {
       const opened = [];
       // In batches, so the test stays gentle on the store; the TTL is long, so no renewal runs meanwhile.
-      for (let batch = 0; batch < MAX_OPEN_SESSIONS / 500; batch++) {
-        opened.push(...(await Promise.all(Array.from({ length: 500 }, () => store.openSession({ ttlMs: 60_000 })))));
+      for (let batch = 0; batch < MAX_OPEN_SESSIONS / BULK_CALLS_IN_FLIGHT; batch++) {
+        opened.push(
+          ...(await Promise.all(
+            Array.from({ length: BULK_CALLS_IN_FLIGHT }, () => store.openSession({ ttlMs: 60_000 })),
+          )),
+        );
       }
       await expect(store.openSession({ ttlMs: 60_000 })).rejects.toMatchObject({
         code: 'RESOURCE_EXHAUSTED',

@@ -9,7 +9,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { eventually, uniqueNamespace } from '@ledgerline/testing';
 import type { MetadataChange, MetadataStore } from '../store.js';
 import { casHistoriesAreLinearizable } from './cas-linearizability.conformance.js';
-import { documentedLimitsAreEnforced } from './documented-limits.conformance.js';
+import { BULK_CALLS_IN_FLIGHT, documentedLimitsAreEnforced } from './documented-limits.conformance.js';
 import { expiredNodesStayGone } from './session-expiry.conformance.js';
 import { storeAgreesWithModel } from './store-model.conformance.js';
 
@@ -37,7 +37,7 @@ export async function putMany(
   store: MetadataStore,
   paths: string[],
   value: Uint8Array,
-  batchSize = 500,
+  batchSize = BULK_CALLS_IN_FLIGHT,
 ): Promise<void> {
   for (let start = 0; start < paths.length; start += batchSize) {
     await Promise.all(paths.slice(start, start + batchSize).map((path) => store.put(path, value)));
@@ -256,7 +256,6 @@ function listing(context: () => Pick<Context, 'store' | 'root'>): void {
       store,
       names.map((name) => `${parent}/${name}`),
       bytes('x'),
-      1000,
     );
     const seen: string[] = [];
     let after: string | undefined;
@@ -374,7 +373,8 @@ function sessions(context: () => Context): void {
     const { store, other, root, bus } = context();
     const path = `${root}/eph/closed`;
     const subscription = bus.subscribe(metadataTreePattern(`${root}/eph`));
-    const session = await store.openSession({ ttlMs: 1000 });
+    // A TTL this test cannot outlive: it is about closing, and a 1 s session expired before its first put on a busy machine.
+    const session = await store.openSession({ ttlMs: 60_000 });
     expect(await store.put(path, bytes('mine'), { session, expectedVersion: 'absent' })).toBe(1);
     expect((await other.get(path))?.ephemeralSessionId).toBe(session.id);
     expect((await other.children(`${root}/eph`)).names).toEqual(['closed']);
