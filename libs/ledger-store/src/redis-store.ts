@@ -16,6 +16,8 @@ import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
 import {
   backgroundErrors,
   DEFAULT_COMMAND_TIMEOUT_MS,
+  argumentBytes,
+  payloadAllowanceMs,
   DEFAULT_CONNECT_TIMEOUT_MS,
   disconnectRedis,
   openRedisClient,
@@ -137,7 +139,13 @@ export class RedisLedgerStore implements LedgerStore {
     const args = [this.keys.meta(ledgerId), this.keys.entries(ledgerId), String(callNumber), ...entries.map(asBuffer)];
     const firstEntryId =
       this.waitReplicas === 0
-        ? toInteger(await this.call(ledgerId, () => this.script('ledgerAppend')(...args)))
+        ? toInteger(
+            await this.call(
+              ledgerId,
+              () => this.script('ledgerAppend')(...args),
+              payloadAllowanceMs(argumentBytes(args)),
+            ),
+          )
         : await this.appendAndWait(ledgerId, args, entries.length);
     notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
     return firstEntryId;
@@ -219,11 +227,15 @@ export class RedisLedgerStore implements LedgerStore {
 
   /** The append script and WAIT in one pipeline, so WAIT covers exactly this append. */
   private async appendAndWait(ledgerId: number, args: (string | Buffer)[], count: number): Promise<number> {
-    const replies = await this.call(ledgerId, () => {
-      const pipeline = this.client.pipeline();
-      (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>).ledgerAppend(...args);
-      return pipeline.wait(this.waitReplicas, this.waitTimeoutMs).exec();
-    });
+    const replies = await this.call(
+      ledgerId,
+      () => {
+        const pipeline = this.client.pipeline();
+        (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>).ledgerAppend(...args);
+        return pipeline.wait(this.waitReplicas, this.waitTimeoutMs).exec();
+      },
+      payloadAllowanceMs(argumentBytes(args)),
+    );
     const [appendError, firstReply] = replies?.[0] ?? [new Error('the append reply is missing')];
     if (appendError) throw this.failure(appendError, ledgerId);
     const firstEntryId = toInteger(firstReply);
@@ -247,14 +259,13 @@ export class RedisLedgerStore implements LedgerStore {
   }
 
   /** Runs one Redis call with a deadline, refusing after close and mapping failures. */
-  private async call<T>(ledgerId: number, run: () => Promise<T>): Promise<T> {
+  private async call<T>(ledgerId: number, run: () => Promise<T>, payloadAllowance = 0): Promise<T> {
     if (this.closed) throw storeClosed('redis');
+    // A large append may take longer than a small call by its size (see storage-kit's payload deadline).
+    const deadlineMs = this.operationTimeoutMs + payloadAllowance;
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(storeUnavailable('redis', `no reply within ${this.operationTimeoutMs} ms`)),
-        this.operationTimeoutMs,
-      );
+      timer = setTimeout(() => reject(storeUnavailable('redis', `no reply within ${deadlineMs} ms`)), deadlineMs);
     });
     try {
       return await Promise.race([run(), deadline]);

@@ -30,3 +30,9 @@ export type {
   StorageErrorOptions,
   StorageLogger,
 } from './storage-errors.js';
+export {
+  payloadAllowanceMs,
+  argumentBytes,
+  MIN_PAYLOAD_BYTES_PER_SECOND,
+  PAYLOAD_DEADLINE_THRESHOLD_BYTES,
+} from './payload-deadline.js';

@@ -1,6 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { ErrorReason, LedgerlineError, invalidArgument } from '@ledgerline/errors';
 import { BackgroundErrorKind, type BackgroundErrors } from './storage-errors.js';
+import { scalePayloadDeadlines } from './payload-deadline.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -109,6 +110,7 @@ export function openRedisClient(options: RedisConnectionOptions, behaviour: Redi
     });
   }
   client.on('error', reportError);
+  scalePayloadDeadlines(client, perNode.commandTimeout!);
   return client;
 }
 
