@@ -1,7 +1,7 @@
 import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
-import { MAX_CAS_ATTEMPTS, MAX_CAS_BACKOFF_MS } from './limits.js';
+import { backOff } from 'exponential-backoff';
+import { CAS_BACKOFF_START_MS, MAX_CAS_ATTEMPTS, MAX_CAS_BACKOFF_MS } from './limits.js';
 import { MetadataServiceReason } from './errors.js';
-import { sleep } from './sleep.js';
 
 /** True for the store's compare-and-set conflict (a version changed, or a create-only write found a node). */
 export function isBadVersion(error: unknown): boolean {
@@ -15,17 +15,21 @@ export function isBadVersion(error: unknown): boolean {
  * by the client) instead of an endless loop.
  */
 export async function retryOnConflict<T>(what: string, step: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
-    try {
-      return await step();
-    } catch (error) {
-      if (!isBadVersion(error)) throw error;
-      await sleep(Math.random() * Math.min(MAX_CAS_BACKOFF_MS, 2 ** Math.min(attempt, 5)));
-    }
+  try {
+    return await backOff(step, {
+      numOfAttempts: MAX_CAS_ATTEMPTS,
+      startingDelay: CAS_BACKOFF_START_MS,
+      timeMultiple: 2,
+      maxDelay: MAX_CAS_BACKOFF_MS,
+      jitter: 'full',
+      retry: (error: unknown) => isBadVersion(error),
+    });
+  } catch (error) {
+    if (!isBadVersion(error)) throw error;
+    throw new LedgerlineError(
+      'ABORTED',
+      MetadataServiceReason.TOO_MUCH_CONTENTION,
+      `${what} kept conflicting with concurrent changes after ${MAX_CAS_ATTEMPTS} attempts; retry later`,
+    );
   }
-  throw new LedgerlineError(
-    'ABORTED',
-    MetadataServiceReason.TOO_MUCH_CONTENTION,
-    `${what} kept conflicting with concurrent changes after ${MAX_CAS_ATTEMPTS} attempts; retry later`,
-  );
 }

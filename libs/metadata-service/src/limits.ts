@@ -66,6 +66,8 @@ export const MAX_OWNERS_PER_GROUP = 1000;
 /** Compare-and-set retry loops: attempts, and the cap on the jittered back-off between them. */
 export const MAX_CAS_ATTEMPTS = 500;
 export const MAX_CAS_BACKOFF_MS = 20;
+/** The first back-off between conflicting compare-and-set attempts; it doubles up to MAX_CAS_BACKOFF_MS, with full jitter. */
+export const CAS_BACKOFF_START_MS = 1;
 
 /** Topic-count reservations waiting in one instance for one namespace's counter. */
 export const MAX_PENDING_RESERVATIONS = 100_000;
