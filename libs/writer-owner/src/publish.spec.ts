@@ -1,17 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { PublishResponse } from '@ledgerline/proto';
-import type { ConsumeBackend } from './writer-owner.js';
+import { noConsumers } from './testing/no-consumers.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
-
-/** Publishing only: consumers are covered with the subscriptions backend. */
-const noConsumers = (): ConsumeBackend => ({
-  consume: () => {
-    throw new LedgerlineError('FAILED_PRECONDITION', 'NO_CONSUMERS_IN_THIS_TEST', 'publish tests only');
-  },
-  subscriptionMoved: () => undefined,
-  connectedConsumers: () => 0,
-  subscriptionStats: () => undefined,
-});
 
 const text = (s: string) => new TextEncoder().encode(s);
 
