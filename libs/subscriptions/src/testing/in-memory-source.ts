@@ -31,6 +31,12 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
   /** Set to make the next reads fail with this error. */
   failReads: Error | undefined;
 
+  /**
+   * @param readsTakeATurn reads resolve on a later turn of the event loop (as
+   * a store read does), so tests can act while a read is in flight.
+   */
+  constructor(private readonly readsTakeATurn = false) {}
+
   /** Appends an entry (a batch when numMessages > 1) and wakes a waiting reader. */
   append(key?: string, numMessages = 1, sizeBytes = 100): TestEntry {
     const entry: TestEntry = {
@@ -58,7 +64,7 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
   }
 
   async readEntries(maxEntries: number): Promise<TestEntry[]> {
-    await Promise.resolve();
+    await this.readLatency();
     if (this.failReads !== undefined) throw this.failReads;
     const out: TestEntry[] = [];
     while (this.readIndex < this.entries.length && out.length < maxEntries) {
@@ -83,7 +89,7 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
   }
 
   async readPositions(positions: readonly Position[]): Promise<TestEntry[]> {
-    await Promise.resolve();
+    await this.readLatency();
     if (this.failReads !== undefined) throw this.failReads;
     const out = positions
       .map((p) => this.entries[p.entryId])
@@ -156,6 +162,10 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
   /** Every entry acknowledged? */
   allAcknowledged(): boolean {
     return this.markDelete === this.entries.length - 1;
+  }
+
+  private readLatency(): Promise<void> {
+    return this.readsTakeATurn ? new Promise((resolve) => setImmediate(resolve)) : Promise.resolve();
   }
 
   private indexOf(p: Position): number {
