@@ -91,6 +91,7 @@ export class Subscription<E extends DispatchEntry> {
   private entriesWait: AbortController | undefined;
   private inFlight: Promise<unknown> | undefined;
   private readFailures = 0;
+  private stopRetryWait: (() => void) | undefined;
   private readonly loop: Promise<void>;
 
   constructor(options: SubscriptionOptions<E>) {
@@ -277,8 +278,14 @@ export class Subscription<E extends DispatchEntry> {
 
   /** Stops dispatch and closes every consumer with `error` (topic unloaded, unsubscribed). */
   async close(error: LedgerlineError = subscriptionClosedError(this.name)): Promise<void> {
-    if (this.closed) return this.loop;
+    this.shutdown(error);
+    await this.loop;
+  }
+
+  private shutdown(error: LedgerlineError): void {
+    if (this.closed) return;
     this.closed = true;
+    this.stopRetryWait?.();
     this.epoch++;
     this.dispatchState = 'closed';
     for (const c of [...this.consumers]) {
@@ -288,7 +295,6 @@ export class Subscription<E extends DispatchEntry> {
     }
     this.consumers.length = 0;
     this.wake();
-    await this.loop;
   }
 
   async stats(): Promise<SubscriptionStats> {
@@ -333,6 +339,7 @@ export class Subscription<E extends DispatchEntry> {
         await this.onReadFailure(LedgerlineError.from(err));
       }
     }
+    this.dispatchState = 'closed';
   }
 
   private async step(): Promise<void> {
@@ -396,13 +403,21 @@ export class Subscription<E extends DispatchEntry> {
   private async onReadFailure(error: LedgerlineError): Promise<void> {
     this.options.onError?.(error);
     if (!error.retryable) {
-      await this.close(error);
+      this.shutdown(error);
       return;
     }
     const delayMs = Math.min(READ_RETRY_MAX_DELAY_MS, READ_RETRY_BASE_DELAY_MS * 2 ** this.readFailures);
     this.readFailures++;
+    this.dispatchState = 'retrying';
     // Timers come from the injected scheduler (tests drive time), hence no backoff library here.
-    await new Promise<void>((resolve) => this.scheduler.schedule(resolve, delayMs));
+    await new Promise<void>((resolve) => {
+      const cancel = this.scheduler.schedule(resolve, delayMs);
+      this.stopRetryWait = () => {
+        cancel();
+        resolve();
+      };
+    });
+    this.stopRetryWait = undefined;
   }
 
   /** How many new entries to read: what the consumers able to take one have permits for. */
