@@ -237,3 +237,19 @@ describe('DeliveryCounts', () => {
     expect(counts.get(at(2))).toBe(1);
   });
 });
+
+describe('a nack', () => {
+  it('does not cut short a later delivery of the same position', async () => {
+    const { source, scheduler, sub } = setup();
+    source.append('a');
+    const { sink, consumer } = connect(sub, { nackRedeliveryDelayMs: 1_000 });
+    await settle(sub);
+    consumer.nack([at(0)]);
+    // Redelivered before the nack falls due: the nack was about the first delivery, not this one.
+    consumer.redeliverUnacknowledged();
+    await settle(sub);
+    scheduler.advance(1_000);
+    await settle(sub);
+    expect(sink.deliveries.map((d) => d.redeliveryCount)).toEqual([0, 1]);
+  });
+});

@@ -1,7 +1,7 @@
 import { comparePositions, positionKey, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { Consumer } from './consumer.js';
-import { ConsumerState, type PendingItem } from './consumer-state.js';
+import { ConsumerState, type NackRecord, type PendingItem } from './consumer-state.js';
 import { DeliveryCounts } from './delivery-counts.js';
 import { consumerClosedError, subscriptionClosedError, SubscriptionReason } from './errors.js';
 import {
@@ -81,6 +81,7 @@ export class Subscription<E extends DispatchEntry> {
   private unackedMessages = 0;
   private blocked = false;
   private redeliveredMessages = 0;
+  private deliverySeq = 0;
   private dispatchState: DispatchState = 'running';
   private closed = false;
   /** Bumped by seek and close: a read that began before is stale. */
@@ -226,7 +227,7 @@ export class Subscription<E extends DispatchEntry> {
       this.release(c, mine);
       return;
     }
-    c.nacks.push({ dueMs: this.scheduler.now() + delayMs, positions: mine });
+    c.nacks.push({ dueMs: this.scheduler.now() + delayMs, lastDeliverySeq: this.deliverySeq, positions: mine });
     this.scheduleNacks(c);
   }
 
@@ -584,6 +585,7 @@ export class Subscription<E extends DispatchEntry> {
       numMessages: entry.numMessages,
       unackedMessages: messages,
       deliveredAtMs: this.scheduler.now(),
+      deliverySeq: ++this.deliverySeq,
     };
     c.permits -= messages;
     c.pending.set(key, item);
@@ -803,9 +805,14 @@ export class Subscription<E extends DispatchEntry> {
   private redeliverNacked(c: ConsumerState<E>): void {
     if (c.closed || this.closed) return;
     const now = this.scheduler.now();
-    while (c.nacks.length > 0 && (c.nacks[0] as { dueMs: number }).dueMs <= now) {
-      const due = c.nacks.shift() as { positions: Position[] };
-      this.release(c, due.positions);
+    while (c.nacks.length > 0 && (c.nacks[0] as NackRecord).dueMs <= now) {
+      const due = c.nacks.shift() as NackRecord;
+      // A position delivered again since the nack (after a seek, a timeout) is not what the nack meant.
+      const stillMeant = due.positions.filter((p) => {
+        const item = c.pending.get(positionKey(p.ledgerId, p.entryId));
+        return item !== undefined && item.deliverySeq <= due.lastDeliverySeq;
+      });
+      this.release(c, stillMeant);
     }
     this.scheduleNacks(c);
   }
