@@ -5,6 +5,7 @@ import type { ConsumerSink, DeadLetterPolicy, DispatchEntry, SubscriptionType } 
 /** An entry delivered to a consumer and not yet acknowledged. */
 export interface PendingItem {
   readonly position: Position;
+  readonly key: string | undefined;
   readonly keyHash: number;
   readonly numMessages: number;
   /** Messages of it not yet acknowledged (fewer than numMessages after batch-index acks). */

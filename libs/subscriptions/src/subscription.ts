@@ -145,6 +145,10 @@ export class Subscription<E extends DispatchEntry> {
     const sameName = this.consumers.filter((c) => c.name === resolved.name).length;
     const ringName = sameName === 0 ? resolved.name : `${resolved.name}#${this.nextConsumerId}`;
     const state = new ConsumerState<E>(this.nextConsumerId++, ringName, resolved, () => this.scheduler.now());
+    if (this.subscriptionType !== resolved.type) {
+      // Positions released by consumers of the previous type wait in replay: they take the new type's hashes.
+      this.replay.rehash(resolved.type === SubscriptionType.KEY_SHARED ? stickyKeyHash : () => -1);
+    }
     this.subscriptionType = resolved.type;
     this.consumers.push(state);
     if (resolved.type === SubscriptionType.KEY_SHARED) this.selector.add(state, ringName);
@@ -498,7 +502,7 @@ export class Subscription<E extends DispatchEntry> {
       const target = this.chooseConsumer(entry.position, keyHash, stuck, false);
       if (target === undefined) {
         stuck.add(keyHash);
-        this.replay.add({ position: entry.position, keyHash, numMessages: entry.numMessages });
+        this.replay.add({ position: entry.position, key: entry.key, keyHash, numMessages: entry.numMessages });
         continue;
       }
       this.deliverOrDeadLetter(target, entry, keyHash);
@@ -581,6 +585,7 @@ export class Subscription<E extends DispatchEntry> {
     const messages = batchIndexes?.length ?? entry.numMessages;
     const item: PendingItem = {
       position: p,
+      key: entry.key,
       keyHash,
       numMessages: entry.numMessages,
       unackedMessages: messages,
@@ -645,7 +650,7 @@ export class Subscription<E extends DispatchEntry> {
         this.options.onError?.(LedgerlineError.from(err, 'DEAD_LETTER_FAILED'));
         this.scheduler.schedule(() => {
           if (this.closed || epoch !== this.epoch || this.source.isAcknowledged(p)) return;
-          this.replay.add({ position: p, keyHash, numMessages: entry.numMessages });
+          this.replay.add({ position: p, key: entry.key, keyHash, numMessages: entry.numMessages });
           this.wake();
         }, DEAD_LETTER_RETRY_DELAY_MS);
       },
@@ -672,7 +677,8 @@ export class Subscription<E extends DispatchEntry> {
     for (const p of positions) {
       const item = this.removePending(c, positionKey(p.ledgerId, p.entryId));
       if (item === undefined) continue;
-      this.replay.add({ position: item.position, keyHash: item.keyHash, numMessages: item.unackedMessages });
+      const { position, key, keyHash, unackedMessages } = item;
+      this.replay.add({ position, key, keyHash, numMessages: unackedMessages });
     }
     this.wake();
   }
