@@ -5,11 +5,14 @@ import type { ConsumerSink, DeadLetterPolicy, DispatchEntry, SubscriptionType } 
 /** An entry delivered to a consumer and not yet acknowledged. */
 export interface PendingItem {
   readonly position: Position;
+  readonly key: string | undefined;
   readonly keyHash: number;
   readonly numMessages: number;
   /** Messages of it not yet acknowledged (fewer than numMessages after batch-index acks). */
   unackedMessages: number;
   readonly deliveredAtMs: number;
+  /** Deliveries by the subscription are numbered: a nack applies to deliveries up to its own number only. */
+  readonly deliverySeq: number;
 }
 
 export interface ResolvedConsumerOptions<E extends DispatchEntry> {
@@ -20,6 +23,13 @@ export interface ResolvedConsumerOptions<E extends DispatchEntry> {
   ackTimeoutMs: number;
   nackRedeliveryDelayMs: number;
   deadLetterPolicy: DeadLetterPolicy | undefined;
+}
+
+/** Nacked positions waiting for their delay; they cover deliveries numbered up to `lastDeliverySeq`. */
+export interface NackRecord {
+  dueMs: number;
+  lastDeliverySeq: number;
+  positions: Position[];
 }
 
 /** What the subscription keeps per consumer; only the subscription changes it. */
@@ -35,7 +45,7 @@ export class ConsumerState<E extends DispatchEntry> {
   readonly rate: RateMeter;
   cancelAckTimer: (() => void) | undefined;
   /** Nacks waiting for their delay, in order of due time (the delay is fixed per consumer). */
-  readonly nacks: { dueMs: number; positions: Position[] }[] = [];
+  readonly nacks: NackRecord[] = [];
   cancelNackTimer: (() => void) | undefined;
 
   constructor(

@@ -234,3 +234,30 @@ describe('Key_Shared', () => {
     expect(stickyKeyHash('hello')).toBe(0x248bfa47 & 0x7fffffff);
   });
 });
+
+describe('a subscription changing type', () => {
+  it('hashes what waits for redelivery by the new type, keeping one consumer per key', async () => {
+    const source = new InMemorySource();
+    const sub = new Subscription<TestEntry>({ name: 'sub', source, scheduler: new ManualScheduler() });
+    try {
+      const keys = Array.from({ length: 50 }, (_, k) => `key-${k}`);
+      source.appendMany(keys);
+      const shared = sub.addConsumer({ name: 's', type: SubscriptionType.SHARED, sink: new RecordingSink() });
+      shared.flow(1_000);
+      await settle(sub);
+      // The Shared consumer leaves with everything unacked: it waits for the Key_Shared consumers.
+      shared.close();
+      const model = new KeySharedModel(sub, source);
+      model.join(1_000);
+      model.join(1_000);
+      await settle(sub);
+      source.appendMany(keys);
+      await settle(sub);
+      expect(model.violations).toEqual([]);
+      expect(model.delivered.size).toBe(100);
+      expect(model.live.every((l) => l.pending.size > 0)).toBe(true);
+    } finally {
+      await sub.close();
+    }
+  });
+});

@@ -3,6 +3,8 @@ import { comparePositions, positionKey, type Position } from '@ledgerline/cursor
 /** A position waiting to be delivered again, with what dispatch needs without reading it. */
 export interface ReplayItem {
   readonly position: Position;
+  /** The entry's ordering key, kept to hash it again when the subscription type changes. */
+  readonly key: string | undefined;
   /** The sticky key hash (Key_Shared), -1 for other types. */
   readonly keyHash: number;
   /** Messages it holds for the consumer (unacked ones of a batch). */
@@ -76,6 +78,13 @@ export class ReplayQueue {
       if (comparePositions(item.position, p) > 0) break;
       this.remove(item.position);
     }
+  }
+
+  /** Hashes every item again (the subscription changed type while positions waited). */
+  rehash(hashOf: (key: string | undefined) => number): void {
+    const items = [...this.items.values()];
+    this.clear();
+    for (const item of items) this.add({ ...item, keyHash: hashOf(item.key) });
   }
 
   clear(): void {

@@ -1,7 +1,7 @@
 import { comparePositions, positionKey, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { Consumer } from './consumer.js';
-import { ConsumerState, type PendingItem } from './consumer-state.js';
+import { ConsumerState, type NackRecord, type PendingItem } from './consumer-state.js';
 import { DeliveryCounts } from './delivery-counts.js';
 import { consumerClosedError, subscriptionClosedError, SubscriptionReason } from './errors.js';
 import {
@@ -81,6 +81,7 @@ export class Subscription<E extends DispatchEntry> {
   private unackedMessages = 0;
   private blocked = false;
   private redeliveredMessages = 0;
+  private deliverySeq = 0;
   private dispatchState: DispatchState = 'running';
   private closed = false;
   /** Bumped by seek and close: a read that began before is stale. */
@@ -91,6 +92,7 @@ export class Subscription<E extends DispatchEntry> {
   private entriesWait: AbortController | undefined;
   private inFlight: Promise<unknown> | undefined;
   private readFailures = 0;
+  private stopRetryWait: (() => void) | undefined;
   private readonly loop: Promise<void>;
 
   constructor(options: SubscriptionOptions<E>) {
@@ -143,6 +145,10 @@ export class Subscription<E extends DispatchEntry> {
     const sameName = this.consumers.filter((c) => c.name === resolved.name).length;
     const ringName = sameName === 0 ? resolved.name : `${resolved.name}#${this.nextConsumerId}`;
     const state = new ConsumerState<E>(this.nextConsumerId++, ringName, resolved, () => this.scheduler.now());
+    if (this.subscriptionType !== resolved.type) {
+      // Positions released by consumers of the previous type wait in replay: they take the new type's hashes.
+      this.replay.rehash(resolved.type === SubscriptionType.KEY_SHARED ? stickyKeyHash : () => -1);
+    }
     this.subscriptionType = resolved.type;
     this.consumers.push(state);
     if (resolved.type === SubscriptionType.KEY_SHARED) this.selector.add(state, ringName);
@@ -225,7 +231,7 @@ export class Subscription<E extends DispatchEntry> {
       this.release(c, mine);
       return;
     }
-    c.nacks.push({ dueMs: this.scheduler.now() + delayMs, positions: mine });
+    c.nacks.push({ dueMs: this.scheduler.now() + delayMs, lastDeliverySeq: this.deliverySeq, positions: mine });
     this.scheduleNacks(c);
   }
 
@@ -277,8 +283,14 @@ export class Subscription<E extends DispatchEntry> {
 
   /** Stops dispatch and closes every consumer with `error` (topic unloaded, unsubscribed). */
   async close(error: LedgerlineError = subscriptionClosedError(this.name)): Promise<void> {
-    if (this.closed) return this.loop;
+    this.shutdown(error);
+    await this.loop;
+  }
+
+  private shutdown(error: LedgerlineError): void {
+    if (this.closed) return;
     this.closed = true;
+    this.stopRetryWait?.();
     this.epoch++;
     this.dispatchState = 'closed';
     for (const c of [...this.consumers]) {
@@ -288,7 +300,6 @@ export class Subscription<E extends DispatchEntry> {
     }
     this.consumers.length = 0;
     this.wake();
-    await this.loop;
   }
 
   async stats(): Promise<SubscriptionStats> {
@@ -333,6 +344,7 @@ export class Subscription<E extends DispatchEntry> {
         await this.onReadFailure(LedgerlineError.from(err));
       }
     }
+    this.dispatchState = 'closed';
   }
 
   private async step(): Promise<void> {
@@ -396,13 +408,21 @@ export class Subscription<E extends DispatchEntry> {
   private async onReadFailure(error: LedgerlineError): Promise<void> {
     this.options.onError?.(error);
     if (!error.retryable) {
-      await this.close(error);
+      this.shutdown(error);
       return;
     }
     const delayMs = Math.min(READ_RETRY_MAX_DELAY_MS, READ_RETRY_BASE_DELAY_MS * 2 ** this.readFailures);
     this.readFailures++;
+    this.dispatchState = 'retrying';
     // Timers come from the injected scheduler (tests drive time), hence no backoff library here.
-    await new Promise<void>((resolve) => this.scheduler.schedule(resolve, delayMs));
+    await new Promise<void>((resolve) => {
+      const cancel = this.scheduler.schedule(resolve, delayMs);
+      this.stopRetryWait = () => {
+        cancel();
+        resolve();
+      };
+    });
+    this.stopRetryWait = undefined;
   }
 
   /** How many new entries to read: what the consumers able to take one have permits for. */
@@ -482,7 +502,7 @@ export class Subscription<E extends DispatchEntry> {
       const target = this.chooseConsumer(entry.position, keyHash, stuck, false);
       if (target === undefined) {
         stuck.add(keyHash);
-        this.replay.add({ position: entry.position, keyHash, numMessages: entry.numMessages });
+        this.replay.add({ position: entry.position, key: entry.key, keyHash, numMessages: entry.numMessages });
         continue;
       }
       this.deliverOrDeadLetter(target, entry, keyHash);
@@ -565,10 +585,12 @@ export class Subscription<E extends DispatchEntry> {
     const messages = batchIndexes?.length ?? entry.numMessages;
     const item: PendingItem = {
       position: p,
+      key: entry.key,
       keyHash,
       numMessages: entry.numMessages,
       unackedMessages: messages,
       deliveredAtMs: this.scheduler.now(),
+      deliverySeq: ++this.deliverySeq,
     };
     c.permits -= messages;
     c.pending.set(key, item);
@@ -628,7 +650,7 @@ export class Subscription<E extends DispatchEntry> {
         this.options.onError?.(LedgerlineError.from(err, 'DEAD_LETTER_FAILED'));
         this.scheduler.schedule(() => {
           if (this.closed || epoch !== this.epoch || this.source.isAcknowledged(p)) return;
-          this.replay.add({ position: p, keyHash, numMessages: entry.numMessages });
+          this.replay.add({ position: p, key: entry.key, keyHash, numMessages: entry.numMessages });
           this.wake();
         }, DEAD_LETTER_RETRY_DELAY_MS);
       },
@@ -655,7 +677,8 @@ export class Subscription<E extends DispatchEntry> {
     for (const p of positions) {
       const item = this.removePending(c, positionKey(p.ledgerId, p.entryId));
       if (item === undefined) continue;
-      this.replay.add({ position: item.position, keyHash: item.keyHash, numMessages: item.unackedMessages });
+      const { position, key, keyHash, unackedMessages } = item;
+      this.replay.add({ position, key, keyHash, numMessages: unackedMessages });
     }
     this.wake();
   }
@@ -788,9 +811,14 @@ export class Subscription<E extends DispatchEntry> {
   private redeliverNacked(c: ConsumerState<E>): void {
     if (c.closed || this.closed) return;
     const now = this.scheduler.now();
-    while (c.nacks.length > 0 && (c.nacks[0] as { dueMs: number }).dueMs <= now) {
-      const due = c.nacks.shift() as { positions: Position[] };
-      this.release(c, due.positions);
+    while (c.nacks.length > 0 && (c.nacks[0] as NackRecord).dueMs <= now) {
+      const due = c.nacks.shift() as NackRecord;
+      // A position delivered again since the nack (after a seek, a timeout) is not what the nack meant.
+      const stillMeant = due.positions.filter((p) => {
+        const item = c.pending.get(positionKey(p.ledgerId, p.entryId));
+        return item !== undefined && item.deliverySeq <= due.lastDeliverySeq;
+      });
+      this.release(c, stillMeant);
     }
     this.scheduleNacks(c);
   }

@@ -129,8 +129,12 @@ export interface ConsumerStats {
   active: boolean;
 }
 
-/** What dispatch is doing: working, waiting for the source to have entries, or waiting for a consumer able to take one. */
-export type DispatchState = 'running' | 'waiting-for-entries' | 'waiting-for-consumers' | 'closed';
+/**
+ * What dispatch is doing: working, waiting for the source to have entries,
+ * waiting for a consumer able to take one, or waiting to retry a read that
+ * failed.
+ */
+export type DispatchState = 'running' | 'waiting-for-entries' | 'waiting-for-consumers' | 'retrying' | 'closed';
 
 /** topics.proto's SubscriptionStats, less what only the cursor knows (ack holes, state bytes), which the owner adds. */
 export interface SubscriptionStats {
