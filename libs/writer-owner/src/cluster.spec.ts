@@ -1,6 +1,8 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { startWriterCluster, type WriterCluster } from './testing/cluster.js';
 import { RoutingProducer } from './testing/routing-producer.js';
+import { TestConsumer } from './testing/test-consumer.js';
+import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
 
 const LEASE_TTL_MS = 3_000;
 
@@ -11,6 +13,19 @@ async function refusal(call: Promise<unknown>): Promise<LedgerlineError> {
     return LedgerlineError.from(error);
   }
   throw new Error('expected the call to fail');
+}
+
+function subscriber(cluster: WriterCluster, address: string, topic: string): TestConsumer {
+  return new TestConsumer(cluster.topicsAt(address), {
+    case: 'subscribe',
+    value: {
+      topic,
+      subscription: 'half',
+      type: SubscriptionType.EXCLUSIVE,
+      consumerName: 'c',
+      initialPosition: InitialPosition.EARLIEST,
+    },
+  });
 }
 
 /** Every stored message's sequence id, in offset order, read back with FetchByOffset. */
@@ -67,12 +82,20 @@ describe('writer owners as processes: Redis, NATS, two metadata instances, two w
     const ownerAddress = (await cluster.lookup.lookupTopic({ topic })).advertisedAddress;
     const victim = cluster.writers.find((w) => w.address === ownerAddress)!;
     const producer = new RoutingProducer(cluster.metadata[1]!.address, topic, 'failover-producer');
+    await producer.publishRange(0n, 999n, 200);
+    // A consumer acknowledges the first half of what is there, with a receipt (the cursor persisted it).
+    const before = subscriber(cluster, ownerAddress, topic);
+    before.flow(1_000);
+    await before.until(() => before.entries.length === 1_000, 'the first thousand');
+    before.ack(before.entries.slice(0, 500), 1n);
+    await before.until(() => before.events.some((e) => e.event.case === 'ackReceipt'), 'the ack receipt');
     const total = 3_000n;
     let killed: Promise<unknown> | undefined;
-    await producer.publishRange(0n, total - 1n, 200, (count) => {
-      if (count >= 1_000 && killed === undefined) killed = victim.stop('SIGKILL');
+    await producer.publishRange(1_000n, total - 1n, 200, (count) => {
+      if (count >= 1_500 && killed === undefined) killed = victim.stop('SIGKILL');
     });
     await killed;
+    await before.until(() => before.ended, 'the old stream to end with its owner');
     const survivor = (await cluster.lookup.lookupTopic({ topic })).advertisedAddress;
     expect(survivor).not.toBe(ownerAddress);
     const ids = await storedSequence(cluster, survivor, topic);
@@ -80,6 +103,14 @@ describe('writer owners as processes: Redis, NATS, two metadata instances, two w
     expect(ids).toEqual(Array.from({ length: Number(total) }, (_, i) => BigInt(i)));
     expect(producer.receipts.size).toBe(Number(total));
     producer.close();
+    // The consumer resumes on the new owner with exactly the unacknowledged rest.
+    const after = subscriber(cluster, survivor, topic);
+    after.flow(5_000);
+    await after.until(() => after.entries.length === 2_500, 'the unacknowledged rest');
+    expect(after.texts()).toEqual(Array.from({ length: 2_500 }, (_, i) => String(500 + i)));
+    const stats = await cluster.topicsAt(survivor).getTopicStats({ topic });
+    expect(stats.subscriptions.find((s) => s.name === 'half')!.backlogMessages).toBe(2_500n);
+    after.close();
     cluster.writers.splice(cluster.writers.indexOf(victim), 1, await cluster.startWriter('writer-restarted', 1));
   }, 180_000);
 

@@ -267,7 +267,12 @@ function deliveryMessage(owner: WriterOwner, topic: OwnedTopic, delivery: Delive
   };
 }
 
-async function handle(request: ConsumeRequest, consumer: Consumer<WriterEntry>, outbox: Outbox): Promise<void> {
+async function handle(
+  request: ConsumeRequest,
+  consumer: Consumer<WriterEntry>,
+  outbox: Outbox,
+  flush: () => Promise<void>,
+): Promise<void> {
   const command = request.command;
   switch (command.case) {
     case 'flow':
@@ -284,7 +289,11 @@ async function handle(request: ConsumeRequest, consumer: Consumer<WriterEntry>, 
         })),
         ...(ack.cumulative === undefined ? {} : { cumulative: positionFromRequest(ack.cumulative, 'cumulative') }),
       });
-      if (ack.requestId !== 0n) outbox.push({ event: { case: 'ackReceipt', value: { requestId: ack.requestId } } });
+      // As Pulsar's ack receipts: the receipt says the cursor persisted the ack, so it survives a crash of this owner.
+      if (ack.requestId !== 0n) {
+        await flush();
+        outbox.push({ event: { case: 'ackReceipt', value: { requestId: ack.requestId } } });
+      }
       return;
     }
     case 'nack':
@@ -321,6 +330,7 @@ async function* consumeStream(
   const outbox = new Outbox();
   const { topic, consumer } = await subscribe(owner, subscriptions, first.value.command.value, outbox);
   const cursor = topic.ledger.getCursor(first.value.command.value.subscription);
+  const flush = async (): Promise<void> => cursor?.flush();
   yield {
     event: {
       case: 'subscribed',
@@ -337,7 +347,7 @@ async function* consumeStream(
     for (;;) {
       const next = await iterator.next();
       if (next.done === true || outbox.ended) return;
-      await handle(next.value, consumer, outbox);
+      await handle(next.value, consumer, outbox, flush);
     }
   })().then(
     () => outbox.close(undefined),
