@@ -31,6 +31,8 @@ export const writerSettings = {
     .min(KiB)
     .max(16 * 1024 * MiB)
     .default(64 * MiB),
+  /** Entries accepted and not yet stored, per topic (the managed ledger is given room for twice as many). */
+  maxPendingEntriesPerTopic: z.number().int().min(1).max(500_000).default(5_000),
   /** Bytes of publishes accepted and not yet answered, per publish stream. */
   maxPendingBytesPerStream: z
     .number()

@@ -27,6 +27,7 @@ export interface OwnedTopicOptions {
   lac: LacNotifier;
   metrics: WriterMetrics;
   maxPendingBytes: number;
+  maxPendingEntries: number;
   maxMessageSizeBytes: number;
   now: () => number;
   /** Closes the managed ledger and forgets it (the factory's closeLedger), so a reload opens it afresh. */
@@ -64,6 +65,8 @@ export class OwnedTopic {
   readonly rateOut: RateMeter;
   dedupHits = 0;
   private readonly budget: ByteBudget;
+  /** Entries handed to the managed ledger and not yet answered: kept below its maxPendingAppends. */
+  private readonly entryBudget: ByteBudget;
   private unloadError: LedgerlineError | undefined;
   private readonly unloadListeners = new Set<(error: LedgerlineError) => void>();
 
@@ -72,6 +75,7 @@ export class OwnedTopic {
     this.ledger = options.ledger;
     this.dedup = options.dedup;
     this.budget = new ByteBudget(options.maxPendingBytes);
+    this.entryBudget = new ByteBudget(options.maxPendingEntries);
     this.rateIn = new RateMeter(options.now);
     this.rateOut = new RateMeter(options.now);
   }
@@ -139,6 +143,15 @@ export class OwnedTopic {
     const { bytes, numMessages } = this.prepare(message);
     const waiting = this.budget.acquire(bytes.length, signal);
     if (waiting !== undefined) await waiting;
+    const waitingForRoom = this.entryBudget.acquire(1, signal);
+    if (waitingForRoom !== undefined) {
+      try {
+        await waitingForRoom;
+      } catch (error) {
+        this.budget.release(bytes.length);
+        throw error;
+      }
+    }
     let handedOver = false;
     try {
       this.checkLoaded();
@@ -147,13 +160,17 @@ export class OwnedTopic {
       const appending = this.ledger.append(bytes, numMessages);
       const receipt = this.complete(message, appending, bytes.length, numMessages);
       handedOver = true;
-      void receipt.then(
-        () => this.budget.release(bytes.length),
-        () => this.budget.release(bytes.length),
-      );
+      const release = (): void => {
+        this.budget.release(bytes.length);
+        this.entryBudget.release(1);
+      };
+      void receipt.then(release, release);
       return { receipt };
     } finally {
-      if (!handedOver) this.budget.release(bytes.length);
+      if (!handedOver) {
+        this.budget.release(bytes.length);
+        this.entryBudget.release(1);
+      }
     }
   }
 
@@ -209,6 +226,7 @@ export class OwnedTopic {
     this.checkLoaded();
     const waiting = this.budget.acquire(bytes.length);
     if (waiting !== undefined) await waiting;
+    await this.entryBudget.acquire(1);
     try {
       const result = await this.ledger.append(bytes, numMessages);
       this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
@@ -216,6 +234,7 @@ export class OwnedTopic {
       throw this.appendFailure(LedgerlineError.from(thrown));
     } finally {
       this.budget.release(bytes.length);
+      this.entryBudget.release(1);
     }
   }
 

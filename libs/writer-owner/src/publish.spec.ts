@@ -27,11 +27,14 @@ async function collect(stream: AsyncIterable<PublishResponse>): Promise<PublishR
 describe('writer owner: publishing in process (SQLite, in-process bus)', () => {
   let harness: WriterHarness;
   beforeAll(async () => {
-    harness = await startWriterHarness({ consumeBackend: noConsumers, settings: { maxMessageSizeBytes: 64 * 1024 } });
+    harness = await startWriterHarness({
+      consumeBackend: noConsumers,
+      settings: { maxMessageSizeBytes: 64 * 1024, maxPendingEntriesPerTopic: 8 },
+    });
   });
   afterAll(async () => harness.close());
 
-  it('stores pipelined publishes in request order with contiguous offsets, and batches advance by their size', async () => {
+  it('stores pipelined publishes in request order with contiguous offsets (more in flight than the topic lets through at once), and batches advance by their size', async () => {
     const topic = await harness.createTopic('ordered');
     const requests = Array.from({ length: 200 }, (_, i) =>
       i === 100

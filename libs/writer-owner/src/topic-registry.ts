@@ -160,6 +160,7 @@ export class TopicRegistry {
         lac: new LacNotifier(this.options.bus),
         metrics,
         maxPendingBytes: settings.maxPendingBytesPerTopic,
+        maxPendingEntries: settings.maxPendingEntriesPerTopic,
         maxMessageSizeBytes: settings.maxMessageSizeBytes,
         now,
         closeLedger: () => factory.closeLedger(topic, { numberOfTopicBuckets: buckets }),

@@ -113,8 +113,10 @@ export class WriterOwner {
       },
       {
         maintenanceIntervalMs: options.settings.trimIntervalMs,
-        maxEntrySizeBytes: options.settings.maxMessageSizeBytes + 1024,
+        // Broker entry metadata goes in front of what the producer sent; the managed ledger's ceiling is 64 MiB.
+        maxEntrySizeBytes: Math.min(options.settings.maxMessageSizeBytes + 1024, 64 * 1024 * 1024),
         maxEntriesPerLedger: options.settings.maxEntriesPerLedger,
+        maxPendingAppends: 2 * options.settings.maxPendingEntriesPerTopic,
         minLedgerAgeMs: options.settings.minLedgerAgeMs,
         cursor: { maxProperties: options.settings.maxDedupProducersPerTopic },
       },
