@@ -156,7 +156,11 @@ async function jetStreamPublish(natsUrl: string): Promise<ThroughputRow> {
   for (let i = 0; i < messages; i++) {
     const publishing = js.publish('bench.publish', payload);
     inFlight.add(publishing);
-    void publishing.finally(() => inFlight.delete(publishing));
+    // A failed publish fails the run at Promise.race / Promise.all below.
+    publishing.then(
+      () => inFlight.delete(publishing),
+      () => inFlight.delete(publishing),
+    );
     if (inFlight.size >= JETSTREAM_WINDOW) await Promise.race(inFlight);
   }
   await Promise.all(inFlight);
@@ -317,7 +321,11 @@ async function redisStreamsLatency(redisUrl: string): Promise<LatencyRow> {
       await consumer.xack(key, 'g', ...ids);
     }
   })();
-  await paced(() => void producer.xadd(key, '*', 'd', Buffer.from(stamped())));
+  let failure: unknown;
+  await paced(() => {
+    producer.xadd(key, '*', 'd', Buffer.from(stamped())).catch((error: unknown) => (failure ??= error));
+  });
+  if (failure !== undefined) throw failure;
   await reading;
   await producer.del(key);
   producer.disconnect();

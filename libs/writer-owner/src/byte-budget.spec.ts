@@ -18,7 +18,7 @@ describe('ByteBudget', () => {
 
   it('drops an aborted waiter from the line', async () => {
     const budget = new ByteBudget(10);
-    budget.acquire(10);
+    expect(budget.acquire(10)).toBeUndefined();
     const controller = new AbortController();
     const waiting = budget.acquire(5, controller.signal)!;
     controller.abort(new Error('gone'));

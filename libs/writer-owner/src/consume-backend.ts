@@ -343,7 +343,7 @@ async function* consumeStream(
   };
   const stop = (): void => outbox.close(undefined);
   context.signal.addEventListener('abort', stop, { once: true });
-  const reader = (async () => {
+  void (async () => {
     for (;;) {
       const next = await iterator.next();
       if (next.done === true || outbox.ended) return;
@@ -358,7 +358,6 @@ async function* consumeStream(
   } finally {
     context.signal.removeEventListener('abort', stop);
     consumer.close();
-    void reader;
   }
   if (outbox.closedWith !== undefined && !context.signal.aborted) throw outbox.closedWith;
 }

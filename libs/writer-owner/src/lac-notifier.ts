@@ -1,4 +1,5 @@
 import { encodeLacAdvanced, ledgerLacSubject, type Bus } from '@ledgerline/bus';
+import { unexpectedRejection } from '@ledgerline/errors';
 
 interface Pending {
   ledgerId: number;
@@ -21,7 +22,7 @@ export class LacNotifier {
   advanced(ledgerId: number, entryId: number, offset: number): void {
     if (this.bus === undefined) return;
     this.next = { ledgerId, entryId, offset };
-    if (!this.inFlight) void this.drain();
+    if (!this.inFlight) this.drain().catch(unexpectedRejection);
   }
 
   private async drain(): Promise<void> {

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { OwnerRole } from '@ledgerline/proto';
 import type { MetadataClients } from './metadata-clients.js';
 
@@ -56,7 +56,7 @@ export class OwnerSession {
   async start(): Promise<void> {
     await this.register();
     this.timer = setInterval(
-      () => void this.tick(),
+      () => this.tick().catch(unexpectedRejection),
       Math.max(100, Math.floor(this.options.ttlMs / KEEP_ALIVES_PER_TTL)),
     );
     this.timer.unref();

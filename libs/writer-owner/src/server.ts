@@ -141,7 +141,10 @@ export async function startWriterOwnerService(options: WriterOwnerServiceOptions
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
   const onSignal = (signal: NodeJS.Signals): void => {
     if (stopping !== undefined) process.exit(1);
-    void shutdown(signal).then(options.onSignalShutdown ?? ((clean) => process.exit(clean ? 0 : 1)));
+    shutdown(signal).then(options.onSignalShutdown ?? ((clean) => process.exit(clean ? 0 : 1)), (error: unknown) => {
+      owner.logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    });
   };
   for (const signal of signals) process.on(signal, onSignal);
   return { owner, service, port: service.grpcPort, shutdown };

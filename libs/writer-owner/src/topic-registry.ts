@@ -58,7 +58,13 @@ export class TopicRegistry {
   start(): void {
     this.serving = true;
     const everyMs = Math.max(100, Math.floor(this.options.settings.leaseTtlMs / 2));
-    this.monitor = setInterval(() => void this.confirmLeases(), everyMs);
+    this.monitor = setInterval(
+      () =>
+        this.confirmLeases().catch((error: unknown) =>
+          this.options.logger.warn({ err: String(error) }, 'confirming leases failed; trying again'),
+        ),
+      everyMs,
+    );
     this.monitor.unref();
   }
 
@@ -165,7 +171,11 @@ export class TopicRegistry {
         now,
         closeLedger: () => factory.closeLedger(topic, { numberOfTopicBuckets: buckets }),
         onUnloaded: (unloaded) => this.forget(unloaded),
-        onOwnershipLost: (lost, error) => void this.unloadTopic(lost, `ownership lost: ${error.reason}`, false),
+        onOwnershipLost: (lost, error) => {
+          this.unloadTopic(lost, `ownership lost: ${error.reason}`, false).catch((failure: unknown) =>
+            this.options.logger.warn({ topic: name, err: String(failure) }, 'unloading a lost topic failed'),
+          );
+        },
       });
       this.loaded.set(name, owned);
       metrics.topicsLoaded.set(this.loaded.size);

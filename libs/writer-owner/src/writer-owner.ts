@@ -100,7 +100,13 @@ export class WriterOwner {
       ttlMs: options.settings.leaseTtlMs,
       logger: options.logger,
       now,
-      onLost: () => void this.registry.unloadAll('owner session lost', false),
+      onLost: () => {
+        this.registry
+          .unloadAll('owner session lost', false)
+          .catch((error: unknown) =>
+            options.logger.warn({ err: String(error) }, 'unloading after a lost session failed'),
+          );
+      },
     });
     this.factory = new ManagedLedgerFactory(
       {

@@ -1,5 +1,5 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import type { ConsumeRequestSchema, ConsumeResponse, Entry, TopicsService } from '@ledgerline/proto';
 import type { Client } from '@ledgerline/rpc';
 
@@ -24,7 +24,7 @@ export class TestConsumer {
 
   constructor(client: Client<typeof TopicsService>, subscribe: Request['command'] & { case: 'subscribe' }) {
     this.queue.push({ command: subscribe });
-    void this.run(client);
+    this.run(client).catch(unexpectedRejection);
   }
 
   private async *requests(): AsyncIterable<Request> {
