@@ -17,7 +17,7 @@ const KEY_SPACE = 5_000;
 const HOT_KEYS = 8;
 
 type Action =
-  | { kind: 'join' }
+  | { kind: 'join'; permits: number }
   | { kind: 'leave'; pick: number }
   | { kind: 'flow'; pick: number; permits: number }
   | { kind: 'ack'; pick: number; every: number; offset: number }
@@ -25,7 +25,14 @@ type Action =
   | { kind: 'settle' };
 
 const actionArb: fc.Arbitrary<Action> = fc.oneof(
-  { arbitrary: fc.constant<Action>({ kind: 'join' }), weight: 2 },
+  // Clients grant permits as they subscribe, most of the time.
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('join' as const),
+      permits: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 300 })),
+    }),
+    weight: 2,
+  },
   // Between settles, joins, leaves and acks land while reads are in flight.
   { arbitrary: fc.constant<Action>({ kind: 'settle' }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('leave' as const), pick: fc.nat() }), weight: 1 },
@@ -41,8 +48,8 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('ack' as const),
       pick: fc.nat(),
-      every: fc.integer({ min: 1, max: 4 }),
-      offset: fc.nat(3),
+      every: fc.integer({ min: 1, max: 6 }),
+      offset: fc.nat(5),
     }),
     weight: 3,
   },
@@ -151,7 +158,7 @@ async function runHistory(actions: readonly Action[]): Promise<void> {
     for (const action of actions) {
       const live =
         model.live.length === 0 ? undefined : model.live[('pick' in action ? action.pick : 0) % model.live.length];
-      if (action.kind === 'join') model.join();
+      if (action.kind === 'join') model.join(action.permits);
       else if (action.kind === 'append') for (const k of action.keys) source.append(`key-${k}`);
       else if (action.kind === 'settle') await settle(sub);
       else if (live === undefined) continue;
@@ -180,8 +187,8 @@ async function runHistory(actions: readonly Action[]): Promise<void> {
 describe('Key_Shared', () => {
   it('keeps order per key and one consumer per key while consumers join and leave, over thousands of keys', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(actionArb, { minLength: 5, maxLength: 60 }), (actions) => runHistory(actions)),
-      { numRuns: 60 },
+      fc.asyncProperty(fc.array(actionArb, { minLength: 5, maxLength: 80 }), (actions) => runHistory(actions)),
+      { numRuns: 150 },
     );
   });
 
