@@ -242,6 +242,44 @@ describe('Key_Shared', () => {
   });
 });
 
+describe('a consumer leaving while a redelivery read is in flight', () => {
+  it('does not let a later entry of a key overtake the earlier one it handed back', async () => {
+    const source = new InMemorySource();
+    const sub = new Subscription<TestEntry>({ name: 'sub', source, scheduler: new ManualScheduler() });
+    let releaseHeld = () => {};
+    try {
+      const ring = new StickyKeyConsumerSelector<string>(100);
+      ring.add('a', 'a');
+      ring.add('b', 'b');
+      const key = Array.from({ length: 100 }, (_, k) => `key-${k}`).find((k) => ring.select(stickyKeyHash(k)) === 'a');
+      const a = new RecordingSink<TestEntry>();
+      const b = new RecordingSink<TestEntry>();
+      const consumerA = sub.addConsumer({ name: 'a', type: SubscriptionType.KEY_SHARED, sink: a });
+      sub.addConsumer({ name: 'b', type: SubscriptionType.KEY_SHARED, sink: b }).flow(100);
+      consumerA.flow(1);
+      source.appendMany([key, key]);
+      await settle(sub);
+      // a holds entry 0; entry 1 waits for a's permits.
+      expect(a.entryIds()).toEqual([0]);
+      const release = source.holdReads();
+      releaseHeld = release;
+      consumerA.flow(1);
+      for (let turn = 0; turn < 100 && source.heldReads === 0; turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(source.heldReads).toBe(1);
+      // a leaves while entry 1 is being read again for it: entry 0 goes back, ahead of entry 1.
+      consumerA.close();
+      release();
+      await settle(sub);
+      expect(b.entryIds()).toEqual([0, 1]);
+    } finally {
+      releaseHeld();
+      await sub.close();
+    }
+  });
+});
+
 describe('a subscription changing type', () => {
   it('hashes what waits for redelivery by the new type, keeping one consumer per key', async () => {
     const source = new InMemorySource();
