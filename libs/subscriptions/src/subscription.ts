@@ -80,6 +80,8 @@ export class Subscription<E extends DispatchEntry> {
   private nextConsumerId = 1;
   private redeliveredMessages = 0;
   private deliverySeq = 0;
+  /** Messages per entry in the last read, to turn permits (messages) into entries to read. */
+  private messagesPerEntry = 1;
   private dispatchState: DispatchState = 'running';
   private closed = false;
   /** Bumped by seek and close: a read that began before is stale. */
@@ -424,7 +426,10 @@ export class Subscription<E extends DispatchEntry> {
     if (this.pending.blocked || this.replay.size >= this.limits.maxReplayPositions) return 0;
     let permits = 0;
     for (const c of this.consumers) if (c.canTake()) permits += c.permits;
-    return Math.min(permits, this.limits.maxReadBatchEntries);
+    if (permits === 0) return 0;
+    // Permits count messages and reads count entries: batches of N need N times fewer entries (Pulsar's avgBatchSizePerMsg).
+    const entries = Math.max(1, Math.floor(permits / this.messagesPerEntry));
+    return Math.min(entries, this.limits.maxReadBatchEntries);
   }
 
   /** Replay positions some consumer can take now, in position order, within permits. */
@@ -489,6 +494,9 @@ export class Subscription<E extends DispatchEntry> {
   }
 
   private dispatchNew(entries: readonly E[]): void {
+    let messages = 0;
+    for (const entry of entries) messages += entry.numMessages;
+    this.messagesPerEntry = messages / entries.length;
     const keyShared = this.subscriptionType === SubscriptionType.KEY_SHARED;
     const stuck = new Set<number>();
     for (const entry of entries) {
