@@ -18,6 +18,8 @@ export const SubscriptionReason = {
   DEAD_LETTER_UNSUPPORTED: 'DEAD_LETTER_UNSUPPORTED',
   /** The consumer left (or was removed) before the call. */
   CONSUMER_CLOSED: 'CONSUMER_CLOSED',
+  /** The owner's source keeps waking its reader with nothing to read (a bug in the source, reported through onError). */
+  SOURCE_WAKES_WITHOUT_ENTRIES: 'SOURCE_WAKES_WITHOUT_ENTRIES',
   /** The subscription was closed by its owner (topic unloaded, unsubscribed). */
   SUBSCRIPTION_CLOSED: 'SUBSCRIPTION_CLOSED',
 } as const;

@@ -8,7 +8,7 @@ import {
 } from '@ledgerline/subscriptions/testing';
 import { DeliveryCounts } from './delivery-counts.js';
 import { SubscriptionReason } from './errors.js';
-import { DEAD_LETTER_RETRY_DELAY_MS, RATE_WINDOW_MS, READ_RETRY_BASE_DELAY_MS } from './limits.js';
+import { DEAD_LETTER_RETRY_DELAY_MS, MAX_EMPTY_WAKEUPS, RATE_WINDOW_MS, READ_RETRY_BASE_DELAY_MS } from './limits.js';
 import { Subscription, type SubscriptionOptions } from './subscription.js';
 import { SubscriptionType, type ConsumerOptions, type DeadLetterPolicy } from './types.js';
 
@@ -195,6 +195,27 @@ describe('read failures', () => {
     await settle(sub);
     expect(sink.closedWith).toBe(fenced);
     expect(sub.state).toBe('closed');
+  });
+});
+
+describe('a source that wakes its reader with nothing to read', () => {
+  it('does not spin dispatch: it pauses between rounds and reports it', async () => {
+    const errors: LedgerlineError[] = [];
+    const { source, scheduler, sub } = setup({ onError: (e) => errors.push(e) });
+    let reads = 0;
+    source.readEntries = async () => {
+      reads++;
+      return [];
+    };
+    source.waitForEntries = () => Promise.resolve();
+    connect(sub);
+    await settle(sub);
+    expect(sub.state).toBe('retrying');
+    expect(reads).toBe(MAX_EMPTY_WAKEUPS + 1);
+    expect(errors.map((e) => e.reason)).toEqual([SubscriptionReason.SOURCE_WAKES_WITHOUT_ENTRIES]);
+    scheduler.advance(READ_RETRY_BASE_DELAY_MS);
+    await settle(sub);
+    expect(reads).toBe(2 * (MAX_EMPTY_WAKEUPS + 1));
   });
 });
 

@@ -7,6 +7,7 @@ import { consumerClosedError, subscriptionClosedError, SubscriptionReason } from
 import {
   DEAD_LETTER_RETRY_DELAY_MS,
   MAX_AVAILABLE_PERMITS,
+  MAX_EMPTY_WAKEUPS,
   READ_RETRY_BASE_DELAY_MS,
   READ_RETRY_MAX_DELAY_MS,
   resolveSubscriptionLimits,
@@ -92,6 +93,8 @@ export class Subscription<E extends DispatchEntry> {
   private entriesWait: AbortController | undefined;
   private inFlight: Promise<unknown> | undefined;
   private readFailures = 0;
+  /** Wake-ups from the source (not aborts) since the last read that found entries. */
+  private emptyWakeups = 0;
   private stopRetryWait: (() => void) | undefined;
   private readonly loop: Promise<void>;
 
@@ -362,8 +365,22 @@ export class Subscription<E extends DispatchEntry> {
     const entries = await this.track(this.source.readEntries(capacity));
     // After a seek these came from the old read position: the source reads them again if they still count.
     if (epoch !== this.epoch) return;
-    if (entries.length === 0) return this.waitForEntries();
-    this.dispatchNew(entries);
+    if (entries.length > 0) {
+      this.emptyWakeups = 0;
+      this.dispatchNew(entries);
+      return;
+    }
+    if (this.emptyWakeups < MAX_EMPTY_WAKEUPS) return this.waitForEntries();
+    // A source that keeps saying entries are there and then returns none would spin this loop: slow it down, and say so.
+    this.emptyWakeups = 0;
+    this.options.onError?.(
+      new LedgerlineError(
+        'INTERNAL',
+        SubscriptionReason.SOURCE_WAKES_WITHOUT_ENTRIES,
+        `the source of subscription ${this.name} woke its reader ${MAX_EMPTY_WAKEUPS} times with nothing to read`,
+      ),
+    );
+    await this.pause(READ_RETRY_BASE_DELAY_MS);
   }
 
   private track<T>(read: Promise<T>): Promise<T> {
@@ -386,6 +403,7 @@ export class Subscription<E extends DispatchEntry> {
     this.entriesWait = abort;
     try {
       await this.track(this.source.waitForEntries(abort.signal));
+      if (!abort.signal.aborted) this.emptyWakeups++;
     } finally {
       this.entriesWait = undefined;
     }
@@ -409,8 +427,13 @@ export class Subscription<E extends DispatchEntry> {
     }
     const delayMs = Math.min(READ_RETRY_MAX_DELAY_MS, READ_RETRY_BASE_DELAY_MS * 2 ** this.readFailures);
     this.readFailures++;
-    this.dispatchState = 'retrying';
     // Timers come from the injected scheduler (tests drive time), hence no backoff library here.
+    await this.pause(delayMs);
+  }
+
+  /** Waits `delayMs` before reading again (cut short by close). */
+  private async pause(delayMs: number): Promise<void> {
+    this.dispatchState = 'retrying';
     await new Promise<void>((resolve) => {
       const cancel = this.scheduler.schedule(resolve, delayMs);
       this.stopRetryWait = () => {
