@@ -198,6 +198,30 @@ describe('read failures', () => {
   });
 });
 
+describe('an entry the source fails to read again', () => {
+  it('stays due for redelivery, in order, and is retried after a pause', async () => {
+    const errors: LedgerlineError[] = [];
+    const { source, scheduler, sub } = setup({ onError: (e) => errors.push(e) });
+    source.appendMany(['a', 'b', 'c']);
+    const sink = new RecordingSink<TestEntry>();
+    const consumer = sub.addConsumer({ name: 'a', type: SubscriptionType.EXCLUSIVE, sink, nackRedeliveryDelayMs: 0 });
+    consumer.flow(100);
+    await settle(sub);
+    const readPositions = source.readPositions.bind(source);
+    let failures = 1;
+    // A source that swallows a read failure and leaves the position out.
+    source.readPositions = async (positions) =>
+      (await readPositions(positions)).filter((e) => e.position.entryId !== 0 || failures-- <= 0);
+    consumer.nack([at(0), at(1)]);
+    await settle(sub);
+    expect(errors.map((e) => e.reason)).toEqual([SubscriptionReason.ENTRIES_NOT_READ]);
+    expect(sink.entryIds()).toEqual([0, 1, 2]);
+    scheduler.advance(READ_RETRY_BASE_DELAY_MS);
+    await settle(sub);
+    expect(sink.entryIds()).toEqual([0, 1, 2, 0, 1]);
+  });
+});
+
 describe('a source that wakes its reader with nothing to read', () => {
   it('does not spin dispatch: it pauses between rounds and reports it', async () => {
     const errors: LedgerlineError[] = [];

@@ -355,8 +355,17 @@ export class Subscription<E extends DispatchEntry> {
       this.dispatchState = 'running';
       const entries = await this.track(this.source.readPositions(replayBatch.map((item) => item.position)));
       if (epoch !== this.epoch) return;
+      const { done, unread } = this.dispatchReplayed(replayBatch, entries);
+      if (unread > 0) {
+        // Retried like a failed read: the entries stay where they are in the replay order.
+        throw new LedgerlineError(
+          'UNAVAILABLE',
+          SubscriptionReason.ENTRIES_NOT_READ,
+          `${unread} unacknowledged entries of subscription ${this.name} could not be read again`,
+        );
+      }
       // Nothing delivered means nobody could take these after all: wait for a change rather than spin.
-      if (this.dispatchReplayed(replayBatch, entries) === 0) return this.park('waiting-for-consumers');
+      if (done === 0) return this.park('waiting-for-consumers');
       return;
     }
     const capacity = this.readCapacity();
@@ -490,30 +499,36 @@ export class Subscription<E extends DispatchEntry> {
   }
 
   /** Delivers what it can of `items`; returns how many left the replay queue. */
-  private dispatchReplayed(items: readonly ReplayItem[], entries: readonly E[]): number {
+  private dispatchReplayed(items: readonly ReplayItem[], entries: readonly E[]): { done: number; unread: number } {
     let done = 0;
+    let unread = 0;
     const byKey = new Map(entries.map((e) => [positionKey(e.position.ledgerId, e.position.entryId), e]));
     const stuck = new Set<number>();
+    // Exclusive and Failover keep order: once one entry stays behind, the later ones do too.
+    const inOrder =
+      this.subscriptionType === SubscriptionType.EXCLUSIVE || this.subscriptionType === SubscriptionType.FAILOVER;
     for (const item of items) {
       if (!this.replay.has(item.position)) continue;
-      const entry = byKey.get(positionKey(item.position.ledgerId, item.position.entryId));
-      if (entry === undefined || this.source.isAcknowledged(item.position)) {
-        // Acknowledged meanwhile, or trimmed: nothing left to deliver.
+      if (this.source.isAcknowledged(item.position)) {
         this.replay.remove(item.position);
         this.counts.forget(item.position);
         done++;
         continue;
       }
-      const target = this.chooseConsumer(entry.position, item.keyHash, stuck, true);
-      if (target === undefined) {
+      const entry = byKey.get(positionKey(item.position.ledgerId, item.position.entryId));
+      // Unacknowledged and not returned: the read failed, since a cursor's unconsumed entries are never trimmed.
+      const target = entry === undefined ? undefined : this.chooseConsumer(entry.position, item.keyHash, stuck, true);
+      if (entry === undefined) unread++;
+      if (entry === undefined || target === undefined) {
         stuck.add(item.keyHash);
+        if (inOrder) break;
         continue;
       }
       this.replay.remove(item.position);
       this.deliverOrDeadLetter(target, entry, item.keyHash);
       done++;
     }
-    return done;
+    return { done, unread };
   }
 
   private dispatchNew(entries: readonly E[]): void {
