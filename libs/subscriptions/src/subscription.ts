@@ -280,7 +280,11 @@ export class Subscription<E extends DispatchEntry> {
     }
   }
 
-  /** Stops dispatch and closes every consumer with `error` (topic unloaded, unsubscribed). */
+  /**
+   * Stops dispatch and closes every consumer with `error` (topic unloaded,
+   * unsubscribed) at once; resolves when a source call in flight has returned
+   * (nothing is delivered after close either way).
+   */
   async close(error: LedgerlineError = subscriptionClosedError(this.name)): Promise<void> {
     this.shutdown(error);
     await this.loop;
