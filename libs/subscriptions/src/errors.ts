@@ -18,6 +18,10 @@ export const SubscriptionReason = {
   DEAD_LETTER_UNSUPPORTED: 'DEAD_LETTER_UNSUPPORTED',
   /** The consumer left (or was removed) before the call. */
   CONSUMER_CLOSED: 'CONSUMER_CLOSED',
+  /** The owner's source keeps waking its reader with nothing to read (a bug in the source, reported through onError). */
+  SOURCE_WAKES_WITHOUT_ENTRIES: 'SOURCE_WAKES_WITHOUT_ENTRIES',
+  /** Entries to redeliver were not returned by the source (a failed read); retried with backoff. */
+  ENTRIES_NOT_READ: 'ENTRIES_NOT_READ',
   /** The subscription was closed by its owner (topic unloaded, unsubscribed). */
   SUBSCRIPTION_CLOSED: 'SUBSCRIPTION_CLOSED',
 } as const;

@@ -41,6 +41,7 @@ export {
   DEAD_LETTER_RETRY_DELAY_MS,
   READ_RETRY_BASE_DELAY_MS,
   READ_RETRY_MAX_DELAY_MS,
+  MAX_EMPTY_WAKEUPS,
   RATE_WINDOW_MS,
 } from './limits.js';
 export type { SubscriptionLimits } from './limits.js';

@@ -17,7 +17,7 @@ const KEY_SPACE = 5_000;
 const HOT_KEYS = 8;
 
 type Action =
-  | { kind: 'join' }
+  | { kind: 'join'; permits: number }
   | { kind: 'leave'; pick: number }
   | { kind: 'flow'; pick: number; permits: number }
   | { kind: 'ack'; pick: number; every: number; offset: number }
@@ -25,7 +25,14 @@ type Action =
   | { kind: 'settle' };
 
 const actionArb: fc.Arbitrary<Action> = fc.oneof(
-  { arbitrary: fc.constant<Action>({ kind: 'join' }), weight: 2 },
+  // Clients grant permits as they subscribe, most of the time.
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('join' as const),
+      permits: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 300 })),
+    }),
+    weight: 2,
+  },
   // Between settles, joins, leaves and acks land while reads are in flight.
   { arbitrary: fc.constant<Action>({ kind: 'settle' }), weight: 3 },
   { arbitrary: fc.record({ kind: fc.constant('leave' as const), pick: fc.nat() }), weight: 1 },
@@ -41,8 +48,8 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('ack' as const),
       pick: fc.nat(),
-      every: fc.integer({ min: 1, max: 4 }),
-      offset: fc.nat(3),
+      every: fc.integer({ min: 1, max: 6 }),
+      offset: fc.nat(5),
     }),
     weight: 3,
   },
@@ -151,7 +158,7 @@ async function runHistory(actions: readonly Action[]): Promise<void> {
     for (const action of actions) {
       const live =
         model.live.length === 0 ? undefined : model.live[('pick' in action ? action.pick : 0) % model.live.length];
-      if (action.kind === 'join') model.join();
+      if (action.kind === 'join') model.join(action.permits);
       else if (action.kind === 'append') for (const k of action.keys) source.append(`key-${k}`);
       else if (action.kind === 'settle') await settle(sub);
       else if (live === undefined) continue;
@@ -180,8 +187,8 @@ async function runHistory(actions: readonly Action[]): Promise<void> {
 describe('Key_Shared', () => {
   it('keeps order per key and one consumer per key while consumers join and leave, over thousands of keys', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(actionArb, { minLength: 5, maxLength: 60 }), (actions) => runHistory(actions)),
-      { numRuns: 60 },
+      fc.asyncProperty(fc.array(actionArb, { minLength: 5, maxLength: 80 }), (actions) => runHistory(actions)),
+      { numRuns: 150 },
     );
   });
 
@@ -232,6 +239,44 @@ describe('Key_Shared', () => {
     for (const n of counts.values()) expect(n).toBeGreaterThan(5_000);
     // Murmur3 x86 32-bit with seed 0, the reference value for "hello", masked to 31 bits as Pulsar does.
     expect(stickyKeyHash('hello')).toBe(0x248bfa47 & 0x7fffffff);
+  });
+});
+
+describe('a consumer leaving while a redelivery read is in flight', () => {
+  it('does not let a later entry of a key overtake the earlier one it handed back', async () => {
+    const source = new InMemorySource();
+    const sub = new Subscription<TestEntry>({ name: 'sub', source, scheduler: new ManualScheduler() });
+    let releaseHeld = () => {};
+    try {
+      const ring = new StickyKeyConsumerSelector<string>(100);
+      ring.add('a', 'a');
+      ring.add('b', 'b');
+      const key = Array.from({ length: 100 }, (_, k) => `key-${k}`).find((k) => ring.select(stickyKeyHash(k)) === 'a');
+      const a = new RecordingSink<TestEntry>();
+      const b = new RecordingSink<TestEntry>();
+      const consumerA = sub.addConsumer({ name: 'a', type: SubscriptionType.KEY_SHARED, sink: a });
+      sub.addConsumer({ name: 'b', type: SubscriptionType.KEY_SHARED, sink: b }).flow(100);
+      consumerA.flow(1);
+      source.appendMany([key, key]);
+      await settle(sub);
+      // a holds entry 0; entry 1 waits for a's permits.
+      expect(a.entryIds()).toEqual([0]);
+      const release = source.holdReads();
+      releaseHeld = release;
+      consumerA.flow(1);
+      for (let turn = 0; turn < 100 && source.heldReads === 0; turn++) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      expect(source.heldReads).toBe(1);
+      // a leaves while entry 1 is being read again for it: entry 0 goes back, ahead of entry 1.
+      consumerA.close();
+      release();
+      await settle(sub);
+      expect(b.entryIds()).toEqual([0, 1]);
+    } finally {
+      releaseHeld();
+      await sub.close();
+    }
   });
 });
 

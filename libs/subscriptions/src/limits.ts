@@ -37,6 +37,12 @@ export const DEAD_LETTER_RETRY_DELAY_MS = 1_000;
 export const READ_RETRY_BASE_DELAY_MS = 100;
 /** The longest wait between read retries, in ms. */
 export const READ_RETRY_MAX_DELAY_MS = 5_000;
+/**
+ * Wake-ups from a source's waitForEntries followed by a read that found
+ * nothing, in a row, before dispatch pauses READ_RETRY_BASE_DELAY_MS (a
+ * source that wakes its reader for nothing would otherwise spin the loop).
+ */
+export const MAX_EMPTY_WAKEUPS = 10;
 /** Key_Shared: points each consumer takes on the hash ring (Pulsar's subscriptionKeySharedConsistentHashingReplicaPoints). */
 export const DEFAULT_KEY_SHARED_HASH_RING_POINTS = 100;
 /** Message rates are counted over windows this long, in ms. */

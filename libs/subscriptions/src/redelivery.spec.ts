@@ -8,7 +8,7 @@ import {
 } from '@ledgerline/subscriptions/testing';
 import { DeliveryCounts } from './delivery-counts.js';
 import { SubscriptionReason } from './errors.js';
-import { DEAD_LETTER_RETRY_DELAY_MS, RATE_WINDOW_MS, READ_RETRY_BASE_DELAY_MS } from './limits.js';
+import { DEAD_LETTER_RETRY_DELAY_MS, MAX_EMPTY_WAKEUPS, RATE_WINDOW_MS, READ_RETRY_BASE_DELAY_MS } from './limits.js';
 import { Subscription, type SubscriptionOptions } from './subscription.js';
 import { SubscriptionType, type ConsumerOptions, type DeadLetterPolicy } from './types.js';
 
@@ -195,6 +195,51 @@ describe('read failures', () => {
     await settle(sub);
     expect(sink.closedWith).toBe(fenced);
     expect(sub.state).toBe('closed');
+  });
+});
+
+describe('an entry the source fails to read again', () => {
+  it('stays due for redelivery, in order, and is retried after a pause', async () => {
+    const errors: LedgerlineError[] = [];
+    const { source, scheduler, sub } = setup({ onError: (e) => errors.push(e) });
+    source.appendMany(['a', 'b', 'c']);
+    const sink = new RecordingSink<TestEntry>();
+    const consumer = sub.addConsumer({ name: 'a', type: SubscriptionType.EXCLUSIVE, sink, nackRedeliveryDelayMs: 0 });
+    consumer.flow(100);
+    await settle(sub);
+    const readPositions = source.readPositions.bind(source);
+    let failures = 1;
+    // A source that swallows a read failure and leaves the position out.
+    source.readPositions = async (positions) =>
+      (await readPositions(positions)).filter((e) => e.position.entryId !== 0 || failures-- <= 0);
+    consumer.nack([at(0), at(1)]);
+    await settle(sub);
+    expect(errors.map((e) => e.reason)).toEqual([SubscriptionReason.ENTRIES_NOT_READ]);
+    expect(sink.entryIds()).toEqual([0, 1, 2]);
+    scheduler.advance(READ_RETRY_BASE_DELAY_MS);
+    await settle(sub);
+    expect(sink.entryIds()).toEqual([0, 1, 2, 0, 1]);
+  });
+});
+
+describe('a source that wakes its reader with nothing to read', () => {
+  it('does not spin dispatch: it pauses between rounds and reports it', async () => {
+    const errors: LedgerlineError[] = [];
+    const { source, scheduler, sub } = setup({ onError: (e) => errors.push(e) });
+    let reads = 0;
+    source.readEntries = async () => {
+      reads++;
+      return [];
+    };
+    source.waitForEntries = () => Promise.resolve();
+    connect(sub);
+    await settle(sub);
+    expect(sub.state).toBe('retrying');
+    expect(reads).toBe(MAX_EMPTY_WAKEUPS + 1);
+    expect(errors.map((e) => e.reason)).toEqual([SubscriptionReason.SOURCE_WAKES_WITHOUT_ENTRIES]);
+    scheduler.advance(READ_RETRY_BASE_DELAY_MS);
+    await settle(sub);
+    expect(reads).toBe(2 * (MAX_EMPTY_WAKEUPS + 1));
   });
 });
 

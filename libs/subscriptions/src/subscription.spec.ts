@@ -97,6 +97,20 @@ describe('Exclusive', () => {
     expect(sink.entryIds()).toEqual([0, 1]);
   });
 
+  it('reads batches by how many messages an entry holds, so a read fetches what the permits cover', async () => {
+    const { source, sub } = setup();
+    for (let i = 0; i < 100; i++) source.append('k', 10);
+    const { sink, consumer } = connect(sub, 'a', SubscriptionType.EXCLUSIVE);
+    for (let round = 0; round < 50; round++) {
+      consumer.flow(20);
+      await settle(sub);
+    }
+    expect(sink.entryIds()).toEqual(Array.from({ length: 100 }, (_, i) => i));
+    // Only the first read, before any batch size was seen, fetched more than the permits covered (20 entries for 2).
+    expect(source.newEntriesRead).toBe(100);
+    expect(source.positionsReread).toBe(18);
+  });
+
   it('acks individually and cumulatively; what is acked is not redelivered', async () => {
     const { source, sub } = setup();
     source.appendMany(['a', 'b', 'c', 'd']);

@@ -1,18 +1,21 @@
 import { comparePositions, positionKey, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { Consumer } from './consumer.js';
-import { ConsumerState, type NackRecord, type PendingItem } from './consumer-state.js';
+import { ConsumerState, type PendingItem } from './consumer-state.js';
 import { DeliveryCounts } from './delivery-counts.js';
 import { consumerClosedError, subscriptionClosedError, SubscriptionReason } from './errors.js';
 import {
   DEAD_LETTER_RETRY_DELAY_MS,
   MAX_AVAILABLE_PERMITS,
+  MAX_EMPTY_WAKEUPS,
   READ_RETRY_BASE_DELAY_MS,
   READ_RETRY_MAX_DELAY_MS,
   resolveSubscriptionLimits,
   type SubscriptionLimits,
 } from './limits.js';
+import { PendingAcks } from './pending-acks.js';
 import { RateMeter } from './rate-meter.js';
+import { RedeliveryTimers } from './redelivery-timers.js';
 import { ReplayQueue, type ReplayItem } from './replay-queue.js';
 import { systemScheduler, type Scheduler } from './scheduler.js';
 import { StickyKeyConsumerSelector, stickyKeyHash } from './sticky-key-selector.js';
@@ -66,11 +69,9 @@ export class Subscription<E extends DispatchEntry> {
   private readonly limits: SubscriptionLimits;
   private readonly options: SubscriptionOptions<E>;
   private readonly consumers: ConsumerState<E>[] = [];
-  private readonly pendingOwner = new Map<string, ConsumerState<E>>();
-  /** Key_Shared: the consumer holding unacked entries of each hash and how many; only it may get more of that hash. */
-  private readonly hashOwners = new Map<number, { consumer: ConsumerState<E>; entries: number }>();
+  private readonly pending: PendingAcks<E>;
+  private readonly timers: RedeliveryTimers<E>;
   private readonly replay = new ReplayQueue();
-  private readonly deadLettering = new Set<string>();
   private readonly counts: DeliveryCounts;
   private readonly selector: StickyKeyConsumerSelector<ConsumerState<E>>;
   private readonly rate: RateMeter;
@@ -78,10 +79,10 @@ export class Subscription<E extends DispatchEntry> {
   private activeConsumer: ConsumerState<E> | undefined;
   private roundRobin = 0;
   private nextConsumerId = 1;
-  private unackedMessages = 0;
-  private blocked = false;
   private redeliveredMessages = 0;
   private deliverySeq = 0;
+  /** Messages per entry in the last read, to turn permits (messages) into entries to read. */
+  private messagesPerEntry = 1;
   private dispatchState: DispatchState = 'running';
   private closed = false;
   /** Bumped by seek and close: a read that began before is stale. */
@@ -92,6 +93,8 @@ export class Subscription<E extends DispatchEntry> {
   private entriesWait: AbortController | undefined;
   private inFlight: Promise<unknown> | undefined;
   private readFailures = 0;
+  /** Wake-ups from the source (not aborts) since the last read that found entries. */
+  private emptyWakeups = 0;
   private stopRetryWait: (() => void) | undefined;
   private readonly loop: Promise<void>;
 
@@ -106,6 +109,11 @@ export class Subscription<E extends DispatchEntry> {
       throw invalidArgument(SubscriptionReason.INVALID_CONFIG, 'partitionIndex is an integer >= 0');
     }
     this.counts = new DeliveryCounts(this.limits.maxTrackedDeliveryCounts);
+    this.pending = new PendingAcks(
+      this.limits.maxUnackedMessagesPerConsumer,
+      this.limits.maxUnackedMessagesPerSubscription,
+    );
+    this.timers = new RedeliveryTimers(this.scheduler, (c, positions) => this.release(c, positions));
     this.selector = new StickyKeyConsumerSelector(this.limits.keySharedHashRingPoints);
     this.rate = new RateMeter(() => this.scheduler.now());
     this.loop = this.run();
@@ -222,17 +230,8 @@ export class Subscription<E extends DispatchEntry> {
   /** @internal Consumer.nack: redelivered after the consumer's nack delay. */
   nack(c: ConsumerState<E>, positions: readonly Position[]): void {
     this.checkConsumer(c);
-    const mine = checkPositions(positions, 'nack').filter(
-      (p) => this.pendingOwner.get(positionKey(p.ledgerId, p.entryId)) === c,
-    );
-    if (mine.length === 0) return;
-    const delayMs = c.options.nackRedeliveryDelayMs;
-    if (delayMs === 0) {
-      this.release(c, mine);
-      return;
-    }
-    c.nacks.push({ dueMs: this.scheduler.now() + delayMs, lastDeliverySeq: this.deliverySeq, positions: mine });
-    this.scheduleNacks(c);
+    const mine = checkPositions(positions, 'nack').filter((p) => this.pending.holderOf(p) === c);
+    if (mine.length > 0) this.timers.nacked(c, mine, this.deliverySeq);
   }
 
   /** @internal Consumer.redeliverUnacknowledged */
@@ -281,7 +280,11 @@ export class Subscription<E extends DispatchEntry> {
     }
   }
 
-  /** Stops dispatch and closes every consumer with `error` (topic unloaded, unsubscribed). */
+  /**
+   * Stops dispatch and closes every consumer with `error` (topic unloaded,
+   * unsubscribed) at once; resolves when a source call in flight has returned
+   * (nothing is delivered after close either way).
+   */
   async close(error: LedgerlineError = subscriptionClosedError(this.name)): Promise<void> {
     this.shutdown(error);
     await this.loop;
@@ -308,8 +311,8 @@ export class Subscription<E extends DispatchEntry> {
       type: this.subscriptionType,
       backlogMessages: await this.source.backlog(),
       markDelete: this.source.markDeletePosition(),
-      unackedMessages: this.unackedMessages,
-      blockedOnUnacked: this.blocked,
+      unackedMessages: this.pending.unackedMessages,
+      blockedOnUnacked: this.pending.blocked,
       msgRateOut: this.rate.messagesPerSecond,
       msgThroughputOut: this.rate.bytesPerSecond,
       redeliveredMessages: this.redeliveredMessages,
@@ -356,8 +359,17 @@ export class Subscription<E extends DispatchEntry> {
       this.dispatchState = 'running';
       const entries = await this.track(this.source.readPositions(replayBatch.map((item) => item.position)));
       if (epoch !== this.epoch) return;
+      const { done, unread } = this.dispatchReplayed(replayBatch, entries);
+      if (unread > 0) {
+        // Retried like a failed read: the entries stay where they are in the replay order.
+        throw new LedgerlineError(
+          'UNAVAILABLE',
+          SubscriptionReason.ENTRIES_NOT_READ,
+          `${unread} unacknowledged entries of subscription ${this.name} could not be read again`,
+        );
+      }
       // Nothing delivered means nobody could take these after all: wait for a change rather than spin.
-      if (this.dispatchReplayed(replayBatch, entries) === 0) return this.park('waiting-for-consumers');
+      if (done === 0) return this.park('waiting-for-consumers');
       return;
     }
     const capacity = this.readCapacity();
@@ -366,8 +378,22 @@ export class Subscription<E extends DispatchEntry> {
     const entries = await this.track(this.source.readEntries(capacity));
     // After a seek these came from the old read position: the source reads them again if they still count.
     if (epoch !== this.epoch) return;
-    if (entries.length === 0) return this.waitForEntries();
-    this.dispatchNew(entries);
+    if (entries.length > 0) {
+      this.emptyWakeups = 0;
+      this.dispatchNew(entries);
+      return;
+    }
+    if (this.emptyWakeups < MAX_EMPTY_WAKEUPS) return this.waitForEntries();
+    // A source that keeps saying entries are there and then returns none would spin this loop: slow it down, and say so.
+    this.emptyWakeups = 0;
+    this.options.onError?.(
+      new LedgerlineError(
+        'INTERNAL',
+        SubscriptionReason.SOURCE_WAKES_WITHOUT_ENTRIES,
+        `the source of subscription ${this.name} woke its reader ${MAX_EMPTY_WAKEUPS} times with nothing to read`,
+      ),
+    );
+    await this.pause(READ_RETRY_BASE_DELAY_MS);
   }
 
   private track<T>(read: Promise<T>): Promise<T> {
@@ -390,6 +416,7 @@ export class Subscription<E extends DispatchEntry> {
     this.entriesWait = abort;
     try {
       await this.track(this.source.waitForEntries(abort.signal));
+      if (!abort.signal.aborted) this.emptyWakeups++;
     } finally {
       this.entriesWait = undefined;
     }
@@ -413,8 +440,13 @@ export class Subscription<E extends DispatchEntry> {
     }
     const delayMs = Math.min(READ_RETRY_MAX_DELAY_MS, READ_RETRY_BASE_DELAY_MS * 2 ** this.readFailures);
     this.readFailures++;
-    this.dispatchState = 'retrying';
     // Timers come from the injected scheduler (tests drive time), hence no backoff library here.
+    await this.pause(delayMs);
+  }
+
+  /** Waits `delayMs` before reading again (cut short by close). */
+  private async pause(delayMs: number): Promise<void> {
+    this.dispatchState = 'retrying';
     await new Promise<void>((resolve) => {
       const cancel = this.scheduler.schedule(resolve, delayMs);
       this.stopRetryWait = () => {
@@ -427,15 +459,18 @@ export class Subscription<E extends DispatchEntry> {
 
   /** How many new entries to read: what the consumers able to take one have permits for. */
   private readCapacity(): number {
-    if (this.blocked || this.replay.size >= this.limits.maxReplayPositions) return 0;
+    if (this.pending.blocked || this.replay.size >= this.limits.maxReplayPositions) return 0;
     let permits = 0;
     for (const c of this.consumers) if (c.canTake()) permits += c.permits;
-    return Math.min(permits, this.limits.maxReadBatchEntries);
+    if (permits === 0) return 0;
+    // Permits count messages and reads count entries: batches of N need N times fewer entries (Pulsar's avgBatchSizePerMsg).
+    const entries = Math.max(1, Math.floor(permits / this.messagesPerEntry));
+    return Math.min(entries, this.limits.maxReadBatchEntries);
   }
 
   /** Replay positions some consumer can take now, in position order, within permits. */
   private pickReplay(): ReplayItem[] {
-    if (this.replay.size === 0 || this.blocked) return [];
+    if (this.replay.size === 0 || this.pending.blocked) return [];
     const budgets = new Map<ConsumerState<E>, number>();
     let total = 0;
     for (const c of this.consumers) {
@@ -468,33 +503,42 @@ export class Subscription<E extends DispatchEntry> {
   }
 
   /** Delivers what it can of `items`; returns how many left the replay queue. */
-  private dispatchReplayed(items: readonly ReplayItem[], entries: readonly E[]): number {
+  private dispatchReplayed(items: readonly ReplayItem[], entries: readonly E[]): { done: number; unread: number } {
     let done = 0;
+    let unread = 0;
     const byKey = new Map(entries.map((e) => [positionKey(e.position.ledgerId, e.position.entryId), e]));
     const stuck = new Set<number>();
+    // Exclusive and Failover keep order: once one entry stays behind, the later ones do too.
+    const inOrder =
+      this.subscriptionType === SubscriptionType.EXCLUSIVE || this.subscriptionType === SubscriptionType.FAILOVER;
     for (const item of items) {
       if (!this.replay.has(item.position)) continue;
-      const entry = byKey.get(positionKey(item.position.ledgerId, item.position.entryId));
-      if (entry === undefined || this.source.isAcknowledged(item.position)) {
-        // Acknowledged meanwhile, or trimmed: nothing left to deliver.
+      if (this.source.isAcknowledged(item.position)) {
         this.replay.remove(item.position);
         this.counts.forget(item.position);
         done++;
         continue;
       }
-      const target = this.chooseConsumer(entry.position, item.keyHash, stuck, true);
-      if (target === undefined) {
+      const entry = byKey.get(positionKey(item.position.ledgerId, item.position.entryId));
+      // Unacknowledged and not returned: the read failed, since a cursor's unconsumed entries are never trimmed.
+      const target = entry === undefined ? undefined : this.chooseConsumer(entry.position, item.keyHash, stuck, true);
+      if (entry === undefined) unread++;
+      if (entry === undefined || target === undefined) {
         stuck.add(item.keyHash);
+        if (inOrder) break;
         continue;
       }
       this.replay.remove(item.position);
       this.deliverOrDeadLetter(target, entry, item.keyHash);
       done++;
     }
-    return done;
+    return { done, unread };
   }
 
   private dispatchNew(entries: readonly E[]): void {
+    let messages = 0;
+    for (const entry of entries) messages += entry.numMessages;
+    this.messagesPerEntry = messages / entries.length;
     const keyShared = this.subscriptionType === SubscriptionType.KEY_SHARED;
     const stuck = new Set<number>();
     for (const entry of entries) {
@@ -521,7 +565,7 @@ export class Subscription<E extends DispatchEntry> {
     stuck: ReadonlySet<number>,
     fromReplay: boolean,
   ): ConsumerState<E> | undefined {
-    if (this.blocked) return undefined;
+    if (this.pending.blocked) return undefined;
     switch (this.subscriptionType) {
       case SubscriptionType.EXCLUSIVE:
       case SubscriptionType.FAILOVER: {
@@ -550,9 +594,8 @@ export class Subscription<E extends DispatchEntry> {
   /** The consumer a hash belongs to, unless another one still drains unacked entries of it. */
   private keySharedTarget(keyHash: number): ConsumerState<E> | undefined {
     const selected = this.selector.select(keyHash);
-    const owner = this.hashOwners.get(keyHash);
-    if (owner !== undefined && owner.consumer !== selected) return undefined;
-    return selected;
+    const holder = this.pending.holderOfHash(keyHash);
+    return holder === undefined || holder === selected ? selected : undefined;
   }
 
   private nextSharedConsumer(): ConsumerState<E> | undefined {
@@ -579,7 +622,6 @@ export class Subscription<E extends DispatchEntry> {
 
   private deliver(c: ConsumerState<E>, entry: E, keyHash: number): void {
     const p = entry.position;
-    const key = positionKey(p.ledgerId, p.entryId);
     const redeliveryCount = this.counts.recordDelivery(p);
     const batchIndexes = entry.numMessages > 1 ? this.source.unackedBatchIndexes?.(p, entry.numMessages) : undefined;
     const messages = batchIndexes?.length ?? entry.numMessages;
@@ -593,29 +635,15 @@ export class Subscription<E extends DispatchEntry> {
       deliverySeq: ++this.deliverySeq,
     };
     c.permits -= messages;
-    c.pending.set(key, item);
-    this.pendingOwner.set(key, c);
-    this.changeUnacked(c, messages);
-    if (keyHash >= 0) this.claimHash(c, keyHash);
+    this.pending.add(c, item);
     c.rate.record(messages, entry.sizeBytes);
     this.rate.record(messages, entry.sizeBytes);
     if (redeliveryCount > 0) {
       c.redeliveredMessages += messages;
       this.redeliveredMessages += messages;
     }
-    if (c.options.ackTimeoutMs > 0) this.scheduleAckTimeout(c);
+    this.timers.delivered(c);
     this.callSink(c, () => c.options.sink.deliver({ entry, redeliveryCount, batchIndexes }));
-  }
-
-  private claimHash(c: ConsumerState<E>, keyHash: number): void {
-    const owner = this.hashOwners.get(keyHash);
-    if (owner === undefined) {
-      this.hashOwners.set(keyHash, { consumer: c, entries: 1 });
-      return;
-    }
-    // Dispatch only picks the owner of a hash; anything else would break per-key order.
-    if (owner.consumer !== c) throw new Error(`invariant: hash ${keyHash} is held by ${owner.consumer.name}`);
-    owner.entries++;
   }
 
   private callSink(c: ConsumerState<E>, call: () => void): void {
@@ -631,22 +659,18 @@ export class Subscription<E extends DispatchEntry> {
   private sendToDeadLetter(entry: E, keyHash: number, policy: DeadLetterPolicy): void {
     const publish = this.options.deadLetter as DeadLetterPublisher<E>;
     const p = entry.position;
-    const key = positionKey(p.ledgerId, p.entryId);
     const epoch = this.epoch;
-    this.deadLettering.add(key);
     const done = async () => {
       await publish(entry, policy);
       if (epoch === this.epoch) await this.source.ack([p]);
     };
     done().then(
       () => {
-        this.deadLettering.delete(key);
         this.counts.forget(p);
         this.settle(p);
         this.wake();
       },
       (err: unknown) => {
-        this.deadLettering.delete(key);
         this.options.onError?.(LedgerlineError.from(err, 'DEAD_LETTER_FAILED'));
         this.scheduler.schedule(() => {
           if (this.closed || epoch !== this.epoch || this.source.isAcknowledged(p)) return;
@@ -659,23 +683,10 @@ export class Subscription<E extends DispatchEntry> {
 
   // ---- pending bookkeeping ----
 
-  private removePending(c: ConsumerState<E>, key: string): PendingItem | undefined {
-    const item = c.pending.get(key);
-    if (item === undefined) return undefined;
-    c.pending.delete(key);
-    this.pendingOwner.delete(key);
-    this.changeUnacked(c, -item.unackedMessages);
-    if (item.keyHash >= 0) {
-      const owner = this.hashOwners.get(item.keyHash);
-      if (owner !== undefined && --owner.entries === 0) this.hashOwners.delete(item.keyHash);
-    }
-    return item;
-  }
-
   /** Puts a consumer's unacked entries back for delivery to whoever can take them. */
   private release(c: ConsumerState<E>, positions: readonly Position[]): void {
     for (const p of positions) {
-      const item = this.removePending(c, positionKey(p.ledgerId, p.entryId));
+      const item = this.pending.remove(p, c);
       if (item === undefined) continue;
       const { position, key, keyHash, unackedMessages } = item;
       this.replay.add({ position, key, keyHash, numMessages: unackedMessages });
@@ -685,18 +696,13 @@ export class Subscription<E extends DispatchEntry> {
 
   /** An acknowledged position: no longer pending anywhere nor waiting for redelivery. */
   private settle(p: Position): void {
-    const key = positionKey(p.ledgerId, p.entryId);
-    const owner = this.pendingOwner.get(key);
-    if (owner !== undefined) this.removePending(owner, key);
+    this.pending.remove(p);
     this.replay.remove(p);
     this.counts.forget(p);
   }
 
   private settleUpTo(p: Position): void {
-    for (const [key, owner] of [...this.pendingOwner]) {
-      const item = owner.pending.get(key) as PendingItem;
-      if (comparePositions(item.position, p) <= 0) this.settle(item.position);
-    }
+    for (const position of this.pending.positionsUpTo(p)) this.settle(position);
     this.replay.removeUpTo(p);
   }
 
@@ -705,31 +711,15 @@ export class Subscription<E extends DispatchEntry> {
       this.settle(p);
       return;
     }
-    const key = positionKey(p.ledgerId, p.entryId);
-    const owner = this.pendingOwner.get(key);
-    const item = owner?.pending.get(key);
-    if (owner === undefined || item === undefined) return;
+    const item = this.pending.holderOf(p)?.pending.get(positionKey(p.ledgerId, p.entryId));
+    if (item === undefined) return;
     const remaining = this.source.unackedBatchIndexes?.(p, item.numMessages);
-    const unacked = Math.max(1, remaining?.length ?? item.unackedMessages - ackedCount);
-    this.changeUnacked(owner, unacked - item.unackedMessages);
-    item.unackedMessages = unacked;
-  }
-
-  /** Unacked counts and the pause at the bounds: blocked at the bound, released at half of it (as Pulsar). */
-  private changeUnacked(c: ConsumerState<E>, delta: number): void {
-    c.unackedMessages += delta;
-    this.unackedMessages += delta;
-    const perConsumer = this.limits.maxUnackedMessagesPerConsumer;
-    const perSubscription = this.limits.maxUnackedMessagesPerSubscription;
-    if (!c.blocked && c.unackedMessages >= perConsumer) c.blocked = true;
-    else if (c.blocked && c.unackedMessages <= perConsumer / 2) c.blocked = false;
-    if (!this.blocked && this.unackedMessages >= perSubscription) this.blocked = true;
-    else if (this.blocked && this.unackedMessages <= perSubscription / 2) this.blocked = false;
+    this.pending.setUnacked(p, Math.max(1, remaining?.length ?? item.unackedMessages - ackedCount));
   }
 
   private forgetDeliveries(): void {
     for (const c of this.consumers) {
-      for (const key of [...c.pending.keys()]) this.removePending(c, key);
+      for (const item of [...c.pending.values()]) this.pending.remove(item.position, c);
       c.stopTimers();
     }
     this.replay.clear();
@@ -766,61 +756,6 @@ export class Subscription<E extends DispatchEntry> {
       next.active = true;
       if (next !== joining) this.callSink(next, () => next.options.sink.activeChanged(true));
     }
-  }
-
-  // ---- timers ----
-
-  private scheduleAckTimeout(c: ConsumerState<E>): void {
-    if (c.cancelAckTimer !== undefined || c.closed) return;
-    const first = c.pending.values().next();
-    if (first.done === true) return;
-    const dueMs = first.value.deliveredAtMs + c.options.ackTimeoutMs;
-    c.cancelAckTimer = this.scheduler.schedule(
-      () => {
-        c.cancelAckTimer = undefined;
-        this.expireUnacked(c);
-      },
-      Math.max(0, dueMs - this.scheduler.now()),
-    );
-  }
-
-  private expireUnacked(c: ConsumerState<E>): void {
-    if (c.closed || this.closed) return;
-    const deadline = this.scheduler.now() - c.options.ackTimeoutMs;
-    const expired: Position[] = [];
-    for (const item of c.pending.values()) {
-      if (item.deliveredAtMs > deadline) break;
-      expired.push(item.position);
-    }
-    this.release(c, expired);
-    this.scheduleAckTimeout(c);
-  }
-
-  private scheduleNacks(c: ConsumerState<E>): void {
-    const head = c.nacks[0];
-    if (c.cancelNackTimer !== undefined || head === undefined || c.closed) return;
-    c.cancelNackTimer = this.scheduler.schedule(
-      () => {
-        c.cancelNackTimer = undefined;
-        this.redeliverNacked(c);
-      },
-      Math.max(0, head.dueMs - this.scheduler.now()),
-    );
-  }
-
-  private redeliverNacked(c: ConsumerState<E>): void {
-    if (c.closed || this.closed) return;
-    const now = this.scheduler.now();
-    while (c.nacks.length > 0 && (c.nacks[0] as NackRecord).dueMs <= now) {
-      const due = c.nacks.shift() as NackRecord;
-      // A position delivered again since the nack (after a seek, a timeout) is not what the nack meant.
-      const stillMeant = due.positions.filter((p) => {
-        const item = c.pending.get(positionKey(p.ledgerId, p.entryId));
-        return item !== undefined && item.deliverySeq <= due.lastDeliverySeq;
-      });
-      this.release(c, stillMeant);
-    }
-    this.scheduleNacks(c);
   }
 
   // ---- checks ----

@@ -131,8 +131,8 @@ export interface ConsumerStats {
 
 /**
  * What dispatch is doing: working, waiting for the source to have entries,
- * waiting for a consumer able to take one, or waiting to retry a read that
- * failed.
+ * waiting for a consumer able to take one, or pausing before it reads again
+ * (a read failed, or the source woke it MAX_EMPTY_WAKEUPS times for nothing).
  */
 export type DispatchState = 'running' | 'waiting-for-entries' | 'waiting-for-consumers' | 'retrying' | 'closed';
 

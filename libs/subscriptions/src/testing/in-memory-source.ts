@@ -28,6 +28,8 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
   private readIndex = 0;
   private nextOffset = 0;
   private waiters = new Set<() => void>();
+  private gate: Promise<void> | undefined;
+  private held = 0;
   /** Set to make the next reads fail with this error. */
   failReads: Error | undefined;
 
@@ -164,8 +166,32 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
     return this.markDelete === this.entries.length - 1;
   }
 
-  private readLatency(): Promise<void> {
-    return this.readsTakeATurn ? new Promise((resolve) => setImmediate(resolve)) : Promise.resolve();
+  /**
+   * Holds every read from now on until the returned function is called, so a
+   * test can act while a read is in flight.
+   */
+  holdReads(): () => void {
+    let release = () => {};
+    this.gate = new Promise<void>((resolve) => (release = resolve));
+    return () => {
+      this.gate = undefined;
+      release();
+    };
+  }
+
+  /** Reads waiting at a holdReads gate. */
+  get heldReads(): number {
+    return this.held;
+  }
+
+  private async readLatency(): Promise<void> {
+    if (this.gate !== undefined) {
+      this.held++;
+      await this.gate;
+      this.held--;
+    }
+    if (this.readsTakeATurn) await new Promise((resolve) => setImmediate(resolve));
+    else await Promise.resolve();
   }
 
   private indexOf(p: Position): number {
