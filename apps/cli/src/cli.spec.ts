@@ -2,11 +2,10 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { standaloneConfigSchema } from '@ledgerline/metadata-service';
 import { loadConfig } from '@ledgerline/service-kit';
 import type { CliIo } from './cli-io.js';
 import { runCli } from './program.js';
-import { startStandalone, type RunningStandalone } from './standalone.js';
+import { standaloneServerConfigSchema, startStandalone, type RunningStandalone } from './standalone.js';
 
 /*
  * The command flows run in this process (runCli with its output captured)
@@ -120,7 +119,7 @@ describe('the ledgerline CLI against a running standalone', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledgerline-cli-'));
-    const config = loadConfig(standaloneConfigSchema, {
+    const config = loadConfig(standaloneServerConfigSchema, {
       env: {},
       argv: [
         '--data-dir',

@@ -8,7 +8,7 @@ import type { Position } from './position.js';
 // Pulsar's PositionInfo (MLDataFormats.proto, proto2), written by hand so
 // that ten million ranges do not become ten million message objects. Fields
 // are written in field-number order with required fields always present,
-// which is what protobuf-java (and protobuf-es) produce; position-info.spec.ts
+// which is what protobuf-java (and protobuf-es) produce; the position-info spec
 // checks the bytes against protobuf-es.
 const TAG_LEDGER_ID = 0x08; // field 1, varint
 const TAG_ENTRY_ID = 0x10; // field 2, varint

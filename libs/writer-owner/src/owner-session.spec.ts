@@ -1,0 +1,59 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import type { MetadataClients } from './metadata-clients.js';
+import { OwnerSession } from './owner-session.js';
+
+const SESSION = '00000000-0000-0000-0000-000000000001';
+
+function fakeClients(keepAlive: () => Promise<object>): { clients: MetadataClients; registrations: number } {
+  const state = { registrations: 0 };
+  const lookup = {
+    registerOwner: async () => {
+      state.registrations++;
+      return { sessionId: SESSION, sessionTtlMs: 300n };
+    },
+    keepAliveOwner: keepAlive,
+    unregisterOwner: async () => ({}),
+  };
+  return {
+    clients: { lookup, admin: {} } as unknown as MetadataClients,
+    get registrations() {
+      return state.registrations;
+    },
+  };
+}
+
+function lostPromise(): { lost: Promise<LedgerlineError>; onLost: (error: LedgerlineError) => void } {
+  let onLost: (error: LedgerlineError) => void = () => undefined;
+  const lost = new Promise<LedgerlineError>((resolve) => (onLost = resolve));
+  return { lost, onLost };
+}
+
+const identity = { instanceId: 'w', group: 'default', advertisedAddress: 'localhost:1' };
+const logger = { warn: () => undefined };
+
+describe('OwnerSession', () => {
+  it('reports the session lost when the metadata service says it expired, then registers again', async () => {
+    const fake = fakeClients(async () => {
+      throw new LedgerlineError('NOT_FOUND', 'SESSION_EXPIRED', 'gone');
+    });
+    const { lost, onLost } = lostPromise();
+    const session = new OwnerSession({ clients: fake.clients, identity, ttlMs: 300, onLost, logger });
+    await session.start();
+    expect(session.sessionId).toBe(SESSION);
+    expect((await lost).reason).toBe('SESSION_EXPIRED');
+    expect(() => session.sessionId).toThrow(LedgerlineError);
+    await session.stop();
+  });
+
+  it('gives the session up once no keep-alive succeeded for a whole TTL', async () => {
+    const fake = fakeClients(async () => {
+      throw new LedgerlineError('UNAVAILABLE', 'TRANSPORT_UNAVAILABLE', 'metadata unreachable');
+    });
+    const { lost, onLost } = lostPromise();
+    const session = new OwnerSession({ clients: fake.clients, identity, ttlMs: 300, onLost, logger });
+    await session.start();
+    expect((await lost).reason).toBe('TRANSPORT_UNAVAILABLE');
+    expect(session.isLive()).toBe(false);
+    await session.stop();
+  });
+});

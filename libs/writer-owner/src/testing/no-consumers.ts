@@ -1,0 +1,13 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import type { ConsumeBackend } from '../writer-owner.js';
+
+/** A consume side that refuses every consumer: for tests of publishing, cursors and offsets alone. */
+export const noConsumers = (): ConsumeBackend => ({
+  consume: () => {
+    throw new LedgerlineError('FAILED_PRECONDITION', 'NO_CONSUMERS_IN_THIS_TEST', 'this test serves no consumers');
+  },
+  connectedConsumers: () => 0,
+  subscriptionStats: () => Promise.resolve(undefined),
+  seek: () => Promise.resolve(undefined),
+  unsubscribed: () => Promise.resolve(),
+});
