@@ -36,7 +36,11 @@ async function run(c: Case): Promise<Record<string, string | number>> {
   const subscription = new Subscription<TestEntry>({ name: 'bench', source });
   let settled = 0;
   let done!: () => void;
-  const finished = new Promise<void>((resolve) => (done = resolve));
+  let fail!: (error: unknown) => void;
+  const finished = new Promise<void>((resolve, reject) => {
+    done = resolve;
+    fail = reject;
+  });
   for (let n = 0; n < c.consumers; n++) {
     const toAck: TestEntry['position'][] = [];
     let flushScheduled = false;
@@ -44,11 +48,14 @@ async function run(c: Case): Promise<Record<string, string | number>> {
       flushScheduled = false;
       const positions = toAck.splice(0, toAck.length);
       if (positions.length === 0) return;
-      void consumer.acknowledge({ positions }).then(() => {
-        settled += positions.length;
-        if (settled >= ENTRIES) done();
-        else consumer.flow(positions.length);
-      });
+      consumer.acknowledge({ positions }).then(
+        () => {
+          settled += positions.length;
+          if (settled >= ENTRIES) done();
+          else consumer.flow(positions.length);
+        },
+        (error: unknown) => fail(error),
+      );
     };
     const consumer = subscription.addConsumer({
       name: `consumer-${n}`,
@@ -93,4 +100,7 @@ async function main(): Promise<void> {
   console.table(rows);
 }
 
-void main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

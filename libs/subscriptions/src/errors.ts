@@ -22,6 +22,12 @@ export const SubscriptionReason = {
   SOURCE_WAKES_WITHOUT_ENTRIES: 'SOURCE_WAKES_WITHOUT_ENTRIES',
   /** Entries to redeliver were not returned by the source (a failed read); retried with backoff. */
   ENTRIES_NOT_READ: 'ENTRIES_NOT_READ',
+  /** A consumer's sink threw on a call: the consumer is removed and what it held goes to the others (reported through onError). */
+  CONSUMER_SINK_FAILED: 'CONSUMER_SINK_FAILED',
+  /** Publishing to the dead-letter topic failed; retried after DEAD_LETTER_RETRY_DELAY_MS (reported through onError). */
+  DEAD_LETTER_FAILED: 'DEAD_LETTER_FAILED',
+  /** A seek target the source cannot resolve. */
+  INVALID_SEEK_TARGET: 'INVALID_SEEK_TARGET',
   /** The subscription was closed by its owner (topic unloaded, unsubscribed). */
   SUBSCRIPTION_CLOSED: 'SUBSCRIPTION_CLOSED',
 } as const;

@@ -651,7 +651,7 @@ export class Subscription<E extends DispatchEntry> {
       call();
     } catch (err) {
       // A transport that cannot take the call has lost its consumer: what it held goes to the others.
-      this.options.onError?.(LedgerlineError.from(err, 'CONSUMER_SINK_FAILED'));
+      this.options.onError?.(LedgerlineError.from(err, SubscriptionReason.CONSUMER_SINK_FAILED));
       if (!c.closed && !this.closed) queueMicrotask(() => this.removeConsumer(c));
     }
   }
@@ -671,7 +671,7 @@ export class Subscription<E extends DispatchEntry> {
         this.wake();
       },
       (err: unknown) => {
-        this.options.onError?.(LedgerlineError.from(err, 'DEAD_LETTER_FAILED'));
+        this.options.onError?.(LedgerlineError.from(err, SubscriptionReason.DEAD_LETTER_FAILED));
         this.scheduler.schedule(() => {
           if (this.closed || epoch !== this.epoch || this.source.isAcknowledged(p)) return;
           this.replay.add({ position: p, key: entry.key, keyHash, numMessages: entry.numMessages });

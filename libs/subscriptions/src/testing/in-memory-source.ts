@@ -1,5 +1,6 @@
 import { comparePositions, positionKey, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
+import { SubscriptionReason } from '../errors.js';
 import type { DispatchEntry, SeekTarget, SubscriptionSource } from '../types.js';
 
 /** An entry of the in-memory log. */
@@ -115,7 +116,7 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
     const index = this.indexOf(position);
     if (this.isAcknowledged(position)) return;
     const entry = this.entries[index] as TestEntry;
-    if (batchSize !== entry.numMessages) throw invalidArgument('INVALID_BATCH_ACK', 'batch size mismatch');
+    if (batchSize !== entry.numMessages) throw invalidArgument(SubscriptionReason.INVALID_ACK, 'batch size mismatch');
     let acked = this.batchAcks.get(index);
     if (acked === undefined) this.batchAcks.set(index, (acked = new Set()));
     for (const i of indexes) acked.add(i);
@@ -140,7 +141,8 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
     else if ('offset' in target) {
       index = this.entries.findIndex((e) => e.offset + e.numMessages > target.offset);
       if (index < 0) index = this.entries.length;
-    } else throw invalidArgument('INVALID_SEEK_TARGET', 'the in-memory source seeks by position or offset');
+    } else
+      throw invalidArgument(SubscriptionReason.INVALID_SEEK_TARGET, 'the in-memory source seeks by position or offset');
     this.markDelete = index - 1;
     this.acked.clear();
     this.batchAcks.clear();
@@ -196,7 +198,7 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
 
   private indexOf(p: Position): number {
     if (p.ledgerId !== InMemorySource.LEDGER_ID || p.entryId < 0 || p.entryId >= this.entries.length) {
-      throw invalidArgument('POSITION_OUT_OF_RANGE', `no entry at ${positionKey(p.ledgerId, p.entryId)}`);
+      throw invalidArgument(SubscriptionReason.INVALID_ACK, `no entry at ${positionKey(p.ledgerId, p.entryId)}`);
     }
     return p.entryId;
   }
