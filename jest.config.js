@@ -13,6 +13,7 @@ module.exports = {
     ],
   },
   moduleNameMapper: {
+    '^@ledgerline/([a-z-]+)/testing$': '<rootDir>/libs/$1/src/testing/index.ts',
     '^@ledgerline/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
