@@ -18,7 +18,6 @@ import {
   MAX_BATCH_MESSAGES,
   MAX_ENTRY_SIZE_BYTES,
   MAX_PENDING_MESSAGES,
-  stringOption,
 } from './options.js';
 import { PartitionProducer } from './partition-producer.js';
 
@@ -117,6 +116,17 @@ function eventTimeMs(eventTime: Date | number | undefined): bigint {
   return BigInt(ms);
 }
 
+/** The longest message key, in characters. */
+export const MAX_KEY_LENGTH = 64 * 1024;
+
+function keyOf(key: string | undefined): string | undefined {
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || key.length > MAX_KEY_LENGTH) {
+    throw invalidOption('key', `must be a string of at most ${MAX_KEY_LENGTH} characters`);
+  }
+  return key;
+}
+
 function propertiesOf(properties: Record<string, string> | undefined): Record<string, string> {
   if (properties === undefined) return {};
   for (const [name, value] of Object.entries(properties)) {
@@ -186,7 +196,7 @@ export class Producer {
   async send(payload: Uint8Array | string, options: SendOptions = {}): Promise<SendReceipt> {
     this.throwIfClosed();
     const bytes = payloadBytes(payload);
-    const key = options.key === undefined ? undefined : stringOption('key', options.key, '', 64 * 1024);
+    const key = keyOf(options.key);
     const properties = propertiesOf(options.properties);
     const sizeBytes = messageSizeBytes(bytes, key, properties);
     if (sizeBytes > MAX_ENTRY_SIZE_BYTES) {
