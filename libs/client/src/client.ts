@@ -16,7 +16,7 @@ import {
   stringOption,
   topicOption,
 } from './options.js';
-import { generatedName, Producer, type ProducerOptions } from './producer.js';
+import { checkProducerOptions, generatedName, Producer, type ProducerOptions } from './producer.js';
 import { Reader, type ReaderOptions } from './reader.js';
 import { normaliseAddress, ServiceConnections, type TlsOptions } from './service-connections.js';
 import { TopicLookup } from './topic-lookup.js';
@@ -112,6 +112,7 @@ export class LedgerlineClient {
     this.throwIfClosed();
     const topic = topicOption(options?.topic);
     const producerName = stringOption('producerName', options.producerName, generatedName('producer'));
+    checkProducerOptions(options);
     const partitions = await this.context.lookup.partitions(topic);
     this.throwIfClosed();
     return this.track(new Producer(this.context, topic, producerName, partitions, options));

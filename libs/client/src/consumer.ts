@@ -247,7 +247,7 @@ export class Consumer implements AsyncIterable<Message> {
         (clients, options) =>
           clients.topics.seek({ ...request, topic: partition.topic, subscription: this.subscription }, options),
       );
-      partition.afterSeek();
+      await partition.afterSeek();
     }
   }
 

@@ -49,7 +49,9 @@ interface PendingAck {
  * owner will redeliver.
  */
 export class PartitionConsumer {
-  private stream: { requests: AsyncQueue<ConsumeRequestInit> } | undefined;
+  private stream: { requests: AsyncQueue<ConsumeRequestInit>; abort: AbortController } | undefined;
+  private restarting = false;
+  private readonly subscribedWaiters: (() => void)[] = [];
   private generation = 0;
   private permitsToGrant = 0;
   private nextRequestId = 1n;
@@ -139,14 +141,21 @@ export class PartitionConsumer {
     this.stream?.requests.push({ command: { case: 'redeliverUnacknowledged', value: {} } });
   }
 
-  /** After a seek: forget acknowledgements (the application asked to see those messages again) and drop queued messages. */
-  afterSeek(): void {
+  /**
+   * After a seek: forget acknowledgements (the application asked to see
+   * those messages again) and subscribe afresh, as Pulsar's consumers do, so
+   * nothing queued or in flight from before the seek is handed out after it.
+   * Resolves once the owner has accepted the new subscription.
+   */
+  afterSeek(): Promise<void> {
     this.acked.clear();
     this.batchAcks.clear();
     this.cumulativeUpTo = undefined;
-    this.lastPosition = undefined;
-    const dropped = this.incoming.remove((delivered) => delivered.from === this);
-    this.grant(dropped, true);
+    this.incoming.remove((delivered) => delivered.from === this);
+    const resubscribed = new Promise<void>((resolve) => this.subscribedWaiters.push(resolve));
+    this.restarting = true;
+    this.stream?.abort.abort();
+    return resubscribed;
   }
 
   /** Waits (within the operation timeout) for acks in flight, then ends the stream. */
@@ -223,7 +232,7 @@ export class PartitionConsumer {
     for (const pending of this.pendingAcks.values()) requests.push({ command: { case: 'ack', value: pending.ack } });
     requests.push({ command: { case: 'flow', value: { permits: this.receiverQueueSize } } });
     this.permitsToGrant = 0;
-    this.stream = { requests };
+    this.stream = { requests, abort };
     return responses;
   }
 
@@ -239,10 +248,10 @@ export class PartitionConsumer {
         this.onResponse(response);
         answered = true;
       }
-      if (this.closing) return;
+      if (this.closing || this.takeRestart()) return;
       throw new LedgerlineError('UNAVAILABLE', 'STREAM_ENDED', `the owner of ${this.topic} ended the consume stream`);
     } catch (error) {
-      if (this.closing) return;
+      if (this.closing || this.takeRestart()) return;
       if (answered && rerouteAfter(error, this.topic, this.context.lookup)) return;
       throw error;
     } finally {
@@ -252,11 +261,18 @@ export class PartitionConsumer {
     }
   }
 
+  private takeRestart(): boolean {
+    const restart = this.restarting;
+    this.restarting = false;
+    return restart;
+  }
+
   private onResponse(response: ConsumeResponse): void {
     switch (response.event.case) {
       case 'subscribed':
         this.active = response.event.value.active;
         this.resolveReady();
+        for (const wake of this.subscribedWaiters.splice(0)) wake();
         return;
       case 'entry':
         this.deliver(response.event.value);

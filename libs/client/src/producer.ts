@@ -97,6 +97,20 @@ function initialSequenceIdOf(value: number | bigint | undefined, named: boolean)
   return id;
 }
 
+/** Checks every producer option (INVALID_OPTION naming the first that is wrong) before any call is made. */
+export function checkProducerOptions(options: ProducerOptions): void {
+  batchLimits(options.batching);
+  integerOption(
+    'maxPendingMessages',
+    options.maxPendingMessages,
+    DEFAULT_MAX_PENDING_MESSAGES,
+    1,
+    MAX_PENDING_MESSAGES,
+  );
+  choiceOption('routing', options.routing, 'round-robin', ROUTING_MODES);
+  initialSequenceIdOf(options.initialSequenceId, options.producerName !== undefined);
+}
+
 /** A unique producer or consumer name: host, process and random bits. */
 export function generatedName(prefix: string): string {
   return `${prefix}-${hostname().slice(0, 64)}-${process.pid}-${randomBytes(6).toString('hex')}`;

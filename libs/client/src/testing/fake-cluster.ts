@@ -170,13 +170,12 @@ export class FakeCluster {
     return [...this.streams].filter((stream) => stream.owner === owner).length;
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     for (const stream of this.streams)
       stream.abort.abort(new LedgerlineError('UNAVAILABLE', 'SHUTTING_DOWN', 'closing'));
-    await Promise.all(
-      this.servers.map((server) => new Promise<void>((resolve) => server.tryShutdown(() => resolve()))),
-    );
+    // Tests end with calls still open (a consumer never closed): no graceful drain.
     for (const server of this.servers) server.forceShutdown();
+    return Promise.resolve();
   }
 
   private consumeStreams = new WeakSet<OpenStream>();
