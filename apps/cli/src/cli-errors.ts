@@ -22,7 +22,7 @@ export class CliExit extends Error {
 }
 
 /** Reasons of failures found on this side, in the command line or its settings (exit status 2). */
-const USAGE_REASONS = new Set(['INVALID_CONFIG', 'INVALID_URL', 'INVALID_USAGE', 'FILE_UNREADABLE']);
+const USAGE_REASONS = new Set(['INVALID_CONFIG', 'INVALID_URL', 'INVALID_USAGE', 'FILE_UNREADABLE', 'INVALID_OPTION']);
 
 /** A failure of the command line itself, found before any call. */
 export function usageError(reason: string, message: string): LedgerlineError {
