@@ -1,6 +1,7 @@
 export { buildProgram, runCli } from './program.js';
 export { startStandalone } from './standalone.js';
-export type { RunningStandalone } from './standalone.js';
+export { standaloneServerConfigSchema } from './standalone.js';
+export type { RunningStandalone, StandaloneServerConfig } from './standalone.js';
 export { processIo } from './cli-io.js';
 export type { CliIo, Progress } from './cli-io.js';
 

@@ -18,6 +18,11 @@ describe('notification payloads', () => {
     const change = { path: '/a/b', kind: 'modified' as const, version: 7 };
     expect(decodeMetadataChange(encodeMetadataChange(change))).toEqual(change);
     expect(decodeLacAdvanced(encodeLacAdvanced({ ledgerId: 12, lac: -1 }))).toEqual({ ledgerId: 12, lac: -1 });
+    expect(decodeLacAdvanced(encodeLacAdvanced({ ledgerId: 12, lac: 4, offset: 99 }))).toEqual({
+      ledgerId: 12,
+      lac: 4,
+      offset: 99,
+    });
     const rolled = { name: 't/ns/persistent/x', kind: 'rolled' as const, version: 3, ledgerId: 99 };
     expect(decodeManagedLedgerNotification(encodeManagedLedgerNotification(rolled))).toEqual(rolled);
     const info = { name: 't/ns/persistent/x', kind: 'info-changed' as const, version: 4 };

@@ -25,6 +25,8 @@ export interface LacAdvancedNotification {
   ledgerId: number;
   /** The new last-add-confirmed entry id (-1: nothing confirmed yet). */
   lac: number;
+  /** The offset of the last message of that entry, when the writer knows it. */
+  offset?: number;
 }
 
 export interface ManagedLedgerNotification {
@@ -61,12 +63,18 @@ export function decodeMetadataChange(bytes: Uint8Array): MetadataChangeNotificat
 }
 
 export function encodeLacAdvanced(notification: LacAdvancedNotification): Uint8Array {
-  return encode({ ledgerId: notification.ledgerId, lac: notification.lac });
+  const { ledgerId, lac, offset } = notification;
+  return encode(offset === undefined ? { ledgerId, lac } : { ledgerId, lac, offset });
 }
 
 export function decodeLacAdvanced(bytes: Uint8Array): LacAdvancedNotification {
   const json = decode(bytes);
-  return { ledgerId: integerField(json, 'ledgerId', 0), lac: integerField(json, 'lac', -1) };
+  const notification: LacAdvancedNotification = {
+    ledgerId: integerField(json, 'ledgerId', 0),
+    lac: integerField(json, 'lac', -1),
+  };
+  if (json['offset'] !== undefined) notification.offset = integerField(json, 'offset', 0);
+  return notification;
 }
 
 export function encodeManagedLedgerNotification(notification: ManagedLedgerNotification): Uint8Array {

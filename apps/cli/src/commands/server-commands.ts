@@ -1,9 +1,9 @@
-import { clusterConfigSchema, standaloneConfigSchema, startClusterMetadataService } from '@ledgerline/metadata-service';
+import { clusterConfigSchema, startClusterMetadataService } from '@ledgerline/metadata-service';
 import { loadConfig } from '@ledgerline/service-kit';
 import type { Command } from 'commander';
 import { CliExit, reportError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
-import { startStandalone } from '../standalone.js';
+import { standaloneServerConfigSchema, startStandalone } from '../standalone.js';
 
 function hostForPeople(host: string): string {
   return host === '0.0.0.0' || host === '::' ? 'localhost' : host;
@@ -22,15 +22,15 @@ export function registerServerCommands(program: Command, io: CliIo): void {
     .allowExcessArguments()
     .helpOption(
       '-h, --help',
-      'settings: --data-dir, --grpc-host, --grpc-port, --metrics-port, --log-level (or LEDGERLINE_* variables)',
+      'settings: --data-dir, --grpc-host, --grpc-port, --metrics-port, --log-level, --lease-ttl-ms, ... (or LEDGERLINE_* variables)',
     )
     .action(async (_options: unknown, command: Command) => {
       try {
-        const config = loadConfig(standaloneConfigSchema, { argv: command.args });
+        const config = loadConfig(standaloneServerConfigSchema, { argv: command.args });
         const running = await startStandalone(config);
         const host = hostForPeople(config.grpcHost);
         io.out(
-          `Ledgerline standalone is listening on ${host}:${running.grpcPort} (gRPC: admin, lookup, metadata store, health, reflection)`,
+          `Ledgerline standalone is listening on ${host}:${running.grpcPort} (gRPC: topics, cursors, admin, lookup, metadata store, health, reflection)`,
         );
         io.out(`  metrics: http://${hostForPeople(config.metricsHost)}:${running.metricsPort}/metrics`);
         io.out(`  data:    ${running.dataDir}`);

@@ -1,0 +1,144 @@
+import { create, toBinary } from '@bufbuild/protobuf';
+import { crc32c } from '@node-rs/crc32';
+import { invalidArgument } from '@ledgerline/errors';
+import { KeyValueSchema, MessageMetadataSchema, SingleMessageMetadataSchema, type KeyValue } from '@ledgerline/proto';
+import {
+  CHECKSUM_MAGIC,
+  MAX_KEY_BYTES,
+  MAX_MESSAGES_PER_BATCH,
+  MAX_PRODUCER_NAME_BYTES,
+  MAX_PROPERTIES_PER_MESSAGE,
+  MAX_PROPERTY_BYTES,
+  MAX_SEQUENCE_ID,
+  MESSAGE_HEADER_BYTES,
+} from './limits.js';
+import type { BatchedMessageInput, EntryInput } from './message.js';
+import { MessageFormatReason as R } from './reasons.js';
+
+function bad(message: string): never {
+  throw invalidArgument(R.invalidMessage, message);
+}
+
+function checkString(value: unknown, maxBytes: number, what: string): string {
+  if (typeof value !== 'string') bad(`${what} must be a string`);
+  // A UTF-16 string never takes more than 3 UTF-8 bytes per code unit: skip the exact count when it cannot matter.
+  if (value.length * 3 > maxBytes && Buffer.byteLength(value, 'utf8') > maxBytes) {
+    bad(`${what} is longer than ${maxBytes} UTF-8 bytes`);
+  }
+  return value;
+}
+
+function checkKey(key: unknown, what: string): string | undefined {
+  if (key === undefined || key === null) return undefined;
+  return checkString(key, MAX_KEY_BYTES, what);
+}
+
+function toKeyValues(properties: unknown, what: string): KeyValue[] {
+  if (properties === undefined || properties === null) return [];
+  if (typeof properties !== 'object' || Array.isArray(properties)) bad(`${what} must be a map of strings`);
+  const entries = Object.entries(properties as Record<string, unknown>);
+  if (entries.length > MAX_PROPERTIES_PER_MESSAGE) bad(`${what} holds more than ${MAX_PROPERTIES_PER_MESSAGE} entries`);
+  return entries.map(([key, value]) =>
+    create(KeyValueSchema, {
+      key: checkString(key, MAX_PROPERTY_BYTES, `${what} name`),
+      value: checkString(value, MAX_PROPERTY_BYTES, `${what} '${key.slice(0, 64)}'`),
+    }),
+  );
+}
+
+function checkTime(value: unknown, what: string): bigint {
+  if (value === undefined || value === null) return 0n;
+  if (typeof value === 'bigint') {
+    if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) bad(`${what} must be 0 or a time in ms`);
+    return value;
+  }
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) bad(`${what} must be 0 or a time in ms`);
+  return BigInt(value);
+}
+
+function checkPayload(payload: unknown, what: string): Uint8Array {
+  if (payload === undefined || payload === null) return new Uint8Array(0);
+  if (!(payload instanceof Uint8Array)) bad(`${what} must be bytes`);
+  return payload;
+}
+
+/** The number of messages an entry input holds: its batch size, or 1. */
+export function messageCount(input: Pick<EntryInput, 'messages'>): number {
+  const batch = input.messages;
+  return batch === undefined || batch.length === 0 ? 1 : batch.length;
+}
+
+/**
+ * Encodes the message part of a stored entry in Pulsar's layout:
+ * `[0x0e01][CRC32C][4-byte metadata size][MessageMetadata][payload]`, where a
+ * batch's payload is, per message, `[4-byte size][SingleMessageMetadata][payload]`.
+ * The CRC32C covers everything after it (size, metadata and payload), as
+ * Pulsar's Commands.serializeMetadataAndPayload computes it. Bad input is
+ * INVALID_ARGUMENT / INVALID_MESSAGE naming the field.
+ */
+export function encodeMessageEntry(input: EntryInput): Uint8Array {
+  if (typeof input !== 'object' || input === null) bad('an entry must be an object');
+  const producerName = checkString(input.producerName, MAX_PRODUCER_NAME_BYTES, 'producer name');
+  const sequenceId = input.sequenceId;
+  if (typeof sequenceId !== 'bigint' || sequenceId < 0n) bad('the sequence id must be a non-negative integer');
+  const batch = input.messages ?? [];
+  if (!Array.isArray(batch)) bad('messages must be a list');
+  if (batch.length > MAX_MESSAGES_PER_BATCH) bad(`a batch holds at most ${MAX_MESSAGES_PER_BATCH} messages`);
+  const count = Math.max(batch.length, 1);
+  const highestSequenceId = sequenceId + BigInt(count - 1);
+  if (highestSequenceId > MAX_SEQUENCE_ID) bad(`sequence ids go up to ${MAX_SEQUENCE_ID}`);
+  if (!Number.isSafeInteger(input.publishTimeMs) || input.publishTimeMs < 0) bad('the publish time must be ms');
+  const metadata = create(MessageMetadataSchema, {
+    producerName,
+    sequenceId,
+    publishTime: BigInt(input.publishTimeMs),
+    properties: batch.length === 0 ? toKeyValues(input.properties, 'properties') : [],
+  });
+  const key = checkKey(input.key, 'key');
+  if (key !== undefined) metadata.partitionKey = key;
+  if (batch.length === 0) {
+    const eventTime = checkTime(input.eventTimeMs, 'event time');
+    if (eventTime !== 0n) metadata.eventTime = eventTime;
+    return frame(toBinary(MessageMetadataSchema, metadata), [checkPayload(input.payload, 'payload')]);
+  }
+  metadata.numMessagesInBatch = batch.length;
+  if (count > 1) metadata.highestSequenceId = highestSequenceId;
+  const parts: Uint8Array[] = [];
+  batch.forEach((message, index) => parts.push(...batchedParts(message, sequenceId + BigInt(index), index)));
+  return frame(toBinary(MessageMetadataSchema, metadata), parts);
+}
+
+/** `[4-byte size][SingleMessageMetadata][payload]` of one batched message. */
+function batchedParts(message: BatchedMessageInput, sequenceId: bigint, index: number): Uint8Array[] {
+  if (typeof message !== 'object' || message === null) bad(`messages[${index}] must be an object`);
+  const payload = checkPayload(message.payload, `messages[${index}].payload`);
+  const single = create(SingleMessageMetadataSchema, {
+    properties: toKeyValues(message.properties, `messages[${index}].properties`),
+    payloadSize: payload.length,
+    sequenceId,
+  });
+  const key = checkKey(message.key, `messages[${index}].key`);
+  if (key !== undefined) single.partitionKey = key;
+  const eventTime = checkTime(message.eventTimeMs, `messages[${index}].eventTimeMs`);
+  if (eventTime !== 0n) single.eventTime = eventTime;
+  const metadataBytes = toBinary(SingleMessageMetadataSchema, single);
+  const size = new Uint8Array(4);
+  new DataView(size.buffer).setUint32(0, metadataBytes.length);
+  return [size, metadataBytes, payload];
+}
+
+function frame(metadataBytes: Uint8Array, payloadParts: readonly Uint8Array[]): Uint8Array {
+  const payloadBytes = payloadParts.reduce((sum, part) => sum + part.length, 0);
+  const bytes = new Uint8Array(MESSAGE_HEADER_BYTES + metadataBytes.length + payloadBytes);
+  const view = new DataView(bytes.buffer);
+  view.setUint16(0, CHECKSUM_MAGIC);
+  view.setUint32(6, metadataBytes.length);
+  bytes.set(metadataBytes, MESSAGE_HEADER_BYTES);
+  let at = MESSAGE_HEADER_BYTES + metadataBytes.length;
+  for (const part of payloadParts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  view.setUint32(2, crc32c(bytes.subarray(6)));
+  return bytes;
+}

@@ -1,0 +1,112 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import { InitialPosition } from '@ledgerline/proto';
+import { noConsumers } from './testing/no-consumers.js';
+import { startWriterHarness, type WriterHarness } from './testing/harness.js';
+
+async function refusal(call: Promise<unknown>): Promise<LedgerlineError> {
+  try {
+    await call;
+  } catch (error) {
+    return LedgerlineError.from(error);
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('writer owner: cursors for read-only owners, seek, find and unsubscribe', () => {
+  let harness: WriterHarness;
+  let topic: string;
+  const positions: Array<{ ledgerId: bigint; entryId: bigint }> = [];
+  beforeAll(async () => {
+    harness = await startWriterHarness({ consumeBackend: noConsumers });
+    topic = await harness.createTopic('cursors');
+    for (let i = 0; i < 10; i++) {
+      const { receipt } = await harness.topics.publishOne({ message: { topic, payload: new Uint8Array([i]) } });
+      positions.push(receipt!.position!);
+    }
+  });
+  afterAll(async () => harness.close());
+
+  it('merges ack deltas by union, so two readers never undo each other, and answers with the ledger version', async () => {
+    const created = await harness.cursors.createCursor({
+      topic,
+      subscription: 'readers',
+      start: { case: 'initialPosition', value: InitialPosition.EARLIEST },
+    });
+    expect(created.created).toBe(true);
+    expect(created.cursor!.lastConfirmedEntry).toEqual(positions[9]);
+    expect(created.cursor!.managedLedgerVersion).toBeGreaterThan(0n);
+    const again = await harness.cursors.createCursor({ topic, subscription: 'readers' });
+    expect(again.created).toBe(false);
+    const range = (from: number, to: number) => ({
+      ledgerId: positions[from]!.ledgerId,
+      firstEntryId: positions[from]!.entryId,
+      lastEntryId: positions[to]!.entryId,
+    });
+    // Reader A acks 2..3, reader B acks 0..1 and re-sends A's delta: the union holds 0..3.
+    await harness.cursors.updateCursor({
+      topic,
+      subscription: 'readers',
+      update: { case: 'delta', value: { ackedRanges: [range(2, 3)] } },
+    });
+    await harness.cursors.updateCursor({
+      topic,
+      subscription: 'readers',
+      update: { case: 'delta', value: { ackedRanges: [range(0, 1)] } },
+    });
+    const merged = await harness.cursors.updateCursor({
+      topic,
+      subscription: 'readers',
+      update: { case: 'delta', value: { ackedRanges: [range(2, 3), range(6, 6)] } },
+    });
+    expect(merged.cursor!.markDelete).toEqual(positions[3]);
+    expect(merged.cursor!.ackedRanges).toHaveLength(1);
+    const stats = await harness.topics.getTopicStats({ topic });
+    expect(stats.subscriptions.map((s) => [s.name, s.backlogMessages, s.ackedRanges])).toEqual([['readers', 5n, 1n]]);
+  });
+
+  it('resets by epoch: a reset from an older epoch and a delta against it are refused', async () => {
+    const read = await harness.cursors.getCursor({ topic, subscription: 'readers' });
+    const epoch = read.cursor!.resetEpoch;
+    const reset = await harness.cursors.updateCursor({
+      topic,
+      subscription: 'readers',
+      update: { case: 'reset', value: { position: positions[1], expectedResetEpoch: epoch } },
+    });
+    expect(reset.cursor!.resetEpoch).toBe(epoch + 1n);
+    const stale = await refusal(
+      harness.cursors.updateCursor({
+        topic,
+        subscription: 'readers',
+        update: { case: 'reset', value: { position: positions[5], expectedResetEpoch: epoch } },
+      }),
+    );
+    expect(stale.code).toBe('ABORTED');
+    const staleDelta = await refusal(
+      harness.cursors.updateCursor({
+        topic,
+        subscription: 'readers',
+        update: { case: 'delta', value: { resetEpoch: epoch } },
+      }),
+    );
+    expect(staleDelta.reason).toBe('CURSOR_RESET_EPOCH_MISMATCH');
+  });
+
+  it('seeks by offset, finds positions by offset and time, and unsubscribes', async () => {
+    const sought = await harness.topics.seek({ topic, subscription: 'readers', target: { case: 'offset', value: 7n } });
+    expect(sought.position).toEqual(positions[7]);
+    const found = await harness.topics.findPosition({ topic, target: { case: 'offset', value: 4n } });
+    expect(found.position).toEqual(positions[4]);
+    const past = await harness.topics.findPosition({ topic, target: { case: 'offset', value: 99n } });
+    expect(past.pastEnd).toBe(true);
+    const byTime = await harness.topics.findPosition({ topic, target: { case: 'timestampMs', value: 0n } });
+    expect(byTime.position).toEqual(positions[0]);
+    const missing = await refusal(
+      harness.topics.seek({ topic, subscription: 'nobody', target: { case: 'offset', value: 1n } }),
+    );
+    expect([missing.code, missing.reason]).toEqual(['NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND']);
+    const reserved = await refusal(harness.cursors.getCursor({ topic, subscription: 'ledgerline.dedup' }));
+    expect(reserved.code).toBe('INVALID_ARGUMENT');
+    await harness.topics.unsubscribe({ topic, subscription: 'readers' });
+    expect((await harness.topics.getTopicStats({ topic })).subscriptions).toEqual([]);
+  });
+});

@@ -1,0 +1,161 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { LedgerlineError } from '@ledgerline/errors';
+import type { CursorStart, EntryRange, ExportedCursorState, ManagedCursor } from '@ledgerline/managed-ledger';
+import {
+  CursorsService,
+  InitialPosition,
+  type BatchAckState,
+  type CursorDataSchema,
+  type EntryRange as ProtoEntryRange,
+} from '@ledgerline/proto';
+import type { ServiceImpl } from '@ledgerline/rpc';
+import type { OwnedTopic } from './owned-topic.js';
+import { positionFromRequest, positionMessage, safeNumber } from './proto-mapping.js';
+import { WriterReason } from './reasons.js';
+import { checkSubscriptionName } from './topics-service.js';
+import type { WriterOwner } from './writer-owner.js';
+
+type CursorData = MessageInitShape<typeof CursorDataSchema>;
+
+export function cursorData(state: ExportedCursorState): CursorData {
+  const properties: Record<string, bigint> = {};
+  for (const [name, value] of state.properties) properties[name] = BigInt(value);
+  return {
+    markDelete: positionMessage(state.markDelete),
+    ackedRanges: state.ackedRanges.map((r) => ({
+      ledgerId: BigInt(r.ledgerId),
+      firstEntryId: BigInt(r.firstEntryId),
+      lastEntryId: BigInt(r.lastEntryId),
+    })),
+    batchAcks: state.batchAcks.map((b) => ({
+      position: positionMessage(b.position),
+      ackedIndexes: b.ackedIndexes,
+      batchSize: b.batchSize,
+    })),
+    properties,
+    managedLedgerVersion: BigInt(state.managedLedgerVersion),
+    ...(state.lastConfirmedEntry === undefined
+      ? {}
+      : { lastConfirmedEntry: positionMessage(state.lastConfirmedEntry) }),
+    resetEpoch: BigInt(state.resetEpoch),
+  };
+}
+
+function rangeFromRequest(range: ProtoEntryRange): EntryRange {
+  return {
+    ledgerId: safeNumber(range.ledgerId, 'acked_ranges.ledger_id'),
+    firstEntryId: safeNumber(range.firstEntryId, 'acked_ranges.first_entry_id'),
+    lastEntryId: safeNumber(range.lastEntryId, 'acked_ranges.last_entry_id'),
+  };
+}
+
+function batchFromRequest(batch: BatchAckState) {
+  return {
+    position: positionFromRequest(batch.position, 'batch_acks.position'),
+    ackedIndexes: [...batch.ackedIndexes],
+    batchSize: batch.batchSize,
+  };
+}
+
+function setProperties(cursor: ManagedCursor, properties: Record<string, bigint>): void {
+  for (const [name, value] of Object.entries(properties)) cursor.setProperty(name, value);
+}
+
+function startOf(start: { case: string | undefined; value?: unknown }): CursorStart {
+  switch (start.case) {
+    case 'position':
+      return { position: positionFromRequest(start.value as never) };
+    case 'offset':
+      return { offset: safeNumber(start.value as bigint, 'offset') };
+    case 'initialPosition':
+      return { initialPosition: start.value === InitialPosition.EARLIEST ? 'earliest' : 'latest' };
+    default:
+      return { initialPosition: 'latest' };
+  }
+}
+
+function existing(topic: OwnedTopic, subscription: string): ManagedCursor {
+  const cursor = topic.ledger.getCursor(checkSubscriptionName(subscription));
+  if (cursor === undefined) {
+    throw new LedgerlineError(
+      'NOT_FOUND',
+      WriterReason.subscriptionNotFound,
+      `${topic.name} has no cursor ${subscription}`,
+      {
+        details: { topic: topic.name, subscription },
+      },
+    );
+  }
+  return cursor;
+}
+
+/**
+ * ledgerline.v1.CursorsService (PIP-63): read-only owners keep no cursor
+ * ledger and send cursor changes here, to the owner of the writer topic. Ack
+ * deltas merge by union, so they combine with this owner's own consumers'
+ * acks; resets are a versioned overwrite by epoch. Every answer carries the
+ * managed ledger's version and last confirmed entry (PIP-63's waitSync).
+ */
+export function cursorsServiceImpl(owner: WriterOwner): ServiceImpl<typeof CursorsService> {
+  return {
+    async getCursor(request) {
+      const topic = await owner.topic(request.topic);
+      return { cursor: cursorData(existing(topic, request.subscription).exportState()) };
+    },
+
+    async createCursor(request) {
+      const topic = await owner.topic(request.topic);
+      const name = checkSubscriptionName(request.subscription);
+      const created = topic.ledger.getCursor(name) === undefined;
+      const cursor = await topic.ledger.openCursor(name, { start: startOf(request.start) });
+      if (created) setProperties(cursor, request.properties);
+      return { cursor: cursorData(cursor.exportState()), created };
+    },
+
+    async deleteCursor(request) {
+      const topic = await owner.topic(request.topic);
+      const name = checkSubscriptionName(request.subscription);
+      if (owner.connectedConsumers(topic, name) > 0) {
+        throw new LedgerlineError(
+          'FAILED_PRECONDITION',
+          WriterReason.subscriptionBusy,
+          `cursor ${name} has consumers connected to this owner`,
+        );
+      }
+      await topic.ledger.deleteCursor(name);
+      return {};
+    },
+
+    async updateCursor(request) {
+      const topic = await owner.topic(request.topic);
+      const cursor = existing(topic, request.subscription);
+      const update = request.update;
+      if (update.case === 'delta') {
+        const delta = update.value;
+        cursor.applyAckDelta({
+          ackedRanges: delta.ackedRanges.map(rangeFromRequest),
+          ...(delta.markDelete === undefined
+            ? {}
+            : { markDelete: positionFromRequest(delta.markDelete, 'mark_delete') }),
+          batchAcks: delta.batchAcks.map(batchFromRequest),
+          resetEpoch: safeNumber(delta.resetEpoch, 'reset_epoch'),
+        });
+      } else if (update.case === 'reset') {
+        const reset = update.value;
+        await cursor.seek(
+          { position: positionFromRequest(reset.position, 'reset.position') },
+          safeNumber(reset.expectedResetEpoch, 'expected_reset_epoch'),
+        );
+        owner.subscriptionMoved(topic, cursor.name);
+      } else if (Object.keys(request.properties).length === 0) {
+        throw new LedgerlineError(
+          'INVALID_ARGUMENT',
+          WriterReason.invalidRequest,
+          'give a delta, a reset or properties',
+        );
+      }
+      setProperties(cursor, request.properties);
+      return { cursor: cursorData(cursor.exportState()) };
+    },
+  };
+}

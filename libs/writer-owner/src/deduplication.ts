@@ -1,0 +1,186 @@
+import type { ManagedCursor, ManagedLedger, Position } from '@ledgerline/managed-ledger';
+import { decodeMessageEntry } from '@ledgerline/message-format';
+
+/** The cursor whose properties hold the deduplication snapshot (Pulsar's `pulsar.dedup`). */
+export const DEDUP_CURSOR_NAME = 'ledgerline.dedup';
+/** Cursor property names are at most 256 characters, so producer names with deduplication are too. */
+export const MAX_DEDUP_PRODUCER_NAME_LENGTH = 256;
+/** Entries read per page while replaying the log after the snapshot. */
+const REPLAY_PAGE_ENTRIES = 1_000;
+
+export interface StoredReceipt {
+  position: Position;
+  firstOffset: number;
+  lastOffset: number;
+  publishTimeMs: number;
+  sequenceId: bigint;
+}
+
+interface ProducerState {
+  /** The highest sequence id the ledger store holds for this producer. */
+  persisted: bigint;
+  /** The highest sequence id sent to the ledger (persisted or in flight). */
+  pushed: bigint;
+  lastActiveMs: number;
+  /** The receipt of the last entry persisted, returned for its duplicate. */
+  lastReceipt: StoredReceipt | undefined;
+  /** Settles when this producer's appends in flight have settled. */
+  inFlight: Promise<unknown>;
+}
+
+export interface DedupSettings {
+  maxProducers: number;
+  producerInactivityMs: number;
+  snapshotIntervalEntries: number;
+  snapshotIntervalMs: number;
+}
+
+export type DedupVerdict =
+  | { kind: 'new' }
+  | { kind: 'duplicate'; receipt: StoredReceipt | undefined; sequenceId: bigint }
+  /** Wait for this producer's appends in flight, then ask again. */
+  | { kind: 'wait'; until: Promise<unknown> };
+
+/**
+ * Pulsar's message deduplication for one topic: per producer name, the
+ * highest sequence id persisted. An entry whose first sequence id is not above
+ * it is a duplicate and is not appended again. The state is snapshotted into
+ * the properties of the `ledgerline.dedup` cursor, whose mark-delete is the
+ * last entry the snapshot covers; a new owner loads the snapshot and replays
+ * the log after it, so the marks survive failover. Bounded: at most
+ * maxProducers producers (least recently active evicted), and producers
+ * silent for producerInactivityMs are forgotten at the next snapshot.
+ */
+export class Deduplication {
+  private readonly producers = new Map<string, ProducerState>();
+  private entriesSinceSnapshot = 0;
+  private lastSnapshotMs: number;
+  private snapshotting: Promise<void> | undefined;
+
+  private constructor(
+    private readonly cursor: ManagedCursor,
+    private readonly settings: DedupSettings,
+    private readonly now: () => number,
+  ) {
+    this.lastSnapshotMs = now();
+  }
+
+  /** Loads the snapshot and replays every entry after it. */
+  static async recover(ledger: ManagedLedger, settings: DedupSettings, now: () => number): Promise<Deduplication> {
+    const cursor = await ledger.openCursor(DEDUP_CURSOR_NAME, { start: { initialPosition: 'earliest' } });
+    const dedup = new Deduplication(cursor, settings, now);
+    for (const [producer, value] of cursor.getProperties()) {
+      dedup.persisted(producer, BigInt(value), undefined);
+    }
+    for (;;) {
+      const entries = await cursor.readEntries({ maxEntries: REPLAY_PAGE_ENTRIES });
+      if (entries.length === 0) break;
+      for (const entry of entries) {
+        let header;
+        try {
+          header = decodeMessageEntry(entry.payload).header;
+        } catch {
+          continue; // An entry not in Pulsar's layout carries no producer to deduplicate.
+        }
+        if (header.producerName === '') continue;
+        dedup.persisted(header.producerName, header.highestSequenceId, {
+          position: entry.position,
+          firstOffset: entry.firstOffset,
+          lastOffset: entry.lastOffset,
+          publishTimeMs: header.publishTimeMs,
+          sequenceId: header.sequenceId,
+        });
+      }
+    }
+    return dedup;
+  }
+
+  get producerCount(): number {
+    return this.producers.size;
+  }
+
+  /** Decides what to do with an entry of `producer` taking sequence ids first..highest. */
+  check(producer: string, first: bigint): DedupVerdict {
+    const state = this.producers.get(producer);
+    if (state === undefined) return { kind: 'new' };
+    if (first <= state.persisted) {
+      const receipt = state.lastReceipt?.sequenceId === first ? state.lastReceipt : undefined;
+      return { kind: 'duplicate', receipt, sequenceId: first };
+    }
+    if (first <= state.pushed) return { kind: 'wait', until: state.inFlight };
+    return { kind: 'new' };
+  }
+
+  /** Records an append sent for `producer` up to `highest`; `settled` resolves when it is answered. */
+  pushed(producer: string, highest: bigint, settled: Promise<unknown>): void {
+    const state = this.touch(producer);
+    state.pushed = highest;
+    state.inFlight = settled;
+  }
+
+  /** Records an entry the ledger store holds. */
+  persisted(producer: string, highest: bigint, receipt: StoredReceipt | undefined): void {
+    const state = this.touch(producer);
+    if (highest > state.persisted) {
+      state.persisted = highest;
+      state.lastReceipt = receipt;
+    }
+    if (state.pushed < state.persisted) state.pushed = state.persisted;
+    this.entriesSinceSnapshot++;
+  }
+
+  /** An append failed: what was in flight was not stored, so it may come again. */
+  failed(producer: string): void {
+    const state = this.producers.get(producer);
+    if (state !== undefined) state.pushed = state.persisted;
+  }
+
+  private touch(producer: string): ProducerState {
+    let state = this.producers.get(producer);
+    if (state !== undefined) {
+      this.producers.delete(producer); // Re-inserted last: the map's order is least recently active first.
+    } else {
+      state = { persisted: -1n, pushed: -1n, lastActiveMs: 0, lastReceipt: undefined, inFlight: Promise.resolve() };
+      const oldest = this.producers.keys().next();
+      if (this.producers.size >= this.settings.maxProducers && oldest.done !== true)
+        this.producers.delete(oldest.value);
+    }
+    state.lastActiveMs = this.now();
+    this.producers.set(producer, state);
+    return state;
+  }
+
+  /** Snapshots when enough entries or time went by; `lastEntry` is the last entry the marks cover. */
+  maybeSnapshot(lastEntry: Position | undefined): void {
+    const due =
+      this.entriesSinceSnapshot >= this.settings.snapshotIntervalEntries ||
+      (this.entriesSinceSnapshot > 0 && this.now() - this.lastSnapshotMs >= this.settings.snapshotIntervalMs);
+    if (due && this.snapshotting === undefined && lastEntry !== undefined) {
+      this.snapshotting = this.snapshot(lastEntry).finally(() => (this.snapshotting = undefined));
+      this.snapshotting.catch(() => undefined);
+    }
+  }
+
+  /**
+   * Writes the marks as cursor properties and moves the cursor's mark-delete
+   * to `lastEntry`: a later owner replays only what follows. Every mark is at
+   * least as new as `lastEntry`, since entries are persisted in order.
+   */
+  async snapshot(lastEntry: Position | undefined): Promise<void> {
+    if (this.cursor.state !== 'open') return;
+    const cutoff = this.now() - this.settings.producerInactivityMs;
+    for (const [producer, state] of this.producers) {
+      if (state.lastActiveMs < cutoff && state.pushed === state.persisted) this.producers.delete(producer);
+    }
+    for (const name of this.cursor.getProperties().keys()) {
+      if (!this.producers.has(name)) this.cursor.setProperty(name, undefined);
+    }
+    for (const [producer, state] of this.producers) {
+      if (state.persisted >= 0n) this.cursor.setProperty(producer, state.persisted);
+    }
+    if (lastEntry !== undefined) this.cursor.ackCumulative(lastEntry);
+    this.entriesSinceSnapshot = 0;
+    this.lastSnapshotMs = this.now();
+    await this.cursor.flush();
+  }
+}

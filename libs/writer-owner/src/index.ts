@@ -1,0 +1,17 @@
+// The writer owner: what apps/writer-owner and standalone host.
+export { WriterOwner } from './writer-owner.js';
+export type { WriterOwnerOptions, ConsumeBackend, LiveSubscriptionStats } from './writer-owner.js';
+export { writerClusterConfigSchema, writerSettings, resolveWriterSettings } from './config.js';
+export type { WriterClusterConfig, WriterSettings } from './config.js';
+export { startClusterWriterOwner, startWriterOwnerService } from './server.js';
+export type { RunningWriterOwner, WriterOwnerServiceOptions } from './server.js';
+export type { MetadataClients } from './metadata-clients.js';
+export type { OwnerIdentity } from './owner-session.js';
+export { WriterReason } from './reasons.js';
+export { consumeBackend } from './consume-backend.js';
+
+// For other packages and tests: limits, reserved names, the pieces the services are built from.
+export { DEDUP_CURSOR_NAME, MAX_DEDUP_PRODUCER_NAME_LENGTH } from './deduplication.js';
+export { RESERVED_SUBSCRIPTION_PREFIX } from './topics-service.js';
+export { writerMetrics } from './metrics.js';
+export type { WriterMetrics } from './metrics.js';

@@ -1,0 +1,110 @@
+import { Counter, Gauge, Histogram, register as defaultRegistry, type Registry } from 'prom-client';
+
+export interface WriterMetrics {
+  messagesIn: Counter<'topic'>;
+  bytesIn: Counter<'topic'>;
+  messagesOut: Counter<'topic'>;
+  bytesOut: Counter<'topic'>;
+  publishLatency: Histogram<never>;
+  dedupHits: Counter<'topic'>;
+  leasesHeld: Gauge<never>;
+  topicsLoaded: Gauge<never>;
+  backlog: Gauge<'topic' | 'subscription'>;
+  unacked: Gauge<'topic' | 'subscription'>;
+  ackHoles: Gauge<'topic' | 'subscription'>;
+  cursorStateBytes: Gauge<'topic' | 'subscription'>;
+  publishFailures: Counter<'reason'>;
+}
+
+const made = new WeakMap<Registry, WriterMetrics>();
+
+/**
+ * The writer owner's metrics, once per registry. Ranges beyond the persist
+ * limit are counted by the managed ledger
+ * (`ledgerline_cursor_ranges_not_persisted_total`), which registers itself.
+ */
+export function writerMetrics(registry: Registry = defaultRegistry): WriterMetrics {
+  const known = made.get(registry);
+  if (known !== undefined) return known;
+  const registers = [registry];
+  const metrics: WriterMetrics = {
+    messagesIn: new Counter({
+      name: 'ledgerline_writer_messages_in_total',
+      help: 'Messages stored',
+      labelNames: ['topic'],
+      registers,
+    }),
+    bytesIn: new Counter({
+      name: 'ledgerline_writer_bytes_in_total',
+      help: 'Entry bytes stored',
+      labelNames: ['topic'],
+      registers,
+    }),
+    messagesOut: new Counter({
+      name: 'ledgerline_writer_messages_out_total',
+      help: 'Messages delivered to consumers',
+      labelNames: ['topic'],
+      registers,
+    }),
+    bytesOut: new Counter({
+      name: 'ledgerline_writer_bytes_out_total',
+      help: 'Payload bytes delivered to consumers',
+      labelNames: ['topic'],
+      registers,
+    }),
+    publishLatency: new Histogram({
+      name: 'ledgerline_writer_publish_latency_seconds',
+      help: 'From a publish request read to its receipt (the ledger store holds the entry)',
+      buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    dedupHits: new Counter({
+      name: 'ledgerline_writer_dedup_hits_total',
+      help: 'Publishes answered as duplicates',
+      labelNames: ['topic'],
+      registers,
+    }),
+    leasesHeld: new Gauge({
+      name: 'ledgerline_writer_leases_held',
+      help: 'Topic leases this instance holds',
+      registers,
+    }),
+    topicsLoaded: new Gauge({
+      name: 'ledgerline_writer_topics_loaded',
+      help: 'Topics loaded on this instance',
+      registers,
+    }),
+    backlog: new Gauge({
+      name: 'ledgerline_writer_subscription_backlog_messages',
+      help: 'Messages not yet consumed, per subscription',
+      labelNames: ['topic', 'subscription'],
+      registers,
+    }),
+    unacked: new Gauge({
+      name: 'ledgerline_writer_subscription_unacked_messages',
+      help: 'Messages delivered and not acknowledged',
+      labelNames: ['topic', 'subscription'],
+      registers,
+    }),
+    ackHoles: new Gauge({
+      name: 'ledgerline_writer_subscription_ack_holes',
+      help: 'Acknowledged ranges above the mark-delete position',
+      labelNames: ['topic', 'subscription'],
+      registers,
+    }),
+    cursorStateBytes: new Gauge({
+      name: 'ledgerline_writer_cursor_state_bytes',
+      help: 'Bytes of the last cursor snapshot',
+      labelNames: ['topic', 'subscription'],
+      registers,
+    }),
+    publishFailures: new Counter({
+      name: 'ledgerline_writer_publish_failures_total',
+      help: 'Publishes refused or failed, by reason',
+      labelNames: ['reason'],
+      registers,
+    }),
+  };
+  made.set(registry, metrics);
+  return metrics;
+}

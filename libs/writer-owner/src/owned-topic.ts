@@ -1,0 +1,246 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import type { AppendResult, ManagedLedger, Position } from '@ledgerline/managed-ledger';
+import { encodeMessageEntry, messageCount, type EntryInput } from '@ledgerline/message-format';
+import type { PublishMessage } from '@ledgerline/proto';
+import { ByteBudget } from './byte-budget.js';
+import { MAX_DEDUP_PRODUCER_NAME_LENGTH, type Deduplication, type StoredReceipt } from './deduplication.js';
+import { isClosed, isOwnershipLost, topicUnloaded } from './errors.js';
+import type { LacNotifier } from './lac-notifier.js';
+import type { WriterMetrics } from './metrics.js';
+import { RateMeter } from './rate-meter.js';
+import { WriterReason } from './reasons.js';
+
+/** What a publish resolves with: the entry's place, or the original's for a duplicate. */
+export interface Receipt {
+  sequenceId: bigint;
+  position: Position | undefined;
+  firstOffset: number;
+  lastOffset: number;
+  duplicate: boolean;
+  publishTimeMs: number;
+}
+
+export interface OwnedTopicOptions {
+  name: string;
+  ledger: ManagedLedger;
+  dedup: Deduplication;
+  lac: LacNotifier;
+  metrics: WriterMetrics;
+  maxPendingBytes: number;
+  maxMessageSizeBytes: number;
+  now: () => number;
+  /** Closes the managed ledger and forgets it (the factory's closeLedger), so a reload opens it afresh. */
+  closeLedger: () => Promise<void>;
+  /** Called once this topic is unloaded, with the reason consumers are told. */
+  onUnloaded: (topic: OwnedTopic, error: LedgerlineError) => void;
+  /** Another owner took the topic: the registry unloads it without releasing the lease. */
+  onOwnershipLost: (topic: OwnedTopic, error: LedgerlineError) => void;
+}
+
+/** Turns a publish request into the codec's input; the owner stamps the publish time. */
+export function entryInput(message: PublishMessage, publishTimeMs: number): EntryInput {
+  return {
+    producerName: message.producerName,
+    sequenceId: message.sequenceId,
+    publishTimeMs,
+    payload: message.payload,
+    key: message.key,
+    properties: message.properties,
+    eventTimeMs: message.eventTimeMs,
+    messages: message.messages,
+  };
+}
+
+/**
+ * A topic this instance owns: its managed ledger, deduplication, the bound on
+ * bytes waiting for the ledger store, and the listeners (consumers) to tell
+ * when it goes away.
+ */
+export class OwnedTopic {
+  readonly name: string;
+  readonly ledger: ManagedLedger;
+  readonly dedup: Deduplication;
+  readonly rateIn: RateMeter;
+  readonly rateOut: RateMeter;
+  dedupHits = 0;
+  private readonly budget: ByteBudget;
+  private unloadError: LedgerlineError | undefined;
+  private readonly unloadListeners = new Set<(error: LedgerlineError) => void>();
+
+  constructor(private readonly options: OwnedTopicOptions) {
+    this.name = options.name;
+    this.ledger = options.ledger;
+    this.dedup = options.dedup;
+    this.budget = new ByteBudget(options.maxPendingBytes);
+    this.rateIn = new RateMeter(options.now);
+    this.rateOut = new RateMeter(options.now);
+  }
+
+  get unloaded(): boolean {
+    return this.unloadError !== undefined;
+  }
+
+  get pendingBytes(): number {
+    return this.budget.usedBytes;
+  }
+
+  /** Runs `listener` when the topic is unloaded; returns the function that removes it. */
+  onUnload(listener: (error: LedgerlineError) => void): () => void {
+    if (this.unloadError !== undefined) {
+      listener(this.unloadError);
+      return () => undefined;
+    }
+    this.unloadListeners.add(listener);
+    return () => this.unloadListeners.delete(listener);
+  }
+
+  checkLoaded(): void {
+    if (this.unloadError !== undefined) throw this.unloadError;
+  }
+
+  /** Encodes and checks a publish request; INVALID_ARGUMENT or RESOURCE_EXHAUSTED before any work is done. */
+  prepare(message: PublishMessage): { bytes: Uint8Array; numMessages: number } {
+    if (message.producerName.length > MAX_DEDUP_PRODUCER_NAME_LENGTH) {
+      throw new LedgerlineError(
+        'INVALID_ARGUMENT',
+        WriterReason.invalidRequest,
+        `a producer name is at most ${MAX_DEDUP_PRODUCER_NAME_LENGTH} characters`,
+      );
+    }
+    const bytes = encodeMessageEntry(entryInput(message, this.options.now()));
+    if (bytes.length > this.options.maxMessageSizeBytes) {
+      throw new LedgerlineError(
+        'RESOURCE_EXHAUSTED',
+        WriterReason.messageTooLarge,
+        `the entry takes ${bytes.length} bytes; this topic accepts at most ${this.options.maxMessageSizeBytes}`,
+        { details: { sizeBytes: String(bytes.length), maxMessageSizeBytes: String(this.options.maxMessageSizeBytes) } },
+      );
+    }
+    return { bytes, numMessages: messageCount(message) };
+  }
+
+  /**
+   * Stores one entry and resolves with its receipt once the ledger store
+   * holds it; a duplicate (by producer name and sequence id) resolves with the
+   * original's receipt and is not stored again.
+   */
+  async publish(message: PublishMessage, signal?: AbortSignal): Promise<Receipt> {
+    const { receipt } = await this.submit(message, signal);
+    return receipt;
+  }
+
+  /**
+   * Like publish, in two steps: resolves once the entry is handed to the
+   * managed ledger (so the caller may submit the next one and keep the order),
+   * with the receipt still to come.
+   */
+  async submit(message: PublishMessage, signal?: AbortSignal): Promise<{ receipt: Promise<Receipt> }> {
+    this.checkLoaded();
+    const { bytes, numMessages } = this.prepare(message);
+    const waiting = this.budget.acquire(bytes.length, signal);
+    if (waiting !== undefined) await waiting;
+    let handedOver = false;
+    try {
+      this.checkLoaded();
+      const duplicate = await this.deduplicate(message);
+      if (duplicate !== undefined) return { receipt: Promise.resolve(duplicate) };
+      const appending = this.ledger.append(bytes, numMessages);
+      const receipt = this.complete(message, appending, bytes.length, numMessages);
+      handedOver = true;
+      void receipt.then(
+        () => this.budget.release(bytes.length),
+        () => this.budget.release(bytes.length),
+      );
+      return { receipt };
+    } finally {
+      if (!handedOver) this.budget.release(bytes.length);
+    }
+  }
+
+  /** The duplicate's receipt, or undefined when the entry is new (then it counts as pushed). */
+  private async deduplicate(message: PublishMessage): Promise<Receipt | undefined> {
+    const producer = message.producerName;
+    if (producer === '') return undefined;
+    for (;;) {
+      const verdict = this.dedup.check(producer, message.sequenceId);
+      if (verdict.kind === 'new') return undefined;
+      if (verdict.kind === 'duplicate') return this.duplicate(verdict.receipt, message.sequenceId);
+      await verdict.until;
+      this.checkLoaded();
+    }
+  }
+
+  private complete(
+    message: PublishMessage,
+    appending: Promise<AppendResult>,
+    sizeBytes: number,
+    numMessages: number,
+  ): Promise<Receipt> {
+    const producer = message.producerName;
+    const first = message.sequenceId;
+    const highest = first + BigInt(numMessages - 1);
+    const receipt = appending.then(
+      (result) => {
+        const stored: StoredReceipt = { ...result, publishTimeMs: this.options.now(), sequenceId: first };
+        if (producer !== '') this.dedup.persisted(producer, highest, stored);
+        this.options.metrics.messagesIn.inc({ topic: this.name }, numMessages);
+        this.options.metrics.bytesIn.inc({ topic: this.name }, sizeBytes);
+        this.rateIn.record(numMessages, sizeBytes);
+        this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
+        this.dedup.maybeSnapshot(result.position);
+        return { ...stored, duplicate: false };
+      },
+      (thrown: unknown) => {
+        if (producer !== '') this.dedup.failed(producer);
+        throw this.appendFailure(LedgerlineError.from(thrown));
+      },
+    );
+    if (producer !== '')
+      this.dedup.pushed(
+        producer,
+        highest,
+        receipt.catch(() => undefined),
+      );
+    return receipt;
+  }
+
+  private duplicate(original: StoredReceipt | undefined, sequenceId: bigint): Receipt {
+    this.dedupHits++;
+    this.options.metrics.dedupHits.inc({ topic: this.name });
+    return {
+      sequenceId,
+      position: original?.position,
+      firstOffset: original?.firstOffset ?? -1,
+      lastOffset: original?.lastOffset ?? -1,
+      duplicate: true,
+      publishTimeMs: original?.publishTimeMs ?? 0,
+    };
+  }
+
+  private appendFailure(error: LedgerlineError): LedgerlineError {
+    if (isOwnershipLost(error)) {
+      this.options.onOwnershipLost(this, error);
+      return topicUnloaded(this.name, `another owner took it: ${error.reason}`);
+    }
+    if (isClosed(error) && this.unloadError !== undefined) return this.unloadError;
+    return error;
+  }
+
+  /**
+   * Stops taking publishes, tells consumers, and closes the managed ledger:
+   * appends in flight finish (their receipts still go out), cursors flush, the
+   * ledger being written is closed and recorded. The lease is the registry's.
+   */
+  async unload(why: string): Promise<void> {
+    if (this.unloadError !== undefined) return;
+    const error = topicUnloaded(this.name, why);
+    this.unloadError = error;
+    for (const listener of [...this.unloadListeners]) listener(error);
+    this.unloadListeners.clear();
+    if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {
+      await this.dedup.snapshot(this.ledger.lastConfirmedPosition()).catch(() => undefined);
+    }
+    await this.options.closeLedger().catch(() => undefined);
+    this.options.onUnloaded(this, error);
+  }
+}

@@ -1,0 +1,123 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import { OwnerRole } from '@ledgerline/proto';
+import type { MetadataClients } from './metadata-clients.js';
+
+export interface OwnerIdentity {
+  instanceId: string;
+  group: string;
+  advertisedAddress: string;
+}
+
+export interface OwnerSessionOptions {
+  clients: MetadataClients;
+  identity: OwnerIdentity;
+  ttlMs: number;
+  /** Called when the session is gone (expired, or unreachable past its TTL): every lease went with it. */
+  onLost: (error: LedgerlineError) => void;
+  logger: { warn(details: object, message: string): void };
+  now?: () => number;
+}
+
+/** Keep-alives per TTL: three chances before the session can lapse. */
+const KEEP_ALIVES_PER_TTL = 3;
+
+/**
+ * This instance's owner registration (role WRITER) and the session its leases
+ * live in. A keep-alive runs every third of the TTL; when the session expired,
+ * or no keep-alive succeeded for a whole TTL (metadata unreachable), the
+ * session counts as lost at once (its leases may already belong to someone
+ * else), `onLost` runs, and a fresh session is registered on the next tick.
+ */
+export class OwnerSession {
+  private id: string | undefined;
+  private lastConfirmedMs = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private stopped = false;
+  private readonly now: () => number;
+
+  constructor(private readonly options: OwnerSessionOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The live session id; UNAVAILABLE while none is registered. */
+  get sessionId(): string {
+    if (this.id === undefined || !this.isLive()) {
+      throw new LedgerlineError('UNAVAILABLE', 'OWNER_SESSION_LOST', 'this owner has no live session: retry shortly');
+    }
+    return this.id;
+  }
+
+  /** True while a keep-alive succeeded within the TTL. */
+  isLive(): boolean {
+    return this.id !== undefined && this.now() - this.lastConfirmedMs < this.options.ttlMs;
+  }
+
+  async start(): Promise<void> {
+    await this.register();
+    this.timer = setInterval(
+      () => void this.tick(),
+      Math.max(100, Math.floor(this.options.ttlMs / KEEP_ALIVES_PER_TTL)),
+    );
+    this.timer.unref();
+  }
+
+  private async register(): Promise<void> {
+    const { identity, clients, ttlMs } = this.options;
+    const started = this.now();
+    const answer = await clients.lookup.registerOwner(
+      {
+        owner: {
+          instanceId: identity.instanceId,
+          role: OwnerRole.WRITER,
+          group: identity.group,
+          advertisedAddress: identity.advertisedAddress,
+        },
+        sessionTtlMs: BigInt(ttlMs),
+      },
+      { deadlineMs: ttlMs },
+    );
+    this.id = answer.sessionId;
+    this.lastConfirmedMs = started;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      if (this.id === undefined) {
+        await this.register();
+        return;
+      }
+      const started = this.now();
+      await this.options.clients.lookup.keepAliveOwner({ sessionId: this.id }, { deadlineMs: this.options.ttlMs });
+      this.lastConfirmedMs = started;
+    } catch (thrown) {
+      const error = LedgerlineError.from(thrown);
+      if (error.reason === 'SESSION_EXPIRED' || (this.id !== undefined && !this.isLive())) this.lose(error);
+      else this.options.logger.warn({ err: error.message }, 'owner keep-alive failed; retrying');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private lose(error: LedgerlineError): void {
+    if (this.id === undefined) return;
+    this.id = undefined;
+    this.options.logger.warn({ reason: error.reason }, 'owner session lost: unloading every topic');
+    this.options.onLost(error);
+  }
+
+  /** Stops keep-alives and ends the session (its leases lapse at once). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    const id = this.id;
+    this.id = undefined;
+    if (id !== undefined) {
+      await this.options.clients.lookup
+        .unregisterOwner({ sessionId: id }, { deadlineMs: 2_000 })
+        .catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import type { ManagedLedgerEntry, Position } from '@ledgerline/managed-ledger';
+import { decodeMessageEntry } from '@ledgerline/message-format';
+import type {
+  EntrySchema,
+  MessageSchema,
+  Position as ProtoPosition,
+  PublishFailureSchema,
+  PublishReceiptSchema,
+} from '@ledgerline/proto';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { WriterReason } from './reasons.js';
+import type { Receipt } from './owned-topic.js';
+
+export function positionMessage(p: Position): { ledgerId: bigint; entryId: bigint } {
+  return { ledgerId: BigInt(p.ledgerId), entryId: BigInt(p.entryId) };
+}
+
+function safe(value: bigint, what: string, min: number): number {
+  if (value < BigInt(min) || value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new LedgerlineError('INVALID_ARGUMENT', 'INVALID_POSITION', `${what} ${value} is out of range`);
+  }
+  return Number(value);
+}
+
+/** A position from a request: present, with ids in range. */
+export function positionFromRequest(p: ProtoPosition | undefined, what = 'position'): Position {
+  if (p === undefined) throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, `${what} is missing`);
+  return { ledgerId: safe(p.ledgerId, `${what}.ledger_id`, 0), entryId: safe(p.entryId, `${what}.entry_id`, -1) };
+}
+
+/** An int64 request field as a safe non-negative number. */
+export function safeNumber(value: bigint, what: string): number {
+  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, `${what} must be 0 to 2^53-1`);
+  }
+  return Number(value);
+}
+
+export function receiptMessage(receipt: Receipt): MessageInitShape<typeof PublishReceiptSchema> {
+  return {
+    sequenceId: receipt.sequenceId,
+    ...(receipt.position === undefined ? {} : { position: positionMessage(receipt.position) }),
+    firstOffset: BigInt(receipt.firstOffset),
+    lastOffset: BigInt(receipt.lastOffset),
+    duplicate: receipt.duplicate,
+    publishTimeMs: BigInt(receipt.publishTimeMs),
+  };
+}
+
+export function failureMessage(sequenceId: bigint, thrown: unknown): MessageInitShape<typeof PublishFailureSchema> {
+  const error = LedgerlineError.from(thrown);
+  return { sequenceId, code: error.grpcCode, reason: error.reason, message: error.message, details: error.details };
+}
+
+type MessageInit = MessageInitShape<typeof MessageSchema>;
+
+/** The messages of a stored entry; an entry not in Pulsar's layout is delivered as one raw message. */
+export function entryMessages(entry: ManagedLedgerEntry): MessageInit[] {
+  let decoded;
+  try {
+    decoded = decodeMessageEntry(entry.payload);
+  } catch {
+    return [{ payload: entry.payload, offset: BigInt(entry.firstOffset), batchIndex: -1 }];
+  }
+  return decoded.messages.map((m, index) => ({
+    payload: m.payload,
+    ...(m.key === undefined ? {} : { key: m.key }),
+    properties: { ...m.properties },
+    eventTimeMs: BigInt(m.eventTimeMs),
+    publishTimeMs: BigInt(m.publishTimeMs),
+    producerName: m.producerName,
+    sequenceId: m.sequenceId,
+    offset: BigInt(entry.firstOffset + index),
+    batchIndex: m.batchIndex,
+  }));
+}
+
+/** A stored entry as a consumer or a fetch receives it; `skip` leaves out acknowledged batch indexes. */
+export function entryMessage(
+  entry: ManagedLedgerEntry,
+  redeliveryCount = 0,
+  skip?: (batchIndex: number) => boolean,
+): MessageInitShape<typeof EntrySchema> {
+  const messages = entryMessages(entry);
+  return {
+    position: positionMessage(entry.position),
+    firstOffset: BigInt(entry.firstOffset),
+    lastOffset: BigInt(entry.lastOffset),
+    brokerTimestampMs: BigInt(entry.brokerTimestampMs),
+    numMessages: entry.numMessages,
+    redeliveryCount,
+    messages: skip === undefined ? messages : messages.filter((m) => !skip(m.batchIndex ?? -1)),
+  };
+}

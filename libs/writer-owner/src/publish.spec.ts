@@ -1,0 +1,135 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import type { PublishResponse } from '@ledgerline/proto';
+import { noConsumers } from './testing/no-consumers.js';
+import { startWriterHarness, type WriterHarness } from './testing/harness.js';
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+async function refusal(call: Promise<unknown>): Promise<LedgerlineError> {
+  try {
+    await call;
+  } catch (error) {
+    return LedgerlineError.from(error);
+  }
+  throw new Error('expected the call to fail');
+}
+
+async function* requestsOf<T>(items: readonly T[]): AsyncIterable<T> {
+  for (const item of items) yield item;
+}
+
+async function collect(stream: AsyncIterable<PublishResponse>): Promise<PublishResponse[]> {
+  const out: PublishResponse[] = [];
+  for await (const response of stream) out.push(response);
+  return out;
+}
+
+describe('writer owner: publishing in process (SQLite, in-process bus)', () => {
+  let harness: WriterHarness;
+  beforeAll(async () => {
+    harness = await startWriterHarness({ consumeBackend: noConsumers, settings: { maxMessageSizeBytes: 64 * 1024 } });
+  });
+  afterAll(async () => harness.close());
+
+  it('stores pipelined publishes in request order with contiguous offsets, and batches advance by their size', async () => {
+    const topic = await harness.createTopic('ordered');
+    const requests = Array.from({ length: 200 }, (_, i) =>
+      i === 100
+        ? {
+            message: {
+              topic,
+              messages: [{ payload: text('a') }, { payload: text('b'), key: 'k' }, { payload: text('c') }],
+            },
+          }
+        : { message: { topic, payload: text(`m${i}`) } },
+    );
+    const responses = await collect(harness.topics.publish(requestsOf(requests)));
+    expect(responses).toHaveLength(200);
+    let expected = 0n;
+    for (const response of responses) {
+      expect(response.result.case).toBe('receipt');
+      const receipt = response.result.value as { firstOffset: bigint; lastOffset: bigint };
+      expect(receipt.firstOffset).toBe(expected);
+      expected = receipt.lastOffset + 1n;
+    }
+    expect(expected).toBe(202n);
+    const fetched = await harness.topics.fetchByOffset({ topic, offset: 100n, maxEntries: 2 });
+    expect(fetched.nextOffset).toBe(202n);
+    expect(
+      fetched.entries[0]!.messages.map((m) => [Buffer.from(m.payload).toString(), m.key, m.offset, m.batchIndex]),
+    ).toEqual([
+      ['a', undefined, 100n, 0],
+      ['b', 'k', 101n, 1],
+      ['c', undefined, 102n, 2],
+    ]);
+    expect(Buffer.from(fetched.entries[1]!.messages[0]!.payload).toString()).toBe('m101');
+  });
+
+  it('answers a re-sent sequence id as a duplicate with the original position, also after the topic is reloaded', async () => {
+    const topic = await harness.createTopic('dedup');
+    const first = await harness.topics.publishOne({
+      message: { topic, producerName: 'p1', sequenceId: 5n, payload: text('x') },
+    });
+    expect(first.receipt!.duplicate).toBe(false);
+    const again = await harness.topics.publishOne({
+      message: { topic, producerName: 'p1', sequenceId: 5n, payload: text('x') },
+    });
+    expect(again.receipt!.duplicate).toBe(true);
+    expect(again.receipt!.position).toEqual(first.receipt!.position);
+    const older = await harness.topics.publishOne({
+      message: { topic, producerName: 'p1', sequenceId: 3n, payload: text('x') },
+    });
+    expect(older.receipt!.duplicate).toBe(true);
+    await harness.topics.unloadTopic({ topic });
+    const afterReload = await harness.topics.publishOne({
+      message: { topic, producerName: 'p1', sequenceId: 5n, payload: text('x') },
+    });
+    expect(afterReload.receipt!.duplicate).toBe(true);
+    const next = await harness.topics.publishOne({
+      message: { topic, producerName: 'p1', sequenceId: 6n, payload: text('y') },
+    });
+    expect(next.receipt!.duplicate).toBe(false);
+    expect(next.receipt!.firstOffset).toBe(1n);
+    const stats = await harness.topics.getTopicStats({ topic });
+    expect(stats.dedupHits).toBeGreaterThanOrEqual(1n);
+    expect(stats.subscriptions).toEqual([]);
+  });
+
+  it('refuses bad publishes with clear statuses and keeps serving the stream', async () => {
+    const topic = await harness.createTopic('refusals');
+    const missing = await refusal(
+      harness.topics.publishOne({ message: { topic: 'persistent://t/ns/nope', payload: text('x') } }),
+    );
+    expect(missing.code).toBe('NOT_FOUND');
+    const garbage = await refusal(
+      harness.topics.publishOne({ message: { topic: 'not a // topic', payload: text('x') } }),
+    );
+    expect(garbage.code).toBe('INVALID_ARGUMENT');
+    const tooLarge = await refusal(
+      harness.topics.publishOne({ message: { topic, payload: new Uint8Array(70 * 1024) } }),
+    );
+    expect([tooLarge.code, tooLarge.reason]).toEqual(['RESOURCE_EXHAUSTED', 'MESSAGE_TOO_LARGE']);
+    const responses = await collect(
+      harness.topics.publish(
+        requestsOf([
+          { message: { topic, payload: new Uint8Array(70 * 1024), sequenceId: 1n } },
+          { message: { topic, payload: text('fine'), sequenceId: 2n } },
+          {},
+        ]),
+      ),
+    );
+    expect(responses.map((r) => r.result.case)).toEqual(['failure', 'receipt', 'failure']);
+    expect(responses[0]!.result.value).toMatchObject({ sequenceId: 1n, reason: 'MESSAGE_TOO_LARGE', code: 8 });
+  });
+
+  it('refuses topics of a read-only namespace, naming the writer topic', async () => {
+    await harness.createTopic('source', 'writers');
+    await harness.admin.createNamespace({ namespace: 't/readers' });
+    await harness.admin.setWriterNamespace({ namespace: 't/readers', writerNamespace: 't/writers' });
+    const refused = await refusal(
+      harness.topics.publishOne({ message: { topic: 'persistent://t/readers/source', payload: text('x') } }),
+    );
+    expect([refused.code, refused.reason]).toEqual(['FAILED_PRECONDITION', 'READONLY_TOPIC']);
+    expect(refused.details['writer_topic']).toBe('persistent://t/writers/source');
+  });
+});

@@ -1,0 +1,175 @@
+import { hostname } from 'node:os';
+import { createBus, type Bus } from '@ledgerline/bus';
+import { LedgerlineError } from '@ledgerline/errors';
+import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
+import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
+import { AdminService, LookupService } from '@ledgerline/proto';
+import { closeClient, createChannel, createClient } from '@ledgerline/rpc';
+import {
+  createLogger,
+  createMetrics,
+  serve,
+  type Closer,
+  type GrpcServiceRegistration,
+  type RunningService,
+  type ServiceConfig,
+} from '@ledgerline/service-kit';
+import type { Logger } from 'pino';
+import type { WriterClusterConfig, WriterSettings } from './config.js';
+import type { MetadataClients } from './metadata-clients.js';
+import type { OwnerIdentity } from './owner-session.js';
+import { WriterOwner, type WriterOwnerOptions } from './writer-owner.js';
+
+export interface WriterOwnerServiceOptions {
+  name?: string;
+  config: ServiceConfig;
+  settings: WriterSettings;
+  /** The metadata service's address; undefined means this very server (standalone hosts both). */
+  metadataAddress?: string;
+  ledgerStore: LedgerStore;
+  metadata: ManagedLedgerMetadata;
+  bus?: Bus;
+  consumeBackend: WriterOwnerOptions['consumeBackend'];
+  /** More services on the same port (standalone: the metadata service). */
+  extraServices?: readonly GrpcServiceRegistration[];
+  closers?: readonly Closer[];
+  logger?: Logger;
+  /** Signals that drain and stop the service (default SIGTERM and SIGINT; [] for none, as in tests). */
+  signals?: readonly NodeJS.Signals[];
+  /** Called once a signal-started shutdown is done; defaults to exiting (0 when clean). */
+  onSignalShutdown?: (clean: boolean) => void;
+}
+
+export interface RunningWriterOwner {
+  readonly owner: WriterOwner;
+  readonly service: RunningService;
+  readonly port: number;
+  /** Drains the writer owner (topics handed over, leases released), then stops the server. */
+  shutdown(reason?: string): Promise<boolean>;
+}
+
+/** Clients whose channel is chosen once the server's port is known (standalone talks to itself). */
+function lateClients(): { clients: MetadataClients; connect(address: string): () => void } {
+  let bound: MetadataClients | undefined;
+  const need = (): MetadataClients => {
+    if (bound === undefined)
+      throw new LedgerlineError('UNAVAILABLE', 'OWNER_NOT_SERVING', 'the writer owner is starting');
+    return bound;
+  };
+  const clients = {
+    get lookup() {
+      return need().lookup;
+    },
+    get admin() {
+      return need().admin;
+    },
+  } as MetadataClients;
+  return {
+    clients,
+    connect(address) {
+      const channel = createChannel(address);
+      const made = { lookup: createClient(LookupService, channel), admin: createClient(AdminService, channel) };
+      bound = made;
+      return () => {
+        closeClient(made.lookup);
+        closeClient(made.admin);
+        channel.close();
+      };
+    },
+  };
+}
+
+function identityOf(settings: WriterSettings, port: number): OwnerIdentity {
+  const advertisedAddress = settings.advertisedAddress === '' ? `localhost:${port}` : settings.advertisedAddress;
+  const derived = `writer-${hostname()}-${advertisedAddress}`.replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 128);
+  return {
+    instanceId: settings.instanceId === '' ? derived : settings.instanceId,
+    group: settings.ownerGroup,
+    advertisedAddress,
+  };
+}
+
+/**
+ * Runs a writer owner: TopicsService and CursorsService (and any extra
+ * services) on one gRPC port with health, reflection and /metrics. SIGTERM
+ * drains first (publish streams answer and end, topics are unloaded and their
+ * leases released), then the server stops and the closers run.
+ */
+export async function startWriterOwnerService(options: WriterOwnerServiceOptions): Promise<RunningWriterOwner> {
+  const late = lateClients();
+  // Filled in once the port is known; the owner serves nothing before start().
+  const identity: OwnerIdentity = { instanceId: '', group: options.settings.ownerGroup, advertisedAddress: '' };
+  const logger = options.logger;
+  const metrics = createMetrics(options.name ?? 'writer-owner');
+  const owner = new WriterOwner({
+    metricsRegistry: metrics.registry,
+    settings: options.settings,
+    identity,
+    clients: late.clients,
+    ledgerStore: options.ledgerStore,
+    metadata: options.metadata,
+    ...(options.bus === undefined ? {} : { bus: options.bus }),
+    logger: logger ?? createLogger(options.name ?? 'writer-owner', { level: options.config.logLevel }),
+    consumeBackend: options.consumeBackend,
+  });
+  const service = await serve({
+    name: options.name ?? 'writer-owner',
+    config: options.config,
+    services: [...(options.extraServices ?? []), ...owner.services()],
+    logger: owner.logger,
+    metrics,
+    signals: [],
+    closers: options.closers ?? [],
+  });
+  const disconnect = late.connect(options.metadataAddress ?? `localhost:${service.grpcPort}`);
+  service.addCloser({ name: 'metadata-clients', close: disconnect });
+  Object.assign(identity, identityOf(options.settings, service.grpcPort));
+  try {
+    await owner.start();
+  } catch (error) {
+    await service.shutdown('start failed');
+    throw error;
+  }
+  let stopping: Promise<boolean> | undefined;
+  const shutdown = (reason = 'requested'): Promise<boolean> =>
+    (stopping ??= (async () => {
+      await owner.drain().catch((error: unknown) => owner.logger.error({ err: error }, 'drain failed'));
+      const report = await service.shutdown(reason);
+      for (const signal of signals) process.off(signal, onSignal);
+      return !report.forced && report.failedClosers.length === 0;
+    })());
+  const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping !== undefined) process.exit(1);
+    void shutdown(signal).then(options.onSignalShutdown ?? ((clean) => process.exit(clean ? 0 : 1)));
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+  return { owner, service, port: service.grpcPort, shutdown };
+}
+
+export async function startClusterWriterOwner(
+  config: WriterClusterConfig,
+  options: Pick<WriterOwnerServiceOptions, 'signals' | 'logger' | 'name' | 'consumeBackend'>,
+): Promise<RunningWriterOwner> {
+  const bus = await createBus({
+    kind: 'nats',
+    servers: config.natsUrl.split(',').map((server) => server.trim()),
+    name: 'ledgerline-writer-owner',
+  });
+  const ledgerStore = createLedgerStore({ kind: 'redis', url: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress);
+  return startWriterOwnerService({
+    ...options,
+    config,
+    settings: config,
+    metadataAddress: config.metadataAddress,
+    ledgerStore,
+    metadata,
+    bus,
+    closers: [
+      { name: 'bus', close: () => bus.close() },
+      { name: 'ledger-store', close: () => ledgerStore.close() },
+      { name: 'metadata', close: () => metadata.close() },
+    ],
+  });
+}

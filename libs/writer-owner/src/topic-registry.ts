@@ -1,0 +1,259 @@
+import type { Bus } from '@ledgerline/bus';
+import { LedgerlineError } from '@ledgerline/errors';
+import type { ManagedLedgerConfigInput, ManagedLedgerFactory } from '@ledgerline/managed-ledger';
+import { TopicName } from '@ledgerline/naming';
+import type { Policies } from '@ledgerline/proto';
+import type { WriterSettings } from './config.js';
+import { Deduplication } from './deduplication.js';
+import { notOwner, notServing } from './errors.js';
+import { LacNotifier } from './lac-notifier.js';
+import type { MetadataClients } from './metadata-clients.js';
+import type { WriterMetrics } from './metrics.js';
+import { OwnedTopic } from './owned-topic.js';
+import type { OwnerIdentity, OwnerSession } from './owner-session.js';
+import { WriterReason } from './reasons.js';
+
+export interface TopicRegistryOptions {
+  clients: MetadataClients;
+  session: OwnerSession;
+  identity: OwnerIdentity;
+  factory: ManagedLedgerFactory;
+  settings: WriterSettings;
+  metrics: WriterMetrics;
+  bus: Bus | undefined;
+  logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
+  now: () => number;
+}
+
+const MINUTE_MS = 60_000;
+const MiB = 1024 * 1024;
+
+/** Pulsar's retention units to the managed ledger's: -1 stays "forever", 0 "none". */
+function retentionConfig(policies: Policies | undefined): ManagedLedgerConfigInput {
+  const minutes = Number(policies?.retentionTimeMinutes ?? 0n);
+  const megabytes = Number(policies?.retentionSizeMb ?? 0n);
+  return {
+    retentionTimeMs: minutes < 0 ? -1 : minutes * MINUTE_MS,
+    retentionSizeBytes: megabytes < 0 ? -1 : megabytes * MiB,
+  };
+}
+
+/**
+ * The topics this instance owns, by lease. A request for a topic not loaded
+ * here asks the metadata service who should own it: another instance means
+ * NOT_OWNER with its address; this one means acquire the lease, open the
+ * managed ledger (which fences the previous owner) and recover deduplication.
+ * Leases are re-confirmed every half TTL; a lost lease or a fenced ledger
+ * unloads the topic at once.
+ */
+export class TopicRegistry {
+  private readonly topics = new Map<string, Promise<OwnedTopic>>();
+  private readonly loaded = new Map<string, OwnedTopic>();
+  private serving = false;
+  private monitor: NodeJS.Timeout | undefined;
+  private monitoring = false;
+
+  constructor(private readonly options: TopicRegistryOptions) {}
+
+  start(): void {
+    this.serving = true;
+    const everyMs = Math.max(100, Math.floor(this.options.settings.leaseTtlMs / 2));
+    this.monitor = setInterval(() => void this.confirmLeases(), everyMs);
+    this.monitor.unref();
+  }
+
+  /** No new topic is loaded and no request served from now on. */
+  stopServing(): void {
+    this.serving = false;
+  }
+
+  get isServing(): boolean {
+    return this.serving;
+  }
+
+  /** The topics loaded now. */
+  all(): OwnedTopic[] {
+    return [...this.loaded.values()];
+  }
+
+  /** A loaded topic, without loading it. */
+  find(topic: string): OwnedTopic | undefined {
+    return this.loaded.get(TopicName.parse(topic).toString());
+  }
+
+  /** The topic, loaded here if this instance should own it. */
+  async get(topic: string): Promise<OwnedTopic> {
+    if (typeof topic !== 'string' || topic === '') {
+      throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, 'the request names no topic');
+    }
+    const name = TopicName.parse(topic).toString();
+    if (!this.serving) throw notServing();
+    const known = this.topics.get(name);
+    if (known !== undefined) return known;
+    if (this.topics.size >= this.options.settings.maxTopics) {
+      throw new LedgerlineError(
+        'RESOURCE_EXHAUSTED',
+        WriterReason.tooManyTopics,
+        `this owner holds ${this.options.settings.maxTopics} topics (maxTopics)`,
+      );
+    }
+    const loading = this.load(name);
+    this.topics.set(name, loading);
+    loading.catch(() => {
+      if (this.topics.get(name) === loading) this.topics.delete(name);
+    });
+    return loading;
+  }
+
+  private async checkWritable(topic: TopicName): Promise<Policies | undefined> {
+    const { namespace } = await this.options.clients.admin.getNamespace({ namespace: topic.namespaceName.toString() });
+    const policies = namespace?.policies;
+    const writerNamespace = policies?.writerNamespace ?? '';
+    if (writerNamespace !== '' || policies?.readonly === true) {
+      const writerTopic = writerNamespace === '' ? '' : `${topic.domain}://${writerNamespace}/${topic.localName}`;
+      throw new LedgerlineError(
+        'FAILED_PRECONDITION',
+        WriterReason.readonlyTopic,
+        `${topic.toString()} is in a read-only namespace${writerTopic === '' ? '' : `: publish to ${writerTopic}`}`,
+        { details: { topic: topic.toString(), writer_topic: writerTopic } },
+      );
+    }
+    return policies;
+  }
+
+  private async acquire(name: string): Promise<void> {
+    const { clients, session, identity } = this.options;
+    const answer = await clients.lookup.lookupTopic({ topic: name });
+    if (answer.instanceId !== identity.instanceId) throw notOwner(name, answer.advertisedAddress);
+    try {
+      await clients.lookup.acquireLease({ topic: name, sessionId: session.sessionId });
+    } catch (thrown) {
+      const error = LedgerlineError.from(thrown);
+      if (error.reason === 'LEASE_HELD') throw notOwner(name, error.details['advertisedAddress'] ?? '');
+      throw error;
+    }
+  }
+
+  private async load(name: string): Promise<OwnedTopic> {
+    const { factory, settings, metrics, now } = this.options;
+    const topic = TopicName.parse(name);
+    const policies = await this.checkWritable(topic);
+    await this.acquire(name);
+    const buckets = policies?.numberOfTopicBuckets ?? 1;
+    try {
+      const ledger = await factory.open(topic, retentionConfig(policies), { numberOfTopicBuckets: buckets });
+      const dedup = await Deduplication.recover(
+        ledger,
+        {
+          maxProducers: settings.maxDedupProducersPerTopic,
+          producerInactivityMs: settings.dedupProducerInactivityMs,
+          snapshotIntervalEntries: settings.dedupSnapshotIntervalEntries,
+          snapshotIntervalMs: settings.dedupSnapshotIntervalMs,
+        },
+        now,
+      );
+      if (!this.serving) throw notServing();
+      const owned = new OwnedTopic({
+        name,
+        ledger,
+        dedup,
+        lac: new LacNotifier(this.options.bus),
+        metrics,
+        maxPendingBytes: settings.maxPendingBytesPerTopic,
+        maxMessageSizeBytes: settings.maxMessageSizeBytes,
+        now,
+        closeLedger: () => factory.closeLedger(topic, { numberOfTopicBuckets: buckets }),
+        onUnloaded: (unloaded) => this.forget(unloaded),
+        onOwnershipLost: (lost, error) => void this.unloadTopic(lost, `ownership lost: ${error.reason}`, false),
+      });
+      this.loaded.set(name, owned);
+      metrics.topicsLoaded.set(this.loaded.size);
+      metrics.leasesHeld.set(this.loaded.size);
+      this.options.logger.info({ topic: name }, 'topic loaded');
+      return owned;
+    } catch (error) {
+      await factory.closeLedger(topic, { numberOfTopicBuckets: buckets }).catch(() => undefined);
+      await this.release(name);
+      throw error;
+    }
+  }
+
+  private forget(topic: OwnedTopic): void {
+    if (this.loaded.get(topic.name) === topic) {
+      this.loaded.delete(topic.name);
+      this.topics.delete(topic.name);
+    }
+    this.options.metrics.topicsLoaded.set(this.loaded.size);
+    this.options.metrics.leasesHeld.set(this.loaded.size);
+  }
+
+  private async release(name: string): Promise<void> {
+    let sessionId: string;
+    try {
+      sessionId = this.options.session.sessionId;
+    } catch {
+      return; // No session: the lease went with it.
+    }
+    await this.options.clients.lookup
+      .releaseLease({ topic: name, sessionId }, { deadlineMs: 5_000 })
+      .catch((error: unknown) =>
+        this.options.logger.warn(
+          { topic: name, err: String(error) },
+          'releasing the lease failed; it lapses with the session',
+        ),
+      );
+  }
+
+  /** Unloads one topic; with `release`, its lease is given up so the next owner need not wait for the TTL. */
+  async unloadTopic(topic: OwnedTopic, why: string, release: boolean): Promise<void> {
+    if (this.loaded.get(topic.name) !== topic) return;
+    await topic.unload(why);
+    if (release) await this.release(topic.name);
+    this.options.logger.info({ topic: topic.name, why }, 'topic unloaded');
+  }
+
+  /** Unloads a topic by name (admin request); NOT_FOUND when it is not loaded here. */
+  async unload(name: string): Promise<void> {
+    const topic = this.find(name);
+    if (topic === undefined) {
+      throw new LedgerlineError('NOT_FOUND', 'TOPIC_NOT_LOADED', `${name} is not loaded on this owner`);
+    }
+    await this.unloadTopic(topic, 'unloaded on request', true);
+  }
+
+  /** Every topic goes: after a lost session (leases already gone) or on drain (leases released). */
+  async unloadAll(why: string, release: boolean): Promise<void> {
+    await Promise.all(this.all().map((topic) => this.unloadTopic(topic, why, release)));
+  }
+
+  stop(): void {
+    if (this.monitor !== undefined) clearInterval(this.monitor);
+  }
+
+  /** Re-confirms every lease; a topic whose lease or ledger is gone is unloaded without delay. */
+  private async confirmLeases(): Promise<void> {
+    if (this.monitoring || !this.serving) return;
+    this.monitoring = true;
+    try {
+      for (const topic of this.all()) {
+        if (topic.ledger.state === 'fenced') {
+          await this.unloadTopic(topic, 'another owner fenced its ledger', false);
+          continue;
+        }
+        try {
+          await this.options.clients.lookup.renewLease(
+            { topic: topic.name, sessionId: this.options.session.sessionId },
+            { deadlineMs: this.options.settings.leaseTtlMs },
+          );
+        } catch (thrown) {
+          const error = LedgerlineError.from(thrown);
+          if (error.reason === 'LEASE_LOST' || error.reason === 'SESSION_EXPIRED' || error.code === 'NOT_FOUND') {
+            await this.unloadTopic(topic, `lease lost: ${error.reason}`, false);
+          }
+        }
+      }
+    } finally {
+      this.monitoring = false;
+    }
+  }
+}

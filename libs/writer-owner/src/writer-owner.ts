@@ -1,0 +1,187 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Bus } from '@ledgerline/bus';
+import type { LedgerStore } from '@ledgerline/ledger-store';
+import { ManagedLedgerFactory, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
+import {
+  CursorsService,
+  TopicsService,
+  type ConsumeRequest,
+  type ConsumeResponseSchema,
+  type ConsumerStatsSchema,
+  type SubscriptionType,
+} from '@ledgerline/proto';
+import type { CallContext } from '@ledgerline/rpc';
+import { grpcService, type GrpcServiceRegistration } from '@ledgerline/service-kit';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { WriterSettings } from './config.js';
+import { cursorsServiceImpl } from './cursors-service.js';
+import { notServing } from './errors.js';
+import type { MetadataClients } from './metadata-clients.js';
+import { writerMetrics, type WriterMetrics } from './metrics.js';
+import type { OwnedTopic } from './owned-topic.js';
+import { OwnerSession, type OwnerIdentity } from './owner-session.js';
+import { TopicRegistry } from './topic-registry.js';
+import { topicsServiceImpl } from './topics-service.js';
+
+/** What a subscription's live side (its consumers) reports for topic stats. */
+export interface LiveSubscriptionStats {
+  type: SubscriptionType;
+  unackedMessages: number;
+  blockedOnUnacked: boolean;
+  msgRateOut: number;
+  msgThroughputOut: number;
+  redeliveredMessages: number;
+  consumers: MessageInitShape<typeof ConsumerStatsSchema>[];
+}
+
+/** The consume side: subscriptions and their consumers, over the owner's topics. */
+export interface ConsumeBackend {
+  consume(
+    requests: AsyncIterable<ConsumeRequest>,
+    context: CallContext,
+  ): AsyncIterable<MessageInitShape<typeof ConsumeResponseSchema>>;
+  subscriptionMoved(topic: OwnedTopic, subscription: string): void;
+  connectedConsumers(topic: OwnedTopic, subscription: string): number;
+  subscriptionStats(topic: OwnedTopic, subscription: string): LiveSubscriptionStats | undefined;
+}
+
+export interface WriterOwnerOptions {
+  settings: WriterSettings;
+  identity: OwnerIdentity;
+  clients: MetadataClients;
+  ledgerStore: LedgerStore;
+  /** ManagedLedgerInfo and cursor nodes: over gRPC in a cluster. */
+  metadata: ManagedLedgerMetadata;
+  bus?: Bus;
+  logger: Logger;
+  metricsRegistry?: Registry;
+  now?: () => number;
+  /** Builds the consume side over this owner (the subscriptions lib). */
+  consumeBackend: (owner: WriterOwner) => ConsumeBackend;
+}
+
+/**
+ * The writer owner: its owner session, the topics it owns by lease, and the
+ * gRPC services over them (TopicsService, CursorsService). Hosted by
+ * apps/writer-owner and by standalone.
+ */
+export class WriterOwner {
+  readonly settings: WriterSettings;
+  readonly identity: OwnerIdentity;
+  readonly clients: MetadataClients;
+  readonly metrics: WriterMetrics;
+  readonly registry: TopicRegistry;
+  readonly logger: Logger;
+  private readonly session: OwnerSession;
+  private readonly factory: ManagedLedgerFactory;
+  private readonly drainController = new AbortController();
+  private readonly backend: ConsumeBackend;
+  private draining: Promise<void> | undefined;
+
+  constructor(options: WriterOwnerOptions) {
+    const now = options.now ?? Date.now;
+    this.settings = options.settings;
+    this.identity = options.identity;
+    this.clients = options.clients;
+    this.logger = options.logger;
+    this.metrics = writerMetrics(options.metricsRegistry);
+    this.session = new OwnerSession({
+      clients: options.clients,
+      identity: options.identity,
+      ttlMs: options.settings.leaseTtlMs,
+      logger: options.logger,
+      now,
+      onLost: () => void this.registry.unloadAll('owner session lost', false),
+    });
+    this.factory = new ManagedLedgerFactory(
+      {
+        ledgerStore: options.ledgerStore,
+        metadata: options.metadata,
+        ...(options.bus === undefined ? {} : { bus: options.bus }),
+        logger: options.logger,
+        ...(options.metricsRegistry === undefined ? {} : { metricsRegistry: options.metricsRegistry }),
+        clock: now,
+      },
+      {
+        maintenanceIntervalMs: options.settings.trimIntervalMs,
+        maxEntrySizeBytes: options.settings.maxMessageSizeBytes + 1024,
+        maxEntriesPerLedger: options.settings.maxEntriesPerLedger,
+        minLedgerAgeMs: options.settings.minLedgerAgeMs,
+        cursor: { maxProperties: options.settings.maxDedupProducersPerTopic },
+      },
+    );
+    this.registry = new TopicRegistry({
+      clients: options.clients,
+      session: this.session,
+      identity: options.identity,
+      factory: this.factory,
+      settings: options.settings,
+      metrics: this.metrics,
+      bus: options.bus,
+      logger: options.logger,
+      now,
+    });
+    this.backend = options.consumeBackend(this);
+  }
+
+  /** Registers the owner session and starts serving topics. */
+  async start(): Promise<void> {
+    await this.session.start();
+    this.registry.start();
+    this.logger.info(
+      { instanceId: this.identity.instanceId, address: this.identity.advertisedAddress },
+      'writer owner serving',
+    );
+  }
+
+  /** Aborted when draining starts: publish streams stop reading and end. */
+  get drainSignal(): AbortSignal {
+    return this.drainController.signal;
+  }
+
+  /** The topic, loaded here when this instance should own it. */
+  topic(name: string): Promise<OwnedTopic> {
+    if (this.draining !== undefined) return Promise.reject(notServing());
+    return this.registry.get(name);
+  }
+
+  consume(requests: AsyncIterable<ConsumeRequest>, context: CallContext) {
+    return this.backend.consume(requests, context);
+  }
+
+  subscriptionMoved(topic: OwnedTopic, subscription: string): void {
+    this.backend.subscriptionMoved(topic, subscription);
+  }
+
+  connectedConsumers(topic: OwnedTopic, subscription: string): number {
+    return this.backend.connectedConsumers(topic, subscription);
+  }
+
+  subscriptionStats(topic: OwnedTopic, subscription: string): LiveSubscriptionStats | undefined {
+    return this.backend.subscriptionStats(topic, subscription);
+  }
+
+  services(): GrpcServiceRegistration[] {
+    return [grpcService(TopicsService, topicsServiceImpl(this)), grpcService(CursorsService, cursorsServiceImpl(this))];
+  }
+
+  /**
+   * SIGTERM: take no new work, let publish streams answer what they read and
+   * end, unload every topic (appends in flight finish, cursors flush, ledgers
+   * close) and release its lease, so the next owner takes over at once; then
+   * end the session.
+   */
+  drain(): Promise<void> {
+    this.draining ??= (async () => {
+      this.logger.info({}, 'draining: releasing every topic');
+      this.drainController.abort();
+      this.registry.stopServing();
+      this.registry.stop();
+      await this.registry.unloadAll('the owner is shutting down', true);
+      await this.session.stop();
+      await this.factory.close();
+    })();
+    return this.draining;
+  }
+}
