@@ -6,8 +6,8 @@ import { withClient } from '../client-connection.js';
 import { integerIn } from '../command-support.js';
 import { PerfRecorder, reportLine, type PerfReport } from './perf-recorder.js';
 
-/** Sends one producer may have waiting for receipts (its SDK maxPendingMessages is set to match). */
-const MAX_OUTSTANDING_PER_PRODUCER = 5_000;
+/** Sends one producer may have waiting for receipts (pulsar-perf's default maxPendingMessages). */
+const MAX_OUTSTANDING_PER_PRODUCER = 1_000;
 /** Bytes at the front of an e2e payload that carry its send time. */
 const TIMESTAMP_BYTES = 8;
 

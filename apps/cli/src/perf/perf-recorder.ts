@@ -35,12 +35,10 @@ function round(value: number, digits = 3): number {
 
 function latencyOf(histogram: Histogram): LatencyMs {
   if (histogram.totalCount === 0) return { p50: 0, p99: 0, p999: 0, max: 0 };
-  return {
-    p50: round(histogram.getValueAtPercentile(50) / 1000),
-    p99: round(histogram.getValueAtPercentile(99) / 1000),
-    p999: round(histogram.getValueAtPercentile(99.9) / 1000),
-    max: round(histogram.maxValue / 1000),
-  };
+  // Percentiles come back as the top of their bucket; none is above the exact maximum.
+  const max = histogram.maxValue;
+  const at = (percentile: number): number => round(Math.min(histogram.getValueAtPercentile(percentile), max) / 1000);
+  return { p50: at(50), p99: at(99), p999: at(99.9), max: round(max / 1000) };
 }
 
 /**
