@@ -1,4 +1,4 @@
-import { createCursorState, type CursorState } from '@ledgerline/cursor-codec';
+import { createCursorState, positionKey, type CursorState } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { applyAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
 import { messageBacklog } from './backlog.js';
@@ -136,6 +136,11 @@ export class ManagedCursor {
 
   isAcknowledged(p: Position): boolean {
     return comparePositions(p, this.acks.markDelete) <= 0 || this.acks.acked.has(p.ledgerId, p.entryId);
+  }
+
+  /** The acknowledged indexes of a partly acknowledged batch entry; undefined when none of it is. */
+  ackedBatchIndexes(p: Position): readonly number[] | undefined {
+    return this.acks.batchAcks.get(positionKey(p.ledgerId, p.entryId))?.ackedIndexes;
   }
 
   /** Individual acknowledgements; mark-delete advances as the gaps below them fill. */

@@ -122,6 +122,7 @@ export function cursorsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Curso
           `cursor ${name} has consumers connected to this owner`,
         );
       }
+      await owner.unsubscribed(topic, name);
       await topic.ledger.deleteCursor(name);
       return {};
     },
@@ -146,7 +147,6 @@ export function cursorsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Curso
           { position: positionFromRequest(reset.position, 'reset.position') },
           safeNumber(reset.expectedResetEpoch, 'expected_reset_epoch'),
         );
-        owner.subscriptionMoved(topic, cursor.name);
       } else if (Object.keys(request.properties).length === 0) {
         throw new LedgerlineError(
           'INVALID_ARGUMENT',

@@ -40,3 +40,14 @@ export function isOwnershipLost(error: LedgerlineError): boolean {
 export function isClosed(error: LedgerlineError): boolean {
   return error.reason === ManagedLedgerReason.managedLedgerClosed || error.reason === ManagedLedgerReason.cursorClosed;
 }
+
+export function subscriptionNotFound(topic: string, subscription: string): LedgerlineError {
+  return new LedgerlineError(
+    'NOT_FOUND',
+    WriterReason.subscriptionNotFound,
+    `${topic} has no subscription ${subscription}`,
+    {
+      details: { topic, subscription },
+    },
+  );
+}

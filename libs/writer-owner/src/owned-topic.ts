@@ -204,6 +204,21 @@ export class OwnedTopic {
     return receipt;
   }
 
+  /** Appends an entry already in the stored layout (dead letters), within the topic's byte bound. */
+  async appendStored(bytes: Uint8Array, numMessages: number): Promise<void> {
+    this.checkLoaded();
+    const waiting = this.budget.acquire(bytes.length);
+    if (waiting !== undefined) await waiting;
+    try {
+      const result = await this.ledger.append(bytes, numMessages);
+      this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
+    } catch (thrown) {
+      throw this.appendFailure(LedgerlineError.from(thrown));
+    } finally {
+      this.budget.release(bytes.length);
+    }
+  }
+
   private duplicate(original: StoredReceipt | undefined, sequenceId: bigint): Receipt {
     this.dedupHits++;
     this.options.metrics.dedupHits.inc({ topic: this.name });

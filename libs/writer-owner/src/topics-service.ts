@@ -3,7 +3,7 @@ import type { SeekTarget } from '@ledgerline/managed-ledger';
 import { SubscriptionType, TopicsService } from '@ledgerline/proto';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import { DEDUP_CURSOR_NAME } from './deduplication.js';
-import { notOwner } from './errors.js';
+import { notOwner, subscriptionNotFound } from './errors.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { entryMessage, positionFromRequest, positionMessage, receiptMessage, safeNumber } from './proto-mapping.js';
 import { publishStream } from './publish-stream.js';
@@ -29,14 +29,7 @@ export function checkSubscriptionName(name: string): string {
 
 function requireCursor(topic: OwnedTopic, subscription: string) {
   const cursor = topic.ledger.getCursor(checkSubscriptionName(subscription));
-  if (cursor === undefined) {
-    throw new LedgerlineError(
-      'NOT_FOUND',
-      WriterReason.subscriptionNotFound,
-      `${topic.name} has no subscription ${subscription}`,
-      { details: { topic: topic.name, subscription } },
-    );
-  }
+  if (cursor === undefined) throw subscriptionNotFound(topic.name, subscription);
   return cursor;
 }
 
@@ -82,9 +75,8 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
 
     async seek(request) {
       const topic = await owner.topic(request.topic);
-      const cursor = requireCursor(topic, request.subscription);
-      const position = await cursor.seek(seekTarget(request.target));
-      owner.subscriptionMoved(topic, request.subscription);
+      requireCursor(topic, request.subscription);
+      const position = await owner.seek(topic, request.subscription, seekTarget(request.target));
       return { position: positionMessage(position) };
     },
 
@@ -138,6 +130,7 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
           `subscription ${request.subscription} has consumers connected; close them first`,
         );
       }
+      await owner.unsubscribed(topic, request.subscription);
       await topic.ledger.deleteCursor(request.subscription);
       return {};
     },
@@ -157,7 +150,7 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
           .map(async (cursor) => {
             const cursorStats = cursor.stats();
             const backlog = await cursor.backlog().catch(() => cursorStats.backlogEntries);
-            const live = owner.subscriptionStats(topic, cursor.name);
+            const live = await owner.subscriptionStats(topic, cursor.name);
             owner.metrics.backlog.set({ topic: topic.name, subscription: cursor.name }, backlog);
             owner.metrics.ackHoles.set({ topic: topic.name, subscription: cursor.name }, cursorStats.ackedRanges);
             return {

@@ -1,7 +1,12 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Bus } from '@ledgerline/bus';
 import type { LedgerStore } from '@ledgerline/ledger-store';
-import { ManagedLedgerFactory, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
+import {
+  ManagedLedgerFactory,
+  type ManagedLedgerMetadata,
+  type Position,
+  type SeekTarget,
+} from '@ledgerline/managed-ledger';
 import {
   CursorsService,
   TopicsService,
@@ -16,7 +21,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { WriterSettings } from './config.js';
 import { cursorsServiceImpl } from './cursors-service.js';
-import { notServing } from './errors.js';
+import { notServing, subscriptionNotFound } from './errors.js';
 import type { MetadataClients } from './metadata-clients.js';
 import { writerMetrics, type WriterMetrics } from './metrics.js';
 import type { OwnedTopic } from './owned-topic.js';
@@ -41,9 +46,12 @@ export interface ConsumeBackend {
     requests: AsyncIterable<ConsumeRequest>,
     context: CallContext,
   ): AsyncIterable<MessageInitShape<typeof ConsumeResponseSchema>>;
-  subscriptionMoved(topic: OwnedTopic, subscription: string): void;
   connectedConsumers(topic: OwnedTopic, subscription: string): number;
-  subscriptionStats(topic: OwnedTopic, subscription: string): LiveSubscriptionStats | undefined;
+  subscriptionStats(topic: OwnedTopic, subscription: string): Promise<LiveSubscriptionStats | undefined>;
+  /** Seeks a subscription with consumers connected (they are redelivered from there); undefined when it has none. */
+  seek(topic: OwnedTopic, subscription: string, target: SeekTarget): Promise<Position | undefined>;
+  /** The subscription's cursor is gone: its consumers are closed. */
+  unsubscribed(topic: OwnedTopic, subscription: string): Promise<void>;
 }
 
 export interface WriterOwnerOptions {
@@ -150,15 +158,24 @@ export class WriterOwner {
     return this.backend.consume(requests, context);
   }
 
-  subscriptionMoved(topic: OwnedTopic, subscription: string): void {
-    this.backend.subscriptionMoved(topic, subscription);
+  /** Moves a subscription: through its live consumers when it has some, else the cursor alone. */
+  async seek(topic: OwnedTopic, subscription: string, target: SeekTarget): Promise<Position> {
+    const moved = await this.backend.seek(topic, subscription, target);
+    if (moved !== undefined) return moved;
+    const cursor = topic.ledger.getCursor(subscription);
+    if (cursor === undefined) throw subscriptionNotFound(topic.name, subscription);
+    return cursor.seek(target);
+  }
+
+  async unsubscribed(topic: OwnedTopic, subscription: string): Promise<void> {
+    await this.backend.unsubscribed(topic, subscription);
   }
 
   connectedConsumers(topic: OwnedTopic, subscription: string): number {
     return this.backend.connectedConsumers(topic, subscription);
   }
 
-  subscriptionStats(topic: OwnedTopic, subscription: string): LiveSubscriptionStats | undefined {
+  subscriptionStats(topic: OwnedTopic, subscription: string): Promise<LiveSubscriptionStats | undefined> {
     return this.backend.subscriptionStats(topic, subscription);
   }
 

@@ -6,7 +6,8 @@ export const noConsumers = (): ConsumeBackend => ({
   consume: () => {
     throw new LedgerlineError('FAILED_PRECONDITION', 'NO_CONSUMERS_IN_THIS_TEST', 'this test serves no consumers');
   },
-  subscriptionMoved: () => undefined,
   connectedConsumers: () => 0,
-  subscriptionStats: () => undefined,
+  subscriptionStats: () => Promise.resolve(undefined),
+  seek: () => Promise.resolve(undefined),
+  unsubscribed: () => Promise.resolve(),
 });

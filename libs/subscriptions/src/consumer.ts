@@ -1,0 +1,66 @@
+import type { Position } from '@ledgerline/cursor-codec';
+import type { ConsumerState } from './consumer-state.js';
+import type { Subscription } from './subscription.js';
+import type { AckRequest, ConsumerStats, DispatchEntry, SubscriptionType } from './types.js';
+
+/**
+ * One connected consumer, as its transport holds it: what a Consume stream's
+ * Flow, Ack, Nack and RedeliverUnacknowledged become, and close when the
+ * stream ends. Calls after close fail FAILED_PRECONDITION / CONSUMER_CLOSED.
+ */
+export class Consumer<E extends DispatchEntry> {
+  constructor(
+    private readonly subscription: Subscription<E>,
+    private readonly state: ConsumerState<E>,
+  ) {}
+
+  get id(): number {
+    return this.state.id;
+  }
+
+  get name(): string {
+    return this.state.name;
+  }
+
+  get type(): SubscriptionType {
+    return this.state.options.type;
+  }
+
+  /** Whether this consumer receives (always, but for a Failover standby); for the Subscribed reply. */
+  get active(): boolean {
+    return this.state.active;
+  }
+
+  get closed(): boolean {
+    return this.state.closed;
+  }
+
+  /** Grants permits, in messages (a batch entry of N messages takes N). */
+  flow(permits: number): void {
+    this.subscription.flow(this.state, permits);
+  }
+
+  /** Applies an Ack; resolves once the subscription's cursor has it (then an AckReceipt may go out). */
+  acknowledge(ack: AckRequest): Promise<void> {
+    return this.subscription.acknowledge(this.state, ack);
+  }
+
+  /** Redelivers these entries (delivered to this consumer, unacked) after the nack delay. */
+  nack(positions: readonly Position[]): void {
+    this.subscription.nack(this.state, positions);
+  }
+
+  /** Redelivers everything delivered to this consumer and not acknowledged. */
+  redeliverUnacknowledged(): void {
+    this.subscription.redeliverUnacknowledged(this.state);
+  }
+
+  stats(): ConsumerStats {
+    return this.subscription.consumerStats(this.state);
+  }
+
+  /** Disconnects: what it had not acknowledged goes to the other consumers. Idempotent. */
+  close(): void {
+    this.subscription.removeConsumer(this.state);
+  }
+}

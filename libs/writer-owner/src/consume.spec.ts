@@ -1,0 +1,152 @@
+import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
+import { consumeBackend } from './consume-backend.js';
+import { startWriterHarness, type WriterHarness } from './testing/harness.js';
+import { TestConsumer } from './testing/test-consumer.js';
+
+const text = (s: string) => new TextEncoder().encode(s);
+
+describe('writer owner: consuming through every subscription type (in process)', () => {
+  let harness: WriterHarness;
+  beforeAll(async () => {
+    harness = await startWriterHarness({ consumeBackend });
+  });
+  afterAll(async () => harness.close());
+
+  async function publish(topic: string, count: number, key?: (i: number) => string, from = 0): Promise<void> {
+    for (let i = from; i < from + count; i++) {
+      await harness.topics.publishOne({ message: { topic, payload: text(`m${i}`), ...(key ? { key: key(i) } : {}) } });
+    }
+  }
+
+  function consumer(topic: string, subscription: string, type: SubscriptionType, name: string, extra = {}) {
+    return new TestConsumer(harness.topics, {
+      case: 'subscribe',
+      value: { topic, subscription, type, consumerName: name, initialPosition: InitialPosition.EARLIEST, ...extra },
+    });
+  }
+
+  it('Exclusive: delivers by permits, refuses a second consumer, and a new consumer gets only what was not acked', async () => {
+    const topic = await harness.createTopic('exclusive');
+    await publish(topic, 10);
+    const first = consumer(topic, 'sub', SubscriptionType.EXCLUSIVE, 'a');
+    first.flow(4);
+    await first.until(() => first.entries.length === 4, '4 entries');
+    const second = consumer(topic, 'sub', SubscriptionType.EXCLUSIVE, 'b');
+    await second.until(() => second.ended, 'the second consumer refused');
+    expect(second.error?.reason).toBe('CONSUMER_BUSY');
+    first.flow(6);
+    await first.until(() => first.entries.length === 10, '10 entries');
+    first.ack(first.entries.slice(0, 5), 7n);
+    await first.until(() => first.events.some((e) => e.event.case === 'ackReceipt'), 'the ack receipt');
+    first.close();
+    await first.until(() => first.ended, 'the stream to end');
+    const third = consumer(topic, 'sub', SubscriptionType.EXCLUSIVE, 'c');
+    third.flow(100);
+    await third.until(() => third.entries.length === 5, 'the unacked half');
+    expect(third.texts()).toEqual(['m5', 'm6', 'm7', 'm8', 'm9']);
+    const stats = await harness.topics.getTopicStats({ topic });
+    expect(stats.subscriptions[0]).toMatchObject({
+      name: 'sub',
+      backlogMessages: 5n,
+      type: SubscriptionType.EXCLUSIVE,
+    });
+    third.close();
+  });
+
+  it('Failover: one active consumer; when it leaves, the other takes over with what it had not acked', async () => {
+    const topic = await harness.createTopic('failover');
+    await publish(topic, 6);
+    const a = consumer(topic, 'sub', SubscriptionType.FAILOVER, 'a');
+    const b = consumer(topic, 'sub', SubscriptionType.FAILOVER, 'b');
+    a.flow(100);
+    b.flow(100);
+    await a.until(() => a.entries.length === 6, 'a receives everything');
+    expect(b.entries).toHaveLength(0);
+    a.ack(a.entries.slice(0, 3));
+    await harness.topics.getTopicStats({ topic });
+    a.close();
+    await b.until(() => b.entries.length === 3, 'b takes over');
+    expect(b.texts()).toEqual(['m3', 'm4', 'm5']);
+    expect(b.events.some((e) => e.event.case === 'activeConsumerChange' && e.event.value.active)).toBe(true);
+    b.close();
+  });
+
+  it('Shared spreads by permits; Key_Shared keeps every key on one consumer in order', async () => {
+    const shared = await harness.createTopic('shared');
+    await publish(shared, 8);
+    const s1 = consumer(shared, 'sub', SubscriptionType.SHARED, 's1');
+    const s2 = consumer(shared, 'sub', SubscriptionType.SHARED, 's2');
+    s1.flow(3);
+    s2.flow(5);
+    await s2.until(() => s1.entries.length + s2.entries.length === 8, 'all eight delivered');
+    expect([s1.entries.length, s2.entries.length]).toEqual([3, 5]);
+    s1.close();
+    s2.close();
+
+    const keyed = await harness.createTopic('key-shared');
+    const k1 = consumer(keyed, 'sub', SubscriptionType.KEY_SHARED, 'k1');
+    const k2 = consumer(keyed, 'sub', SubscriptionType.KEY_SHARED, 'k2');
+    k1.flow(1000);
+    k2.flow(1000);
+    await publish(keyed, 200, (i) => `key-${i % 20}`);
+    await k1.until(() => k1.entries.length + k2.entries.length === 200, 'all 200 delivered');
+    const owners = new Map<string, string>();
+    for (const [name, c] of [
+      ['k1', k1],
+      ['k2', k2],
+    ] as const) {
+      const seen = new Map<string, number>();
+      for (const entry of c.entries) {
+        const message = entry.messages[0]!;
+        const index = Number(Buffer.from(message.payload).toString().slice(1));
+        expect(owners.get(message.key!) ?? name).toBe(name);
+        owners.set(message.key!, name);
+        expect(index).toBeGreaterThan(seen.get(message.key!) ?? -1);
+        seen.set(message.key!, index);
+      }
+    }
+    expect(new Set(owners.values()).size).toBe(2);
+    k1.close();
+    k2.close();
+  });
+
+  it('redelivers nacked entries with a redelivery count, and dead-letters after the allowed deliveries', async () => {
+    const topic = await harness.createTopic('redelivery');
+    await publish(topic, 1);
+    const c = consumer(topic, 'sub', SubscriptionType.SHARED, 'n', {
+      nackRedeliveryDelayMs: 0n,
+      deadLetter: { maxRedeliveries: 2, topic: `${topic}-dlq` },
+    });
+    c.flow(100);
+    for (let delivery = 1; delivery <= 3; delivery++) {
+      await c.until(() => c.entries.length === delivery, `delivery ${delivery}`);
+      expect(c.entries[delivery - 1]!.redeliveryCount).toBe(delivery - 1);
+      c.send({ case: 'nack', value: { positions: [c.entries[delivery - 1]!.position!] } });
+    }
+    // The dead-letter topic is created by the owner on the first dead letter; wait (bounded) until it holds one.
+    const deadline = Date.now() + 20_000;
+    let fetched;
+    for (;;) {
+      fetched = await harness.topics
+        .fetchByOffset({ topic: `${topic}-dlq`, offset: 0n, maxEntries: 10 })
+        .catch(() => undefined);
+      if ((fetched?.entries.length ?? 0) > 0 || Date.now() > deadline) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(fetched!.entries.map((e) => Buffer.from(e.messages[0]!.payload).toString())).toEqual(['m0']);
+    expect(c.entries).toHaveLength(3);
+    c.close();
+  });
+
+  it('redelivers after the ack timeout, and closes consumers with TOPIC_UNLOADED when the topic goes', async () => {
+    const topic = await harness.createTopic('ack-timeout');
+    await publish(topic, 2);
+    const c = consumer(topic, 'sub', SubscriptionType.SHARED, 't', { ackTimeoutMs: 1_000n });
+    c.flow(100);
+    await c.until(() => c.entries.length === 4, 'both entries twice');
+    expect(c.entries.slice(2).map((e) => e.redeliveryCount)).toEqual([1, 1]);
+    await harness.topics.unloadTopic({ topic });
+    await c.until(() => c.ended, 'the consumer closed');
+    expect([c.error?.code, c.error?.reason]).toEqual(['UNAVAILABLE', 'TOPIC_UNLOADED']);
+  });
+});

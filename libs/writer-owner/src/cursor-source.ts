@@ -1,0 +1,102 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import {
+  comparePositions,
+  type ManagedCursor,
+  type ManagedLedger,
+  type ManagedLedgerEntry,
+  type Position,
+} from '@ledgerline/managed-ledger';
+import type { MessageSchema } from '@ledgerline/proto';
+import type { DispatchEntry, SeekTarget, SubscriptionSource } from '@ledgerline/subscriptions';
+import { entryMessages } from './proto-mapping.js';
+
+/** An entry as the writer's subscriptions dispatch it: decoded once, for every consumer. */
+export interface WriterEntry extends DispatchEntry {
+  readonly stored: ManagedLedgerEntry;
+  readonly messages: MessageInitShape<typeof MessageSchema>[];
+}
+
+export function writerEntry(stored: ManagedLedgerEntry): WriterEntry {
+  const messages = entryMessages(stored);
+  return {
+    position: stored.position,
+    numMessages: stored.numMessages,
+    sizeBytes: stored.payload.length,
+    key: messages[0]?.key ?? undefined,
+    stored,
+    messages,
+  };
+}
+
+/**
+ * The subscriptions lib's source over a ManagedCursor and its managed
+ * ledger: reads from the cursor's read position (the entry cache when
+ * tailing, the ledger store when catching up), redelivery reads by position,
+ * acks into the cursor.
+ */
+export class CursorSource implements SubscriptionSource<WriterEntry> {
+  constructor(
+    private readonly ledger: ManagedLedger,
+    readonly cursor: ManagedCursor,
+  ) {}
+
+  async readEntries(maxEntries: number): Promise<WriterEntry[]> {
+    const entries = await this.cursor.readEntries({ maxEntries });
+    return entries.map(writerEntry);
+  }
+
+  waitForEntries(signal: AbortSignal): Promise<void> {
+    const last = this.ledger.lastConfirmedPosition();
+    if (last !== undefined && comparePositions(this.cursor.readPositionNow, last) <= 0) return Promise.resolve();
+    if (this.ledger.state === 'closed' || this.ledger.state === 'deleted') return Promise.resolve();
+    return this.ledger.waitForEntries({ signal }).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  async readPositions(positions: readonly Position[]): Promise<WriterEntry[]> {
+    const found: WriterEntry[] = [];
+    for (const position of positions) {
+      if (this.cursor.isAcknowledged(position)) continue;
+      const [entry] = await this.ledger.readEntries(position, { maxEntries: 1 }).catch(() => []);
+      if (entry !== undefined && comparePositions(entry.position, position) === 0) found.push(writerEntry(entry));
+    }
+    return found;
+  }
+
+  ack(positions: readonly Position[]): void {
+    this.cursor.ack(positions);
+  }
+
+  ackCumulative(position: Position): void {
+    this.cursor.ackCumulative(position);
+  }
+
+  ackBatchIndexes(position: Position, indexes: readonly number[], batchSize: number): void {
+    this.cursor.ackBatchIndexes(position, indexes, batchSize);
+  }
+
+  isAcknowledged(position: Position): boolean {
+    return this.cursor.isAcknowledged(position);
+  }
+
+  unackedBatchIndexes(position: Position, numMessages: number): readonly number[] | undefined {
+    const acked = this.cursor.ackedBatchIndexes(position);
+    if (acked === undefined) return undefined;
+    const done = new Set(acked);
+    return Array.from({ length: numMessages }, (_, i) => i).filter((i) => !done.has(i));
+  }
+
+  seek(target: SeekTarget): Promise<Position> {
+    return this.cursor.seek(target);
+  }
+
+  backlog(): Promise<number> {
+    return this.cursor.backlog();
+  }
+
+  markDeletePosition(): Position {
+    return this.cursor.markDeletePosition;
+  }
+}
