@@ -117,4 +117,53 @@ describe('the client SDK against an in-process standalone', () => {
     expect(stats!.stats.nextOffset).toBe(300n);
     await reader.close();
   });
+
+  it('consumes with each subscription type, acknowledging, and a new Exclusive consumer is refused', async () => {
+    await standalone.admin.createTopic('acme/orders/typed', 0);
+    const producer = await client.producer({ topic: 'acme/orders/typed', batching: { maxMessages: 3, maxDelayMs: 5 } });
+    for (const type of ['Exclusive', 'Failover', 'Shared', 'Key_Shared'] as const) {
+      const consumer = await client.subscribe({ topic: 'acme/orders/typed', subscription: `sub-${type}`, type });
+      await Promise.all(
+        Array.from({ length: 6 }, (_, index) => producer.send(`${type}-${index}`, { key: `k${index % 2}` })),
+      );
+      const got: string[] = [];
+      for await (const message of consumer) {
+        if (text(message).startsWith(type)) got.push(text(message));
+        await consumer.ack(message);
+        if (got.length === 6) break;
+      }
+      expect(got.sort()).toEqual(Array.from({ length: 6 }, (_, index) => `${type}-${index}`));
+      if (type === 'Exclusive') {
+        await expect(
+          client.subscribe({ topic: 'acme/orders/typed', subscription: 'sub-Exclusive' }),
+        ).rejects.toMatchObject({ reason: 'CONSUMER_BUSY' });
+      }
+      await consumer.close();
+    }
+  });
+
+  it('resumes a consumer across unloads with no acknowledged message redelivered', async () => {
+    await standalone.admin.createTopic('acme/orders/resume', 0);
+    const producer = await client.producer({
+      topic: 'acme/orders/resume',
+      batching: { maxMessages: 4, maxDelayMs: 2 },
+    });
+    await Promise.all(Array.from({ length: 60 }, (_, index) => producer.send(`m${index}`)));
+    const consumer = await client.subscribe({
+      topic: 'acme/orders/resume',
+      subscription: 'resume',
+      initialPosition: 'earliest',
+      receiverQueueSize: 8,
+    });
+    const acked = new Set<string>();
+    for await (const message of consumer) {
+      expect(acked.has(text(message))).toBe(false);
+      await consumer.ack(message);
+      acked.add(text(message));
+      if (acked.size === 20 || acked.size === 40) await client.unloadTopic('acme/orders/resume');
+      if (acked.size === 60) break;
+    }
+    expect(acked.size).toBe(60);
+    await consumer.close();
+  });
 });
