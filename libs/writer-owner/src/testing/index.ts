@@ -1,0 +1,3 @@
+export { startWriterCluster } from './cluster.js';
+export type { WriterCluster } from './cluster.js';
+export { ServiceProcess } from './service-process.js';
