@@ -1,5 +1,5 @@
 import { createClient, ClientReason } from './index.js';
-import { FakeCluster } from './testing/index.js';
+import { FakeCluster, waitFor } from './testing/index.js';
 
 describe('createClient', () => {
   it.each([
@@ -39,6 +39,20 @@ describe('createClient', () => {
     expect(cluster.ownerOf('acme/orders/parted-partition-0')).toBe(1);
     await producer.send('y', { key: 'a' });
     await client.close();
+    await cluster.close();
+  });
+
+  it('ends every open stream on close, so a process that closed its client can exit', async () => {
+    const cluster = await FakeCluster.start();
+    cluster.createTopic('acme/orders/open');
+    const client = createClient({ serviceUrl: cluster.serviceUrl });
+    await client.subscribe({ topic: 'acme/orders/open', subscription: 's' });
+    const producer = await client.producer({ topic: 'acme/orders/open' });
+    await producer.send('x');
+    await client.reader({ topic: 'acme/orders/open', start: 'latest' });
+    await waitFor('the consume and publish streams', () => cluster.openStreams(0) === 2);
+    await client.close();
+    await waitFor('every stream to end', () => cluster.openStreams(0) === 0);
     await cluster.close();
   });
 });

@@ -279,6 +279,7 @@ export class Consumer implements AsyncIterable<Message> {
   abandon(error: LedgerlineError): void {
     this.closed ??= error;
     this.incoming.end();
+    for (const partition of this.partitions) partition.abandon();
   }
 
   next(): Promise<IteratorResult<Message>> {

@@ -16,6 +16,15 @@ type SubscribeInit = MessageInitShape<typeof SubscribeSchema>;
  * forgotten first.
  */
 export const MAX_REMEMBERED_ACKS = 100_000;
+/**
+ * Individual acks made within this long go to the owner as one Ack command
+ * with one receipt (Pulsar's clients group acks too): an owner persists the
+ * cursor before each receipt, so one command per message would cap
+ * consumption at the owner's cursor-write rate.
+ */
+export const ACK_GROUP_TIME_MS = 10;
+/** Most positions in one grouped Ack command; a full group goes at once. */
+export const MAX_ACK_GROUP_SIZE = 1_000;
 
 /** An entry position. */
 export interface Position {
@@ -56,6 +65,14 @@ export class PartitionConsumer {
   private permitsToGrant = 0;
   private nextRequestId = 1n;
   private readonly pendingAcks = new Map<bigint, PendingAck>();
+  private group:
+    | {
+        positions: Map<string, Position>;
+        batchIndexAcks: Map<string, { position: Position; ackedIndexes: number[]; batchSize: number }>;
+        waiters: { resolve(): void; reject(error: unknown): void }[];
+        timer: NodeJS.Timeout;
+      }
+    | undefined;
   private readonly batchAcks = new Map<string, Set<number>>();
   private readonly acked = new Map<string, true>();
   private cumulativeUpTo: Position | undefined;
@@ -101,16 +118,16 @@ export class PartitionConsumer {
     const { position, batchSize } = delivered;
     const index = delivered.message.messageId.batchIndex;
     this.remember(`${positionKey(position.ledgerId, position.entryId)}:${index}`);
-    if (batchSize <= 1) return this.sendAck({ positions: [position] });
+    if (batchSize <= 1) return this.groupAck(position, undefined);
     const key = positionKey(position.ledgerId, position.entryId);
     const indexes = this.batchAcks.get(key) ?? new Set<number>();
     indexes.add(index);
     if (indexes.size >= batchSize) {
       this.batchAcks.delete(key);
-      return this.sendAck({ positions: [position] });
+      return this.groupAck(position, undefined);
     }
     this.batchAcks.set(key, indexes);
-    return this.sendAck({ batchIndexAcks: [{ position, ackedIndexes: [...indexes], batchSize }] });
+    return this.groupAck(position, { position, ackedIndexes: [...indexes], batchSize });
   }
 
   /** Acknowledges this message and everything before it on this partition. */
@@ -158,8 +175,16 @@ export class PartitionConsumer {
     return resubscribed;
   }
 
+  /** Cancels the stream without waiting for anything (the client is closing). */
+  abandon(): void {
+    this.closing = true;
+    if (this.group !== undefined) clearTimeout(this.group.timer);
+    this.stream?.abort.abort();
+  }
+
   /** Waits (within the operation timeout) for acks in flight, then ends the stream. */
   async close(): Promise<void> {
+    this.flushAcks();
     this.closing = true;
     const acks = [...this.pendingAcks.values()].map(
       (pending) => new Promise<void>((resolve) => ((pending.resolve = resolve), (pending.reject = () => resolve()))),
@@ -174,9 +199,50 @@ export class PartitionConsumer {
     await this.loop;
   }
 
+  /** Adds an individual ack to the current group (a whole entry, or a batch's acked indexes so far). */
+  private groupAck(
+    position: Position,
+    batchIndexAck: { position: Position; ackedIndexes: number[]; batchSize: number } | undefined,
+  ): Promise<void> {
+    const closed = this.closedError();
+    if (closed !== undefined) return Promise.reject(closed);
+    const group = (this.group ??= {
+      positions: new Map(),
+      batchIndexAcks: new Map(),
+      waiters: [] as { resolve(): void; reject(error: unknown): void }[],
+      timer: setTimeout(() => this.flushAcks(), ACK_GROUP_TIME_MS),
+    });
+    const key = positionKey(position.ledgerId, position.entryId);
+    if (batchIndexAck === undefined) {
+      group.batchIndexAcks.delete(key);
+      group.positions.set(key, position);
+    } else group.batchIndexAcks.set(key, batchIndexAck);
+    const done = new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
+    if (group.positions.size + group.batchIndexAcks.size >= MAX_ACK_GROUP_SIZE) this.flushAcks();
+    return done;
+  }
+
+  /** Sends the current group of acks as one command. */
+  private flushAcks(): void {
+    const group = this.group;
+    if (group === undefined) return;
+    this.group = undefined;
+    clearTimeout(group.timer);
+    const sent = this.sendAck({
+      positions: [...group.positions.values()],
+      batchIndexAcks: [...group.batchIndexAcks.values()],
+    });
+    sent.then(
+      () => group.waiters.forEach((waiter) => waiter.resolve()),
+      (error: unknown) => group.waiters.forEach((waiter) => waiter.reject(error)),
+    );
+  }
+
   private sendAck(ack: AckInit): Promise<void> {
     const closed = this.closedError();
     if (closed !== undefined) return Promise.reject(closed);
+    // A cumulative ack goes after the individual ones made before it.
+    if (ack.cumulative !== undefined) this.flushAcks();
     const requestId = this.nextRequestId++;
     const withId = { ...ack, requestId };
     return new Promise<void>((resolve, reject) => {

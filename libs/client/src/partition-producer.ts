@@ -30,7 +30,7 @@ export class PartitionProducer {
   private readonly pending: PendingEntry[] = [];
   private readonly batch: BatchBuilder | undefined;
   private batchTimer: NodeJS.Timeout | undefined;
-  private stream: { requests: AsyncQueue<PublishRequestInit> } | undefined;
+  private stream: { requests: AsyncQueue<PublishRequestInit>; abort: AbortController } | undefined;
   private loop: Promise<void> | undefined;
   private closing = false;
 
@@ -136,7 +136,7 @@ export class PartitionProducer {
     const responses = connections
       .to(route.address)
       .topics.publish(requests, connections.callOptions(undefined, abort.signal));
-    this.stream = { requests };
+    this.stream = { requests, abort };
     for (const entry of this.pending) requests.push(entry.request);
     if (this.closing && this.pending.length === 0) requests.end();
     let answered = false;
@@ -213,6 +213,6 @@ export class PartitionProducer {
     for (const message of this.batch?.take() ?? []) message.reject(error);
     this.failPending(error);
     this.closing = true;
-    this.stream?.requests.end();
+    this.stream?.abort.abort();
   }
 }

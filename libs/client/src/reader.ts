@@ -89,6 +89,12 @@ class PartitionReader {
     }
   }
 
+  /** Cancels the fetch in flight without waiting (the client is closing). */
+  abandon(): void {
+    this.abort.abort();
+    this.room?.();
+  }
+
   async close(): Promise<void> {
     // A fetch waiting at the end of the topic is cancelled rather than waited out.
     this.abort.abort();
@@ -219,6 +225,7 @@ export class Reader implements AsyncIterable<Message> {
   abandon(error: LedgerlineError): void {
     this.closed ??= error;
     this.incoming.end();
+    for (const partition of this.partitions) partition.abandon();
   }
 
   next(): Promise<IteratorResult<Message>> {
