@@ -110,7 +110,10 @@ async function consumeLoop(
         ? nowUs() - Buffer.from(message.payload.buffer, message.payload.byteOffset, TIMESTAMP_BYTES).readDoubleBE(0)
         : (Date.now() - message.publishTime) * 1000;
     recorder.record(latencyUs, message.payload.byteLength);
-    consumer.ack(message).catch(() => recorder.failed());
+    // Acks still in flight when the run stops fail with CONSUMER_CLOSED: not a failure of the run.
+    consumer.ack(message).catch(() => {
+      if (!stop.aborted) recorder.failed();
+    });
   }
 }
 
