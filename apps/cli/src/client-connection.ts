@@ -34,11 +34,3 @@ export async function withClient(
     await client?.close();
   }
 }
-
-/** Resolves when `signal` aborts (or at once if it has). */
-export function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}

@@ -13,7 +13,9 @@ async function main(): Promise<void> {
     ackTimeoutMs: 30_000,
     deadLetter: { maxRedeliveries: 5 },
   });
-  process.once('SIGINT', () => void consumer.close());
+  process.once('SIGINT', () => {
+    consumer.close().catch((error: unknown) => console.error(String(error)));
+  });
   try {
     for await (const message of consumer) {
       console.log(`${message.offset} ${message.key ?? '-'} ${Buffer.from(message.payload).toString()}`);

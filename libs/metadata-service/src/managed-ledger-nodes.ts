@@ -1,6 +1,6 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { MetadataStore } from '@ledgerline/metadata-store';
-import { infoFromProto, infoToProto, markDeleting } from '@ledgerline/managed-ledger';
+import { infoFromProto, infoToProto, markDeleting } from '@ledgerline/managed-ledger/info';
 import {
   ManagedCursorInfoSchema,
   ManagedLedgerInfoSchema,

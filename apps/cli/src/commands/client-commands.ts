@@ -8,10 +8,11 @@ import {
   type ReaderStart,
   type SubscriptionTypeName,
 } from '@ledgerline/client';
+import { unexpectedRejection } from '@ledgerline/errors';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { usageError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
-import { aborted, withClient } from '../client-connection.js';
+import { withClient } from '../client-connection.js';
 import { integerIn } from '../command-support.js';
 
 /** The most messages one `produce`, `consume` or `read` handles. */
@@ -169,7 +170,7 @@ function registerConsume(program: Command, io: CliIo): void {
           ...(from !== undefined && 'initial' in from ? { initialPosition: from.initial } : {}),
         });
         if (from !== undefined && 'timestamp' in from) await consumer.seek({ timestamp: from.timestamp });
-        const stop = aborted(signal).then(() => consumer.close());
+        signal.addEventListener('abort', () => consumer.close().catch(unexpectedRejection), { once: true });
         let received = 0;
         for await (const message of consumer) {
           io.out(messageLine(message, options.json));
@@ -178,7 +179,6 @@ function registerConsume(program: Command, io: CliIo): void {
           if (options.count > 0 && received >= options.count) break;
         }
         await consumer.close();
-        void stop;
         if (process.stderr.isTTY === true) io.err(`consumed ${received} message(s)`);
       }),
     );
@@ -207,7 +207,7 @@ function registerRead(program: Command, io: CliIo): void {
         const start: ReaderStart =
           options.offset !== undefined ? { offset: options.offset } : { timestamp: options.time! };
         const reader = await client.reader({ topic, start });
-        const stop = aborted(signal).then(() => reader.close());
+        signal.addEventListener('abort', () => reader.close().catch(unexpectedRejection), { once: true });
         let read = 0;
         for await (const message of reader) {
           io.out(messageLine(message, options.json));
@@ -215,7 +215,6 @@ function registerRead(program: Command, io: CliIo): void {
           if (options.count > 0 && read >= options.count) break;
         }
         await reader.close();
-        void stop;
       });
     });
 }

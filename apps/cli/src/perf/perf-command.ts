@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Consumer, LedgerlineClient, Producer } from '@ledgerline/client';
+import { unexpectedRejection } from '@ledgerline/errors';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { withClient } from '../client-connection.js';
@@ -103,7 +104,7 @@ async function consumeLoop(
   recorder: PerfRecorder,
   stop: AbortSignal,
 ): Promise<void> {
-  stop.addEventListener('abort', () => void consumer.close(), { once: true });
+  stop.addEventListener('abort', () => consumer.close().catch(unexpectedRejection), { once: true });
   for await (const message of consumer) {
     const latencyUs =
       stamped && message.payload.byteLength >= TIMESTAMP_BYTES
