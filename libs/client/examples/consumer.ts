@@ -1,6 +1,7 @@
 // Receives messages of a subscription and acknowledges each; Ctrl-C stops it.
 //
 //   npx tsx libs/client/examples/consumer.ts      # after producer.ts set the topic up
+// eslint-disable-next-line @nx/enforce-module-boundaries -- an example imports the package as an application does
 import { createClient } from '@ledgerline/client';
 
 async function main(): Promise<void> {

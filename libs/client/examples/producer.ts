@@ -5,6 +5,7 @@
 //   npm run ledgerline -- namespaces create acme/demo
 //   npm run ledgerline -- topics create acme/demo/greetings
 //   npx tsx libs/client/examples/producer.ts
+// eslint-disable-next-line @nx/enforce-module-boundaries -- an example imports the package as an application does
 import { createClient, messageIdToString } from '@ledgerline/client';
 
 async function main(): Promise<void> {

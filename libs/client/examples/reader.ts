@@ -1,6 +1,7 @@
 // Reads a topic from an offset (or a time) without a subscription, up to its end when it started.
 //
 //   npx tsx libs/client/examples/reader.ts [offset]
+// eslint-disable-next-line @nx/enforce-module-boundaries -- an example imports the package as an application does
 import { createClient } from '@ledgerline/client';
 
 async function main(): Promise<void> {
