@@ -1,10 +1,12 @@
 import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import type { CliIo } from './cli-io.js';
 import { RpcReason } from '@ledgerline/rpc';
+import { ClientReason } from '@ledgerline/client';
 
 /** The reasons the `ledgerline` command gives to failures of its own command line (exit status 2). */
 export const CliReason = {
   FILE_UNREADABLE: 'FILE_UNREADABLE',
+  FILE_TOO_LARGE: 'FILE_TOO_LARGE',
   INVALID_URL: 'INVALID_URL',
 } as const;
 
@@ -29,7 +31,11 @@ export class CliExit extends Error {
 }
 
 /** Reasons of failures found on this side, in the command line or its settings (exit status 2). */
-const USAGE_REASONS: ReadonlySet<string> = new Set([ErrorReason.INVALID_CONFIG, ...Object.values(CliReason)]);
+const USAGE_REASONS: ReadonlySet<string> = new Set([
+  ErrorReason.INVALID_CONFIG,
+  ClientReason.INVALID_OPTION,
+  ...Object.values(CliReason),
+]);
 
 /** A failure of the command line itself, found before any call. */
 export function usageError(reason: (typeof CliReason)[keyof typeof CliReason], message: string): LedgerlineError {

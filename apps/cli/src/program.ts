@@ -2,10 +2,12 @@ import { Command, CommanderError } from 'commander';
 import { DEFAULT_URL } from './admin-connection.js';
 import { CliExit, EXIT_CODES, EXIT_STATUS_HELP, oneLine, reportError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
+import { registerClientCommands } from './commands/client-commands.js';
 import { registerNamespaceCommands } from './commands/namespaces-commands.js';
 import { registerServerCommands } from './commands/server-commands.js';
 import { registerTenantCommands } from './commands/tenants-commands.js';
 import { registerTopicCommands } from './commands/topics-commands.js';
+import { registerPerfCommand } from './perf/perf-command.js';
 
 /**
  * The `ledgerline` command line. Command-line mistakes print one line
@@ -15,7 +17,11 @@ import { registerTopicCommands } from './commands/topics-commands.js';
 export function buildProgram(io: CliIo): Command {
   const program = new Command('ledgerline')
     .description('Ledgerline: the storage side of a Pulsar-style log')
-    .option('--url <address>', 'the metadata service for admin commands (host:port; env LEDGERLINE_URL)', DEFAULT_URL)
+    .option(
+      '--url <address>',
+      'the metadata service (standalone: its port) (host:port; env LEDGERLINE_URL)',
+      DEFAULT_URL,
+    )
     .addHelpText('after', `\n${EXIT_STATUS_HELP}`)
     .exitOverride()
     .configureOutput({
@@ -27,6 +33,8 @@ export function buildProgram(io: CliIo): Command {
   registerTenantCommands(program, io);
   registerNamespaceCommands(program, io);
   registerTopicCommands(program, io);
+  registerClientCommands(program, io);
+  registerPerfCommand(program, io);
   return program;
 }
 

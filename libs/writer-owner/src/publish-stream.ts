@@ -5,6 +5,7 @@ import type { CallContext } from '@ledgerline/rpc';
 import { ByteBudget } from './byte-budget.js';
 import type { WriterMetrics } from './metrics.js';
 import type { OwnedTopic, Receipt } from './owned-topic.js';
+import { topicUnloaded } from './errors.js';
 import { failureMessage, receiptMessage } from './proto-mapping.js';
 import { WriterReason } from './reasons.js';
 
@@ -84,6 +85,10 @@ async function readAll(
   });
   let pendingMessages = 0;
   let submitted: Promise<unknown> = Promise.resolve();
+  // A stream stays bound to the loaded topic it first reached: entries sent after ones the unloaded
+  // topic refused must not land in the reloaded topic ahead of their resends (deduplication would
+  // then skip the resends as old).
+  const boundTopics = new Map<string, OwnedTopic>();
   const room = { wake: undefined as (() => void) | undefined };
   for (;;) {
     while (pendingMessages >= options.maxPendingMessages) await new Promise<void>((r) => (room.wake = r));
@@ -96,7 +101,7 @@ async function readAll(
     pendingMessages++;
     const startedMs = performance.now();
     // Each entry is handed to its topic only after the one before it, so the log keeps the stream's order.
-    const handing = submitted.then(() => submit(request, options, context.signal));
+    const handing = submitted.then(() => submit(request, options, boundTopics, context.signal));
     submitted = handing.catch(() => undefined);
     const answer = handing
       .then((handed) => handed.receipt)
@@ -125,6 +130,7 @@ async function readAll(
 async function submit(
   request: PublishRequest,
   options: PublishStreamOptions,
+  boundTopics: Map<string, OwnedTopic>,
   signal: AbortSignal,
 ): Promise<{ receipt: Promise<Receipt> }> {
   const message = request.message;
@@ -132,5 +138,8 @@ async function submit(
     throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, 'a publish request carries a message');
   }
   const topic = await options.getTopic(message.topic);
+  const bound = boundTopics.get(message.topic);
+  if (bound === undefined) boundTopics.set(message.topic, topic);
+  else if (bound !== topic) throw topicUnloaded(message.topic, 'it was unloaded while this publish stream was open');
   return topic.submit(message, signal);
 }

@@ -3,6 +3,7 @@ import { MAX_CREATE_BATCH, MAX_PARTITIONS, MAX_TOPIC_PAGE } from '@ledgerline/me
 import type { Command } from 'commander';
 import { CliExit, EXIT_CODES } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
+import { withClient } from '../client-connection.js';
 import { integerIn, toJson, withAdmin } from '../admin-command.js';
 import { createInBatches, generatedNames, namesFromFile } from './topic-bulk.js';
 
@@ -52,7 +53,32 @@ function registerCreateMany(topics: Command, io: CliIo): void {
     });
 }
 
-/** `ledgerline topics create|create-many|get|list|count|delete|lookup`. */
+function registerOwnerCommands(topics: Command, io: CliIo): void {
+  topics
+    .command('stats <topic>')
+    .description("show a topic's statistics as JSON (one object per partition), from its owner")
+    .action(async (topic: string, _options: unknown, command: Command) =>
+      withClient(io, command, async (client) => {
+        const stats = await client.topicStats(topic);
+        io.out(
+          toJson(
+            stats.length === 1 ? stats[0]!.stats : Object.fromEntries(stats.map((each) => [each.topic, each.stats])),
+          ),
+        );
+      }),
+    );
+  topics
+    .command('unload <topic>')
+    .description('unload a topic from its owner (each partition); the next lookup picks an owner afresh')
+    .action(async (topic: string, _options: unknown, command: Command) =>
+      withClient(io, command, async (client) => {
+        await client.unloadTopic(topic);
+        io.out(`unloaded ${topic}`);
+      }),
+    );
+}
+
+/** `ledgerline topics create|create-many|get|list|count|delete|lookup|stats|unload`. */
 export function registerTopicCommands(program: Command, io: CliIo): void {
   const topics = program.command('topics').description('manage topics');
   topics
@@ -70,6 +96,7 @@ export function registerTopicCommands(program: Command, io: CliIo): void {
       }),
     );
   registerCreateMany(topics, io);
+  registerOwnerCommands(topics, io);
   topics
     .command('get <topic>')
     .description('show a topic as JSON')

@@ -1,0 +1,98 @@
+import { createClient, type LedgerlineClient, type Message } from '@ledgerline/client';
+import { startWriterCluster, type WriterCluster } from '@ledgerline/writer-owner/testing';
+
+// The client SDK against a cluster of processes (two metadata instances and
+// two writer owners over Redis and NATS): owners are killed and stopped while
+// it produces and consumes.
+
+const LEASE_TTL_MS = 3_000;
+const TOTAL = 3_000;
+
+const text = (message: Message): string => Buffer.from(message.payload).toString();
+
+describe('the client SDK against writer owners as processes', () => {
+  let cluster: WriterCluster;
+  let client: LedgerlineClient;
+
+  beforeAll(async () => {
+    cluster = await startWriterCluster({ metadataInstances: 2, writers: 2, leaseTtlMs: LEASE_TTL_MS });
+    await cluster.admin.createTenant({ tenant: 'sdk' });
+    // Retention keeps what no subscription consumed, so the log can be read back whole.
+    await cluster.admin.createNamespace({
+      namespace: 'sdk/ns',
+      policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
+    });
+    // Enough reconnect attempts to outlast a dead owner's lease.
+    client = createClient({
+      serviceUrl: cluster.metadata[1]!.address,
+      maxReconnectAttempts: 100,
+      reconnectMaxDelayMs: 500,
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await client?.close();
+    await cluster?.close();
+  }, 120_000);
+
+  async function owner(topic: string) {
+    const address = (await cluster.lookup.lookupTopic({ topic })).advertisedAddress;
+    return cluster.writers.find((writer) => writer.address === address)!;
+  }
+
+  it('stores every message exactly once while the owner is killed mid-stream, and a consumer resumes across a handover with no acknowledged message redelivered', async () => {
+    const topic = 'persistent://sdk/ns/failover';
+    await cluster.admin.createTopic({ topic });
+    const producer = await client.producer({
+      topic,
+      producerName: 'sdk-failover',
+      batching: { maxMessages: 10, maxDelayMs: 2 },
+    });
+    const victim = await owner(topic);
+    let stored = 0;
+    let killed: Promise<unknown> | undefined;
+    const sends: Promise<unknown>[] = [];
+    for (let index = 0; index < TOTAL; index++) {
+      sends.push(
+        producer.send(`m${index}`).then(() => {
+          stored++;
+          if (stored === 1_000) killed = victim.stop('SIGKILL');
+        }),
+      );
+      if (index % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await Promise.all(sends);
+    await killed;
+    expect((await owner(topic)).address).not.toBe(victim.address);
+    cluster.writers.splice(cluster.writers.indexOf(victim), 1, await cluster.startWriter('writer-restarted', 0));
+
+    const reader = await client.reader({ topic });
+    const read: string[] = [];
+    for await (const message of reader) {
+      read.push(text(message));
+      if (read.length === TOTAL) break;
+    }
+    await reader.close();
+    expect(read).toEqual(Array.from({ length: TOTAL }, (_, index) => `m${index}`));
+    const [stats] = await client.topicStats(topic);
+    expect(stats!.stats.nextOffset).toBe(BigInt(TOTAL));
+
+    const consumer = await client.subscribe({
+      topic,
+      subscription: 'moving',
+      initialPosition: 'earliest',
+      receiverQueueSize: 100,
+    });
+    const acked = new Set<string>();
+    let handover: Promise<unknown> | undefined;
+    for await (const message of consumer) {
+      expect(acked.has(text(message))).toBe(false);
+      await consumer.ack(message);
+      acked.add(text(message));
+      if (acked.size === 1_000) handover = (await owner(topic)).stop('SIGTERM');
+      if (acked.size === TOTAL) break;
+    }
+    await handover;
+    await consumer.close();
+    expect(acked.size).toBe(TOTAL);
+  }, 240_000);
+});

@@ -1,0 +1,89 @@
+import { createClient, ClientReason, type LedgerlineClient, type Message } from './index.js';
+import { FakeCluster } from './testing/index.js';
+
+const TOPIC = 'persistent://acme/orders/payments';
+
+function text(message: Message): string {
+  return Buffer.from(message.payload).toString();
+}
+
+describe('reader', () => {
+  let cluster: FakeCluster;
+  let client: LedgerlineClient;
+
+  beforeEach(async () => {
+    cluster = await FakeCluster.start();
+    cluster.createTopic(TOPIC);
+    client = createClient({ serviceUrl: cluster.serviceUrl, reconnectInitialDelayMs: 1 });
+  });
+  afterEach(async () => {
+    await client.close();
+    await cluster.close();
+  });
+
+  async function produceAt(times: number[]): Promise<void> {
+    const producer = await client.producer({ topic: TOPIC, batching: { maxMessages: 2, maxDelayMs: 1000 } });
+    const topic = cluster.topic(TOPIC);
+    for (const [index, time] of times.entries()) {
+      topic.clock = () => time;
+      const sends = [producer.send(`m${2 * index}`), producer.send(`m${2 * index + 1}`)];
+      await Promise.all(sends);
+    }
+    await producer.close();
+  }
+
+  async function take(reader: AsyncIterable<Message>, count: number): Promise<string[]> {
+    const got: string[] = [];
+    for await (const message of reader) {
+      got.push(text(message));
+      if (got.length === count) break;
+    }
+    return got;
+  }
+
+  it('reads from an offset, skipping the earlier messages of the batch that holds it', async () => {
+    await produceAt([1000, 2000, 3000]);
+    const reader = await client.reader({ topic: TOPIC, start: { offset: 3 } });
+    expect(await take(reader, 3)).toEqual(['m3', 'm4', 'm5']);
+    await reader.close();
+  });
+
+  it('reads from the first message stored at or after a time', async () => {
+    await produceAt([1000, 2000, 3000, 4000]);
+    const reader = await client.reader({ topic: TOPIC, start: { timestamp: new Date(2500) } });
+    expect(await take(reader, 2)).toEqual(['m4', 'm5']);
+    const exact = await client.reader({ topic: TOPIC, start: { timestamp: 2000 } });
+    expect(await take(exact, 1)).toEqual(['m2']);
+  });
+
+  it('reads from the earliest, and from the latest waits for new messages', async () => {
+    await produceAt([1000]);
+    const earliest = await client.reader({ topic: TOPIC });
+    expect(await take(earliest, 2)).toEqual(['m0', 'm1']);
+    const latest = await client.reader({ topic: TOPIC, start: 'latest' });
+    const next = latest.readNext();
+    const producer = await client.producer({ topic: TOPIC });
+    await producer.send('fresh');
+    expect(text(await next)).toBe('fresh');
+  });
+
+  it('keeps reading when the topic moves to another owner', async () => {
+    await produceAt([1000]);
+    const reader = await client.reader({ topic: TOPIC });
+    expect(await take(reader, 2)).toEqual(['m0', 'm1']);
+    cluster.moveTopic(TOPIC, 1);
+    const producer = await client.producer({ topic: TOPIC });
+    await producer.send('after-move');
+    expect(text(await reader.readNext())).toBe('after-move');
+  });
+
+  it('rejects reads after close with READER_CLOSED and checks its options', async () => {
+    const reader = await client.reader({ topic: TOPIC });
+    await reader.close();
+    await expect(reader.readNext()).rejects.toMatchObject({ reason: ClientReason.READER_CLOSED });
+    await expect(client.reader({ topic: TOPIC, start: { offset: -1 } })).rejects.toMatchObject({
+      reason: ClientReason.INVALID_OPTION,
+      details: { option: 'start.offset' },
+    });
+  });
+});

@@ -1,0 +1,80 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import { backOff } from 'exponential-backoff';
+import { ClientReason, REROUTE_REASONS } from './client-reason.js';
+import type { TopicLookup } from './topic-lookup.js';
+
+/** The reconnect bound of a client: exponential backoff with full jitter, then RECONNECT_GAVE_UP. */
+export interface ReconnectPolicy {
+  initialDelayMs: number;
+  maxDelayMs: number;
+  maxAttempts: number;
+}
+
+/** The owner address a NOT_OWNER refusal carries, if any. */
+export function ownerAddressOf(error: LedgerlineError): string | undefined {
+  const address = error.details['owner_address'] ?? error.details['ownerAddress'];
+  return address === undefined || address === '' ? undefined : address;
+}
+
+/**
+ * Whether a failure of a call to `topic`'s owner is worth another attempt, and
+ * if so, updates the lookup cache: straight to the owner a NOT_OWNER names,
+ * a fresh lookup after an unload or a lost connection.
+ */
+export function rerouteAfter(error: unknown, topic: string, lookup: TopicLookup): boolean {
+  if (!(error instanceof LedgerlineError)) return false;
+  const owner = error.reason === 'NOT_OWNER' ? ownerAddressOf(error) : undefined;
+  if (owner !== undefined) {
+    lookup.learn(topic, owner);
+    return true;
+  }
+  if (REROUTE_REASONS.has(error.reason) || error.code === 'UNAVAILABLE') {
+    lookup.forget(topic);
+    return true;
+  }
+  return error.code === 'DEADLINE_EXCEEDED';
+}
+
+/**
+ * Runs `attempt` until it succeeds, a failure is not worth retrying, `stopped`
+ * says the caller closed, or the policy's attempts are spent (then
+ * UNAVAILABLE / RECONNECT_GAVE_UP with the last failure as its cause).
+ */
+export async function withReconnect<T>(
+  policy: ReconnectPolicy,
+  topic: string,
+  lookup: TopicLookup,
+  stopped: () => LedgerlineError | undefined,
+  attempt: () => Promise<T>,
+): Promise<T> {
+  let retryable = false;
+  try {
+    return await backOff(
+      async () => {
+        const closed = stopped();
+        if (closed !== undefined) throw closed;
+        return attempt();
+      },
+      {
+        numOfAttempts: policy.maxAttempts,
+        startingDelay: policy.initialDelayMs,
+        maxDelay: policy.maxDelayMs,
+        jitter: 'full',
+        retry: (error: unknown) => {
+          retryable = stopped() === undefined && rerouteAfter(error, topic, lookup);
+          return retryable;
+        },
+      },
+    );
+  } catch (error) {
+    const closed = stopped();
+    if (closed !== undefined) throw closed;
+    if (!retryable) throw LedgerlineError.from(error);
+    throw new LedgerlineError(
+      'UNAVAILABLE',
+      ClientReason.RECONNECT_GAVE_UP,
+      `gave up reaching the owner of ${topic} after ${policy.maxAttempts} attempts: ${LedgerlineError.from(error).message}`,
+      { cause: error, details: { topic } },
+    );
+  }
+}

@@ -1,0 +1,483 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Server } from '@grpc/grpc-js';
+import { LedgerlineError, type CodeName } from '@ledgerline/errors';
+import {
+  AdminService,
+  InitialPosition,
+  LookupService,
+  OwnerRole,
+  TopicsService,
+  type ConsumeRequest,
+  type ConsumeResponseSchema,
+  type PublishMessage,
+  type PublishResponseSchema,
+} from '@ledgerline/proto';
+import { bindInsecure, createGrpcServer, registerService, type CallContext, type ServiceImpl } from '@ledgerline/rpc';
+import { AsyncQueue } from '../async-queue.js';
+import { FakeSubscription, type FakeConsumer } from './fake-subscription.js';
+import { FakeTopic } from './fake-topic.js';
+
+type PublishResponseInit = MessageInitShape<typeof PublishResponseSchema>;
+type ConsumeResponseInit = MessageInitShape<typeof ConsumeResponseSchema>;
+
+/** Settings of a fake cluster. */
+export interface FakeClusterOptions {
+  /** How many owner instances serve topics. Default 2. */
+  owners?: number;
+}
+
+interface OpenStream {
+  readonly owner: number;
+  topic: string | undefined;
+  readonly abort: AbortController;
+}
+
+/** The full name of a topic, as the fake keys it. */
+export function canonicalTopic(topic: string): string {
+  return topic.includes('://') ? topic : `persistent://${topic}`;
+}
+
+function unimplemented(): never {
+  throw new LedgerlineError('UNIMPLEMENTED', 'UNIMPLEMENTED', 'the fake cluster does not serve this call');
+}
+
+/** A service implementation whose unlisted methods fail UNIMPLEMENTED. */
+function partial<T extends object>(impl: Partial<T>): T {
+  return new Proxy(impl, {
+    get: (target, name) => (target as Record<string | symbol, unknown>)[name] ?? unimplemented,
+  }) as T;
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * An in-memory Ledgerline for client tests, over real gRPC on loopback: a
+ * metadata address serving LookupTopic and GetTopic, and owner addresses
+ * serving TopicsService from one shared store (as real owners share the
+ * ledger store). Topics move between owners, connections drop and receipts
+ * get lost on demand, so reconnect and resend paths run deterministically.
+ */
+export class FakeCluster {
+  private readonly topics = new Map<string, FakeTopic>();
+  private readonly partitionCounts = new Map<string, number>();
+  private readonly owners = new Map<string, number>();
+  private readonly subscriptions = new Map<string, FakeSubscription>();
+  private readonly streams = new Set<OpenStream>();
+  private readonly lostReceipts = new Map<string, number>();
+  private readonly refusals = new Map<string, { code: CodeName; reason: string }[]>();
+  private servers: Server[] = [];
+  /** The metadata service's address: the client's serviceUrl. */
+  serviceUrl = '';
+  /** The owners' addresses, by owner index. */
+  ownerAddresses: string[] = [];
+  /** Every publish request the owners received (for assertions on batching). */
+  readonly published: PublishMessage[] = [];
+  /** Lookups answered (for assertions on caching). */
+  lookups = 0;
+
+  /** Starts the metadata address and the owners on free loopback ports. */
+  static async start(options: FakeClusterOptions = {}): Promise<FakeCluster> {
+    const cluster = new FakeCluster();
+    await cluster.listen(options.owners ?? 2);
+    return cluster;
+  }
+
+  /** Creates a topic (with N partitions when partitions > 0), owned by owner 0. */
+  createTopic(topic: string, partitions = 0): void {
+    const name = canonicalTopic(topic);
+    this.partitionCounts.set(name, partitions);
+    const names =
+      partitions === 0 ? [name] : Array.from({ length: partitions }, (_, index) => `${name}-partition-${index}`);
+    for (const each of names) {
+      this.topics.set(each, new FakeTopic());
+      this.owners.set(each, 0);
+    }
+  }
+
+  /** The fake topic (or partition), for assertions. */
+  topic(topic: string): FakeTopic {
+    const found = this.topics.get(canonicalTopic(topic));
+    if (found === undefined) throw new Error(`no fake topic ${topic}`);
+    return found;
+  }
+
+  /** A subscription's state, for assertions. */
+  subscription(topic: string, subscription: string): FakeSubscription | undefined {
+    return this.subscriptions.get(`${canonicalTopic(topic)}\n${subscription}`);
+  }
+
+  /** The payloads stored in a topic, in order, as UTF-8 text. */
+  storedTexts(topic: string): string[] {
+    return this.topic(topic).entries.flatMap((entry) =>
+      entry.messages.map((message) => Buffer.from(message.payload).toString()),
+    );
+  }
+
+  ownerOf(topic: string): number {
+    return this.owners.get(canonicalTopic(topic)) ?? 0;
+  }
+
+  /**
+   * Moves a topic to another owner: the old one refuses with NOT_OWNER (naming
+   * the new owner) and ends its consume streams with TOPIC_UNLOADED. Clients
+   * that cached the old owner find out from the refusal.
+   */
+  moveTopic(topic: string, to: number): void {
+    const name = canonicalTopic(topic);
+    const from = this.ownerOf(name);
+    this.owners.set(name, to);
+    const unloaded = new LedgerlineError('FAILED_PRECONDITION', 'TOPIC_UNLOADED', `${name} was unloaded`);
+    for (const stream of this.streams) {
+      if (stream.owner === from && stream.topic === name && this.isConsumeStream(stream)) stream.abort.abort(unloaded);
+    }
+  }
+
+  /** Ends every open stream of an owner with UNAVAILABLE, as a dropped connection does. */
+  dropConnections(owner: number): void {
+    const dropped = new LedgerlineError('UNAVAILABLE', 'CONNECTION_LOST', `owner ${owner} dropped its connections`);
+    for (const stream of this.streams) if (stream.owner === owner) stream.abort.abort(dropped);
+  }
+
+  /** The next `count` entries published to the topic are stored, but their stream breaks before the receipt. */
+  loseReceipts(topic: string, count: number): void {
+    this.lostReceipts.set(canonicalTopic(topic), count);
+  }
+
+  /** The next publish to the topic is refused with this code and reason (a PublishFailure). */
+  refuseNext(topic: string, code: CodeName, reason: string): void {
+    const name = canonicalTopic(topic);
+    this.refusals.set(name, [...(this.refusals.get(name) ?? []), { code, reason }]);
+  }
+
+  /** Open streams (publish and consume) per owner. */
+  openStreams(owner: number): number {
+    return [...this.streams].filter((stream) => stream.owner === owner).length;
+  }
+
+  close(): Promise<void> {
+    for (const stream of this.streams)
+      stream.abort.abort(new LedgerlineError('UNAVAILABLE', 'SHUTTING_DOWN', 'closing'));
+    // Tests end with calls still open (a consumer never closed): no graceful drain.
+    for (const server of this.servers) server.forceShutdown();
+    return Promise.resolve();
+  }
+
+  private consumeStreams = new WeakSet<OpenStream>();
+
+  private isConsumeStream(stream: OpenStream): boolean {
+    return this.consumeStreams.has(stream);
+  }
+
+  private async listen(owners: number): Promise<void> {
+    const metadata = createGrpcServer();
+    registerService(
+      metadata,
+      LookupService,
+      partial<ServiceImpl<typeof LookupService>>({ lookupTopic: (request) => this.lookup(request.topic) }),
+    );
+    registerService(
+      metadata,
+      AdminService,
+      partial<ServiceImpl<typeof AdminService>>({ getTopic: (request) => this.getTopic(request.topic) }),
+    );
+    this.serviceUrl = `127.0.0.1:${await bindInsecure(metadata, '127.0.0.1', 0)}`;
+    this.servers.push(metadata);
+    for (let owner = 0; owner < owners; owner++) {
+      const server = createGrpcServer();
+      registerService(server, TopicsService, this.topicsService(owner));
+      this.ownerAddresses.push(`127.0.0.1:${await bindInsecure(server, '127.0.0.1', 0)}`);
+      this.servers.push(server);
+    }
+  }
+
+  private lookup(topic: string) {
+    this.lookups++;
+    const name = canonicalTopic(topic);
+    if (!this.topics.has(name)) throw new LedgerlineError('NOT_FOUND', 'TOPIC_NOT_FOUND', `${name} does not exist`);
+    const owner = this.ownerOf(name);
+    return {
+      instanceId: `owner-${owner}`,
+      advertisedAddress: this.ownerAddresses[owner]!,
+      role: OwnerRole.WRITER,
+      owned: true,
+    };
+  }
+
+  private getTopic(topic: string) {
+    const name = canonicalTopic(topic);
+    const partitions = this.partitionCounts.get(name);
+    if (partitions === undefined) throw new LedgerlineError('NOT_FOUND', 'TOPIC_NOT_FOUND', `${name} does not exist`);
+    return { topic: { name, partitions } };
+  }
+
+  /** The topic, checked to exist and to be owned by `owner` (else NOT_OWNER naming the owner). */
+  private owned(owner: number, topic: string): FakeTopic {
+    const name = canonicalTopic(topic);
+    const found = this.topics.get(name);
+    if (found === undefined) throw new LedgerlineError('NOT_FOUND', 'TOPIC_NOT_FOUND', `${name} does not exist`);
+    const current = this.ownerOf(name);
+    if (current !== owner) {
+      throw new LedgerlineError('FAILED_PRECONDITION', 'NOT_OWNER', `owner ${owner} does not own ${name}`, {
+        details: { owner_address: this.ownerAddresses[current]! },
+      });
+    }
+    return found;
+  }
+
+  private openStream(owner: number, context: CallContext): OpenStream {
+    const stream: OpenStream = { owner, topic: undefined, abort: new AbortController() };
+    context.signal.addEventListener('abort', () => stream.abort.abort(context.signal.reason), { once: true });
+    this.streams.add(stream);
+    return stream;
+  }
+
+  private publishOne(owner: number, stream: OpenStream, message: PublishMessage): PublishResponseInit {
+    const name = canonicalTopic(message.topic);
+    stream.topic = name;
+    this.published.push(message);
+    let topic: FakeTopic;
+    try {
+      topic = this.owned(owner, name);
+    } catch (error) {
+      const refusal = LedgerlineError.from(error);
+      return {
+        result: {
+          case: 'failure',
+          value: {
+            sequenceId: message.sequenceId,
+            code: refusal.grpcCode,
+            reason: refusal.reason,
+            message: refusal.message,
+            details: refusal.details,
+          },
+        },
+      };
+    }
+    const refusal = this.refusals.get(name)?.shift();
+    if (refusal !== undefined) {
+      const code = new LedgerlineError(refusal.code, refusal.reason, '').grpcCode;
+      return {
+        result: {
+          case: 'failure',
+          value: {
+            sequenceId: message.sequenceId,
+            code,
+            reason: refusal.reason,
+            message: `refused: ${refusal.reason}`,
+          },
+        },
+      };
+    }
+    const { entry, duplicate } = topic.append(message);
+    const lost = this.lostReceipts.get(name) ?? 0;
+    if (lost > 0 && !duplicate) {
+      this.lostReceipts.set(name, lost - 1);
+      throw new LedgerlineError('UNAVAILABLE', 'CONNECTION_LOST', 'the connection dropped before the receipt');
+    }
+    return {
+      result: {
+        case: 'receipt',
+        value: {
+          sequenceId: message.sequenceId,
+          duplicate,
+          ...(entry === undefined
+            ? {}
+            : {
+                position: { ledgerId: entry.ledgerId, entryId: entry.entryId },
+                firstOffset: entry.firstOffset,
+                lastOffset: entry.lastOffset,
+                publishTimeMs: entry.timestampMs,
+              }),
+        },
+      },
+    };
+  }
+
+  private async *publish(owner: number, requests: AsyncIterable<{ message?: PublishMessage }>, context: CallContext) {
+    const stream = this.openStream(owner, context);
+    const iterator = requests[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await abortable(iterator.next(), stream.abort.signal);
+        if (next.done === true) return;
+        yield this.publishOne(owner, stream, next.value.message!);
+      }
+    } finally {
+      this.streams.delete(stream);
+    }
+  }
+
+  private subscriptionFor(
+    topic: FakeTopic,
+    name: string,
+    request: NonNullable<Extract<ConsumeRequest['command'], { case: 'subscribe' }>['value']>,
+  ) {
+    const key = `${name}\n${request.subscription}`;
+    let subscription = this.subscriptions.get(key);
+    if (subscription === undefined) {
+      const start =
+        request.startOffset !== undefined
+          ? topic.indexOfOffset(request.startOffset)
+          : request.initialPosition === InitialPosition.EARLIEST
+            ? 0
+            : topic.entries.length;
+      subscription = new FakeSubscription(topic, request.type, start);
+      this.subscriptions.set(key, subscription);
+      topic.onAppend(() => subscription!.dispatch());
+    }
+    return subscription;
+  }
+
+  private command(subscription: FakeSubscription, consumer: FakeConsumer, request: ConsumeRequest): void {
+    const command = request.command;
+    if (command.case === 'flow') {
+      consumer.permits += command.value.permits;
+      subscription.dispatch();
+    } else if (command.case === 'ack') {
+      subscription.ack(command.value);
+      if (command.value.requestId !== 0n) {
+        consumer.out.push({ event: { case: 'ackReceipt', value: { requestId: command.value.requestId } } });
+      }
+    } else if (command.case === 'nack') {
+      subscription.nack(command.value.positions.map((position) => position.entryId));
+    } else if (command.case === 'redeliverUnacknowledged') {
+      subscription.redeliverAll(consumer);
+    }
+  }
+
+  private async *consume(
+    owner: number,
+    requests: AsyncIterable<ConsumeRequest>,
+    context: CallContext,
+  ): AsyncGenerator<ConsumeResponseInit> {
+    const stream = this.openStream(owner, context);
+    this.consumeStreams.add(stream);
+    const iterator = requests[Symbol.asyncIterator]();
+    try {
+      const first = await abortable(iterator.next(), stream.abort.signal);
+      if (first.done === true || first.value.command.case !== 'subscribe') {
+        throw new LedgerlineError('INVALID_ARGUMENT', 'SUBSCRIBE_FIRST', 'the first command must be subscribe');
+      }
+      const request = first.value.command.value;
+      const name = canonicalTopic(request.topic);
+      stream.topic = name;
+      const subscription = this.subscriptionFor(this.owned(owner, name), name, request);
+      const consumer: FakeConsumer = {
+        name: request.consumerName,
+        out: new AsyncQueue<ConsumeResponseInit>(),
+        permits: 0,
+      };
+      subscription.attach(consumer);
+      try {
+        consumer.out.push({
+          event: { case: 'subscribed', value: { topic: name, active: subscription.consumers[0] === consumer } },
+        });
+        stream.abort.signal.addEventListener('abort', () => consumer.out.fail(stream.abort.signal.reason), {
+          once: true,
+        });
+        void (async () => {
+          for (;;) {
+            const next = await abortable(iterator.next(), stream.abort.signal);
+            if (next.done === true) return consumer.out.end();
+            this.command(subscription, consumer, next.value);
+          }
+        })().catch((error: unknown) => consumer.out.fail(error));
+        yield* consumer.out;
+      } finally {
+        subscription.detach(consumer);
+      }
+    } finally {
+      this.streams.delete(stream);
+    }
+  }
+
+  private topicsService(owner: number): ServiceImpl<typeof TopicsService> {
+    return partial<ServiceImpl<typeof TopicsService>>({
+      publish: (requests, context) => this.publish(owner, requests, context),
+      consume: (requests, context) => this.consume(owner, requests, context),
+      publishOne: (request) => {
+        const stream: OpenStream = { owner, topic: undefined, abort: new AbortController() };
+        const response = this.publishOne(owner, stream, request.message!);
+        if (response.result?.case === 'failure') {
+          const failure = response.result.value;
+          throw new LedgerlineError('FAILED_PRECONDITION', failure.reason!, failure.message ?? '', {
+            details: failure.details ?? {},
+          });
+        }
+        return { receipt: response.result!.value };
+      },
+      seek: (request) => {
+        const topic = this.owned(owner, request.topic);
+        const subscription = this.subscription(request.topic, request.subscription);
+        if (subscription === undefined)
+          throw new LedgerlineError('NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND', 'no such subscription');
+        const target = request.target;
+        const index =
+          target.case === 'offset'
+            ? topic.indexOfOffset(target.value)
+            : target.case === 'position'
+              ? Number(target.value.entryId)
+              : target.case === 'timestampMs'
+                ? topic.entries.findIndex((entry) => entry.timestampMs >= target.value)
+                : 0;
+        const at = index === -1 ? topic.entries.length : index;
+        subscription.seek(at);
+        return {};
+      },
+      unsubscribe: (request) => {
+        this.owned(owner, request.topic);
+        this.subscriptions.delete(`${canonicalTopic(request.topic)}\n${request.subscription}`);
+        return {};
+      },
+      fetchByOffset: async (request, context) => {
+        const topic = this.owned(owner, request.topic);
+        if (topic.indexOfOffset(request.offset) >= topic.entries.length && request.maxWaitMs > 0n) {
+          await topic.waitForAppend(Number(request.maxWaitMs), context.signal);
+        }
+        const first = topic.indexOfOffset(request.offset);
+        const count = Math.max(1, request.maxEntries);
+        const entries = topic.entries.slice(first, first + count).map((_, at) => topic.wireEntry(first + at, 0));
+        return { entries, nextOffset: topic.nextOffset };
+      },
+      getTopicStats: (request) => {
+        const name = canonicalTopic(request.topic);
+        const topic = this.owned(owner, name);
+        const subscriptions = [...this.subscriptions]
+          .filter(([key]) => key.startsWith(`${name}\n`))
+          .map(([key, subscription]) => ({
+            name: key.slice(name.length + 1),
+            backlogMessages: BigInt(subscription.backlog),
+            type: subscription.type,
+          }));
+        return {
+          entries: BigInt(topic.entries.length),
+          nextOffset: topic.nextOffset,
+          ledgers: 1,
+          subscriptions,
+          ownerAddress: this.ownerAddresses[owner]!,
+        };
+      },
+      unloadTopic: (request) => {
+        this.owned(owner, request.topic);
+        this.moveTopic(request.topic, (owner + 1) % this.ownerAddresses.length);
+        return {};
+      },
+    });
+  }
+}
