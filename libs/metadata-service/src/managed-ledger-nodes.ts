@@ -1,6 +1,12 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { MetadataStore } from '@ledgerline/metadata-store';
-import { infoFromProto, infoToProto, markDeleting } from '@ledgerline/managed-ledger';
+import {
+  encodePendingDeletionEntry,
+  infoFromProto,
+  infoToProto,
+  markDeleting,
+  pendingDeletionEntryPath,
+} from '@ledgerline/managed-ledger';
 import {
   ManagedCursorInfoSchema,
   ManagedLedgerInfoSchema,
@@ -32,6 +38,17 @@ export function decodeManagedLedgerInfo(path: string, bytes: Uint8Array): Manage
       cause: error,
     });
   }
+}
+
+/**
+ * Writes (or refreshes) the pending-deletions index entry of a managed ledger
+ * (managed-ledger's pending-deletions-index.ts). Every write that adds
+ * deletable markers does this first, so the garbage collector finds every
+ * marker without reading every topic; a crash in between leaves only a stale entry.
+ */
+export async function indexPendingDeletions(store: MetadataStore, managedLedgerPath: string): Promise<void> {
+  const entry = encodePendingDeletionEntry({ managedLedgerPath, indexedAtMs: Date.now() });
+  await store.put(pendingDeletionEntryPath(managedLedgerPath), entry);
 }
 
 export interface LiveManagedLedger {
@@ -79,6 +96,7 @@ export async function createManagedLedgerNode(
       state: ManagedLedgerState.ACTIVE,
       deletableLedgers: info.deletableLedgers,
     });
+    if (info.deletableLedgers.length > 0) await indexPendingDeletions(store, path);
     await store.put(path, toBinary(ManagedLedgerInfoSchema, revived), { expectedVersion: node.version });
     await deleteCursorNodes(store, path);
     return 'revived';
@@ -172,6 +190,7 @@ export async function markManagedLedgerDeleted(
       announced = true;
       await beforeMark();
     }
+    await indexPendingDeletions(store, path);
     await store.put(path, toBinary(ManagedLedgerInfoSchema, infoToProto(marked)), { expectedVersion: node.version });
     return { outcome: 'marked', deletableLedgerIds: newlyMarked.map((ledger) => BigInt(ledger.ledgerId)) };
   });
