@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { DEFAULT_URL } from './admin-connection.js';
 import { CliExit, EXIT_CODES, EXIT_STATUS_HELP, oneLine, reportError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
+import { registerGcCommands } from './commands/gc-commands.js';
 import { registerNamespaceCommands } from './commands/namespaces-commands.js';
 import { registerServerCommands } from './commands/server-commands.js';
 import { registerTenantCommands } from './commands/tenants-commands.js';
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIo): Command {
   registerTenantCommands(program, io);
   registerNamespaceCommands(program, io);
   registerTopicCommands(program, io);
+  registerGcCommands(program, io);
   return program;
 }
 
