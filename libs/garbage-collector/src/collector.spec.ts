@@ -1,4 +1,5 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import { InProcessBus } from '@ledgerline/bus';
 import { OwnerTag } from '@ledgerline/ledger-store';
 import { ManagedLedger, pendingDeletionEntryPath } from '@ledgerline/managed-ledger';
 import {
@@ -17,6 +18,16 @@ const config = {
   retentionTimeMs: 0,
   retentionSizeBytes: 0,
 };
+
+/** Polls a condition until it holds, for at most WAIT_TIMEOUT_MS. */
+const WAIT_TIMEOUT_MS = 10_000;
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + WAIT_TIMEOUT_MS;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${WAIT_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 const payload = (text: string) => new TextEncoder().encode(text);
 
@@ -67,6 +78,30 @@ describe('the garbage collector', () => {
     expect(new TextDecoder().decode(entry!.payload).endsWith(`orders 6`)).toBe(true);
     expect(collector.status()).toMatchObject({ ledgersDeleted: marked.length, pendingDeletions: 0 });
     await ml.close();
+  });
+
+  it('is woken by a ledgers-deletable notification, long before its next pass', async () => {
+    const bus = new InProcessBus();
+    const collector = fixture.collector({ bus, config: { ...TEST_COLLECTOR_CONFIG, hintDelayMs: 0 } });
+    await collector.start();
+    // The pass start() runs at once; the next one is an hour away.
+    await waitFor(async () => collector.status().passes === 1);
+    const ml = await ManagedLedger.open(
+      'persistent://acme/gc/hinted',
+      { ledgerStore: fixture.ledgerStore, metadata: fixture.mlMetadata, bus },
+      { config },
+    );
+    for (let i = 0; i < 5; i++) await ml.append(payload(`hinted ${i}`));
+    await ml.trim();
+    const marked = ml.info().info.deletableLedgers.map((d) => d.ledgerId);
+    expect(marked.length).toBeGreaterThan(0);
+    await waitFor(async () =>
+      (await Promise.all(marked.map((id) => fixture.ledgerStore.info(id)))).every((i) => i === undefined),
+    );
+    expect(collector.status().passes).toBe(1);
+    expect(collector.status().ledgersDeleted).toBeGreaterThanOrEqual(marked.length);
+    await ml.close();
+    await bus.close();
   });
 
   it('retries failed deletes with backoff, showing attempts and the last error, until they succeed', async () => {
