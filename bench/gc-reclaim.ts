@@ -6,9 +6,10 @@
 //      "ledgers deletable" hints and with passes only (gcIntervalMs);
 //   3. the cost of a pass over many topics with 1K pending deletions, in
 //      metadata reads, beside a full scan of the same store.
-// The collectors run in this process, reading the metadata store directly
-// (a cluster collector reads it through the metadata service's gRPC API:
-// same calls, one network hop more), and share the machine's cores with
+// Collectors read the metadata store directly (a cluster collector reads it
+// through the metadata service's gRPC API: same calls, one network hop more);
+// for the deletion rows each instance is its own process
+// (bench/gc-reclaim-worker.ts). Everything shares the machine's cores with
 // Redis: compare rows of one run, not absolute numbers across machines.
 //
 // Run: npx tsx bench/gc-reclaim.ts [--full]
@@ -22,7 +23,14 @@ import { OwnerTag, RedisLedgerStore, type LedgerStore } from '@ledgerline/ledger
 import { ManagedLedger, MetadataStoreManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { DeletableLedgerSchema, LedgerComponent, ManagedLedgerInfoSchema } from '@ledgerline/proto';
-import { startRedis, type ServerProcess } from '@ledgerline/testing';
+import { join } from 'node:path';
+import { startRedis, WorkerProcess, type ServerProcess } from '@ledgerline/testing';
+
+interface RedisNames {
+  url: string;
+  metadataPrefix: string;
+  ledgerPrefix: string;
+}
 
 const full = process.argv.includes('--full');
 const DELETIONS = full ? 40_000 : 10_000;
@@ -97,27 +105,52 @@ async function markLedgers(
   return groups * MARKERS_PER_MANAGED_LEDGER;
 }
 
-async function deletionRow(store: MetadataStore, ledgerStore: LedgerStore, instances: number, firstId: number) {
+/**
+ * Deletions per second with `instances` collector processes (so they do not
+ * share one event loop): they join, split the shards, and on "go" run passes
+ * until one finds nothing; timed from "go" to the last one done.
+ */
+async function deletionRow(
+  store: MetadataStore,
+  ledgerStore: LedgerStore,
+  redis: RedisNames,
+  instances: number,
+  firstId: number,
+) {
   const marked = await markLedgers(store, ledgerStore, `d${instances}`, firstId, DELETIONS);
-  const collectors = Array.from({ length: instances }, () => collector(store, ledgerStore));
-  const started = performance.now();
-  for (const c of collectors) await c.start();
-  let deleted = 0;
-  for (let round = 0; round < 100 && deleted < marked; round++) {
-    await Promise.all(collectors.map((c) => c.triggerPass()));
-    deleted = collectors.reduce((sum, c) => sum + c.status().ledgersDeleted, 0);
+  const workers = Array.from(
+    { length: instances },
+    (_, i) =>
+      new WorkerProcess(join(__dirname, 'gc-reclaim-worker.ts'), {
+        ...redis,
+        id: `bench-${instances}-${i}`,
+        config: collectorConfig,
+      }),
+  );
+  try {
+    for (const worker of workers) await worker.waitFor((lines) => lines.some((l) => 'started' in l), 60_000);
+    // Every member renews within memberTtlMs / 3: wait until each sees all the others.
+    await new Promise((resolve) => setTimeout(resolve, collectorConfig.memberTtlMs / 2));
+    const started = performance.now();
+    for (const worker of workers) worker.send('go');
+    for (const worker of workers) await worker.waitFor((lines) => lines.some((l) => 'done' in l), 600_000);
+    const seconds = (performance.now() - started) / 1000;
+    const deleted = workers.reduce((sum, w) => sum + Number(w.lines.find((l) => 'done' in l)!['done']), 0);
+    if (deleted !== marked) throw new Error(`${instances} instance(s): deleted ${deleted} of ${marked}`);
+    return {
+      instances,
+      deleted,
+      seconds: Math.round(seconds * 100) / 100,
+      deletionsPerSecond: Math.round(deleted / seconds),
+    };
+  } finally {
+    for (const worker of workers) worker.send('stop');
+    await Promise.race([
+      Promise.all(workers.map((w) => w.exited)),
+      new Promise((resolve) => setTimeout(resolve, 10_000)),
+    ]);
+    for (const worker of workers) await worker.kill();
   }
-  const seconds = (performance.now() - started) / 1000;
-  const shards = collectors.map((c) => c.status().ownedShards.length).join('/');
-  for (const c of collectors) await c.stop();
-  if (deleted !== marked) throw new Error(`${instances} instance(s): deleted ${deleted} of ${marked}`);
-  return {
-    instances,
-    shardsEach: shards,
-    deleted,
-    seconds: Math.round(seconds * 100) / 100,
-    deletionsPerSecond: Math.round(deleted / seconds),
-  };
 }
 
 /** The ceiling: info + delete of tagged ledgers straight on the store, 256 in flight, no metadata at all. */
@@ -131,8 +164,7 @@ async function rawRow(ledgerStore: LedgerStore, firstId: number) {
   });
   const seconds = (performance.now() - started) / 1000;
   return {
-    instances: 'raw store (info + delete)',
-    shardsEach: '-',
+    instances: 'raw store (info + delete, 256 in flight)',
     deleted: DELETIONS,
     seconds: Math.round(seconds * 100) / 100,
     deletionsPerSecond: Math.round(DELETIONS / seconds),
@@ -294,15 +326,16 @@ async function passCostRows(store: MetadataStore, ledgerStore: LedgerStore) {
 async function main(): Promise<void> {
   let server: ServerProcess | undefined;
   const url = process.env['LEDGERLINE_BENCH_REDIS_URL'] ?? (server = await startRedis()).url;
-  const store = await createMetadataStore({ kind: 'redis', url, keyPrefix: `gcbench${Date.now()}` });
-  const ledgerStore = new RedisLedgerStore({ url, keyPrefix: `gcbench${Date.now()}:` });
+  const redis: RedisNames = { url, metadataPrefix: `gcbench${Date.now()}`, ledgerPrefix: `gcbench${Date.now()}:` };
+  const store = await createMetadataStore({ kind: 'redis', url, keyPrefix: redis.metadataPrefix });
+  const ledgerStore = new RedisLedgerStore({ url, keyPrefix: redis.ledgerPrefix });
   try {
     console.log(
       `ledger deletions on Redis (${DELETIONS} marked ledgers, ${MARKERS_PER_MANAGED_LEDGER} per managed ledger)`,
     );
     const deletions: object[] = [await rawRow(ledgerStore, 900_000_000)];
     for (const [index, instances] of [1, 2, 4].entries()) {
-      deletions.push(await deletionRow(store, ledgerStore, instances, 1_000_000 * (index + 1)));
+      deletions.push(await deletionRow(store, ledgerStore, redis, instances, 1_000_000 * (index + 1)));
     }
     console.table(deletions);
     console.log(`time from a trim (its marker) to the ledger's deletion, collector interval ${INTERVAL_MS} ms`);
