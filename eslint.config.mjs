@@ -1,27 +1,87 @@
 // @ts-check
 import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+/** Imports every file may not make: another package's insides, or an app. */
+const packageBoundaries = [
+  {
+    group: ['@ledgerline/*/src/*', '../../libs/*', '../../apps/*'],
+    message: 'Import a package through its public index.',
+  },
+  {
+    // Apps talk over gRPC and the bus; what two apps share is a lib.
+    group: ['@ledgerline/metadata', '@ledgerline/cli', '@ledgerline/garbage-collector-app'],
+    message: 'No package imports an app: move what is shared into a lib.',
+  },
+];
+
+/** Test support: the `testing` lib, any lib's `/testing` subpath, a package's own `src/testing/` folder. */
+const testingEntries = {
+  group: ['@ledgerline/testing', '@ledgerline/*/testing', '**/testing', '**/testing/**'],
+  message: 'Production code never imports test support; it lives behind /testing for tests only.',
+};
+
+/** Files that ship: everything under a package's src/ but tests and test support. */
+const productionFiles = ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'];
+const testFiles = ['**/*.spec.ts', '**/src/testing/**', 'libs/testing/**'];
+
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'libs/proto/src/gen/**', 'data/**', 'coverage/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'libs/proto/src/gen/**', 'data/**', 'coverage/**', '.nx/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
+    languageOptions: {
+      // Type information for the rules that need it; each file is checked
+      // against the tsconfig.json nearest to it (its project's).
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { '@nx': nx },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-imports': [
+      // A promise nobody awaits must say what happens when it rejects, even when marked `void`.
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
+      'no-restricted-imports': ['error', { patterns: packageBoundaries }],
+      // The arrows of ARCHITECTURE.md, by the tags in each package.json's `nx` field.
+      '@nx/enforce-module-boundaries': [
         'error',
         {
-          patterns: [
+          allow: [],
+          depConstraints: [
+            // Apps are entry points: they use libs, never another app.
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
+            // No lib imports an app.
+            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+            // Pure libs import no I/O lib: only each other, the generated contracts and (in tests) the test harness.
+            { sourceTag: 'kind:pure', onlyDependOnLibsWithTags: ['kind:pure', 'kind:contract', 'kind:testing'] },
+            { sourceTag: 'kind:contract', onlyDependOnLibsWithTags: ['kind:contract'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: productionFiles,
+    ignores: testFiles,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [...packageBoundaries, testingEntries] }],
+    },
+  },
+  {
+    // Only the metadata service's packages use the metadata store at runtime;
+    // everyone else reaches metadata over gRPC (a type-only import is fine).
+    files: productionFiles,
+    ignores: [...testFiles, 'libs/metadata-store/**', 'libs/metadata-service/**', 'apps/metadata/**', 'apps/cli/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
             {
-              group: ['@ledgerline/*/src/*', '../../libs/*', '../../apps/*'],
-              message: 'Import a package through its public index.',
-            },
-            {
-              // Apps talk over gRPC and the bus; what two apps share is a lib.
-              group: ['@ledgerline/metadata', '@ledgerline/cli'],
-              message: 'No package imports an app: move what is shared into a lib.',
+              name: '@ledgerline/metadata-store',
+              allowTypeImports: true,
+              message: 'Only the metadata service uses the metadata store at runtime; others call its gRPC API.',
             },
           ],
         },

@@ -14,6 +14,8 @@ module.exports = {
   },
   moduleNameMapper: {
     '^@ledgerline/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    // Subpath entries (`/testing` for test support, `/info` of managed-ledger): src/<subpath>/index.ts.
+    '^@ledgerline/([a-z-]+)/([a-z-]+)$': '<rootDir>/libs/$1/src/$2/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.*/dist/'],

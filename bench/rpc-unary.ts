@@ -132,4 +132,7 @@ async function main(): Promise<void> {
   raw.server.forceShutdown();
 }
 
-void main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

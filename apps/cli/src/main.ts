@@ -14,6 +14,13 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 if (process.env['GRPC_VERBOSITY'] === undefined) setLogVerbosity(logVerbosity.NONE);
 
 // Not process.exit: `ledgerline standalone` keeps serving after runCli resolves.
-void runCli(processIo, process.argv).then((code) => {
-  process.exitCode = code;
-});
+runCli(processIo, process.argv).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (thrown: unknown) => {
+    // runCli reports every failure it knows as an exit status; anything else is a bug, shown whole.
+    console.error(thrown);
+    process.exitCode = 1;
+  },
+);

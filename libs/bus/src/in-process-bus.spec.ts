@@ -1,4 +1,4 @@
-import { busConformance } from './bus.conformance.js';
+import { busConformance } from './testing/bus.conformance.js';
 import { InProcessBus } from './in-process-bus.js';
 
 busConformance({

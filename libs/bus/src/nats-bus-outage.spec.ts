@@ -1,15 +1,6 @@
-import { startNats, type ServerProcess } from '@ledgerline/testing';
-import { take } from './bus.conformance.js';
+import { eventually, startNats, type ServerProcess } from '@ledgerline/testing';
+import { take } from './testing/bus.conformance.js';
 import { NatsBus } from './nats-bus.js';
-
-// Polls a condition with a bounded number of tries; the bound keeps a broken reconnect from hanging the suite.
-async function eventually(condition: () => boolean | Promise<boolean>, tries = 200, intervalMs = 50): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-  throw new Error('the condition did not hold within the bound');
-}
 
 describe('NatsBus outage', () => {
   let nats: ServerProcess;
@@ -50,8 +41,7 @@ describe('NatsBus outage', () => {
         await publisher.flush();
         return (await settledWithin(arrival, 100)) !== undefined;
       },
-      100,
-      0,
+      { attempts: 100, intervalMs: 0 },
     );
     const received = await arrival;
     expect(received.done).toBe(false);

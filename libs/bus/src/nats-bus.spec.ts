@@ -1,5 +1,5 @@
 import { sharedServers } from '@ledgerline/testing';
-import { busConformance } from './bus.conformance.js';
+import { busConformance } from './testing/bus.conformance.js';
 import { createBus } from './create-bus.js';
 import { NatsBus } from './nats-bus.js';
 

@@ -1,5 +1,5 @@
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { BoundedSubscription, resolveSubscribeOptions } from './bounded-subscription.js';
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,
@@ -50,7 +50,7 @@ export class NatsBus implements Bus {
     const serverMax = connection.info?.max_payload ?? Number.MAX_SAFE_INTEGER;
     this.maxPayloadBytes = Math.min(options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, serverMax);
     this.flushTimeoutMs = options.flushTimeoutMs ?? 2000;
-    void this.watchStatus();
+    this.watchStatus().catch(unexpectedRejection);
   }
 
   /** Connects to NATS; fails with UNAVAILABLE / BUS_UNAVAILABLE when no server answers within connectTimeoutMs. */

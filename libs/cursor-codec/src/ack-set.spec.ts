@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { LedgerlineError } from '@ledgerline/errors';
 import { AckSet, type AckRange } from './ack-set.js';
 import { REGION_SIZE } from './container.js';
-import { ackSetArbitrary, denseAckSetArbitrary } from './state-arbitraries.js';
+import { ackSetArbitrary, denseAckSetArbitrary } from './testing/state-arbitraries.js';
 
 /** The naive model: a plain set of "ledger:entry" positions, sorted when read. */
 class SortedSetModel {

@@ -4,7 +4,7 @@ import { AckSet } from './ack-set.js';
 import { createCursorState } from './cursor-state.js';
 import { decodeCursorState, detectCursorStateFormat } from './decode-cursor-state.js';
 import { CURSOR_STATE_FORMATS, encodeCursorState, type CursorStateFormat } from './encode-cursor-state.js';
-import { cursorStateArbitrary, stateView } from './state-arbitraries.js';
+import { cursorStateArbitrary, stateView } from './testing/state-arbitraries.js';
 
 const isPulsar = (format: CursorStateFormat): boolean => format !== 'compact';
 

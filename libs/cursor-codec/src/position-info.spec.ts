@@ -8,7 +8,7 @@ import { createCursorState, remainingBatchIndexes, type CursorState } from './cu
 import { decodeCursorState } from './decode-cursor-state.js';
 import { encodeCursorState } from './encode-cursor-state.js';
 import { parsePositionKey } from './position.js';
-import { cursorStateArbitrary } from './state-arbitraries.js';
+import { cursorStateArbitrary } from './testing/state-arbitraries.js';
 
 /** BitSet.toLongArray of a set of bits given as inclusive ranges, computed independently of the codec. */
 function longArrayWords(ranges: [number, number][], bits: Iterable<number> = []): bigint[] {

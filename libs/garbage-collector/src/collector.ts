@@ -119,8 +119,9 @@ export class GarbageCollector {
   /** Joins the collectors and starts the timers and the hint subscription. */
   async start(): Promise<void> {
     await this.membership.heartbeat();
+    // heartbeat() logs its own failures; the next tick tries again.
     this.heartbeatTimer = setInterval(
-      () => void this.heartbeat(),
+      () => void this.heartbeat().catch(() => undefined),
       Math.max(1, Math.floor(this.config.memberTtlMs / 3)),
     );
     this.heartbeatTimer.unref();
@@ -269,7 +270,9 @@ export class GarbageCollector {
           this.ctx.logger.warn({ error: String(error) }, 'ignoring a ledgers-deletable hint that does not decode');
         }
       }
-    })();
+    })().catch((error: unknown) =>
+      this.ctx.logger.warn({ error: String(error) }, 'the hint subscription ended; passes carry on without hints'),
+    );
   }
 
   private hint(path: string): void {

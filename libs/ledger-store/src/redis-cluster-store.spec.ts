@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { startRedisCluster, uniqueNamespace, type RedisClusterProcess } from '@ledgerline/testing';
-import { expectFencingModelHeld, fencingUnderConnectionDrops } from './connection-drops.js';
-import { describeLedgerStoreConformance } from './ledger-store.conformance.js';
+import { expectFencingModelHeld, fencingUnderConnectionDrops } from './testing/connection-drops.js';
+import { describeLedgerStoreConformance } from './testing/ledger-store.conformance.js';
 import { RedisLedgerStore } from './redis-store.js';
 
 let cluster: RedisClusterProcess | undefined;

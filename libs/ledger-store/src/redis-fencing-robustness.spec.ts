@@ -1,5 +1,5 @@
 import { startRedis, type ServerProcess } from '@ledgerline/testing';
-import { expectFencingModelHeld, fencingUnderConnectionDrops } from './connection-drops.js';
+import { expectFencingModelHeld, fencingUnderConnectionDrops } from './testing/connection-drops.js';
 import { RedisLedgerStore } from './redis-store.js';
 
 /*

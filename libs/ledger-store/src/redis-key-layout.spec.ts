@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
-import { expectFailure, taggedEntry } from './conformance-support.js';
+import { expectFailure, taggedEntry } from './testing/conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';
 import { RedisLedgerStore } from './redis-store.js';
 

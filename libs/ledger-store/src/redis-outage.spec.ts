@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { LedgerlineError } from '@ledgerline/errors';
-import { startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
-import { eventually, expectFailure, taggedEntry } from './conformance-support.js';
+import { eventually, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
+import { expectFailure, taggedEntry } from './testing/conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';
 import { RedisLedgerStore } from './redis-store.js';
 
@@ -119,8 +119,7 @@ it('fails fast with UNAVAILABLE while Redis is down and works again after it res
         return false;
       }
     },
-    100,
-    50,
+    { attempts: 100, intervalMs: 50 },
   );
   const recovered = await store.fence(3);
   expect(recovered).toBe(-1);

@@ -1,5 +1,5 @@
 import { sharedServers } from '@ledgerline/testing';
-import { describeLedgerStoreConformance } from './ledger-store.conformance.js';
+import { describeLedgerStoreConformance } from './testing/ledger-store.conformance.js';
 import { RedisLedgerStore } from './redis-store.js';
 
 describeLedgerStoreConformance({

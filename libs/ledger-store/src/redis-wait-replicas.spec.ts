@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { sharedServers, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
-import { eventually, expectFailure, taggedEntry } from './conformance-support.js';
+import { eventually, sharedServers, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
+import { expectFailure, taggedEntry } from './testing/conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';
 import { RedisLedgerStore } from './redis-store.js';
 
@@ -48,11 +48,10 @@ describe('with a replica', () => {
     const store = new RedisLedgerStore({ url: primary.url, keyPrefix, waitReplicas: 1, waitTimeoutMs: 2_000 });
     const replicaClient = new Redis(replica.url);
     try {
-      await eventually(
-        async () => (await replicaClient.info('replication')).includes('master_link_status:up'),
-        200,
-        25,
-      );
+      await eventually(async () => (await replicaClient.info('replication')).includes('master_link_status:up'), {
+        attempts: 200,
+        intervalMs: 25,
+      });
       const writer = await store.create(7);
       const batches = await Promise.all(
         Array.from({ length: 10 }, (_, call) => writer.append([taggedEntry(call, 0), taggedEntry(call, 1)])),

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expectFailure, taggedEntry } from './conformance-support.js';
+import { expectFailure, taggedEntry } from './testing/conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';
 import { SqliteLedgerStore } from './sqlite-store.js';
 

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerlineError } from '@ledgerline/errors';
-import { expectFailure, taggedEntry } from './conformance-support.js';
+import { expectFailure, taggedEntry } from './testing/conformance-support.js';
 import { LedgerStoreReason as R } from './errors.js';
-import { checkFencingHistory, readAll, type AppendRecord, type FencingHistory } from './fencing-history.js';
+import { checkFencingHistory, readAll, type AppendRecord, type FencingHistory } from './testing/fencing-history.js';
 import { SqliteLedgerStore } from './sqlite-store.js';
 import { DEFAULT_MAX_READ_ENTRIES } from './store.js';
 import { WorkerProcess, type WorkerLine } from '@ledgerline/testing';
@@ -18,7 +18,7 @@ import { WorkerProcess, type WorkerLine } from '@ledgerline/testing';
  * sound file holding every append it acknowledged.
  */
 
-const WORKER = join(__dirname, 'testdata', 'sqlite-worker.ts');
+const WORKER = join(__dirname, 'testing', 'sqlite-worker.ts');
 const dir = mkdtempSync(join(tmpdir(), 'ledger-store-processes-'));
 const workers: WorkerProcess[] = [];
 let nextFile = 0;
@@ -63,7 +63,7 @@ function historyOf(lines: WorkerLine[], fencedLac: number, entryBytes: number): 
   return { records, fencedLac, fenceRetries: 0 };
 }
 
-/** The batch the worker appends as call `call` (see testdata/sqlite-worker.ts). */
+/** The batch the worker appends as call `call` (see testing/sqlite-worker.ts). */
 function batch(call: number, entryBytes: number): Uint8Array[] {
   return Array.from({ length: 1 + (call % 7) }, (_, k) => taggedEntry(call, k, entryBytes));
 }
@@ -71,7 +71,7 @@ function batch(call: number, entryBytes: number): Uint8Array[] {
 it('fences a writer in another process: nothing acknowledged is lost, nothing issued after the fence lands', async () => {
   const path = freshPath();
   const store = new SqliteLedgerStore({ path });
-  const worker = startWorker({ mode: 'append', path, ledgerId: 1, entryBytes: 256 });
+  const worker = startWorker({ mode: 'append', file: path, ledgerId: 1, entryBytes: 256 });
   await worker.waitFor((lines) => acks(lines) >= 30);
   // This process appends to its own ledger meanwhile: the two contend for the one write lock, and
   // neither may starve the other (SQLite's own lock wait backs off and lost this race now and then).
@@ -95,7 +95,7 @@ it('fences a writer in another process: nothing acknowledged is lost, nothing is
 it('lets exactly one of two processes create each ledger id', async () => {
   const path = freshPath();
   const store = new SqliteLedgerStore({ path });
-  const worker = startWorker({ mode: 'create', path, firstId: 100, lastId: 299 });
+  const worker = startWorker({ mode: 'create', file: path, firstId: 100, lastId: 299 });
   await worker.waitFor((lines) => lines.some((line) => line['ready'] === true));
   const mine: number[] = [];
   for (let id = 100; id <= 299; id++) {
@@ -125,7 +125,7 @@ it('waits busyTimeoutMs for a write lock another process holds, then fails UNAVA
   const store = new SqliteLedgerStore({ path, busyTimeoutMs: 100 });
   const writer = await store.create(1);
   await writer.append([taggedEntry(0, 0)]);
-  const worker = startWorker({ mode: 'hold-lock', path });
+  const worker = startWorker({ mode: 'hold-lock', file: path });
   await worker.waitFor((lines) => lines.some((line) => line['locked'] === true));
 
   // The wait must not block the event loop: a short timer fires while the append still waits.
@@ -161,7 +161,7 @@ it('keeps every acknowledged append of a process killed mid-transaction, in a so
   const entryBytes = 32 * 1024;
   for (let round = 0; round < 3; round++) {
     const path = freshPath();
-    const worker = startWorker({ mode: 'append', path, ledgerId: 7, entryBytes });
+    const worker = startWorker({ mode: 'append', file: path, ledgerId: 7, entryBytes });
     // Batches of up to 7 x 32 KiB, each one transaction with an fsync: the kill lands inside one most of the time.
     await worker.waitFor((lines) => acks(lines) >= 5 + round * 9);
     await new Promise((resolve) => setTimeout(resolve, round * 3));

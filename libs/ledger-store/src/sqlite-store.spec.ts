@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeLedgerStoreConformance } from './ledger-store.conformance.js';
+import { describeLedgerStoreConformance } from './testing/ledger-store.conformance.js';
 import { SqliteLedgerStore } from './sqlite-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-store-sqlite-'));

@@ -1,6 +1,6 @@
 import type { LedgerEntry } from '@ledgerline/ledger-store';
 import { decodeEntry, encodeEntry, type OffsetAssigner } from '@ledgerline/offset-index';
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { AppendQueue, type AppendOp } from './append-queue.js';
 import type { ManagedLedgerConfig } from './config.js';
 import type { AppendResult, ManagedLedgerEntry } from './entry.js';
@@ -130,11 +130,13 @@ export class AppendPipeline {
   private kick(): void {
     if (this.driving) return;
     this.driving = true;
-    void this.drive().finally(() => {
-      this.driving = false;
-      for (const waiter of this.idleWaiters.splice(0)) waiter();
-      if (this.queue.length > 0 && this.host.writeBlocker() === undefined && this.failures === 0) this.kick();
-    });
+    this.drive()
+      .finally(() => {
+        this.driving = false;
+        for (const waiter of this.idleWaiters.splice(0)) waiter();
+        if (this.queue.length > 0 && this.host.writeBlocker() === undefined && this.failures === 0) this.kick();
+      })
+      .catch(unexpectedRejection);
   }
 
   private async drive(): Promise<void> {

@@ -1,5 +1,5 @@
 import { createCursorState, type CursorState } from '@ledgerline/cursor-codec';
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { applyAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
 import { messageBacklog } from './backlog.js';
 import type { LedgerContext } from './context.js';
@@ -317,7 +317,7 @@ export class ManagedCursor {
     this.clearTimer();
     this.status = status;
     this.persistence.detach();
-    if (status === 'fenced') void this.abandonAfterPersist();
+    if (status === 'fenced') this.abandonAfterPersist().catch(unexpectedRejection);
   }
 
   /** Once a snapshot still being written has finished (it may still switch the node), drops the ledgers it left unnamed. */

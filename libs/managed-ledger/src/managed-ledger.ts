@@ -1,7 +1,7 @@
 import { encodeLedgersDeletable, LEDGERS_DELETABLE_SUBJECT } from '@ledgerline/bus';
 import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/naming';
 import { OffsetAssigner, type MessagePosition } from '@ledgerline/offset-index';
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { AppendPipeline, type AppendHost } from './append-pipeline.js';
 import { resolveManagedLedgerConfig, type ManagedLedgerConfig, type ManagedLedgerConfigInput } from './config.js';
 import { defaultManagedLedgerLogger, type LedgerContext, type ManagedLedgerDependencies } from './context.js';
@@ -342,7 +342,7 @@ export class ManagedLedger {
     this.pipeline.stop(err);
     this.cursors.discardAll('fenced');
     this.waiters.notifyAll();
-    void this.discardUnrecordedLedgers();
+    this.discardUnrecordedLedgers().catch(unexpectedRejection);
   }
 
   /**

@@ -1,14 +1,13 @@
 import { managedLedgerPath, TopicName } from '@ledgerline/naming';
 import { OwnerRole } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
-import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
+import { eventually, sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { startClusterMetadataService } from './cluster.js';
 import type { ClusterConfig } from './config.js';
 import { sleep } from './cas-retry.js';
-import { eventually } from './e2e-suite.js';
 import type { RunningMetadataService } from './metadata-server.js';
-import { connectClients, testServiceConfig, type ServiceClients } from './service-fixtures.js';
-import { failure } from './spec-support.js';
+import { connectClients, testServiceConfig, type ServiceClients } from './testing/service-fixtures.js';
+import { failure } from './testing/spec-support.js';
 
 /** Races between two metadata instances over one Redis and one NATS. */
 const ROUNDS = 8;
@@ -231,7 +230,7 @@ describe('two metadata instances over one Redis racing each other', () => {
       await eventually(async () => {
         await a.lookup.keepAliveOwner({ sessionId: loser });
         return (await a.lookup.getLease({ topic })).lease === undefined;
-      }, 200);
+      });
       const takeover = (await b.lookup.acquireLease({ topic, sessionId: loser })).lease!;
       expect(takeover.instanceId).toBe(`${winner === 0 ? 'b' : 'a'}-${round}`);
       expect(takeover.version).toBeGreaterThan(holder.version);

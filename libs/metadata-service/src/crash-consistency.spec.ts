@@ -8,11 +8,11 @@ import {
 } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import fc from 'fast-check';
-import { CrashingStore, WriteGate } from './crashing-store.js';
+import { CrashingStore, WriteGate } from './testing/crashing-store.js';
 import { DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
 import { MetadataAdmin } from './metadata-admin.js';
-import { inspectNamespace } from './namespace-inspection.js';
-import { failure, sqliteFixture, type SqliteFixture } from './spec-support.js';
+import { inspectNamespace } from './testing/namespace-inspection.js';
+import { failure, sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 
 const BUCKETS = 3;
 const NAMES = ['a', 'b', 'c', 'd'];

@@ -2,7 +2,7 @@ import { serviceConfigSchema } from '@ledgerline/service-kit';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { startClusterMetadataService } from './cluster.js';
 import type { ClusterConfig } from './config.js';
-import { metadataE2ESuite } from './e2e-suite.js';
+import { metadataE2ESuite } from './testing/e2e-suite.js';
 
 describe('metadata service end to end: cluster (Redis, NATS, two instances over one Redis)', () => {
   metadataE2ESuite(async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { InProcessBus } from '@ledgerline/bus';
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import { serviceConfigSchema } from '@ledgerline/service-kit';
-import { metadataE2ESuite } from './e2e-suite.js';
+import { metadataE2ESuite } from './testing/e2e-suite.js';
 import { startMetadataService } from './metadata-server.js';
 
 describe('metadata service end to end: standalone (SQLite, in-process bus)', () => {

@@ -2,7 +2,7 @@ import { NamespaceName } from '@ledgerline/naming';
 import { ownerPath } from './layout.js';
 import { MetadataMaintenance } from './maintenance.js';
 import { sweepExpiredOwners } from './owner-sessions.js';
-import { sqliteFixture, type SqliteFixture } from './spec-support.js';
+import { sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 
 describe('metadata maintenance', () => {
   let fixture: SqliteFixture;

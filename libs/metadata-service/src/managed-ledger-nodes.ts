@@ -6,7 +6,7 @@ import {
   infoToProto,
   markDeleting,
   pendingDeletionEntryPath,
-} from '@ledgerline/managed-ledger';
+} from '@ledgerline/managed-ledger/info';
 import {
   ManagedCursorInfoSchema,
   ManagedLedgerInfoSchema,

@@ -1,4 +1,4 @@
-import { failure, sqliteFixture, type SqliteFixture } from './spec-support.js';
+import { failure, sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 
 describe('owners, leases and lookup', () => {
   let fixture: SqliteFixture;

@@ -5,7 +5,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { errorFromServiceError, methodPath } from '@ledgerline/rpc';
 import fc from 'fast-check';
 import { sleep } from './cas-retry.js';
-import { chaosString, requestArbitraries, type FuzzSeeds } from './fuzz-requests.js';
+import { chaosString, requestArbitraries, type FuzzSeeds } from './testing/fuzz-requests.js';
 import { encodePageToken } from './page-token.js';
 import {
   connectClients,
@@ -14,7 +14,7 @@ import {
   startStandaloneService,
   type ServiceClients,
   type StandaloneService,
-} from './service-fixtures.js';
+} from './testing/service-fixtures.js';
 
 const SERVICES = [AdminService, LookupService, MetadataStoreService] as const;
 

@@ -14,8 +14,8 @@ import {
   startStandaloneService,
   type ServiceClients,
   type StandaloneService,
-} from './service-fixtures.js';
-import { failure } from './spec-support.js';
+} from './testing/service-fixtures.js';
+import { failure } from './testing/spec-support.js';
 import { managedLedgerNodeKind } from './store-api-guard.js';
 
 describe('the store API guard', () => {

@@ -1,6 +1,6 @@
-import { WriteGate } from './crashing-store.js';
+import { WriteGate } from './testing/crashing-store.js';
 import { MetadataAdmin } from './metadata-admin.js';
-import { failure, sqliteFixture, type SqliteFixture } from './spec-support.js';
+import { failure, sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 
 describe('tenants and namespaces', () => {
   let fixture: SqliteFixture;

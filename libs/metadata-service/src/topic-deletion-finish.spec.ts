@@ -1,8 +1,8 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { decodePendingDeletionEntry, pendingDeletionEntryPath } from '@ledgerline/managed-ledger';
+import { decodePendingDeletionEntry, pendingDeletionEntryPath } from '@ledgerline/managed-ledger/info';
 import { LedgerInfoSchema, ManagedLedgerInfoSchema } from '@ledgerline/proto';
 import { deletingTopicPath } from './layout.js';
-import { failure, sqliteFixture, type SqliteFixture } from './spec-support.js';
+import { failure, sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 import { TopicName } from '@ledgerline/naming';
 
 const TOPIC = 'persistent://tenant/ns/orders';

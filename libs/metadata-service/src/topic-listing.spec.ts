@@ -3,7 +3,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import { encodeLocalName } from '@ledgerline/naming';
 import { ManagedLedgerInfoSchema, ManagedLedgerState } from '@ledgerline/proto';
 import { MAX_PAGE_TOKEN_BYTES } from './limits.js';
-import { sqliteFixture, type SqliteFixture } from './spec-support.js';
+import { sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 import type { MetadataAdmin } from './metadata-admin.js';
 
 async function listAll(

@@ -1,5 +1,5 @@
 import type { NamespaceName } from '@ledgerline/naming';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { retryOnConflict } from './cas-retry.js';
 import { MAX_PENDING_RESERVATIONS } from './limits.js';
@@ -71,7 +71,7 @@ export class TopicReservations {
       );
     }
     const promise = new Promise<number>((resolve, reject) => queue.pending.push({ request, resolve, reject }));
-    if (!queue.running) void this.#drain(key, queue);
+    if (!queue.running) this.#drain(key, queue).catch(unexpectedRejection);
     return promise;
   }
 

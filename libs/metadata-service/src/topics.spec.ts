@@ -2,7 +2,7 @@ import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ManagedCursorInfoSchema, ManagedLedgerInfoSchema, ManagedLedgerState } from '@ledgerline/proto';
 import { LEDGERS_DELETABLE_SUBJECT, decodeLedgersDeletable } from '@ledgerline/bus';
 import { NamespaceName, persistenceName } from '@ledgerline/naming';
-import { failure, sqliteFixture, type SqliteFixture } from './spec-support.js';
+import { failure, sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 
 describe('topics', () => {
   let fixture: SqliteFixture;

@@ -1,4 +1,4 @@
-import { findLinearization, type CasCall } from './cas-history.js';
+import { findLinearization, type CasCall } from './testing/cas-history.js';
 
 /* The linearizability checker itself: it must refuse histories that break the model, and accept the ones that do not. */
 

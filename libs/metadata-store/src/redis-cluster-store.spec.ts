@@ -1,8 +1,8 @@
 import { startRedisCluster, uniqueNamespace, type RedisClusterProcess } from '@ledgerline/testing';
-import { metadataStoreConformance } from './metadata-store.conformance.js';
-import { redisBackend } from './redis-conformance-support.js';
+import { metadataStoreConformance } from './testing/metadata-store.conformance.js';
+import { redisBackend } from './testing/redis-conformance-support.js';
 import { connectRedis } from './redis-connection.js';
-import { casUnderConnectionDrops } from './redis-drops.js';
+import { casUnderConnectionDrops } from './testing/redis-drops.js';
 import { RedisMetadataStore } from './redis-store.js';
 import type { MetadataStore } from './store.js';
 

@@ -1,6 +1,6 @@
 import { startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
 import { connectRedis } from './redis-connection.js';
-import { casUnderConnectionDrops } from './redis-drops.js';
+import { casUnderConnectionDrops } from './testing/redis-drops.js';
 import { RedisMetadataStore } from './redis-store.js';
 import type { MetadataStore } from './store.js';
 

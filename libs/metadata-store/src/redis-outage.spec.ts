@@ -1,6 +1,5 @@
-import { startRedis, type ServerProcess } from '@ledgerline/testing';
+import { eventually, startRedis, type ServerProcess } from '@ledgerline/testing';
 import { createMetadataStore } from './create-metadata-store.js';
-import { eventually } from './metadata-store.conformance.js';
 import type { MetadataStore } from './store.js';
 
 describe('RedisMetadataStore outage', () => {

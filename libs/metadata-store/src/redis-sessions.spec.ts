@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
 import { LedgerlineError } from '@ledgerline/errors';
-import { sharedServers, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
-import { eventually } from './metadata-store.conformance.js';
+import { eventually, sharedServers, startRedis, uniqueNamespace, type ServerProcess } from '@ledgerline/testing';
 import { connectRedis } from './redis-connection.js';
 import type { RedisClient } from './redis-scripts.js';
 import { RedisMetadataStore } from './redis-store.js';
@@ -55,7 +54,10 @@ it('fails an ephemeral put whose session ended on the way, leaving no node behin
     );
     await gated.arrived;
     // No renewal gets through: the session key runs out, and another client sweeps the session away.
-    await eventually(async () => (await admin.exists(`${keyPrefix}{session:${sessionId}}`)) === 0, 100, 20);
+    await eventually(async () => (await admin.exists(`${keyPrefix}{session:${sessionId}}`)) === 0, {
+      attempts: 100,
+      intervalMs: 20,
+    });
     await other.sweepExpiredSessions();
     gated.open();
     expect(await put).toBe('FAILED_PRECONDITION SESSION_EXPIRED');

@@ -1,7 +1,7 @@
 import { sharedServers } from '@ledgerline/testing';
-import { metadataStoreConformance } from './metadata-store.conformance.js';
+import { metadataStoreConformance } from './testing/metadata-store.conformance.js';
 import { connectRedis } from './redis-connection.js';
-import { redisBackend } from './redis-conformance-support.js';
+import { redisBackend } from './testing/redis-conformance-support.js';
 
 metadataStoreConformance(
   redisBackend(

@@ -14,7 +14,7 @@ import { WorkerProcess, type WorkerLine } from '@ledgerline/testing';
  * mid-transaction must leave a sound file holding every acknowledged write.
  */
 
-const WORKER = join(__dirname, 'testdata', 'sqlite-worker.ts');
+const WORKER = join(__dirname, 'testing', 'sqlite-worker.ts');
 const dir = mkdtempSync(join(tmpdir(), 'metadata-processes-'));
 const workers: WorkerProcess[] = [];
 let nextFile = 0;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { metadataStoreConformance } from './metadata-store.conformance.js';
+import { metadataStoreConformance } from './testing/metadata-store.conformance.js';
 import { SqliteMetadataStore } from './sqlite-store.js';
 import type { MetadataStore } from './store.js';
 

@@ -1,4 +1,5 @@
 import type { MetadataSession } from './store.js';
+import { unexpectedRejection } from '@ledgerline/errors';
 
 /** What a backend does for the sessions it hands out. */
 export interface SessionBackend {
@@ -38,7 +39,7 @@ export class StoreSession implements MetadataSession {
     openedAtMs: number,
   ) {
     this.renewedAtMs = openedAtMs;
-    this.timer = setInterval(() => void this.tick(), Math.max(10, Math.floor(ttlMs / 3)));
+    this.timer = setInterval(() => this.tick().catch(unexpectedRejection), Math.max(10, Math.floor(ttlMs / 3)));
     this.timer.unref();
   }
 
@@ -107,7 +108,7 @@ export class StoreSession implements MetadataSession {
     this.retryTimer = setTimeout(
       () => {
         this.retryTimer = undefined;
-        void this.tick();
+        this.tick().catch(unexpectedRejection);
       },
       Math.max(10, Math.floor(this.ttlMs / RETRIES_PER_TICK / 3)),
     );

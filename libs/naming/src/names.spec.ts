@@ -8,7 +8,7 @@ import {
 } from './limits.js';
 import { NamespaceName } from './namespace-name.js';
 import { TopicName } from './topic-name.js';
-import { expectNamingError } from './naming-expectations.js';
+import { expectNamingError } from './testing/naming-expectations.js';
 
 const entityChar = fc.constantFrom(...'abcXYZ019_-=:.'.split(''));
 const entity = fc.string({ unit: entityChar, minLength: 1, maxLength: 20 });

@@ -13,7 +13,7 @@ import {
 } from './persistence-name.js';
 import { topicBucket } from './topic-bucket.js';
 import { TopicName } from './topic-name.js';
-import { expectNamingError } from './naming-expectations.js';
+import { expectNamingError } from './testing/naming-expectations.js';
 
 const SEED_TOPICS = [
   'nptopic1',

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { LedgerlineError } from '@ledgerline/errors';
 import { decodeLocalName, encodeLocalName } from './url-codec.js';
-import { expectNamingError } from './naming-expectations.js';
+import { expectNamingError } from './testing/naming-expectations.js';
 
 // Computed with java.net.URLEncoder.encode(s, UTF_8) on OpenJDK 17.
 const JAVA_ENCODINGS: Array<[string, string]> = [

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { crc32c } from '@node-rs/crc32';
 import { LedgerlineError } from '@ledgerline/errors';
 import { LedgerOffsetIndex } from './ledger-offset-index.js';
-import { buildTopic, topicSpecArbitrary, type ModelEntry } from './test-topic.js';
+import { buildTopic, topicSpecArbitrary, type ModelEntry } from './testing/test-topic.js';
 
 function singleLedger(spec: Parameters<typeof buildTopic>[0]) {
   const topic = buildTopic({ ...spec, ledgers: [spec.ledgers.flat()] }, { allIndexed: true });

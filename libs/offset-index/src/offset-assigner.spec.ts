@@ -3,7 +3,7 @@ import { decodeEntry, encodeEntry } from './entry-framing.js';
 import { findPositionByOffset } from './find-position.js';
 import { LedgerOffsetIndex } from './ledger-offset-index.js';
 import { OffsetAssigner, type AssignedOffsets } from './offset-assigner.js';
-import { CountingReader } from './test-topic.js';
+import { CountingReader } from './testing/test-topic.js';
 import { TopicOffsetIndex } from './topic-offset-index.js';
 import type { StoredEntry } from './positions.js';
 import type { TopicLedger } from './topic-ledger.js';

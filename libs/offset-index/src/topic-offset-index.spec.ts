@@ -11,7 +11,7 @@ import {
   buildTopic,
   topicSpecArbitrary,
   type GeneratedTopic,
-} from './test-topic.js';
+} from './testing/test-topic.js';
 import { TopicOffsetIndex } from './topic-offset-index.js';
 import type { TopicLedger } from './topic-ledger.js';
 

@@ -2,8 +2,9 @@ import { Client as GrpcClient, credentials, Metadata, type ServiceError } from '
 import { closeClient, createClient } from './create-client.js';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { CallEndInfo } from './server-handlers.js';
-import { TestService } from './testdata/test-service.js';
-import { eventually, fromArray, pushable, startTestServer, type TestServer } from './testdata/test-server.js';
+import { TestService } from './testing/test-service.js';
+import { eventually, freePort } from '@ledgerline/testing';
+import { fromArray, pushable, startTestServer, type TestServer } from './testing/test-server.js';
 
 /** Sends raw request messages on a client stream, bypassing serialization. */
 function sendRawStream(address: string, path: string, messages: Buffer[]): Promise<ServiceError | Buffer> {
@@ -201,7 +202,7 @@ describe('errors over the wire', () => {
 
   it('answers garbage bytes inside a client stream with INVALID_ARGUMENT', async () => {
     const { create, toBinary } = await import('@bufbuild/protobuf');
-    const { EchoRequestSchema } = await import('./testdata/test-service.js');
+    const { EchoRequestSchema } = await import('./testing/test-service.js');
     const good = Buffer.from(toBinary(EchoRequestSchema, create(EchoRequestSchema, { text: 'fine' })));
     const answer = await sendRawStream(server.address, '/ledgerline.test.v1.TestService/Collect', [
       good,
@@ -220,7 +221,6 @@ describe('errors over the wire', () => {
   });
 
   it('names a server that is not there TRANSPORT_UNAVAILABLE', async () => {
-    const { freePort } = await import('@ledgerline/testing');
     const nowhere = createClient(TestService, `127.0.0.1:${await freePort()}`);
     try {
       const error = await failure(nowhere.echo({ text: 'x' }, { deadlineMs: 5000 }));

@@ -1,7 +1,8 @@
 import { Metadata } from '@grpc/grpc-js';
 import { closeClient, createClient } from './create-client.js';
-import { TestService } from './testdata/test-service.js';
-import { eventually, fromArray, pushable, startTestServer, type TestServer } from './testdata/test-server.js';
+import { TestService } from './testing/test-service.js';
+import { eventually } from '@ledgerline/testing';
+import { fromArray, pushable, startTestServer, type TestServer } from './testing/test-server.js';
 
 describe('the grpc-js adapter over a loopback socket', () => {
   let server: TestServer;

@@ -7,7 +7,7 @@ import {
   type ClientReadableStream,
 } from '@grpc/grpc-js';
 import { clientError } from './error-wire.js';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import type { CallOptions } from './method-types.js';
 import { deserializer, methodPath, serializer } from './service-definition.js';
 import { drained } from './stream-io.js';
@@ -154,13 +154,13 @@ export function clientStreamingCall(client: GrpcClient, method: DescMethod, defa
         },
       );
       stopListening = cancelOnAbort(options.signal, call);
-      void pumpRequests(requests, call as unknown as ClientDuplexStream<unknown, unknown>, finished.signal).then(
-        (error) => {
+      pumpRequests(requests, call as unknown as ClientDuplexStream<unknown, unknown>, finished.signal)
+        .then((error) => {
           if (error === undefined) return;
           inputError = error;
           call.cancel();
-        },
-      );
+        })
+        .catch(unexpectedRejection);
     });
 }
 
@@ -180,11 +180,13 @@ export function bidiStreamingCall(client: GrpcClient, method: DescMethod) {
     );
     const finished = new AbortController();
     let inputError: unknown;
-    void pumpRequests(requests, call, finished.signal).then((error) => {
-      if (error === undefined) return;
-      inputError = error;
-      call.cancel();
-    });
+    pumpRequests(requests, call, finished.signal)
+      .then((error) => {
+        if (error === undefined) return;
+        inputError = error;
+        call.cancel();
+      })
+      .catch(unexpectedRejection);
     try {
       yield* readResponses(call, options.signal, () => inputError);
     } finally {

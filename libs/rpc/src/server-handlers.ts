@@ -9,7 +9,7 @@ import type {
   sendUnaryData,
 } from '@grpc/grpc-js';
 import { errorToStatus } from './error-wire.js';
-import { LedgerlineError, type CodeName } from '@ledgerline/errors';
+import { LedgerlineError, unexpectedRejection, type CodeName } from '@ledgerline/errors';
 import type { CallContext } from './method-types.js';
 import type { DecodedRequest } from './service-definition.js';
 import { methodPath } from './service-definition.js';
@@ -89,7 +89,7 @@ function unaryHandler(method: DescMethod, impl: AnyHandler, hooks: HandlerHooks,
     callback: sendUnaryData<unknown>,
   ): void => {
     const scope = startCall(method, call, hooks);
-    void (async () => {
+    (async () => {
       try {
         const input = streamingInput
           ? readRequests(call as ServerReadableStream<DecodedRequest, unknown>, scope.context.signal)
@@ -102,7 +102,7 @@ function unaryHandler(method: DescMethod, impl: AnyHandler, hooks: HandlerHooks,
         scope.end(error);
         callback(errorToStatus(error));
       }
-    })();
+    })().catch(unexpectedRejection);
   };
 }
 
@@ -110,7 +110,7 @@ function streamingHandler(method: DescMethod, impl: AnyHandler, hooks: HandlerHo
   return (call: ServerWritableStream<DecodedRequest, unknown> | ServerDuplexStream<DecodedRequest, unknown>): void => {
     const scope = startCall(method, call, hooks);
     const { signal } = scope.context;
-    void (async () => {
+    (async () => {
       try {
         const input = streamingInput
           ? readRequests(call as ServerDuplexStream<DecodedRequest, unknown>, signal)
@@ -126,7 +126,7 @@ function streamingHandler(method: DescMethod, impl: AnyHandler, hooks: HandlerHo
         // A cancelled call has no one left to tell; grpc-js has already closed it.
         if (!wasCancelled) call.emit('error', errorToStatus(error));
       }
-    })();
+    })().catch(unexpectedRejection);
   };
 }
 

@@ -1,3 +1,4 @@
+import { eventually } from '@ledgerline/testing';
 import {
   Client as GrpcClient,
   credentials,
@@ -9,8 +10,8 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { service as healthService } from 'grpc-health-check';
 import { startGrpcServer, type RunningGrpcServer } from './grpc-server.js';
-import { fileContainingSymbol, listServices } from './testdata/reflection-client.js';
-import { waitingService } from './testdata/waiting-service.js';
+import { fileContainingSymbol, listServices } from './testing/reflection-client.js';
+import { waitingService } from './testing/waiting-service.js';
 
 const HealthClient = makeGenericClientConstructor(healthService, 'Health');
 type HealthCall = (
@@ -42,13 +43,6 @@ function healthWatch(address: string): { statuses: string[]; ended: Promise<void
   return { statuses, ended, close: () => client.close() };
 }
 
-async function until(condition: () => boolean, limitMs = 5000): Promise<void> {
-  for (let waited = 0; !condition(); waited += 10) {
-    if (waited > limitMs) throw new Error(`condition still false after ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('startGrpcServer', () => {
   let running: RunningGrpcServer | undefined;
   afterEach(async () => {
@@ -72,7 +66,7 @@ describe('startGrpcServer', () => {
     const { address, server } = await start();
     const watch = healthWatch(address);
     try {
-      await until(() => watch.statuses.includes('SERVING'));
+      await eventually(() => watch.statuses.includes('SERVING'));
       // The watch is itself an in-flight call, so the drain runs into its bound.
       const outcome = await server.shutdown(200);
       await watch.ended;
@@ -101,7 +95,7 @@ describe('startGrpcServer', () => {
     const client = createClient(MetadataStoreService, address);
     try {
       const pending = client.get({ path: '/wait/300' });
-      await until(() => waiting.started.length === 1);
+      await eventually(() => waiting.started.length === 1);
       const outcome = await server.shutdown(10_000);
       expect(outcome.forced).toBe(false);
       expect(new TextDecoder().decode((await pending).node?.value)).toBe('/wait/300');
@@ -116,13 +110,13 @@ describe('startGrpcServer', () => {
     const client = createClient(MetadataStoreService, address);
     try {
       const pending = client.get({ path: '/wait/30000' }).catch((error: unknown) => error);
-      await until(() => waiting.started.length === 1);
+      await eventually(() => waiting.started.length === 1);
       const outcome = await server.shutdown(100);
       expect(outcome.forced).toBe(true);
       const error = await pending;
       expect(error).toBeInstanceOf(LedgerlineError);
       expect(['CANCELLED', 'UNAVAILABLE']).toContain((error as LedgerlineError).code);
-      await until(() => waiting.aborted.length === 1);
+      await eventually(() => waiting.aborted.length === 1);
     } finally {
       closeClient(client);
     }

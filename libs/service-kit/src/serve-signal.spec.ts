@@ -10,7 +10,7 @@ function startService(): { child: ChildProcess; logs: Record<string, unknown>[];
   const child = spawn(
     join(root, 'node_modules', '.bin', 'tsx'),
     [
-      join(__dirname, 'testdata', 'serve-main.ts'),
+      join(__dirname, 'testing', 'serve-main.ts'),
       '--grpc-host',
       '127.0.0.1',
       '--grpc-port',

@@ -3,7 +3,7 @@ import { closeClient, createClient } from '@ledgerline/rpc';
 import { createLogger } from './logger.js';
 import { serve, type RunningService } from './serve.js';
 import { serviceConfigSchema } from './service-config.js';
-import { waitingService } from './testdata/waiting-service.js';
+import { waitingService } from './testing/waiting-service.js';
 
 const config = serviceConfigSchema.parse({
   grpcHost: '127.0.0.1',

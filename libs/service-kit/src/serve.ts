@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { unexpectedRejection } from '@ledgerline/errors';
 import { createLogger } from './logger.js';
 import { createMetrics, startMetricsServer, type RunningMetricsServer, type ServiceMetrics } from './metrics.js';
 import { startGrpcServer, type GrpcServiceRegistration, type RunningGrpcServer } from './grpc-server.js';
@@ -151,7 +152,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
       logger.warn({ signal }, 'second signal during shutdown: exiting now');
       process.exit(1);
     }
-    void shutdown(signal).then(options.onSignalShutdown ?? exitWith);
+    shutdown(signal)
+      .then(options.onSignalShutdown ?? exitWith)
+      .catch(unexpectedRejection);
   };
   for (const signal of signals) process.on(signal, onSignal);
 

@@ -7,3 +7,9 @@ export { sharedServers, uniqueNamespace, REDIS_URL_ENV, NATS_URL_ENV } from './s
 export type { SharedServers } from './shared-servers.js';
 export { WorkerProcess } from './worker-process.js';
 export type { WorkerLine } from './worker-process.js';
+export { eventually, EVENTUALLY_DEFAULT_ATTEMPTS, EVENTUALLY_DEFAULT_INTERVAL_MS } from './eventually.js';
+export type { EventuallyOptions } from './eventually.js';
+export { ConnectionDropper } from './connection-dropper.js';
+export type { DropKind } from './connection-dropper.js';
+export { runSqliteWorker, HOLD_LOCK_MAX_MS } from './sqlite-worker-script.js';
+export type { SqliteWorkerArgs, SqliteWorkerContext, SqliteWorkerMode } from './sqlite-worker-script.js';

@@ -27,6 +27,14 @@ describe('pure libs load no transport', () => {
     expect(loaded.filter((file) => file.includes(`${path.sep}@grpc${path.sep}`))).toEqual([]);
   });
 
+  it('the metadata service loads no ledger-store backend (it reads ManagedLedgerInfo through managed-ledger/info)', () => {
+    const loaded = modulesLoadedBy('metadata-service');
+    expect(
+      loaded.some((file) => file.includes(path.join('libs', 'managed-ledger', 'src', 'managed-ledger-info.ts'))),
+    ).toBe(true);
+    expect(loaded.filter((file) => file.includes(path.join('libs', 'ledger-store', 'src')))).toEqual([]);
+  });
+
   it('the check sees grpc-js where it is loaded', () => {
     expect(modulesLoadedBy('rpc').some((file) => file.includes(`${path.sep}@grpc${path.sep}grpc-js`))).toBe(true);
   });

@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { unexpectedRejection } from '@ledgerline/errors';
 
 /*
  * A worker process for the multi-process SQLite tests: it
- * runs a script under testdata/ with tsx in one node process (so a SIGKILL
+ * runs a worker script (see sqlite-worker-script.ts) with tsx in one node process (so a SIGKILL
  * kills the process that holds the database) and collects its JSON lines.
  */
 
@@ -28,9 +29,12 @@ export class WorkerProcess {
       for (const listener of this.listeners) listener();
     });
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
-    void this.exited.then(() => {
-      for (const listener of this.listeners) listener();
-    });
+    // `exited` never rejects; a listener that throws is a bug in the test.
+    this.exited
+      .then(() => {
+        for (const listener of this.listeners) listener();
+      })
+      .catch(unexpectedRejection);
   }
 
   /** Resolves once a line satisfies `condition`; fails when the worker exits first or after `timeoutMs`. */

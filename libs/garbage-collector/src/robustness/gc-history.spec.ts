@@ -18,7 +18,7 @@ import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import { ManagedCursorInfoSchema, ManagedLedgerInfoSchema, ManagedLedgerState } from '@ledgerline/proto';
 import { serviceConfigSchema } from '@ledgerline/service-kit';
 import { NATS_URL_ENV, WorkerProcess } from '@ledgerline/testing';
-import { DroppingBus, seededRandom } from './dropping-bus.js';
+import { DroppingBus, seededRandom } from '../testing/robustness/dropping-bus.js';
 
 /*
  * The etcd-style history: writers append, roll, trim (cursors ack), delete
@@ -32,7 +32,7 @@ import { DroppingBus, seededRandom } from './dropping-bus.js';
  * LEDGERLINE_ROBUSTNESS_SEED replays one seed; LEDGERLINE_ROBUSTNESS_RUNS runs
  * more seeds; LEDGERLINE_GC_HISTORY_STEPS makes each history longer.
  */
-const SCRIPT = join(__dirname, 'collector-process.ts');
+const SCRIPT = join(__dirname, '..', 'testing', 'robustness', 'collector-process.ts');
 const NAMESPACE = 'acme/gc';
 const TOPICS = ['a', 'b', 'c', 'd'];
 const COLLECTORS = 2;

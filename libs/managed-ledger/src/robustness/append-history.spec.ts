@@ -1,7 +1,7 @@
-import { AppendHistory } from './append-history.js';
-import { redisBackend, sqliteBackend, type RobustnessBackend } from './backend.js';
-import { seedsToRun } from './random.js';
-import { traced } from './report.js';
+import { AppendHistory } from '../testing/robustness/append-history.js';
+import { redisBackend, sqliteBackend, type RobustnessBackend } from '../testing/robustness/backend.js';
+import { seedsToRun } from '../testing/robustness/random.js';
+import { traced } from '../testing/robustness/report.js';
 
 /**
  * Random histories of pipelined appends with store failures, lost replies,

@@ -1,7 +1,7 @@
 import type { ManagedLedgerConfigInput } from '../config.js';
 import { ManagedLedger } from '../managed-ledger.js';
 import { payloadOf } from '../testing/fixtures.js';
-import { sqliteBackend, type RobustnessBackend } from './backend.js';
+import { sqliteBackend, type RobustnessBackend } from '../testing/robustness/backend.js';
 
 const config: ManagedLedgerConfigInput = {
   minLedgerAgeMs: 0,

@@ -2,10 +2,10 @@ import type { ManagedLedgerConfigInput } from '../config.js';
 import type { ManagedCursor } from '../managed-cursor.js';
 import { ManagedLedger } from '../managed-ledger.js';
 import { payloadOf } from '../testing/fixtures.js';
-import { sqliteBackend, type RobustnessBackend } from './backend.js';
-import { deferred } from './deferred.js';
-import { eventually } from './waiting.js';
-import { checkLedgerCoverage, readReferences } from './log-invariants.js';
+import { sqliteBackend, type RobustnessBackend } from '../testing/robustness/backend.js';
+import { deferred } from '../testing/robustness/deferred.js';
+import { untilNoFindings } from '../testing/robustness/waiting.js';
+import { checkLedgerCoverage, readReferences } from '../testing/robustness/log-invariants.js';
 
 /** Every snapshot goes to a new cursor ledger, so every flush switches the node to another ledger. */
 const config: ManagedLedgerConfigInput = {
@@ -92,7 +92,7 @@ describe('cursor ledgers a node stops naming', () => {
     gate.resolve();
     expect(await flushed).toBe('failed');
     // The old owner deletes it in the background once it learns it was fenced.
-    expect(await eventually(() => coverage(second))).toEqual([]);
+    expect(await untilNoFindings(() => coverage(second))).toEqual([]);
     expect(await backend.ledgerStore.info(retiring)).toBeUndefined();
     await ml.close();
     await second.close();
@@ -131,7 +131,7 @@ describe('cursor ledgers a node stops naming', () => {
     await flushed;
     cursorGate.resolve();
     const second = await opening;
-    expect(await eventually(() => coverage(second))).toEqual([]);
+    expect(await untilNoFindings(() => coverage(second))).toEqual([]);
     expect(await backend.ledgerStore.info(retiring)).toBeUndefined();
     await ml.close();
     await second.close();
@@ -147,7 +147,7 @@ describe('cursor ledgers a node stops naming', () => {
     const second = await ManagedLedger.open(topic, backend.owner('abandon-b').deps, { config });
     ackNext();
     await expect(cursor.flush()).rejects.toMatchObject({ code: 'ABORTED' });
-    expect(await eventually(() => coverage(second))).toEqual([]);
+    expect(await untilNoFindings(() => coverage(second))).toEqual([]);
     await ml.close();
     await second.close();
   });

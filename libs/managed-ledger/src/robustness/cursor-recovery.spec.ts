@@ -1,7 +1,7 @@
-import { redisBackend, sqliteBackend, type RobustnessBackend } from './backend.js';
-import { CursorHistory, tornSnapshotHistory } from './cursor-history.js';
-import { Random, seedsToRun } from './random.js';
-import { traced } from './report.js';
+import { redisBackend, sqliteBackend, type RobustnessBackend } from '../testing/robustness/backend.js';
+import { CursorHistory, tornSnapshotHistory } from '../testing/robustness/cursor-history.js';
+import { Random, seedsToRun } from '../testing/robustness/random.js';
+import { traced } from '../testing/robustness/report.js';
 
 /**
  * Random acknowledgements with failing and torn snapshot writes, restarts,

@@ -3,9 +3,9 @@ import type { ManagedLedgerConfigInput } from '../config.js';
 import { ManagedLedgerReason } from '../errors.js';
 import { ManagedLedger } from '../managed-ledger.js';
 import { payloadOf, textOf } from '../testing/fixtures.js';
-import { sqliteBackend, type RobustnessBackend } from './backend.js';
-import { deferred } from './deferred.js';
-import { readWholeLog } from './log-invariants.js';
+import { sqliteBackend, type RobustnessBackend } from '../testing/robustness/backend.js';
+import { deferred } from '../testing/robustness/deferred.js';
+import { readWholeLog } from '../testing/robustness/log-invariants.js';
 
 const config: ManagedLedgerConfigInput = {
   minLedgerAgeMs: 0,

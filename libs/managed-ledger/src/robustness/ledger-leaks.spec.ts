@@ -1,9 +1,9 @@
 import type { ManagedLedgerConfigInput } from '../config.js';
 import { ManagedLedger } from '../managed-ledger.js';
 import { payloadOf } from '../testing/fixtures.js';
-import { sqliteBackend, type OwnerProcess, type RobustnessBackend } from './backend.js';
-import { eventually } from './waiting.js';
-import { checkLedgerCoverage } from './log-invariants.js';
+import { sqliteBackend, type OwnerProcess, type RobustnessBackend } from '../testing/robustness/backend.js';
+import { untilNoFindings } from '../testing/robustness/waiting.js';
+import { checkLedgerCoverage } from '../testing/robustness/log-invariants.js';
 
 /** Two entries per ledger, so the third append rolls over; retries are quick. */
 const config: ManagedLedgerConfigInput = {
@@ -60,7 +60,7 @@ describe('data ledgers whose recording failed', () => {
     await expect(ml.append(payloadOf('c'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     const second = await ManagedLedger.open(ml.topic, backend.owner('fenced-b').deps, { config });
     await expect(ml.append(payloadOf('d'))).rejects.toMatchObject({ code: 'ABORTED' });
-    expect(await eventually(() => coverage(second))).toEqual([]);
+    expect(await untilNoFindings(() => coverage(second))).toEqual([]);
     await ml.close();
     await second.close();
   });
@@ -103,7 +103,7 @@ describe('data ledgers whose recording failed', () => {
     await Promise.all([ml.append(payloadOf('a')), ml.append(payloadOf('b'))]);
     proc.ledgerStore.faults.push({ call: 'create', mode: 'after' });
     await ml.append(payloadOf('c'));
-    expect(await eventually(() => coverage(ml))).toEqual([]);
+    expect(await untilNoFindings(() => coverage(ml))).toEqual([]);
     await ml.close();
   });
 });

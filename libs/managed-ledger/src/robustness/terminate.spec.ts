@@ -1,8 +1,8 @@
 import type { ManagedLedgerConfigInput } from '../config.js';
 import { ManagedLedger } from '../managed-ledger.js';
 import { payloadOf } from '../testing/fixtures.js';
-import { sqliteBackend, type RobustnessBackend } from './backend.js';
-import { checkLedgerCoverage } from './log-invariants.js';
+import { sqliteBackend, type RobustnessBackend } from '../testing/robustness/backend.js';
+import { checkLedgerCoverage } from '../testing/robustness/log-invariants.js';
 
 const config: ManagedLedgerConfigInput = {
   maxEntriesPerLedger: 2,

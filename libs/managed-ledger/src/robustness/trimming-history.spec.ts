@@ -1,7 +1,7 @@
-import { redisBackend, sqliteBackend, type RobustnessBackend } from './backend.js';
-import { seedsToRun } from './random.js';
-import { traced } from './report.js';
-import { TrimmingHistory } from './trimming-history.js';
+import { redisBackend, sqliteBackend, type RobustnessBackend } from '../testing/robustness/backend.js';
+import { seedsToRun } from '../testing/robustness/random.js';
+import { traced } from '../testing/robustness/report.js';
+import { TrimmingHistory } from '../testing/robustness/trimming-history.js';
 
 /**
  * Random trims with cursors at random positions: nothing a live cursor has

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InProcessBus } from '@ledgerline/bus';
+import { SqliteMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
+import { LedgerlineError } from '@ledgerline/errors';
+import { MetadataAdmin, type MetadataAdminOptions } from '../metadata-admin.js';
+
+/** A clock that runs with the wall clock plus an offset tests can move forward (session expiry without sleeping). */
+export class TestClock {
+  offsetMs = 0;
+  readonly now = (): number => Date.now() + this.offsetMs;
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+export interface SqliteFixture {
+  admin: MetadataAdmin;
+  store: MetadataStore;
+  bus: InProcessBus;
+  clock: TestClock;
+  close(): Promise<void>;
+}
+
+/** A MetadataAdmin over a throwaway SQLite file and an in-process bus. */
+export function sqliteFixture(options: MetadataAdminOptions = {}): SqliteFixture {
+  const dir = mkdtempSync(join(tmpdir(), 'ledgerline-metadata-'));
+  const bus = new InProcessBus();
+  const store = new SqliteMetadataStore({ path: join(dir, 'metadata.db'), bus, synchronous: 'normal' });
+  const clock = new TestClock();
+  const admin = new MetadataAdmin(store, { bus, now: clock.now, ...options });
+  return {
+    admin,
+    store,
+    bus,
+    clock,
+    async close() {
+      await store.close();
+      await bus.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Awaits a call that must fail and returns its error as a LedgerlineError. */
+export async function failure(call: Promise<unknown>): Promise<LedgerlineError> {
+  try {
+    await call;
+  } catch (error) {
+    return LedgerlineError.from(error);
+  }
+  throw new Error('expected the call to fail, but it succeeded');
+}
