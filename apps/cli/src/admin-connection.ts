@@ -25,7 +25,7 @@ export function normaliseUrl(url: string): string {
 }
 
 /** Refuses a --url no channel could use, before any call (exit status 2 rather than a crash). */
-function openChannel(target: string): Channel {
+export function openChannel(target: string): Channel {
   const invalid = () =>
     usageError(CliReason.INVALID_URL, `--url ${JSON.stringify(target.slice(0, 200))} is not an address: use host:port`);
   if (target === '' || /\s/.test(target) || target.length > MAX_URL_LENGTH) throw invalid();

@@ -196,6 +196,21 @@ describe('the ledgerline CLI against a running standalone', () => {
     expect(mistake.stderr).toMatch(/^error: option '--partitions <n>' argument 'many' is invalid[^\n]*\n$/);
   });
 
+  it('reports and drives the garbage collector standalone hosts', async () => {
+    const status = await ledgerline('gc', 'status', '--url', url);
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ instanceId: 'standalone', members: 1 });
+    const trigger = await ledgerline('gc', 'trigger', '--sweep-orphans', '--url', url);
+    expect(trigger.code).toBe(0);
+    expect(JSON.parse(trigger.stdout)).toMatchObject({ ledgersDeleted: 0, failures: 0 });
+    expect(await ledgerline('gc', 'pending', '--url', url)).toMatchObject({ code: 0, stdout: '' });
+    const badPage = await ledgerline('gc', 'pending', '--page-size', '0', '--url', url);
+    expect(badPage).toMatchObject({ code: 2, stdout: '' });
+    const badToken = await ledgerline('gc', 'pending', '--page-token', 'x', '--url', url);
+    expect(badToken.code).toBe(1);
+    expect(badToken.stderr).toMatch(/^error: INVALID_ARGUMENT BAD_PAGE_TOKEN: /);
+  });
+
   it('sets a writer namespace and creates topics from a file', async () => {
     const file = join(dir, 'names.txt');
     writeFileSync(file, '# topics to load\nalpha\nbeta\nacme/readers-src/gamma\n');

@@ -3,6 +3,7 @@ import { DEFAULT_URL } from './admin-connection.js';
 import { CliExit, EXIT_CODES, EXIT_STATUS_HELP, oneLine, reportError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
 import { registerClientCommands } from './commands/client-commands.js';
+import { registerGcCommands } from './commands/gc-commands.js';
 import { registerNamespaceCommands } from './commands/namespaces-commands.js';
 import { registerServerCommands } from './commands/server-commands.js';
 import { registerTenantCommands } from './commands/tenants-commands.js';
@@ -35,6 +36,7 @@ export function buildProgram(io: CliIo): Command {
   registerTopicCommands(program, io);
   registerClientCommands(program, io);
   registerPerfCommand(program, io);
+  registerGcCommands(program, io);
   return program;
 }
 

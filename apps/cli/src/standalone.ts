@@ -17,6 +17,7 @@ import {
   type RunningWriterOwner,
 } from '@ledgerline/writer-owner';
 import type { z } from 'zod';
+import { standaloneCollector } from './standalone-collector.js';
 
 /** Standalone settings: the metadata service's and the writer owner's, one process, one port. */
 export const standaloneServerConfigSchema = standaloneConfigSchema.extend(writerSettings);
@@ -32,11 +33,12 @@ export interface RunningStandalone {
 }
 
 /**
- * Standalone mode: the metadata service (admin, lookup, metadata store API)
- * and a writer owner (produce, consume, cursors, offsets) in this process,
- * on one gRPC port, with their state in SQLite files under dataDir and one
- * in-process bus. The writer reaches the lookup API over loopback like any
- * owner; its managed ledgers use the metadata store directly.
+ * Standalone mode: the metadata service (admin, lookup, metadata store API),
+ * a writer owner (produce, consume, cursors, offsets) and the garbage
+ * collector in this process, on one gRPC port, with their state in SQLite
+ * files under dataDir and one in-process bus. The writer reaches the lookup
+ * API over loopback like any owner; its managed ledgers and the collector use
+ * the metadata store directly.
  */
 export async function startStandalone(
   config: StandaloneServerConfig,
@@ -53,6 +55,7 @@ export async function startStandalone(
     onCountDrift: (namespace) => maintenance.suspect(namespace),
   });
   const maintenance = new MetadataMaintenance(admin.context, config);
+  const gc = standaloneCollector({ store, ledgerStore, bus });
   let writer: RunningWriterOwner;
   try {
     writer = await startWriterOwnerService({
@@ -63,9 +66,10 @@ export async function startStandalone(
       metadata: new MetadataStoreManagedLedgerMetadata(store),
       bus,
       consumeBackend,
-      extraServices: metadataServices(admin, store, bus),
+      extraServices: [...metadataServices(admin, store, bus), ...gc.services],
       ...(options.signals === undefined ? {} : { signals: options.signals }),
       closers: [
+        { name: 'garbage-collector', close: () => gc.stop() },
         { name: 'bus', close: () => bus.close() },
         { name: 'metadata-store', close: () => store.close() },
         { name: 'ledger-store', close: () => ledgerStore.close() },
@@ -79,6 +83,7 @@ export async function startStandalone(
     throw error;
   }
   maintenance.start(writer.service.logger);
+  await gc.start(admin, writer.service.logger);
   return {
     dataDir,
     grpcPort: writer.port,

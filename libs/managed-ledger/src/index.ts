@@ -42,4 +42,15 @@ export type {
 export { ownerTags } from './ledger-factory.js';
 export { managedLedgerMetrics } from './metrics.js';
 export type { ManagedLedgerMetrics } from './metrics.js';
-export { cursorPath } from './cursor-name.js';
+export { cursorPath, cursorNameFromNode } from './cursor-name.js';
+export { isCollectorChange, OWNER_EPOCH_PROPERTY } from './collector-changes.js';
+export {
+  PENDING_DELETIONS_DIR,
+  PENDING_DELETION_SHARDS,
+  pendingDeletionShard,
+  pendingDeletionShardDir,
+  pendingDeletionEntryPath,
+  encodePendingDeletionEntry,
+  decodePendingDeletionEntry,
+} from './pending-deletions-index.js';
+export type { PendingDeletionEntry } from './pending-deletions-index.js';

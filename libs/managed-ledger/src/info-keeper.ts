@@ -1,8 +1,10 @@
 import { equals } from '@bufbuild/protobuf';
 import { ManagedLedgerInfoSchema, type ManagedLedgerInfo } from '@ledgerline/proto';
+import { isCollectorChange } from './collector-changes.js';
 import { isBadVersion, managedLedgerFencedError } from './errors.js';
 import {
   cloneInfo,
+  infoFromProto,
   infoToProto,
   withDeletable,
   type DeletableLedgerRecord,
@@ -17,12 +19,23 @@ interface UncertainWrite {
 }
 
 /**
+ * Compare-and-set conflicts in one update caused by the garbage collector
+ * removing markers it finished; past this many the update fails (the
+ * collector cannot remove more markers than there are, so this is never hit
+ * unless something else keeps changing the node).
+ */
+const MAX_COLLECTOR_CONFLICTS = 16;
+
+/**
  * The managed ledger's view of its ManagedLedgerInfo and the version it read.
  * Updates run one at a time, each a compare-and-set on the version the last
  * one produced, so within a process they never race; a lost compare-and-set
  * can then only mean that another process wrote the node: another owner.
  * A write that failed without an answer is checked by re-reading before the
  * next one, so a write that did land is never mistaken for another owner's.
+ * The one other writer of a live node is the garbage collector, which only
+ * removes deletable markers of ledgers it deleted: such a change is adopted
+ * and the update retried on top of it (see collector-changes.ts).
  */
 export class InfoKeeper {
   private tail: Promise<unknown> = Promise.resolve();
@@ -75,31 +88,54 @@ export class InfoKeeper {
    */
   update<T>(mutate: (draft: ManagedLedgerInfoModel) => T): Promise<T> {
     const run = async (): Promise<T> => {
-      if (this.fenced) throw managedLedgerFencedError(this.path);
-      if (this.uncertain !== undefined) await this.settleUncertainWrite(this.uncertain);
-      const draft = cloneInfo(this.current);
-      const result = mutate(draft);
-      const carried = this.pending.slice();
-      const listed = new Set(draft.ledgers.map((l) => l.ledgerId));
-      draft.deletableLedgers = withDeletable(
-        draft,
-        carried.filter((r) => !listed.has(r.ledgerId)),
-      );
-      const proto = infoToProto(draft);
-      try {
-        this.currentVersion = await this.metadata.putManagedLedgerInfo(this.path, proto, this.currentVersion);
-      } catch (err) {
-        if (isBadVersion(err)) throw this.fence(err);
-        this.uncertain = { proto, model: draft };
-        throw err;
+      for (let conflicts = 0; ; conflicts++) {
+        if (this.fenced) throw managedLedgerFencedError(this.path);
+        if (this.uncertain !== undefined) await this.settleUncertainWrite(this.uncertain);
+        const attempt = await this.tryUpdate(mutate, conflicts < MAX_COLLECTOR_CONFLICTS);
+        if (attempt.done) return attempt.result;
       }
-      this.current = draft;
-      this.pending = this.pending.filter((r) => !carried.includes(r));
-      return result;
     };
     const next = this.tail.then(run, run);
     this.tail = next.catch(() => undefined);
     return next;
+  }
+
+  /** One compare-and-set; `done: false` when the collector changed the node first and the update must run again. */
+  private async tryUpdate<T>(
+    mutate: (draft: ManagedLedgerInfoModel) => T,
+    mayAdopt: boolean,
+  ): Promise<{ done: true; result: T } | { done: false }> {
+    const draft = cloneInfo(this.current);
+    const result = mutate(draft);
+    const carried = this.pending.slice();
+    const listed = new Set(draft.ledgers.map((l) => l.ledgerId));
+    draft.deletableLedgers = withDeletable(
+      draft,
+      carried.filter((r) => !listed.has(r.ledgerId)),
+    );
+    const proto = infoToProto(draft);
+    try {
+      this.currentVersion = await this.metadata.putManagedLedgerInfo(this.path, proto, this.currentVersion);
+    } catch (err) {
+      if (isBadVersion(err)) {
+        if (mayAdopt && (await this.adoptCollectorChange())) return { done: false };
+        throw this.fence(err);
+      }
+      this.uncertain = { proto, model: draft };
+      throw err;
+    }
+    this.current = draft;
+    this.pending = this.pending.filter((r) => !carried.includes(r));
+    return { done: true, result };
+  }
+
+  /** After a lost compare-and-set: true (and the node adopted) when only the collector changed it. */
+  private async adoptCollectorChange(): Promise<boolean> {
+    const stored = await this.metadata.getManagedLedgerInfo(this.path);
+    if (stored === undefined || !isCollectorChange(infoToProto(this.current), stored.value)) return false;
+    this.current = infoFromProto(stored.value);
+    this.currentVersion = stored.version;
+    return true;
   }
 
   /** Learns whether a write that failed without an answer landed. */
@@ -110,6 +146,16 @@ export class InfoKeeper {
     if (stored?.version === this.currentVersion + 1 && equals(ManagedLedgerInfoSchema, stored.value, write.proto)) {
       this.currentVersion = stored.version;
       this.current = write.model;
+      return;
+    }
+    // The collector removed markers after our write landed, or instead of it: either way the node is ours.
+    if (
+      stored !== undefined &&
+      stored.version > this.currentVersion &&
+      (isCollectorChange(write.proto, stored.value) || isCollectorChange(infoToProto(this.current), stored.value))
+    ) {
+      this.currentVersion = stored.version;
+      this.current = infoFromProto(stored.value);
       return;
     }
     throw this.fence(new Error(`ManagedLedgerInfo at ${this.path} changed to version ${stored?.version ?? 'none'}`));

@@ -3,6 +3,7 @@ import type { LedgerStore } from '@ledgerline/ledger-store';
 import { decodeEntry, LedgerOffsetIndex, type OffsetAssigner } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ManagedLedgerConfig } from './config.js';
+import { OWNER_EPOCH_PROPERTY, ownerEpoch } from './collector-changes.js';
 import { EntryOffsetTable } from './entry-offset-table.js';
 import { deletingError, isBadVersion, ManagedLedgerReason } from './errors.js';
 import { createOwnedLedger, discardIfUnnamed, discardUnreferencedLedger, fenceAndClose } from './ledger-factory.js';
@@ -100,7 +101,7 @@ async function openOnce(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
 
 /**
  * Reads the node (creating it for a new topic) and claims it with a
- * compare-and-set of the same value: from then on every write the previous
+ * compare-and-set of the same value with the owner epoch bumped: from then on every write the previous
  * owner makes fails, so it cannot record another ledger while we recover its
  * last one. Without the claim, a live owner that rolls over faster than
  * recovery takes would win every compare-and-set and the takeover would
@@ -112,8 +113,12 @@ async function claimNode(metadata: ManagedLedgerMetadata, path: string): Promise
     const empty = infoToProto(emptyManagedLedgerInfo());
     return { value: empty, version: await metadata.putManagedLedgerInfo(path, empty, 'absent') };
   }
-  if (infoFromProto(stored.value).state === 'deleting') throw deletingError(path);
-  return { value: stored.value, version: await metadata.putManagedLedgerInfo(path, stored.value, stored.version) };
+  const info = infoFromProto(stored.value);
+  if (info.state === 'deleting') throw deletingError(path);
+  // A new epoch makes our value differ from the previous owner's, so it can never take our claim for the collector's change.
+  info.properties.set(OWNER_EPOCH_PROPERTY, String(ownerEpoch(info.properties) + 1));
+  const claimed = infoToProto(info);
+  return { value: claimed, version: await metadata.putManagedLedgerInfo(path, claimed, stored.version) };
 }
 
 /**

@@ -8,6 +8,7 @@ import {
 } from '@ledgerline/proto';
 import { cursorNameFromNode, cursorPath } from './cursor-name.js';
 import { corruptInfoError } from './errors.js';
+import { encodePendingDeletionEntry, pendingDeletionEntryPath } from './pending-deletions-index.js';
 import type { CursorNamePage, ManagedLedgerMetadata } from './metadata-access.js';
 
 /** The cursor listing page size when the caller names none. */
@@ -40,7 +41,15 @@ export class NodeManagedLedgerMetadata implements ManagedLedgerMetadata {
     return this.getDecoded(path, ManagedLedgerInfoSchema, 'ManagedLedgerInfo');
   }
 
-  putManagedLedgerInfo(path: string, info: ManagedLedgerInfo, expectedVersion: ExpectedVersion): Promise<number> {
+  /**
+   * A value with deletable markers is indexed first (pending-deletions-index.ts):
+   * the index entry is written before the markers, so no marker is ever unindexed.
+   */
+  async putManagedLedgerInfo(path: string, info: ManagedLedgerInfo, expectedVersion: ExpectedVersion): Promise<number> {
+    if (info.deletableLedgers.length > 0) {
+      const entry = encodePendingDeletionEntry({ managedLedgerPath: path, indexedAtMs: Date.now() });
+      await this.nodes.put(pendingDeletionEntryPath(path), entry, {});
+    }
     return this.nodes.put(path, toBinary(ManagedLedgerInfoSchema, info), { expectedVersion });
   }
 

@@ -1,7 +1,13 @@
-import { AdminService } from '@ledgerline/proto';
+import { AdminService, FinishTopicDeletionOutcome } from '@ledgerline/proto';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import type { MetadataAdmin } from './metadata-admin.js';
 import { namespaceMessage, policyInput, topicMessage } from './proto-mapping.js';
+
+const FINISH_OUTCOMES = {
+  removed: FinishTopicDeletionOutcome.REMOVED,
+  changed: FinishTopicDeletionOutcome.CHANGED,
+  missing: FinishTopicDeletionOutcome.MISSING,
+} as const;
 
 /** ledgerline.v1.AdminService over MetadataAdmin. */
 export function adminServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof AdminService> {
@@ -59,6 +65,10 @@ export function adminServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Admin
     },
     async countTopics(request) {
       return { count: BigInt(await admin.countTopics(request.namespace)) };
+    },
+    async finishTopicDeletion(request) {
+      const outcome = await admin.finishTopicDeletion(request.managedLedgerPath, Number(request.expectedVersion));
+      return { outcome: FINISH_OUTCOMES[outcome] };
     },
   };
 }

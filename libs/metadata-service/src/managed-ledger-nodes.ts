@@ -1,6 +1,12 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { MetadataStore } from '@ledgerline/metadata-store';
-import { infoFromProto, infoToProto, markDeleting } from '@ledgerline/managed-ledger/info';
+import {
+  encodePendingDeletionEntry,
+  infoFromProto,
+  infoToProto,
+  markDeleting,
+  pendingDeletionEntryPath,
+} from '@ledgerline/managed-ledger/info';
 import {
   ManagedCursorInfoSchema,
   ManagedLedgerInfoSchema,
@@ -39,6 +45,17 @@ export function decodeManagedLedgerInfo(path: string, bytes: Uint8Array): Manage
       },
     );
   }
+}
+
+/**
+ * Writes (or refreshes) the pending-deletions index entry of a managed ledger
+ * (managed-ledger's pending-deletions-index.ts). Every write that adds
+ * deletable markers does this first, so the garbage collector finds every
+ * marker without reading every topic; a crash in between leaves only a stale entry.
+ */
+export async function indexPendingDeletions(store: MetadataStore, managedLedgerPath: string): Promise<void> {
+  const entry = encodePendingDeletionEntry({ managedLedgerPath, indexedAtMs: Date.now() });
+  await store.put(pendingDeletionEntryPath(managedLedgerPath), entry);
 }
 
 export interface LiveManagedLedger {
@@ -86,6 +103,7 @@ export async function createManagedLedgerNode(
       state: ManagedLedgerState.ACTIVE,
       deletableLedgers: info.deletableLedgers,
     });
+    if (info.deletableLedgers.length > 0) await indexPendingDeletions(store, path);
     await store.put(path, toBinary(ManagedLedgerInfoSchema, revived), { expectedVersion: node.version });
     await deleteCursorNodes(store, path);
     return 'revived';
@@ -184,6 +202,7 @@ export async function markManagedLedgerDeleted(
       announced = true;
       await beforeMark();
     }
+    await indexPendingDeletions(store, path);
     await store.put(path, toBinary(ManagedLedgerInfoSchema, infoToProto(marked)), { expectedVersion: node.version });
     return { outcome: 'marked', deletableLedgerIds: newlyMarked.map((ledger) => BigInt(ledger.ledgerId)) };
   });

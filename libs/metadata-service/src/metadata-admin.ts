@@ -2,6 +2,7 @@ import type { Bus } from '@ledgerline/bus';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import type { AdminContext } from './admin-context.js';
 import { LEDGER_ID_SEQUENCE } from '@ledgerline/naming';
+import { finishTopicDeletion } from './topic-deletion-finish.js';
 import { lookupTopic } from './lookup.js';
 import { acquireLease, getLiveLease, releaseLease, renewLease } from './leases.js';
 import { createNamespace, setWriterNamespace, updateNamespace } from './namespace-admin.js';
@@ -65,6 +66,9 @@ export class MetadataAdmin {
   getTopic = (topic: string) => this.topicAdmin.getTopic(topic);
   deleteTopic = (topic: string) => this.topicAdmin.deleteTopic(topic);
   countTopics = (namespace: string) => this.topicAdmin.countTopics(namespace);
+  /** For the garbage collector: removes a deleted topic's node once its ledgers are gone (topic-deletion-finish.ts). */
+  finishTopicDeletion = (managedLedgerPath: string, expectedVersion: number) =>
+    finishTopicDeletion(this.context, managedLedgerPath, expectedVersion);
 
   async listTopics(namespaceName: string, pageToken = '', pageSize = 0): Promise<TopicPage> {
     const namespace = parseNamespace(namespaceName);

@@ -33,6 +33,8 @@ export interface MetadataServiceOptions {
   /** The name in logs and metrics; default 'metadata'. */
   name?: string;
   logger?: Logger;
+  /** More gRPC services on the same port (standalone mode hosts every service in one process). */
+  services?: readonly GrpcServiceRegistration[];
   /** Closed after the store and bus at shutdown (newest first), e.g. files to release. */
   closers?: readonly Closer[];
   /** Signals that start a graceful shutdown (default SIGTERM and SIGINT; [] for none, as in tests). */
@@ -64,7 +66,7 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
   const service = await serve({
     name: options.name ?? 'metadata',
     config,
-    services: metadataServices(admin, store, bus),
+    services: [...metadataServices(admin, store, bus), ...(options.services ?? [])],
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.signals === undefined ? {} : { signals: options.signals }),
     ...(options.onSignalShutdown === undefined ? {} : { onSignalShutdown: options.onSignalShutdown }),

@@ -30,7 +30,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         const running = await startStandalone(config);
         const host = hostForPeople(config.grpcHost);
         io.out(
-          `Ledgerline standalone is listening on ${host}:${running.grpcPort} (gRPC: topics, cursors, admin, lookup, metadata store, health, reflection)`,
+          `Ledgerline standalone is listening on ${host}:${running.grpcPort} (gRPC: topics, cursors, admin, lookup, metadata store, garbage collector, health, reflection)`,
         );
         io.out(`  metrics: http://${hostForPeople(config.metricsHost)}:${running.metricsPort}/metrics`);
         io.out(`  data:    ${running.dataDir}`);

@@ -17,3 +17,15 @@ export type {
   ManagedLedgerStateName,
   LedgerComponentName,
 } from '../managed-ledger-info.js';
+// The pending-deletions index (written before every marker) and the change only the collector makes.
+export {
+  PENDING_DELETIONS_DIR,
+  PENDING_DELETION_SHARDS,
+  pendingDeletionShard,
+  pendingDeletionShardDir,
+  pendingDeletionEntryPath,
+  encodePendingDeletionEntry,
+  decodePendingDeletionEntry,
+} from '../pending-deletions-index.js';
+export type { PendingDeletionEntry } from '../pending-deletions-index.js';
+export { isCollectorChange, OWNER_EPOCH_PROPERTY } from '../collector-changes.js';

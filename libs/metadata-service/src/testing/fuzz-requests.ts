@@ -145,6 +145,16 @@ export function requestArbitraries(seeds: FuzzSeeds) {
       deleteTopic: optionalFields({ topic }),
       listTopics: optionalFields({ namespace, pageToken: chaosString, pageSize: int32 }),
       countTopics: optionalFields({ namespace }),
+      finishTopicDeletion: optionalFields({
+        managedLedgerPath: fc.oneof(
+          topic.map(
+            (name) =>
+              `/managed-ledgers/${name.replace(/^[a-z-]+:\/\//, '').replace(/^([^/]*\/[^/]*)\//, '$1/persistent/')}`,
+          ),
+          chaosString,
+        ),
+        expectedVersion: int64,
+      }),
     },
     LookupService: {
       registerOwner: optionalFields({ owner, sessionTtlMs: int64 }),

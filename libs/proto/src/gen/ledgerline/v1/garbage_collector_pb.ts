@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/garbage_collector.proto.
  */
 export const file_ledgerline_v1_garbage_collector: GenFile = /*@__PURE__*/
-  fileDesc("CiVsZWRnZXJsaW5lL3YxL2dhcmJhZ2VfY29sbGVjdG9yLnByb3RvEg1sZWRnZXJsaW5lLnYxIhIKEEdldFN0YXR1c1JlcXVlc3QipAEKEUdldFN0YXR1c1Jlc3BvbnNlEg4KBnBhc3NlcxgBIAEoAxIXCg9sYXN0X3Bhc3NfYXRfbXMYAiABKAMSFwoPbGVkZ2Vyc19kZWxldGVkGAMgASgDEhcKD29ycGhhbnNfZGVsZXRlZBgEIAEoAxIZChFkZWxldGlvbl9mYWlsdXJlcxgFIAEoAxIZChFwZW5kaW5nX2RlbGV0aW9ucxgGIAEoAyIrChJUcmlnZ2VyUGFzc1JlcXVlc3QSFQoNc3dlZXBfb3JwaGFucxgBIAEoCCJ+CgpQYXNzUmVwb3J0EhcKD2xlZGdlcnNfZGVsZXRlZBgBIAEoAxIXCg9vcnBoYW5zX2RlbGV0ZWQYAiABKAMSEAoIZmFpbHVyZXMYAyABKAMSFwoPbWFya2Vyc19jbGVhcmVkGAQgASgDEhMKC2R1cmF0aW9uX21zGAUgASgDIkAKE1RyaWdnZXJQYXNzUmVzcG9uc2USKQoGcmVwb3J0GAEgASgLMhkubGVkZ2VybGluZS52MS5QYXNzUmVwb3J0IkQKG0xpc3RQZW5kaW5nRGVsZXRpb25zUmVxdWVzdBISCgpwYWdlX3Rva2VuGAEgASgJEhEKCXBhZ2Vfc2l6ZRgCIAEoBSKQAQoPUGVuZGluZ0RlbGV0aW9uEhEKCWxlZGdlcl9pZBgBIAEoAxIbChNtYW5hZ2VkX2xlZGdlcl9wYXRoGAIgASgJEhEKCWNvbXBvbmVudBgDIAEoCRIUCgxtYXJrZWRfYXRfbXMYBCABKAMSEAoIYXR0ZW1wdHMYBSABKAUSEgoKbGFzdF9lcnJvchgGIAEoCSJqChxMaXN0UGVuZGluZ0RlbGV0aW9uc1Jlc3BvbnNlEjEKCWRlbGV0aW9ucxgBIAMoCzIeLmxlZGdlcmxpbmUudjEuUGVuZGluZ0RlbGV0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCTKwAgoXR2FyYmFnZUNvbGxlY3RvclNlcnZpY2USTgoJR2V0U3RhdHVzEh8ubGVkZ2VybGluZS52MS5HZXRTdGF0dXNSZXF1ZXN0GiAubGVkZ2VybGluZS52MS5HZXRTdGF0dXNSZXNwb25zZRJUCgtUcmlnZ2VyUGFzcxIhLmxlZGdlcmxpbmUudjEuVHJpZ2dlclBhc3NSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5UcmlnZ2VyUGFzc1Jlc3BvbnNlEm8KFExpc3RQZW5kaW5nRGVsZXRpb25zEioubGVkZ2VybGluZS52MS5MaXN0UGVuZGluZ0RlbGV0aW9uc1JlcXVlc3QaKy5sZWRnZXJsaW5lLnYxLkxpc3RQZW5kaW5nRGVsZXRpb25zUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("CiVsZWRnZXJsaW5lL3YxL2dhcmJhZ2VfY29sbGVjdG9yLnByb3RvEg1sZWRnZXJsaW5lLnYxIhIKEEdldFN0YXR1c1JlcXVlc3QikgMKEUdldFN0YXR1c1Jlc3BvbnNlEg4KBnBhc3NlcxgBIAEoAxIXCg9sYXN0X3Bhc3NfYXRfbXMYAiABKAMSFwoPbGVkZ2Vyc19kZWxldGVkGAMgASgDEhcKD29ycGhhbnNfZGVsZXRlZBgEIAEoAxIZChFkZWxldGlvbl9mYWlsdXJlcxgFIAEoAxIZChFwZW5kaW5nX2RlbGV0aW9ucxgGIAEoAxITCgtpbnN0YW5jZV9pZBgHIAEoCRIUCgxvd25lZF9zaGFyZHMYCCADKAUSDwoHbWVtYmVycxgJIAEoBRIcChRvd25lcl90YWdfbWlzbWF0Y2hlcxgKIAEoAxIdChVvbGRlc3RfcGVuZGluZ19hZ2VfbXMYCyABKAMSFwoPdG9waWNzX2ZpbmlzaGVkGAwgASgDEiIKGnJlZmVyZW5jZWRfbWFya2Vyc19kcm9wcGVkGA0gASgDEhgKEG9ycGhhbnNfdW50YWdnZWQYDiABKAMSHAoUbGFzdF9mdWxsX3NjYW5fYXRfbXMYDyABKAMiPgoSVHJpZ2dlclBhc3NSZXF1ZXN0EhUKDXN3ZWVwX29ycGhhbnMYASABKAgSEQoJZnVsbF9zY2FuGAIgASgIIrcCCgpQYXNzUmVwb3J0EhcKD2xlZGdlcnNfZGVsZXRlZBgBIAEoAxIXCg9vcnBoYW5zX2RlbGV0ZWQYAiABKAMSEAoIZmFpbHVyZXMYAyABKAMSFwoPbWFya2Vyc19jbGVhcmVkGAQgASgDEhMKC2R1cmF0aW9uX21zGAUgASgDEhcKD3RvcGljc19maW5pc2hlZBgGIAEoAxIcChRvd25lcl90YWdfbWlzbWF0Y2hlcxgHIAEoAxIdChVpbmRleF9lbnRyaWVzX3JlbW92ZWQYCCABKAMSHwoXbWFuYWdlZF9sZWRnZXJzX3Zpc2l0ZWQYCSABKAMSFgoObWV0YWRhdGFfcmVhZHMYCiABKAMSFQoNbGVkZ2Vyc19zd2VwdBgLIAEoAxIRCglmdWxsX3NjYW4YDCABKAgiQAoTVHJpZ2dlclBhc3NSZXNwb25zZRIpCgZyZXBvcnQYASABKAsyGS5sZWRnZXJsaW5lLnYxLlBhc3NSZXBvcnQiRAobTGlzdFBlbmRpbmdEZWxldGlvbnNSZXF1ZXN0EhIKCnBhZ2VfdG9rZW4YASABKAkSEQoJcGFnZV9zaXplGAIgASgFItkBCg9QZW5kaW5nRGVsZXRpb24SEQoJbGVkZ2VyX2lkGAEgASgDEhsKE21hbmFnZWRfbGVkZ2VyX3BhdGgYAiABKAkSEQoJY29tcG9uZW50GAMgASgJEhQKDG1hcmtlZF9hdF9tcxgEIAEoAxIQCghhdHRlbXB0cxgFIAEoBRISCgpsYXN0X2Vycm9yGAYgASgJEhoKEm5leHRfYXR0ZW1wdF9hdF9tcxgHIAEoAxIWCg5yZWZ1c2VkX3JlYXNvbhgIIAEoCRITCgtjdXJzb3JfbmFtZRgJIAEoCSJqChxMaXN0UGVuZGluZ0RlbGV0aW9uc1Jlc3BvbnNlEjEKCWRlbGV0aW9ucxgBIAMoCzIeLmxlZGdlcmxpbmUudjEuUGVuZGluZ0RlbGV0aW9uEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCTKwAgoXR2FyYmFnZUNvbGxlY3RvclNlcnZpY2USTgoJR2V0U3RhdHVzEh8ubGVkZ2VybGluZS52MS5HZXRTdGF0dXNSZXF1ZXN0GiAubGVkZ2VybGluZS52MS5HZXRTdGF0dXNSZXNwb25zZRJUCgtUcmlnZ2VyUGFzcxIhLmxlZGdlcmxpbmUudjEuVHJpZ2dlclBhc3NSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5UcmlnZ2VyUGFzc1Jlc3BvbnNlEm8KFExpc3RQZW5kaW5nRGVsZXRpb25zEioubGVkZ2VybGluZS52MS5MaXN0UGVuZGluZ0RlbGV0aW9uc1JlcXVlc3QaKy5sZWRnZXJsaW5lLnYxLkxpc3RQZW5kaW5nRGVsZXRpb25zUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * @generated from message ledgerline.v1.GetStatusRequest
@@ -60,6 +60,64 @@ export type GetStatusResponse = Message<"ledgerline.v1.GetStatusResponse"> & {
    * @generated from field: int64 pending_deletions = 6;
    */
   pendingDeletions: bigint;
+
+  /**
+   * This instance's id and the index shards it works on now.
+   *
+   * @generated from field: string instance_id = 7;
+   */
+  instanceId: string;
+
+  /**
+   * @generated from field: repeated int32 owned_shards = 8;
+   */
+  ownedShards: number[];
+
+  /**
+   * Live collector instances this one knows of (itself included).
+   *
+   * @generated from field: int32 members = 9;
+   */
+  members: number;
+
+  /**
+   * Ledgers whose owner tags name another managed ledger or cursor than the
+   * marker: never deleted, left for a person (see ListPendingDeletions).
+   *
+   * @generated from field: int64 owner_tag_mismatches = 10;
+   */
+  ownerTagMismatches: bigint;
+
+  /**
+   * Age of the oldest marker this instance is waiting on; 0 when none.
+   *
+   * @generated from field: int64 oldest_pending_age_ms = 11;
+   */
+  oldestPendingAgeMs: bigint;
+
+  /**
+   * @generated from field: int64 topics_finished = 12;
+   */
+  topicsFinished: bigint;
+
+  /**
+   * Markers dropped because the ledger is referenced again (never deleted).
+   *
+   * @generated from field: int64 referenced_markers_dropped = 13;
+   */
+  referencedMarkersDropped: bigint;
+
+  /**
+   * Unreferenced ledgers the sweep could not attribute (no owner tags): reported, not deleted.
+   *
+   * @generated from field: int64 orphans_untagged = 14;
+   */
+  orphansUntagged: bigint;
+
+  /**
+   * @generated from field: int64 last_full_scan_at_ms = 15;
+   */
+  lastFullScanAtMs: bigint;
 };
 
 /**
@@ -79,6 +137,13 @@ export type TriggerPassRequest = Message<"ledgerline.v1.TriggerPassRequest"> & {
    * @generated from field: bool sweep_orphans = 1;
    */
   sweepOrphans: boolean;
+
+  /**
+   * Also scan every managed ledger for markers the index misses (rate-limited backstop).
+   *
+   * @generated from field: bool full_scan = 2;
+   */
+  fullScan: boolean;
 };
 
 /**
@@ -116,6 +181,45 @@ export type PassReport = Message<"ledgerline.v1.PassReport"> & {
    * @generated from field: int64 duration_ms = 5;
    */
   durationMs: bigint;
+
+  /**
+   * @generated from field: int64 topics_finished = 6;
+   */
+  topicsFinished: bigint;
+
+  /**
+   * @generated from field: int64 owner_tag_mismatches = 7;
+   */
+  ownerTagMismatches: bigint;
+
+  /**
+   * Stale index entries removed (their managed ledger had no marker left).
+   *
+   * @generated from field: int64 index_entries_removed = 8;
+   */
+  indexEntriesRemoved: bigint;
+
+  /**
+   * @generated from field: int64 managed_ledgers_visited = 9;
+   */
+  managedLedgersVisited: bigint;
+
+  /**
+   * Metadata reads this pass made (gets and child listings).
+   *
+   * @generated from field: int64 metadata_reads = 10;
+   */
+  metadataReads: bigint;
+
+  /**
+   * @generated from field: int64 ledgers_swept = 11;
+   */
+  ledgersSwept: bigint;
+
+  /**
+   * @generated from field: bool full_scan = 12;
+   */
+  fullScan: boolean;
 };
 
 /**
@@ -199,6 +303,25 @@ export type PendingDeletion = Message<"ledgerline.v1.PendingDeletion"> & {
    * @generated from field: string last_error = 6;
    */
   lastError: string;
+
+  /**
+   * When the next attempt is due (backoff with jitter).
+   *
+   * @generated from field: int64 next_attempt_at_ms = 7;
+   */
+  nextAttemptAtMs: bigint;
+
+  /**
+   * Set when the collector refuses to delete it (e.g. OWNER_TAG_MISMATCH): a person must look.
+   *
+   * @generated from field: string refused_reason = 8;
+   */
+  refusedReason: string;
+
+  /**
+   * @generated from field: string cursor_name = 9;
+   */
+  cursorName: string;
 };
 
 /**
