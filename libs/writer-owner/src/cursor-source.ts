@@ -3,7 +3,7 @@ import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import type { ManagedCursor, ManagedLedger, ManagedLedgerEntry } from '@ledgerline/managed-ledger';
 import type { MessageSchema } from '@ledgerline/proto';
 import type { DispatchEntry, SeekTarget, SubscriptionSource } from '@ledgerline/subscriptions';
-import { entryMessages } from './proto-mapping.js';
+import { entryContents } from './proto-mapping.js';
 
 /** An entry as the writer's subscriptions dispatch it: decoded once, for every consumer. */
 export interface WriterEntry extends DispatchEntry {
@@ -12,12 +12,13 @@ export interface WriterEntry extends DispatchEntry {
 }
 
 export function writerEntry(stored: ManagedLedgerEntry): WriterEntry {
-  const messages = entryMessages(stored);
+  // The entry's own ordering key, not its first message's: a batch's messages may carry keys of their own.
+  const { key, messages } = entryContents(stored);
   return {
     position: stored.position,
     numMessages: stored.numMessages,
     sizeBytes: stored.payload.length,
-    key: messages[0]?.key ?? undefined,
+    key,
     stored,
     messages,
   };
@@ -44,9 +45,12 @@ export class CursorSource implements SubscriptionSource<WriterEntry> {
     const last = this.ledger.lastConfirmedPosition();
     if (last !== undefined && comparePositions(this.cursor.readPositionNow, last) <= 0) return Promise.resolve();
     if (this.ledger.state === 'closed' || this.ledger.state === 'deleted') return Promise.resolve();
+    // An abort is the subscription ending the wait; any other failure is a read failure it retries or reports.
     return this.ledger.waitForEntries({ signal }).then(
       () => undefined,
-      () => undefined,
+      (error: unknown) => {
+        if (!signal.aborted) throw error;
+      },
     );
   }
 
@@ -54,7 +58,8 @@ export class CursorSource implements SubscriptionSource<WriterEntry> {
     const found: WriterEntry[] = [];
     for (const position of positions) {
       if (this.cursor.isAcknowledged(position)) continue;
-      const [entry] = await this.ledger.readEntries(position, { maxEntries: 1 }).catch(() => []);
+      // A failed read is thrown, not skipped: the subscription retries it in order and reports why.
+      const [entry] = await this.ledger.readEntries(position, { maxEntries: 1 });
       if (entry !== undefined && comparePositions(entry.position, position) === 0) found.push(writerEntry(entry));
     }
     return found;

@@ -57,14 +57,22 @@ export function failureMessage(sequenceId: bigint, thrown: unknown): MessageInit
 type MessageInit = MessageInitShape<typeof MessageSchema>;
 
 /** The messages of a stored entry; an entry not in Pulsar's layout is delivered as one raw message. */
-export function entryMessages(entry: ManagedLedgerEntry): MessageInit[] {
+/**
+ * A stored entry's ordering key (Pulsar's partition_key of its MessageMetadata,
+ * which Key_Shared dispatches by) and its messages as consumers receive them.
+ * An entry that does not decode is handed out as one keyless raw message.
+ */
+export function entryContents(entry: ManagedLedgerEntry): { key: string | undefined; messages: MessageInit[] } {
   let decoded;
   try {
     decoded = decodeMessageEntry(entry.payload);
   } catch {
-    return [{ payload: entry.payload, offset: BigInt(entry.firstOffset), batchIndex: -1 }];
+    return {
+      key: undefined,
+      messages: [{ payload: entry.payload, offset: BigInt(entry.firstOffset), batchIndex: -1 }],
+    };
   }
-  return decoded.messages.map((m, index) => ({
+  const messages = decoded.messages.map((m, index) => ({
     payload: m.payload,
     ...(m.key === undefined ? {} : { key: m.key }),
     properties: { ...m.properties },
@@ -75,6 +83,11 @@ export function entryMessages(entry: ManagedLedgerEntry): MessageInit[] {
     offset: BigInt(entry.firstOffset + index),
     batchIndex: m.batchIndex,
   }));
+  return { key: decoded.header.key, messages };
+}
+
+export function entryMessages(entry: ManagedLedgerEntry): MessageInit[] {
+  return entryContents(entry).messages;
 }
 
 /** A stored entry as a consumer or a fetch receives it; `skip` leaves out acknowledged batch indexes. */

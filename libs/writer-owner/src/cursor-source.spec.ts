@@ -1,0 +1,45 @@
+import { encodeMessageEntry } from '@ledgerline/message-format';
+import type { ManagedLedgerEntry } from '@ledgerline/managed-ledger';
+import { writerEntry } from './cursor-source.js';
+
+function stored(payload: Uint8Array, numMessages: number): ManagedLedgerEntry {
+  return {
+    position: { ledgerId: 3, entryId: 7 },
+    payload,
+    firstOffset: 10,
+    lastOffset: 10 + numMessages - 1,
+    numMessages,
+    brokerTimestampMs: 1,
+  };
+}
+
+describe('writerEntry', () => {
+  it("dispatches a batch by the entry's ordering key, not by its first message's key", () => {
+    const payload = encodeMessageEntry({
+      producerName: 'p',
+      sequenceId: 1n,
+      publishTimeMs: 1,
+      key: 'order-42',
+      messages: [
+        { payload: new Uint8Array([1]), key: 'line-1' },
+        { payload: new Uint8Array([2]), key: 'line-2' },
+      ],
+    });
+    const entry = writerEntry(stored(payload, 2));
+    expect(entry.key).toBe('order-42');
+    expect(entry.messages.map((m) => [m.key, m.offset, m.batchIndex])).toEqual([
+      ['line-1', 10n, 0],
+      ['line-2', 11n, 1],
+    ]);
+  });
+
+  it('gives an entry without a key no key, whatever its messages carry', () => {
+    const payload = encodeMessageEntry({
+      producerName: 'p',
+      sequenceId: 1n,
+      publishTimeMs: 1,
+      messages: [{ payload: new Uint8Array([1]), key: 'only-the-message' }],
+    });
+    expect(writerEntry(stored(payload, 1)).key).toBeUndefined();
+  });
+});
