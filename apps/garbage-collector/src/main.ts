@@ -1,5 +1,5 @@
 import { logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
-import { LedgerlineError } from '@ledgerline/errors';
+import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import { clusterCollectorConfigSchema, startClusterCollector } from '@ledgerline/garbage-collector';
 import { loadConfig } from '@ledgerline/service-kit';
 
@@ -16,5 +16,5 @@ main().catch((thrown: unknown) => {
   const error = LedgerlineError.from(thrown);
   const message = `${error.code} ${error.reason}: ${error.message}`.replace(/\s*\n\s*/g, ' ');
   process.stderr.write(`garbage collector failed to start: ${message}\n`);
-  process.exit(error.reason === 'INVALID_CONFIG' ? 2 : 1);
+  process.exit(error.reason === ErrorReason.INVALID_CONFIG ? 2 : 1);
 });

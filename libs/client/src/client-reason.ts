@@ -26,10 +26,36 @@ export const ClientReason = {
   UNKNOWN_MESSAGE: 'UNKNOWN_MESSAGE',
   /** The owner answered out of order: a receipt for another sequence id than the oldest one in flight. */
   PROTOCOL_VIOLATION: 'PROTOCOL_VIOLATION',
+  /** The owner ended a publish or consume stream: the client reconnects. */
+  STREAM_ENDED: 'STREAM_ENDED',
 } as const;
 
 /** One of the client's own failure reasons. */
 export type ClientReasonName = (typeof ClientReason)[keyof typeof ClientReason];
 
+/**
+ * Reasons the service answers with that the client branches on. The service's
+ * packages define them (WriterReason, MetadataServiceReason, SubscriptionReason);
+ * the SDK depends on no server package, so it names the few it needs here.
+ */
+export const ServiceReason = {
+  /** Another instance owns the topic: the error details carry `owner_address`. */
+  NOT_OWNER: 'NOT_OWNER',
+  /** The topic was unloaded (lease lost, drain, admin unload): retry after a lookup. */
+  TOPIC_UNLOADED: 'TOPIC_UNLOADED',
+  /** No live instance owns the topic (or the lookup named no owner address): retry after a lookup. */
+  NO_LIVE_OWNER: 'NO_LIVE_OWNER',
+  /** The topic does not exist. */
+  TOPIC_NOT_FOUND: 'TOPIC_NOT_FOUND',
+  /** The subscription does not exist. */
+  SUBSCRIPTION_NOT_FOUND: 'SUBSCRIPTION_NOT_FOUND',
+  /** The exclusive subscription already has a consumer. */
+  CONSUMER_BUSY: 'CONSUMER_BUSY',
+} as const;
+
 /** Reasons from the service that mean "ask again who owns the topic, then retry". */
-export const REROUTE_REASONS: ReadonlySet<string> = new Set(['NOT_OWNER', 'TOPIC_UNLOADED', 'NO_LIVE_OWNER']);
+export const REROUTE_REASONS: ReadonlySet<string> = new Set([
+  ServiceReason.NOT_OWNER,
+  ServiceReason.TOPIC_UNLOADED,
+  ServiceReason.NO_LIVE_OWNER,
+]);

@@ -3,6 +3,7 @@ import type { AckSchema, ConsumeRequestSchema, ConsumeResponse, Entry, Subscribe
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AsyncQueue } from './async-queue.js';
 import type { ClientContext } from './client-context.js';
+import { ClientReason } from './client-reason.js';
 import { comparePositions, messagesOfEntry, positionKey, type Message } from './message.js';
 import { rerouteAfter, withReconnect } from './reconnect.js';
 
@@ -315,7 +316,11 @@ export class PartitionConsumer {
         answered = true;
       }
       if (this.closing || this.takeRestart()) return;
-      throw new LedgerlineError('UNAVAILABLE', 'STREAM_ENDED', `the owner of ${this.topic} ended the consume stream`);
+      throw new LedgerlineError(
+        'UNAVAILABLE',
+        ClientReason.STREAM_ENDED,
+        `the owner of ${this.topic} ended the consume stream`,
+      );
     } catch (error) {
       if (this.closing || this.takeRestart()) return;
       if (answered && rerouteAfter(error, this.topic, this.context.lookup)) return;

@@ -147,7 +147,11 @@ export class PartitionProducer {
         if (this.closing && this.pending.length === 0) requests.end();
       }
       if (!this.needsConnection()) return;
-      throw new LedgerlineError('UNAVAILABLE', 'STREAM_ENDED', `the owner of ${this.topic} ended the publish stream`);
+      throw new LedgerlineError(
+        'UNAVAILABLE',
+        ClientReason.STREAM_ENDED,
+        `the owner of ${this.topic} ended the publish stream`,
+      );
     } catch (error) {
       if (answered && rerouteAfter(error, this.topic, this.context.lookup)) return;
       throw error;

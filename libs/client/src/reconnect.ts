@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { backOff } from 'exponential-backoff';
-import { ClientReason, REROUTE_REASONS } from './client-reason.js';
+import { ClientReason, REROUTE_REASONS, ServiceReason } from './client-reason.js';
 import type { TopicLookup } from './topic-lookup.js';
 
 /** The reconnect bound of a client: exponential backoff with full jitter, then RECONNECT_GAVE_UP. */
@@ -23,7 +23,7 @@ export function ownerAddressOf(error: LedgerlineError): string | undefined {
  */
 export function rerouteAfter(error: unknown, topic: string, lookup: TopicLookup): boolean {
   if (!(error instanceof LedgerlineError)) return false;
-  const owner = error.reason === 'NOT_OWNER' ? ownerAddressOf(error) : undefined;
+  const owner = error.reason === ServiceReason.NOT_OWNER ? ownerAddressOf(error) : undefined;
   if (owner !== undefined) {
     lookup.learn(topic, owner);
     return true;

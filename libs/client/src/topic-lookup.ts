@@ -1,4 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { ServiceReason } from './client-reason.js';
 import type { ServiceConnections } from './service-connections.js';
 
 /** Most topics whose owner a client remembers; the oldest answer is forgotten first. */
@@ -71,7 +72,11 @@ export class TopicLookup {
       .to(this.serviceUrl)
       .lookup.lookupTopic({ topic, group: this.group }, this.connections.callOptions(this.timeoutMs));
     if (answer.advertisedAddress === '') {
-      throw new LedgerlineError('UNAVAILABLE', 'NO_LIVE_OWNER', `the lookup of ${topic} named no owner address`);
+      throw new LedgerlineError(
+        'UNAVAILABLE',
+        ServiceReason.NO_LIVE_OWNER,
+        `the lookup of ${topic} named no owner address`,
+      );
     }
     return { address: answer.advertisedAddress, redirectTopic: answer.redirectTopic };
   }

@@ -1,6 +1,7 @@
 import type { Channel } from '@grpc/grpc-js';
 import { AdminService, FinishTopicDeletionOutcome, MetadataStoreService } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
+import { CollectorReason } from './errors.js';
 import { closeClient, createChannel, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
 
 export interface StoredNode {
@@ -88,7 +89,7 @@ export class GrpcCollectorMetadata implements CollectorMetadata {
     if (outcome === undefined) {
       throw new LedgerlineError(
         'INTERNAL',
-        'UNKNOWN_FINISH_OUTCOME',
+        CollectorReason.UNKNOWN_FINISH_OUTCOME,
         `FinishTopicDeletion answered outcome ${response.outcome}`,
       );
     }

@@ -144,7 +144,7 @@ export class GarbageCollector {
   triggerPass(options: PassOptions = {}): Promise<PassReport> {
     if (this.stopped) {
       return Promise.reject(
-        new LedgerlineError('UNAVAILABLE', CollectorReason.collectorStopped, 'the collector is stopping'),
+        new LedgerlineError('UNAVAILABLE', CollectorReason.COLLECTOR_STOPPED, 'the collector is stopping'),
       );
     }
     return this.exclusive(() => this.pass(options));
@@ -235,7 +235,7 @@ export class GarbageCollector {
     if (forced && sinceMs < this.config.fullScanMinGapMs) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        CollectorReason.fullScanRateLimited,
+        CollectorReason.FULL_SCAN_RATE_LIMITED,
         `a full scan ran ${Math.round(sinceMs / 1000)} s ago; the next may run ${Math.ceil((this.config.fullScanMinGapMs - sinceMs) / 1000)} s from now`,
       );
     }

@@ -1,4 +1,4 @@
-import { invalidArgument } from '@ledgerline/errors';
+import { ErrorReason, invalidArgument } from '@ledgerline/errors';
 import { z } from 'zod';
 
 const ms = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -60,7 +60,10 @@ export type CollectorConfigInput = z.input<typeof collectorConfigSchema>;
 export function resolveCollectorConfig(input: CollectorConfigInput = {}): CollectorConfig {
   const parsed = collectorConfigSchema.safeParse(input);
   if (!parsed.success) {
-    throw invalidArgument('INVALID_CONFIG', `bad garbage-collector settings: ${z.prettifyError(parsed.error)}`);
+    throw invalidArgument(
+      ErrorReason.INVALID_CONFIG,
+      `bad garbage-collector settings: ${z.prettifyError(parsed.error)}`,
+    );
   }
   return parsed.data;
 }

@@ -80,10 +80,15 @@ function decodeInfo(path: string, node: StoredNode): ManagedLedgerInfo {
   try {
     return fromBinary(ManagedLedgerInfoSchema, node.value);
   } catch (error) {
-    throw new LedgerlineError('DATA_LOSS', 'CORRUPT_METADATA', `ManagedLedgerInfo at ${path} does not decode`, {
-      cause: error,
-      details: { path },
-    });
+    throw new LedgerlineError(
+      'DATA_LOSS',
+      CollectorReason.CORRUPT_METADATA,
+      `ManagedLedgerInfo at ${path} does not decode`,
+      {
+        cause: error,
+        details: { path },
+      },
+    );
   }
 }
 
@@ -190,14 +195,14 @@ function refuse(ctx: CollectorContext, path: string, ledgerId: number, why: stri
   const pending = ctx.table.get(ledgerId);
   if (pending === undefined) return;
   const first = pending.refusedReason === undefined;
-  pending.refusedReason = CollectorReason.ownerTagMismatch;
+  pending.refusedReason = CollectorReason.OWNER_TAG_MISMATCH;
   pending.lastError = why;
   schedule(ctx, pending);
   if (!first) return;
   counts.ownerTagMismatches++;
   ctx.metrics.ownerTagMismatches.inc();
   ctx.logger.error(
-    { managedLedger: path, ledgerId, reason: CollectorReason.ownerTagMismatch, why },
+    { managedLedger: path, ledgerId, reason: CollectorReason.OWNER_TAG_MISMATCH, why },
     'refusing to delete a marked ledger whose owner tags do not match the marker; a person must look',
   );
 }

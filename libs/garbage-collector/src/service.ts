@@ -30,7 +30,7 @@ function parsePageToken(token: string): number {
   if (token === '') return -1;
   const value = Number(token);
   if (!/^\d{1,16}$/.test(token) || !Number.isSafeInteger(value)) {
-    throw invalidArgument(CollectorReason.badPageToken, 'page_token must be the next_page_token of a previous page');
+    throw invalidArgument(CollectorReason.BAD_PAGE_TOKEN, 'page_token must be the next_page_token of a previous page');
   }
   return value;
 }
@@ -39,7 +39,7 @@ function parsePageSize(size: number): number {
   if (size === 0) return DEFAULT_PENDING_PAGE;
   if (!Number.isInteger(size) || size < 1 || size > MAX_PENDING_PAGE) {
     throw invalidArgument(
-      CollectorReason.badPageSize,
+      CollectorReason.BAD_PAGE_SIZE,
       `page_size must be 1 to ${MAX_PENDING_PAGE} (0 for ${DEFAULT_PENDING_PAGE})`,
     );
   }

@@ -37,6 +37,10 @@ export const ManagedLedgerReason = {
   ENTRY_OFFSET_TABLE_CORRUPT: 'ENTRY_OFFSET_TABLE_CORRUPT',
   LEDGER_ENTRY_IDS_DIVERGED: 'LEDGER_ENTRY_IDS_DIVERGED',
   METADATA_VALUE_OUT_OF_RANGE: 'METADATA_VALUE_OUT_OF_RANGE',
+  /** A pending-deletion index shard number out of 0 to PENDING_DELETION_SHARDS - 1. */
+  INVALID_SHARD: 'INVALID_SHARD',
+  /** A pending-deletion index entry this code never wrote. */
+  CORRUPT_PENDING_DELETION_ENTRY: 'CORRUPT_PENDING_DELETION_ENTRY',
 } as const;
 
 export function ledgerFencedError(name: string, cause?: unknown): LedgerlineError {

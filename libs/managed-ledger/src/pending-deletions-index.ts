@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LedgerlineError } from '@ledgerline/errors';
+import { ManagedLedgerReason } from './errors.js';
 
 /**
  * The index of managed ledgers with pending deletions (PIP-129 phase 2's work
@@ -47,7 +48,7 @@ export function pendingDeletionShardDir(shard: number): string {
   if (!Number.isInteger(shard) || shard < 0 || shard >= PENDING_DELETION_SHARDS) {
     throw new LedgerlineError(
       'INVALID_ARGUMENT',
-      'INVALID_SHARD',
+      ManagedLedgerReason.INVALID_SHARD,
       `pending-deletion shards are 0 to ${PENDING_DELETION_SHARDS - 1}, got ${shard}`,
     );
   }
@@ -72,7 +73,11 @@ export function encodePendingDeletionEntry(entry: PendingDeletionEntry): Uint8Ar
 /** Decodes an entry; a value this code never wrote is DATA_LOSS / CORRUPT_PENDING_DELETION_ENTRY. */
 export function decodePendingDeletionEntry(bytes: Uint8Array): PendingDeletionEntry {
   const corrupt = (why: string) =>
-    new LedgerlineError('DATA_LOSS', 'CORRUPT_PENDING_DELETION_ENTRY', `a pending-deletion index entry ${why}`);
+    new LedgerlineError(
+      'DATA_LOSS',
+      ManagedLedgerReason.CORRUPT_PENDING_DELETION_ENTRY,
+      `a pending-deletion index entry ${why}`,
+    );
   if (bytes.byteLength < 2 || bytes[0] !== ENTRY_MAGIC) throw corrupt('has no magic byte');
   if (bytes[1] !== ENTRY_VERSION) throw corrupt(`has unknown version ${bytes[1]}`);
   let parsed: unknown;

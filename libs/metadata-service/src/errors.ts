@@ -52,4 +52,12 @@ export const MetadataServiceReason = {
   WRITER_IS_SELF: 'WRITER_IS_SELF',
   WRONG_OWNER_GROUP: 'WRONG_OWNER_GROUP',
   WRONG_OWNER_ROLE: 'WRONG_OWNER_ROLE',
+  /** An expected_version that is not a version that was read (1 or more). */
+  INVALID_VERSION: 'INVALID_VERSION',
+  /** FinishTopicDeletion on a node that is not a deleted topic with every ledger gone. */
+  TOPIC_DELETION_UNFINISHED: 'TOPIC_DELETION_UNFINISHED',
+  /** A path that is not a managed-ledger path (/managed-ledgers/...). */
+  INVALID_MANAGED_LEDGER_PATH: 'INVALID_MANAGED_LEDGER_PATH',
+  /** The owner session expired or does not exist: open a new session; what it held is released. */
+  SESSION_EXPIRED: 'SESSION_EXPIRED',
 } as const;

@@ -25,7 +25,6 @@ import {
 } from './store-records.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { MetadataServiceReason } from './errors.js';
-import { MetadataStoreReason } from '@ledgerline/metadata-store';
 
 /**
  * Owner sessions. An owner instance registers with its group and role and
@@ -107,7 +106,7 @@ export async function registerOwner(context: AdminContext, owner: OwnerRegistrat
 function sessionGone(sessionId: string): LedgerlineError {
   return new LedgerlineError(
     'NOT_FOUND',
-    MetadataStoreReason.SESSION_EXPIRED,
+    MetadataServiceReason.SESSION_EXPIRED,
     `owner session ${sessionId} is unknown or has expired; register again (its leases are gone)`,
     { details: { sessionId } },
   );

@@ -2,6 +2,7 @@ import { parsePersistenceName } from '@ledgerline/naming';
 import { ManagedLedgerState } from '@ledgerline/proto';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
+import { MetadataServiceReason } from './errors.js';
 import { deletingTopicPath } from './layout.js';
 import { decodeManagedLedgerInfo } from './managed-ledger-nodes.js';
 import { deleteIfUnchanged } from './store-records.js';
@@ -26,7 +27,7 @@ export async function finishTopicDeletion(
   const { topic } = parseManagedLedgerPath(managedLedgerPath);
   if (!Number.isSafeInteger(expectedVersion) || expectedVersion < 1) {
     throw invalidArgument(
-      'INVALID_VERSION',
+      MetadataServiceReason.INVALID_VERSION,
       `expected_version must be a version that was read (1 or more), got ${expectedVersion}`,
     );
   }
@@ -40,7 +41,7 @@ export async function finishTopicDeletion(
   if (info.state !== ManagedLedgerState.DELETING || info.deletableLedgers.length > 0) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
-      'TOPIC_DELETION_UNFINISHED',
+      MetadataServiceReason.TOPIC_DELETION_UNFINISHED,
       `${managedLedgerPath} is not a deleted topic with every ledger gone; only such a node can be removed`,
       { details: { path: managedLedgerPath } },
     );
@@ -53,13 +54,16 @@ export async function finishTopicDeletion(
 
 function parseManagedLedgerPath(path: string) {
   if (typeof path !== 'string' || !path.startsWith('/managed-ledgers/')) {
-    throw invalidArgument('INVALID_MANAGED_LEDGER_PATH', `${String(path).slice(0, 200)} is not a managed-ledger path`);
+    throw invalidArgument(
+      MetadataServiceReason.INVALID_MANAGED_LEDGER_PATH,
+      `${String(path).slice(0, 200)} is not a managed-ledger path`,
+    );
   }
   try {
     return parsePersistenceName(path);
   } catch (error) {
     throw invalidArgument(
-      'INVALID_MANAGED_LEDGER_PATH',
+      MetadataServiceReason.INVALID_MANAGED_LEDGER_PATH,
       `${path.slice(0, 200)} is not a managed-ledger path: ${LedgerlineError.from(error).message}`,
     );
   }

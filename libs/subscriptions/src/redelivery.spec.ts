@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import {
   InMemorySource,
   ManualScheduler,
@@ -11,6 +11,9 @@ import { SubscriptionReason } from './errors.js';
 import { DEAD_LETTER_RETRY_DELAY_MS, MAX_EMPTY_WAKEUPS, RATE_WINDOW_MS, READ_RETRY_BASE_DELAY_MS } from './limits.js';
 import { Subscription, type SubscriptionOptions } from './subscription.js';
 import { SubscriptionType, type ConsumerOptions, type DeadLetterPolicy } from './types.js';
+
+/** The managed ledger's reason for a cursor another owner fenced (this pure lib does not import it). */
+const StoreReason = { CURSOR_FENCED: 'CURSOR_FENCED' } as const;
 
 const open: Subscription<TestEntry>[] = [];
 
@@ -144,7 +147,7 @@ describe('dead letters', () => {
     const errors: LedgerlineError[] = [];
     const { source, scheduler, sub } = setup({
       deadLetter: async () => {
-        if (failures-- > 0) throw new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', 'down');
+        if (failures-- > 0) throw new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, 'down');
       },
       onError: (e) => errors.push(e),
     });
@@ -175,7 +178,7 @@ describe('read failures', () => {
   it('are retried after a delay when retryable', async () => {
     const errors: LedgerlineError[] = [];
     const { source, scheduler, sub } = setup({ onError: (e) => errors.push(e) });
-    source.failReads = new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', 'down');
+    source.failReads = new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, 'down');
     source.append('a');
     const { sink } = connect(sub);
     await settle(sub);
@@ -188,7 +191,7 @@ describe('read failures', () => {
 
   it('close the subscription and its consumers when not retryable', async () => {
     const { source, sub } = setup();
-    const fenced = new LedgerlineError('ABORTED', 'CURSOR_FENCED', 'another owner took the topic');
+    const fenced = new LedgerlineError('ABORTED', StoreReason.CURSOR_FENCED, 'another owner took the topic');
     source.failReads = fenced;
     source.append('a');
     const { sink } = connect(sub);

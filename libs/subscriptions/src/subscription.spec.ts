@@ -11,6 +11,9 @@ import { Subscription } from './subscription.js';
 import { SubscriptionType, type ConsumerOptions, type SubscriptionType as Type } from './types.js';
 import type { SubscriptionLimits } from './limits.js';
 
+/** The writer owner's reason for an unloaded topic (this pure lib does not import it). */
+const OwnerReason = { TOPIC_UNLOADED: 'TOPIC_UNLOADED' } as const;
+
 const open: Subscription<TestEntry>[] = [];
 
 function setup(limits: Partial<SubscriptionLimits> = {}) {
@@ -305,7 +308,7 @@ describe('close', () => {
   it('closes every consumer with the reason given and refuses new ones', async () => {
     const { sub } = setup();
     const a = connect(sub, 'a', SubscriptionType.SHARED);
-    const reason = new LedgerlineError('UNAVAILABLE', 'TOPIC_UNLOADED', 'topic unloaded');
+    const reason = new LedgerlineError('UNAVAILABLE', OwnerReason.TOPIC_UNLOADED, 'topic unloaded');
     await sub.close(reason);
     expect(a.sink.closedWith).toBe(reason);
     expect(sub.state).toBe('closed');

@@ -39,7 +39,7 @@ const PROTO_TYPES = new Map(
 );
 
 function bad(message: string): LedgerlineError {
-  return new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, message);
+  return new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, message);
 }
 
 function startOf(subscribe: Subscribe): CursorStart {
@@ -125,7 +125,7 @@ export function consumeBackend(owner: WriterOwner): ConsumeBackend {
       subscriptions.drop(
         topic,
         name,
-        new LedgerlineError('NOT_FOUND', WriterReason.subscriptionNotFound, `${name} was deleted`),
+        new LedgerlineError('NOT_FOUND', WriterReason.SUBSCRIPTION_NOT_FOUND, `${name} was deleted`),
       ),
   };
 }
@@ -304,7 +304,11 @@ async function handle(
       consumer.redeliverUnacknowledged();
       return;
     case 'subscribe':
-      throw new LedgerlineError('FAILED_PRECONDITION', 'ALREADY_SUBSCRIBED', 'a Consume stream subscribes once');
+      throw new LedgerlineError(
+        'FAILED_PRECONDITION',
+        WriterReason.ALREADY_SUBSCRIBED,
+        'a Consume stream subscribes once',
+      );
     default:
       throw bad('a consume request carries subscribe, flow, ack, nack or redeliver_unacknowledged');
   }

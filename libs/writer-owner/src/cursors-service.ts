@@ -80,7 +80,7 @@ function existing(topic: OwnedTopic, subscription: string): ManagedCursor {
   if (cursor === undefined) {
     throw new LedgerlineError(
       'NOT_FOUND',
-      WriterReason.subscriptionNotFound,
+      WriterReason.SUBSCRIPTION_NOT_FOUND,
       `${topic.name} has no cursor ${subscription}`,
       {
         details: { topic: topic.name, subscription },
@@ -119,7 +119,7 @@ export function cursorsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Curso
       if (owner.connectedConsumers(topic, name) > 0) {
         throw new LedgerlineError(
           'FAILED_PRECONDITION',
-          WriterReason.subscriptionBusy,
+          WriterReason.SUBSCRIPTION_BUSY,
           `cursor ${name} has consumers connected to this owner`,
         );
       }
@@ -151,7 +151,7 @@ export function cursorsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Curso
       } else if (Object.keys(request.properties).length === 0) {
         throw new LedgerlineError(
           'INVALID_ARGUMENT',
-          WriterReason.invalidRequest,
+          WriterReason.INVALID_REQUEST,
           'give a delta, a reset or properties',
         );
       }

@@ -6,14 +6,14 @@ import { WriterReason } from './reasons.js';
 export function topicUnloaded(topic: string, why: string): LedgerlineError {
   return new LedgerlineError(
     'UNAVAILABLE',
-    WriterReason.topicUnloaded,
+    WriterReason.TOPIC_UNLOADED,
     `${topic} was unloaded from this owner (${why}): look it up again and retry`,
     { details: { topic } },
   );
 }
 
 export function notOwner(topic: string, ownerAddress: string): LedgerlineError {
-  return new LedgerlineError('FAILED_PRECONDITION', WriterReason.notOwner, `${topic} is served by ${ownerAddress}`, {
+  return new LedgerlineError('FAILED_PRECONDITION', WriterReason.NOT_OWNER, `${topic} is served by ${ownerAddress}`, {
     details: { topic, owner_address: ownerAddress },
   });
 }
@@ -21,7 +21,7 @@ export function notOwner(topic: string, ownerAddress: string): LedgerlineError {
 export function notServing(): LedgerlineError {
   return new LedgerlineError(
     'UNAVAILABLE',
-    WriterReason.notServing,
+    WriterReason.OWNER_NOT_SERVING,
     'this writer owner is starting or draining: retry shortly, after a lookup',
   );
 }
@@ -47,7 +47,7 @@ export function isClosed(error: LedgerlineError): boolean {
 export function subscriptionNotFound(topic: string, subscription: string): LedgerlineError {
   return new LedgerlineError(
     'NOT_FOUND',
-    WriterReason.subscriptionNotFound,
+    WriterReason.SUBSCRIPTION_NOT_FOUND,
     `${topic} has no subscription ${subscription}`,
     {
       details: { topic, subscription },

@@ -108,7 +108,7 @@ export class OwnedTopic {
     if (message.producerName.length > MAX_DEDUP_PRODUCER_NAME_LENGTH) {
       throw new LedgerlineError(
         'INVALID_ARGUMENT',
-        WriterReason.invalidRequest,
+        WriterReason.INVALID_REQUEST,
         `a producer name is at most ${MAX_DEDUP_PRODUCER_NAME_LENGTH} characters`,
       );
     }
@@ -116,7 +116,7 @@ export class OwnedTopic {
     if (bytes.length > this.options.maxMessageSizeBytes) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        WriterReason.messageTooLarge,
+        WriterReason.MESSAGE_TOO_LARGE,
         `the entry takes ${bytes.length} bytes; this topic accepts at most ${this.options.maxMessageSizeBytes}`,
         { details: { sizeBytes: String(bytes.length), maxMessageSizeBytes: String(this.options.maxMessageSizeBytes) } },
       );

@@ -1,4 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { MetadataServiceReason } from '@ledgerline/metadata-service';
+import { RpcReason } from '@ledgerline/rpc';
 import type { MetadataClients } from './metadata-clients.js';
 import { OwnerSession } from './owner-session.js';
 
@@ -34,7 +36,7 @@ const logger = { warn: () => undefined };
 describe('OwnerSession', () => {
   it('reports the session lost when the metadata service says it expired, then registers again', async () => {
     const fake = fakeClients(async () => {
-      throw new LedgerlineError('NOT_FOUND', 'SESSION_EXPIRED', 'gone');
+      throw new LedgerlineError('NOT_FOUND', MetadataServiceReason.SESSION_EXPIRED, 'gone');
     });
     const { lost, onLost } = lostPromise();
     const session = new OwnerSession({ clients: fake.clients, identity, ttlMs: 300, onLost, logger });
@@ -47,7 +49,7 @@ describe('OwnerSession', () => {
 
   it('gives the session up once no keep-alive succeeded for a whole TTL', async () => {
     const fake = fakeClients(async () => {
-      throw new LedgerlineError('UNAVAILABLE', 'TRANSPORT_UNAVAILABLE', 'metadata unreachable');
+      throw new LedgerlineError('UNAVAILABLE', RpcReason.TRANSPORT_UNAVAILABLE, 'metadata unreachable');
     });
     const { lost, onLost } = lostPromise();
     const session = new OwnerSession({ clients: fake.clients, identity, ttlMs: 300, onLost, logger });

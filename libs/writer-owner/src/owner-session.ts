@@ -1,4 +1,6 @@
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
+import { MetadataServiceReason } from '@ledgerline/metadata-service';
+import { WriterReason } from './reasons.js';
 import { OwnerRole } from '@ledgerline/proto';
 import type { MetadataClients } from './metadata-clients.js';
 
@@ -43,7 +45,11 @@ export class OwnerSession {
   /** The live session id; UNAVAILABLE while none is registered. */
   get sessionId(): string {
     if (this.id === undefined || !this.isLive()) {
-      throw new LedgerlineError('UNAVAILABLE', 'OWNER_SESSION_LOST', 'this owner has no live session: retry shortly');
+      throw new LedgerlineError(
+        'UNAVAILABLE',
+        WriterReason.OWNER_SESSION_LOST,
+        'this owner has no live session: retry shortly',
+      );
     }
     return this.id;
   }
@@ -94,7 +100,8 @@ export class OwnerSession {
       this.lastConfirmedMs = started;
     } catch (thrown) {
       const error = LedgerlineError.from(thrown);
-      if (error.reason === 'SESSION_EXPIRED' || (this.id !== undefined && !this.isLive())) this.lose(error);
+      if (error.reason === MetadataServiceReason.SESSION_EXPIRED || (this.id !== undefined && !this.isLive()))
+        this.lose(error);
       else this.options.logger.warn({ err: error.message }, 'owner keep-alive failed; retrying');
     } finally {
       this.ticking = false;

@@ -19,21 +19,22 @@ export function positionMessage(p: Position): { ledgerId: bigint; entryId: bigin
 
 function safe(value: bigint, what: string, min: number): number {
   if (value < BigInt(min) || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new LedgerlineError('INVALID_ARGUMENT', 'INVALID_POSITION', `${what} ${value} is out of range`);
+    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_POSITION, `${what} ${value} is out of range`);
   }
   return Number(value);
 }
 
 /** A position from a request: present, with ids in range. */
 export function positionFromRequest(p: ProtoPosition | undefined, what = 'position'): Position {
-  if (p === undefined) throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, `${what} is missing`);
+  if (p === undefined)
+    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, `${what} is missing`);
   return { ledgerId: safe(p.ledgerId, `${what}.ledger_id`, 0), entryId: safe(p.entryId, `${what}.entry_id`, -1) };
 }
 
 /** An int64 request field as a safe non-negative number. */
 export function safeNumber(value: bigint, what: string): number {
   if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, `${what} must be 0 to 2^53-1`);
+    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, `${what} must be 0 to 2^53-1`);
   }
   return Number(value);
 }

@@ -135,7 +135,7 @@ async function submit(
 ): Promise<{ receipt: Promise<Receipt> }> {
   const message = request.message;
   if (message === undefined) {
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, 'a publish request carries a message');
+    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'a publish request carries a message');
   }
   const topic = await options.getTopic(message.topic);
   const bound = boundTopics.get(message.topic);

@@ -19,6 +19,7 @@ import type { WriterClusterConfig, WriterSettings } from './config.js';
 import type { MetadataClients } from './metadata-clients.js';
 import type { OwnerIdentity } from './owner-session.js';
 import { WriterOwner, type WriterOwnerOptions } from './writer-owner.js';
+import { WriterReason } from './reasons.js';
 
 export interface WriterOwnerServiceOptions {
   name?: string;
@@ -53,7 +54,7 @@ function lateClients(): { clients: MetadataClients; connect(address: string): ()
   let bound: MetadataClients | undefined;
   const need = (): MetadataClients => {
     if (bound === undefined)
-      throw new LedgerlineError('UNAVAILABLE', 'OWNER_NOT_SERVING', 'the writer owner is starting');
+      throw new LedgerlineError('UNAVAILABLE', WriterReason.OWNER_NOT_SERVING, 'the writer owner is starting');
     return bound;
   };
   const clients = {

@@ -1,5 +1,6 @@
 import type { Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
+import { MetadataServiceReason } from '@ledgerline/metadata-service';
 import type { ManagedLedgerConfigInput, ManagedLedgerFactory } from '@ledgerline/managed-ledger';
 import { TopicName } from '@ledgerline/naming';
 import type { Policies } from '@ledgerline/proto';
@@ -90,7 +91,7 @@ export class TopicRegistry {
   /** The topic, loaded here if this instance should own it. */
   async get(topic: string): Promise<OwnedTopic> {
     if (typeof topic !== 'string' || topic === '') {
-      throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, 'the request names no topic');
+      throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'the request names no topic');
     }
     const name = TopicName.parse(topic).toString();
     if (!this.serving) throw notServing();
@@ -99,7 +100,7 @@ export class TopicRegistry {
     if (this.topics.size >= this.options.settings.maxTopics) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        WriterReason.tooManyTopics,
+        WriterReason.TOO_MANY_TOPICS,
         `this owner holds ${this.options.settings.maxTopics} topics (maxTopics)`,
       );
     }
@@ -119,7 +120,7 @@ export class TopicRegistry {
       const writerTopic = writerNamespace === '' ? '' : `${topic.domain}://${writerNamespace}/${topic.localName}`;
       throw new LedgerlineError(
         'FAILED_PRECONDITION',
-        WriterReason.readonlyTopic,
+        WriterReason.READONLY_TOPIC,
         `${topic.toString()} is in a read-only namespace${writerTopic === '' ? '' : `: publish to ${writerTopic}`}`,
         { details: { topic: topic.toString(), writer_topic: writerTopic } },
       );
@@ -135,7 +136,8 @@ export class TopicRegistry {
       await clients.lookup.acquireLease({ topic: name, sessionId: session.sessionId });
     } catch (thrown) {
       const error = LedgerlineError.from(thrown);
-      if (error.reason === 'LEASE_HELD') throw notOwner(name, error.details['advertisedAddress'] ?? '');
+      if (error.reason === MetadataServiceReason.LEASE_HELD)
+        throw notOwner(name, error.details['advertisedAddress'] ?? '');
       throw error;
     }
   }
@@ -227,7 +229,7 @@ export class TopicRegistry {
   async unload(name: string): Promise<void> {
     const topic = this.find(name);
     if (topic === undefined) {
-      throw new LedgerlineError('NOT_FOUND', 'TOPIC_NOT_LOADED', `${name} is not loaded on this owner`);
+      throw new LedgerlineError('NOT_FOUND', WriterReason.TOPIC_NOT_LOADED, `${name} is not loaded on this owner`);
     }
     await this.unloadTopic(topic, 'unloaded on request', true);
   }
@@ -258,7 +260,11 @@ export class TopicRegistry {
           );
         } catch (thrown) {
           const error = LedgerlineError.from(thrown);
-          if (error.reason === 'LEASE_LOST' || error.reason === 'SESSION_EXPIRED' || error.code === 'NOT_FOUND') {
+          if (
+            error.reason === MetadataServiceReason.LEASE_LOST ||
+            error.reason === MetadataServiceReason.SESSION_EXPIRED ||
+            error.code === 'NOT_FOUND'
+          ) {
             await this.unloadTopic(topic, `lease lost: ${error.reason}`, false);
           }
         }

@@ -15,12 +15,12 @@ export const RESERVED_SUBSCRIPTION_PREFIX = 'ledgerline.';
 
 export function checkSubscriptionName(name: string): string {
   if (typeof name !== 'string' || name.length === 0) {
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, 'the request names no subscription');
+    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'the request names no subscription');
   }
   if (name.startsWith(RESERVED_SUBSCRIPTION_PREFIX)) {
     throw new LedgerlineError(
       'INVALID_ARGUMENT',
-      'RESERVED_SUBSCRIPTION_NAME',
+      WriterReason.RESERVED_SUBSCRIPTION_NAME,
       `subscription names starting with '${RESERVED_SUBSCRIPTION_PREFIX}' are reserved`,
     );
   }
@@ -44,7 +44,7 @@ function seekTarget(target: { case: string | undefined; value?: unknown }): Seek
     default:
       throw new LedgerlineError(
         'INVALID_ARGUMENT',
-        WriterReason.invalidRequest,
+        WriterReason.INVALID_REQUEST,
         'give a position, an offset or a time',
       );
   }
@@ -65,7 +65,7 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
     async publishOne(request, context) {
       const message = request.message;
       if (message === undefined) {
-        throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, 'PublishOne carries a message');
+        throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'PublishOne carries a message');
       }
       const topic = await owner.topic(message.topic);
       return { receipt: receiptMessage(await topic.publish(message, context.signal)) };
@@ -90,7 +90,7 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
             ? await topic.ledger.findPositionByTime(safeNumber(target.value, 'timestamp_ms'))
             : undefined;
       if (found === undefined) {
-        throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.invalidRequest, 'give an offset or a time');
+        throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'give an offset or a time');
       }
       return {
         position: positionMessage(found),
@@ -126,7 +126,7 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
       if (owner.connectedConsumers(topic, request.subscription) > 0) {
         throw new LedgerlineError(
           'FAILED_PRECONDITION',
-          WriterReason.subscriptionBusy,
+          WriterReason.SUBSCRIPTION_BUSY,
           `subscription ${request.subscription} has consumers connected; close them first`,
         );
       }

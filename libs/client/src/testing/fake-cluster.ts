@@ -14,8 +14,17 @@ import {
 } from '@ledgerline/proto';
 import { bindInsecure, createGrpcServer, registerService, type CallContext, type ServiceImpl } from '@ledgerline/rpc';
 import { AsyncQueue } from '../async-queue.js';
+import { ServiceReason } from '../client-reason.js';
 import { FakeSubscription, type FakeConsumer } from './fake-subscription.js';
 import { FakeTopic } from './fake-topic.js';
+
+/** Reasons only the fake cluster raises, for failures it stages (a dropped connection, a shutdown). */
+const FakeClusterReason = {
+  UNIMPLEMENTED: 'UNIMPLEMENTED',
+  CONNECTION_LOST: 'CONNECTION_LOST',
+  SHUTTING_DOWN: 'SHUTTING_DOWN',
+  SUBSCRIBE_FIRST: 'SUBSCRIBE_FIRST',
+} as const;
 
 type PublishResponseInit = MessageInitShape<typeof PublishResponseSchema>;
 type ConsumeResponseInit = MessageInitShape<typeof ConsumeResponseSchema>;
@@ -38,7 +47,11 @@ export function canonicalTopic(topic: string): string {
 }
 
 function unimplemented(): never {
-  throw new LedgerlineError('UNIMPLEMENTED', 'UNIMPLEMENTED', 'the fake cluster does not serve this call');
+  throw new LedgerlineError(
+    'UNIMPLEMENTED',
+    FakeClusterReason.UNIMPLEMENTED,
+    'the fake cluster does not serve this call',
+  );
 }
 
 /** A service implementation whose unlisted methods fail UNIMPLEMENTED. */
@@ -142,7 +155,7 @@ export class FakeCluster {
     const name = canonicalTopic(topic);
     const from = this.ownerOf(name);
     this.owners.set(name, to);
-    const unloaded = new LedgerlineError('FAILED_PRECONDITION', 'TOPIC_UNLOADED', `${name} was unloaded`);
+    const unloaded = new LedgerlineError('FAILED_PRECONDITION', ServiceReason.TOPIC_UNLOADED, `${name} was unloaded`);
     for (const stream of this.streams) {
       if (stream.owner === from && stream.topic === name && this.isConsumeStream(stream)) stream.abort.abort(unloaded);
     }
@@ -150,7 +163,11 @@ export class FakeCluster {
 
   /** Ends every open stream of an owner with UNAVAILABLE, as a dropped connection does. */
   dropConnections(owner: number): void {
-    const dropped = new LedgerlineError('UNAVAILABLE', 'CONNECTION_LOST', `owner ${owner} dropped its connections`);
+    const dropped = new LedgerlineError(
+      'UNAVAILABLE',
+      FakeClusterReason.CONNECTION_LOST,
+      `owner ${owner} dropped its connections`,
+    );
     for (const stream of this.streams) if (stream.owner === owner) stream.abort.abort(dropped);
   }
 
@@ -172,7 +189,7 @@ export class FakeCluster {
 
   close(): Promise<void> {
     for (const stream of this.streams)
-      stream.abort.abort(new LedgerlineError('UNAVAILABLE', 'SHUTTING_DOWN', 'closing'));
+      stream.abort.abort(new LedgerlineError('UNAVAILABLE', FakeClusterReason.SHUTTING_DOWN, 'closing'));
     // Tests end with calls still open (a consumer never closed): no graceful drain.
     for (const server of this.servers) server.forceShutdown();
     return Promise.resolve();
@@ -209,7 +226,8 @@ export class FakeCluster {
   private lookup(topic: string) {
     this.lookups++;
     const name = canonicalTopic(topic);
-    if (!this.topics.has(name)) throw new LedgerlineError('NOT_FOUND', 'TOPIC_NOT_FOUND', `${name} does not exist`);
+    if (!this.topics.has(name))
+      throw new LedgerlineError('NOT_FOUND', ServiceReason.TOPIC_NOT_FOUND, `${name} does not exist`);
     const owner = this.ownerOf(name);
     return {
       instanceId: `owner-${owner}`,
@@ -222,7 +240,8 @@ export class FakeCluster {
   private getTopic(topic: string) {
     const name = canonicalTopic(topic);
     const partitions = this.partitionCounts.get(name);
-    if (partitions === undefined) throw new LedgerlineError('NOT_FOUND', 'TOPIC_NOT_FOUND', `${name} does not exist`);
+    if (partitions === undefined)
+      throw new LedgerlineError('NOT_FOUND', ServiceReason.TOPIC_NOT_FOUND, `${name} does not exist`);
     return { topic: { name, partitions } };
   }
 
@@ -230,10 +249,11 @@ export class FakeCluster {
   private owned(owner: number, topic: string): FakeTopic {
     const name = canonicalTopic(topic);
     const found = this.topics.get(name);
-    if (found === undefined) throw new LedgerlineError('NOT_FOUND', 'TOPIC_NOT_FOUND', `${name} does not exist`);
+    if (found === undefined)
+      throw new LedgerlineError('NOT_FOUND', ServiceReason.TOPIC_NOT_FOUND, `${name} does not exist`);
     const current = this.ownerOf(name);
     if (current !== owner) {
-      throw new LedgerlineError('FAILED_PRECONDITION', 'NOT_OWNER', `owner ${owner} does not own ${name}`, {
+      throw new LedgerlineError('FAILED_PRECONDITION', ServiceReason.NOT_OWNER, `owner ${owner} does not own ${name}`, {
         details: { owner_address: this.ownerAddresses[current]! },
       });
     }
@@ -288,7 +308,11 @@ export class FakeCluster {
     const lost = this.lostReceipts.get(name) ?? 0;
     if (lost > 0 && !duplicate) {
       this.lostReceipts.set(name, lost - 1);
-      throw new LedgerlineError('UNAVAILABLE', 'CONNECTION_LOST', 'the connection dropped before the receipt');
+      throw new LedgerlineError(
+        'UNAVAILABLE',
+        FakeClusterReason.CONNECTION_LOST,
+        'the connection dropped before the receipt',
+      );
     }
     return {
       result: {
@@ -372,7 +396,11 @@ export class FakeCluster {
     try {
       const first = await abortable(iterator.next(), stream.abort.signal);
       if (first.done === true || first.value.command.case !== 'subscribe') {
-        throw new LedgerlineError('INVALID_ARGUMENT', 'SUBSCRIBE_FIRST', 'the first command must be subscribe');
+        throw new LedgerlineError(
+          'INVALID_ARGUMENT',
+          FakeClusterReason.SUBSCRIBE_FIRST,
+          'the first command must be subscribe',
+        );
       }
       const request = first.value.command.value;
       const name = canonicalTopic(request.topic);
@@ -426,7 +454,7 @@ export class FakeCluster {
         const topic = this.owned(owner, request.topic);
         const subscription = this.subscription(request.topic, request.subscription);
         if (subscription === undefined)
-          throw new LedgerlineError('NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND', 'no such subscription');
+          throw new LedgerlineError('NOT_FOUND', ServiceReason.SUBSCRIPTION_NOT_FOUND, 'no such subscription');
         const target = request.target;
         const index =
           target.case === 'offset'

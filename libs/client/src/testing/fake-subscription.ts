@@ -3,6 +3,7 @@ import type { Ack, ConsumeResponseSchema } from '@ledgerline/proto';
 import { SubscriptionType } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import { AsyncQueue } from '../async-queue.js';
+import { ServiceReason } from '../client-reason.js';
 import type { FakeTopic } from './fake-topic.js';
 
 type ConsumeResponseInit = MessageInitShape<typeof ConsumeResponseSchema>;
@@ -41,7 +42,11 @@ export class FakeSubscription {
 
   attach(consumer: FakeConsumer): void {
     if (this.type === SubscriptionType.EXCLUSIVE && this.consumers.length > 0) {
-      throw new LedgerlineError('FAILED_PRECONDITION', 'CONSUMER_BUSY', 'the exclusive subscription has a consumer');
+      throw new LedgerlineError(
+        'FAILED_PRECONDITION',
+        ServiceReason.CONSUMER_BUSY,
+        'the exclusive subscription has a consumer',
+      );
     }
     this.consumers.push(consumer);
   }

@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import type { CreateLedgerOptions, LedgerStore } from '@ledgerline/ledger-store';
 
 /**
@@ -20,12 +20,20 @@ export class FailingDeletes implements LedgerStore {
   async delete(ledgerId: number): Promise<void> {
     if (this.failing.has(ledgerId)) {
       this.failures++;
-      throw new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', `injected failure deleting ledger ${ledgerId}`);
+      throw new LedgerlineError(
+        'UNAVAILABLE',
+        ErrorReason.STORE_UNAVAILABLE,
+        `injected failure deleting ledger ${ledgerId}`,
+      );
     }
     if (this.random() >= this.failureRate) return this.inner.delete(ledgerId);
     this.failures++;
     if (this.random() < 0.5) await this.inner.delete(ledgerId);
-    throw new LedgerlineError('UNAVAILABLE', 'STORE_UNAVAILABLE', `injected failure deleting ledger ${ledgerId}`);
+    throw new LedgerlineError(
+      'UNAVAILABLE',
+      ErrorReason.STORE_UNAVAILABLE,
+      `injected failure deleting ledger ${ledgerId}`,
+    );
   }
 
   create(ledgerId: number, options?: CreateLedgerOptions) {

@@ -1,6 +1,10 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { LookupService, TopicsService, type PublishReceipt } from '@ledgerline/proto';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
+import { WriterReason } from '../reasons.js';
+
+/** A reason only this test producer raises: the owner ended the stream before answering every message. */
+const RoutingReason = { STREAM_ENDED: 'STREAM_ENDED' } as const;
 
 /** Retries per message before a test gives up; each waits a little longer. */
 const MAX_ATTEMPTS = 200;
@@ -63,7 +67,7 @@ export class RoutingProducer {
         const error = LedgerlineError.from(thrown);
         this.retriedReasons.push(error.reason);
         this.lastErrors.push(`${error.reason}: ${error.message}`.slice(0, 300));
-        address = error.reason === 'NOT_OWNER' ? error.details['owner_address'] || undefined : undefined;
+        address = error.reason === WriterReason.NOT_OWNER ? error.details['owner_address'] || undefined : undefined;
         while (next <= last && this.receipts.has(next)) next++;
         await new Promise((done) => setTimeout(done, Math.min(50 * (attempt + 1), 500)));
       }
@@ -108,7 +112,8 @@ export class RoutingProducer {
       ended.done = true;
       credit?.();
     }
-    if (answered <= last) throw new LedgerlineError('UNAVAILABLE', 'STREAM_ENDED', 'the stream ended early');
+    if (answered <= last)
+      throw new LedgerlineError('UNAVAILABLE', RoutingReason.STREAM_ENDED, 'the stream ended early');
   }
 
   close(): void {
