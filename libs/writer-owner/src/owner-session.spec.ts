@@ -1,5 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service';
+import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import { RpcReason } from '@ledgerline/rpc';
 import type { MetadataClients } from './metadata-clients.js';
 import { OwnerSession } from './owner-session.js';

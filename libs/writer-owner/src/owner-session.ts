@@ -1,5 +1,5 @@
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service';
+import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import { WriterReason } from './reasons.js';
 import { OwnerRole } from '@ledgerline/proto';
 import type { MetadataClients } from './metadata-clients.js';

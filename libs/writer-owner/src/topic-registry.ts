@@ -1,6 +1,6 @@
 import type { Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service';
+import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import type { ManagedLedgerConfigInput, ManagedLedgerFactory } from '@ledgerline/managed-ledger';
 import { TopicName } from '@ledgerline/naming';
 import type { Policies } from '@ledgerline/proto';
