@@ -1,7 +1,7 @@
 import { positionKey, parsePositionKey, type EntryRange, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
 import { ackBatchIndexes, ackRange, ackUpTo, normalize, type AckState } from './cursor-acks.js';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 import { canonicalMarkDelete, type LedgerView } from './ledger-views.js';
 import { checkPosition } from './position.js';
 

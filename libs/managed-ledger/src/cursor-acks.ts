@@ -7,7 +7,7 @@ import {
   type Position,
 } from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 import { canonicalMarkDelete, entryExists, findLedger, firstEntryAtOrAfter, type LedgerView } from './ledger-views.js';
 import { formatPosition } from './position.js';
 

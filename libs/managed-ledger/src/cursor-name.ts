@@ -1,6 +1,6 @@
 import { decodeLocalName, encodeLocalName } from '@ledgerline/naming';
 import { invalidArgument } from '@ledgerline/errors';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 import { MAX_CURSOR_NAME_LENGTH } from './metadata-access.js';
 
 /** Checks a cursor (subscription) name from outside. */

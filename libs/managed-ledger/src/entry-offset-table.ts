@@ -1,5 +1,5 @@
 import { invalidArgument } from '@ledgerline/errors';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 
 /** Format marker and version of the stored table, so the decoder can evolve. */
 const MAGIC = 0x4c;

@@ -4,7 +4,7 @@ import type { LedgerEntry } from '@ledgerline/ledger-store';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { LedgerContext } from './context.js';
 import type { ManagedLedgerEntry } from './entry.js';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 import { firstEntryAtOrAfter, ledgerViews, type LedgerView } from './ledger-views.js';
 
 /** Entries fetched per ledger-store call. */

@@ -12,7 +12,7 @@ import {
   type LedgerInfo,
   type ManagedLedgerInfo,
 } from '@ledgerline/proto';
-import { corruptInfoError } from './errors.js';
+import { corruptInfoError } from './reasons.js';
 import { int64ToNumber, positionFromProto, positionToProto } from './position.js';
 
 /**

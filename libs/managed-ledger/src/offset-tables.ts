@@ -3,7 +3,7 @@ import { decodeEntry } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
 import { EntryOffsetTable } from './entry-offset-table.js';
 import { ENTRY_COUNTS_PROPERTY, type LedgerSummary } from './managed-ledger-info.js';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 
 /** Entries per read when a ledger's offsets must be rebuilt from its entries. */
 const SCAN_PAGE_ENTRIES = 256;

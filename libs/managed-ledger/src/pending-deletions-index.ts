@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LedgerlineError } from '@ledgerline/errors';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 
 /**
  * The index of managed ledgers with pending deletions (PIP-129 phase 2's work

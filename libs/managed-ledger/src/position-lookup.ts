@@ -9,7 +9,7 @@ import {
 } from '@ledgerline/offset-index';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { LedgerContext } from './context.js';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 import { ledgerViews } from './ledger-views.js';
 
 /** Deserialized ledger indexes, keyed by the stored bytes (summaries share them across info versions). */

@@ -3,7 +3,7 @@ import { NestedPositionInfoSchema, type NestedPositionInfo } from '@ledgerline/p
 import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { CursorCodecReason } from '@ledgerline/cursor-codec';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 
 export function position(ledgerId: number, entryId: number): Position {
   return { ledgerId, entryId };

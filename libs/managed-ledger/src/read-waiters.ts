@@ -1,5 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { ManagedLedgerReason } from './errors.js';
+import { ManagedLedgerReason } from './reasons.js';
 
 export interface WaitOptions {
   /** Give up after this many milliseconds (resolves false). */
