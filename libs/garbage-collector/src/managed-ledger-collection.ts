@@ -3,7 +3,6 @@ import { OwnerTag, type LedgerInfo } from '@ledgerline/ledger-store';
 import { LedgerlineError } from '@ledgerline/errors';
 import {
   LedgerComponent,
-  ManagedCursorInfoSchema,
   ManagedLedgerInfoSchema,
   ManagedLedgerState,
   type DeletableLedger,
@@ -11,14 +10,13 @@ import {
 } from '@ledgerline/proto';
 import { backOff } from 'exponential-backoff';
 import type { CollectorContext, PassCounts } from './collector-context.js';
+import { addCursorLedgers } from './cursor-ledgers.js';
 import type { StoredNode } from './collector-metadata.js';
 import { CollectorReason, isBadVersionError } from './errors.js';
 import { retryDelayMs, type PendingDeletion } from './pending-table.js';
 
 /** Attempts of the marker compare-and-set when others keep changing the node (the owner, another collector). */
 const MARKER_CAS_ATTEMPTS = 20;
-/** Cursor nodes listed per page when checking references. */
-const CURSOR_PAGE = 1_000;
 
 export type CollectionOutcome = 'missing' | 'finished' | 'no-markers' | 'pending';
 
@@ -130,17 +128,7 @@ async function finishIfDeleting(
  */
 async function referencedLedgers(ctx: CollectorContext, path: string, info: ManagedLedgerInfo): Promise<Set<number>> {
   const referenced = new Set(info.ledgerInfo.map((l) => Number(l.ledgerId)));
-  let after: string | undefined;
-  do {
-    const page = await ctx.metadata.children(path, after, CURSOR_PAGE);
-    for (const name of page.names) {
-      const cursor = await ctx.metadata.get(`${path}/${name}`);
-      if (cursor === undefined) continue;
-      const cursorsLedgerId = fromBinary(ManagedCursorInfoSchema, cursor.value).cursorsLedgerId;
-      if (cursorsLedgerId > 0n) referenced.add(Number(cursorsLedgerId));
-    }
-    after = page.next;
-  } while (after !== undefined);
+  await addCursorLedgers(ctx, path, referenced);
   return referenced;
 }
 

@@ -1,12 +1,11 @@
 import { fromBinary } from '@bufbuild/protobuf';
 import { OwnerTag } from '@ledgerline/ledger-store';
-import { ManagedCursorInfoSchema, ManagedLedgerInfoSchema } from '@ledgerline/proto';
+import { ManagedLedgerInfoSchema } from '@ledgerline/proto';
 import type { CollectorContext, PassCounts } from './collector-context.js';
+import { addCursorLedgers } from './cursor-ledgers.js';
 
 /** Ledger ids per ledger-store listing page. */
 const SWEEP_PAGE = 1_000;
-/** Cursor nodes per listing page while checking references. */
-const CURSOR_PAGE = 1_000;
 
 /** Every ledger id a managed ledger references: its list, its markers, its cursors' ledgers. */
 async function referencesOf(ctx: CollectorContext, path: string): Promise<Set<number>> {
@@ -16,17 +15,7 @@ async function referencesOf(ctx: CollectorContext, path: string): Promise<Set<nu
   const info = fromBinary(ManagedLedgerInfoSchema, node.value);
   for (const ledger of info.ledgerInfo) referenced.add(Number(ledger.ledgerId));
   for (const marker of info.deletableLedgers) referenced.add(Number(marker.ledgerId));
-  let after: string | undefined;
-  do {
-    const page = await ctx.metadata.children(path, after, CURSOR_PAGE);
-    for (const name of page.names) {
-      const cursor = await ctx.metadata.get(`${path}/${name}`);
-      if (cursor === undefined) continue;
-      const ledgerId = fromBinary(ManagedCursorInfoSchema, cursor.value).cursorsLedgerId;
-      if (ledgerId > 0n) referenced.add(Number(ledgerId));
-    }
-    after = page.next;
-  } while (after !== undefined);
+  await addCursorLedgers(ctx, path, referenced);
   return referenced;
 }
 
