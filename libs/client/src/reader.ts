@@ -1,5 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { AsyncQueue } from './async-queue.js';
+import { abandonPartitions, closePartitions } from './partition-set.js';
 import { callOwner, partitionTopic, type ClientContext } from './client-context.js';
 import { ClientReason } from './client-reason.js';
 import { messagesOfEntry, type Message } from './message.js';
@@ -216,16 +217,13 @@ export class Reader implements AsyncIterable<Message> {
   async close(): Promise<void> {
     if (this.closed !== undefined) return;
     this.closed = this.closedError();
-    this.incoming.end();
-    this.incoming.remove(() => true);
-    await Promise.all(this.partitions.map((partition) => partition.close()));
+    await closePartitions(this.incoming, this.partitions);
   }
 
   /** @internal Called by client.close(). */
   abandon(error: LedgerlineError): void {
     this.closed ??= error;
-    this.incoming.end();
-    for (const partition of this.partitions) partition.abandon();
+    abandonPartitions(this.incoming, this.partitions);
   }
 
   next(): Promise<IteratorResult<Message>> {
