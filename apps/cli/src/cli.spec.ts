@@ -2,10 +2,10 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadConfig } from '@ledgerline/service-kit';
 import type { CliIo } from './cli-io.js';
 import { runCli } from './program.js';
-import { standaloneServerConfigSchema, startStandalone, type RunningStandalone } from './standalone.js';
+import type { RunningStandalone } from './standalone.js';
+import { startTestStandalone } from './testing/test-standalone.js';
 
 /*
  * The command flows run in this process (runCli with its output captured)
@@ -119,22 +119,7 @@ describe('the ledgerline CLI against a running standalone', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledgerline-cli-'));
-    const config = loadConfig(standaloneServerConfigSchema, {
-      env: {},
-      argv: [
-        '--data-dir',
-        join(dir, 'data'),
-        '--grpc-host',
-        '127.0.0.1',
-        '--grpc-port',
-        '0',
-        '--metrics-port',
-        '0',
-        '--log-level',
-        'warn',
-      ],
-    });
-    standalone = await startStandalone(config, { signals: [] });
+    standalone = await startTestStandalone(join(dir, 'data'), 'warn');
     url = `127.0.0.1:${standalone.grpcPort}`;
   });
   afterAll(async () => {

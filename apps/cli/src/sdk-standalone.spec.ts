@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, keyHashPartition, type LedgerlineClient, type Message, type Reader } from '@ledgerline/client';
-import { loadConfig } from '@ledgerline/service-kit';
-import { standaloneServerConfigSchema, startStandalone, type RunningStandalone } from './standalone.js';
+import type { RunningStandalone } from './standalone.js';
+import { startTestStandalone } from './testing/test-standalone.js';
 
 // The SDK end to end against a real standalone in this process: the metadata
 // service's lookups and admin, the writer owner's publish with deduplication,
@@ -27,22 +27,7 @@ describe('the client SDK against an in-process standalone', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledgerline-sdk-'));
-    const config = loadConfig(standaloneServerConfigSchema, {
-      argv: [
-        '--data-dir',
-        join(dir, 'data'),
-        '--grpc-host',
-        '127.0.0.1',
-        '--grpc-port',
-        '0',
-        '--metrics-port',
-        '0',
-        '--log-level',
-        'silent',
-      ],
-      env: {},
-    });
-    standalone = await startStandalone(config, { signals: [] });
+    standalone = await startTestStandalone(join(dir, 'data'));
     client = createClient({ serviceUrl: `127.0.0.1:${standalone.grpcPort}`, reconnectInitialDelayMs: 10 });
     await standalone.admin.createTenant('acme');
     await standalone.admin.createNamespace('acme/orders');

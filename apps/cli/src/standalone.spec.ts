@@ -9,30 +9,15 @@ import {
   type ConsumeResponse,
 } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
-import { loadConfig } from '@ledgerline/service-kit';
-import { standaloneServerConfigSchema, startStandalone, type RunningStandalone } from './standalone.js';
+import type { RunningStandalone } from './standalone.js';
+import { startTestStandalone } from './testing/test-standalone.js';
 
 describe('standalone: admin, publish and consume on one port', () => {
   let dir: string;
   let running: RunningStandalone;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledgerline-standalone-'));
-    const config = loadConfig(standaloneServerConfigSchema, {
-      env: {},
-      argv: [
-        '--data-dir',
-        dir,
-        '--grpc-host',
-        '127.0.0.1',
-        '--grpc-port',
-        '0',
-        '--metrics-port',
-        '0',
-        '--log-level',
-        'silent',
-      ],
-    });
-    running = await startStandalone(config, { signals: [] });
+    running = await startTestStandalone(dir);
   });
   afterAll(async () => {
     await running.shutdown('test finished');
