@@ -5,6 +5,8 @@ import { LedgerlineError, codeName, type CodeName } from '@ledgerline/errors';
 import { RpcReason } from './errors.js';
 
 /** The binary trailer that carries an ErrorInfo (reason and details) with every failed call. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
 export const ERROR_TRAILER_KEY = 'ledgerline-error-bin';
 
 /**
@@ -43,7 +45,10 @@ export function errorToStatus(error: LedgerlineError): StatusObject {
   const bytes = toBinary(ErrorInfoSchema, info);
   const metadata = new Metadata();
   metadata.set(ERROR_TRAILER_KEY, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  return { code: error.grpcCode, details: truncate(error.message, MAX_ERROR_MESSAGE_CHARS), metadata };
+  // grpc-js percent-encodes the status message with encodeURI, which throws on a lone surrogate (a message
+  // that echoes bad input can hold one): the call would never be answered. Send it well formed.
+  const message = truncate(error.message, MAX_ERROR_MESSAGE_CHARS).replace(LONE_SURROGATE, '\uFFFD');
+  return { code: error.grpcCode, details: message, metadata };
 }
 
 function readErrorInfo(
