@@ -1,3 +1,4 @@
+import { backOff } from 'exponential-backoff';
 import { MAX_BATCH_SIZE } from '@ledgerline/cursor-codec';
 import type { LedgerEntry } from '@ledgerline/ledger-store';
 import { decodeEntry, encodeEntry, type OffsetAssigner } from '@ledgerline/offset-index';
@@ -56,7 +57,6 @@ export class AppendPipeline {
   private readonly queue = new AppendQueue();
   private driving = false;
   private rolloverRequested = false;
-  private failures = 0;
   private readonly idleWaiters: (() => void)[] = [];
 
   constructor(private readonly host: AppendHost) {}
@@ -136,25 +136,37 @@ export class AppendPipeline {
       .finally(() => {
         this.driving = false;
         for (const waiter of this.idleWaiters.splice(0)) waiter();
-        if (this.queue.length > 0 && this.host.writeBlocker() === undefined && this.failures === 0) this.kick();
+        if (this.queue.length > 0 && this.host.writeBlocker() === undefined) this.kick();
       })
       .catch(unexpectedRejection);
   }
 
   private async drive(): Promise<void> {
+    const { config } = this.host;
     while (this.queue.length > 0 || this.rolloverRequested) {
-      const blocker = this.host.writeBlocker();
-      if (blocker !== undefined) {
-        await this.failSettled(blocker);
+      try {
+        // A step that fails is tried again after a growing pause; one that succeeds starts the count afresh.
+        await backOff(() => this.stepUnlessBlocked(), {
+          numOfAttempts: config.writeRetryMaxAttempts,
+          startingDelay: config.writeRetryInitialBackoffMs,
+          maxDelay: config.writeRetryMaxBackoffMs,
+          timeMultiple: 2,
+          jitter: 'none',
+          retry: (err: unknown) => this.worthRetrying(err),
+        });
+      } catch (err) {
+        await this.giveUp(err);
         return;
       }
-      try {
-        await this.step();
-        this.failures = 0;
-      } catch (err) {
-        if (!(await this.handleFailure(err))) return;
-      }
     }
+  }
+
+  /** A step, unless the loop must stop (fenced, closed) or nothing is left to do after a pause. */
+  private async stepUnlessBlocked(): Promise<void> {
+    const blocker = this.host.writeBlocker();
+    if (blocker !== undefined) throw new WriteBlocked(blocker);
+    if (this.queue.length === 0 && !this.rolloverRequested) return;
+    await this.step();
   }
 
   /** One unit of progress: check a failed ledger, roll over, or write a batch. */
@@ -208,26 +220,31 @@ export class AppendPipeline {
     return ledger.writeFailed && !ledger.sealed && this.queue.first()?.offsets !== undefined;
   }
 
-  /** Returns whether the loop should go on after `err`. */
-  private async handleFailure(err: unknown): Promise<boolean> {
+  /** Whether a failed step is worth another try; also tells the offset assigner about the failure. */
+  private worthRetrying(err: unknown): boolean {
+    if (err instanceof WriteBlocked) return false;
+    const error = LedgerlineError.from(err);
+    if (isFencing(error)) return false;
+    const offsets = this.queue.first()?.offsets;
+    const verdict = offsets === undefined ? 'retry' : this.host.assigner.fail(offsets);
+    return verdict !== 'recover' && isRetryable(error);
+  }
+
+  /** Ends the loop after a step that will not be tried again. */
+  private async giveUp(err: unknown): Promise<void> {
+    if (err instanceof WriteBlocked) {
+      await this.failSettled(err.blocker);
+      return;
+    }
     const error = LedgerlineError.from(err);
     if (isFencing(error)) {
       this.host.fence(error);
       await this.failSettled(error);
-      return false;
+      return;
     }
-    this.failures++;
-    const verdict =
-      this.queue.first()?.offsets === undefined ? 'retry' : this.host.assigner.fail(this.queue.first()!.offsets!);
-    if (this.failures >= this.host.config.writeRetryMaxAttempts || verdict === 'recover' || !isRetryable(error)) {
-      this.host.logWarning('appends failed after retries', { managedLedger: this.host.name, error: error.toString() });
-      this.failures = 0;
-      this.rolloverRequested = false;
-      this.rejectAll(writeFailed(this.host.name, error));
-      return false;
-    }
-    await sleep(backoffMs(this.failures, this.host.config));
-    return true;
+    this.host.logWarning('appends failed after retries', { managedLedger: this.host.name, error: error.toString() });
+    this.rolloverRequested = false;
+    this.rejectAll(writeFailed(this.host.name, error));
   }
 
   private async writeBatch(ledger: OpenLedger): Promise<void> {
@@ -387,11 +404,9 @@ function writeFailed(name: string, cause: LedgerlineError): LedgerlineError {
   );
 }
 
-export function backoffMs(attempt: number, config: ManagedLedgerConfig): number {
-  const exponential = config.writeRetryInitialBackoffMs * 2 ** Math.min(attempt - 1, 30);
-  return Math.min(config.writeRetryMaxBackoffMs, exponential);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Why the loop stopped: the host refuses writes (fenced, closed); queued appends fail with the blocker. */
+class WriteBlocked extends Error {
+  constructor(readonly blocker: LedgerlineError) {
+    super(blocker.message);
+  }
 }

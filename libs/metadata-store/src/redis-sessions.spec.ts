@@ -89,13 +89,17 @@ describe('with connections dropped', () => {
     const owner = await RedisMetadataStore.connect({ url: redis.url, maxReconnectDelayMs: 50 }, { keyPrefix });
     const reader = await RedisMetadataStore.connect({ url: redis.url, maxReconnectDelayMs: 50 }, { keyPrefix });
     try {
-      const session = await owner.openSession({ ttlMs: 1_500 });
+      const session = await owner.openSession({ ttlMs: 3_000 });
       let expiredCalls = 0;
       session.onExpired(() => expiredCalls++);
       await owner.put('/leases/kept', value, { session });
-      // Drops spread over more than two TTLs: only renewals made between them can keep the session.
-      for (let drop = 0; drop < 8; drop++) {
-        await new Promise((resolve) => setTimeout(resolve, 400));
+      // A drop after each renewal, seven renewals (a third of the TTL apart) in all: the drops
+      // span more than two TTLs, so only renewals made between them can keep the session.
+      for (let drop = 0; drop < 7; drop++) {
+        const renewals = session.renewals;
+        await eventually(() => session.renewals > renewals || session.expired, {
+          description: `renewal ${renewals + 1}`,
+        });
         await admin.call('CLIENT', 'KILL', 'TYPE', 'normal');
       }
       await eventually(async () => (await reader.get('/leases/kept').catch(() => 'unavailable')) !== 'unavailable');

@@ -25,6 +25,7 @@ const RETRIES_PER_TICK = 4;
 export class StoreSession implements MetadataSession {
   private ended = false;
   private wasExpired = false;
+  private renewed = 0;
   private renewedAtMs: number;
   private renewing = false;
   private readonly listeners: (() => void)[] = [];
@@ -41,6 +42,10 @@ export class StoreSession implements MetadataSession {
     this.renewedAtMs = openedAtMs;
     this.timer = setInterval(() => this.tick().catch(unexpectedRejection), Math.max(10, Math.floor(ttlMs / 3)));
     this.timer.unref();
+  }
+
+  get renewals(): number {
+    return this.renewed;
   }
 
   get expired(): boolean {
@@ -90,7 +95,10 @@ export class StoreSession implements MetadataSession {
     const startedAtMs = Date.now();
     try {
       if (await this.backend.renew(this.id, this.ttlMs)) {
-        if (!this.ended) this.renewedAtMs = startedAtMs;
+        if (!this.ended) {
+          this.renewedAtMs = startedAtMs;
+          this.renewed++;
+        }
       } else {
         this.markExpired();
       }

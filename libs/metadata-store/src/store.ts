@@ -108,6 +108,11 @@ export interface MetadataSession {
   readonly ttlMs: number;
   /** True once the session is closed or has expired. */
   readonly expired: boolean;
+  /**
+   * How many times the store has extended the session's life. Lets an owner (or a test)
+   * see a session outlive its TTL by renewal rather than by how much time went by.
+   */
+  readonly renewals: number;
   /** Called once when the store finds the session expired (not on close). */
   onExpired(listener: () => void): void;
   close(): Promise<void>;

@@ -89,6 +89,8 @@ export class InMemoryMetadataStore implements MetadataStore {
       get expired() {
         return expired;
       },
+      // This store never lets a session lapse, so it never needs renewing.
+      renewals: 0,
       onExpired: () => undefined,
       close: async () => {
         expired = true;

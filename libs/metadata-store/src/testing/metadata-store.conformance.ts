@@ -29,6 +29,14 @@ export interface MetadataStoreBackend {
   teardown(): Promise<void>;
 }
 
+/**
+ * A session that cannot lapse while a test runs, even when a busy machine keeps the
+ * renewal timer from firing for seconds: for tests about what happens while it lives.
+ */
+const OUTLIVES_TEST_TTL_MS = 60_000;
+/** Long enough that a stalled event loop on a busy machine does not let the session lapse between renewals. */
+const RENEWED_TTL_MS = 3_000;
+
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (value: Uint8Array | undefined) => (value === undefined ? undefined : new TextDecoder().decode(value));
 
@@ -374,7 +382,7 @@ function sessions(context: () => Context): void {
     const path = `${root}/eph/closed`;
     const subscription = bus.subscribe(metadataTreePattern(`${root}/eph`));
     // A TTL this test cannot outlive: it is about closing, and a 1 s session expired before its first put on a busy machine.
-    const session = await store.openSession({ ttlMs: 60_000 });
+    const session = await store.openSession({ ttlMs: OUTLIVES_TEST_TTL_MS });
     expect(await store.put(path, bytes('mine'), { session, expectedVersion: 'absent' })).toBe(1);
     expect((await other.get(path))?.ephemeralSessionId).toBe(session.id);
     expect((await other.children(`${root}/eph`)).names).toEqual(['closed']);
@@ -392,9 +400,14 @@ function sessions(context: () => Context): void {
 
   it('keeps ephemeral nodes while the session is renewed, and refuses a session of another client', async () => {
     const { store, other, root } = context();
-    const session = await store.openSession({ ttlMs: 1000 });
+    const session = await store.openSession({ ttlMs: RENEWED_TTL_MS });
     await store.put(`${root}/eph/kept`, bytes('v'), { session });
-    await new Promise((resolve) => setTimeout(resolve, 2200));
+    // Renewed every third of its TTL: the fourth renewal happens after the TTL it was opened
+    // with has run out, so the node is only still there because the renewals reached the store.
+    await eventually(() => session.renewals >= 4 || session.expired, {
+      attempts: 1000,
+      description: 'four renewals of the session',
+    });
     expect(session.expired).toBe(false);
     expect(await other.exists(`${root}/eph/kept`)).toBe(true);
     await expect(other.put(`${root}/eph/foreign`, bytes('v'), { session })).rejects.toMatchObject({
@@ -431,7 +444,7 @@ function sessions(context: () => Context): void {
 
   it('fires onExpired once when the store drops the session', async () => {
     const { store } = context();
-    const session = await store.openSession({ ttlMs: 1000 });
+    const session = await store.openSession({ ttlMs: OUTLIVES_TEST_TTL_MS });
     let calls = 0;
     session.onExpired(() => calls++);
     await session.close();
@@ -461,9 +474,9 @@ function sessionSweeps(context: () => Context): void {
   it('lets a new session take over a lease once the old one is gone', async () => {
     const { store, other, root } = context();
     const lease = `${root}/sweep/lease`;
-    const first = await store.openSession({ ttlMs: 1000 });
+    const first = await store.openSession({ ttlMs: OUTLIVES_TEST_TTL_MS });
     await store.put(lease, bytes('first'), { session: first, expectedVersion: 'absent' });
-    const second = await other.openSession({ ttlMs: 1000 });
+    const second = await other.openSession({ ttlMs: OUTLIVES_TEST_TTL_MS });
     await expect(
       other.put(lease, bytes('second'), { session: second, expectedVersion: 'absent' }),
     ).rejects.toMatchObject({ reason: 'BAD_VERSION' });

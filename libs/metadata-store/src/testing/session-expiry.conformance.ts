@@ -16,7 +16,8 @@ export function expiredNodesStayGone(context: () => { backend: MetadataStoreBack
     try {
       for (let i = 0; i < 3; i++) readers.push(await backend.open({ sessionSweepIntervalMs: 100 }));
       const parent = `${root}/expiry-observed`;
-      const session = await owner.openSession({ ttlMs: 300 });
+      // Short, so the test is quick, yet long enough that the put right after opening finds it alive on a busy machine.
+      const session = await owner.openSession({ ttlMs: 1_000 });
       await owner.put(`${parent}/lease`, Uint8Array.of(1), { session });
       await backend.crash(owner);
       let clock = 0;
