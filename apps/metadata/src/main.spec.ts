@@ -1,33 +1,14 @@
-import { execFile } from 'node:child_process';
-import { join, resolve } from 'node:path';
-
-const ROOT = resolve(__dirname, '../../..');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const MAIN = join(ROOT, 'apps/metadata/src/main.ts');
-
-/** The environment without any LEDGERLINE_ setting, plus the given ones. */
-function environment(settings: Record<string, string>): NodeJS.ProcessEnv {
-  const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
-  return { ...Object.fromEntries(kept), ...settings };
-}
-
-function runMain(settings: Record<string, string>): Promise<{ code: number; stderr: string }> {
-  return new Promise((done) => {
-    execFile(TSX, [MAIN], { cwd: ROOT, timeout: 30_000, env: environment(settings) }, (error, _stdout, stderr) => {
-      done({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stderr });
-    });
-  });
-}
+import { runAppMain } from '@ledgerline/testing';
 
 describe('the metadata service process', () => {
   it('refuses missing settings with one line and exit status 2', async () => {
-    const run = await runMain({ LEDGERLINE_GRPC_PORT: '0', LEDGERLINE_METRICS_PORT: '0' });
+    const run = await runAppMain('metadata', { LEDGERLINE_GRPC_PORT: '0', LEDGERLINE_METRICS_PORT: '0' });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^metadata service failed to start: INVALID_ARGUMENT INVALID_CONFIG: .*redisUrl.*\n$/);
   });
 
   it('fails with one line and exit status 1 when NATS cannot be reached', async () => {
-    const run = await runMain({
+    const run = await runAppMain('metadata', {
       LEDGERLINE_REDIS_URL: 'redis://127.0.0.1:1',
       LEDGERLINE_NATS_URL: 'nats://127.0.0.1:1',
       LEDGERLINE_GRPC_PORT: '0',
