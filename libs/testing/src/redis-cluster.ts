@@ -36,7 +36,9 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterProces
   }
   const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
   await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
-  await waitForClusterOk(nodes[0]!.port);
+  // Every node, not one: a client's ready check asks a node at random, and one still in
+  // cluster_state:fail makes it drop the connection and start over (seen failing a connect on a busy machine).
+  await Promise.all(nodes.map((node) => waitForClusterOk(node.port)));
   return {
     nodes,
     startupNodes: nodes.map((n) => ({ host: '127.0.0.1', port: n.port })),
