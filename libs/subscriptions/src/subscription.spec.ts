@@ -328,7 +328,7 @@ describe('a subscription without consumers', () => {
       first.consumer.flow(10);
       await settle(sub);
       expect(first.sink.deliveries).toHaveLength(2);
-      first.consumer.acknowledge({ positions: first.sink.deliveries.map((d) => d.entry.position) });
+      await first.consumer.acknowledge({ positions: first.sink.deliveries.map((d) => d.entry.position) });
       await settle(sub);
       // Tailing with permits left: the reader waits for new entries.
       expect(source.waiting).toBe(true);
