@@ -134,3 +134,24 @@ describe('deduplication state expiry (injected clock)', () => {
     expect((await publish(topic, 'b', 1n)).duplicate).toBe(false);
   });
 });
+
+describe('deduplication snapshots', () => {
+  it('drops the snapshot mark of a producer forgotten and back whose new append failed, so a new owner does not take the old mark', async () => {
+    const backends = testBackends();
+    const ledger = await ManagedLedger.open(TOPIC, backends.deps());
+    const dedup = await Deduplication.recover(ledger, SETTINGS, backends.clock.now);
+    const { position } = await ledger.append(text('a-7'), 1);
+    dedup.persisted('a', 7n, undefined);
+    await dedup.snapshot(position);
+    backends.clock.advance(6 * HOUR_MS + 1);
+    expect(dedup.check('a', 3n).kind).toBe('new');
+    dedup.pushed('a', 3n, Promise.resolve());
+    dedup.failed('a');
+    await dedup.snapshot(position);
+    await ledger.close();
+    const reopened = await ManagedLedger.open(TOPIC, backends.deps());
+    const recovered = await Deduplication.recover(reopened, SETTINGS, backends.clock.now);
+    expect(recovered.check('a', 3n).kind).toBe('new');
+    await reopened.close();
+  });
+});

@@ -203,11 +203,14 @@ export class Deduplication {
     for (const [producer, state] of this.producers) {
       if (this.inactive(state, cutoff)) this.producers.delete(producer);
     }
-    for (const name of this.cursor.getProperties().keys()) {
+    const stored = this.cursor.getProperties();
+    for (const name of stored.keys()) {
       if (!this.producers.has(name)) this.cursor.setProperty(name, undefined);
     }
     for (const [producer, state] of this.producers) {
       if (state.persisted >= 0n) this.cursor.setProperty(producer, state.persisted);
+      // Nothing persisted since it was (re)learned (forgotten, back, and its append failed): an older mark must not stay.
+      else if (stored.has(producer)) this.cursor.setProperty(producer, undefined);
     }
     if (lastEntry !== undefined) this.cursor.ackCumulative(lastEntry);
     this.entriesSinceSnapshot = 0;
