@@ -17,7 +17,7 @@ import { TestConsumer } from './testing/test-consumer.js';
 const KEYS = 2_000;
 /** Messages per key per publish phase, published back to back: a key's next message is there while one is held. */
 const PER_PHASE = 2;
-const PHASES = 3;
+const PHASES = 2;
 const INITIAL_PERMITS = 200;
 
 /** A small deterministic generator, so a failure replays the same acks. */
@@ -169,13 +169,12 @@ describe('writer owner: Key_Shared through the service with thousands of keys', 
     const first = join('c1');
     join('c2');
     await publishPhase(0);
-    await progress('two thousand deliveries', () => deliveries >= 2_000);
+    await progress('a thousand deliveries', () => deliveries >= 1_000);
     join('c3');
+    await progress('three thousand deliveries', () => deliveries >= 3_000);
+    leave(first);
     await publishPhase(1);
     await progress('six thousand deliveries', () => deliveries >= 6_000);
-    leave(first);
-    await publishPhase(2);
-    await progress('nine thousand deliveries', () => deliveries >= 9_000);
     join('c4');
     await progress('every message acknowledged', () => acked.size === KEYS * PER_PHASE * PHASES);
 
@@ -191,5 +190,5 @@ describe('writer owner: Key_Shared through the service with thousands of keys', 
     );
     for (const consumer of consumers) if (!consumer.left) consumer.stream.close();
     for (const consumer of consumers) await consumer.stream.until(() => consumer.stream.ended, 'the stream to end');
-  }, 120_000);
+  }, 300_000);
 });
