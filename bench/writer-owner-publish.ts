@@ -17,15 +17,25 @@
 // Run: npx tsx bench/writer-owner-publish.ts [--full]
 //   Default 30 000 messages per throughput row and 4 s of paced latency;
 //   --full sends 200 000 and paces for 20 s.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import * as hdr from 'hdr-histogram-js';
-import { Redis } from 'ioredis';
+import type { ChildProcess } from 'node:child_process';
 import { AdminService, InitialPosition, LookupService, SubscriptionType, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
-import { freePort, startNats, startRedis, waitForPort } from '@ledgerline/testing';
+import { freePort, startNats, startRedis } from '@ledgerline/testing';
+import {
+  jetStreamPublish,
+  latencyRow,
+  newHistogram,
+  paced as pacedAt,
+  rawXadd,
+  redisStreamsLatency,
+  sentAtMicros,
+  stamped as stampedCopy,
+  startService,
+  stopChild,
+  throughput as throughputOf,
+  type LatencyRow,
+  type ThroughputRow,
+} from './baselines';
 
 const full = process.argv.includes('--full');
 const MESSAGES = full ? 200_000 : 30_000;
@@ -35,72 +45,12 @@ const PACED_SECONDS = full ? 20 : 4;
 const PUBLISH_WINDOW = 2_000;
 /** Messages per entry in the batched row: what a Pulsar client's batching (batchingMaxMessages) sends. */
 const CLIENT_BATCH = 100;
-const XADD_BATCH = 100;
-const XADD_IN_FLIGHT = 8;
-const JETSTREAM_WINDOW = 1_000;
-const ROOT = resolve(__dirname, '..');
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
 
-interface ThroughputRow {
-  system: string;
-  messagesPerSecond: number;
-  megabytesPerSecond: number;
-}
-
-interface LatencyRow {
-  system: string;
-  messages: number;
-  latencyMsP50: number;
-  latencyMsP99: number;
-  latencyMsP999: number;
-}
-
-function throughput(system: string, messages: number, startedNs: bigint): ThroughputRow {
-  const seconds = Number(process.hrtime.bigint() - startedNs) / 1e9;
-  return {
-    system,
-    messagesPerSecond: Math.round(messages / seconds),
-    megabytesPerSecond: Math.round((messages * MESSAGE_BYTES) / seconds / 1e5) / 10,
-  };
-}
-
-function newHistogram(): hdr.Histogram {
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000 });
-}
-
-function latencyRow(system: string, histogram: hdr.Histogram): LatencyRow {
-  return {
-    system,
-    messages: histogram.totalCount,
-    latencyMsP50: histogram.getValueAtPercentile(50) / 1000,
-    latencyMsP99: histogram.getValueAtPercentile(99) / 1000,
-    latencyMsP999: histogram.getValueAtPercentile(99.9) / 1000,
-  };
-}
-
-/** A 1 KiB payload whose first 8 bytes are the send time in microseconds (this process's clock). */
-function stamped(): Uint8Array {
-  const bytes = Uint8Array.from(payload);
-  new DataView(bytes.buffer).setFloat64(0, performance.now() * 1000);
-  return bytes;
-}
-
-function sentAtMicros(bytes: Uint8Array): number {
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(0);
-}
-
-/** Calls `send(i)` for i = 0.. at RATE_PER_SECOND for PACED_SECONDS, catching up on every timer tick. */
-async function paced(send: (index: number) => void): Promise<number> {
-  const total = RATE_PER_SECOND * PACED_SECONDS;
-  const started = performance.now();
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - started) * RATE_PER_SECOND) / 1000));
-    while (sent < due) send(sent++);
-    await new Promise((done) => setTimeout(done, 1));
-  }
-  return total;
-}
+const throughput = (system: string, messages: number, startedNs: bigint): ThroughputRow =>
+  throughputOf(system, messages, MESSAGE_BYTES, startedNs);
+const stamped = (): Uint8Array => stampedCopy(payload);
+const paced = (send: (index: number) => void): Promise<number> => pacedAt(RATE_PER_SECOND, PACED_SECONDS, send);
 
 /** Resolves once `condition` holds, checking every millisecond, or rejects after timeoutMs. */
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
@@ -109,65 +59,6 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((done) => setTimeout(done, 1));
   }
-}
-
-/** A service as its own process (node with tsx's loader), as in a cluster. */
-async function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
-  const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')], {
-    cwd: ROOT,
-    env: { ...Object.fromEntries(kept), ...settings, LEDGERLINE_GRPC_PORT: String(port), LEDGERLINE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await waitForPort(port, 120_000);
-  return child;
-}
-
-async function rawXadd(redisUrl: string): Promise<ThroughputRow> {
-  const redis = new Redis(redisUrl);
-  const key = 'bench:xadd';
-  const buffer = Buffer.from(payload);
-  let next = 0;
-  const batches = Math.ceil(MESSAGES / XADD_BATCH);
-  const worker = async (): Promise<void> => {
-    while (next < batches) {
-      next++;
-      const pipeline = redis.pipeline();
-      for (let i = 0; i < XADD_BATCH; i++) pipeline.xadd(key, '*', 'd', buffer);
-      await pipeline.exec();
-    }
-  };
-  const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: XADD_IN_FLIGHT }, worker));
-  const row = throughput('raw pipelined XADD (same Redis)', batches * XADD_BATCH, started);
-  await redis.del(key);
-  redis.disconnect();
-  return row;
-}
-
-async function jetStreamPublish(natsUrl: string): Promise<ThroughputRow> {
-  const connection = await connect({ servers: natsUrl });
-  const manager = await jetstreamManager(connection);
-  await manager.streams.add({ name: 'BENCH', subjects: ['bench.>'] });
-  const js = jetstream(connection);
-  const messages = Math.min(MESSAGES, 30_000);
-  const inFlight = new Set<Promise<unknown>>();
-  const started = process.hrtime.bigint();
-  for (let i = 0; i < messages; i++) {
-    const publishing = js.publish('bench.publish', payload);
-    inFlight.add(publishing);
-    // A failed publish fails the run at Promise.race / Promise.all below.
-    publishing.then(
-      () => inFlight.delete(publishing),
-      () => inFlight.delete(publishing),
-    );
-    if (inFlight.size >= JETSTREAM_WINDOW) await Promise.race(inFlight);
-  }
-  await Promise.all(inFlight);
-  const row = throughput('JetStream async publish (file store)', messages, started);
-  await manager.streams.delete('BENCH');
-  await connection.close();
-  return row;
 }
 
 /** Publishes `count` messages over one Publish stream, PUBLISH_WINDOW in flight; `onReceipt` per receipt. */
@@ -286,53 +177,6 @@ async function writerLatency(
   return latencyRow('writer owner: Publish -> Consume', histogram);
 }
 
-async function redisStreamsLatency(redisUrl: string): Promise<LatencyRow> {
-  const producer = new Redis(redisUrl);
-  const consumer = new Redis(redisUrl);
-  const key = 'bench:latency';
-  await producer.xgroup('CREATE', key, 'g', '$', 'MKSTREAM');
-  const histogram = newHistogram();
-  const total = RATE_PER_SECOND * PACED_SECONDS;
-  let received = 0;
-  const reading = (async () => {
-    while (received < total) {
-      const reply = (await consumer.xreadgroupBuffer(
-        'GROUP',
-        'g',
-        'c',
-        'COUNT',
-        1000,
-        'BLOCK',
-        1000,
-        'STREAMS',
-        key,
-        '>',
-      )) as [Buffer, [Buffer, Buffer[]][]][] | null;
-      if (reply === null) continue;
-      const now = performance.now() * 1000;
-      const ids: Buffer[] = [];
-      for (const [, entries] of reply) {
-        for (const [id, fields] of entries) {
-          histogram.recordValue(Math.max(1, now - sentAtMicros(fields[1]!)));
-          ids.push(id);
-          received++;
-        }
-      }
-      await consumer.xack(key, 'g', ...ids);
-    }
-  })();
-  let failure: unknown;
-  await paced(() => {
-    producer.xadd(key, '*', 'd', Buffer.from(stamped())).catch((error: unknown) => (failure ??= error));
-  });
-  if (failure !== undefined) throw failure;
-  await reading;
-  await producer.del(key);
-  producer.disconnect();
-  consumer.disconnect();
-  return latencyRow('Redis Streams: XADD -> XREADGROUP', histogram);
-}
-
 async function main(): Promise<void> {
   const redis = await startRedis();
   const nats = await startNats();
@@ -395,11 +239,11 @@ async function main(): Promise<void> {
         batchedStartedNs,
       ),
     );
-    rows.push(await rawXadd(redis.url));
-    rows.push(await jetStreamPublish(nats.url));
+    rows.push(await rawXadd(redis.url, MESSAGES, payload));
+    rows.push(await jetStreamPublish(nats.url, Math.min(MESSAGES, 30_000), payload));
     const latency = [
       await writerLatency(topics, 'persistent://bench/ns/latency'),
-      await redisStreamsLatency(redis.url),
+      await redisStreamsLatency(redis.url, RATE_PER_SECOND, PACED_SECONDS, payload),
     ];
 
     console.log(
@@ -419,12 +263,7 @@ async function main(): Promise<void> {
     );
     for (const client of [admin, lookup, topics]) closeClient(client);
   } finally {
-    for (const child of children.reverse()) {
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((done) => setTimeout(done, 15_000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    for (const child of children.reverse()) await stopChild(child);
     await nats.stop();
     await redis.stop();
   }

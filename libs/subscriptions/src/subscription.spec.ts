@@ -317,3 +317,31 @@ describe('close', () => {
     );
   });
 });
+
+describe('a subscription without consumers', () => {
+  it.each([SubscriptionType.SHARED, SubscriptionType.EXCLUSIVE, SubscriptionType.KEY_SHARED])(
+    '%s: stops waiting on its source once the last consumer leaves, and reads again when one comes',
+    async (type) => {
+      const { source, sub } = setup();
+      source.appendMany(['a', 'b']);
+      const first = connect(sub, 'a', type);
+      first.consumer.flow(10);
+      await settle(sub);
+      expect(first.sink.deliveries).toHaveLength(2);
+      await first.consumer.acknowledge({ positions: first.sink.deliveries.map((d) => d.entry.position) });
+      await settle(sub);
+      // Tailing with permits left: the reader waits for new entries.
+      expect(source.waiting).toBe(true);
+      first.consumer.close();
+      await settle(sub);
+      // Nobody to deliver to: the wait on the source (a read waiter on the managed ledger) is given up.
+      expect(source.waiting).toBe(false);
+      expect(sub.state).toBe('waiting-for-consumers');
+      source.append('c');
+      const second = connect(sub, 'b', type);
+      second.consumer.flow(10);
+      await settle(sub);
+      expect(second.sink.deliveries.map((d) => d.entry.key)).toEqual(['c']);
+    },
+  );
+});

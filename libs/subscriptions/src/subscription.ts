@@ -428,8 +428,11 @@ export class Subscription<E extends DispatchEntry> {
     const parked = this.parked;
     this.parked = undefined;
     parked?.();
-    // Waiting for new entries only needs interrupting for work that is not new entries.
-    if (this.replay.size > 0 || this.seeking > 0 || this.closed) this.entriesWait?.abort();
+    // Waiting for new entries only needs interrupting for work that is not new entries, or when
+    // nobody is left to take them: an idle subscription then parks instead of holding a read waiter
+    // on the source (the managed ledger's) until the topic unloads.
+    if (this.replay.size > 0 || this.seeking > 0 || this.closed || this.consumers.length === 0)
+      this.entriesWait?.abort();
   }
 
   private async onReadFailure(error: LedgerlineError): Promise<void> {

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { ByteBudget } from './byte-budget.js';
 
 describe('ByteBudget', () => {
@@ -25,5 +26,18 @@ describe('ByteBudget', () => {
     await expect(waiting).rejects.toThrow('gone');
     budget.release(10);
     expect(budget.usedBytes).toBe(0);
+  });
+
+  it('leaves no abort listener behind on the signal once a waiter got its bytes', async () => {
+    const budget = new ByteBudget(10);
+    const controller = new AbortController();
+    for (let i = 0; i < 50; i++) {
+      expect(budget.acquire(10, controller.signal)).toBeUndefined();
+      const waiting = budget.acquire(10, controller.signal)!;
+      budget.release(10);
+      await waiting;
+      budget.release(10);
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });

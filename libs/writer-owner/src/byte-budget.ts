@@ -3,6 +3,8 @@ interface Waiter {
   resolve: () => void;
   reject: (reason: unknown) => void;
   signal: AbortSignal | undefined;
+  /** Removed once the waiter leaves the line: a long stream's signal must not gather one per wait. */
+  onAbort: () => void;
 }
 
 /**
@@ -32,9 +34,9 @@ export class ByteBudget {
       return undefined;
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { bytes, resolve, reject, signal };
+      const waiter: Waiter = { bytes, resolve, reject, signal, onAbort: () => this.wake() };
       this.waiters.push(waiter);
-      signal?.addEventListener('abort', () => this.wake(), { once: true });
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
     });
   }
 
@@ -56,6 +58,7 @@ export class ByteBudget {
       }
       if (!this.fits(first.bytes)) return;
       this.waiters.shift();
+      first.signal?.removeEventListener('abort', first.onAbort);
       this.used += first.bytes;
       first.resolve();
     }

@@ -49,8 +49,9 @@ export type DedupVerdict =
  * the properties of the `ledgerline.dedup` cursor, whose mark-delete is the
  * last entry the snapshot covers; a new owner loads the snapshot and replays
  * the log after it, so the marks survive failover. Bounded: at most
- * maxProducers producers (least recently active evicted), and producers
- * silent for producerInactivityMs are forgotten at the next snapshot.
+ * maxProducers producers (least recently active evicted), and a producer
+ * silent for producerInactivityMs is forgotten (on its next publish, and
+ * dropped from the next snapshot).
  */
 export class Deduplication {
   private readonly producers = new Map<string, ProducerState>();
@@ -84,7 +85,7 @@ export class Deduplication {
           continue; // An entry not in Pulsar's layout carries no producer to deduplicate.
         }
         if (header.producerName === '') continue;
-        dedup.persisted(header.producerName, header.highestSequenceId, {
+        dedup.replayed(header.producerName, header.highestSequenceId, {
           position: entry.position,
           firstOffset: entry.firstOffset,
           lastOffset: entry.lastOffset,
@@ -100,11 +101,21 @@ export class Deduplication {
     return this.producers.size;
   }
 
-  /** Decides what to do with an entry of `producer` taking sequence ids first..highest. */
+  /**
+   * Decides what to do with an entry of `producer` taking sequence ids
+   * first..highest. A producer silent past producerInactivityMs is forgotten
+   * here, not only at the next snapshot, so when it is forgotten does not
+   * depend on other producers' traffic. A re-send counts as activity.
+   */
   check(producer: string, first: bigint): DedupVerdict {
     const state = this.producers.get(producer);
     if (state === undefined) return { kind: 'new' };
+    if (this.inactive(state, this.now() - this.settings.producerInactivityMs)) {
+      this.producers.delete(producer);
+      return { kind: 'new' };
+    }
     if (first <= state.persisted) {
+      this.touch(producer);
       const receipt = state.lastReceipt?.sequenceId === first ? state.lastReceipt : undefined;
       return { kind: 'duplicate', receipt, sequenceId: first };
     }
@@ -128,6 +139,25 @@ export class Deduplication {
     }
     if (state.pushed < state.persisted) state.pushed = state.persisted;
     this.entriesSinceSnapshot++;
+  }
+
+  /**
+   * Records an entry read back from the log after the snapshot. The log is
+   * the later word: a producer forgotten and back with lower sequence ids
+   * after the snapshot was taken has the entry's mark, not the snapshot's (as
+   * Pulsar's replay overwrites).
+   */
+  private replayed(producer: string, highest: bigint, receipt: StoredReceipt): void {
+    const state = this.touch(producer);
+    state.persisted = highest;
+    state.pushed = highest;
+    state.lastReceipt = receipt;
+    this.entriesSinceSnapshot++;
+  }
+
+  /** Silent since before `cutoff`, with nothing in flight. */
+  private inactive(state: ProducerState, cutoff: number): boolean {
+    return state.lastActiveMs < cutoff && state.pushed === state.persisted;
   }
 
   /** An append failed: what was in flight was not stored, so it may come again. */
@@ -171,13 +201,16 @@ export class Deduplication {
     if (this.cursor.state !== 'open') return;
     const cutoff = this.now() - this.settings.producerInactivityMs;
     for (const [producer, state] of this.producers) {
-      if (state.lastActiveMs < cutoff && state.pushed === state.persisted) this.producers.delete(producer);
+      if (this.inactive(state, cutoff)) this.producers.delete(producer);
     }
-    for (const name of this.cursor.getProperties().keys()) {
+    const stored = this.cursor.getProperties();
+    for (const name of stored.keys()) {
       if (!this.producers.has(name)) this.cursor.setProperty(name, undefined);
     }
     for (const [producer, state] of this.producers) {
       if (state.persisted >= 0n) this.cursor.setProperty(producer, state.persisted);
+      // Nothing persisted since it was (re)learned (forgotten, back, and its append failed): an older mark must not stay.
+      else if (stored.has(producer)) this.cursor.setProperty(producer, undefined);
     }
     if (lastEntry !== undefined) this.cursor.ackCumulative(lastEntry);
     this.entriesSinceSnapshot = 0;

@@ -14,6 +14,12 @@ export interface WriterMetrics {
   ackHoles: Gauge<'topic' | 'subscription'>;
   cursorStateBytes: Gauge<'topic' | 'subscription'>;
   publishFailures: Counter<'reason'>;
+  /**
+   * Sets what refreshes the per-subscription gauges (backlog, unacked, ack
+   * holes, cursor state bytes); it runs on every scrape, so the gauges do not
+   * wait for a GetTopicStats call to move.
+   */
+  refreshSubscriptionsWith(refresh: () => Promise<void>): void;
 }
 
 const made = new WeakMap<Registry, WriterMetrics>();
@@ -27,7 +33,16 @@ export function writerMetrics(registry: Registry = defaultRegistry): WriterMetri
   const known = made.get(registry);
   if (known !== undefined) return known;
   const registers = [registry];
+  let refresh: (() => Promise<void>) | undefined;
+  // One refresh serves the four gauges of a scrape (prom-client collects them together).
+  let refreshing: Promise<void> | undefined;
+  const collect = (): Promise<void> | undefined => {
+    if (refresh === undefined) return undefined;
+    refreshing ??= refresh().finally(() => (refreshing = undefined));
+    return refreshing;
+  };
   const metrics: WriterMetrics = {
+    refreshSubscriptionsWith: (source) => (refresh = source),
     messagesIn: new Counter({
       name: 'ledgerline_writer_messages_in_total',
       help: 'Messages stored',
@@ -79,24 +94,28 @@ export function writerMetrics(registry: Registry = defaultRegistry): WriterMetri
       help: 'Messages not yet consumed, per subscription',
       labelNames: ['topic', 'subscription'],
       registers,
+      collect,
     }),
     unacked: new Gauge({
       name: 'ledgerline_writer_subscription_unacked_messages',
       help: 'Messages delivered and not acknowledged',
       labelNames: ['topic', 'subscription'],
       registers,
+      collect,
     }),
     ackHoles: new Gauge({
       name: 'ledgerline_writer_subscription_ack_holes',
       help: 'Acknowledged ranges above the mark-delete position',
       labelNames: ['topic', 'subscription'],
       registers,
+      collect,
     }),
     cursorStateBytes: new Gauge({
       name: 'ledgerline_writer_cursor_state_bytes',
       help: 'Bytes of the last cursor snapshot',
       labelNames: ['topic', 'subscription'],
       registers,
+      collect,
     }),
     publishFailures: new Counter({
       name: 'ledgerline_writer_publish_failures_total',

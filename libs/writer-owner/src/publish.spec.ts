@@ -125,6 +125,38 @@ describe('writer owner: publishing in process (SQLite, in-process bus)', () => {
     expect(responses[0]!.result.value).toMatchObject({ sequenceId: 1n, reason: 'MESSAGE_TOO_LARGE', code: 8 });
   });
 
+  it('refuses publishes to a terminated topic with FAILED_PRECONDITION / TOPIC_TERMINATED, on both RPCs and after a reload', async () => {
+    const topic = await harness.createTopic('terminated');
+    const stored = await harness.topics.publishOne({
+      message: { topic, producerName: 'p', sequenceId: 1n, payload: text('before') },
+    });
+    expect(stored.receipt!.firstOffset).toBe(0n);
+    const loaded = harness.writer.owner.registry.find(topic)!;
+    await loaded.ledger.terminate();
+    const one = await refusal(
+      harness.topics.publishOne({ message: { topic, producerName: 'p', sequenceId: 2n, payload: text('after') } }),
+    );
+    expect([one.code, one.reason]).toEqual(['FAILED_PRECONDITION', 'TOPIC_TERMINATED']);
+    const streamed = await collect(
+      harness.topics.publish(
+        requestsOf([{ message: { topic, producerName: 'p', sequenceId: 3n, payload: text('x') } }]),
+      ),
+    );
+    expect(streamed.map((r) => r.result.value)).toMatchObject([
+      { sequenceId: 3n, code: 9, reason: 'TOPIC_TERMINATED' },
+    ]);
+    // Termination is recorded with the managed ledger: the next owner (here, this one after an unload) refuses too.
+    await harness.topics.unloadTopic({ topic });
+    const reloaded = await refusal(
+      harness.topics.publishOne({ message: { topic, producerName: 'p', sequenceId: 4n, payload: text('later') } }),
+    );
+    expect([reloaded.code, reloaded.reason]).toEqual(['FAILED_PRECONDITION', 'TOPIC_TERMINATED']);
+    // What was stored before stays readable, and nothing refused was stored.
+    const fetched = await harness.topics.fetchByOffset({ topic, offset: 0n, maxEntries: 10 });
+    expect(fetched.entries.map((e) => Buffer.from(e.messages[0]!.payload).toString())).toEqual(['before']);
+    expect(fetched.nextOffset).toBe(1n);
+  });
+
   it('refuses topics of a read-only namespace, naming the writer topic', async () => {
     await harness.createTopic('source', 'writers');
     await harness.admin.createNamespace({ namespace: 't/readers' });

@@ -67,8 +67,11 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
       if (message === undefined) {
         throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'PublishOne carries a message');
       }
+      const startedMs = performance.now();
       const topic = await owner.topic(message.topic);
-      return { receipt: receiptMessage(await topic.publish(message, context.signal)) };
+      const receipt = await topic.publish(message, context.signal);
+      owner.metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
+      return { receipt: receiptMessage(receipt) };
     },
 
     consume: (requests, context) => owner.consume(requests, context),
@@ -151,8 +154,6 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
             const cursorStats = cursor.stats();
             const backlog = await cursor.backlog().catch(() => cursorStats.backlogEntries);
             const live = await owner.subscriptionStats(topic, cursor.name);
-            owner.metrics.backlog.set({ topic: topic.name, subscription: cursor.name }, backlog);
-            owner.metrics.ackHoles.set({ topic: topic.name, subscription: cursor.name }, cursorStats.ackedRanges);
             return {
               name: cursor.name,
               backlogMessages: BigInt(backlog),

@@ -22,6 +22,7 @@ import type { MetadataClients } from './metadata-clients.js';
 import { writerMetrics, type WriterMetrics } from './metrics.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { OwnerSession, type OwnerIdentity } from './owner-session.js';
+import { refreshSubscriptionGauges } from './subscription-gauges.js';
 import { TopicRegistry } from './topic-registry.js';
 import { topicsServiceImpl } from './topics-service.js';
 
@@ -135,6 +136,7 @@ export class WriterOwner {
       now,
     });
     this.backend = options.consumeBackend(this);
+    this.metrics.refreshSubscriptionsWith(() => refreshSubscriptionGauges(this));
   }
 
   /** Registers the owner session and starts serving topics. */

@@ -17,6 +17,8 @@ export class TestConsumer {
   readonly events: ConsumeResponse[] = [];
   error: LedgerlineError | undefined;
   ended = false;
+  /** Called with each entry as it arrives, before any waiter looks (a test that checks every delivery). */
+  onEntry: ((entry: Entry) => void) | undefined;
   private readonly queue: Request[] = [];
   private wakeWriter: (() => void) | undefined;
   private readonly listeners = new Set<() => void>();
@@ -43,7 +45,10 @@ export class TestConsumer {
     try {
       for await (const response of client.consume(this.requests())) {
         this.events.push(response);
-        if (response.event.case === 'entry') this.entries.push(response.event.value);
+        if (response.event.case === 'entry') {
+          this.entries.push(response.event.value);
+          this.onEntry?.(response.event.value);
+        }
         this.notify();
       }
     } catch (error) {

@@ -1,0 +1,213 @@
+import { ManagedLedger } from '@ledgerline/managed-ledger';
+import {
+  FaultInjectingLedgerStore,
+  InMemoryLedgerStore,
+  testBackends,
+  type TestBackends,
+} from '@ledgerline/managed-ledger/testing';
+import { create } from '@bufbuild/protobuf';
+import { PublishRequestSchema, type PublishRequest, type PublishResponse } from '@ledgerline/proto';
+import type { CallContext } from '@ledgerline/rpc';
+import { eventually } from '@ledgerline/testing';
+import { Registry } from 'prom-client';
+import { Deduplication } from './deduplication.js';
+import { LacNotifier } from './lac-notifier.js';
+import { writerMetrics } from './metrics.js';
+import { OwnedTopic, type Receipt } from './owned-topic.js';
+import { publishStream } from './publish-stream.js';
+
+const TOPIC = 'persistent://t/ns/backpressure';
+const MESSAGE_BYTES = 1024;
+
+/** Lets every queued callback and promise job run, so a stream that would read on does so before we look. */
+async function settle(turns = 20): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+function deferred<T>() {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+function receipt(index: number): Receipt {
+  return {
+    sequenceId: BigInt(index),
+    position: { ledgerId: 1, entryId: index },
+    firstOffset: index,
+    lastOffset: index,
+    duplicate: false,
+    publishTimeMs: 0,
+  };
+}
+
+describe('publish backpressure: the per-stream bound', () => {
+  it('stops reading the stream at maxPendingBytes of unanswered publishes, and reads on as they are answered', async () => {
+    const LIMIT_BYTES = 8 * MESSAGE_BYTES;
+    const TOTAL = 40;
+    // The topic answers only when the test says so, as a ledger store that stalls would.
+    const receipts = Array.from({ length: TOTAL }, () => deferred<Receipt>());
+    let submitted = 0;
+    const topic = {
+      submit: async () => ({ receipt: receipts[submitted++]!.promise }),
+    } as unknown as OwnedTopic;
+    let pulled = 0;
+    let answered = 0;
+    let resolved = 0;
+    let mostPendingBytes = 0;
+    async function* requests(): AsyncIterable<PublishRequest> {
+      for (let i = 0; i < TOTAL; i++) {
+        // Read by the server: what it read and the topic has not answered is what it holds.
+        pulled++;
+        mostPendingBytes = Math.max(mostPendingBytes, (pulled - resolved) * MESSAGE_BYTES);
+        yield create(PublishRequestSchema, {
+          message: { topic: TOPIC, payload: new Uint8Array(MESSAGE_BYTES), sequenceId: BigInt(i) },
+        });
+      }
+    }
+    const controller = new AbortController();
+    const responses: PublishResponse[] = [];
+    const stream = publishStream(requests(), { signal: controller.signal } as CallContext, {
+      getTopic: async () => topic,
+      maxPendingBytes: LIMIT_BYTES,
+      maxPendingMessages: 1_000,
+      metrics: writerMetrics(new Registry()),
+      draining: new AbortController().signal,
+    });
+    const reading = (async () => {
+      for await (const response of stream) {
+        responses.push(response as PublishResponse);
+        answered++;
+      }
+    })();
+
+    await eventually(() => submitted === 8, { description: 'the stream to take in its bound' });
+    await settle();
+    // Eight publishes fill the bound; the ninth is read and waits for room; nothing more is read.
+    expect([submitted, pulled]).toEqual([8, 9]);
+
+    const answer = (i: number): void => {
+      resolved++;
+      receipts[i]!.resolve(receipt(i));
+    };
+    for (let i = 0; i < 3; i++) answer(i);
+    await eventually(() => submitted === 11, { description: 'three more publishes after three answers' });
+    await settle();
+    expect([submitted, pulled, answered]).toEqual([11, 12, 3]);
+
+    for (let i = 3; i < TOTAL; i++) answer(i);
+    await reading;
+    expect(responses.map((r) => (r.result.value as { sequenceId: bigint }).sequenceId)).toEqual(
+      Array.from({ length: TOTAL }, (_, i) => BigInt(i)),
+    );
+    // The one request read while it waited for room is the most the stream ever held beyond the bound.
+    expect(mostPendingBytes).toBeLessThanOrEqual(LIMIT_BYTES + MESSAGE_BYTES);
+  });
+
+  it('stops at maxPendingMessages too, whatever the sizes', async () => {
+    const receipts = Array.from({ length: 10 }, () => deferred<Receipt>());
+    let submitted = 0;
+    const topic = { submit: async () => ({ receipt: receipts[submitted++]!.promise }) } as unknown as OwnedTopic;
+    let pulled = 0;
+    async function* requests(): AsyncIterable<PublishRequest> {
+      for (let i = 0; i < 10; i++) {
+        pulled++;
+        yield create(PublishRequestSchema, {
+          message: { topic: TOPIC, payload: new Uint8Array(1), sequenceId: BigInt(i) },
+        });
+      }
+    }
+    const stream = publishStream(requests(), { signal: new AbortController().signal } as CallContext, {
+      getTopic: async () => topic,
+      maxPendingBytes: 1024 * 1024,
+      maxPendingMessages: 4,
+      metrics: writerMetrics(new Registry()),
+      draining: new AbortController().signal,
+    });
+    let answered = 0;
+    const reading = (async () => {
+      for await (const _ of stream) answered++;
+    })();
+    await eventually(() => submitted === 4, { description: 'four publishes' });
+    await settle();
+    expect([submitted, pulled]).toEqual([4, 4]);
+    receipts[0]!.resolve(receipt(0));
+    await eventually(() => submitted === 5, { description: 'one more after one answer' });
+    for (let i = 1; i < 10; i++) receipts[i]!.resolve(receipt(i));
+    await reading;
+    expect(answered).toBe(10);
+  });
+});
+
+describe('publish backpressure: the per-topic bound', () => {
+  let backends: TestBackends;
+  let store: FaultInjectingLedgerStore;
+  let topic: OwnedTopic;
+  const LIMIT_BYTES = 4 * 1024;
+
+  beforeEach(async () => {
+    store = new FaultInjectingLedgerStore(new InMemoryLedgerStore());
+    backends = testBackends({ ledgerStore: store });
+    const ledger = await ManagedLedger.open(TOPIC, backends.deps());
+    const dedup = await Deduplication.recover(
+      ledger,
+      { maxProducers: 10, producerInactivityMs: 3_600_000, snapshotIntervalEntries: 1_000, snapshotIntervalMs: 60_000 },
+      backends.clock.now,
+    );
+    topic = new OwnedTopic({
+      name: TOPIC,
+      ledger,
+      dedup,
+      lac: new LacNotifier(undefined),
+      metrics: writerMetrics(new Registry()),
+      maxPendingBytes: LIMIT_BYTES,
+      maxPendingEntries: 100,
+      maxMessageSizeBytes: 64 * 1024,
+      now: backends.clock.now,
+      closeLedger: () => ledger.close(),
+      onUnloaded: () => undefined,
+      onOwnershipLost: () => undefined,
+    });
+  });
+  afterEach(async () => topic.unload('test finished'));
+
+  it('holds at most maxPendingBytesPerTopic waiting for the ledger store, takes the rest as the store answers, and keeps the order', async () => {
+    const gate = deferred<void>();
+    let reached = false;
+    store.faults.push({
+      call: 'append',
+      mode: 'pass',
+      component: 'managed-ledger',
+      until: gate.promise,
+      reached: () => (reached = true),
+    });
+    let handed = 0;
+    let mostPendingBytes = 0;
+    const receipts: Promise<Receipt>[] = [];
+    const submits = Array.from({ length: 20 }, (_, i) =>
+      topic
+        .submit({
+          topic: TOPIC,
+          payload: new Uint8Array(MESSAGE_BYTES),
+          producerName: 'p',
+          sequenceId: BigInt(i),
+        } as never)
+        .then((submitted) => {
+          handed++;
+          mostPendingBytes = Math.max(mostPendingBytes, topic.pendingBytes);
+          receipts[i] = submitted.receipt;
+        }),
+    );
+    await eventually(() => reached, { description: 'the first append to reach the store' });
+    await settle();
+    // Each entry is a little over 1 KiB framed: three fit under 4 KiB; the rest wait, not buffered.
+    expect(handed).toBe(3);
+    expect(topic.pendingBytes).toBeLessThanOrEqual(LIMIT_BYTES);
+    gate.resolve();
+    await Promise.all(submits);
+    const stored = await Promise.all(receipts);
+    expect(stored.map((r) => r.firstOffset)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(mostPendingBytes).toBeLessThanOrEqual(LIMIT_BYTES);
+    expect(topic.pendingBytes).toBe(0);
+  });
+});
