@@ -7,6 +7,10 @@ import { startWriterCluster, type WriterCluster } from '@ledgerline/writer-owner
 
 const LEASE_TTL_MS = 3_000;
 const TOTAL = 3_000;
+/** The owner is killed once this many sends are acknowledged, */
+const KILL_AT_STORED = 1_000;
+/** while this many have been sent; the rest are sent after it is dead. */
+const SENT_BEFORE_KILL = 1_500;
 
 const text = (message: Message): string => Buffer.from(message.payload).toString();
 
@@ -50,18 +54,28 @@ describe('the client SDK against writer owners as processes', () => {
     const victim = await owner(topic);
     let stored = 0;
     let killed: Promise<unknown> | undefined;
+    let killIssued!: () => void;
+    const killIssuedOnce = new Promise<void>((resolve) => (killIssued = resolve));
     const sends: Promise<unknown>[] = [];
     for (let index = 0; index < TOTAL; index++) {
       sends.push(
         producer.send(`m${index}`).then(() => {
           stored++;
-          if (stored === 1_000) killed = victim.stop('SIGKILL');
+          if (stored === KILL_AT_STORED) {
+            killed = victim.stop('SIGKILL');
+            killIssued();
+          }
         }),
       );
+      // The owner dies with sends in flight, and the rest are sent only after it died: however fast
+      // it is, it cannot have acknowledged everything before the kill, so the stream must fail over.
+      if (index === SENT_BEFORE_KILL - 1) {
+        await killIssuedOnce;
+        await killed;
+      }
       if (index % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await Promise.all(sends);
-    await killed;
     expect((await owner(topic)).address).not.toBe(victim.address);
     cluster.writers.splice(cluster.writers.indexOf(victim), 1, await cluster.startWriter('writer-restarted', 0));
 
