@@ -19,6 +19,7 @@ export { NodeManagedLedgerMetadata } from './node-managed-ledger-metadata.js';
 export type { MetadataNodes } from './node-managed-ledger-metadata.js';
 export { ManagedCursor } from './managed-cursor.js';
 export { ReadOnlyManagedLedger, DEFAULT_READ_ONLY_LEDGER_SETTINGS } from './read-only-managed-ledger.js';
+export { ReadOnlyCursorState, DEFAULT_MAX_DELTA_RANGES } from './read-only-cursor-state.js';
 export type {
   ReadOnlyManagedLedgerOptions,
   ReadOnlyLedgerSettings,
