@@ -16,11 +16,26 @@ import {
   writerSettings,
   type RunningWriterOwner,
 } from '@ledgerline/writer-owner';
-import type { z } from 'zod';
+import {
+  resolveReadOnlySettings,
+  startReadOnlyOwnerService,
+  type RunningReadOnlyOwner,
+} from '@ledgerline/readonly-owner';
+import { z } from 'zod';
 import { standaloneCollector } from './standalone-collector.js';
 
-/** Standalone settings: the metadata service's and the writer owner's, one process, one port. */
-export const standaloneServerConfigSchema = standaloneConfigSchema.extend(writerSettings);
+/**
+ * Standalone settings: the metadata service's and the writer owner's on one
+ * port, and the read-only owner's (PIP-63) on a second one, since it serves
+ * TopicsService too.
+ */
+export const standaloneServerConfigSchema = standaloneConfigSchema.extend({
+  ...writerSettings,
+  /** The read-only owner's gRPC port (0: any free port). */
+  readOnlyGrpcPort: z.number().int().min(0).max(65_535).default(6652),
+  /** The owner group the read-only owner serves: give it to a reader namespace (`namespaces create --owner-group`). */
+  readOnlyOwnerGroup: z.string().min(1).max(128).default('readers'),
+});
 export type StandaloneServerConfig = z.output<typeof standaloneServerConfigSchema>;
 
 export interface RunningStandalone {
@@ -29,13 +44,15 @@ export interface RunningStandalone {
   readonly metricsPort: number;
   readonly admin: MetadataAdmin;
   readonly writer: RunningWriterOwner;
+  readonly readOnly: RunningReadOnlyOwner;
   shutdown(reason?: string): Promise<void>;
 }
 
 /**
  * Standalone mode: the metadata service (admin, lookup, metadata store API),
  * a writer owner (produce, consume, cursors, offsets) and the garbage
- * collector in this process, on one gRPC port, with their state in SQLite
+ * collector in this process, on one gRPC port, and a read-only owner (PIP-63,
+ * group `readOnlyOwnerGroup`) on `readOnlyGrpcPort`, with their state in SQLite
  * files under dataDir and one in-process bus. The writer reaches the lookup
  * API over loopback like any owner; its managed ledgers and the collector use
  * the metadata store directly.
@@ -84,13 +101,33 @@ export async function startStandalone(
   }
   maintenance.start(writer.service.logger);
   await gc.start(admin, writer.service.logger);
+  let readOnly: RunningReadOnlyOwner;
+  try {
+    readOnly = await startReadOnlyOwnerService({
+      name: 'standalone-readonly',
+      config: { ...config, grpcPort: config.readOnlyGrpcPort, metricsPort: 0 },
+      settings: resolveReadOnlySettings({ ownerGroup: config.readOnlyOwnerGroup, leaseTtlMs: config.leaseTtlMs }),
+      metadataAddress: `localhost:${writer.port}`,
+      ledgerStore,
+      metadata: new MetadataStoreManagedLedgerMetadata(store),
+      bus,
+      logger: writer.service.logger,
+      signals: [],
+    });
+  } catch (error) {
+    await writer.shutdown('the read-only owner did not start');
+    throw error;
+  }
   return {
     dataDir,
     grpcPort: writer.port,
     metricsPort: writer.service.metricsPort,
     admin,
     writer,
+    readOnly,
     async shutdown(reason) {
+      // The read-only owner first: its last acks go to the writer owner, which must still be there.
+      await readOnly.shutdown(reason);
       await writer.shutdown(reason);
     },
   };
