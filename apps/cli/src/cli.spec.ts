@@ -90,6 +90,8 @@ function startStandaloneProcess(dataDir: string): Promise<{ child: ChildProcess;
       '127.0.0.1',
       '--grpc-port',
       '0',
+      '--read-only-grpc-port',
+      '0',
       '--metrics-port',
       '0',
       '--log-level',
@@ -274,6 +276,8 @@ describe('the ledgerline command as a process', () => {
       join(dir, 'other'),
       '--grpc-port',
       port,
+      '--read-only-grpc-port',
+      '0',
       '--metrics-port',
       '0',
     );

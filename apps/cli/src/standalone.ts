@@ -74,6 +74,8 @@ export async function startStandalone(
   const maintenance = new MetadataMaintenance(admin.context, config);
   const gc = standaloneCollector({ store, ledgerStore, bus });
   let writer: RunningWriterOwner;
+  // Started after the writer (it reaches lookup over the writer's port); stopped before the stores close.
+  const hosted: { readOnly?: RunningReadOnlyOwner } = {};
   try {
     writer = await startWriterOwnerService({
       name: 'standalone',
@@ -86,6 +88,12 @@ export async function startStandalone(
       extraServices: [...metadataServices(admin, store, bus), ...gc.services],
       ...(options.signals === undefined ? {} : { signals: options.signals }),
       closers: [
+        {
+          name: 'readonly-owner',
+          close: async () => {
+            await hosted.readOnly?.shutdown('standalone stopping');
+          },
+        },
         { name: 'garbage-collector', close: () => gc.stop() },
         { name: 'bus', close: () => bus.close() },
         { name: 'metadata-store', close: () => store.close() },
@@ -114,6 +122,7 @@ export async function startStandalone(
       logger: writer.service.logger,
       signals: [],
     });
+    hosted.readOnly = readOnly;
   } catch (error) {
     await writer.shutdown('the read-only owner did not start');
     throw error;
