@@ -1,5 +1,5 @@
 import { InitialPosition, SubscriptionType, type Entry } from '@ledgerline/proto';
-import { eventually, freePort } from '@ledgerline/testing';
+import { eventually, freePort, startNats, type ServerProcess } from '@ledgerline/testing';
 import { ServiceProcess, startWriterCluster, TestConsumer, type WriterCluster } from '@ledgerline/writer-owner/testing';
 
 const LEASE_TTL_MS = 3_000;
@@ -15,7 +15,9 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
   const readOnly: ServiceProcess[] = [];
   const consumers: TestConsumer[] = [];
 
-  async function startReadOnly(name: string): Promise<ServiceProcess> {
+  let privateNats: ServerProcess | undefined;
+
+  async function startReadOnly(name: string, group = GROUP, natsUrl?: string): Promise<ServiceProcess> {
     const port = await freePort();
     const started = await ServiceProcess.start(
       name,
@@ -24,11 +26,12 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
       {
         LEDGERLINE_METADATA_ADDRESS: cluster.metadata[0]!.address,
         LEDGERLINE_REDIS_URL: cluster.redisUrl,
-        LEDGERLINE_NATS_URL: cluster.natsUrl,
+        LEDGERLINE_NATS_URL: natsUrl ?? cluster.natsUrl,
         LEDGERLINE_REDIS_KEY_PREFIX: cluster.ledgerKeyPrefix,
         LEDGERLINE_ADVERTISED_ADDRESS: `127.0.0.1:${port}`,
         LEDGERLINE_INSTANCE_ID: name,
-        LEDGERLINE_OWNER_GROUP: GROUP,
+        LEDGERLINE_OWNER_GROUP: group,
+        LEDGERLINE_LAC_FALLBACK_MS: '50',
         LEDGERLINE_LEASE_TTL_MS: String(LEASE_TTL_MS),
         LEDGERLINE_CURSOR_SYNC_INTERVAL_MS: '20',
         LEDGERLINE_METRICS_PORT: '0',
@@ -40,12 +43,12 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
     return started;
   }
 
-  function consumeAt(address: string): TestConsumer {
+  function consumeAt(address: string, subscription = 'read-side'): TestConsumer {
     const consumer = new TestConsumer(cluster.topicsAt(address), {
       case: 'subscribe',
       value: {
         topic: WRITER_TOPIC,
-        subscription: 'read-side',
+        subscription,
         type: SubscriptionType.EXCLUSIVE,
         consumerName: 'c',
         initialPosition: InitialPosition.EARLIEST,
@@ -58,7 +61,11 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
   beforeAll(async () => {
     cluster = await startWriterCluster({ metadataInstances: 1, writers: 1, leaseTtlMs: LEASE_TTL_MS });
     await cluster.admin.createTenant({ tenant: 't' });
-    await cluster.admin.createNamespace({ namespace: 't/writer' });
+    // Retention keeps what no subscription consumed: a subscription made later (the second test) reads from the start.
+    await cluster.admin.createNamespace({
+      namespace: 't/writer',
+      policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
+    });
     await cluster.admin.createNamespace({ namespace: 't/reader', policies: { ownerGroup: GROUP } });
     await cluster.admin.setWriterNamespace({ namespace: 't/reader', writerNamespace: 't/writer' });
     await cluster.admin.createTopic({ topic: WRITER_TOPIC });
@@ -68,6 +75,7 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
   afterAll(async () => {
     for (const consumer of consumers) consumer.close();
     for (const process of readOnly) await process.stop('SIGTERM');
+    await privateNats?.stop();
     await cluster?.close();
   }, 120_000);
 
@@ -115,5 +123,28 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
     // The offsets are the writer's: contiguous from 0.
     const offsets = [...acked, ...second.entries].map((e) => Number(e.firstOffset));
     expect(offsets).toEqual(Array.from({ length: MESSAGES }, (_, i) => i));
+  }, 180_000);
+
+  it('a read-only owner whose NATS goes away mid-run still delivers every entry (LAC and ledger-list fallbacks)', async () => {
+    // Its own nats-server: the writer's notifications never reach it, and then the server is killed outright.
+    privateNats = await startNats();
+    await cluster.admin.createNamespace({ namespace: 't/quiet', policies: { ownerGroup: 'quiet' } });
+    await cluster.admin.setWriterNamespace({ namespace: 't/quiet', writerNamespace: 't/writer' });
+    const quiet = await startReadOnly('readonly-quiet', 'quiet', privateNats.url);
+    const route = await cluster.lookup.lookupTopic({ topic: WRITER_TOPIC, group: 'quiet' });
+    expect(route.advertisedAddress).toBe(quiet.address);
+    const consumer = consumeAt(quiet.address, 'quiet-side');
+    await consumer.until(() => consumer.events.some((e) => e.event.case === 'subscribed'), 'subscribed');
+    consumer.flow(2 * MESSAGES);
+    await consumer.until(() => consumer.entries.length === MESSAGES, 'what the first test published');
+    await privateNats.kill();
+    const writer = cluster.topicsAt(cluster.writers[0]!.address);
+    for (let i = MESSAGES; i < MESSAGES + 50; i++) {
+      await writer.publishOne({
+        message: { topic: WRITER_TOPIC, payload: text(`m${i}`), producerName: 'p', sequenceId: BigInt(i) },
+      });
+    }
+    await consumer.until(() => consumer.entries.length === MESSAGES + 50, 'the entries published with NATS gone');
+    expect(consumer.texts()).toEqual(Array.from({ length: MESSAGES + 50 }, (_, i) => `m${i}`));
   }, 180_000);
 });
