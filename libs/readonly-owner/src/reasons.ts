@@ -6,6 +6,4 @@
 export const ReadOnlyOwnerReason = {
   /** The topic is not in a reader namespace this instance's group serves: look it up through the right group. */
   NOT_A_READER_TOPIC: 'NOT_A_READER_TOPIC',
-  /** The writer topic's owner could not be reached for a cursor call: retry shortly. */
-  WRITER_UNREACHABLE: 'WRITER_UNREACHABLE',
 } as const;
