@@ -121,6 +121,41 @@ describe('read-only owner (PIP-63, in process)', () => {
     expect(writerSide.texts()).toEqual(['m6', 'm7', 'm8', 'm9']);
   });
 
+  it('seek resets the cursor on the writer by epoch, and unsubscribe deletes it there', async () => {
+    const { writerTopic } = await harness.createTopic('seek');
+    await subscribeEarly(writerTopic, 'sub');
+    await publish(writerTopic, 0, 6);
+    const readOnly = harness.readOnlyTopics[0]!;
+    const missing = await readOnly
+      .seek({ topic: writerTopic, subscription: 'nobody', target: { case: 'offset', value: 0n } })
+      .then(
+        () => undefined,
+        (error: unknown) => LedgerlineError.from(error),
+      );
+    expect(missing?.code).toBe('NOT_FOUND');
+    const reader = consumer(readOnly, writerTopic, 'sub');
+    reader.flow(100);
+    await reader.until(() => reader.entries.length === 6, '6 entries');
+    // Not all of it: the first ledger (5 entries) stays unconsumed, so the writer keeps it (retention 0).
+    reader.ack(reader.entries.slice(0, 3), 1n);
+    await reader.until(() => reader.events.some((e) => e.event.case === 'ackReceipt'), 'receipt');
+    const before = await harness.writerCursors.getCursor({ topic: writerTopic, subscription: 'sub' });
+    await readOnly.seek({ topic: writerTopic, subscription: 'sub', target: { case: 'offset', value: 1n } });
+    // Back to offset 1: m1 and m2 were acknowledged before the reset and come again, with the rest.
+    await reader.until(() => reader.entries.length === 11, 'offsets 1..5 again');
+    expect(reader.texts().slice(6)).toEqual(['m1', 'm2', 'm3', 'm4', 'm5']);
+    const after = await harness.writerCursors.getCursor({ topic: writerTopic, subscription: 'sub' });
+    expect(after.cursor!.resetEpoch).toBe(before.cursor!.resetEpoch + 1n);
+    reader.close();
+    await reader.until(() => reader.ended, 'the consumer to leave');
+    await readOnly.unsubscribe({ topic: writerTopic, subscription: 'sub' });
+    const gone = await harness.writerCursors.getCursor({ topic: writerTopic, subscription: 'sub' }).then(
+      () => undefined,
+      (error: unknown) => LedgerlineError.from(error),
+    );
+    expect(gone?.code).toBe('NOT_FOUND');
+  });
+
   it('merges acks from the writer and a read-only owner on one Shared subscription by union', async () => {
     const { writerTopic } = await harness.createTopic('union');
     await subscribeEarly(writerTopic, 'shared');

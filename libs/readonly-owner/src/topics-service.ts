@@ -134,7 +134,10 @@ export function readOnlyTopicsServiceImpl(owner: ReadOnlyOwner): ServiceImpl<typ
       const target = seekTarget(request.target);
       const live = topic.live(name);
       if (live !== undefined) return { position: positionMessage(await live.subscription.seek(target)) };
-      // No consumers here: the reset goes straight to the writer, where the cursor is.
+      // No consumers here: the reset goes to the writer, where the cursor is (NOT_FOUND when it has none).
+      await owner.writer.call(topic.writerTopic, (c) =>
+        c.cursors.getCursor({ topic: topic.writerTopic, subscription: name }, owner.writer.callOptions),
+      );
       const opened = await topic.open(name, { initialPosition: 'latest' });
       return { position: positionMessage(await opened.subscription.seek(target)) };
     },
