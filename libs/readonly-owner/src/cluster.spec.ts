@@ -1,6 +1,12 @@
 import { InitialPosition, SubscriptionType, type Entry } from '@ledgerline/proto';
 import { eventually, freePort, startNats, type ServerProcess } from '@ledgerline/testing';
-import { ServiceProcess, startWriterCluster, TestConsumer, type WriterCluster } from '@ledgerline/writer-owner/testing';
+import {
+  RoutingProducer,
+  ServiceProcess,
+  startWriterCluster,
+  TestConsumer,
+  type WriterCluster,
+} from '@ledgerline/writer-owner/testing';
 
 const LEASE_TTL_MS = 3_000;
 const GROUP = 'readers';
@@ -43,11 +49,16 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
     return started;
   }
 
-  function consumeAt(address: string, subscription = 'read-side'): TestConsumer {
+  /** The writer owner's TopicsService for a topic (two writer owners share the topics). */
+  async function writerFor(topic: string) {
+    return cluster.topicsAt((await cluster.lookup.lookupTopic({ topic })).advertisedAddress);
+  }
+
+  function consumeAt(address: string, subscription = 'read-side', topic = WRITER_TOPIC): TestConsumer {
     const consumer = new TestConsumer(cluster.topicsAt(address), {
       case: 'subscribe',
       value: {
-        topic: WRITER_TOPIC,
+        topic,
         subscription,
         type: SubscriptionType.EXCLUSIVE,
         consumerName: 'c',
@@ -59,7 +70,7 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
   }
 
   beforeAll(async () => {
-    cluster = await startWriterCluster({ metadataInstances: 1, writers: 1, leaseTtlMs: LEASE_TTL_MS });
+    cluster = await startWriterCluster({ metadataInstances: 1, writers: 2, leaseTtlMs: LEASE_TTL_MS });
     await cluster.admin.createTenant({ tenant: 't' });
     // Retention keeps what no subscription consumed: a subscription made later (the second test) reads from the start.
     await cluster.admin.createNamespace({
@@ -89,7 +100,7 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
     first.flow(MESSAGES);
 
     // The writer keeps publishing while the read side tails.
-    const writer = cluster.topicsAt(cluster.writers[0]!.address);
+    const writer = await writerFor(WRITER_TOPIC);
     const publishing = (async () => {
       for (let i = 0; i < MESSAGES; i++) {
         await writer.publishOne({
@@ -138,7 +149,7 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
     consumer.flow(2 * MESSAGES);
     await consumer.until(() => consumer.entries.length === MESSAGES, 'what the first test published');
     await privateNats.kill();
-    const writer = cluster.topicsAt(cluster.writers[0]!.address);
+    const writer = await writerFor(WRITER_TOPIC);
     for (let i = MESSAGES; i < MESSAGES + 50; i++) {
       await writer.publishOne({
         message: { topic: WRITER_TOPIC, payload: text(`m${i}`), producerName: 'p', sequenceId: BigInt(i) },
@@ -146,5 +157,32 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
     }
     await consumer.until(() => consumer.entries.length === MESSAGES + 50, 'the entries published with NATS gone');
     expect(consumer.texts()).toEqual(Array.from({ length: MESSAGES + 50 }, (_, i) => `m${i}`));
+  }, 180_000);
+
+  it('a writer failover (kill -9) while a read-only owner tails: every acknowledged message, once, in order', async () => {
+    const topic = 'persistent://t/writer/failover';
+    await cluster.admin.createTopic({ topic });
+    const route = await cluster.lookup.lookupTopic({ topic, group: GROUP });
+    const reader = consumeAt(route.advertisedAddress, 'tail', topic);
+    await reader.until(() => reader.events.some((e) => e.event.case === 'subscribed'), 'subscribed');
+    reader.flow(10_000);
+    const ownerAddress = (await cluster.lookup.lookupTopic({ topic })).advertisedAddress;
+    const victim = cluster.writers.find((w) => w.address === ownerAddress)!;
+    const producer = new RoutingProducer(cluster.metadata[0]!.address, topic, 'failover');
+    let killed: Promise<unknown> | undefined;
+    try {
+      await producer.publishRange(0n, 999n, 100, (count) => {
+        if (count >= 400 && killed === undefined) killed = victim.stop('SIGKILL');
+      });
+    } finally {
+      producer.close();
+    }
+    await killed;
+    expect((await cluster.lookup.lookupTopic({ topic })).advertisedAddress).not.toBe(ownerAddress);
+    await reader.until(() => reader.entries.length >= 1_000, 'every message after the failover');
+    const ids = reader.entries.flatMap((e) => e.messages.map((m) => m.sequenceId));
+    expect(ids).toEqual(Array.from({ length: 1_000 }, (_, i) => BigInt(i)));
+    // More than one writer wrote the log: the view followed the fenced ledger and the new owner's ledger.
+    expect(new Set(reader.entries.map((e) => e.position!.ledgerId)).size).toBeGreaterThan(1);
   }, 180_000);
 });
