@@ -90,6 +90,8 @@ function startStandaloneProcess(dataDir: string): Promise<{ child: ChildProcess;
       '127.0.0.1',
       '--grpc-port',
       '0',
+      '--read-only-grpc-port',
+      '0',
       '--metrics-port',
       '0',
       '--log-level',
@@ -213,11 +215,28 @@ describe('the ledgerline CLI against a running standalone', () => {
       url,
     );
     expect(set).toMatchObject({ code: 0, stdout: 'acme/readers now mirrors acme/readers-src (read-only)\n' });
+    // Standalone hosts a read-only owner in group `readers`: the lookup through that group is redirected to it.
     const lookup = await ledgerline('topics', 'lookup', 'acme/readers-src/alpha', '--group', 'readers', '--url', url);
-    expect(lookup.code).toBe(1);
-    expect(lookup.stderr).toMatch(
-      /^error: UNAVAILABLE NO_LIVE_OWNER: no live readonly owner is registered in group readers/,
+    expect(lookup).toMatchObject({ code: 0 });
+    expect(lookup.stdout).toContain(`address: localhost:${standalone!.readOnly.port}\n`);
+    expect(lookup.stdout).toContain('role: readonly\n');
+    expect(lookup.stdout).toContain('redirect topic: persistent://acme/readers/alpha\n');
+  });
+
+  it('consumes a writer topic through the read-only group (PIP-63) and shows the redirect', async () => {
+    const topic = 'acme/readers-src/beta';
+    const produced = await ledgerline('produce', topic, '-m', 'hello', '-n', '3', '--url', url);
+    expect(produced).toMatchObject({ code: 0 });
+    const consumed = await ledgerline(
+      ...['consume', topic, '-s', 'read-side', '--from', 'earliest', '-n', '3', '--group', 'readers', '--url', url],
     );
+    expect(consumed).toMatchObject({ code: 0, stdout: 'hello\nhello\nhello\n' });
+    expect(consumed.stderr).toContain(
+      `through group readers: read-only owner localhost:${standalone!.readOnly.port} (redirected to persistent://acme/readers/beta)`,
+    );
+    // The subscription's cursor is on the writer owner: acks made on the read side are there.
+    const stats = await ledgerline('topics', 'stats', topic, '--url', url);
+    expect(stats.stdout).toContain('read-side');
   });
 });
 
@@ -257,6 +276,8 @@ describe('the ledgerline command as a process', () => {
       join(dir, 'other'),
       '--grpc-port',
       port,
+      '--read-only-grpc-port',
+      '0',
       '--metrics-port',
       '0',
     );

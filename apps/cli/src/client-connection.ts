@@ -15,6 +15,7 @@ export async function withClient(
   io: CliIo,
   command: Command,
   action: (client: LedgerlineClient, signal: AbortSignal) => Promise<void>,
+  options: { group?: string } = {},
 ): Promise<void> {
   const url = normaliseUrl(urlOf(command));
   const interrupted = new AbortController();
@@ -23,7 +24,8 @@ export async function withClient(
   process.once('SIGTERM', onSignal);
   let client: LedgerlineClient | undefined;
   try {
-    client = createClient({ serviceUrl: url });
+    const group = options.group ?? '';
+    client = createClient({ serviceUrl: url, ...(group === '' ? {} : { lookupGroup: group }) });
     await action(client, interrupted.signal);
   } catch (error) {
     if (error instanceof CliExit) throw error;

@@ -16,11 +16,26 @@ import {
   writerSettings,
   type RunningWriterOwner,
 } from '@ledgerline/writer-owner';
-import type { z } from 'zod';
+import {
+  resolveReadOnlySettings,
+  startReadOnlyOwnerService,
+  type RunningReadOnlyOwner,
+} from '@ledgerline/readonly-owner';
+import { z } from 'zod';
 import { standaloneCollector } from './standalone-collector.js';
 
-/** Standalone settings: the metadata service's and the writer owner's, one process, one port. */
-export const standaloneServerConfigSchema = standaloneConfigSchema.extend(writerSettings);
+/**
+ * Standalone settings: the metadata service's and the writer owner's on one
+ * port, and the read-only owner's (PIP-63) on a second one, since it serves
+ * TopicsService too.
+ */
+export const standaloneServerConfigSchema = standaloneConfigSchema.extend({
+  ...writerSettings,
+  /** The read-only owner's gRPC port (0: any free port). */
+  readOnlyGrpcPort: z.number().int().min(0).max(65_535).default(6652),
+  /** The owner group the read-only owner serves: give it to a reader namespace (`namespaces create --owner-group`). */
+  readOnlyOwnerGroup: z.string().min(1).max(128).default('readers'),
+});
 export type StandaloneServerConfig = z.output<typeof standaloneServerConfigSchema>;
 
 export interface RunningStandalone {
@@ -29,13 +44,15 @@ export interface RunningStandalone {
   readonly metricsPort: number;
   readonly admin: MetadataAdmin;
   readonly writer: RunningWriterOwner;
+  readonly readOnly: RunningReadOnlyOwner;
   shutdown(reason?: string): Promise<void>;
 }
 
 /**
  * Standalone mode: the metadata service (admin, lookup, metadata store API),
  * a writer owner (produce, consume, cursors, offsets) and the garbage
- * collector in this process, on one gRPC port, with their state in SQLite
+ * collector in this process, on one gRPC port, and a read-only owner (PIP-63,
+ * group `readOnlyOwnerGroup`) on `readOnlyGrpcPort`, with their state in SQLite
  * files under dataDir and one in-process bus. The writer reaches the lookup
  * API over loopback like any owner; its managed ledgers and the collector use
  * the metadata store directly.
@@ -57,6 +74,8 @@ export async function startStandalone(
   const maintenance = new MetadataMaintenance(admin.context, config);
   const gc = standaloneCollector({ store, ledgerStore, bus });
   let writer: RunningWriterOwner;
+  // Started after the writer (it reaches lookup over the writer's port); stopped before the stores close.
+  const hosted: { readOnly?: RunningReadOnlyOwner } = {};
   try {
     writer = await startWriterOwnerService({
       name: 'standalone',
@@ -69,6 +88,12 @@ export async function startStandalone(
       extraServices: [...metadataServices(admin, store, bus), ...gc.services],
       ...(options.signals === undefined ? {} : { signals: options.signals }),
       closers: [
+        {
+          name: 'readonly-owner',
+          close: async () => {
+            await hosted.readOnly?.shutdown('standalone stopping');
+          },
+        },
         { name: 'garbage-collector', close: () => gc.stop() },
         { name: 'bus', close: () => bus.close() },
         { name: 'metadata-store', close: () => store.close() },
@@ -84,13 +109,34 @@ export async function startStandalone(
   }
   maintenance.start(writer.service.logger);
   await gc.start(admin, writer.service.logger);
+  let readOnly: RunningReadOnlyOwner;
+  try {
+    readOnly = await startReadOnlyOwnerService({
+      name: 'standalone-readonly',
+      config: { ...config, grpcPort: config.readOnlyGrpcPort, metricsPort: 0 },
+      settings: resolveReadOnlySettings({ ownerGroup: config.readOnlyOwnerGroup, leaseTtlMs: config.leaseTtlMs }),
+      metadataAddress: `localhost:${writer.port}`,
+      ledgerStore,
+      metadata: new MetadataStoreManagedLedgerMetadata(store),
+      bus,
+      logger: writer.service.logger,
+      signals: [],
+    });
+    hosted.readOnly = readOnly;
+  } catch (error) {
+    await writer.shutdown('the read-only owner did not start');
+    throw error;
+  }
   return {
     dataDir,
     grpcPort: writer.port,
     metricsPort: writer.service.metricsPort,
     admin,
     writer,
+    readOnly,
     async shutdown(reason) {
+      // The read-only owner first: its last acks go to the writer owner, which must still be there.
+      await readOnly.shutdown(reason);
       await writer.shutdown(reason);
     },
   };

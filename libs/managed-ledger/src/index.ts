@@ -18,6 +18,13 @@ export { GrpcManagedLedgerMetadata } from './grpc-managed-ledger-metadata.js';
 export { NodeManagedLedgerMetadata } from './node-managed-ledger-metadata.js';
 export type { MetadataNodes } from './node-managed-ledger-metadata.js';
 export { ManagedCursor } from './managed-cursor.js';
+export { ReadOnlyManagedLedger, DEFAULT_READ_ONLY_LEDGER_SETTINGS } from './read-only-managed-ledger.js';
+export { ReadOnlyCursorState, DEFAULT_MAX_DELTA_RANGES } from './read-only-cursor-state.js';
+export type {
+  ReadOnlyManagedLedgerOptions,
+  ReadOnlyLedgerSettings,
+  ReadOnlyLedgerStats,
+} from './read-only-managed-ledger.js';
 export type { SeekTarget, ExportedCursorState, CursorStatus } from './managed-cursor.js';
 export type { CursorStart, OpenCursorOptions } from './cursor-registry.js';
 export type { AckDelta, BatchAckRecord, ExportedAcks } from './ack-delta.js';

@@ -106,7 +106,7 @@ function knownLastOffset(ctx: LedgerContext, view: LedgerView, entryId: number):
 }
 
 /** Unframes a stored entry; `previousLastOffset` undefined means "unknown", which only the dropped lead entry may be. */
-function toManagedEntry(
+export function toManagedEntry(
   ledgerId: number,
   raw: LedgerEntry,
   previousLastOffset: number | undefined,

@@ -132,12 +132,17 @@ export function indexSpacing(config: ManagedLedgerConfig) {
 }
 
 function publishRolled(ctx: LedgerContext, ledgerId: number): void {
+  publishManagedLedgerChange(ctx, 'rolled', ledgerId);
+}
+
+/** A hint for read-only views of this managed ledger: re-read ManagedLedgerInfo (a roll, a trim). */
+export function publishManagedLedgerChange(ctx: LedgerContext, kind: 'rolled' | 'info-changed', ledgerId?: number) {
   if (ctx.bus === undefined) return;
   const payload = encodeManagedLedgerNotification({
     name: ctx.name,
-    kind: 'rolled',
+    kind,
     version: ctx.keeper.version,
-    ledgerId,
+    ...(ledgerId === undefined ? {} : { ledgerId }),
   });
   void ctx.bus.publish(managedLedgerSubject(ctx.name), payload).catch(() => undefined);
 }

@@ -19,7 +19,7 @@ import {
 import { InfoKeeper } from './info-keeper.js';
 import { discardIfUnnamed, fenceAndClose } from './ledger-factory.js';
 import { checkReadLimits, readEntries } from './ledger-reads.js';
-import { rollover, sealAndRecord, shouldRollover } from './ledger-rollover.js';
+import { publishManagedLedgerChange, rollover, sealAndRecord, shouldRollover } from './ledger-rollover.js';
 import { endPosition, lastEntry, ledgerViews, type LedgerView } from './ledger-views.js';
 import {
   cloneInfo,
@@ -424,6 +424,8 @@ export class ManagedLedger {
     if (trimmed.length > 0) {
       ctx.metrics.trimmedLedgers.inc({ topic: ctx.topic }, trimmed.length);
       this.publishDeletable(trimmed);
+      // Read-only views drop the trimmed ledgers (and move readers past them) without waiting for their refresh.
+      publishManagedLedgerChange(ctx, 'info-changed');
     }
     return trimmed;
   }

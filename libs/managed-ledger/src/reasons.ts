@@ -14,6 +14,10 @@ export const ManagedLedgerReason = {
   MANAGED_LEDGER_FENCED: 'MANAGED_LEDGER_FENCED',
   MANAGED_LEDGER_CLOSED: 'MANAGED_LEDGER_CLOSED',
   MANAGED_LEDGER_DELETING: 'MANAGED_LEDGER_DELETING',
+  /** A read-only view's topic is gone: its writer's managed ledger was deleted. */
+  MANAGED_LEDGER_DELETED: 'MANAGED_LEDGER_DELETED',
+  /** A read-only view could not read ManagedLedgerInfo as new as the writer's (waitSync). */
+  MANAGED_LEDGER_INFO_STALE: 'MANAGED_LEDGER_INFO_STALE',
   TOPIC_TERMINATED: 'TOPIC_TERMINATED',
   TOO_MANY_PENDING_APPENDS: 'TOO_MANY_PENDING_APPENDS',
   INVALID_NUM_MESSAGES: 'INVALID_NUM_MESSAGES',

@@ -1,31 +1,22 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { Position } from '@ledgerline/cursor-codec';
 import type { CursorStart } from '@ledgerline/managed-ledger';
-import {
-  InitialPosition,
-  SubscriptionType as ProtoSubscriptionType,
-  type ConsumeRequest,
-  type ConsumeResponseSchema,
-  type Subscribe,
-} from '@ledgerline/proto';
-import type { CallContext } from '@ledgerline/rpc';
+import { InitialPosition, SubscriptionType as ProtoSubscriptionType, type Subscribe } from '@ledgerline/proto';
 import {
   Subscription,
   SubscriptionType,
-  type Consumer,
+  type ConsumerOptions,
+  type ConsumerSink,
   type DeadLetterPolicy,
   type Delivery,
 } from '@ledgerline/subscriptions';
+import { consumeStream, type ConsumeResponse, type ConsumeSession } from './consume-stream.js';
 import { TopicName } from '@ledgerline/naming';
 import { CursorSource, type WriterEntry } from './cursor-source.js';
 import type { OwnedTopic } from './owned-topic.js';
-import { positionFromRequest, positionMessage, safeNumber } from './proto-mapping.js';
+import { positionMessage, safeNumber } from './proto-mapping.js';
 import { WriterReason } from './reasons.js';
 import { checkSubscriptionName } from './topics-service.js';
 import type { ConsumeBackend, LiveSubscriptionStats, WriterOwner } from './writer-owner.js';
-
-type Response = MessageInitShape<typeof ConsumeResponseSchema>;
 
 const TYPES = new Map<ProtoSubscriptionType, SubscriptionType>([
   [ProtoSubscriptionType.UNSPECIFIED, SubscriptionType.EXCLUSIVE],
@@ -114,7 +105,8 @@ class TopicSubscriptions {
 export function consumeBackend(owner: WriterOwner): ConsumeBackend {
   const subscriptions = new TopicSubscriptions(owner);
   return {
-    consume: (requests, context) => consumeStream(owner, subscriptions, requests, context),
+    consume: (requests, context) =>
+      consumeStream<WriterEntry>(requests, context, (request, sink) => subscribe(owner, subscriptions, request, sink)),
     connectedConsumers: (topic, name) => liveCount(subscriptions, topic, name),
     subscriptionStats: (topic, name) => liveStats(subscriptions, topic, name),
     seek: async (topic, name, target) => {
@@ -171,48 +163,12 @@ async function liveStats(
   };
 }
 
-/** Outgoing events of one consumer, waited on by the stream's generator. */
-class Outbox {
-  private readonly items: Response[] = [];
-  private wake: (() => void) | undefined;
-  closedWith: LedgerlineError | undefined;
-  ended = false;
-
-  push(item: Response): void {
-    this.items.push(item);
-    this.notify();
-  }
-
-  close(error: LedgerlineError | undefined): void {
-    if (error !== undefined) this.closedWith ??= error;
-    this.ended = true;
-    this.notify();
-  }
-
-  notify(): void {
-    this.wake?.();
-    this.wake = undefined;
-  }
-
-  async *drain(): AsyncGenerator<Response> {
-    for (;;) {
-      const next = this.items.shift();
-      if (next !== undefined) {
-        yield next;
-        continue;
-      }
-      if (this.ended) return;
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-  }
-}
-
 async function subscribe(
   owner: WriterOwner,
   subscriptions: TopicSubscriptions,
   request: Subscribe,
-  outbox: Outbox,
-): Promise<{ topic: OwnedTopic; consumer: Consumer<WriterEntry> }> {
+  sink: ConsumerSink<WriterEntry>,
+): Promise<ConsumeSession<WriterEntry>> {
   const topic = await owner.topic(request.topic);
   const name = checkSubscriptionName(request.subscription);
   const type = TYPES.get(request.type);
@@ -220,8 +176,25 @@ async function subscribe(
   const opening = subscriptions.open(topic, name, startOf(request));
   const subscription = await opening;
   settled.set(opening, subscription);
+  const consumer = subscription.addConsumer(consumerOptions(request, type, sink));
+  const cursor = topic.ledger.getCursor(name);
+  return {
+    topic: topic.name,
+    consumer,
+    markDelete: () => cursor?.markDeletePosition,
+    flush: async () => cursor?.flush(),
+    toResponse: (delivery) => deliveryMessage(owner, topic, delivery),
+  };
+}
+
+/** A consumer's options from its Subscribe request: the same on both kinds of owner. */
+export function consumerOptions<E extends WriterEntry>(
+  request: Subscribe,
+  type: SubscriptionType,
+  sink: ConsumerSink<E>,
+): ConsumerOptions<E> {
   const maxRedeliveries = request.deadLetter?.maxRedeliveries ?? 0;
-  const consumer = subscription.addConsumer({
+  return {
     name: request.consumerName === '' ? `consumer-${Math.random().toString(36).slice(2, 10)}` : request.consumerName,
     type,
     ackTimeoutMs: safeNumber(request.ackTimeoutMs, 'ack_timeout_ms'),
@@ -234,24 +207,38 @@ async function subscribe(
           },
         }
       : {}),
-    sink: {
-      deliver: (delivery) => outbox.push(deliveryMessage(owner, topic, delivery)),
-      activeChanged: (active) => outbox.push({ event: { case: 'activeConsumerChange', value: { active } } }),
-      close: (error) => outbox.close(error),
-    },
-  });
-  return { topic, consumer };
+    sink,
+  };
 }
 
-function deliveryMessage(owner: WriterOwner, topic: OwnedTopic, delivery: Delivery<WriterEntry>): Response {
+/** The subscription type a Subscribe names; INVALID_ARGUMENT for one it does not know. */
+export function subscriptionTypeOf(request: Subscribe): SubscriptionType {
+  const type = TYPES.get(request.type);
+  if (type === undefined) throw bad(`unknown subscription type ${request.type}`);
+  return type;
+}
+
+function deliveryMessage(owner: WriterOwner, topic: OwnedTopic, delivery: Delivery<WriterEntry>): ConsumeResponse {
+  const response = entryResponse(delivery);
+  const { numMessages, bytes } = deliveredCounts(response);
+  owner.metrics.messagesOut.inc({ topic: topic.name }, numMessages);
+  owner.metrics.bytesOut.inc({ topic: topic.name }, bytes);
+  topic.rateOut.record(numMessages, bytes);
+  return response;
+}
+
+function deliveredCounts(response: ConsumeResponse): { numMessages: number; bytes: number } {
+  if (response.event?.case !== 'entry') return { numMessages: 0, bytes: 0 };
+  const messages = response.event.value.messages ?? [];
+  return { numMessages: messages.length, bytes: messages.reduce((sum, m) => sum + (m.payload?.length ?? 0), 0) };
+}
+
+/** The Entry message for a delivery: the messages of the entry the consumer still has to get. */
+export function entryResponse(delivery: Delivery<WriterEntry>): ConsumeResponse {
   const { entry, batchIndexes } = delivery;
   const wanted = batchIndexes === undefined ? undefined : new Set(batchIndexes);
   const messages = wanted === undefined ? entry.messages : entry.messages.filter((m) => wanted.has(m.batchIndex ?? -1));
   const stored = entry.stored;
-  const bytes = messages.reduce((sum, m) => sum + (m.payload?.length ?? 0), 0);
-  owner.metrics.messagesOut.inc({ topic: topic.name }, messages.length);
-  owner.metrics.bytesOut.inc({ topic: topic.name }, bytes);
-  topic.rateOut.record(messages.length, bytes);
   return {
     event: {
       case: 'entry',
@@ -266,103 +253,4 @@ function deliveryMessage(owner: WriterOwner, topic: OwnedTopic, delivery: Delive
       },
     },
   };
-}
-
-async function handle(
-  request: ConsumeRequest,
-  consumer: Consumer<WriterEntry>,
-  outbox: Outbox,
-  flush: () => Promise<void>,
-): Promise<void> {
-  const command = request.command;
-  switch (command.case) {
-    case 'flow':
-      consumer.flow(command.value.permits);
-      return;
-    case 'ack': {
-      const ack = command.value;
-      await consumer.acknowledge({
-        positions: ack.positions.map((p) => positionFromRequest(p)),
-        batchIndexAcks: ack.batchIndexAcks.map((b) => ({
-          position: positionFromRequest(b.position, 'batch_index_acks.position'),
-          ackedIndexes: b.ackedIndexes,
-          batchSize: b.batchSize,
-        })),
-        ...(ack.cumulative === undefined ? {} : { cumulative: positionFromRequest(ack.cumulative, 'cumulative') }),
-      });
-      // As Pulsar's ack receipts: the receipt says the cursor persisted the ack, so it survives a crash of this owner.
-      if (ack.requestId !== 0n) {
-        await flush();
-        outbox.push({ event: { case: 'ackReceipt', value: { requestId: ack.requestId } } });
-      }
-      return;
-    }
-    case 'nack':
-      consumer.nack(command.value.positions.map((p): Position => positionFromRequest(p)));
-      return;
-    case 'redeliverUnacknowledged':
-      consumer.redeliverUnacknowledged();
-      return;
-    case 'subscribe':
-      throw new LedgerlineError(
-        'FAILED_PRECONDITION',
-        WriterReason.ALREADY_SUBSCRIBED,
-        'a Consume stream subscribes once',
-      );
-    default:
-      throw bad('a consume request carries subscribe, flow, ack, nack or redeliver_unacknowledged');
-  }
-}
-
-/**
- * One Consume stream: the first request subscribes (creating the
- * subscription's cursor when it does not exist); then flow permits, acks,
- * nacks and redelivery requests go to the consumer, and deliveries,
- * activity changes and ack receipts come back. The stream ends with the
- * consumer's close reason (TOPIC_UNLOADED when the topic leaves this owner),
- * or when the client ends it; a malformed request ends it INVALID_ARGUMENT.
- */
-async function* consumeStream(
-  owner: WriterOwner,
-  subscriptions: TopicSubscriptions,
-  requests: AsyncIterable<ConsumeRequest>,
-  context: CallContext,
-): AsyncIterable<Response> {
-  const iterator = requests[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  if (first.done === true) return;
-  if (first.value.command.case !== 'subscribe') throw bad('the first consume request must be subscribe');
-  const outbox = new Outbox();
-  const { topic, consumer } = await subscribe(owner, subscriptions, first.value.command.value, outbox);
-  const cursor = topic.ledger.getCursor(first.value.command.value.subscription);
-  const flush = async (): Promise<void> => cursor?.flush();
-  yield {
-    event: {
-      case: 'subscribed',
-      value: {
-        topic: topic.name,
-        ...(cursor === undefined ? {} : { markDelete: positionMessage(cursor.markDeletePosition) }),
-        active: consumer.active,
-      },
-    },
-  };
-  const stop = (): void => outbox.close(undefined);
-  context.signal.addEventListener('abort', stop, { once: true });
-  void (async () => {
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done === true || outbox.ended) return;
-      await handle(next.value, consumer, outbox, flush);
-    }
-  })().then(
-    () => outbox.close(undefined),
-    (error: unknown) => outbox.close(LedgerlineError.from(error)),
-  );
-  try {
-    yield* outbox.drain();
-  } finally {
-    context.signal.removeEventListener('abort', stop);
-    consumer.close();
-  }
-  if (outbox.closedWith !== undefined && !context.signal.aborted) throw outbox.closedWith;
 }

@@ -15,3 +15,16 @@ export { DEDUP_CURSOR_NAME, MAX_DEDUP_PRODUCER_NAME_LENGTH } from './deduplicati
 export { RESERVED_SUBSCRIPTION_PREFIX } from './topics-service.js';
 export { writerMetrics } from './metrics.js';
 export type { WriterMetrics } from './metrics.js';
+
+// For the read-only owner (PIP-63), which serves consumers the same way: the owner session, the Consume
+// stream over the subscriptions lib, the entry shape, the proto mappings and the write refusal reason.
+export { OwnerSession } from './owner-session.js';
+export type { OwnerSessionOptions } from './owner-session.js';
+export { consumeStream } from './consume-stream.js';
+export type { ConsumeSession, OpenConsumeSession, ConsumeResponse } from './consume-stream.js';
+export { consumerOptions, subscriptionTypeOf, entryResponse } from './consume-backend.js';
+export { writerEntry } from './cursor-source.js';
+export type { WriterEntry } from './cursor-source.js';
+export { entryMessage, positionFromRequest, positionMessage, safeNumber } from './proto-mapping.js';
+export { checkSubscriptionName } from './topics-service.js';
+export { cursorData } from './cursors-service.js';

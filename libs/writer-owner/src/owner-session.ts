@@ -14,6 +14,8 @@ export interface OwnerSessionOptions {
   clients: MetadataClients;
   identity: OwnerIdentity;
   ttlMs: number;
+  /** The role registered: WRITER (default) or READONLY (PIP-63's read-only owners). */
+  role?: OwnerRole;
   /** Called when the session is gone (expired, or unreachable past its TTL): every lease went with it. */
   onLost: (error: LedgerlineError) => void;
   logger: { warn(details: object, message: string): void };
@@ -24,7 +26,7 @@ export interface OwnerSessionOptions {
 const KEEP_ALIVES_PER_TTL = 3;
 
 /**
- * This instance's owner registration (role WRITER) and the session its leases
+ * This instance's owner registration (role WRITER, or READONLY) and the session its leases
  * live in. A keep-alive runs every third of the TTL; when the session expired,
  * or no keep-alive succeeded for a whole TTL (metadata unreachable), the
  * session counts as lost at once (its leases may already belong to someone
@@ -75,7 +77,7 @@ export class OwnerSession {
       {
         owner: {
           instanceId: identity.instanceId,
-          role: OwnerRole.WRITER,
+          role: this.options.role ?? OwnerRole.WRITER,
           group: identity.group,
           advertisedAddress: identity.advertisedAddress,
         },

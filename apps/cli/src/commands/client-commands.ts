@@ -13,7 +13,9 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { CliReason, usageError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { withClient } from '../client-connection.js';
-import { integerIn } from '../admin-command.js';
+import { integerIn, urlOf } from '../admin-command.js';
+import { connectAdmin } from '../admin-connection.js';
+import { OwnerRole } from '@ledgerline/proto';
 
 /** The most messages one `produce`, `consume` or `read` handles. */
 const MAX_COUNT = 1_000_000_000;
@@ -138,6 +140,7 @@ function registerProduce(program: Command, io: CliIo): void {
 }
 
 interface ConsumeOptions {
+  group: string;
   subscription: string;
   type: SubscriptionTypeName;
   count: number;
@@ -150,6 +153,11 @@ function registerConsume(program: Command, io: CliIo): void {
     .command('consume <topic>')
     .description('receive and acknowledge messages of a subscription, one per line')
     .requiredOption('-s, --subscription <name>', 'the subscription')
+    .option(
+      '--group <group>',
+      'the owner group to look the topic up through: a reader group (PIP-63) serves it from read-only owners',
+      '',
+    )
     .addOption(
       new Option('-t, --type <type>', 'the subscription type').choices(SUBSCRIPTION_TYPES).default('Exclusive'),
     )
@@ -161,30 +169,37 @@ function registerConsume(program: Command, io: CliIo): void {
     )
     .option('--json', 'print JSON lines: payload, key, properties, offset, messageId, publishTime', false)
     .action(async (topic: string, options: ConsumeOptions, command: Command) =>
-      withClient(io, command, async (client, signal) => {
-        const from = options.from;
-        const consumer = await client.subscribe({
-          topic,
-          subscription: options.subscription,
-          type: options.type,
-          ...(from !== undefined && 'initial' in from ? { initialPosition: from.initial } : {}),
-        });
-        if (from !== undefined && 'timestamp' in from) await consumer.seek({ timestamp: from.timestamp });
-        signal.addEventListener('abort', () => consumer.close().catch(unexpectedRejection), { once: true });
-        let received = 0;
-        for await (const message of consumer) {
-          io.out(messageLine(message, options.json));
-          await consumer.ack(message);
-          received++;
-          if (options.count > 0 && received >= options.count) break;
-        }
-        await consumer.close();
-        if (process.stderr.isTTY === true) io.err(`consumed ${received} message(s)`);
-      }),
+      withClient(
+        io,
+        command,
+        async (client, signal) => {
+          await showRoute(io, command, topic, options.group);
+          const from = options.from;
+          const consumer = await client.subscribe({
+            topic,
+            subscription: options.subscription,
+            type: options.type,
+            ...(from !== undefined && 'initial' in from ? { initialPosition: from.initial } : {}),
+          });
+          if (from !== undefined && 'timestamp' in from) await consumer.seek({ timestamp: from.timestamp });
+          signal.addEventListener('abort', () => consumer.close().catch(unexpectedRejection), { once: true });
+          let received = 0;
+          for await (const message of consumer) {
+            io.out(messageLine(message, options.json));
+            await consumer.ack(message);
+            received++;
+            if (options.count > 0 && received >= options.count) break;
+          }
+          await consumer.close();
+          if (process.stderr.isTTY === true) io.err(`consumed ${received} message(s)`);
+        },
+        { group: options.group },
+      ),
     );
 }
 
 interface ReadOptions {
+  group: string;
   offset?: number;
   time?: number;
   count: number;
@@ -196,6 +211,11 @@ function registerRead(program: Command, io: CliIo): void {
     .command('read <topic>')
     .description('read messages from an offset or a time, without a subscription')
     .option('--offset <n>', 'the first offset to read', integerIn(0, Number.MAX_SAFE_INTEGER))
+    .option(
+      '--group <group>',
+      'the owner group to look the topic up through: a reader group (PIP-63) serves it from read-only owners',
+      '',
+    )
     .option('--time <iso>', 'read from the first message stored at or after this time', parseTime)
     .option('-n, --count <n>', 'stop after n messages (0: until interrupted)', integerIn(0, MAX_COUNT), 1)
     .option('--json', 'print JSON lines: payload, key, properties, offset, messageId, publishTime', false)
@@ -203,20 +223,44 @@ function registerRead(program: Command, io: CliIo): void {
       if ((options.offset === undefined) === (options.time === undefined)) {
         command.error('error: give exactly one of --offset and --time', { code: 'ledgerline.usage' });
       }
-      await withClient(io, command, async (client, signal) => {
-        const start: ReaderStart =
-          options.offset !== undefined ? { offset: options.offset } : { timestamp: options.time! };
-        const reader = await client.reader({ topic, start });
-        signal.addEventListener('abort', () => reader.close().catch(unexpectedRejection), { once: true });
-        let read = 0;
-        for await (const message of reader) {
-          io.out(messageLine(message, options.json));
-          read++;
-          if (options.count > 0 && read >= options.count) break;
-        }
-        await reader.close();
-      });
+      await withClient(
+        io,
+        command,
+        async (client, signal) => {
+          await showRoute(io, command, topic, options.group);
+          const start: ReaderStart =
+            options.offset !== undefined ? { offset: options.offset } : { timestamp: options.time! };
+          const reader = await client.reader({ topic, start });
+          signal.addEventListener('abort', () => reader.close().catch(unexpectedRejection), { once: true });
+          let read = 0;
+          for await (const message of reader) {
+            io.out(messageLine(message, options.json));
+            read++;
+            if (options.count > 0 && read >= options.count) break;
+          }
+          await reader.close();
+        },
+        { group: options.group },
+      );
     });
+}
+
+/**
+ * With --group, says on stderr where the lookup through that group leads
+ * (PIP-63: a read-only owner and the reader topic), so the redirect is seen;
+ * the messages still go to stdout under the topic name given.
+ */
+async function showRoute(io: CliIo, command: Command, topic: string, group: string): Promise<void> {
+  if (group === '') return;
+  const connection = connectAdmin(urlOf(command));
+  try {
+    const answer = await connection.lookup.lookupTopic({ topic, group });
+    const role = answer.role === OwnerRole.READONLY ? 'read-only owner' : 'writer owner';
+    const redirect = answer.redirectTopic === '' ? '' : ` (redirected to ${answer.redirectTopic})`;
+    io.err(`through group ${group}: ${role} ${answer.advertisedAddress}${redirect}`);
+  } finally {
+    connection.close();
+  }
 }
 
 /** `ledgerline produce`, `consume` and `read`. */

@@ -32,6 +32,9 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         io.out(
           `Ledgerline standalone is listening on ${host}:${running.grpcPort} (gRPC: topics, cursors, admin, lookup, metadata store, garbage collector, health, reflection)`,
         );
+        io.out(
+          `  read-only owner (PIP-63, group ${config.readOnlyOwnerGroup}): ${host}:${running.readOnly.port} (consume with --group ${config.readOnlyOwnerGroup})`,
+        );
         io.out(`  metrics: http://${hostForPeople(config.metricsHost)}:${running.metricsPort}/metrics`);
         io.out(`  data:    ${running.dataDir}`);
         io.out(`  try:     npx tsx apps/cli/src/main.ts tenants create my-tenant --url ${host}:${running.grpcPort}`);

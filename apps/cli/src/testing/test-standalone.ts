@@ -15,6 +15,8 @@ export function startTestStandalone(dataDir: string, logLevel = 'silent'): Promi
       '127.0.0.1',
       '--grpc-port',
       '0',
+      '--read-only-grpc-port',
+      '0',
       '--metrics-port',
       '0',
       '--log-level',

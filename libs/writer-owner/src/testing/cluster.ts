@@ -8,6 +8,10 @@ export interface WriterCluster {
   readonly writers: ServiceProcess[];
   readonly admin: Client<typeof AdminService>;
   readonly lookup: Client<typeof LookupService>;
+  /** The Redis and NATS the processes use, and the ledger store's key prefix (other services share it). */
+  readonly redisUrl: string;
+  readonly natsUrl: string;
+  readonly ledgerKeyPrefix: string;
   topicsAt(address: string): Client<typeof TopicsService>;
   /** Starts one more writer owner (after one was stopped). */
   startWriter(name: string, metadataIndex?: number): Promise<ServiceProcess>;
@@ -73,6 +77,9 @@ export async function startWriterCluster(options: {
     writers,
     admin,
     lookup,
+    redisUrl,
+    natsUrl,
+    ledgerKeyPrefix: `${prefix}-ledgers`,
     topicsAt(address) {
       let client = topicClients.get(address);
       if (client === undefined) {

@@ -1,0 +1,156 @@
+import { hostname } from 'node:os';
+import { createBus, type Bus } from '@ledgerline/bus';
+import { LedgerlineError } from '@ledgerline/errors';
+import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
+import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
+import { AdminService, LookupService } from '@ledgerline/proto';
+import { closeClient, createChannel, createClient } from '@ledgerline/rpc';
+import {
+  createLogger,
+  createMetrics,
+  serve,
+  type Closer,
+  type RunningService,
+  type ServiceConfig,
+} from '@ledgerline/service-kit';
+import { WriterReason, type MetadataClients, type OwnerIdentity } from '@ledgerline/writer-owner';
+import type { Logger } from 'pino';
+import type { ReadOnlyClusterConfig, ReadOnlySettings } from './config.js';
+import { ReadOnlyOwner } from './readonly-owner.js';
+
+export interface ReadOnlyOwnerServiceOptions {
+  name?: string;
+  config: ServiceConfig;
+  settings: ReadOnlySettings;
+  /** The metadata service's address. */
+  metadataAddress: string;
+  ledgerStore: LedgerStore;
+  metadata: Pick<ManagedLedgerMetadata, 'getManagedLedgerInfo'>;
+  bus?: Bus;
+  closers?: readonly Closer[];
+  logger?: Logger;
+  /** Signals that drain and stop the service (default SIGTERM and SIGINT; [] for none, as in tests). */
+  signals?: readonly NodeJS.Signals[];
+  /** Called once a signal-started shutdown is done; defaults to exiting (0 when clean). */
+  onSignalShutdown?: (clean: boolean) => void;
+}
+
+export interface RunningReadOnlyOwner {
+  readonly owner: ReadOnlyOwner;
+  readonly service: RunningService;
+  readonly port: number;
+  /** Drains (topics unloaded, unsent acks sent, leases released), then stops the server. */
+  shutdown(reason?: string): Promise<boolean>;
+}
+
+function metadataClients(address: string): { clients: MetadataClients; close(): void } {
+  const channel = createChannel(address);
+  const clients = { lookup: createClient(LookupService, channel), admin: createClient(AdminService, channel) };
+  return {
+    clients,
+    close() {
+      closeClient(clients.lookup);
+      closeClient(clients.admin);
+      channel.close();
+    },
+  };
+}
+
+function identityOf(settings: ReadOnlySettings, port: number): OwnerIdentity {
+  const advertisedAddress = settings.advertisedAddress === '' ? `localhost:${port}` : settings.advertisedAddress;
+  const derived = `readonly-${hostname()}-${advertisedAddress}`.replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 128);
+  return {
+    instanceId: settings.instanceId === '' ? derived : settings.instanceId,
+    group: settings.ownerGroup,
+    advertisedAddress,
+  };
+}
+
+/**
+ * Runs a read-only owner: TopicsService (consume side) on its own gRPC port
+ * with health, reflection and /metrics. SIGTERM drains first (topics
+ * unloaded, acks taken here sent to the writer, leases released), then the
+ * server stops and the closers run.
+ */
+export async function startReadOnlyOwnerService(options: ReadOnlyOwnerServiceOptions): Promise<RunningReadOnlyOwner> {
+  const name = options.name ?? 'readonly-owner';
+  const metrics = createMetrics(name);
+  const metadata = metadataClients(options.metadataAddress);
+  // Filled in once the port is known; the owner registers nothing before start().
+  const identity: OwnerIdentity = { instanceId: '', group: options.settings.ownerGroup, advertisedAddress: '' };
+  const owner = new ReadOnlyOwner({
+    metricsRegistry: metrics.registry,
+    settings: options.settings,
+    identity,
+    clients: metadata.clients,
+    ledgerStore: options.ledgerStore,
+    metadata: options.metadata,
+    ...(options.bus === undefined ? {} : { bus: options.bus }),
+    logger: options.logger ?? createLogger(name, { level: options.config.logLevel }),
+  });
+  const service = await serve({
+    name,
+    config: options.config,
+    services: owner.services(),
+    logger: owner.logger,
+    metrics,
+    signals: [],
+    closers: [...(options.closers ?? []), { name: 'metadata-clients', close: () => metadata.close() }],
+  });
+  Object.assign(identity, identityOf(options.settings, service.grpcPort));
+  try {
+    await owner.start();
+  } catch (error) {
+    await service.shutdown('start failed');
+    throw error;
+  }
+  let stopping: Promise<boolean> | undefined;
+  const shutdown = (reason = 'requested'): Promise<boolean> =>
+    (stopping ??= (async () => {
+      await owner.drain().catch((error: unknown) => owner.logger.error({ err: error }, 'drain failed'));
+      const report = await service.shutdown(reason);
+      for (const signal of signals) process.off(signal, onSignal);
+      return !report.forced && report.failedClosers.length === 0;
+    })());
+  const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping !== undefined) process.exit(1);
+    shutdown(signal).then(options.onSignalShutdown ?? ((clean) => process.exit(clean ? 0 : 1)), (error: unknown) => {
+      owner.logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  for (const signal of signals) process.on(signal, onSignal);
+  return { owner, service, port: service.grpcPort, shutdown };
+}
+
+/** The cluster entry: the writer's Redis ledger store (read only), NATS, metadata over gRPC. */
+export async function startClusterReadOnlyOwner(
+  config: ReadOnlyClusterConfig,
+  options: Pick<ReadOnlyOwnerServiceOptions, 'signals' | 'logger' | 'name'> = {},
+): Promise<RunningReadOnlyOwner> {
+  if (config.metadataAddress === '') {
+    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'give the metadata service address');
+  }
+  const bus = await createBus({
+    kind: 'nats',
+    servers: config.natsUrl.split(',').map((server) => server.trim()),
+    name: 'ledgerline-readonly-owner',
+  });
+  const ledgerStore = createLedgerStore({ kind: 'redis', url: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress);
+  return startReadOnlyOwnerService({
+    ...options,
+    config,
+    settings: config,
+    metadataAddress: config.metadataAddress,
+    ledgerStore,
+    metadata,
+    bus,
+    closers: [
+      { name: 'bus', close: () => bus.close() },
+      { name: 'ledger-store', close: () => ledgerStore.close() },
+      { name: 'metadata', close: () => metadata.close() },
+    ],
+  });
+}

@@ -1,0 +1,176 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Position } from '@ledgerline/cursor-codec';
+import { LedgerlineError } from '@ledgerline/errors';
+import type { ConsumeRequest, ConsumeResponseSchema, Subscribe } from '@ledgerline/proto';
+import type { CallContext } from '@ledgerline/rpc';
+import type { Consumer, ConsumerSink, Delivery, DispatchEntry } from '@ledgerline/subscriptions';
+import { positionFromRequest, positionMessage } from './proto-mapping.js';
+import { WriterReason } from './reasons.js';
+
+export type ConsumeResponse = MessageInitShape<typeof ConsumeResponseSchema>;
+type Response = ConsumeResponse;
+
+function bad(message: string): LedgerlineError {
+  return new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, message);
+}
+
+/** What an owner made of a Consume stream's subscribe request. */
+export interface ConsumeSession<E extends DispatchEntry> {
+  /** The topic name the Subscribed answer carries. */
+  topic: string;
+  consumer: Consumer<E>;
+  markDelete(): Position | undefined;
+  /** Resolves once the acks taken so far are persisted (ack receipts wait for it). */
+  flush(): Promise<void>;
+  /** The Entry message for a delivery. */
+  toResponse(delivery: Delivery<E>): Response;
+}
+
+/** Subscribes for a Consume stream, its consumer reaching the client through `sink`. */
+export type OpenConsumeSession<E extends DispatchEntry> = (
+  subscribe: Subscribe,
+  sink: ConsumerSink<E>,
+) => Promise<ConsumeSession<E>>;
+
+/** Outgoing events of one consumer, waited on by the stream's generator. */
+class Outbox {
+  private readonly items: Response[] = [];
+  private wake: (() => void) | undefined;
+  closedWith: LedgerlineError | undefined;
+  ended = false;
+
+  push(item: Response): void {
+    this.items.push(item);
+    this.notify();
+  }
+
+  close(error: LedgerlineError | undefined): void {
+    if (error !== undefined) this.closedWith ??= error;
+    this.ended = true;
+    this.notify();
+  }
+
+  notify(): void {
+    this.wake?.();
+    this.wake = undefined;
+  }
+
+  async *drain(): AsyncGenerator<Response> {
+    for (;;) {
+      const next = this.items.shift();
+      if (next !== undefined) {
+        yield next;
+        continue;
+      }
+      if (this.ended) return;
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+}
+
+async function handle<E extends DispatchEntry>(
+  request: ConsumeRequest,
+  consumer: Consumer<E>,
+  outbox: Outbox,
+  flush: () => Promise<void>,
+): Promise<void> {
+  const command = request.command;
+  switch (command.case) {
+    case 'flow':
+      consumer.flow(command.value.permits);
+      return;
+    case 'ack': {
+      const ack = command.value;
+      await consumer.acknowledge({
+        positions: ack.positions.map((p) => positionFromRequest(p)),
+        batchIndexAcks: ack.batchIndexAcks.map((b) => ({
+          position: positionFromRequest(b.position, 'batch_index_acks.position'),
+          ackedIndexes: b.ackedIndexes,
+          batchSize: b.batchSize,
+        })),
+        ...(ack.cumulative === undefined ? {} : { cumulative: positionFromRequest(ack.cumulative, 'cumulative') }),
+      });
+      // As Pulsar's ack receipts: the receipt says the cursor persisted the ack, so it survives a crash of this owner.
+      if (ack.requestId !== 0n) {
+        await flush();
+        outbox.push({ event: { case: 'ackReceipt', value: { requestId: ack.requestId } } });
+      }
+      return;
+    }
+    case 'nack':
+      consumer.nack(command.value.positions.map((p): Position => positionFromRequest(p)));
+      return;
+    case 'redeliverUnacknowledged':
+      consumer.redeliverUnacknowledged();
+      return;
+    case 'subscribe':
+      throw new LedgerlineError(
+        'FAILED_PRECONDITION',
+        WriterReason.ALREADY_SUBSCRIBED,
+        'a Consume stream subscribes once',
+      );
+    default:
+      throw bad('a consume request carries subscribe, flow, ack, nack or redeliver_unacknowledged');
+  }
+}
+
+/**
+ * One Consume stream, the same on both kinds of owner: the first request
+ * subscribes (through `open`); then flow permits, acks, nacks and
+ * redelivery requests go to the consumer, and deliveries, activity changes
+ * and ack receipts come back. The stream ends with the consumer's close
+ * reason (TOPIC_UNLOADED when the topic leaves this owner), or when the
+ * client ends it; a malformed request ends it INVALID_ARGUMENT.
+ */
+export async function* consumeStream<E extends DispatchEntry>(
+  requests: AsyncIterable<ConsumeRequest>,
+  context: CallContext,
+  open: OpenConsumeSession<E>,
+): AsyncIterable<Response> {
+  const iterator = requests[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done === true) return;
+  if (first.value.command.case !== 'subscribe') throw bad('the first consume request must be subscribe');
+  const outbox = new Outbox();
+  // Deliveries need permits, which only come after the Subscribed answer: the session is there by then.
+  const opened: { session?: ConsumeSession<E> } = {};
+  const sink: ConsumerSink<E> = {
+    deliver: (delivery) => outbox.push(opened.session!.toResponse(delivery)),
+    activeChanged: (active) => outbox.push({ event: { case: 'activeConsumerChange', value: { active } } }),
+    close: (error) => outbox.close(error),
+  };
+  const session = await open(first.value.command.value, sink);
+  opened.session = session;
+  const { consumer } = session;
+  const markDelete = session.markDelete();
+  yield {
+    event: {
+      case: 'subscribed',
+      value: {
+        topic: session.topic,
+        ...(markDelete === undefined ? {} : { markDelete: positionMessage(markDelete) }),
+        active: consumer.active,
+      },
+    },
+  };
+  const flush = session.flush;
+  const stop = (): void => outbox.close(undefined);
+  context.signal.addEventListener('abort', stop, { once: true });
+  void (async () => {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true || outbox.ended) return;
+      await handle(next.value, consumer, outbox, flush);
+    }
+  })().then(
+    () => outbox.close(undefined),
+    (error: unknown) => outbox.close(LedgerlineError.from(error)),
+  );
+  try {
+    yield* outbox.drain();
+  } finally {
+    context.signal.removeEventListener('abort', stop);
+    consumer.close();
+  }
+  if (outbox.closedWith !== undefined && !context.signal.aborted) throw outbox.closedWith;
+}
