@@ -17,7 +17,7 @@
 import { Redis } from 'ioredis';
 import * as hdr from 'hdr-histogram-js';
 import { Registry } from 'prom-client';
-import { RedisLedgerStore } from '@ledgerline/ledger-store';
+import { RedisLedgerStore, SqliteLedgerStore } from '@ledgerline/ledger-store';
 import {
   emptyManagedLedgerInfo,
   infoToProto,
@@ -28,15 +28,22 @@ import {
 import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { managedLedgerPath } from '@ledgerline/naming';
 import { startRedis, type ServerProcess } from '@ledgerline/testing';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_SQLITE_SYNCHRONOUS } from '@ledgerline/storage-kit';
+import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 import { seededRandom } from './seeded-random.js';
 
-const full = process.argv.includes('--full');
-const APPENDS = full ? 200_000 : 50_000;
+const APPENDS = sized({ quick: 20_000, normal: 50_000, full: 200_000 });
+/** Standalone appends: SQLite with fsync is slower, so fewer make a steady figure. */
+const SQLITE_APPENDS = sized({ quick: 5_000, normal: 20_000, full: 100_000 });
 const ENTRY_BYTES = 1024;
 const IN_FLIGHT = 2_000;
 const XADD_BATCH = 100;
 const XADD_IN_FLIGHT = 8;
-const HOLE_COUNTS = [1_000_000, 10_000_000];
+const HOLE_COUNTS = sized({ quick: [1_000_000], normal: [1_000_000, 10_000_000], full: [1_000_000, 10_000_000] });
 const payload = new Uint8Array(ENTRY_BYTES).map((_, i) => (i * 7) & 0xff);
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -63,11 +70,11 @@ function seconds(started: bigint): number {
 }
 
 /** Appends `count` entries keeping IN_FLIGHT outstanding; records each append's latency. */
-async function appendRow(ml: ManagedLedger, label: string, numMessages: number): Promise<Row> {
+async function appendRow(ml: ManagedLedger, label: string, numMessages: number, appends = APPENDS): Promise<Row> {
   const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000 });
   let next = 0;
   const worker = async () => {
-    while (next < APPENDS) {
+    while (next < appends) {
       next++;
       const started = process.hrtime.bigint();
       await ml.append(payload, numMessages);
@@ -79,9 +86,9 @@ async function appendRow(ml: ManagedLedger, label: string, numMessages: number):
   const s = seconds(started);
   return {
     measurement: label,
-    entriesPerSecond: Math.round(APPENDS / s),
-    messagesPerSecond: Math.round((APPENDS * numMessages) / s),
-    megabytesPerSecond: Math.round((APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
+    entriesPerSecond: Math.round(appends / s),
+    messagesPerSecond: Math.round((appends * numMessages) / s),
+    megabytesPerSecond: Math.round((appends * ENTRY_BYTES) / s / 1e5) / 10,
     latencyMsP50: histogram.getValueAtPercentile(50) / 1000,
     latencyMsP99: histogram.getValueAtPercentile(99) / 1000,
   };
@@ -242,7 +249,63 @@ async function cursorRows(
   ];
 }
 
-async function main(): Promise<void> {
+/**
+ * Standalone mode's write path: a managed ledger on the SQLite ledger and
+ * metadata stores (standalone's defaults), one entry per append with many in
+ * flight (group commit decides how many share a transaction), beside the
+ * embedded limit: the same 1 KiB rows inserted by one process in transactions
+ * of 100, with the same synchronous setting.
+ */
+async function sqliteRows(): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ml-sqlite-'));
+  const ledgerStore = new SqliteLedgerStore({ path: join(dir, 'ledgers.db') });
+  const metadataStore = await createMetadataStore({ kind: 'sqlite', path: join(dir, 'metadata.db') });
+  try {
+    const deps: ManagedLedgerDependencies = {
+      ledgerStore,
+      metadata: new MetadataStoreManagedLedgerMetadata(metadataStore),
+      logger: quiet,
+      metricsRegistry: new Registry(),
+    };
+    // Standalone's stores, with their default synchronous setting (the raw inserts below use the same).
+    const ml = await ManagedLedger.open(topic(), deps, { config: benchConfig() });
+    await ml.append(payload);
+    const rows = [
+      await appendRow(ml, 'standalone (SQLite): append 1 KiB entries', 1, SQLITE_APPENDS),
+      await appendRow(ml, 'standalone (SQLite): append 1 KiB batches of 100 messages', 100, SQLITE_APPENDS),
+    ];
+    await ml.close();
+    rows.push(rawSqliteRow(join(dir, 'raw.db'), DEFAULT_SQLITE_SYNCHRONOUS));
+    return rows;
+  } finally {
+    await ledgerStore.close();
+    await metadataStore.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** SQLite inserts of the same 1 KiB rows from one process, 100 per transaction, at `synchronous`. */
+function rawSqliteRow(path: string, synchronous: string): Row {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${synchronous}`);
+  db.exec('CREATE TABLE entries (id INTEGER PRIMARY KEY, data BLOB NOT NULL)');
+  const insert = db.prepare('INSERT INTO entries (id, data) VALUES (?, ?)');
+  const insertBatch = db.transaction((first: number) => {
+    for (let i = 0; i < 100; i++) insert.run(first + i, payload);
+  });
+  const started = process.hrtime.bigint();
+  for (let first = 0; first < SQLITE_APPENDS; first += 100) insertBatch(first);
+  const s = seconds(started);
+  db.close();
+  return {
+    measurement: 'raw SQLite inserts, 100 rows per transaction (embedded limit)',
+    entriesPerSecond: Math.round(SQLITE_APPENDS / s),
+    megabytesPerSecond: Math.round((SQLITE_APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
+  };
+}
+
+export async function run(): Promise<BenchReport> {
   let server: ServerProcess | undefined;
   const url = process.env['LEDGERLINE_BENCH_REDIS_URL'] ?? (server = await startRedis()).url;
   const keyPrefix = `bench-ml:${process.pid}:`;
@@ -255,7 +318,6 @@ async function main(): Promise<void> {
     metricsRegistry: new Registry(),
   });
   try {
-    console.log(`managed ledger on Redis: ${APPENDS} appends of ${ENTRY_BYTES} B per row, ${IN_FLIGHT} in flight`);
     const rows: Row[] = [await xaddRow(url)];
     const single = topic();
     const ml = await ManagedLedger.open(single, deps(), { config: benchConfig() });
@@ -267,14 +329,40 @@ async function main(): Promise<void> {
     const tailing = await ManagedLedger.open(topic(), deps(), { config: benchConfig() });
     rows.push(await tailingRow(tailing));
     await tailing.close();
+    const standalone = await sqliteRows();
+    const cursors: Row[] = [];
     for (const holes of HOLE_COUNTS) {
       for (const pattern of ['alternating', 'random'] as const)
-        rows.push(...(await cursorRows(holes, pattern, deps, metadataStore)));
+        cursors.push(...(await cursorRows(holes, pattern, deps, metadataStore)));
     }
-    console.table(rows);
-    const xadd = rows[0]!.entriesPerSecond!;
-    const append = rows[1]!.entriesPerSecond!;
-    console.log(`managed-ledger append reaches ${Math.round((100 * append) / xadd)}% of raw pipelined XADD`);
+    const entries = (row: Row | undefined): number => row?.entriesPerSecond ?? Number.NaN;
+    const [xadd, append, , catchUp, tail] = rows;
+    const [sqliteSingle, , rawSqlite] = standalone;
+    const versus = (figure: string, ours: Row | undefined, peer: Row | undefined): Comparison => ({
+      figure,
+      unit: 'entries/s',
+      ours: entries(ours),
+      peer: peer?.measurement ?? '',
+      peerValue: entries(peer),
+      higherIsBetter: true,
+    });
+    return {
+      section: 'Managed ledger (no gRPC): appends, reads, standalone SQLite, cursor state',
+      setup:
+        `${APPENDS} appends of ${ENTRY_BYTES} B per Redis row and ${SQLITE_APPENDS} per SQLite row, ${IN_FLIGHT} in flight; ` +
+        `cursor snapshots of ${HOLE_COUNTS.map((h) => h.toLocaleString('en-US')).join(' and ')} holes`,
+      tables: [
+        { title: 'managed ledger on Redis', rows: rows.map((row) => ({ ...row })) },
+        { title: 'standalone (SQLite)', rows: standalone.map((row) => ({ ...row })) },
+        { title: 'cursor persistence and recovery (ack holes)', rows: cursors.map((row) => ({ ...row })) },
+      ],
+      comparisons: [
+        versus('managed-ledger append, 1 KiB entries', append, xadd),
+        versus('catch-up read from the store', catchUp, xadd),
+        versus('tailing read while appending', tail, xadd),
+        versus('standalone append, 1 KiB entries (group commit)', sqliteSingle, rawSqlite),
+      ],
+    };
   } finally {
     await ledgerStore.close();
     await metadataStore.close();
@@ -282,7 +370,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runAlone(module, run);

@@ -7,31 +7,34 @@
 //       service process (Redis + NATS), as in a cluster
 //     - raw pipelined XADD from Node to the same Redis
 //     - JetStream async publish to a nats-server (file store)
-//   end-to-end latency at a fixed 10K msg/s (publish -> consumer delivery)
+//   end-to-end latency at a fixed 1K and 10K msg/s (publish -> consumer delivery)
 //     - writer owner: Publish stream -> Consume stream (Exclusive, permits)
 //     - Redis Streams: XADD -> XREADGROUP (BLOCK) on a second connection
+//     - JetStream: async publish -> pull consumer (consume(), explicit acks)
 //
 // Client and servers share the machine's cores, so compare the rows of one
 // run rather than absolute numbers across machines.
 //
-// Run: npx tsx bench/writer-owner-publish.ts [--full]
-//   Default 30 000 messages per throughput row and 4 s of paced latency;
-//   --full sends 200 000 and paces for 20 s.
+// Run: npx tsx bench/writer-owner-publish.ts [--full]   (also part of `npm run bench`)
+//   Default 30 000 messages per throughput row and 4 s of paced latency per rate;
+//   --full sends 200 000 and paces for 20 s; the runner's default 20 000 and 3 s.
+//   LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile under <dir>/<app>.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import * as hdr from 'hdr-histogram-js';
 import { Redis } from 'ioredis';
 import { AdminService, InitialPosition, LookupService, SubscriptionType, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { freePort, startNats, startRedis, waitForPort } from '@ledgerline/testing';
+import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 
-const full = process.argv.includes('--full');
-const MESSAGES = full ? 200_000 : 30_000;
+const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
 const MESSAGE_BYTES = 1024;
-const RATE_PER_SECOND = 10_000;
-const PACED_SECONDS = full ? 20 : 4;
+/** The OpenMessaging Benchmark's fixed rates: end-to-end latency is measured at each. */
+const RATES_PER_SECOND = [1_000, 10_000];
+const PACED_SECONDS = sized({ quick: 3, normal: 4, full: 20 });
 const PUBLISH_WINDOW = 2_000;
 /** Messages per entry in the batched row: what a Pulsar client's batching (batchingMaxMessages) sends. */
 const CLIENT_BATCH = 100;
@@ -89,13 +92,13 @@ function sentAtMicros(bytes: Uint8Array): number {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(0);
 }
 
-/** Calls `send(i)` for i = 0.. at RATE_PER_SECOND for PACED_SECONDS, catching up on every timer tick. */
-async function paced(send: (index: number) => void): Promise<number> {
-  const total = RATE_PER_SECOND * PACED_SECONDS;
+/** Calls `send(i)` for i = 0.. at `rate` per second for PACED_SECONDS, catching up on every timer tick. */
+async function paced(rate: number, send: (index: number) => void): Promise<number> {
+  const total = rate * PACED_SECONDS;
   const started = performance.now();
   let sent = 0;
   while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - started) * RATE_PER_SECOND) / 1000));
+    const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000));
     while (sent < due) send(sent++);
     await new Promise((done) => setTimeout(done, 1));
   }
@@ -114,7 +117,10 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
 /** A service as its own process (node with tsx's loader), as in a cluster. */
 async function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
   const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')], {
+  // LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile there when it exits.
+  const profileDir = process.env['LEDGERLINE_BENCH_CPU_PROF'];
+  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, app)}`];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')], {
     cwd: ROOT,
     env: { ...Object.fromEntries(kept), ...settings, LEDGERLINE_GRPC_PORT: String(port), LEDGERLINE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -232,10 +238,11 @@ async function publishStream(
 async function writerLatency(
   topics: ReturnType<typeof createClient<typeof TopicsService>>,
   topic: string,
+  rate: number,
 ): Promise<LatencyRow> {
   const histogram = newHistogram();
   let received = 0;
-  const total = RATE_PER_SECOND * PACED_SECONDS;
+  const total = rate * PACED_SECONDS;
   const controller = new AbortController();
   let grant: (() => void) | undefined;
   let granted = 0;
@@ -278,21 +285,21 @@ async function writerLatency(
     }
   })();
   await ready;
-  await publishStream(topics, topic, total, stamped, paced);
+  await publishStream(topics, topic, total, stamped, (send) => paced(rate, send));
   await until(() => received >= total, 60_000, 'every paced message to arrive');
   controller.abort();
   grant?.();
   await consuming;
-  return latencyRow('writer owner: Publish -> Consume', histogram);
+  return latencyRow(`writer owner: Publish -> Consume at ${rate} msg/s`, histogram);
 }
 
-async function redisStreamsLatency(redisUrl: string): Promise<LatencyRow> {
+async function redisStreamsLatency(redisUrl: string, rate: number): Promise<LatencyRow> {
   const producer = new Redis(redisUrl);
   const consumer = new Redis(redisUrl);
-  const key = 'bench:latency';
+  const key = `bench:latency:${rate}`;
   await producer.xgroup('CREATE', key, 'g', '$', 'MKSTREAM');
   const histogram = newHistogram();
-  const total = RATE_PER_SECOND * PACED_SECONDS;
+  const total = rate * PACED_SECONDS;
   let received = 0;
   const reading = (async () => {
     while (received < total) {
@@ -322,7 +329,7 @@ async function redisStreamsLatency(redisUrl: string): Promise<LatencyRow> {
     }
   })();
   let failure: unknown;
-  await paced(() => {
+  await paced(rate, () => {
     producer.xadd(key, '*', 'd', Buffer.from(stamped())).catch((error: unknown) => (failure ??= error));
   });
   if (failure !== undefined) throw failure;
@@ -330,10 +337,46 @@ async function redisStreamsLatency(redisUrl: string): Promise<LatencyRow> {
   await producer.del(key);
   producer.disconnect();
   consumer.disconnect();
-  return latencyRow('Redis Streams: XADD -> XREADGROUP', histogram);
+  return latencyRow(`Redis Streams: XADD -> XREADGROUP at ${rate} msg/s`, histogram);
 }
 
-async function main(): Promise<void> {
+async function jetStreamLatency(natsUrl: string, rate: number): Promise<LatencyRow> {
+  const connection = await connect({ servers: natsUrl });
+  const manager = await jetstreamManager(connection);
+  const stream = `BENCHLAT${rate}`;
+  await manager.streams.add({ name: stream, subjects: [`benchlat${rate}.>`] });
+  await manager.consumers.add(stream, {
+    durable_name: 'latency',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.New,
+  });
+  const js = jetstream(connection);
+  const consumer = await js.consumers.get(stream, 'latency');
+  const messages = await consumer.consume({ max_messages: 1_000 });
+  const histogram = newHistogram();
+  const total = rate * PACED_SECONDS;
+  let received = 0;
+  const reading = (async () => {
+    for await (const message of messages) {
+      histogram.recordValue(Math.max(1, performance.now() * 1000 - sentAtMicros(message.data)));
+      message.ack();
+      if (++received >= total) break;
+    }
+  })();
+  let failure: unknown;
+  await paced(rate, () => {
+    js.publish(`benchlat${rate}.latency`, stamped()).catch((error: unknown) => (failure ??= error));
+  });
+  if (failure !== undefined) throw failure;
+  await until(() => received >= total, 60_000, 'every paced JetStream message to arrive');
+  await reading;
+  await manager.streams.delete(stream);
+  await connection.close();
+  return latencyRow(`JetStream: publish -> pull consumer at ${rate} msg/s`, histogram);
+}
+
+/** Starts Redis, NATS, a metadata service and a writer owner (each its own process), and measures every row. */
+export async function run(): Promise<BenchReport> {
   const redis = await startRedis();
   const nats = await startNats();
   const children: ChildProcess[] = [];
@@ -361,63 +404,11 @@ async function main(): Promise<void> {
     const admin = createClient(AdminService, `127.0.0.1:${metadataPort}`);
     const lookup = createClient(LookupService, `127.0.0.1:${metadataPort}`);
     const topics = createClient(TopicsService, `127.0.0.1:${writerPort}`);
-    await admin.createTenant({ tenant: 'bench' });
-    await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
-    await admin.createTopic({ topic: 'persistent://bench/ns/throughput' });
-    await admin.createTopic({ topic: 'persistent://bench/ns/latency' });
-    // The writer registers a moment after its port opens: wait until the lookup names it.
-    for (let attempt = 0; ; attempt++) {
-      const answer = await lookup.lookupTopic({ topic: 'persistent://bench/ns/throughput' }).catch(() => undefined);
-      if (answer?.advertisedAddress === `127.0.0.1:${writerPort}`) break;
-      if (attempt > 600) throw new Error('the writer owner never registered');
-      await new Promise((done) => setTimeout(done, 100));
+    try {
+      return await measure(admin, lookup, topics, writerPort, redis.url, nats.url);
+    } finally {
+      for (const client of [admin, lookup, topics]) closeClient(client);
     }
-    // Warm-up: topic load (lease, ledger), connections, JIT.
-    await publishStream(topics, 'persistent://bench/ns/throughput', 2_000, () => payload);
-
-    const rows: ThroughputRow[] = [];
-    const startedNs = process.hrtime.bigint();
-    const published = await publishStream(topics, 'persistent://bench/ns/throughput', MESSAGES, () => payload);
-    rows.push(throughput('writer owner: gRPC Publish stream (dedup on)', published, startedNs));
-    const batchedStartedNs = process.hrtime.bigint();
-    const batches = await publishStream(
-      topics,
-      'persistent://bench/ns/throughput',
-      MESSAGES / CLIENT_BATCH,
-      () => payload,
-      undefined,
-      CLIENT_BATCH,
-    );
-    rows.push(
-      throughput(
-        `writer owner: Publish stream, client batches of ${CLIENT_BATCH}`,
-        batches * CLIENT_BATCH,
-        batchedStartedNs,
-      ),
-    );
-    rows.push(await rawXadd(redis.url));
-    rows.push(await jetStreamPublish(nats.url));
-    const latency = [
-      await writerLatency(topics, 'persistent://bench/ns/latency'),
-      await redisStreamsLatency(redis.url),
-    ];
-
-    console.log(
-      `\n1 KiB messages, ${MESSAGES} per throughput row; latency paced at ${RATE_PER_SECOND} msg/s for ${PACED_SECONDS} s`,
-    );
-    console.table(rows);
-    const [writer, batched, xadd, js] = rows;
-    console.log(
-      `writer / raw XADD = ${(writer!.messagesPerSecond / xadd!.messagesPerSecond).toFixed(2)} (target >= 0.5); ` +
-        `writer / JetStream = ${(writer!.messagesPerSecond / js!.messagesPerSecond).toFixed(2)} (target >= 2); ` +
-        `batched writer / raw XADD = ${(batched!.messagesPerSecond / xadd!.messagesPerSecond).toFixed(2)}, ` +
-        `/ JetStream = ${(batched!.messagesPerSecond / js!.messagesPerSecond).toFixed(2)}`,
-    );
-    console.table(latency);
-    console.log(
-      `writer p99 / Redis Streams p99 = ${(latency[0]!.latencyMsP99 / latency[1]!.latencyMsP99).toFixed(2)} (target <= 2)`,
-    );
-    for (const client of [admin, lookup, topics]) closeClient(client);
   } finally {
     for (const child of children.reverse()) {
       const exited = new Promise((done) => child.once('exit', done));
@@ -430,10 +421,113 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+async function measure(
+  admin: ReturnType<typeof createClient<typeof AdminService>>,
+  lookup: ReturnType<typeof createClient<typeof LookupService>>,
+  topics: ReturnType<typeof createClient<typeof TopicsService>>,
+  writerPort: number,
+  redisUrl: string,
+  natsUrl: string,
+): Promise<BenchReport> {
+  await admin.createTenant({ tenant: 'bench' });
+  await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
+  await admin.createTopic({ topic: 'persistent://bench/ns/throughput' });
+  for (const rate of RATES_PER_SECOND) await admin.createTopic({ topic: `persistent://bench/ns/latency-${rate}` });
+  // The writer registers a moment after its port opens: wait until the lookup names it.
+  for (let attempt = 0; ; attempt++) {
+    const answer = await lookup.lookupTopic({ topic: 'persistent://bench/ns/throughput' }).catch(() => undefined);
+    if (answer?.advertisedAddress === `127.0.0.1:${writerPort}`) break;
+    if (attempt > 600) throw new Error('the writer owner never registered');
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  // Warm-up: topic load (lease, ledger), connections, JIT.
+  await publishStream(topics, 'persistent://bench/ns/throughput', 2_000, () => payload);
+
+  const rows: ThroughputRow[] = [];
+  const startedNs = process.hrtime.bigint();
+  const published = await publishStream(topics, 'persistent://bench/ns/throughput', MESSAGES, () => payload);
+  rows.push(throughput('writer owner: gRPC Publish stream, one message per entry (dedup on)', published, startedNs));
+  const batchedStartedNs = process.hrtime.bigint();
+  const batches = await publishStream(
+    topics,
+    'persistent://bench/ns/throughput',
+    MESSAGES / CLIENT_BATCH,
+    () => payload,
+    undefined,
+    CLIENT_BATCH,
+  );
+  rows.push(
+    throughput(
+      `writer owner: Publish stream, client batches of ${CLIENT_BATCH}`,
+      batches * CLIENT_BATCH,
+      batchedStartedNs,
+    ),
+  );
+  const [writer, batched] = rows as [ThroughputRow, ThroughputRow];
+  const xadd = await rawXadd(redisUrl);
+  const js = await jetStreamPublish(natsUrl);
+  rows.push(xadd, js);
+  const latency: LatencyRow[] = [];
+  const comparisons: Comparison[] = [
+    ...publishComparisons('batching off', writer, xadd, js),
+    ...publishComparisons(`client batches of ${CLIENT_BATCH}`, batched, xadd, js),
+  ];
+  for (const rate of RATES_PER_SECOND) {
+    const ours = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
+    const redisStreams = await redisStreamsLatency(redisUrl, rate);
+    const jetStream = await jetStreamLatency(natsUrl, rate);
+    latency.push(ours, redisStreams, jetStream);
+    comparisons.push(
+      latencyComparison(`end-to-end latency p99 at ${rate} msg/s`, ours.latencyMsP99, redisStreams, 'latencyMsP99', 2),
+      latencyComparison(`end-to-end latency p99 at ${rate} msg/s`, ours.latencyMsP99, jetStream, 'latencyMsP99'),
+      latencyComparison(`end-to-end latency p50 at ${rate} msg/s`, ours.latencyMsP50, redisStreams, 'latencyMsP50'),
+      latencyComparison(`end-to-end latency p99.9 at ${rate} msg/s`, ours.latencyMsP999, redisStreams, 'latencyMsP999'),
+    );
+  }
+  return {
+    section: 'Publish throughput and end-to-end latency (1 KiB, 1 partition, writer owner on Redis)',
+    setup:
+      `${MESSAGES} messages per throughput row (one gRPC Publish stream, ${PUBLISH_WINDOW} messages in flight; ` +
+      `XADD in pipelines of ${XADD_BATCH}, ${XADD_IN_FLIGHT} in flight; JetStream ${JETSTREAM_WINDOW} in flight); ` +
+      `latency paced for ${PACED_SECONDS} s per rate; metadata service and writer owner are separate processes`,
+    tables: [
+      { title: 'publish throughput', rows: rows.map((row) => ({ ...row })) },
+      { title: 'end-to-end latency (publish -> delivery)', rows: latency.map((row) => ({ ...row })) },
+    ],
+    comparisons,
+  };
+}
+
+function publishComparisons(
+  batching: string,
+  ours: ThroughputRow,
+  xadd: ThroughputRow,
+  js: ThroughputRow,
+): Comparison[] {
+  const figure = `publish 1 KiB, 1 partition, ${batching}`;
+  const common = { figure, unit: 'msg/s', ours: ours.messagesPerSecond, higherIsBetter: true };
+  return [
+    { ...common, peer: xadd.system, peerValue: xadd.messagesPerSecond, target: { ratio: 0.5, atLeast: true } },
+    { ...common, peer: js.system, peerValue: js.messagesPerSecond, target: { ratio: 2, atLeast: true } },
+  ];
+}
+
+function latencyComparison(
+  figure: string,
+  ours: number,
+  peer: LatencyRow,
+  field: 'latencyMsP50' | 'latencyMsP99' | 'latencyMsP999',
+  targetAtMost?: number,
+): Comparison {
+  return {
+    figure,
+    unit: 'ms',
+    ours,
+    peer: peer.system,
+    peerValue: peer[field],
+    higherIsBetter: false,
+    ...(targetAtMost === undefined ? {} : { target: { ratio: targetAtMost, atLeast: false } }),
+  };
+}
+
+runAlone(module, run);
