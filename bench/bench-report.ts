@@ -6,15 +6,19 @@
 /** `--full`: longer runs, bigger states (every script and the runner take it). */
 export const full = process.argv.includes('--full');
 /**
- * Set by bench/run.ts for its default run, so that every benchmark fits in a
- * few minutes on a busy 2-core machine: each script then takes its smallest
- * sizes that still give steady ratios.
+ * True when bench/run.ts runs the scripts for its default run (it sets
+ * LEDGERLINE_BENCH_QUICK before it loads them), so that every benchmark fits
+ * in a few minutes on a busy 2-core machine: each script then takes its
+ * smallest sizes that still give steady ratios. A function, not a constant:
+ * the runner imports this module before it sets the variable.
  */
-export const quick = !full && process.env['LEDGERLINE_BENCH_QUICK'] === '1';
+export function quick(): boolean {
+  return !full && process.env['LEDGERLINE_BENCH_QUICK'] === '1';
+}
 
 /** Picks a size by mode: the runner's short default, a script's own default, or --full. */
 export function sized<T>(sizes: { quick: T; normal: T; full: T }): T {
-  return full ? sizes.full : quick ? sizes.quick : sizes.normal;
+  return full ? sizes.full : quick() ? sizes.quick : sizes.normal;
 }
 
 /** A table as console.table prints it: one object per row, the same keys in every row. */

@@ -240,7 +240,7 @@ function measureAll(patterns: Pattern[], max: number, entriesPerLedger: number, 
 /** For `npm run bench`: 1M holes by default (10M with --full), our chosen encoding beside Pulsar's two layouts. */
 export async function run(): Promise<BenchReport> {
   const max = full ? 10_000_000 : 1_000_000;
-  const patterns: Pattern[] = quick ? ['alternating', 'random50'] : [...PATTERNS];
+  const patterns: Pattern[] = quick() ? ['alternating', 'random50'] : [...PATTERNS];
   const rows = measureAll(patterns, max, 50_000, () => undefined);
   const comparisons: Comparison[] = [];
   for (const row of rows.filter((r) => r.variant === 'auto' && r.holes >= 1_000_000 && r.bytes !== undefined)) {

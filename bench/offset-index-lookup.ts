@@ -27,10 +27,10 @@ import { quick, runAlone, type BenchReport, type Comparison } from './bench-repo
 const ENTRIES_PER_LEDGER = 50_000; // Pulsar's managedLedgerMaxEntriesPerLedger default
 const MAX_ENTRIES = 20_000_000;
 // `npm run bench` measures the issue's row (10M entries) with fewer lookups by default.
-const sizes = (process.env.OFFSET_INDEX_BENCH_SIZES ?? (quick ? '10000000' : '10000,1000000,10000000'))
+const sizes = (process.env.OFFSET_INDEX_BENCH_SIZES ?? (quick() ? '10000000' : '10000,1000000,10000000'))
   .split(',')
   .map(Number);
-const lookups = Number(process.env.OFFSET_INDEX_BENCH_LOOKUPS ?? (quick ? '2000' : '20000'));
+const lookups = Number(process.env.OFFSET_INDEX_BENCH_LOOKUPS ?? (quick() ? '2000' : '20000'));
 const START_TIME_MS = 1_700_000_000_000;
 const roundTripMs = Number(process.env.OFFSET_INDEX_BENCH_RTT_MS ?? '0.3');
 const microsPerKiB = Number(process.env.OFFSET_INDEX_BENCH_US_PER_KIB ?? '1');
