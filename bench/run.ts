@@ -35,6 +35,7 @@ interface Section {
 const SECTIONS: Section[] = [
   { name: 'publish', load: () => import('./writer-owner-publish.js') },
   { name: 'managed-ledger', load: () => import('./managed-ledger-append.js') },
+  { name: 'encoding', load: () => import('./message-format-encode.js') },
   { name: 'dispatch', load: () => import('./subscriptions-dispatch.js') },
   { name: 'ack-holes', load: () => import('./cursor-codec-sizes.js') },
   { name: 'offsets', load: () => import('./offset-index-lookup.js') },

@@ -184,6 +184,7 @@ async function publishStream(
   message: (index: number) => Uint8Array,
   pace?: (send: (index: number) => void) => Promise<number>,
   batchSize = 1,
+  onReceipt?: (index: number) => void,
 ): Promise<number> {
   const queue: Uint8Array[] = [];
   let wake: (() => void) | undefined;
@@ -217,6 +218,8 @@ async function publishStream(
   const reading = (async () => {
     for await (const response of topics.publish(requests())) {
       if (response.result.case !== 'receipt') throw new Error(`publish failed: ${response.result.value?.reason}`);
+      // Receipts come in request order, so the n-th receipt answers the n-th request.
+      onReceipt?.(answered);
       answered++;
       if (answered === count) return;
     }
@@ -239,8 +242,10 @@ async function writerLatency(
   topics: ReturnType<typeof createClient<typeof TopicsService>>,
   topic: string,
   rate: number,
-): Promise<LatencyRow> {
+): Promise<{ endToEnd: LatencyRow; publish: LatencyRow }> {
   const histogram = newHistogram();
+  const receipts = newHistogram();
+  const sentAt: number[] = [];
   let received = 0;
   const total = rate * PACED_SECONDS;
   const controller = new AbortController();
@@ -285,12 +290,28 @@ async function writerLatency(
     }
   })();
   await ready;
-  await publishStream(topics, topic, total, stamped, (send) => paced(rate, send));
+  const stampedAndKept = (index: number): Uint8Array => {
+    const bytes = stamped();
+    sentAt[index] = sentAtMicros(bytes);
+    return bytes;
+  };
+  await publishStream(
+    topics,
+    topic,
+    total,
+    stampedAndKept,
+    (send) => paced(rate, send),
+    1,
+    (index) => receipts.recordValue(Math.max(1, performance.now() * 1000 - sentAt[index]!)),
+  );
   await until(() => received >= total, 60_000, 'every paced message to arrive');
   controller.abort();
   grant?.();
   await consuming;
-  return latencyRow(`writer owner: Publish -> Consume at ${rate} msg/s`, histogram);
+  return {
+    endToEnd: latencyRow(`writer owner: Publish -> Consume at ${rate} msg/s`, histogram),
+    publish: latencyRow(`writer owner: publish -> receipt at ${rate} msg/s`, receipts),
+  };
 }
 
 async function redisStreamsLatency(redisUrl: string, rate: number): Promise<LatencyRow> {
@@ -473,10 +494,10 @@ async function measure(
     ...publishComparisons(`client batches of ${CLIENT_BATCH}`, batched, xadd, js),
   ];
   for (const rate of RATES_PER_SECOND) {
-    const ours = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
+    const { endToEnd: ours, publish } = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
     const redisStreams = await redisStreamsLatency(redisUrl, rate);
     const jetStream = await jetStreamLatency(natsUrl, rate);
-    latency.push(ours, redisStreams, jetStream);
+    latency.push(ours, publish, redisStreams, jetStream);
     comparisons.push(
       latencyComparison(`end-to-end latency p99 at ${rate} msg/s`, ours.latencyMsP99, redisStreams, 'latencyMsP99', 2),
       latencyComparison(`end-to-end latency p99 at ${rate} msg/s`, ours.latencyMsP99, jetStream, 'latencyMsP99'),
