@@ -54,7 +54,10 @@ describe('hand-written metadata writers', () => {
   it('write MessageMetadata exactly as protobuf-es does', () => {
     let cases = 0;
     for (const fields of metadataCases()) {
-      const expected = toBinary(MessageMetadataSchema, create(MessageMetadataSchema, fields));
+      const expected = toBinary(
+        MessageMetadataSchema,
+        create(MessageMetadataSchema, { ...fields, properties: [...fields.properties] }),
+      );
       expect(Buffer.from(writeMessageMetadata(fields)).toString('hex')).toBe(Buffer.from(expected).toString('hex'));
       cases++;
     }
@@ -64,7 +67,10 @@ describe('hand-written metadata writers', () => {
   it('write SingleMessageMetadata exactly as protobuf-es does', () => {
     let cases = 0;
     for (const fields of singleCases()) {
-      const expected = toBinary(SingleMessageMetadataSchema, create(SingleMessageMetadataSchema, fields));
+      const expected = toBinary(
+        SingleMessageMetadataSchema,
+        create(SingleMessageMetadataSchema, { ...fields, properties: [...fields.properties] }),
+      );
       expect(Buffer.from(writeSingleMessageMetadata(fields)).toString('hex')).toBe(
         Buffer.from(expected).toString('hex'),
       );
