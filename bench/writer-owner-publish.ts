@@ -35,6 +35,8 @@ const MESSAGE_BYTES = 1024;
 /** The OpenMessaging Benchmark's fixed rates: end-to-end latency is measured at each. */
 const RATES_PER_SECOND = [1_000, 10_000];
 const PACED_SECONDS = sized({ quick: 3, normal: 4, full: 20 });
+/** The OpenMessaging Benchmark's topic shapes: 1 topic with 1 partition and with 16. */
+const PARTITION_COUNTS = [1, 16];
 const PUBLISH_WINDOW = 2_000;
 /** Messages per entry in the batched row: what a Pulsar client's batching (batchingMaxMessages) sends. */
 const CLIENT_BATCH = 100;
@@ -129,9 +131,10 @@ async function startService(app: string, port: number, settings: Record<string, 
   return child;
 }
 
-async function rawXadd(redisUrl: string): Promise<ThroughputRow> {
+/** Pipelined XADD; with several partitions each pipeline spreads its messages over that many streams. */
+async function rawXadd(redisUrl: string, partitions: number): Promise<ThroughputRow> {
   const redis = new Redis(redisUrl);
-  const key = 'bench:xadd';
+  const keys = Array.from({ length: partitions }, (_, i) => `bench:xadd:${i}`);
   const buffer = Buffer.from(payload);
   let next = 0;
   const batches = Math.ceil(MESSAGES / XADD_BATCH);
@@ -139,19 +142,23 @@ async function rawXadd(redisUrl: string): Promise<ThroughputRow> {
     while (next < batches) {
       next++;
       const pipeline = redis.pipeline();
-      for (let i = 0; i < XADD_BATCH; i++) pipeline.xadd(key, '*', 'd', buffer);
+      for (let i = 0; i < XADD_BATCH; i++) pipeline.xadd(keys[i % partitions]!, '*', 'd', buffer);
       await pipeline.exec();
     }
   };
   const started = process.hrtime.bigint();
   await Promise.all(Array.from({ length: XADD_IN_FLIGHT }, worker));
-  const row = throughput('raw pipelined XADD (same Redis)', batches * XADD_BATCH, started);
-  await redis.del(key);
+  const row = throughput(`raw pipelined XADD (same Redis)${streamsLabel(partitions)}`, batches * XADD_BATCH, started);
+  await redis.del(...keys);
   redis.disconnect();
   return row;
 }
 
-async function jetStreamPublish(natsUrl: string): Promise<ThroughputRow> {
+function streamsLabel(partitions: number): string {
+  return partitions === 1 ? '' : `, ${partitions} streams`;
+}
+
+async function jetStreamPublish(natsUrl: string, partitions: number): Promise<ThroughputRow> {
   const connection = await connect({ servers: natsUrl });
   const manager = await jetstreamManager(connection);
   await manager.streams.add({ name: 'BENCH', subjects: ['bench.>'] });
@@ -160,7 +167,7 @@ async function jetStreamPublish(natsUrl: string): Promise<ThroughputRow> {
   const inFlight = new Set<Promise<unknown>>();
   const started = process.hrtime.bigint();
   for (let i = 0; i < messages; i++) {
-    const publishing = js.publish('bench.publish', payload);
+    const publishing = js.publish(`bench.publish.${i % partitions}`, payload);
     inFlight.add(publishing);
     // A failed publish fails the run at Promise.race / Promise.all below.
     publishing.then(
@@ -170,7 +177,8 @@ async function jetStreamPublish(natsUrl: string): Promise<ThroughputRow> {
     if (inFlight.size >= JETSTREAM_WINDOW) await Promise.race(inFlight);
   }
   await Promise.all(inFlight);
-  const row = throughput('JetStream async publish (file store)', messages, started);
+  const subjects = partitions === 1 ? '' : `, ${partitions} subjects`;
+  const row = throughput(`JetStream async publish (file store)${subjects}`, messages, started);
   await manager.streams.delete('BENCH');
   await connection.close();
   return row;
@@ -185,6 +193,7 @@ async function publishStream(
   pace?: (send: (index: number) => void) => Promise<number>,
   batchSize = 1,
   onReceipt?: (index: number) => void,
+  window = PUBLISH_WINDOW,
 ): Promise<number> {
   const queue: Uint8Array[] = [];
   let wake: (() => void) | undefined;
@@ -228,7 +237,7 @@ async function publishStream(
     await pace(push);
   } else {
     for (let i = 0; i < count; i++) {
-      while ((queued - answered) * batchSize >= PUBLISH_WINDOW) await new Promise((r) => setImmediate(r));
+      while ((queued - answered) * batchSize >= window) await new Promise((r) => setImmediate(r));
       push(i);
     }
   }
@@ -454,6 +463,7 @@ async function measure(
   await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
   await admin.createTopic({ topic: 'persistent://bench/ns/throughput' });
   for (const rate of RATES_PER_SECOND) await admin.createTopic({ topic: `persistent://bench/ns/latency-${rate}` });
+  for (const topic of partitionTopics(PARTITION_COUNTS.at(-1)!)) await admin.createTopic({ topic });
   // The writer registers a moment after its port opens: wait until the lookup names it.
   for (let attempt = 0; ; attempt++) {
     const answer = await lookup.lookupTopic({ topic: 'persistent://bench/ns/throughput' }).catch(() => undefined);
@@ -461,38 +471,18 @@ async function measure(
     if (attempt > 600) throw new Error('the writer owner never registered');
     await new Promise((done) => setTimeout(done, 100));
   }
-  // Warm-up: topic load (lease, ledger), connections, JIT.
+  // Warm-up: topic loads (lease, ledger), connections, JIT.
   await publishStream(topics, 'persistent://bench/ns/throughput', 2_000, () => payload);
+  for (const name of partitionTopics(PARTITION_COUNTS.at(-1)!)) await publishStream(topics, name, 10, () => payload);
 
   const rows: ThroughputRow[] = [];
-  const startedNs = process.hrtime.bigint();
-  const published = await publishStream(topics, 'persistent://bench/ns/throughput', MESSAGES, () => payload);
-  rows.push(throughput('writer owner: gRPC Publish stream, one message per entry (dedup on)', published, startedNs));
-  const batchedStartedNs = process.hrtime.bigint();
-  const batches = await publishStream(
-    topics,
-    'persistent://bench/ns/throughput',
-    MESSAGES / CLIENT_BATCH,
-    () => payload,
-    undefined,
-    CLIENT_BATCH,
-  );
-  rows.push(
-    throughput(
-      `writer owner: Publish stream, client batches of ${CLIENT_BATCH}`,
-      batches * CLIENT_BATCH,
-      batchedStartedNs,
-    ),
-  );
-  const [writer, batched] = rows as [ThroughputRow, ThroughputRow];
-  const xadd = await rawXadd(redisUrl);
-  const js = await jetStreamPublish(natsUrl);
-  rows.push(xadd, js);
+  const comparisons: Comparison[] = [];
+  for (const partitions of PARTITION_COUNTS) {
+    const measured = await throughputRows(topics, partitions, redisUrl, natsUrl);
+    rows.push(...measured.rows);
+    comparisons.push(...measured.comparisons);
+  }
   const latency: LatencyRow[] = [];
-  const comparisons: Comparison[] = [
-    ...publishComparisons('batching off', writer, xadd, js),
-    ...publishComparisons(`client batches of ${CLIENT_BATCH}`, batched, xadd, js),
-  ];
   for (const rate of RATES_PER_SECOND) {
     const { endToEnd: ours, publish } = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
     const redisStreams = await redisStreamsLatency(redisUrl, rate);
@@ -506,9 +496,9 @@ async function measure(
     );
   }
   return {
-    section: 'Publish throughput and end-to-end latency (1 KiB, 1 partition, writer owner on Redis)',
+    section: 'Publish throughput and end-to-end latency (1 KiB, writer owner on Redis)',
     setup:
-      `${MESSAGES} messages per throughput row (one gRPC Publish stream, ${PUBLISH_WINDOW} messages in flight; ` +
+      `${MESSAGES} messages per throughput row (one gRPC Publish stream per topic, ${PUBLISH_WINDOW} messages in flight in all; ` +
       `XADD in pipelines of ${XADD_BATCH}, ${XADD_IN_FLIGHT} in flight; JetStream ${JETSTREAM_WINDOW} in flight); ` +
       `latency paced for ${PACED_SECONDS} s per rate; metadata service and writer owner are separate processes`,
     tables: [
@@ -519,13 +509,54 @@ async function measure(
   };
 }
 
-function publishComparisons(
-  batching: string,
-  ours: ThroughputRow,
-  xadd: ThroughputRow,
-  js: ThroughputRow,
-): Comparison[] {
-  const figure = `publish 1 KiB, 1 partition, ${batching}`;
+/** The topics the partitioned rows publish to, as a partitioned topic's partitions would be. */
+function partitionTopics(partitions: number): string[] {
+  if (partitions === 1) return ['persistent://bench/ns/throughput'];
+  return Array.from({ length: partitions }, (_, i) => `persistent://bench/ns/spread-${i}`);
+}
+
+/**
+ * Publishes MESSAGES over `partitions` topics, one Publish stream each on one
+ * connection (as the SDK's per-partition producers do), PUBLISH_WINDOW
+ * messages in flight in all; unbatched, then in client batches.
+ */
+async function throughputRows(
+  topics: ReturnType<typeof createClient<typeof TopicsService>>,
+  partitions: number,
+  redisUrl: string,
+  natsUrl: string,
+): Promise<{ rows: ThroughputRow[]; comparisons: Comparison[] }> {
+  const names = partitionTopics(partitions);
+  const spread = partitions === 1 ? '' : `, ${partitions} topics`;
+  const publishAll = async (batchSize: number): Promise<ThroughputRow> => {
+    const perTopic = Math.ceil(MESSAGES / partitions / batchSize);
+    const window = Math.max(batchSize, Math.floor(PUBLISH_WINDOW / partitions));
+    const started = process.hrtime.bigint();
+    const counts = await Promise.all(
+      names.map((name) =>
+        publishStream(topics, name, perTopic, () => payload, undefined, batchSize, undefined, window),
+      ),
+    );
+    const messages = counts.reduce((sum, count) => sum + count, 0) * batchSize;
+    const what = batchSize === 1 ? 'one message per entry (dedup on)' : `client batches of ${batchSize}`;
+    return throughput(`writer owner: gRPC Publish streams, ${what}${spread}`, messages, started);
+  };
+  const writer = await publishAll(1);
+  const batched = await publishAll(CLIENT_BATCH);
+  const xadd = await rawXadd(redisUrl, partitions);
+  const js = await jetStreamPublish(natsUrl, partitions);
+  const label = partitions === 1 ? '1 partition' : `${partitions} partitions`;
+  return {
+    rows: [writer, batched, xadd, js],
+    comparisons: [
+      ...publishComparisons(`${label}, batching off`, writer, xadd, js),
+      ...publishComparisons(`${label}, client batches of ${CLIENT_BATCH}`, batched, xadd, js),
+    ],
+  };
+}
+
+function publishComparisons(what: string, ours: ThroughputRow, xadd: ThroughputRow, js: ThroughputRow): Comparison[] {
+  const figure = `publish 1 KiB, ${what}`;
   const common = { figure, unit: 'msg/s', ours: ours.messagesPerSecond, higherIsBetter: true };
   return [
     { ...common, peer: xadd.system, peerValue: xadd.messagesPerSecond, target: { ratio: 0.5, atLeast: true } },
