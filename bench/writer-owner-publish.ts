@@ -117,18 +117,64 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
 }
 
 /** A service as its own process (node with tsx's loader), as in a cluster. */
-async function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
+function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
+  return startProcess(app, join(ROOT, 'apps', app, 'src/main.ts'), [], port, settings);
+}
+
+async function startProcess(
+  name: string,
+  entry: string,
+  args: string[],
+  port: number,
+  settings: Record<string, string>,
+): Promise<ChildProcess> {
   const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
   // LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile there when it exits.
   const profileDir = process.env['LEDGERLINE_BENCH_CPU_PROF'];
-  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, app)}`];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')], {
+  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry, ...args], {
     cwd: ROOT,
     env: { ...Object.fromEntries(kept), ...settings, LEDGERLINE_GRPC_PORT: String(port), LEDGERLINE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // Nobody reads the services' log lines here; a full pipe must not stall them.
+  child.stdout?.resume();
   await waitForPort(port, 120_000);
   return child;
+}
+
+/**
+ * The ceiling of one Publish stream on this machine: the same client calls
+ * against a server (its own process) that stores nothing and answers each
+ * request at once (bench/noop-publish-server.ts).
+ */
+async function noopCeilingRows(port: number): Promise<ThroughputRow[]> {
+  const topics = createClient(TopicsService, `127.0.0.1:${port}`);
+  try {
+    await publishStream(topics, 'persistent://bench/ns/noop', 2_000, () => payload);
+    const started = process.hrtime.bigint();
+    const single = await publishStream(topics, 'persistent://bench/ns/noop', MESSAGES, () => payload);
+    const rows = [throughput('no-op Publish stream (stores nothing), one message per request', single, started)];
+    const batchedStarted = process.hrtime.bigint();
+    const batches = await publishStream(
+      topics,
+      'persistent://bench/ns/noop',
+      MESSAGES / CLIENT_BATCH,
+      () => payload,
+      undefined,
+      CLIENT_BATCH,
+    );
+    rows.push(
+      throughput(
+        `no-op Publish stream (stores nothing), batches of ${CLIENT_BATCH}`,
+        batches * CLIENT_BATCH,
+        batchedStarted,
+      ),
+    );
+    return rows;
+  } finally {
+    closeClient(topics);
+  }
 }
 
 /** Pipelined XADD; with several partitions each pipeline spreads its messages over that many streams. */
@@ -431,11 +477,21 @@ export async function run(): Promise<BenchReport> {
         LEDGERLINE_METRICS_PORT: '0',
       }),
     );
+    const noopPort = await freePort();
+    children.push(
+      await startProcess(
+        'noop-publish',
+        join(ROOT, 'bench', 'noop-publish-server.ts'),
+        [String(noopPort)],
+        noopPort,
+        {},
+      ),
+    );
     const admin = createClient(AdminService, `127.0.0.1:${metadataPort}`);
     const lookup = createClient(LookupService, `127.0.0.1:${metadataPort}`);
     const topics = createClient(TopicsService, `127.0.0.1:${writerPort}`);
     try {
-      return await measure(admin, lookup, topics, writerPort, redis.url, nats.url);
+      return await measure(admin, lookup, topics, writerPort, noopPort, redis.url, nats.url);
     } finally {
       for (const client of [admin, lookup, topics]) closeClient(client);
     }
@@ -456,6 +512,7 @@ async function measure(
   lookup: ReturnType<typeof createClient<typeof LookupService>>,
   topics: ReturnType<typeof createClient<typeof TopicsService>>,
   writerPort: number,
+  noopPort: number,
   redisUrl: string,
   natsUrl: string,
 ): Promise<BenchReport> {
@@ -482,6 +539,25 @@ async function measure(
     rows.push(...measured.rows);
     comparisons.push(...measured.comparisons);
   }
+  const [single, batched] = rows as [ThroughputRow, ThroughputRow];
+  const ceiling = await noopCeilingRows(noopPort);
+  rows.push(...ceiling);
+  const versusCeiling = (figure: string, ours: ThroughputRow, noop: ThroughputRow): Comparison => ({
+    figure,
+    unit: 'msg/s',
+    ours: ours.messagesPerSecond,
+    peer: noop.system,
+    peerValue: noop.messagesPerSecond,
+    higherIsBetter: true,
+  });
+  comparisons.push(
+    versusCeiling('publish 1 KiB, 1 partition, batching off, against the no-op ceiling', single, ceiling[0]!),
+    versusCeiling(
+      `publish 1 KiB, 1 partition, batches of ${CLIENT_BATCH}, against the no-op ceiling`,
+      batched,
+      ceiling[1]!,
+    ),
+  );
   const latency: LatencyRow[] = [];
   for (const rate of RATES_PER_SECOND) {
     const { endToEnd: ours, publish } = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
