@@ -140,7 +140,7 @@ async function catchUpRow(name: string, deps: ManagedLedgerDependencies, expecte
 }
 
 /** The baseline: XADD_BATCH XADDs per pipeline, XADD_IN_FLIGHT pipelines outstanding, one connection. */
-async function xaddRow(url: string): Promise<Row> {
+async function xaddRows(url: string): Promise<Row[]> {
   const client = new Redis(url);
   const stream = `bench:ml-xadd:${process.pid}`;
   const bytes = Buffer.from(payload);
@@ -157,10 +157,34 @@ async function xaddRow(url: string): Promise<Row> {
   const started = process.hrtime.bigint();
   await Promise.all(Array.from({ length: XADD_IN_FLIGHT }, worker));
   const s = seconds(started);
+  const xadd: Row = {
+    measurement: 'raw XADD pipelined (baseline)',
+    entriesPerSecond: Math.round(APPENDS / s),
+    megabytesPerSecond: Math.round((APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
+  };
+  const catchUp = await xreadgroupCatchUpRow(client, stream);
   await client.del(stream);
   await client.quit();
+  return [xadd, catchUp];
+}
+
+/** The catch-up peer: a consumer group reads the whole stream from the start, 1 000 per XREADGROUP, acking each page. */
+async function xreadgroupCatchUpRow(client: Redis, stream: string): Promise<Row> {
+  await client.xgroup('CREATE', stream, 'catch-up', '0');
+  const started = process.hrtime.bigint();
+  let seen = 0;
+  for (;;) {
+    const reply = (await client.xreadgroupBuffer('GROUP', 'catch-up', 'c', 'COUNT', 1_000, 'STREAMS', stream, '>')) as
+      [Buffer, [Buffer, Buffer[]][]][] | null;
+    const entries = reply?.[0]?.[1] ?? [];
+    if (entries.length === 0) break;
+    seen += entries.length;
+    await client.xack(stream, 'catch-up', ...entries.map(([id]) => id));
+  }
+  if (seen !== APPENDS) throw new Error(`XREADGROUP read ${seen} entries, expected ${APPENDS}`);
+  const s = seconds(started);
   return {
-    measurement: 'raw XADD pipelined (baseline)',
+    measurement: 'raw XREADGROUP + XACK catch-up, 1 000 per read (baseline)',
     entriesPerSecond: Math.round(APPENDS / s),
     megabytesPerSecond: Math.round((APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
   };
@@ -318,7 +342,7 @@ export async function run(): Promise<BenchReport> {
     metricsRegistry: new Registry(),
   });
   try {
-    const rows: Row[] = [await xaddRow(url)];
+    const rows: Row[] = await xaddRows(url);
     const single = topic();
     const ml = await ManagedLedger.open(single, deps(), { config: benchConfig() });
     await ml.append(payload);
@@ -336,7 +360,7 @@ export async function run(): Promise<BenchReport> {
         cursors.push(...(await cursorRows(holes, pattern, deps, metadataStore)));
     }
     const entries = (row: Row | undefined): number => row?.entriesPerSecond ?? Number.NaN;
-    const [xadd, append, , catchUp, tail] = rows;
+    const [xadd, xreadgroup, append, , catchUp] = rows;
     const [sqliteSingle, , rawSqlite] = standalone;
     const versus = (figure: string, ours: Row | undefined, peer: Row | undefined): Comparison => ({
       figure,
@@ -358,8 +382,7 @@ export async function run(): Promise<BenchReport> {
       ],
       comparisons: [
         versus('managed-ledger append, 1 KiB entries', append, xadd),
-        versus('catch-up read from the store', catchUp, xadd),
-        versus('tailing read while appending', tail, xadd),
+        versus('catch-up read from the store (backlog)', catchUp, xreadgroup),
         versus('standalone append, 1 KiB entries (group commit)', sqliteSingle, rawSqlite),
       ],
     };

@@ -43,16 +43,26 @@ const SECTIONS: Section[] = [
   { name: 'gc', load: () => import('./gc-reclaim.js') },
 ];
 
-/** Rows of the issue that no script can measure yet. */
+/** Rows of the issue that no script measures yet, and why. */
 const NOT_MEASURABLE: BenchReport = {
-  section: 'Read-only fan-out',
-  setup: 'LAC propagation p99 and writer CPU with 0 and 10 read-side consumers',
+  section: 'Not measured yet',
+  setup: 'Rows of the performance issue without a script in this run.',
   tables: [],
   comparisons: [],
   notMeasured: [
     {
       figure: 'read-only fan-out: LAC propagation p99, writer CPU with 0/10 read-side consumers',
       reason: 'needs the read-only owner (apps/readonly-owner), which this branch does not have yet',
+    },
+    {
+      figure:
+        'consume over gRPC, Shared subscription with 4 consumers, backlog and tailing, beside XREADGROUP and JetStream pull',
+      reason:
+        'no script yet; the managed-ledger section reads backlog and tail without gRPC and the dispatch section runs Shared with 4 consumers without transport',
+    },
+    {
+      figure: 'standalone publish over gRPC (SQLite) beside SQLite inserts',
+      reason: 'no script yet; the managed-ledger section measures standalone appends without gRPC',
     },
   ],
 };
