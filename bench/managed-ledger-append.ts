@@ -38,7 +38,9 @@ import { seededRandom } from './seeded-random.js';
 
 const APPENDS = sized({ quick: 20_000, normal: 50_000, full: 200_000 });
 /** Standalone appends: SQLite with fsync is slower, so fewer make a steady figure. */
-const SQLITE_APPENDS = sized({ quick: 5_000, normal: 20_000, full: 100_000 });
+const SQLITE_APPENDS = sized({ quick: 10_000, normal: 20_000, full: 100_000 });
+/** Rows per transaction of the raw SQLite peer: the managed ledger's maxWriteBatchEntries default, its largest group commit. */
+const RAW_SQLITE_TRANSACTION_ROWS = 1_000;
 const ENTRY_BYTES = 1024;
 const IN_FLIGHT = 2_000;
 const XADD_BATCH = 100;
@@ -278,7 +280,7 @@ async function cursorRows(
  * metadata stores (standalone's defaults), one entry per append with many in
  * flight (group commit decides how many share a transaction), beside the
  * embedded limit: the same 1 KiB rows inserted by one process in transactions
- * of 100, with the same synchronous setting.
+ * as large as the largest group commit, with the same synchronous setting.
  */
 async function sqliteRows(): Promise<Row[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-ml-sqlite-'));
@@ -308,7 +310,7 @@ async function sqliteRows(): Promise<Row[]> {
   }
 }
 
-/** SQLite inserts of the same 1 KiB rows from one process, 100 per transaction, at `synchronous`. */
+/** SQLite inserts of the same 1 KiB rows from one process, RAW_SQLITE_TRANSACTION_ROWS per transaction, at `synchronous`. */
 function rawSqliteRow(path: string, synchronous: string): Row {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -316,14 +318,14 @@ function rawSqliteRow(path: string, synchronous: string): Row {
   db.exec('CREATE TABLE entries (id INTEGER PRIMARY KEY, data BLOB NOT NULL)');
   const insert = db.prepare('INSERT INTO entries (id, data) VALUES (?, ?)');
   const insertBatch = db.transaction((first: number) => {
-    for (let i = 0; i < 100; i++) insert.run(first + i, payload);
+    for (let i = 0; i < RAW_SQLITE_TRANSACTION_ROWS; i++) insert.run(first + i, payload);
   });
   const started = process.hrtime.bigint();
-  for (let first = 0; first < SQLITE_APPENDS; first += 100) insertBatch(first);
+  for (let first = 0; first < SQLITE_APPENDS; first += RAW_SQLITE_TRANSACTION_ROWS) insertBatch(first);
   const s = seconds(started);
   db.close();
   return {
-    measurement: 'raw SQLite inserts, 100 rows per transaction (embedded limit)',
+    measurement: `raw SQLite inserts, ${RAW_SQLITE_TRANSACTION_ROWS} rows per transaction (embedded limit)`,
     entriesPerSecond: Math.round(SQLITE_APPENDS / s),
     megabytesPerSecond: Math.round((SQLITE_APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
   };
