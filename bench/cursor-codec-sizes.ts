@@ -14,6 +14,7 @@ import { runInNewContext } from 'node:vm';
 import { AckSet, createCursorState, decodeCursorState, encodeCursorState } from '@ledgerline/cursor-codec';
 import type { CursorState, CursorStateFormat } from '@ledgerline/cursor-codec';
 import { seededRandom } from './seeded-random.js';
+import { full, quick, type BenchReport, type Comparison } from './bench-report.js';
 
 setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
@@ -212,6 +213,13 @@ function main(): void {
   console.log(
     `cursor-codec sizes: hole counts up to ${max.toLocaleString('en-US')}, ${entriesPerLedger} entries per ledger, MB = 10^6 bytes`,
   );
+  const rows = measureAll(patterns, max, entriesPerLedger, (row) => printTable([format(row)]));
+  console.log('');
+  printTable(rows.map(format));
+  printTargets(rows);
+}
+
+function measureAll(patterns: Pattern[], max: number, entriesPerLedger: number, onRow: (row: Row) => void): Row[] {
   const rows: Row[] = [];
   for (const pattern of patterns) {
     for (const holes of HOLE_COUNTS.filter((count) => count <= max)) {
@@ -222,13 +230,44 @@ function main(): void {
       const estimateMb = state.acked.memoryBytes() / 1e6;
       for (const variant of VARIANTS) {
         rows.push({ pattern, holes, ranges, span, heapMb, estimateMb, ...measure(variant, state) });
-        printTable([format(rows[rows.length - 1] as Row)]);
+        onRow(rows[rows.length - 1] as Row);
       }
     }
   }
-  console.log('');
-  printTable(rows.map(format));
-  printTargets(rows);
+  return rows;
+}
+
+/** For `npm run bench`: 1M holes by default (10M with --full), our chosen encoding beside Pulsar's two layouts. */
+export async function run(): Promise<BenchReport> {
+  const max = full ? 10_000_000 : 1_000_000;
+  const patterns: Pattern[] = quick() ? ['alternating', 'random50'] : [...PATTERNS];
+  const rows = measureAll(patterns, max, 50_000, () => undefined);
+  const comparisons: Comparison[] = [];
+  for (const row of rows.filter((r) => r.variant === 'auto' && r.holes >= 1_000_000 && r.bytes !== undefined)) {
+    for (const peer of ['pulsar-ranges', 'long-array']) {
+      const other = rows.find((r) => r.pattern === row.pattern && r.holes === row.holes && r.variant === peer);
+      if (other?.bytes === undefined) continue;
+      comparisons.push({
+        figure: `cursor state bytes, ${row.holes.toLocaleString('en-US')} ${row.pattern} holes`,
+        unit: 'B',
+        ours: row.bytes!,
+        peer: `Pulsar ${peer === 'pulsar-ranges' ? 'MessageRange list' : 'long-array bitset'}`,
+        peerValue: other.bytes,
+        higherIsBetter: false,
+      });
+    }
+  }
+  return {
+    section: 'Ack holes: cursor state size and codec speed',
+    setup: `patterns ${patterns.join(', ')}, hole counts up to ${max.toLocaleString('en-US')}, 50 000 entries per ledger; MB = 10^6 bytes`,
+    tables: [
+      {
+        title: 'cursor state per encoding ("auto" is what the writer stores)',
+        rows: rows.map((row) => Object.fromEntries(HEADER.map((title, i) => [title, format(row)[i]]))),
+      },
+    ],
+    comparisons,
+  };
 }
 
 function printTargets(rows: Row[]): void {
@@ -258,4 +297,4 @@ function printTargets(rows: Row[]): void {
   }
 }
 
-main();
+if (require.main === module) main();

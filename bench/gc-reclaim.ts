@@ -25,6 +25,7 @@ import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-st
 import { DeletableLedgerSchema, LedgerComponent, ManagedLedgerInfoSchema } from '@ledgerline/proto';
 import { join } from 'node:path';
 import { startRedis, WorkerProcess, type ServerProcess } from '@ledgerline/testing';
+import { full, runAlone, sized, type BenchReport } from './bench-report.js';
 
 interface RedisNames {
   url: string;
@@ -32,14 +33,13 @@ interface RedisNames {
   ledgerPrefix: string;
 }
 
-const full = process.argv.includes('--full');
-const DELETIONS = full ? 40_000 : 10_000;
+const DELETIONS = sized({ quick: 4_000, normal: 10_000, full: 40_000 });
 const MARKERS_PER_MANAGED_LEDGER = 50;
-const TOPICS = full ? 1_000_000 : 100_000;
+const TOPICS = sized({ quick: 20_000, normal: 100_000, full: 1_000_000 });
 const PENDING = 1_000;
-const TRIMS = full ? 1_000 : 200;
+const TRIMS = sized({ quick: 100, normal: 200, full: 1_000 });
 /** Without hints each trim waits up to one interval: fewer of them. */
-const PASS_ONLY_TRIMS = full ? 120 : 30;
+const PASS_ONLY_TRIMS = sized({ quick: 15, normal: 30, full: 120 });
 const INTERVAL_MS = 1_000;
 const PUT_CONCURRENCY = 256;
 
@@ -324,30 +324,46 @@ async function passCostRows(store: MetadataStore, ledgerStore: LedgerStore) {
   return { rows, writeSeconds };
 }
 
-async function main(): Promise<void> {
+export async function run(): Promise<BenchReport> {
   let server: ServerProcess | undefined;
   const url = process.env['LEDGERLINE_BENCH_REDIS_URL'] ?? (server = await startRedis()).url;
   const redis: RedisNames = { url, metadataPrefix: `gcbench${Date.now()}`, ledgerPrefix: `gcbench${Date.now()}:` };
   const store = await createMetadataStore({ kind: 'redis', url, keyPrefix: redis.metadataPrefix });
   const ledgerStore = new RedisLedgerStore({ url, keyPrefix: redis.ledgerPrefix });
   try {
-    console.log(
-      `ledger deletions on Redis (${DELETIONS} marked ledgers, ${MARKERS_PER_MANAGED_LEDGER} per managed ledger)`,
-    );
-    const deletions: object[] = [await rawRow(ledgerStore, 900_000_000)];
+    const raw = await rawRow(ledgerStore, 900_000_000);
+    const deletions: Record<string, string | number>[] = [raw];
     for (const [index, instances] of [1, 2, 4].entries()) {
       deletions.push(await deletionRow(store, ledgerStore, redis, instances, 1_000_000 * (index + 1)));
     }
-    console.table(deletions);
-    console.log(`time from a trim (its marker) to the ledger's deletion, collector interval ${INTERVAL_MS} ms`);
-    console.table([
+    const reclaim = [
       await reclaimRow(store, ledgerStore, true, 'persistent://bench/reclaim/hinted', TRIMS),
       await reclaimRow(store, ledgerStore, false, 'persistent://bench/reclaim/passes', PASS_ONLY_TRIMS),
-    ]);
-    console.log(`cost of a pass over ${TOPICS} topics with ${PENDING} pending deletions`);
+    ];
     const cost = await passCostRows(store, ledgerStore);
-    console.log(`(${TOPICS} topic nodes written in ${cost.writeSeconds.toFixed(1)} s)`);
-    console.table(cost.rows);
+    const one = deletions[1]!;
+    return {
+      section: 'Garbage collection (PIP-129 phase 2) on Redis',
+      setup:
+        `${DELETIONS} marked ledgers (${MARKERS_PER_MANAGED_LEDGER} per managed ledger); reclaim delay over ${TRIMS} hinted and ` +
+        `${PASS_ONLY_TRIMS} pass-only trims (collector interval ${INTERVAL_MS} ms); pass cost over ${TOPICS} topics with ` +
+        `${PENDING} pending deletions (topic nodes written in ${cost.writeSeconds.toFixed(1)} s)`,
+      tables: [
+        { title: 'ledger deletions per second', rows: deletions },
+        { title: "time from a trim (its marker) to the ledger's deletion", rows: reclaim.map((row) => ({ ...row })) },
+        { title: 'cost of one pass', rows: cost.rows.map((row) => ({ ...row })) },
+      ],
+      comparisons: [
+        {
+          figure: 'GC deletions/s, 1 collector instance',
+          unit: 'ledgers/s',
+          ours: Number(one['deletionsPerSecond']),
+          peer: 'raw ledger-store info + delete',
+          peerValue: raw.deletionsPerSecond,
+          higherIsBetter: true,
+        },
+      ],
+    };
   } finally {
     await ledgerStore.close();
     await store.close();
@@ -355,7 +371,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runAlone(module, run);

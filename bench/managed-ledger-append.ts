@@ -17,7 +17,7 @@
 import { Redis } from 'ioredis';
 import * as hdr from 'hdr-histogram-js';
 import { Registry } from 'prom-client';
-import { RedisLedgerStore } from '@ledgerline/ledger-store';
+import { RedisLedgerStore, SqliteLedgerStore } from '@ledgerline/ledger-store';
 import {
   emptyManagedLedgerInfo,
   infoToProto,
@@ -28,15 +28,24 @@ import {
 import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { managedLedgerPath } from '@ledgerline/naming';
 import { startRedis, type ServerProcess } from '@ledgerline/testing';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_SQLITE_SYNCHRONOUS } from '@ledgerline/storage-kit';
+import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 import { seededRandom } from './seeded-random.js';
 
-const full = process.argv.includes('--full');
-const APPENDS = full ? 200_000 : 50_000;
+const APPENDS = sized({ quick: 20_000, normal: 50_000, full: 200_000 });
+/** Standalone appends: SQLite with fsync is slower, so fewer make a steady figure. */
+const SQLITE_APPENDS = sized({ quick: 10_000, normal: 20_000, full: 100_000 });
+/** Rows per transaction of the raw SQLite peer: the managed ledger's maxWriteBatchEntries default, its largest group commit. */
+const RAW_SQLITE_TRANSACTION_ROWS = 1_000;
 const ENTRY_BYTES = 1024;
 const IN_FLIGHT = 2_000;
 const XADD_BATCH = 100;
 const XADD_IN_FLIGHT = 8;
-const HOLE_COUNTS = [1_000_000, 10_000_000];
+const HOLE_COUNTS = sized({ quick: [1_000_000], normal: [1_000_000, 10_000_000], full: [1_000_000, 10_000_000] });
 const payload = new Uint8Array(ENTRY_BYTES).map((_, i) => (i * 7) & 0xff);
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -63,11 +72,11 @@ function seconds(started: bigint): number {
 }
 
 /** Appends `count` entries keeping IN_FLIGHT outstanding; records each append's latency. */
-async function appendRow(ml: ManagedLedger, label: string, numMessages: number): Promise<Row> {
+async function appendRow(ml: ManagedLedger, label: string, numMessages: number, appends = APPENDS): Promise<Row> {
   const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000 });
   let next = 0;
   const worker = async () => {
-    while (next < APPENDS) {
+    while (next < appends) {
       next++;
       const started = process.hrtime.bigint();
       await ml.append(payload, numMessages);
@@ -79,9 +88,9 @@ async function appendRow(ml: ManagedLedger, label: string, numMessages: number):
   const s = seconds(started);
   return {
     measurement: label,
-    entriesPerSecond: Math.round(APPENDS / s),
-    messagesPerSecond: Math.round((APPENDS * numMessages) / s),
-    megabytesPerSecond: Math.round((APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
+    entriesPerSecond: Math.round(appends / s),
+    messagesPerSecond: Math.round((appends * numMessages) / s),
+    megabytesPerSecond: Math.round((appends * ENTRY_BYTES) / s / 1e5) / 10,
     latencyMsP50: histogram.getValueAtPercentile(50) / 1000,
     latencyMsP99: histogram.getValueAtPercentile(99) / 1000,
   };
@@ -133,7 +142,7 @@ async function catchUpRow(name: string, deps: ManagedLedgerDependencies, expecte
 }
 
 /** The baseline: XADD_BATCH XADDs per pipeline, XADD_IN_FLIGHT pipelines outstanding, one connection. */
-async function xaddRow(url: string): Promise<Row> {
+async function xaddRows(url: string): Promise<Row[]> {
   const client = new Redis(url);
   const stream = `bench:ml-xadd:${process.pid}`;
   const bytes = Buffer.from(payload);
@@ -150,10 +159,34 @@ async function xaddRow(url: string): Promise<Row> {
   const started = process.hrtime.bigint();
   await Promise.all(Array.from({ length: XADD_IN_FLIGHT }, worker));
   const s = seconds(started);
+  const xadd: Row = {
+    measurement: 'raw XADD pipelined (baseline)',
+    entriesPerSecond: Math.round(APPENDS / s),
+    megabytesPerSecond: Math.round((APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
+  };
+  const catchUp = await xreadgroupCatchUpRow(client, stream);
   await client.del(stream);
   await client.quit();
+  return [xadd, catchUp];
+}
+
+/** The catch-up peer: a consumer group reads the whole stream from the start, 1 000 per XREADGROUP, acking each page. */
+async function xreadgroupCatchUpRow(client: Redis, stream: string): Promise<Row> {
+  await client.xgroup('CREATE', stream, 'catch-up', '0');
+  const started = process.hrtime.bigint();
+  let seen = 0;
+  for (;;) {
+    const reply = (await client.xreadgroupBuffer('GROUP', 'catch-up', 'c', 'COUNT', 1_000, 'STREAMS', stream, '>')) as
+      [Buffer, [Buffer, Buffer[]][]][] | null;
+    const entries = reply?.[0]?.[1] ?? [];
+    if (entries.length === 0) break;
+    seen += entries.length;
+    await client.xack(stream, 'catch-up', ...entries.map(([id]) => id));
+  }
+  if (seen !== APPENDS) throw new Error(`XREADGROUP read ${seen} entries, expected ${APPENDS}`);
+  const s = seconds(started);
   return {
-    measurement: 'raw XADD pipelined (baseline)',
+    measurement: 'raw XREADGROUP + XACK catch-up, 1 000 per read (baseline)',
     entriesPerSecond: Math.round(APPENDS / s),
     megabytesPerSecond: Math.round((APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
   };
@@ -242,7 +275,63 @@ async function cursorRows(
   ];
 }
 
-async function main(): Promise<void> {
+/**
+ * Standalone mode's write path: a managed ledger on the SQLite ledger and
+ * metadata stores (standalone's defaults), one entry per append with many in
+ * flight (group commit decides how many share a transaction), beside the
+ * embedded limit: the same 1 KiB rows inserted by one process in transactions
+ * as large as the largest group commit, with the same synchronous setting.
+ */
+async function sqliteRows(): Promise<Row[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-ml-sqlite-'));
+  const ledgerStore = new SqliteLedgerStore({ path: join(dir, 'ledgers.db') });
+  const metadataStore = await createMetadataStore({ kind: 'sqlite', path: join(dir, 'metadata.db') });
+  try {
+    const deps: ManagedLedgerDependencies = {
+      ledgerStore,
+      metadata: new MetadataStoreManagedLedgerMetadata(metadataStore),
+      logger: quiet,
+      metricsRegistry: new Registry(),
+    };
+    // Standalone's stores, with their default synchronous setting (the raw inserts below use the same).
+    const ml = await ManagedLedger.open(topic(), deps, { config: benchConfig() });
+    await ml.append(payload);
+    const rows = [
+      await appendRow(ml, 'standalone (SQLite): append 1 KiB entries', 1, SQLITE_APPENDS),
+      await appendRow(ml, 'standalone (SQLite): append 1 KiB batches of 100 messages', 100, SQLITE_APPENDS),
+    ];
+    await ml.close();
+    rows.push(rawSqliteRow(join(dir, 'raw.db'), DEFAULT_SQLITE_SYNCHRONOUS));
+    return rows;
+  } finally {
+    await ledgerStore.close();
+    await metadataStore.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** SQLite inserts of the same 1 KiB rows from one process, RAW_SQLITE_TRANSACTION_ROWS per transaction, at `synchronous`. */
+function rawSqliteRow(path: string, synchronous: string): Row {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${synchronous}`);
+  db.exec('CREATE TABLE entries (id INTEGER PRIMARY KEY, data BLOB NOT NULL)');
+  const insert = db.prepare('INSERT INTO entries (id, data) VALUES (?, ?)');
+  const insertBatch = db.transaction((first: number) => {
+    for (let i = 0; i < RAW_SQLITE_TRANSACTION_ROWS; i++) insert.run(first + i, payload);
+  });
+  const started = process.hrtime.bigint();
+  for (let first = 0; first < SQLITE_APPENDS; first += RAW_SQLITE_TRANSACTION_ROWS) insertBatch(first);
+  const s = seconds(started);
+  db.close();
+  return {
+    measurement: `raw SQLite inserts, ${RAW_SQLITE_TRANSACTION_ROWS} rows per transaction (embedded limit)`,
+    entriesPerSecond: Math.round(SQLITE_APPENDS / s),
+    megabytesPerSecond: Math.round((SQLITE_APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
+  };
+}
+
+export async function run(): Promise<BenchReport> {
   let server: ServerProcess | undefined;
   const url = process.env['LEDGERLINE_BENCH_REDIS_URL'] ?? (server = await startRedis()).url;
   const keyPrefix = `bench-ml:${process.pid}:`;
@@ -255,8 +344,7 @@ async function main(): Promise<void> {
     metricsRegistry: new Registry(),
   });
   try {
-    console.log(`managed ledger on Redis: ${APPENDS} appends of ${ENTRY_BYTES} B per row, ${IN_FLIGHT} in flight`);
-    const rows: Row[] = [await xaddRow(url)];
+    const rows: Row[] = await xaddRows(url);
     const single = topic();
     const ml = await ManagedLedger.open(single, deps(), { config: benchConfig() });
     await ml.append(payload);
@@ -267,14 +355,39 @@ async function main(): Promise<void> {
     const tailing = await ManagedLedger.open(topic(), deps(), { config: benchConfig() });
     rows.push(await tailingRow(tailing));
     await tailing.close();
+    const standalone = await sqliteRows();
+    const cursors: Row[] = [];
     for (const holes of HOLE_COUNTS) {
       for (const pattern of ['alternating', 'random'] as const)
-        rows.push(...(await cursorRows(holes, pattern, deps, metadataStore)));
+        cursors.push(...(await cursorRows(holes, pattern, deps, metadataStore)));
     }
-    console.table(rows);
-    const xadd = rows[0]!.entriesPerSecond!;
-    const append = rows[1]!.entriesPerSecond!;
-    console.log(`managed-ledger append reaches ${Math.round((100 * append) / xadd)}% of raw pipelined XADD`);
+    const entries = (row: Row | undefined): number => row?.entriesPerSecond ?? Number.NaN;
+    const [xadd, xreadgroup, append, , catchUp] = rows;
+    const [sqliteSingle, , rawSqlite] = standalone;
+    const versus = (figure: string, ours: Row | undefined, peer: Row | undefined): Comparison => ({
+      figure,
+      unit: 'entries/s',
+      ours: entries(ours),
+      peer: peer?.measurement ?? '',
+      peerValue: entries(peer),
+      higherIsBetter: true,
+    });
+    return {
+      section: 'Managed ledger (no gRPC): appends, reads, standalone SQLite, cursor state',
+      setup:
+        `${APPENDS} appends of ${ENTRY_BYTES} B per Redis row and ${SQLITE_APPENDS} per SQLite row, ${IN_FLIGHT} in flight; ` +
+        `cursor snapshots of ${HOLE_COUNTS.map((h) => h.toLocaleString('en-US')).join(' and ')} holes`,
+      tables: [
+        { title: 'managed ledger on Redis', rows: rows.map((row) => ({ ...row })) },
+        { title: 'standalone (SQLite)', rows: standalone.map((row) => ({ ...row })) },
+        { title: 'cursor persistence and recovery (ack holes)', rows: cursors.map((row) => ({ ...row })) },
+      ],
+      comparisons: [
+        versus('managed-ledger append, 1 KiB entries', append, xadd),
+        versus('catch-up read from the store (backlog)', catchUp, xreadgroup),
+        versus('standalone append, 1 KiB entries (group commit)', sqliteSingle, rawSqlite),
+      ],
+    };
   } finally {
     await ledgerStore.close();
     await metadataStore.close();
@@ -282,7 +395,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runAlone(module, run);

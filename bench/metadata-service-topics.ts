@@ -18,13 +18,14 @@ import { closeClient, createClient, type Client } from '@ledgerline/rpc';
 import { serviceConfigSchema } from '@ledgerline/service-kit';
 import { startRedis, type ServerProcess } from '@ledgerline/testing';
 import { Redis } from 'ioredis';
+import { runAlone, sized, type BenchReport } from './bench-report.js';
 
 function argument(name: string): string | undefined {
   const index = process.argv.indexOf(name);
   return index === -1 ? undefined : process.argv[index + 1];
 }
 
-const TOPICS = Number(argument('--topics') ?? (process.argv.includes('--full') ? 1_000_000 : 100_000));
+const TOPICS = Number(argument('--topics') ?? sized({ quick: 20_000, normal: 100_000, full: 1_000_000 }));
 const BUCKETS = (argument('--buckets') ?? '1,64').split(',').map(Number);
 const BATCH = 1000;
 const CALLS_IN_FLIGHT = 4;
@@ -135,7 +136,7 @@ async function runRow(url: string, probe: Redis, buckets: number): Promise<Row> 
   }
 }
 
-async function main(): Promise<void> {
+export async function run(): Promise<BenchReport> {
   let server: ServerProcess | undefined;
   const url = process.env['LEDGERLINE_BENCH_REDIS_URL'] ?? (server = await startRedis()).url;
   const probe = new Redis(url);
@@ -149,13 +150,12 @@ async function main(): Promise<void> {
     probe.disconnect();
     await server?.stop();
   }
-  console.log(
-    `\nmetadata service, ${TOPICS} topics in one namespace (CreateTopics batches of ${BATCH}, ${CALLS_IN_FLIGHT} calls in flight; ListTopics pages of ${PAGE})`,
-  );
-  console.table(rows);
+  return {
+    section: 'Topics: create and list one big namespace (PIP-157 buckets)',
+    setup: `${TOPICS.toLocaleString('en-US')} topics in one namespace per row (CreateTopics batches of ${BATCH}, ${CALLS_IN_FLIGHT} calls in flight; ListTopics pages of ${PAGE}); metadata service on Redis`,
+    tables: [{ title: 'create and list', rows: rows.map((row) => ({ ...row })) }],
+    comparisons: [],
+  };
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+runAlone(module, run);

@@ -2,12 +2,12 @@
 // many messages per second a subscription delivers and settles per type,
 // against an in-memory source, with consumers that ack and re-grant permits
 // every 100 messages as a client's receiver queue does.
-// Run: npx tsx bench/subscriptions-dispatch.ts [--full]
+// Run: npx tsx bench/subscriptions-dispatch.ts [--full]   (also part of `npm run bench`)
 import { Subscription, SubscriptionType, type Delivery } from '@ledgerline/subscriptions';
 import { InMemorySource, type TestEntry } from '@ledgerline/subscriptions/testing';
+import { runAlone, sized, type BenchReport } from './bench-report.js';
 
-const full = process.argv.includes('--full');
-const ENTRIES = full ? 1_000_000 : 100_000;
+const ENTRIES = sized({ quick: 50_000, normal: 100_000, full: 1_000_000 });
 /** Keys for Key_Shared: many, as in the issue's "thousands of keys". */
 const KEYS = 10_000;
 /** Permits a consumer grants at start and the batch it acks and re-grants, like a receiver queue. */
@@ -30,7 +30,7 @@ const CASES: Case[] = [
   { label: `Key_Shared, 4 consumers, ${KEYS} keys`, type: SubscriptionType.KEY_SHARED, consumers: 4, keyed: true },
 ];
 
-async function run(c: Case): Promise<Record<string, string | number>> {
+async function measureCase(c: Case): Promise<Record<string, string | number>> {
   const source = new InMemorySource();
   for (let i = 0; i < ENTRIES; i++) source.append(c.keyed ? `key-${i % KEYS}` : undefined);
   const subscription = new Subscription<TestEntry>({ name: 'bench', source });
@@ -91,16 +91,17 @@ async function run(c: Case): Promise<Record<string, string | number>> {
   };
 }
 
-async function main(): Promise<void> {
+export async function run(): Promise<BenchReport> {
   // One untimed pass, so that the figures are for optimised code.
-  await run({ ...CASES[0]!, label: 'warm-up' });
+  await measureCase({ ...CASES[0]!, label: 'warm-up' });
   const rows = [];
-  for (const c of CASES) rows.push(await run(c));
-  console.log(`subscription dispatch, ${ENTRIES} single-message entries, in-memory source, no transport`);
-  console.table(rows);
+  for (const c of CASES) rows.push(await measureCase(c));
+  return {
+    section: 'Dispatch (consume lib alone)',
+    setup: `${ENTRIES} single-message entries per subscription type, in-memory source, no transport; consumers ack and re-grant every ${ACK_BATCH}`,
+    tables: [{ title: 'messages delivered and settled per second', rows }],
+    comparisons: [],
+  };
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runAlone(module, run);

@@ -7,50 +7,105 @@
 //       service process (Redis + NATS), as in a cluster
 //     - raw pipelined XADD from Node to the same Redis
 //     - JetStream async publish to a nats-server (file store)
-//   end-to-end latency at a fixed 10K msg/s (publish -> consumer delivery)
+//   end-to-end latency at a fixed 1K and 10K msg/s (publish -> consumer delivery)
 //     - writer owner: Publish stream -> Consume stream (Exclusive, permits)
 //     - Redis Streams: XADD -> XREADGROUP (BLOCK) on a second connection
+//     - JetStream: async publish -> pull consumer (consume(), explicit acks)
 //
 // Client and servers share the machine's cores, so compare the rows of one
 // run rather than absolute numbers across machines.
 //
-// Run: npx tsx bench/writer-owner-publish.ts [--full]
-//   Default 30 000 messages per throughput row and 4 s of paced latency;
-//   --full sends 200 000 and paces for 20 s.
-import type { ChildProcess } from 'node:child_process';
+// Run: npx tsx bench/writer-owner-publish.ts [--full]   (also part of `npm run bench`)
+//   Default 30 000 messages per throughput row and 4 s of paced latency per rate;
+//   --full sends 200 000 and paces for 20 s; the runner's default 20 000 and 3 s.
+//   LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile under <dir>/<app>.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import * as hdr from 'hdr-histogram-js';
+import { Redis } from 'ioredis';
 import { AdminService, InitialPosition, LookupService, SubscriptionType, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
-import { freePort, startNats, startRedis } from '@ledgerline/testing';
-import {
-  jetStreamPublish,
-  latencyRow,
-  newHistogram,
-  paced as pacedAt,
-  rawXadd,
-  redisStreamsLatency,
-  sentAtMicros,
-  stamped as stampedCopy,
-  startService,
-  stopChild,
-  throughput as throughputOf,
-  type LatencyRow,
-  type ThroughputRow,
-} from './baselines';
+import { freePort, startNats, startRedis, waitForPort } from '@ledgerline/testing';
+import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 
-const full = process.argv.includes('--full');
-const MESSAGES = full ? 200_000 : 30_000;
+const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
 const MESSAGE_BYTES = 1024;
-const RATE_PER_SECOND = 10_000;
-const PACED_SECONDS = full ? 20 : 4;
+/** The OpenMessaging Benchmark's fixed rates: end-to-end latency is measured at each. */
+const RATES_PER_SECOND = [1_000, 10_000];
+const PACED_SECONDS = sized({ quick: 3, normal: 4, full: 20 });
+/** The OpenMessaging Benchmark's topic shapes: 1 topic with 1 partition and with 16. */
+const PARTITION_COUNTS = [1, 16];
 const PUBLISH_WINDOW = 2_000;
 /** Messages per entry in the batched row: what a Pulsar client's batching (batchingMaxMessages) sends. */
 const CLIENT_BATCH = 100;
+const XADD_BATCH = 100;
+const XADD_IN_FLIGHT = 8;
+const JETSTREAM_WINDOW = 1_000;
+const ROOT = resolve(__dirname, '..');
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
 
-const throughput = (system: string, messages: number, startedNs: bigint): ThroughputRow =>
-  throughputOf(system, messages, MESSAGE_BYTES, startedNs);
-const stamped = (): Uint8Array => stampedCopy(payload);
-const paced = (send: (index: number) => void): Promise<number> => pacedAt(RATE_PER_SECOND, PACED_SECONDS, send);
+interface ThroughputRow {
+  system: string;
+  messagesPerSecond: number;
+  megabytesPerSecond: number;
+}
+
+interface LatencyRow {
+  system: string;
+  messages: number;
+  latencyMsP50: number;
+  latencyMsP99: number;
+  latencyMsP999: number;
+}
+
+function throughput(system: string, messages: number, startedNs: bigint): ThroughputRow {
+  const seconds = Number(process.hrtime.bigint() - startedNs) / 1e9;
+  return {
+    system,
+    messagesPerSecond: Math.round(messages / seconds),
+    megabytesPerSecond: Math.round((messages * MESSAGE_BYTES) / seconds / 1e5) / 10,
+  };
+}
+
+function newHistogram(): hdr.Histogram {
+  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000 });
+}
+
+function latencyRow(system: string, histogram: hdr.Histogram): LatencyRow {
+  return {
+    system,
+    messages: histogram.totalCount,
+    latencyMsP50: histogram.getValueAtPercentile(50) / 1000,
+    latencyMsP99: histogram.getValueAtPercentile(99) / 1000,
+    latencyMsP999: histogram.getValueAtPercentile(99.9) / 1000,
+  };
+}
+
+/** A 1 KiB payload whose first 8 bytes are the send time in microseconds (this process's clock). */
+function stamped(): Uint8Array {
+  const bytes = Uint8Array.from(payload);
+  new DataView(bytes.buffer).setFloat64(0, performance.now() * 1000);
+  return bytes;
+}
+
+function sentAtMicros(bytes: Uint8Array): number {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(0);
+}
+
+/** Calls `send(i)` for i = 0.. at `rate` per second for PACED_SECONDS, catching up on every timer tick. */
+async function paced(rate: number, send: (index: number) => void): Promise<number> {
+  const total = rate * PACED_SECONDS;
+  const started = performance.now();
+  let sent = 0;
+  while (sent < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000));
+    while (sent < due) send(sent++);
+    await new Promise((done) => setTimeout(done, 1));
+  }
+  return total;
+}
 
 /** Resolves once `condition` holds, checking every millisecond, or rejects after timeoutMs. */
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
@@ -61,6 +116,120 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
   }
 }
 
+/** A service as its own process (node with tsx's loader), as in a cluster. */
+function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
+  return startProcess(app, join(ROOT, 'apps', app, 'src/main.ts'), [], port, settings);
+}
+
+async function startProcess(
+  name: string,
+  entry: string,
+  args: string[],
+  port: number,
+  settings: Record<string, string>,
+): Promise<ChildProcess> {
+  const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
+  // LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile there when it exits.
+  const profileDir = process.env['LEDGERLINE_BENCH_CPU_PROF'];
+  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry, ...args], {
+    cwd: ROOT,
+    env: { ...Object.fromEntries(kept), ...settings, LEDGERLINE_GRPC_PORT: String(port), LEDGERLINE_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // Nobody reads the services' log lines here; a full pipe must not stall them.
+  child.stdout?.resume();
+  await waitForPort(port, 120_000);
+  return child;
+}
+
+/**
+ * The ceiling of one Publish stream on this machine: the same client calls
+ * against a server (its own process) that stores nothing and answers each
+ * request at once (bench/noop-publish-server.ts).
+ */
+async function noopCeilingRows(port: number): Promise<ThroughputRow[]> {
+  const topics = createClient(TopicsService, `127.0.0.1:${port}`);
+  try {
+    await publishStream(topics, 'persistent://bench/ns/noop', 2_000, () => payload);
+    const started = process.hrtime.bigint();
+    const single = await publishStream(topics, 'persistent://bench/ns/noop', MESSAGES, () => payload);
+    const rows = [throughput('no-op Publish stream (stores nothing), one message per request', single, started)];
+    const batchedStarted = process.hrtime.bigint();
+    const batches = await publishStream(
+      topics,
+      'persistent://bench/ns/noop',
+      MESSAGES / CLIENT_BATCH,
+      () => payload,
+      undefined,
+      CLIENT_BATCH,
+    );
+    rows.push(
+      throughput(
+        `no-op Publish stream (stores nothing), batches of ${CLIENT_BATCH}`,
+        batches * CLIENT_BATCH,
+        batchedStarted,
+      ),
+    );
+    return rows;
+  } finally {
+    closeClient(topics);
+  }
+}
+
+/** Pipelined XADD; with several partitions each pipeline spreads its messages over that many streams. */
+async function rawXadd(redisUrl: string, partitions: number): Promise<ThroughputRow> {
+  const redis = new Redis(redisUrl);
+  const keys = Array.from({ length: partitions }, (_, i) => `bench:xadd:${i}`);
+  const buffer = Buffer.from(payload);
+  let next = 0;
+  const batches = Math.ceil(MESSAGES / XADD_BATCH);
+  const worker = async (): Promise<void> => {
+    while (next < batches) {
+      next++;
+      const pipeline = redis.pipeline();
+      for (let i = 0; i < XADD_BATCH; i++) pipeline.xadd(keys[i % partitions]!, '*', 'd', buffer);
+      await pipeline.exec();
+    }
+  };
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: XADD_IN_FLIGHT }, worker));
+  const row = throughput(`raw pipelined XADD (same Redis)${streamsLabel(partitions)}`, batches * XADD_BATCH, started);
+  await redis.del(...keys);
+  redis.disconnect();
+  return row;
+}
+
+function streamsLabel(partitions: number): string {
+  return partitions === 1 ? '' : `, ${partitions} streams`;
+}
+
+async function jetStreamPublish(natsUrl: string, partitions: number): Promise<ThroughputRow> {
+  const connection = await connect({ servers: natsUrl });
+  const manager = await jetstreamManager(connection);
+  await manager.streams.add({ name: 'BENCH', subjects: ['bench.>'] });
+  const js = jetstream(connection);
+  const messages = Math.min(MESSAGES, 30_000);
+  const inFlight = new Set<Promise<unknown>>();
+  const started = process.hrtime.bigint();
+  for (let i = 0; i < messages; i++) {
+    const publishing = js.publish(`bench.publish.${i % partitions}`, payload);
+    inFlight.add(publishing);
+    // A failed publish fails the run at Promise.race / Promise.all below.
+    publishing.then(
+      () => inFlight.delete(publishing),
+      () => inFlight.delete(publishing),
+    );
+    if (inFlight.size >= JETSTREAM_WINDOW) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  const subjects = partitions === 1 ? '' : `, ${partitions} subjects`;
+  const row = throughput(`JetStream async publish (file store)${subjects}`, messages, started);
+  await manager.streams.delete('BENCH');
+  await connection.close();
+  return row;
+}
+
 /** Publishes `count` messages over one Publish stream, PUBLISH_WINDOW in flight; `onReceipt` per receipt. */
 async function publishStream(
   topics: ReturnType<typeof createClient<typeof TopicsService>>,
@@ -69,6 +238,8 @@ async function publishStream(
   message: (index: number) => Uint8Array,
   pace?: (send: (index: number) => void) => Promise<number>,
   batchSize = 1,
+  onReceipt?: (index: number) => void,
+  window = PUBLISH_WINDOW,
 ): Promise<number> {
   const queue: Uint8Array[] = [];
   let wake: (() => void) | undefined;
@@ -102,6 +273,8 @@ async function publishStream(
   const reading = (async () => {
     for await (const response of topics.publish(requests())) {
       if (response.result.case !== 'receipt') throw new Error(`publish failed: ${response.result.value?.reason}`);
+      // Receipts come in request order, so the n-th receipt answers the n-th request.
+      onReceipt?.(answered);
       answered++;
       if (answered === count) return;
     }
@@ -110,7 +283,7 @@ async function publishStream(
     await pace(push);
   } else {
     for (let i = 0; i < count; i++) {
-      while ((queued - answered) * batchSize >= PUBLISH_WINDOW) await new Promise((r) => setImmediate(r));
+      while ((queued - answered) * batchSize >= window) await new Promise((r) => setImmediate(r));
       push(i);
     }
   }
@@ -123,10 +296,13 @@ async function publishStream(
 async function writerLatency(
   topics: ReturnType<typeof createClient<typeof TopicsService>>,
   topic: string,
-): Promise<LatencyRow> {
+  rate: number,
+): Promise<{ endToEnd: LatencyRow; publish: LatencyRow }> {
   const histogram = newHistogram();
+  const receipts = newHistogram();
+  const sentAt: number[] = [];
   let received = 0;
-  const total = RATE_PER_SECOND * PACED_SECONDS;
+  const total = rate * PACED_SECONDS;
   const controller = new AbortController();
   let grant: (() => void) | undefined;
   let granted = 0;
@@ -169,15 +345,114 @@ async function writerLatency(
     }
   })();
   await ready;
-  await publishStream(topics, topic, total, stamped, paced);
+  const stampedAndKept = (index: number): Uint8Array => {
+    const bytes = stamped();
+    sentAt[index] = sentAtMicros(bytes);
+    return bytes;
+  };
+  await publishStream(
+    topics,
+    topic,
+    total,
+    stampedAndKept,
+    (send) => paced(rate, send),
+    1,
+    (index) => receipts.recordValue(Math.max(1, performance.now() * 1000 - sentAt[index]!)),
+  );
   await until(() => received >= total, 60_000, 'every paced message to arrive');
   controller.abort();
   grant?.();
   await consuming;
-  return latencyRow('writer owner: Publish -> Consume', histogram);
+  return {
+    endToEnd: latencyRow(`writer owner: Publish -> Consume at ${rate} msg/s`, histogram),
+    publish: latencyRow(`writer owner: publish -> receipt at ${rate} msg/s`, receipts),
+  };
 }
 
-async function main(): Promise<void> {
+async function redisStreamsLatency(redisUrl: string, rate: number): Promise<LatencyRow> {
+  const producer = new Redis(redisUrl);
+  const consumer = new Redis(redisUrl);
+  const key = `bench:latency:${rate}`;
+  await producer.xgroup('CREATE', key, 'g', '$', 'MKSTREAM');
+  const histogram = newHistogram();
+  const total = rate * PACED_SECONDS;
+  let received = 0;
+  const reading = (async () => {
+    while (received < total) {
+      const reply = (await consumer.xreadgroupBuffer(
+        'GROUP',
+        'g',
+        'c',
+        'COUNT',
+        1000,
+        'BLOCK',
+        1000,
+        'STREAMS',
+        key,
+        '>',
+      )) as [Buffer, [Buffer, Buffer[]][]][] | null;
+      if (reply === null) continue;
+      const now = performance.now() * 1000;
+      const ids: Buffer[] = [];
+      for (const [, entries] of reply) {
+        for (const [id, fields] of entries) {
+          histogram.recordValue(Math.max(1, now - sentAtMicros(fields[1]!)));
+          ids.push(id);
+          received++;
+        }
+      }
+      await consumer.xack(key, 'g', ...ids);
+    }
+  })();
+  let failure: unknown;
+  await paced(rate, () => {
+    producer.xadd(key, '*', 'd', Buffer.from(stamped())).catch((error: unknown) => (failure ??= error));
+  });
+  if (failure !== undefined) throw failure;
+  await reading;
+  await producer.del(key);
+  producer.disconnect();
+  consumer.disconnect();
+  return latencyRow(`Redis Streams: XADD -> XREADGROUP at ${rate} msg/s`, histogram);
+}
+
+async function jetStreamLatency(natsUrl: string, rate: number): Promise<LatencyRow> {
+  const connection = await connect({ servers: natsUrl });
+  const manager = await jetstreamManager(connection);
+  const stream = `BENCHLAT${rate}`;
+  await manager.streams.add({ name: stream, subjects: [`benchlat${rate}.>`] });
+  await manager.consumers.add(stream, {
+    durable_name: 'latency',
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.New,
+  });
+  const js = jetstream(connection);
+  const consumer = await js.consumers.get(stream, 'latency');
+  const messages = await consumer.consume({ max_messages: 1_000 });
+  const histogram = newHistogram();
+  const total = rate * PACED_SECONDS;
+  let received = 0;
+  const reading = (async () => {
+    for await (const message of messages) {
+      histogram.recordValue(Math.max(1, performance.now() * 1000 - sentAtMicros(message.data)));
+      message.ack();
+      if (++received >= total) break;
+    }
+  })();
+  let failure: unknown;
+  await paced(rate, () => {
+    js.publish(`benchlat${rate}.latency`, stamped()).catch((error: unknown) => (failure ??= error));
+  });
+  if (failure !== undefined) throw failure;
+  await until(() => received >= total, 60_000, 'every paced JetStream message to arrive');
+  await reading;
+  await manager.streams.delete(stream);
+  await connection.close();
+  return latencyRow(`JetStream: publish -> pull consumer at ${rate} msg/s`, histogram);
+}
+
+/** Starts Redis, NATS, a metadata service and a writer owner (each its own process), and measures every row. */
+export async function run(): Promise<BenchReport> {
   const redis = await startRedis();
   const nats = await startNats();
   const children: ChildProcess[] = [];
@@ -202,77 +477,185 @@ async function main(): Promise<void> {
         LEDGERLINE_METRICS_PORT: '0',
       }),
     );
+    const noopPort = await freePort();
+    children.push(
+      await startProcess(
+        'noop-publish',
+        join(ROOT, 'bench', 'noop-publish-server.ts'),
+        [String(noopPort)],
+        noopPort,
+        {},
+      ),
+    );
     const admin = createClient(AdminService, `127.0.0.1:${metadataPort}`);
     const lookup = createClient(LookupService, `127.0.0.1:${metadataPort}`);
     const topics = createClient(TopicsService, `127.0.0.1:${writerPort}`);
-    await admin.createTenant({ tenant: 'bench' });
-    await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
-    await admin.createTopic({ topic: 'persistent://bench/ns/throughput' });
-    await admin.createTopic({ topic: 'persistent://bench/ns/latency' });
-    // The writer registers a moment after its port opens: wait until the lookup names it.
-    for (let attempt = 0; ; attempt++) {
-      const answer = await lookup.lookupTopic({ topic: 'persistent://bench/ns/throughput' }).catch(() => undefined);
-      if (answer?.advertisedAddress === `127.0.0.1:${writerPort}`) break;
-      if (attempt > 600) throw new Error('the writer owner never registered');
-      await new Promise((done) => setTimeout(done, 100));
+    try {
+      return await measure(admin, lookup, topics, writerPort, noopPort, redis.url, nats.url);
+    } finally {
+      for (const client of [admin, lookup, topics]) closeClient(client);
     }
-    // Warm-up: topic load (lease, ledger), connections, JIT.
-    await publishStream(topics, 'persistent://bench/ns/throughput', 2_000, () => payload);
-
-    const rows: ThroughputRow[] = [];
-    const startedNs = process.hrtime.bigint();
-    const published = await publishStream(topics, 'persistent://bench/ns/throughput', MESSAGES, () => payload);
-    rows.push(throughput('writer owner: gRPC Publish stream (dedup on)', published, startedNs));
-    const batchedStartedNs = process.hrtime.bigint();
-    const batches = await publishStream(
-      topics,
-      'persistent://bench/ns/throughput',
-      MESSAGES / CLIENT_BATCH,
-      () => payload,
-      undefined,
-      CLIENT_BATCH,
-    );
-    rows.push(
-      throughput(
-        `writer owner: Publish stream, client batches of ${CLIENT_BATCH}`,
-        batches * CLIENT_BATCH,
-        batchedStartedNs,
-      ),
-    );
-    rows.push(await rawXadd(redis.url, MESSAGES, payload));
-    rows.push(await jetStreamPublish(nats.url, Math.min(MESSAGES, 30_000), payload));
-    const latency = [
-      await writerLatency(topics, 'persistent://bench/ns/latency'),
-      await redisStreamsLatency(redis.url, RATE_PER_SECOND, PACED_SECONDS, payload),
-    ];
-
-    console.log(
-      `\n1 KiB messages, ${MESSAGES} per throughput row; latency paced at ${RATE_PER_SECOND} msg/s for ${PACED_SECONDS} s`,
-    );
-    console.table(rows);
-    const [writer, batched, xadd, js] = rows;
-    console.log(
-      `writer / raw XADD = ${(writer!.messagesPerSecond / xadd!.messagesPerSecond).toFixed(2)} (target >= 0.5); ` +
-        `writer / JetStream = ${(writer!.messagesPerSecond / js!.messagesPerSecond).toFixed(2)} (target >= 2); ` +
-        `batched writer / raw XADD = ${(batched!.messagesPerSecond / xadd!.messagesPerSecond).toFixed(2)}, ` +
-        `/ JetStream = ${(batched!.messagesPerSecond / js!.messagesPerSecond).toFixed(2)}`,
-    );
-    console.table(latency);
-    console.log(
-      `writer p99 / Redis Streams p99 = ${(latency[0]!.latencyMsP99 / latency[1]!.latencyMsP99).toFixed(2)} (target <= 2)`,
-    );
-    for (const client of [admin, lookup, topics]) closeClient(client);
   } finally {
-    for (const child of children.reverse()) await stopChild(child);
+    for (const child of children.reverse()) {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 15_000))]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
     await nats.stop();
     await redis.stop();
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+async function measure(
+  admin: ReturnType<typeof createClient<typeof AdminService>>,
+  lookup: ReturnType<typeof createClient<typeof LookupService>>,
+  topics: ReturnType<typeof createClient<typeof TopicsService>>,
+  writerPort: number,
+  noopPort: number,
+  redisUrl: string,
+  natsUrl: string,
+): Promise<BenchReport> {
+  await admin.createTenant({ tenant: 'bench' });
+  await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
+  await admin.createTopic({ topic: 'persistent://bench/ns/throughput' });
+  for (const rate of RATES_PER_SECOND) await admin.createTopic({ topic: `persistent://bench/ns/latency-${rate}` });
+  for (const topic of partitionTopics(PARTITION_COUNTS.at(-1)!)) await admin.createTopic({ topic });
+  // The writer registers a moment after its port opens: wait until the lookup names it.
+  for (let attempt = 0; ; attempt++) {
+    const answer = await lookup.lookupTopic({ topic: 'persistent://bench/ns/throughput' }).catch(() => undefined);
+    if (answer?.advertisedAddress === `127.0.0.1:${writerPort}`) break;
+    if (attempt > 600) throw new Error('the writer owner never registered');
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  // Warm-up: topic loads (lease, ledger), connections, JIT.
+  await publishStream(topics, 'persistent://bench/ns/throughput', 2_000, () => payload);
+  for (const name of partitionTopics(PARTITION_COUNTS.at(-1)!)) await publishStream(topics, name, 10, () => payload);
+
+  const rows: ThroughputRow[] = [];
+  const comparisons: Comparison[] = [];
+  for (const partitions of PARTITION_COUNTS) {
+    const measured = await throughputRows(topics, partitions, redisUrl, natsUrl);
+    rows.push(...measured.rows);
+    comparisons.push(...measured.comparisons);
+  }
+  const [single, batched] = rows as [ThroughputRow, ThroughputRow];
+  const ceiling = await noopCeilingRows(noopPort);
+  rows.push(...ceiling);
+  const versusCeiling = (figure: string, ours: ThroughputRow, noop: ThroughputRow): Comparison => ({
+    figure,
+    unit: 'msg/s',
+    ours: ours.messagesPerSecond,
+    peer: noop.system,
+    peerValue: noop.messagesPerSecond,
+    higherIsBetter: true,
+  });
+  comparisons.push(
+    versusCeiling('publish 1 KiB, 1 partition, batching off, against the no-op ceiling', single, ceiling[0]!),
+    versusCeiling(
+      `publish 1 KiB, 1 partition, batches of ${CLIENT_BATCH}, against the no-op ceiling`,
+      batched,
+      ceiling[1]!,
+    ),
+  );
+  const latency: LatencyRow[] = [];
+  for (const rate of RATES_PER_SECOND) {
+    const { endToEnd: ours, publish } = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
+    const redisStreams = await redisStreamsLatency(redisUrl, rate);
+    const jetStream = await jetStreamLatency(natsUrl, rate);
+    latency.push(ours, publish, redisStreams, jetStream);
+    comparisons.push(
+      latencyComparison(`end-to-end latency p99 at ${rate} msg/s`, ours.latencyMsP99, redisStreams, 'latencyMsP99', 2),
+      latencyComparison(`end-to-end latency p99 at ${rate} msg/s`, ours.latencyMsP99, jetStream, 'latencyMsP99'),
+      latencyComparison(`end-to-end latency p50 at ${rate} msg/s`, ours.latencyMsP50, redisStreams, 'latencyMsP50'),
+      latencyComparison(`end-to-end latency p99.9 at ${rate} msg/s`, ours.latencyMsP999, redisStreams, 'latencyMsP999'),
+    );
+  }
+  return {
+    section: 'Publish throughput and end-to-end latency (1 KiB, writer owner on Redis)',
+    setup:
+      `${MESSAGES} messages per throughput row (one gRPC Publish stream per topic, ${PUBLISH_WINDOW} messages in flight in all; ` +
+      `XADD in pipelines of ${XADD_BATCH}, ${XADD_IN_FLIGHT} in flight; JetStream ${JETSTREAM_WINDOW} in flight); ` +
+      `latency paced for ${PACED_SECONDS} s per rate; metadata service and writer owner are separate processes`,
+    tables: [
+      { title: 'publish throughput', rows: rows.map((row) => ({ ...row })) },
+      { title: 'end-to-end latency (publish -> delivery)', rows: latency.map((row) => ({ ...row })) },
+    ],
+    comparisons,
+  };
+}
+
+/** The topics the partitioned rows publish to, as a partitioned topic's partitions would be. */
+function partitionTopics(partitions: number): string[] {
+  if (partitions === 1) return ['persistent://bench/ns/throughput'];
+  return Array.from({ length: partitions }, (_, i) => `persistent://bench/ns/spread-${i}`);
+}
+
+/**
+ * Publishes MESSAGES over `partitions` topics, one Publish stream each on one
+ * connection (as the SDK's per-partition producers do), PUBLISH_WINDOW
+ * messages in flight in all; unbatched, then in client batches.
+ */
+async function throughputRows(
+  topics: ReturnType<typeof createClient<typeof TopicsService>>,
+  partitions: number,
+  redisUrl: string,
+  natsUrl: string,
+): Promise<{ rows: ThroughputRow[]; comparisons: Comparison[] }> {
+  const names = partitionTopics(partitions);
+  const spread = partitions === 1 ? '' : `, ${partitions} topics`;
+  const publishAll = async (batchSize: number): Promise<ThroughputRow> => {
+    const perTopic = Math.ceil(MESSAGES / partitions / batchSize);
+    const window = Math.max(batchSize, Math.floor(PUBLISH_WINDOW / partitions));
+    const started = process.hrtime.bigint();
+    const counts = await Promise.all(
+      names.map((name) =>
+        publishStream(topics, name, perTopic, () => payload, undefined, batchSize, undefined, window),
+      ),
+    );
+    const messages = counts.reduce((sum, count) => sum + count, 0) * batchSize;
+    const what = batchSize === 1 ? 'one message per entry (dedup on)' : `client batches of ${batchSize}`;
+    return throughput(`writer owner: gRPC Publish streams, ${what}${spread}`, messages, started);
+  };
+  const writer = await publishAll(1);
+  const batched = await publishAll(CLIENT_BATCH);
+  const xadd = await rawXadd(redisUrl, partitions);
+  const js = await jetStreamPublish(natsUrl, partitions);
+  const label = partitions === 1 ? '1 partition' : `${partitions} partitions`;
+  return {
+    rows: [writer, batched, xadd, js],
+    comparisons: [
+      ...publishComparisons(`${label}, batching off`, writer, xadd, js),
+      ...publishComparisons(`${label}, client batches of ${CLIENT_BATCH}`, batched, xadd, js),
+    ],
+  };
+}
+
+function publishComparisons(what: string, ours: ThroughputRow, xadd: ThroughputRow, js: ThroughputRow): Comparison[] {
+  const figure = `publish 1 KiB, ${what}`;
+  const common = { figure, unit: 'msg/s', ours: ours.messagesPerSecond, higherIsBetter: true };
+  return [
+    { ...common, peer: xadd.system, peerValue: xadd.messagesPerSecond, target: { ratio: 0.5, atLeast: true } },
+    { ...common, peer: js.system, peerValue: js.messagesPerSecond, target: { ratio: 2, atLeast: true } },
+  ];
+}
+
+function latencyComparison(
+  figure: string,
+  ours: number,
+  peer: LatencyRow,
+  field: 'latencyMsP50' | 'latencyMsP99' | 'latencyMsP999',
+  targetAtMost?: number,
+): Comparison {
+  return {
+    figure,
+    unit: 'ms',
+    ours,
+    peer: peer.system,
+    peerValue: peer[field],
+    higherIsBetter: false,
+    ...(targetAtMost === undefined ? {} : { target: { ratio: targetAtMost, atLeast: false } }),
+  };
+}
+
+runAlone(module, run);

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { backOff } from 'exponential-backoff';
 import { MAX_BATCH_SIZE } from '@ledgerline/cursor-codec';
 import type { LedgerEntry } from '@ledgerline/ledger-store';
@@ -48,7 +49,9 @@ export interface AppendHost {
 /**
  * The write side of a managed ledger: appends are queued, written in order
  * by one loop in batches (group commit: one store write in flight, so the
- * store can never reorder two of our writes), and acknowledged in order once
+ * store can never reorder two of our writes; the loop lets the event loop
+ * turn once before each write, so appends already received join it, and a
+ * failed write fails or retries all of them together), and acknowledged in order once
  * the store holds them. A failed write seals the ledger, learns from the
  * store which entries landed (they are acknowledged, never written twice),
  * rolls to a new ledger and sends the rest again with the same offsets.
@@ -144,6 +147,10 @@ export class AppendPipeline {
   private async drive(): Promise<void> {
     const { config } = this.host;
     while (this.queue.length > 0 || this.rolloverRequested) {
+      // Group commit: before a write that has room for more entries, let the event loop run once, so
+      // appends whose requests already sit in socket buffers join it. Without this a store that answers
+      // at once (SQLite is synchronous) would take one transaction, and one fsync, per entry.
+      if (this.queue.length > 0 && this.queue.length < config.maxWriteBatchEntries) await nextTurn();
       try {
         // A step that fails is tried again after a growing pause; one that succeeds starts the count afresh.
         await backOff(() => this.stepUnlessBlocked(), {

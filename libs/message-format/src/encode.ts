@@ -1,7 +1,5 @@
-import { create, toBinary } from '@bufbuild/protobuf';
 import { crc32c } from '@node-rs/crc32';
 import { invalidArgument } from '@ledgerline/errors';
-import { KeyValueSchema, MessageMetadataSchema, SingleMessageMetadataSchema, type KeyValue } from '@ledgerline/proto';
 import {
   CHECKSUM_MAGIC,
   MAX_KEY_BYTES,
@@ -13,6 +11,12 @@ import {
   MESSAGE_HEADER_BYTES,
 } from './limits.js';
 import type { BatchedMessageInput, EntryInput } from './message.js';
+import {
+  writeMessageMetadata,
+  writeSingleMessageMetadata,
+  type MessageMetadataFields,
+  type PropertyPair,
+} from './metadata-writer.js';
 import { MessageFormatReason as R } from './reasons.js';
 
 function bad(message: string): never {
@@ -33,17 +37,15 @@ function checkKey(key: unknown, what: string): string | undefined {
   return checkString(key, MAX_KEY_BYTES, what);
 }
 
-function toKeyValues(properties: unknown, what: string): KeyValue[] {
+function toKeyValues(properties: unknown, what: string): PropertyPair[] {
   if (properties === undefined || properties === null) return [];
   if (typeof properties !== 'object' || Array.isArray(properties)) bad(`${what} must be a map of strings`);
   const entries = Object.entries(properties as Record<string, unknown>);
   if (entries.length > MAX_PROPERTIES_PER_MESSAGE) bad(`${what} holds more than ${MAX_PROPERTIES_PER_MESSAGE} entries`);
-  return entries.map(([key, value]) =>
-    create(KeyValueSchema, {
-      key: checkString(key, MAX_PROPERTY_BYTES, `${what} name`),
-      value: checkString(value, MAX_PROPERTY_BYTES, `${what} '${key.slice(0, 64)}'`),
-    }),
-  );
+  return entries.map(([key, value]) => ({
+    key: checkString(key, MAX_PROPERTY_BYTES, `${what} name`),
+    value: checkString(value, MAX_PROPERTY_BYTES, `${what} '${key.slice(0, 64)}'`),
+  }));
 }
 
 function checkTime(value: unknown, what: string): bigint {
@@ -88,40 +90,40 @@ export function encodeMessageEntry(input: EntryInput): Uint8Array {
   const highestSequenceId = sequenceId + BigInt(count - 1);
   if (highestSequenceId > MAX_SEQUENCE_ID) bad(`sequence ids go up to ${MAX_SEQUENCE_ID}`);
   if (!Number.isSafeInteger(input.publishTimeMs) || input.publishTimeMs < 0) bad('the publish time must be ms');
-  const metadata = create(MessageMetadataSchema, {
+  const metadata: MessageMetadataFields = {
     producerName,
     sequenceId,
     publishTime: BigInt(input.publishTimeMs),
     properties: batch.length === 0 ? toKeyValues(input.properties, 'properties') : [],
-  });
+  };
   const key = checkKey(input.key, 'key');
   if (key !== undefined) metadata.partitionKey = key;
   if (batch.length === 0) {
     const eventTime = checkTime(input.eventTimeMs, 'event time');
     if (eventTime !== 0n) metadata.eventTime = eventTime;
-    return frame(toBinary(MessageMetadataSchema, metadata), [checkPayload(input.payload, 'payload')]);
+    return frame(writeMessageMetadata(metadata), [checkPayload(input.payload, 'payload')]);
   }
   metadata.numMessagesInBatch = batch.length;
   if (count > 1) metadata.highestSequenceId = highestSequenceId;
   const parts: Uint8Array[] = [];
   batch.forEach((message, index) => parts.push(...batchedParts(message, sequenceId + BigInt(index), index)));
-  return frame(toBinary(MessageMetadataSchema, metadata), parts);
+  return frame(writeMessageMetadata(metadata), parts);
 }
 
 /** `[4-byte size][SingleMessageMetadata][payload]` of one batched message. */
 function batchedParts(message: BatchedMessageInput, sequenceId: bigint, index: number): Uint8Array[] {
   if (typeof message !== 'object' || message === null) bad(`messages[${index}] must be an object`);
   const payload = checkPayload(message.payload, `messages[${index}].payload`);
-  const single = create(SingleMessageMetadataSchema, {
-    properties: toKeyValues(message.properties, `messages[${index}].properties`),
+  const properties = toKeyValues(message.properties, `messages[${index}].properties`);
+  const key = checkKey(message.key, `messages[${index}].key`);
+  const eventTime = checkTime(message.eventTimeMs, `messages[${index}].eventTimeMs`);
+  const metadataBytes = writeSingleMessageMetadata({
+    properties,
+    ...(key === undefined ? {} : { partitionKey: key }),
     payloadSize: payload.length,
+    ...(eventTime === 0n ? {} : { eventTime }),
     sequenceId,
   });
-  const key = checkKey(message.key, `messages[${index}].key`);
-  if (key !== undefined) single.partitionKey = key;
-  const eventTime = checkTime(message.eventTimeMs, `messages[${index}].eventTimeMs`);
-  if (eventTime !== 0n) single.eventTime = eventTime;
-  const metadataBytes = toBinary(SingleMessageMetadataSchema, single);
   const size = new Uint8Array(4);
   new DataView(size.buffer).setUint32(0, metadataBytes.length);
   return [size, metadataBytes, payload];

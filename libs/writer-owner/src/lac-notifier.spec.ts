@@ -2,7 +2,7 @@ import { decodeLacAdvanced, type Bus } from '@ledgerline/bus';
 import { LacNotifier } from './lac-notifier.js';
 
 describe('LacNotifier', () => {
-  it('keeps at most one publish in flight and collapses the advances meanwhile into the newest', async () => {
+  it('collapses the advances of one turn and those made while a publish is in flight into the newest', async () => {
     const sent: Array<{ subject: string; lac: number; offset: number | undefined }> = [];
     const pending: Array<() => void> = [];
     const bus = {
@@ -12,17 +12,26 @@ describe('LacNotifier', () => {
         return new Promise<void>((resolve) => pending.push(resolve));
       },
     } as unknown as Bus;
+    const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
     const notifier = new LacNotifier(bus);
+    // The receipts of one store write settle in one turn: they make one hint, the newest.
     notifier.advanced(7, 0, 0);
     notifier.advanced(7, 1, 1);
     notifier.advanced(7, 2, 5);
-    expect(sent).toEqual([{ subject: 'ledgerline.ledger.7.lac', lac: 0, offset: 0 }]);
+    expect(sent).toEqual([]);
+    await turn();
+    expect(sent).toEqual([{ subject: 'ledgerline.ledger.7.lac', lac: 2, offset: 5 }]);
+    // While that publish is in flight, later advances wait and collapse too.
+    notifier.advanced(7, 3, 6);
+    notifier.advanced(7, 4, 9);
+    await turn();
+    expect(sent).toHaveLength(1);
     pending.shift()!();
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(sent.map((s) => s.lac)).toEqual([0, 2]);
-    expect(sent[1]!.offset).toBe(5);
+    await turn();
+    expect(sent.map((s) => s.lac)).toEqual([2, 4]);
+    expect(sent[1]!.offset).toBe(9);
     pending.shift()!();
-    await new Promise((resolve) => setImmediate(resolve));
+    await turn();
     expect(sent).toHaveLength(2);
   });
 });

@@ -8,10 +8,12 @@ interface Pending {
 }
 
 /**
- * "Last add confirmed advanced" hints for read-only owners, coalesced: at most
- * one publish in flight per topic; advances that arrive meanwhile collapse
- * into the newest, sent when the one in flight is done. Hints only: a reader
- * that misses one still polls.
+ * "Last add confirmed advanced" hints for read-only owners, coalesced: the
+ * first advance waits one event-loop turn (every receipt of one store write
+ * settles in the same turn, so a write costs one hint, not one per entry), at
+ * most one publish is in flight per topic, and advances that arrive meanwhile
+ * collapse into the newest, sent when the one in flight is done. Hints only:
+ * a reader that misses one still polls.
  */
 export class LacNotifier {
   private inFlight = false;
@@ -22,11 +24,12 @@ export class LacNotifier {
   advanced(ledgerId: number, entryId: number, offset: number): void {
     if (this.bus === undefined) return;
     this.next = { ledgerId, entryId, offset };
-    if (!this.inFlight) this.drain().catch(unexpectedRejection);
+    if (this.inFlight) return;
+    this.inFlight = true;
+    setImmediate(() => this.drain().catch(unexpectedRejection));
   }
 
   private async drain(): Promise<void> {
-    this.inFlight = true;
     try {
       while (this.next !== undefined) {
         const { ledgerId, entryId, offset } = this.next;

@@ -1,3 +1,4 @@
+import type { Counter } from 'prom-client';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Position } from '@ledgerline/cursor-codec';
 import type { AppendResult, ManagedLedger } from '@ledgerline/managed-ledger';
@@ -66,6 +67,8 @@ export class OwnedTopic {
   readonly rateOut: RateMeter;
   dedupHits = 0;
   private readonly budget: ByteBudget;
+  /** This topic's children of the per-topic counters, looked up once rather than by label on every publish. */
+  private readonly counters: { messagesIn: Counter.Internal; bytesIn: Counter.Internal; dedupHits: Counter.Internal };
   /** Entries handed to the managed ledger and not yet answered: kept below its maxPendingAppends. */
   private readonly entryBudget: ByteBudget;
   private unloadError: LedgerlineError | undefined;
@@ -77,6 +80,11 @@ export class OwnedTopic {
     this.dedup = options.dedup;
     this.budget = new ByteBudget(options.maxPendingBytes);
     this.entryBudget = new ByteBudget(options.maxPendingEntries);
+    this.counters = {
+      messagesIn: options.metrics.messagesIn.labels({ topic: options.name }),
+      bytesIn: options.metrics.bytesIn.labels({ topic: options.name }),
+      dedupHits: options.metrics.dedupHits.labels({ topic: options.name }),
+    };
     this.rateIn = new RateMeter(options.now);
     this.rateOut = new RateMeter(options.now);
   }
@@ -201,8 +209,8 @@ export class OwnedTopic {
       (result) => {
         const stored: StoredReceipt = { ...result, publishTimeMs: this.options.now(), sequenceId: first };
         if (producer !== '') this.dedup.persisted(producer, highest, stored);
-        this.options.metrics.messagesIn.inc({ topic: this.name }, numMessages);
-        this.options.metrics.bytesIn.inc({ topic: this.name }, sizeBytes);
+        this.counters.messagesIn.inc(numMessages);
+        this.counters.bytesIn.inc(sizeBytes);
         this.rateIn.record(numMessages, sizeBytes);
         this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
         this.dedup.maybeSnapshot(result.position);
@@ -241,7 +249,7 @@ export class OwnedTopic {
 
   private duplicate(original: StoredReceipt | undefined, sequenceId: bigint): Receipt {
     this.dedupHits++;
-    this.options.metrics.dedupHits.inc({ topic: this.name });
+    this.counters.dedupHits.inc();
     return {
       sequenceId,
       position: original?.position,

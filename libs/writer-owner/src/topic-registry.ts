@@ -47,8 +47,13 @@ function retentionConfig(policies: Policies | undefined): ManagedLedgerConfigInp
  * Leases are re-confirmed every half TTL; a lost lease or a fenced ledger
  * unloads the topic at once.
  */
+/** Topic strings whose canonical names are remembered; past this the memory is dropped and rebuilt. */
+const MAX_CACHED_NAMES = 10_000;
+
 export class TopicRegistry {
   private readonly topics = new Map<string, Promise<OwnedTopic>>();
+  /** Canonical names of the topic strings requests carried: every publish names its topic, and parsing is pure. */
+  private readonly canonicalNames = new Map<string, string>();
   private readonly loaded = new Map<string, OwnedTopic>();
   private serving = false;
   private monitor: NodeJS.Timeout | undefined;
@@ -93,7 +98,7 @@ export class TopicRegistry {
     if (typeof topic !== 'string' || topic === '') {
       throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'the request names no topic');
     }
-    const name = TopicName.parse(topic).toString();
+    const name = this.canonicalName(topic);
     if (!this.serving) throw notServing();
     const known = this.topics.get(name);
     if (known !== undefined) return known;
@@ -110,6 +115,16 @@ export class TopicRegistry {
       if (this.topics.get(name) === loading) this.topics.delete(name);
     });
     return loading;
+  }
+
+  /** The topic's canonical name (INVALID_ARGUMENT for a bad one); at most MAX_CACHED_NAMES are remembered. */
+  private canonicalName(topic: string): string {
+    const known = this.canonicalNames.get(topic);
+    if (known !== undefined) return known;
+    const name = TopicName.parse(topic).toString();
+    if (this.canonicalNames.size >= MAX_CACHED_NAMES) this.canonicalNames.clear();
+    this.canonicalNames.set(topic, name);
+    return name;
   }
 
   private async checkWritable(topic: TopicName): Promise<Policies | undefined> {
