@@ -1,0 +1,79 @@
+import type { ServerCredentials } from '@grpc/grpc-js';
+import type { Authorize, ChannelSettings } from '@ledgerline/rpc';
+import {
+  certificateFiles,
+  channelCredentials,
+  createCallGuard,
+  serverCredentials,
+  type CertificateFiles,
+} from '@ledgerline/security';
+import type { Logger } from 'pino';
+import type { ServiceMetrics } from './metrics.js';
+import type { ServiceConfig } from './service-config.js';
+
+/** A service's transport security, built from its settings. */
+export interface ServiceSecurity {
+  /** The gRPC server's credentials; undefined serves plaintext. */
+  readonly credentials: ServerCredentials | undefined;
+  /** The check every call goes through before its handler; undefined when there is none. */
+  readonly authorize: Authorize | undefined;
+  /**
+   * Settings for the channels this service opens to other services: TLS
+   * checked against the CA and, for mutual TLS, this service's own
+   * certificate as its identity. Empty (plaintext) when TLS is off.
+   */
+  readonly channel: ChannelSettings;
+  /** One line for the start-up log: what is on and what is open. */
+  readonly summary: string;
+  /** Stops reading the TLS files. */
+  close(): void;
+}
+
+function summarise(files: CertificateFiles | undefined, config: ServiceConfig): string {
+  if (files === undefined) return 'open: plaintext gRPC, no client certificates, internal APIs unrestricted';
+  const { cert, ca } = files.set;
+  const parts = [cert === undefined ? 'no server certificate' : 'TLS'];
+  if (ca === undefined) parts.push('no client certificates (no CA)');
+  else if (config.tlsRequireClientCert) parts.push('mutual TLS required');
+  else parts.push('mutual TLS (client certificates verified when given)', 'internal APIs for service identities only');
+  return parts.join(', ');
+}
+
+/**
+ * TLS from the tlsCert, tlsKey and tlsCa settings: the server's credentials,
+ * the internal-API guard when a CA makes mutual TLS possible, and the
+ * settings of outgoing channels. Rotated files are picked up every
+ * tlsReloadIntervalMs. With no TLS setting, everything stays open.
+ */
+export function serviceSecurity(config: ServiceConfig, logger: Logger, metrics: ServiceMetrics): ServiceSecurity {
+  const files = certificateFiles(
+    {
+      ...(config.tlsCert === undefined ? {} : { certFile: config.tlsCert }),
+      ...(config.tlsKey === undefined ? {} : { keyFile: config.tlsKey }),
+      ...(config.tlsCa === undefined ? {} : { caFile: config.tlsCa }),
+    },
+    {
+      reloadIntervalMs: config.tlsReloadIntervalMs,
+      onReload: (paths) => logger.info({ files: paths }, 'TLS certificates reloaded'),
+      onReloadFailed: (error) =>
+        logger.warn({ err: error }, 'TLS files changed but cannot be used yet; keeping the previous ones'),
+    },
+  );
+  const serving = files !== undefined && files.set.cert !== undefined;
+  const guard = createCallGuard({
+    mutualTls: serving && files.set.ca !== undefined,
+    onRefused: (call, error) => {
+      metrics.onRefused(call.method, error.reason);
+      logger.warn({ method: call.method, peer: call.peer, reason: error.reason }, 'call refused');
+    },
+  });
+  return {
+    credentials: serving
+      ? serverCredentials(files, { requireClientCertificate: config.tlsRequireClientCert })
+      : undefined,
+    authorize: guard,
+    channel: files === undefined ? {} : { credentials: channelCredentials(files) },
+    summary: summarise(files, config),
+    close: () => files?.close(),
+  };
+}
