@@ -1,12 +1,22 @@
 import type { PeerCertificate } from 'node:tls';
 import { LedgerlineError } from '@ledgerline/errors';
-import { checkInternalCall } from './internal-apis.js';
+import { checkInternalCall, internalApiCallers } from './internal-apis.js';
+import { SecurityReason } from './security-reason.js';
+import { serviceIdentities } from './service-identity.js';
+import type { TokenVerifier } from './tokens.js';
 
 /** What the guard needs to know about a call (a subset of the RPC layer's CallContext). */
 export interface GuardedCall {
   readonly method: string;
   readonly peer: string;
   readonly peerCertificate?: PeerCertificate;
+  readonly metadata: { get(key: string): unknown[] };
+}
+
+export interface TokenAuthentication {
+  verifier: TokenVerifier;
+  /** Roles that may do everything (Pulsar's superUserRoles). */
+  superUserRoles: readonly string[];
 }
 
 export interface CallGuardOptions {
@@ -15,11 +25,67 @@ export interface CallGuardOptions {
    * internal APIs then accept only the service identities allowed to call them.
    */
   mutualTls: boolean;
+  /** Bearer-token authentication; off when absent. */
+  authentication?: TokenAuthentication;
   /** Told of every refused call, for a metric and a log line (never the token). */
   onRefused?: (call: GuardedCall, error: LedgerlineError) => void;
 }
 
 export type CallGuard = (call: GuardedCall, request: unknown) => Promise<void> | void;
+
+/** Admin calls that change tenants, namespaces or topics: super-users only until per-tenant admin roles are checked. */
+const ADMIN_CHANGES = /^\/ledgerline\.v1\.AdminService\/(Create|Update|Delete|Set)/;
+
+/** The bearer token of a call, or undefined. */
+export function bearerToken(call: GuardedCall): string | undefined {
+  const value = call.metadata.get('authorization')[0];
+  if (typeof value !== 'string') return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  return match?.[1];
+}
+
+async function authenticate(call: GuardedCall, authentication: TokenAuthentication): Promise<string> {
+  const token = bearerToken(call);
+  if (token === undefined) {
+    throw new LedgerlineError(
+      'UNAUTHENTICATED',
+      SecurityReason.TOKEN_MISSING,
+      'this cluster requires a bearer token: pass --token (CLI) or token (SDK), or set LEDGERLINE_TOKEN',
+    );
+  }
+  return authentication.verifier.verify(token);
+}
+
+function checkRole(call: GuardedCall, role: string, authentication: TokenAuthentication): void {
+  if (authentication.superUserRoles.includes(role)) return;
+  if (internalApiCallers(call.method) !== undefined) {
+    throw new LedgerlineError(
+      'PERMISSION_DENIED',
+      SecurityReason.SERVICE_NOT_ALLOWED,
+      `${call.method} is an internal API: role ${role} is not a super-user and presented no service certificate`,
+      { details: { method: call.method, role } },
+    );
+  }
+  if (ADMIN_CHANGES.test(call.method)) {
+    throw new LedgerlineError(
+      'PERMISSION_DENIED',
+      SecurityReason.SUPER_USER_REQUIRED,
+      `${call.method} changes cluster configuration: role ${role} needs to be a super-user (LEDGERLINE_SUPER_USER_ROLES)`,
+      { details: { method: call.method, role } },
+    );
+  }
+}
+
+async function check(call: GuardedCall, options: CallGuardOptions): Promise<void> {
+  // A verified Ledgerline service certificate is the caller's identity: services act for clients already checked.
+  const isService = options.mutualTls && serviceIdentities(call.peerCertificate).length > 0;
+  if (options.mutualTls && (isService || options.authentication === undefined)) {
+    checkInternalCall(call.method, call.peerCertificate);
+  }
+  if (isService || options.authentication === undefined) return;
+  const role = await authenticate(call, options.authentication);
+  checkRole(call, role, options.authentication);
+}
 
 /**
  * The check every call goes through before its handler, or undefined when
@@ -27,10 +93,10 @@ export type CallGuard = (call: GuardedCall, request: unknown) => Promise<void> |
  * development stay open).
  */
 export function createCallGuard(options: CallGuardOptions): CallGuard | undefined {
-  if (!options.mutualTls) return undefined;
-  return (call) => {
+  if (!options.mutualTls && options.authentication === undefined) return undefined;
+  return async (call) => {
     try {
-      checkInternalCall(call.method, call.peerCertificate);
+      await check(call, options);
     } catch (error) {
       if (error instanceof LedgerlineError) options.onRefused?.(call, error);
       throw error;

@@ -16,6 +16,8 @@ export const SecurityReason = {
   TOKEN_EXPIRED: 'TOKEN_EXPIRED',
   /** The token's nbf is in the future. */
   TOKEN_NOT_YET_VALID: 'TOKEN_NOT_YET_VALID',
+  /** The call changes cluster configuration and the caller's role is not a super-user. */
+  SUPER_USER_REQUIRED: 'SUPER_USER_REQUIRED',
   /** Token settings that do not go together (no key, a key that does not parse). */
   AUTH_CONFIG_INVALID: 'AUTH_CONFIG_INVALID',
   /** A JWKS file or key could not be read or used. */

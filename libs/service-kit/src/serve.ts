@@ -88,7 +88,7 @@ async function startServers(
   isServing: () => boolean,
 ): Promise<Servers> {
   const { config } = options;
-  const security = serviceSecurity(config, logger, metrics);
+  const security = await serviceSecurity(config, logger, metrics);
   let grpc: RunningGrpcServer;
   try {
     grpc = await startGrpcServer({

@@ -42,6 +42,20 @@ export const serviceConfigSchema = z.object({
   tlsRequireClientCert: z.boolean().default(false),
   /** How often the TLS files are read again, so a rotated secret is used without a restart. */
   tlsReloadIntervalMs: z.number().int().min(100).max(3_600_000).default(5_000),
+  /** Require a bearer token (JWT) on every call that does not come from a Ledgerline service certificate. */
+  authEnabled: z.boolean().default(false),
+  /** HS256 shared secret tokens are checked with (at least 32 bytes). One of the three token keys. */
+  authTokenSecret: z.string().min(1).optional(),
+  /** PEM public key file for RS256 or ES256 tokens. */
+  authPublicKeyFile: z.string().min(1).optional(),
+  /** JWKS file for RS256 or ES256 tokens. */
+  authJwksFile: z.string().min(1).optional(),
+  /** Required `iss` claim. */
+  authIssuer: z.string().min(1).optional(),
+  /** Required `aud` claim. */
+  authAudience: z.string().min(1).optional(),
+  /** Comma-separated roles that may do everything. */
+  superUserRoles: z.string().default(''),
 });
 
 export type ServiceConfig = z.output<typeof serviceConfigSchema>;

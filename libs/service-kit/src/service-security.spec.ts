@@ -6,7 +6,8 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { MetadataStoreService } from '@ledgerline/proto';
 import { closeClient, createClient, RpcReason } from '@ledgerline/rpc';
 import { TestService, testServiceImpl } from '@ledgerline/rpc/testing';
-import { SecurityReason } from '@ledgerline/security';
+import { createToken, SecurityReason } from '@ledgerline/security';
+import { Metadata } from '@grpc/grpc-js';
 import { createDevCertificates, type DevCertificates } from '@ledgerline/security/dev-certificates';
 import { eventually } from '@ledgerline/testing';
 import { grpcService } from './grpc-server.js';
@@ -200,6 +201,71 @@ describe('service security (TLS, mutual TLS, internal APIs)', () => {
     await expect(start({ tlsKey: join(dir, 'client-key.pem') })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
       reason: SecurityReason.TLS_FILES_INVALID,
+    });
+  });
+
+  describe('bearer tokens', () => {
+    const secret = 'a-development-secret-of-at-least-32-bytes';
+    const auth = {
+      tlsCert: undefined,
+      tlsKey: undefined,
+      tlsCa: undefined,
+      authEnabled: true,
+      authTokenSecret: secret,
+      superUserRoles: 'ops, admin',
+    };
+    const bearer = (token: string): Metadata => {
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${token}`);
+      return metadata;
+    };
+
+    it('refuses a call without a token or with an expired one, and lets a valid one through', async () => {
+      const service = await start(auth);
+      const client = plainClient(service, credentials.createInsecure());
+      expect(await failure(client.echo({ text: 'hi' }))).toMatchObject({
+        code: 'UNAUTHENTICATED',
+        reason: SecurityReason.TOKEN_MISSING,
+      });
+      const expired = await createToken({ subject: 'app', secret, expiresIn: -5 });
+      expect(await failure(client.echo({ text: 'hi' }, { metadata: bearer(expired) }))).toMatchObject({
+        code: 'UNAUTHENTICATED',
+        reason: SecurityReason.TOKEN_EXPIRED,
+      });
+      const valid = await createToken({ subject: 'app', secret, expiresIn: '1h' });
+      await expect(client.echo({ text: 'hi' }, { metadata: bearer(valid) })).resolves.toMatchObject({ text: 'hi' });
+    });
+
+    it('refuses internal APIs to a role that is not a super-user and allows them to a super-user', async () => {
+      const service = await start(auth);
+      const app = createClient(MetadataStoreService, `127.0.0.1:${service.grpcPort}`, {
+        defaultDeadlineMs: CALL_DEADLINE_MS,
+        defaultMetadata: bearer(await createToken({ subject: 'app', secret })),
+      });
+      clients.push(app);
+      expect(await failure(app.get({ path: '/wait/0' }))).toMatchObject({
+        code: 'PERMISSION_DENIED',
+        reason: SecurityReason.SERVICE_NOT_ALLOWED,
+      });
+      const ops = createClient(MetadataStoreService, `127.0.0.1:${service.grpcPort}`, {
+        defaultDeadlineMs: CALL_DEADLINE_MS,
+        defaultMetadata: bearer(await createToken({ subject: 'ops', secret })),
+      });
+      clients.push(ops);
+      await expect(ops.get({ path: '/wait/0' })).resolves.toBeDefined();
+    });
+
+    it('takes a service certificate instead of a token when mutual TLS is on', async () => {
+      const service = await start({
+        ...auth,
+        tlsCert: join(dir, 'metadata.pem'),
+        tlsKey: join(dir, 'metadata-key.pem'),
+        tlsCa: join(dir, 'ca.pem'),
+      });
+      const owner = internalClient(service, clientCredentials(good.ca.cert, good.leaves['writer-owner']));
+      await expect(owner.get({ path: '/wait/0' })).resolves.toBeDefined();
+      const plain = plainClient(service, clientCredentials(good.ca.cert, good.leaves['client']));
+      expect((await failure(plain.echo({ text: 'hi' }))).reason).toBe(SecurityReason.TOKEN_MISSING);
     });
   });
 });

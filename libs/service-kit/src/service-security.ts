@@ -5,7 +5,9 @@ import {
   channelCredentials,
   createCallGuard,
   serverCredentials,
+  TokenVerifier,
   type CertificateFiles,
+  type TokenAuthentication,
 } from '@ledgerline/security';
 import type { Logger } from 'pino';
 import type { ServiceMetrics } from './metrics.js';
@@ -29,23 +31,47 @@ export interface ServiceSecurity {
   close(): void;
 }
 
+async function tokenAuthentication(config: ServiceConfig): Promise<TokenAuthentication | undefined> {
+  if (!config.authEnabled) return undefined;
+  const verifier = await TokenVerifier.create({
+    ...(config.authTokenSecret === undefined ? {} : { secret: config.authTokenSecret }),
+    ...(config.authPublicKeyFile === undefined ? {} : { publicKeyFile: config.authPublicKeyFile }),
+    ...(config.authJwksFile === undefined ? {} : { jwksFile: config.authJwksFile }),
+    ...(config.authIssuer === undefined ? {} : { issuer: config.authIssuer }),
+    ...(config.authAudience === undefined ? {} : { audience: config.authAudience }),
+  });
+  const superUserRoles = config.superUserRoles
+    .split(',')
+    .map((role) => role.trim())
+    .filter((role) => role !== '');
+  return { verifier, superUserRoles };
+}
+
 function summarise(files: CertificateFiles | undefined, config: ServiceConfig): string {
-  if (files === undefined) return 'open: plaintext gRPC, no client certificates, internal APIs unrestricted';
+  const auth = config.authEnabled ? 'token authentication on' : 'no authentication';
+  if (files === undefined) return `open: plaintext gRPC, ${auth}, internal APIs unrestricted`;
   const { cert, ca } = files.set;
   const parts = [cert === undefined ? 'no server certificate' : 'TLS'];
   if (ca === undefined) parts.push('no client certificates (no CA)');
   else if (config.tlsRequireClientCert) parts.push('mutual TLS required');
   else parts.push('mutual TLS (client certificates verified when given)', 'internal APIs for service identities only');
+  parts.push(auth);
   return parts.join(', ');
 }
 
 /**
  * TLS from the tlsCert, tlsKey and tlsCa settings: the server's credentials,
- * the internal-API guard when a CA makes mutual TLS possible, and the
- * settings of outgoing channels. Rotated files are picked up every
- * tlsReloadIntervalMs. With no TLS setting, everything stays open.
+ * the internal-API guard when a CA makes mutual TLS possible, bearer-token
+ * authentication when authEnabled, and the settings of outgoing channels.
+ * Rotated files are picked up every tlsReloadIntervalMs. With no TLS or auth
+ * setting, everything stays open.
  */
-export function serviceSecurity(config: ServiceConfig, logger: Logger, metrics: ServiceMetrics): ServiceSecurity {
+export async function serviceSecurity(
+  config: ServiceConfig,
+  logger: Logger,
+  metrics: ServiceMetrics,
+): Promise<ServiceSecurity> {
+  const authentication = await tokenAuthentication(config);
   const files = certificateFiles(
     {
       ...(config.tlsCert === undefined ? {} : { certFile: config.tlsCert }),
@@ -62,6 +88,7 @@ export function serviceSecurity(config: ServiceConfig, logger: Logger, metrics: 
   const serving = files !== undefined && files.set.cert !== undefined;
   const guard = createCallGuard({
     mutualTls: serving && files.set.ca !== undefined,
+    ...(authentication === undefined ? {} : { authentication }),
     onRefused: (call, error) => {
       metrics.onRefused(call.method, error.reason);
       logger.warn({ method: call.method, peer: call.peer, reason: error.reason }, 'call refused');

@@ -4,7 +4,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { AdminService, LookupService } from '@ledgerline/proto';
-import { closeClient, createChannel, createClient } from '@ledgerline/rpc';
+import { closeClient, createChannel, createClient, type ChannelSettings } from '@ledgerline/rpc';
 import {
   createLogger,
   createMetrics,
@@ -50,7 +50,7 @@ export interface RunningWriterOwner {
 }
 
 /** Clients whose channel is chosen once the server's port is known (standalone talks to itself). */
-function lateClients(): { clients: MetadataClients; connect(address: string): () => void } {
+function lateClients(): { clients: MetadataClients; connect(address: string, settings: ChannelSettings): () => void } {
   let bound: MetadataClients | undefined;
   const need = (): MetadataClients => {
     if (bound === undefined)
@@ -67,8 +67,8 @@ function lateClients(): { clients: MetadataClients; connect(address: string): ()
   } as MetadataClients;
   return {
     clients,
-    connect(address) {
-      const channel = createChannel(address);
+    connect(address, settings) {
+      const channel = createChannel(address, settings);
       const made = { lookup: createClient(LookupService, channel), admin: createClient(AdminService, channel) };
       bound = made;
       return () => {
@@ -122,7 +122,8 @@ export async function startWriterOwnerService(options: WriterOwnerServiceOptions
     signals: [],
     closers: options.closers ?? [],
   });
-  const disconnect = late.connect(options.metadataAddress ?? `localhost:${service.grpcPort}`);
+  // The service's own TLS settings: with mutual TLS its certificate is its identity to the metadata service.
+  const disconnect = late.connect(options.metadataAddress ?? `localhost:${service.grpcPort}`, service.channelSettings);
   service.addCloser({ name: 'metadata-clients', close: disconnect });
   Object.assign(identity, identityOf(options.settings, service.grpcPort));
   try {
