@@ -4,6 +4,7 @@ import { CliExit, reportError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
 import { urlOf } from './admin-command.js';
 import { normaliseUrl } from './admin-connection.js';
+import { connectionSecurityOf } from './connection-security.js';
 
 /**
  * Runs one action with an SDK client: creates it for --url, prints any
@@ -23,7 +24,8 @@ export async function withClient(
   process.once('SIGTERM', onSignal);
   let client: LedgerlineClient | undefined;
   try {
-    client = createClient({ serviceUrl: url });
+    const { tls, token } = connectionSecurityOf(command);
+    client = createClient({ serviceUrl: url, tls, ...(token === undefined ? {} : { token }) });
     await action(client, interrupted.signal);
   } catch (error) {
     if (error instanceof CliExit) throw error;

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
 import { LedgerlineError } from '@ledgerline/errors';
 import { checkInternalCall, internalApiCallers } from './internal-apis.js';
@@ -27,8 +28,24 @@ export interface CallGuardOptions {
   mutualTls: boolean;
   /** Bearer-token authentication; off when absent. */
   authentication?: TokenAuthentication;
+  /**
+   * A random secret known only to this process: a call carrying it in
+   * SELF_CALL_HEADER comes from the process itself (standalone's writer owner
+   * calling its own lookup over loopback) and is trusted like a service.
+   */
+  selfCallSecret?: string;
   /** Told of every refused call, for a metric and a log line (never the token). */
   onRefused?: (call: GuardedCall, error: LedgerlineError) => void;
+}
+
+/** The metadata key of the process-local secret (see CallGuardOptions.selfCallSecret). */
+export const SELF_CALL_HEADER = 'ledgerline-self-call';
+
+function isSelfCall(call: GuardedCall, secret: string | undefined): boolean {
+  if (secret === undefined) return false;
+  const value = call.metadata.get(SELF_CALL_HEADER)[0];
+  if (typeof value !== 'string' || value.length !== secret.length) return false;
+  return timingSafeEqual(Buffer.from(value), Buffer.from(secret));
 }
 
 export type CallGuard = (call: GuardedCall, request: unknown) => Promise<void> | void;
@@ -77,6 +94,7 @@ function checkRole(call: GuardedCall, role: string, authentication: TokenAuthent
 }
 
 async function check(call: GuardedCall, options: CallGuardOptions): Promise<void> {
+  if (isSelfCall(call, options.selfCallSecret)) return;
   // A verified Ledgerline service certificate is the caller's identity: services act for clients already checked.
   const isService = options.mutualTls && serviceIdentities(call.peerCertificate).length > 0;
   if (options.mutualTls && (isService || options.authentication === undefined)) {

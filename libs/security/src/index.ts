@@ -5,7 +5,7 @@ export type { TlsFiles, CertificateSet, CertificateFilesOptions } from './certif
 export { serverCredentials, channelCredentials, certificateFiles } from './tls-credentials.js';
 export type { ServerTlsOptions } from './tls-credentials.js';
 export { INTERNAL_API_CALLERS, internalApiCallers, checkInternalCall } from './internal-apis.js';
-export { createCallGuard, bearerToken } from './call-guard.js';
+export { createCallGuard, bearerToken, SELF_CALL_HEADER } from './call-guard.js';
 export type { CallGuard, CallGuardOptions, GuardedCall, TokenAuthentication } from './call-guard.js';
 export { TokenVerifier, createToken, MAX_TOKEN_CHARS } from './tokens.js';
 export type { TokenVerifierSettings, CreateTokenOptions } from './tokens.js';

@@ -5,7 +5,7 @@ import { createMetrics, startMetricsServer, type RunningMetricsServer, type Serv
 import { startGrpcServer, type GrpcServiceRegistration, type RunningGrpcServer } from './grpc-server.js';
 import type { ServiceConfig } from './service-config.js';
 import { serviceSecurity, type ServiceSecurity } from './service-security.js';
-import type { ChannelSettings } from '@ledgerline/rpc';
+import type { ChannelSettings, ClientOptions } from '@ledgerline/rpc';
 
 /** Something to close after the gRPC server has drained: a store, a bus connection. */
 export interface Closer {
@@ -51,6 +51,10 @@ export interface RunningService {
    * createChannel/createClient so mutual TLS needs no code in the service.
    */
   readonly channelSettings: ChannelSettings;
+  /** Client options for calls this process makes to its own port: they pass authentication without a token. */
+  readonly selfClientOptions: ClientOptions;
+  /** What is on and what is open (TLS, mutual TLS, authentication), as the start-up log says it. */
+  readonly securitySummary: string;
   addCloser(closer: Closer): void;
   /** Graceful shutdown; calling it again returns the same promise. */
   shutdown(reason?: string): Promise<ShutdownReport>;
@@ -190,6 +194,8 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     metrics,
     grpc: servers.grpc,
     channelSettings: servers.security.channel,
+    selfClientOptions: servers.security.selfClient,
+    securitySummary: servers.security.summary,
     addCloser: (closer) => closers.push(closer),
     shutdown,
   };

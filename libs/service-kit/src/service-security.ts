@@ -1,9 +1,11 @@
-import type { ServerCredentials } from '@grpc/grpc-js';
-import type { Authorize, ChannelSettings } from '@ledgerline/rpc';
+import { randomBytes } from 'node:crypto';
+import { Metadata, type ServerCredentials } from '@grpc/grpc-js';
+import type { Authorize, ChannelSettings, ClientOptions } from '@ledgerline/rpc';
 import {
   certificateFiles,
   channelCredentials,
   createCallGuard,
+  SELF_CALL_HEADER,
   serverCredentials,
   TokenVerifier,
   type CertificateFiles,
@@ -25,6 +27,12 @@ export interface ServiceSecurity {
    * certificate as its identity. Empty (plaintext) when TLS is off.
    */
   readonly channel: ChannelSettings;
+  /**
+   * Client options for calls this process makes to its own port (standalone's
+   * writer owner calling its lookup): the channel settings plus a secret only
+   * this process knows, so they pass the guard without a token.
+   */
+  readonly selfClient: ClientOptions;
   /** One line for the start-up log: what is on and what is open. */
   readonly summary: string;
   /** Stops reading the TLS files. */
@@ -86,7 +94,9 @@ export async function serviceSecurity(
     },
   );
   const serving = files !== undefined && files.set.cert !== undefined;
+  const selfCallSecret = randomBytes(32).toString('base64url');
   const guard = createCallGuard({
+    selfCallSecret,
     mutualTls: serving && files.set.ca !== undefined,
     ...(authentication === undefined ? {} : { authentication }),
     onRefused: (call, error) => {
@@ -94,12 +104,16 @@ export async function serviceSecurity(
       logger.warn({ method: call.method, peer: call.peer, reason: error.reason }, 'call refused');
     },
   });
+  const channel: ChannelSettings = files === undefined ? {} : { credentials: channelCredentials(files) };
+  const selfMetadata = new Metadata();
+  selfMetadata.set(SELF_CALL_HEADER, selfCallSecret);
   return {
     credentials: serving
       ? serverCredentials(files, { requireClientCertificate: config.tlsRequireClientCert })
       : undefined,
     authorize: guard,
-    channel: files === undefined ? {} : { credentials: channelCredentials(files) },
+    channel,
+    selfClient: { ...channel, defaultMetadata: selfMetadata },
     summary: summarise(files, config),
     close: () => files?.close(),
   };

@@ -4,7 +4,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { AdminService, LookupService } from '@ledgerline/proto';
-import { closeClient, createChannel, createClient, type ChannelSettings } from '@ledgerline/rpc';
+import { closeClient, createChannel, createClient, type ClientOptions } from '@ledgerline/rpc';
 import {
   createLogger,
   createMetrics,
@@ -50,7 +50,7 @@ export interface RunningWriterOwner {
 }
 
 /** Clients whose channel is chosen once the server's port is known (standalone talks to itself). */
-function lateClients(): { clients: MetadataClients; connect(address: string, settings: ChannelSettings): () => void } {
+function lateClients(): { clients: MetadataClients; connect(address: string, settings: ClientOptions): () => void } {
   let bound: MetadataClients | undefined;
   const need = (): MetadataClients => {
     if (bound === undefined)
@@ -69,7 +69,10 @@ function lateClients(): { clients: MetadataClients; connect(address: string, set
     clients,
     connect(address, settings) {
       const channel = createChannel(address, settings);
-      const made = { lookup: createClient(LookupService, channel), admin: createClient(AdminService, channel) };
+      const made = {
+        lookup: createClient(LookupService, channel, settings),
+        admin: createClient(AdminService, channel, settings),
+      };
       bound = made;
       return () => {
         closeClient(made.lookup);
@@ -122,8 +125,12 @@ export async function startWriterOwnerService(options: WriterOwnerServiceOptions
     signals: [],
     closers: options.closers ?? [],
   });
-  // The service's own TLS settings: with mutual TLS its certificate is its identity to the metadata service.
-  const disconnect = late.connect(options.metadataAddress ?? `localhost:${service.grpcPort}`, service.channelSettings);
+  // The service's own TLS settings: with mutual TLS its certificate is its identity to the metadata service;
+  // calls to its own port (standalone) carry the process's secret instead.
+  const disconnect =
+    options.metadataAddress === undefined
+      ? late.connect(`localhost:${service.grpcPort}`, service.selfClientOptions)
+      : late.connect(options.metadataAddress, service.channelSettings);
   service.addCloser({ name: 'metadata-clients', close: disconnect });
   Object.assign(identity, identityOf(options.settings, service.grpcPort));
   try {
