@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import type { experimental } from '@grpc/grpc-js';
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { SecurityReason } from './security-reason.js';
 
 /** Paths of PEM files: a certificate chain and its key, and the CA bundle that peers are checked against. */
@@ -144,7 +144,7 @@ export class CertificateFiles implements experimental.CertificateProvider {
 
   private startPolling(): void {
     if (this.timer !== undefined) return;
-    this.timer = setInterval(() => void this.reload(), this.options.reloadIntervalMs);
+    this.timer = setInterval(() => this.reload().catch(unexpectedRejection), this.options.reloadIntervalMs);
     this.timer.unref();
   }
 
