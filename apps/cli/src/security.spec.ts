@@ -8,6 +8,7 @@ import { createDevCertificates, writeDevCertificates } from '@ledgerline/securit
 import type { CliIo } from './cli-io.js';
 import { runCli } from './program.js';
 import type { RunningStandalone } from './standalone.js';
+import { eventually } from '@ledgerline/testing';
 import { startTestStandalone } from './testing/test-standalone.js';
 
 const SECRET = 'a-development-secret-of-at-least-32-bytes';
@@ -53,6 +54,9 @@ describe('standalone with TLS and token authentication, through the CLI and the 
       SECRET,
       '--super-user-roles',
       'ops',
+      // A short bound keeps the waits for grants and revokes short; the default is 5 s.
+      '--auth-permission-cache-ms',
+      '200',
     ]);
     url = `localhost:${running.grpcPort}`;
     opsToken = (
@@ -99,6 +103,21 @@ describe('standalone with TLS and token authentication, through the CLI and the 
       join(certs, 'ca.pem'),
       '--token',
       opsToken,
+      'namespaces',
+      'grant-permission',
+      'acme/orders',
+      '--role',
+      'app',
+      '--actions',
+      'produce,consume',
+    );
+    await ledgerline(
+      '--url',
+      url,
+      '--tls-ca',
+      join(certs, 'ca.pem'),
+      '--token',
+      opsToken,
       'topics',
       'create',
       'persistent://acme/orders/sdk',
@@ -124,6 +143,100 @@ describe('standalone with TLS and token authentication, through the CLI and the 
     await expect(wrong.producer({ topic: 'acme/orders/sdk', batching: false })).rejects.toMatchObject({
       code: 'UNAVAILABLE',
       reason: RpcReason.TLS_HANDSHAKE_FAILED,
+    });
+  });
+
+  describe('permissions per namespace', () => {
+    const admin = (...args: string[]) =>
+      ledgerline('--url', url, '--tls-ca', join(certs, 'ca.pem'), '--token', opsToken, ...args);
+    const sdk = (token: string): LedgerlineClient => {
+      const client = createClient({ serviceUrl: url, tls: { ca: readFileSync(join(certs, 'ca.pem')) }, token });
+      clients.push(client);
+      return client;
+    };
+    const token = async (role: string) =>
+      (await ledgerline('tokens', 'create', '--subject', role, '--secret', SECRET)).stdout.trim();
+
+    beforeAll(async () => {
+      expect((await admin('tenants', 'create', 'globex', '--admin-role', 'globex-admin')).code).toBe(0);
+      expect((await admin('namespaces', 'create', 'globex/billing')).code).toBe(0);
+      expect((await admin('topics', 'create', 'persistent://globex/billing/invoices')).code).toBe(0);
+    });
+
+    it('refuses a role without a grant, allows it once granted, and refuses it again once revoked, without a restart', async () => {
+      const client = sdk(await token('billing-app'));
+      await expect(client.producer({ topic: 'globex/billing/invoices', batching: false })).rejects.toMatchObject({
+        code: 'PERMISSION_DENIED',
+        reason: SecurityReason.PERMISSION_NOT_GRANTED,
+      });
+      const granted = await admin(
+        'namespaces',
+        'grant-permission',
+        'globex/billing',
+        '--role',
+        'billing-app',
+        '--actions',
+        'produce',
+      );
+      expect(granted.stdout).toContain('billing-app: produce');
+      await eventually(
+        () =>
+          client.producer({ topic: 'globex/billing/invoices', batching: false }).then(
+            async (producer) => {
+              await producer.send('invoice-1');
+              return true;
+            },
+            () => false,
+          ),
+        { description: 'the grant reaches the owner' },
+      );
+      // Produce does not give consume: the reader's first fetch is refused.
+      const reader = await client.reader({ topic: 'globex/billing/invoices' });
+      const firstRead = (async () => {
+        for await (const message of reader) return message;
+        return undefined;
+      })();
+      await expect(firstRead).rejects.toMatchObject({ reason: SecurityReason.PERMISSION_NOT_GRANTED });
+      await reader.close();
+      expect((await admin('namespaces', 'permissions', 'globex/billing')).stdout).toContain(
+        'tenant admin roles: globex-admin',
+      );
+      await admin('namespaces', 'revoke-permission', 'globex/billing', '--role', 'billing-app');
+      const fresh = sdk(await token('billing-app'));
+      await eventually(
+        () =>
+          fresh.producer({ topic: 'globex/billing/invoices', batching: false }).then(
+            () => false,
+            (error: { reason?: string }) => error.reason === SecurityReason.PERMISSION_NOT_GRANTED,
+          ),
+        { description: 'the revoke reaches the owner' },
+      );
+    });
+
+    it("lets a tenant's admin administer it and use its topics, but not another tenant", async () => {
+      const globexAdmin = await token('globex-admin');
+      const as = (...args: string[]) =>
+        ledgerline('--url', url, '--tls-ca', join(certs, 'ca.pem'), '--token', globexAdmin, ...args);
+      expect((await as('namespaces', 'create', 'globex/audit')).code).toBe(0);
+      expect(
+        (await as('namespaces', 'grant-permission', 'globex/audit', '--role', 'auditor', '--actions', 'consume')).code,
+      ).toBe(0);
+      const crossTenant = await as('namespaces', 'create', 'acme/stolen');
+      expect(crossTenant.code).toBe(1);
+      expect(crossTenant.stderr).toContain(`PERMISSION_DENIED ${SecurityReason.TENANT_ADMIN_REQUIRED}`);
+      expect((await as('tenants', 'create', 'initech')).stderr).toContain(SecurityReason.SUPER_USER_REQUIRED);
+      const producer = await sdk(globexAdmin).producer({ topic: 'globex/billing/invoices', batching: false });
+      await producer.send('from the admin');
+    });
+
+    it('does not tell a role without rights whether a topic exists', async () => {
+      const outsider = await token('outsider');
+      const ask = (topic: string) =>
+        ledgerline('--url', url, '--tls-ca', join(certs, 'ca.pem'), '--token', outsider, 'topics', 'get', topic);
+      const existing = await ask('persistent://globex/billing/invoices');
+      const missing = await ask('persistent://globex/billing/nothing-here');
+      expect(existing.stderr).toContain(`PERMISSION_DENIED ${SecurityReason.PERMISSION_NOT_GRANTED}`);
+      expect(missing.stderr.replace('nothing-here', 'X')).toBe(existing.stderr.replace('invoices', 'X'));
     });
   });
 });

@@ -5,6 +5,8 @@ import { checkInternalCall, internalApiCallers } from './internal-apis.js';
 import { SecurityReason } from './security-reason.js';
 import { serviceIdentities } from './service-identity.js';
 import type { TokenVerifier } from './tokens.js';
+import { authorizeRole, type PolicySource } from './authorization.js';
+import { requiredAccess } from './method-access.js';
 
 /** What the guard needs to know about a call (a subset of the RPC layer's CallContext). */
 export interface GuardedCall {
@@ -18,6 +20,11 @@ export interface TokenAuthentication {
   verifier: TokenVerifier;
   /** Roles that may do everything (Pulsar's superUserRoles). */
   superUserRoles: readonly string[];
+  /**
+   * Where namespace permissions and tenant admin roles are read (cached, see
+   * CachedPolicySource); without one only super-users pass checks that need them.
+   */
+  policies?: PolicySource;
 }
 
 export interface CallGuardOptions {
@@ -50,9 +57,6 @@ function isSelfCall(call: GuardedCall, secret: string | undefined): boolean {
 
 export type CallGuard = (call: GuardedCall, request: unknown) => Promise<void> | void;
 
-/** Admin calls that change tenants, namespaces or topics: super-users only until per-tenant admin roles are checked. */
-const ADMIN_CHANGES = /^\/ledgerline\.v1\.AdminService\/(Create|Update|Delete|Set)/;
-
 /** The bearer token of a call, or undefined. */
 export function bearerToken(call: GuardedCall): string | undefined {
   const value = call.metadata.get('authorization')[0];
@@ -73,9 +77,9 @@ async function authenticate(call: GuardedCall, authentication: TokenAuthenticati
   return authentication.verifier.verify(token);
 }
 
-function checkRole(call: GuardedCall, role: string, authentication: TokenAuthentication): void {
-  if (authentication.superUserRoles.includes(role)) return;
+async function checkRole(call: GuardedCall, request: unknown, role: string, authentication: TokenAuthentication) {
   if (internalApiCallers(call.method) !== undefined) {
+    if (authentication.superUserRoles.includes(role)) return;
     throw new LedgerlineError(
       'PERMISSION_DENIED',
       SecurityReason.SERVICE_NOT_ALLOWED,
@@ -83,17 +87,11 @@ function checkRole(call: GuardedCall, role: string, authentication: TokenAuthent
       { details: { method: call.method, role } },
     );
   }
-  if (ADMIN_CHANGES.test(call.method)) {
-    throw new LedgerlineError(
-      'PERMISSION_DENIED',
-      SecurityReason.SUPER_USER_REQUIRED,
-      `${call.method} changes cluster configuration: role ${role} needs to be a super-user (LEDGERLINE_SUPER_USER_ROLES)`,
-      { details: { method: call.method, role } },
-    );
-  }
+  const accesses = requiredAccess(call.method, request);
+  await authorizeRole(role, accesses, authentication.superUserRoles, authentication.policies);
 }
 
-async function check(call: GuardedCall, options: CallGuardOptions): Promise<void> {
+async function check(call: GuardedCall, request: unknown, options: CallGuardOptions): Promise<void> {
   if (isSelfCall(call, options.selfCallSecret)) return;
   // A verified Ledgerline service certificate is the caller's identity: services act for clients already checked.
   const isService = options.mutualTls && serviceIdentities(call.peerCertificate).length > 0;
@@ -102,7 +100,7 @@ async function check(call: GuardedCall, options: CallGuardOptions): Promise<void
   }
   if (isService || options.authentication === undefined) return;
   const role = await authenticate(call, options.authentication);
-  checkRole(call, role, options.authentication);
+  await checkRole(call, request, role, options.authentication);
 }
 
 /**
@@ -112,9 +110,9 @@ async function check(call: GuardedCall, options: CallGuardOptions): Promise<void
  */
 export function createCallGuard(options: CallGuardOptions): CallGuard | undefined {
   if (!options.mutualTls && options.authentication === undefined) return undefined;
-  return async (call) => {
+  return async (call, request) => {
     try {
-      await check(call, options);
+      await check(call, request, options);
     } catch (error) {
       if (error instanceof LedgerlineError) options.onRefused?.(call, error);
       throw error;

@@ -9,3 +9,13 @@ export { createCallGuard, bearerToken, SELF_CALL_HEADER } from './call-guard.js'
 export type { CallGuard, CallGuardOptions, GuardedCall, TokenAuthentication } from './call-guard.js';
 export { TokenVerifier, createToken, MAX_TOKEN_CHARS } from './tokens.js';
 export type { TokenVerifierSettings, CreateTokenOptions } from './tokens.js';
+export {
+  CachedPolicySource,
+  authorizeRole,
+  DEFAULT_PERMISSION_CACHE_MS,
+  MAX_CACHED_POLICIES,
+} from './authorization.js';
+export type { AuthPolicies, PolicySource } from './authorization.js';
+export { requiredAccess } from './method-access.js';
+export type { Access, AuthActionName } from './method-access.js';
+export { grpcPolicySource } from './grpc-policy-source.js';

@@ -16,8 +16,12 @@ export const SecurityReason = {
   TOKEN_EXPIRED: 'TOKEN_EXPIRED',
   /** The token's nbf is in the future. */
   TOKEN_NOT_YET_VALID: 'TOKEN_NOT_YET_VALID',
-  /** The call changes cluster configuration and the caller's role is not a super-user. */
+  /** The call needs a super-user role (tenants, owners, methods outside the permission table). */
   SUPER_USER_REQUIRED: 'SUPER_USER_REQUIRED',
+  /** The call administers a tenant's namespaces or topics and the role is not among the tenant's admin roles. */
+  TENANT_ADMIN_REQUIRED: 'TENANT_ADMIN_REQUIRED',
+  /** The role was not granted the produce or consume permission the call needs on the topic's namespace. */
+  PERMISSION_NOT_GRANTED: 'PERMISSION_NOT_GRANTED',
   /** Token settings that do not go together (no key, a key that does not parse). */
   AUTH_CONFIG_INVALID: 'AUTH_CONFIG_INVALID',
   /** A JWKS file or key could not be read or used. */

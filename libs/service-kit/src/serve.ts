@@ -6,6 +6,7 @@ import { startGrpcServer, type GrpcServiceRegistration, type RunningGrpcServer }
 import type { ServiceConfig } from './service-config.js';
 import { serviceSecurity, type ServiceSecurity } from './service-security.js';
 import type { ChannelSettings, ClientOptions } from '@ledgerline/rpc';
+import type { PolicySource } from '@ledgerline/security';
 
 /** Something to close after the gRPC server has drained: a store, a bus connection. */
 export interface Closer {
@@ -26,6 +27,12 @@ export interface ServeOptions {
   signals?: readonly NodeJS.Signals[];
   /** Each closer gets this long before shutdown moves on (default 5000 ms). */
   closeTimeoutMs?: number;
+  /**
+   * Where namespace permissions and tenant admin roles are read when
+   * authentication is on; without one, only super-users pass the checks that
+   * need them.
+   */
+  authorizationPolicies?: PolicySource;
   /** Called once a signal-started shutdown is done; defaults to exiting with its code. */
   onSignalShutdown?: (report: ShutdownReport) => void;
 }
@@ -92,7 +99,7 @@ async function startServers(
   isServing: () => boolean,
 ): Promise<Servers> {
   const { config } = options;
-  const security = await serviceSecurity(config, logger, metrics);
+  const security = await serviceSecurity(config, logger, metrics, options.authorizationPolicies);
   let grpc: RunningGrpcServer;
   try {
     grpc = await startGrpcServer({

@@ -56,6 +56,8 @@ export const serviceConfigSchema = z.object({
   authAudience: z.string().min(1).optional(),
   /** Comma-separated roles that may do everything. */
   superUserRoles: z.string().default(''),
+  /** How long permissions and tenant admin roles are remembered: a grant or revoke takes effect within this bound. */
+  authPermissionCacheMs: z.number().int().min(0).max(600_000).default(5_000),
 });
 
 export type ServiceConfig = z.output<typeof serviceConfigSchema>;

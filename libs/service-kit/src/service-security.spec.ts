@@ -220,7 +220,7 @@ describe('service security (TLS, mutual TLS, internal APIs)', () => {
       return metadata;
     };
 
-    it('refuses a call without a token or with an expired one, and lets a valid one through', async () => {
+    it('refuses a call without a token or with an expired one, and lets a valid one with the right role through', async () => {
       const service = await start(auth);
       const client = plainClient(service, credentials.createInsecure());
       expect(await failure(client.echo({ text: 'hi' }))).toMatchObject({
@@ -232,7 +232,13 @@ describe('service security (TLS, mutual TLS, internal APIs)', () => {
         code: 'UNAUTHENTICATED',
         reason: SecurityReason.TOKEN_EXPIRED,
       });
-      const valid = await createToken({ subject: 'app', secret, expiresIn: '1h' });
+      // The test service is in no permission table: a valid token of a plain role is refused, a super-user's passes.
+      const plain = await createToken({ subject: 'app', secret, expiresIn: '1h' });
+      expect(await failure(client.echo({ text: 'hi' }, { metadata: bearer(plain) }))).toMatchObject({
+        code: 'PERMISSION_DENIED',
+        reason: SecurityReason.SUPER_USER_REQUIRED,
+      });
+      const valid = await createToken({ subject: 'ops', secret, expiresIn: '1h' });
       await expect(client.echo({ text: 'hi' }, { metadata: bearer(valid) })).resolves.toMatchObject({ text: 'hi' });
     });
 

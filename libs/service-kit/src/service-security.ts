@@ -8,7 +8,9 @@ import {
   SELF_CALL_HEADER,
   serverCredentials,
   TokenVerifier,
+  CachedPolicySource,
   type CertificateFiles,
+  type PolicySource,
   type TokenAuthentication,
 } from '@ledgerline/security';
 import type { Logger } from 'pino';
@@ -39,7 +41,10 @@ export interface ServiceSecurity {
   close(): void;
 }
 
-async function tokenAuthentication(config: ServiceConfig): Promise<TokenAuthentication | undefined> {
+async function tokenAuthentication(
+  config: ServiceConfig,
+  policies: PolicySource | undefined,
+): Promise<TokenAuthentication | undefined> {
   if (!config.authEnabled) return undefined;
   const verifier = await TokenVerifier.create({
     ...(config.authTokenSecret === undefined ? {} : { secret: config.authTokenSecret }),
@@ -52,7 +57,11 @@ async function tokenAuthentication(config: ServiceConfig): Promise<TokenAuthenti
     .split(',')
     .map((role) => role.trim())
     .filter((role) => role !== '');
-  return { verifier, superUserRoles };
+  return {
+    verifier,
+    superUserRoles,
+    ...(policies === undefined ? {} : { policies: new CachedPolicySource(policies, config.authPermissionCacheMs) }),
+  };
 }
 
 function summarise(files: CertificateFiles | undefined, config: ServiceConfig): string {
@@ -70,7 +79,9 @@ function summarise(files: CertificateFiles | undefined, config: ServiceConfig): 
 /**
  * TLS from the tlsCert, tlsKey and tlsCa settings: the server's credentials,
  * the internal-API guard when a CA makes mutual TLS possible, bearer-token
- * authentication when authEnabled, and the settings of outgoing channels.
+ * authentication when authEnabled (with per-namespace permissions read from
+ * `policies`, remembered for authPermissionCacheMs), and the settings of
+ * outgoing channels.
  * Rotated files are picked up every tlsReloadIntervalMs. With no TLS or auth
  * setting, everything stays open.
  */
@@ -78,8 +89,9 @@ export async function serviceSecurity(
   config: ServiceConfig,
   logger: Logger,
   metrics: ServiceMetrics,
+  policies?: PolicySource,
 ): Promise<ServiceSecurity> {
-  const authentication = await tokenAuthentication(config);
+  const authentication = await tokenAuthentication(config, policies);
   const files = certificateFiles(
     {
       ...(config.tlsCert === undefined ? {} : { certFile: config.tlsCert }),

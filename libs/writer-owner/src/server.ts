@@ -5,6 +5,7 @@ import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { AdminService, LookupService } from '@ledgerline/proto';
 import { closeClient, createChannel, createClient, type ClientOptions } from '@ledgerline/rpc';
+import { grpcPolicySource, type PolicySource } from '@ledgerline/security';
 import {
   createLogger,
   createMetrics,
@@ -33,6 +34,12 @@ export interface WriterOwnerServiceOptions {
   consumeBackend: WriterOwnerOptions['consumeBackend'];
   /** More services on the same port (standalone: the metadata service). */
   extraServices?: readonly GrpcServiceRegistration[];
+  /**
+   * Where permissions are read when authentication is on. Default: the
+   * metadata service's GetPermissions over the metadata clients; standalone,
+   * which hosts the metadata service, reads its store instead.
+   */
+  authorizationPolicies?: PolicySource;
   closers?: readonly Closer[];
   logger?: Logger;
   /** Signals that drain and stop the service (default SIGTERM and SIGINT; [] for none, as in tests). */
@@ -120,6 +127,7 @@ export async function startWriterOwnerService(options: WriterOwnerServiceOptions
     name: options.name ?? 'writer-owner',
     config: options.config,
     services: [...(options.extraServices ?? []), ...owner.services()],
+    authorizationPolicies: options.authorizationPolicies ?? grpcPolicySource(() => late.clients.admin),
     logger: owner.logger,
     metrics,
     signals: [],
