@@ -130,3 +130,28 @@ export async function serviceSecurity(
     close: () => files?.close(),
   };
 }
+
+/** Channel settings for calls to other services, and a close that stops watching the TLS files. */
+export interface ServiceChannel {
+  readonly settings: ChannelSettings;
+  close(): void;
+}
+
+/**
+ * Channel settings from a service's TLS settings, for clients made before the
+ * service serves (a cluster owner's metadata client): TLS checked against
+ * tlsCa, presenting tlsCert as the service's identity, following rotations.
+ * Plaintext when no TLS file is configured.
+ */
+export function serviceChannel(config: ServiceConfig): ServiceChannel {
+  const files = certificateFiles(
+    {
+      ...(config.tlsCert === undefined ? {} : { certFile: config.tlsCert }),
+      ...(config.tlsKey === undefined ? {} : { keyFile: config.tlsKey }),
+      ...(config.tlsCa === undefined ? {} : { caFile: config.tlsCa }),
+    },
+    { reloadIntervalMs: config.tlsReloadIntervalMs },
+  );
+  if (files === undefined) return { settings: {}, close: () => undefined };
+  return { settings: { credentials: channelCredentials(files) }, close: () => files.close() };
+}

@@ -10,6 +10,7 @@ import {
   createLogger,
   createMetrics,
   serve,
+  serviceChannel,
   type Closer,
   type GrpcServiceRegistration,
   type RunningService,
@@ -177,7 +178,9 @@ export async function startClusterWriterOwner(
     name: 'ledgerline-writer-owner',
   });
   const ledgerStore = createLedgerStore({ kind: 'redis', url: config.redisUrl, keyPrefix: config.redisKeyPrefix });
-  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress);
+  // With mutual TLS the owner's certificate is its identity to the metadata service's internal APIs.
+  const channel = serviceChannel(config);
+  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress, channel.settings);
   return startWriterOwnerService({
     ...options,
     config,
@@ -190,6 +193,7 @@ export async function startClusterWriterOwner(
       { name: 'bus', close: () => bus.close() },
       { name: 'ledger-store', close: () => ledgerStore.close() },
       { name: 'metadata', close: () => metadata.close() },
+      { name: 'tls-files', close: () => channel.close() },
     ],
   });
 }
