@@ -4,6 +4,8 @@ import { requiredAccess } from './method-access.js';
 import { SecurityReason } from './security-reason.js';
 
 const TOPIC = 'persistent://acme/orders/payments';
+/** What the metadata service answers for a namespace that does not exist. */
+const NAMESPACE_NOT_FOUND = 'NAMESPACE_NOT_FOUND';
 
 class FakePolicies implements PolicySource {
   reads = 0;
@@ -12,7 +14,7 @@ class FakePolicies implements PolicySource {
   async namespacePolicies(namespace: string): Promise<AuthPolicies> {
     this.reads++;
     const found = this.namespaces.get(namespace);
-    if (found === undefined) throw new LedgerlineError('NOT_FOUND', 'NAMESPACE_NOT_FOUND', `no ${namespace}`);
+    if (found === undefined) throw new LedgerlineError('NOT_FOUND', NAMESPACE_NOT_FOUND, `no ${namespace}`);
     return found;
   }
   async tenantAdminRoles(tenant: string): Promise<string[]> {
@@ -93,7 +95,11 @@ describe('authorization', () => {
 
   it('answers a bad topic name with INVALID_ARGUMENT, as the handler would', async () => {
     expect(
-      (await refusal(check('app', '/ledgerline.v1.TopicsService/PublishOne', { message: { topic: 'persistent://acme' } }))).code,
+      (
+        await refusal(
+          check('app', '/ledgerline.v1.TopicsService/PublishOne', { message: { topic: 'persistent://acme' } }),
+        )
+      ).code,
     ).toBe('INVALID_ARGUMENT');
   });
 
