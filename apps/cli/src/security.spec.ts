@@ -2,8 +2,19 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
-import { RpcReason } from '@ledgerline/rpc';
-import { SecurityReason } from '@ledgerline/security';
+import type { DescService } from '@bufbuild/protobuf';
+import { credentials, Metadata, type ChannelCredentials } from '@grpc/grpc-js';
+import { LedgerlineError } from '@ledgerline/errors';
+import {
+  AdminService,
+  CursorsService,
+  GarbageCollectorService,
+  LookupService,
+  MetadataStoreService,
+  TopicsService,
+} from '@ledgerline/proto';
+import { closeClient, createClient as createRpcClient, RpcReason } from '@ledgerline/rpc';
+import { createToken, SecurityReason } from '@ledgerline/security';
 import { createDevCertificates, writeDevCertificates } from '@ledgerline/security/dev-certificates';
 import type { CliIo } from './cli-io.js';
 import { runCli } from './program.js';
@@ -237,6 +248,125 @@ describe('standalone with TLS and token authentication, through the CLI and the 
       const missing = await ask('persistent://globex/billing/nothing-here');
       expect(existing.stderr).toContain(`PERMISSION_DENIED ${SecurityReason.PERMISSION_NOT_GRANTED}`);
       expect(missing.stderr.replace('nothing-here', 'X')).toBe(existing.stderr.replace('invoices', 'X'));
+    });
+  });
+
+  describe('every RPC family', () => {
+    const ca = () => readFileSync(join(certs, 'ca.pem'));
+    const asService = (name: string) =>
+      credentials.createSsl(
+        ca(),
+        readFileSync(join(certs, `${name}-key.pem`)),
+        readFileSync(join(certs, `${name}.pem`)),
+      );
+    const bearer = (token: string | undefined): Metadata => {
+      const metadata = new Metadata();
+      if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
+      return metadata;
+    };
+    const opened: object[] = [];
+    afterAll(() => opened.splice(0).forEach((client) => closeClient(client)));
+    function client<S extends DescService>(service: S, channel: ChannelCredentials) {
+      const made = createRpcClient(service, url, { credentials: channel, defaultDeadlineMs: 10_000 });
+      opened.push(made);
+      return made;
+    }
+    const topic = 'persistent://matrix/ns/t';
+    let allowed: string;
+    let lacking: string;
+    let expired: string;
+
+    beforeAll(async () => {
+      const admin = (...args: string[]) =>
+        ledgerline('--url', url, '--tls-ca', join(certs, 'ca.pem'), '--token', opsToken, ...args);
+      expect((await admin('tenants', 'create', 'matrix')).code).toBe(0);
+      expect((await admin('namespaces', 'create', 'matrix/ns')).code).toBe(0);
+      expect((await admin('topics', 'create', topic)).code).toBe(0);
+      await admin(
+        'namespaces',
+        'grant-permission',
+        'matrix/ns',
+        '--role',
+        'matrix-app',
+        '--actions',
+        'produce,consume',
+      );
+      allowed = (await ledgerline('tokens', 'create', '--subject', 'matrix-app', '--secret', SECRET)).stdout.trim();
+      lacking = (await ledgerline('tokens', 'create', '--subject', 'stranger', '--secret', SECRET)).stdout.trim();
+      expired = await createToken({ subject: 'matrix-app', secret: SECRET, expiresIn: -5 });
+    });
+
+    /** Calls one method of each family with a token, or as a service, and says whether security let it through. */
+    async function outcome(call: (metadata: Metadata) => Promise<unknown>, token: string | undefined) {
+      try {
+        await call(bearer(token));
+        return 'through';
+      } catch (error) {
+        const failure = LedgerlineError.from(error);
+        return failure.code === 'UNAUTHENTICATED' || failure.code === 'PERMISSION_DENIED'
+          ? `${failure.code} ${failure.reason}`
+          : 'through';
+      }
+    }
+
+    it('refuses no token, an expired token and a role without rights, and lets the right caller through', async () => {
+      const plain = credentials.createSsl(ca());
+      const families: Array<[string, (metadata: Metadata) => Promise<unknown>, string]> = [
+        ['admin', (metadata) => client(AdminService, plain).getTopic({ topic }, { metadata }), 'token'],
+        ['lookup', (metadata) => client(LookupService, plain).lookupTopic({ topic }, { metadata }), 'token'],
+        [
+          'publish',
+          (metadata) =>
+            client(TopicsService, plain).publishOne(
+              { message: { topic, producerName: 'p', sequenceId: 1n, payload: new Uint8Array([1]) } },
+              { metadata },
+            ),
+          'token',
+        ],
+        [
+          'read',
+          (metadata) => client(TopicsService, plain).fetchByOffset({ topic, offset: 0n, maxEntries: 1 }, { metadata }),
+          'token',
+        ],
+        [
+          'metadata store',
+          (metadata) => client(MetadataStoreService, plain).get({ path: '/x' }, { metadata }),
+          'writer-owner',
+        ],
+        [
+          'cursors',
+          (metadata) => client(CursorsService, plain).getCursor({ topic, subscription: 's' }, { metadata }),
+          'readonly-owner',
+        ],
+        [
+          'garbage collector',
+          (metadata) => client(GarbageCollectorService, plain).getStatus({}, { metadata }),
+          'garbage-collector',
+        ],
+      ];
+      for (const [family, call, rightCaller] of families) {
+        expect([family, await outcome(call, undefined)]).toEqual([
+          family,
+          `UNAUTHENTICATED ${SecurityReason.TOKEN_MISSING}`,
+        ]);
+        expect([family, await outcome(call, expired)]).toEqual([
+          family,
+          `UNAUTHENTICATED ${SecurityReason.TOKEN_EXPIRED}`,
+        ]);
+        expect([family, (await outcome(call, lacking)).split(' ')[0]]).toEqual([family, 'PERMISSION_DENIED']);
+        if (rightCaller === 'token') {
+          expect([family, await outcome(call, allowed)]).toEqual([family, 'through']);
+        } else {
+          // The same call over a channel presenting the service's certificate, with no token.
+          const service = rightCaller;
+          const byService: Record<string, () => Promise<unknown>> = {
+            'metadata store': () => client(MetadataStoreService, asService(service)).get({ path: '/x' }),
+            cursors: () => client(CursorsService, asService(service)).getCursor({ topic, subscription: 's' }),
+            'garbage collector': () => client(GarbageCollectorService, asService(service)).getStatus({}),
+          };
+          expect([family, await outcome(() => byService[family]!(), undefined)]).toEqual([family, 'through']);
+        }
+      }
     });
   });
 });
