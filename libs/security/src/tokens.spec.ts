@@ -136,6 +136,27 @@ describe('tokens', () => {
     }
   });
 
+  it('checks RS256 tokens against a JWKS file, picking the key by kid', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ledgerline-jwks-'));
+    try {
+      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const file = join(dir, 'jwks.json');
+      await writeFile(
+        file,
+        JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256', use: 'sig' }] }),
+      );
+      const verifier = await TokenVerifier.create({ jwksFile: file, audience: 'cluster-a' });
+      const { SignJWT, importPKCS8 } = await import('jose');
+      const key = await importPKCS8(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), 'RS256');
+      const sign = (kid: string) =>
+        new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid }).setSubject('svc').setAudience('cluster-a').sign(key);
+      await expect(verifier.verify(await sign('k1'))).resolves.toBe('svc');
+      expect((await refusal(verifier, await sign('k2'))).reason).toBe(SecurityReason.TOKEN_INVALID);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a secret too short to be safe', async () => {
     await expect(TokenVerifier.create({ secret: 'short' })).rejects.toMatchObject({
       reason: SecurityReason.AUTH_CONFIG_INVALID,

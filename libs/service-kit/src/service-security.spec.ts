@@ -261,6 +261,40 @@ describe('service security (TLS, mutual TLS, internal APIs)', () => {
       await expect(ops.get({ path: '/wait/0' })).resolves.toBeDefined();
     });
 
+    it('logs a refusal with its method and reason, never the token', async () => {
+      const lines: string[] = [];
+      const service = await serve({
+        name: 'metadata',
+        config: serviceConfigSchema.parse({
+          grpcHost: '127.0.0.1',
+          grpcPort: 0,
+          metricsHost: '127.0.0.1',
+          metricsPort: 0,
+          ...auth,
+        }),
+        services: [waitingService().registration],
+        logger: createLogger('metadata', {
+          level: 'warn',
+          destination: { write: (line: string) => void lines.push(line) },
+        }),
+        signals: [],
+      });
+      running.push(service);
+      const token = await createToken({ subject: 'app', secret, expiresIn: -5 });
+      const client = internalClient(service, credentials.createInsecure());
+      expect((await failure(client.get({ path: '/wait/0' }, { metadata: bearer(token) }))).reason).toBe(
+        SecurityReason.TOKEN_EXPIRED,
+      );
+      const refusal = lines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line['msg'] === 'call refused');
+      expect(refusal).toMatchObject({
+        method: '/ledgerline.v1.MetadataStoreService/Get',
+        reason: SecurityReason.TOKEN_EXPIRED,
+      });
+      expect(lines.join('')).not.toContain(token.split('.')[2]!);
+    });
+
     it('takes a service certificate instead of a token when mutual TLS is on', async () => {
       const service = await start({
         ...auth,
