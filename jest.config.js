@@ -11,7 +11,10 @@ module.exports = {
       '@swc/jest',
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],
+    // jose ships ES modules only; Jest loads CommonJS, so its files are compiled like ours.
+    '/node_modules/jose/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
   },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
     '^@ledgerline/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     // Subpath entries (`/testing` for test support, `/info` of managed-ledger): src/<subpath>/index.ts.

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { connectAdmin, DEFAULT_URL, type AdminConnection } from './admin-connection.js';
 import { CliExit, reportError } from './cli-errors.js';
+import { connectionSecurityOf } from './connection-security.js';
 import type { CliIo } from './cli-io.js';
 
 /** Parses an integer option within bounds; anything else is a command-line mistake (exit status 2). */
@@ -32,7 +33,7 @@ export async function withAdmin(
   const url = urlOf(command);
   let connection: AdminConnection | undefined;
   try {
-    connection = connectAdmin(url);
+    connection = connectAdmin(url, connectionSecurityOf(command));
     await action(connection);
   } catch (error) {
     if (error instanceof CliExit) throw error;

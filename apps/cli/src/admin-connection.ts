@@ -1,6 +1,8 @@
 import { AdminService, LookupService } from '@ledgerline/proto';
 import type { Channel } from '@grpc/grpc-js';
-import { closeClient, createChannel, createClient, type Client } from '@ledgerline/rpc';
+import { channelCredentials } from '@ledgerline/client';
+import { closeClient, createChannel, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
+import { tokenMetadata, type ConnectionSecurity } from './connection-security.js';
 import { usageError, CliReason } from './cli-errors.js';
 
 /** The metadata service address admin commands use unless --url says otherwise. */
@@ -25,21 +27,29 @@ export function normaliseUrl(url: string): string {
 }
 
 /** Refuses a --url no channel could use, before any call (exit status 2 rather than a crash). */
-export function openChannel(target: string): Channel {
+export function openChannel(target: string, security?: ConnectionSecurity): Channel {
   const invalid = () =>
     usageError(CliReason.INVALID_URL, `--url ${JSON.stringify(target.slice(0, 200))} is not an address: use host:port`);
   if (target === '' || /\s/.test(target) || target.length > MAX_URL_LENGTH) throw invalid();
+  // Bad PEM fails here with its own message, not as a bad address.
+  const settings = security === undefined ? {} : { credentials: channelCredentials(security.tls) };
   try {
-    return createChannel(target);
+    return createChannel(target, settings);
   } catch {
     throw invalid();
   }
 }
 
-export function connectAdmin(url: string): AdminConnection {
+/** Client options of the admin and collector clients: the call deadline and the bearer token. */
+export function adminClientOptions(security?: ConnectionSecurity): ClientOptions {
+  const metadata = tokenMetadata(security?.token);
+  return { defaultDeadlineMs: CALL_DEADLINE_MS, ...(metadata === undefined ? {} : { defaultMetadata: metadata }) };
+}
+
+export function connectAdmin(url: string, security?: ConnectionSecurity): AdminConnection {
   const target = normaliseUrl(url);
-  const channel = openChannel(target);
-  const options = { defaultDeadlineMs: CALL_DEADLINE_MS };
+  const channel = openChannel(target, security);
+  const options = adminClientOptions(security);
   const admin = createClient(AdminService, channel, options);
   const lookup = createClient(LookupService, channel, options);
   return {

@@ -8,6 +8,10 @@ export const CliReason = {
   FILE_UNREADABLE: 'FILE_UNREADABLE',
   FILE_TOO_LARGE: 'FILE_TOO_LARGE',
   INVALID_URL: 'INVALID_URL',
+  /** --tls-cert without --tls-key, or the reverse. */
+  TLS_OPTIONS_INCOMPLETE: 'TLS_OPTIONS_INCOMPLETE',
+  /** `tokens create` without a secret or private key to sign with. */
+  TOKEN_KEY_MISSING: 'TOKEN_KEY_MISSING',
 } as const;
 
 /**

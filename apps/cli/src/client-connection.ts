@@ -4,6 +4,7 @@ import { CliExit, reportError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
 import { urlOf } from './admin-command.js';
 import { normaliseUrl } from './admin-connection.js';
+import { connectionSecurityOf } from './connection-security.js';
 
 /**
  * Runs one action with an SDK client: creates it for --url, prints any
@@ -25,7 +26,13 @@ export async function withClient(
   let client: LedgerlineClient | undefined;
   try {
     const group = options.group ?? '';
-    client = createClient({ serviceUrl: url, ...(group === '' ? {} : { lookupGroup: group }) });
+    const { tls, token } = connectionSecurityOf(command);
+    client = createClient({
+      serviceUrl: url,
+      tls,
+      ...(token === undefined ? {} : { token }),
+      ...(group === '' ? {} : { lookupGroup: group }),
+    });
     await action(client, interrupted.signal);
   } catch (error) {
     if (error instanceof CliExit) throw error;

@@ -1,10 +1,12 @@
 import { Command, CommanderError } from 'commander';
+import { addSecurityOptions } from './connection-security.js';
 import { DEFAULT_URL } from './admin-connection.js';
 import { CliExit, EXIT_CODES, EXIT_STATUS_HELP, oneLine, reportError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
 import { registerClientCommands } from './commands/client-commands.js';
 import { registerGcCommands } from './commands/gc-commands.js';
 import { registerNamespaceCommands } from './commands/namespaces-commands.js';
+import { registerSecurityCommands } from './commands/security-commands.js';
 import { registerServerCommands } from './commands/server-commands.js';
 import { registerTenantCommands } from './commands/tenants-commands.js';
 import { registerTopicCommands } from './commands/topics-commands.js';
@@ -30,6 +32,7 @@ export function buildProgram(io: CliIo): Command {
       writeErr: (text) => io.err(text.replace(/\n$/, '')),
       outputError: (text) => io.err(`${oneLine(text)} (run with --help for usage)`),
     });
+  addSecurityOptions(program);
   registerServerCommands(program, io);
   registerTenantCommands(program, io);
   registerNamespaceCommands(program, io);
@@ -37,6 +40,7 @@ export function buildProgram(io: CliIo): Command {
   registerClientCommands(program, io);
   registerPerfCommand(program, io);
   registerGcCommands(program, io);
+  registerSecurityCommands(program, io);
   return program;
 }
 

@@ -8,6 +8,7 @@ import {
   MetadataMaintenance,
   metadataServices,
   standaloneConfigSchema,
+  storePolicySource,
 } from '@ledgerline/metadata-service';
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import {
@@ -86,6 +87,7 @@ export async function startStandalone(
       bus,
       consumeBackend,
       extraServices: [...metadataServices(admin, store, bus), ...gc.services],
+      authorizationPolicies: storePolicySource(admin.context),
       ...(options.signals === undefined ? {} : { signals: options.signals }),
       closers: [
         {

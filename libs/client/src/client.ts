@@ -27,7 +27,13 @@ export interface ClientOptions {
   serviceUrl: string;
   /** A bearer token (JWT) sent with every call. Default: none. */
   token?: string;
-  /** TLS: `true` for the system's roots, or the PEM roots and client key pair. Default: off. */
+  /**
+   * TLS: `true` for the system's roots, or `{ ca, cert?, key? }` (PEM text or
+   * bytes: the CA the services' certificates come from and, for mutual TLS, the
+   * client's certificate and key). A CA that did not issue the service's
+   * certificate fails calls with UNAVAILABLE / TLS_HANDSHAKE_FAILED at once,
+   * without retrying. Default: off.
+   */
   tls?: boolean | TlsOptions;
   /** How long one lookup or unary call may take. Default 30,000 ms; from 1 to 600,000. */
   operationTimeoutMs?: number;

@@ -48,3 +48,6 @@ export {
 export { READER_MAX_WAIT_MS, READER_MAX_ENTRIES_PER_FETCH } from './reader.js';
 export { MAX_CACHED_LOOKUPS } from './topic-lookup.js';
 export { MAX_REMEMBERED_ACKS } from './partition-consumer.js';
+
+// For other packages: the channel credentials of a `tls` option, for tools that open their own channels (the CLI's admin commands).
+export { channelCredentials } from './service-connections.js';

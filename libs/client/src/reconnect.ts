@@ -1,4 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { RpcReason } from '@ledgerline/rpc';
 import { backOff } from 'exponential-backoff';
 import { ClientReason, REROUTE_REASONS, ServiceReason } from './client-reason.js';
 import type { TopicLookup } from './topic-lookup.js';
@@ -23,6 +24,8 @@ export function ownerAddressOf(error: LedgerlineError): string | undefined {
  */
 export function rerouteAfter(error: unknown, topic: string, lookup: TopicLookup): boolean {
   if (!(error instanceof LedgerlineError)) return false;
+  // A CA or certificate mismatch does not heal by itself: say so now rather than after every attempt.
+  if (error.reason === RpcReason.TLS_HANDSHAKE_FAILED) return false;
   const owner = error.reason === ServiceReason.NOT_OWNER ? ownerAddressOf(error) : undefined;
   if (owner !== undefined) {
     lookup.learn(topic, owner);

@@ -1,15 +1,16 @@
 import { credentials, Metadata, type Channel, type ChannelCredentials } from '@grpc/grpc-js';
 import { AdminService, LookupService, TopicsService } from '@ledgerline/proto';
 import { createChannel, createClient, type CallOptions, type Client } from '@ledgerline/rpc';
+import { invalidOption } from './options.js';
 
-/** TLS settings: PEM bytes of the trusted roots and, for mutual TLS, the client's key and certificate chain. */
+/** TLS settings, as PEM text or bytes (read the files yourself, or let the CLI's --tls-* flags do it). */
 export interface TlsOptions {
-  /** Trusted root certificates (PEM); the system's when absent. */
-  rootCerts?: Buffer;
-  /** The client's private key (PEM), for mutual TLS. */
-  privateKey?: Buffer;
-  /** The client's certificate chain (PEM), for mutual TLS. */
-  certChain?: Buffer;
+  /** The CA certificates the services' certificates must come from; the system's roots when absent. */
+  ca?: string | Buffer;
+  /** The client's certificate chain, for mutual TLS (with key). */
+  cert?: string | Buffer;
+  /** The private key of cert. */
+  key?: string | Buffer;
 }
 
 /** How the client reaches services: credentials and the bearer token every call carries. */
@@ -26,10 +27,24 @@ export interface ServiceClients {
   readonly admin: Client<typeof AdminService>;
 }
 
-function channelCredentials(tls: boolean | TlsOptions): ChannelCredentials {
+function pem(value: string | Buffer | undefined): Buffer | null {
+  if (value === undefined) return null;
+  return typeof value === 'string' ? Buffer.from(value) : value;
+}
+
+/** Channel credentials for the TLS option; bad PEM fails here, when the client is created. */
+export function channelCredentials(tls: boolean | TlsOptions): ChannelCredentials {
   if (tls === false) return credentials.createInsecure();
-  const settings = tls === true ? {} : tls;
-  return credentials.createSsl(settings.rootCerts ?? null, settings.privateKey ?? null, settings.certChain ?? null);
+  if (tls === true) return credentials.createSsl();
+  if (typeof tls !== 'object' || tls === null) throw invalidOption('tls', 'must be true, false or { ca, cert?, key? }');
+  if ((tls.cert === undefined) !== (tls.key === undefined)) {
+    throw invalidOption('tls', 'needs cert and key together (mutual TLS) or neither');
+  }
+  try {
+    return credentials.createSsl(pem(tls.ca), pem(tls.key), pem(tls.cert));
+  } catch (error) {
+    throw invalidOption('tls', `holds PEM that does not parse: ${(error as Error).message}`);
+  }
 }
 
 /** Accepts `host:port` as well as `grpc://host:port` or `http://host:port`, as users tend to write either. */
@@ -45,14 +60,18 @@ export function normaliseAddress(address: string): string {
 export class ServiceConnections {
   private readonly byAddress = new Map<string, { channel: Channel; clients: ServiceClients }>();
 
-  constructor(private readonly settings: ConnectionSettings) {}
+  private readonly credentials: ChannelCredentials;
+
+  constructor(private readonly settings: ConnectionSettings) {
+    this.credentials = channelCredentials(settings.tls);
+  }
 
   /** The clients of `address`, opening its channel on first use. */
   to(address: string): ServiceClients {
     const target = normaliseAddress(address);
     const known = this.byAddress.get(target);
     if (known !== undefined) return known.clients;
-    const channel = createChannel(target, { credentials: channelCredentials(this.settings.tls) });
+    const channel = createChannel(target, { credentials: this.credentials });
     const clients: ServiceClients = {
       address: target,
       topics: createClient(TopicsService, channel),

@@ -6,6 +6,7 @@ import {
   createMetrics,
   grpcService,
   serve,
+  serviceChannel,
   serviceConfigSchema,
   type RunningService,
   type ServiceConfig,
@@ -97,7 +98,9 @@ export async function startClusterCollector(
   config: ClusterCollectorConfig,
   options: { signals?: readonly NodeJS.Signals[] } = {},
 ): Promise<RunningCollectorService> {
-  const metadata = GrpcCollectorMetadata.connect(config.metadataAddress, config.metadataDeadlineMs);
+  // With mutual TLS the collector's certificate is its identity to the metadata service's internal APIs.
+  const channel = serviceChannel(config);
+  const metadata = GrpcCollectorMetadata.connect(config.metadataAddress, config.metadataDeadlineMs, channel.settings);
   let bus: Bus | undefined;
   let ledgerStore: LedgerStore | undefined;
   try {
@@ -122,12 +125,14 @@ export async function startClusterCollector(
       ...options,
       closers: [
         { name: 'metadata-client', close: () => metadata.close() },
+        { name: 'tls-files', close: () => channel.close() },
         { name: 'bus', close: () => openedBus.close() },
         { name: 'ledger-store', close: () => store.close() },
       ],
     });
   } catch (error) {
     metadata.close();
+    channel.close();
     await bus?.close();
     await ledgerStore?.close();
     throw error;

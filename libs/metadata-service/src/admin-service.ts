@@ -1,4 +1,5 @@
-import { AdminService, FinishTopicDeletionOutcome } from '@ledgerline/proto';
+import { AdminService, AuthAction, FinishTopicDeletionOutcome } from '@ledgerline/proto';
+import type { NamespacePermissions } from './permissions.js';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import type { MetadataAdmin } from './metadata-admin.js';
 import { namespaceMessage, policyInput, topicMessage } from './proto-mapping.js';
@@ -8,6 +9,25 @@ const FINISH_OUTCOMES = {
   changed: FinishTopicDeletionOutcome.CHANGED,
   missing: FinishTopicDeletionOutcome.MISSING,
 } as const;
+
+const ACTION_NAMES: Partial<Record<AuthAction, string>> = {
+  [AuthAction.PRODUCE]: 'produce',
+  [AuthAction.CONSUME]: 'consume',
+};
+
+/** Unknown enum values become a name the admin layer refuses with INVALID_PERMISSION. */
+function actionNames(actions: readonly AuthAction[]): string[] {
+  return actions.map((action) => ACTION_NAMES[action] ?? `action ${action}`);
+}
+
+function permissionsMessage(permissions: NamespacePermissions) {
+  return Object.fromEntries(
+    Object.entries(permissions).map(([role, actions]) => [
+      role,
+      { actions: actions.map((action) => (action === 'produce' ? AuthAction.PRODUCE : AuthAction.CONSUME)) },
+    ]),
+  );
+}
 
 /** ledgerline.v1.AdminService over MetadataAdmin. */
 export function adminServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof AdminService> {
@@ -65,6 +85,17 @@ export function adminServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Admin
     },
     async countTopics(request) {
       return { count: BigInt(await admin.countTopics(request.namespace)) };
+    },
+    async grantPermission(request) {
+      const permissions = await admin.grantPermission(request.namespace, request.role, actionNames(request.actions));
+      return { permissions: permissionsMessage(permissions) };
+    },
+    async revokePermission(request) {
+      return { permissions: permissionsMessage(await admin.revokePermission(request.namespace, request.role)) };
+    },
+    async getPermissions(request) {
+      const policies = await admin.getAuthPolicies(request.namespace);
+      return { permissions: permissionsMessage(policies.permissions), tenantAdminRoles: policies.tenantAdminRoles };
     },
     async finishTopicDeletion(request) {
       const outcome = await admin.finishTopicDeletion(request.managedLedgerPath, Number(request.expectedVersion));

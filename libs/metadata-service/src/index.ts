@@ -35,3 +35,5 @@ export * from './limits.js';
 export { MetadataMaintenance } from './maintenance.js';
 export type { MaintenanceOptions } from './maintenance.js';
 export { MetadataServiceReason } from './errors.js';
+export { storePolicySource } from './permissions.js';
+export type { AuthPolicies, NamespacePermissions } from './permissions.js';

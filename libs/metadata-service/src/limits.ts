@@ -103,3 +103,6 @@ export const OWNER_GROUP_LIST_CONCURRENCY = 8;
 export const OWNER_READ_CONCURRENCY = 64;
 /** Reader namespace records read at once when finding the readers of a writer namespace. */
 export const READER_NAMESPACE_READ_CONCURRENCY = 16;
+
+/** Roles with permissions on one namespace (each grant is a few bytes in the namespace record). */
+export const MAX_NAMESPACE_PERMISSION_ROLES = 1024;

@@ -10,6 +10,7 @@ import { deleteNamespace } from './namespace-deletion.js';
 import { getNamespace, listNamespaces, parseNamespace } from './namespaces.js';
 import { keepAlive, listLiveOwners, registerOwner, unregisterOwner, type OwnerRegistration } from './owner-sessions.js';
 import type { PolicyInput } from './policies.js';
+import { getAuthPolicies, grantPermission, revokePermission } from './permissions.js';
 import type { OwnerRoleName } from './records.js';
 import { createTenant, deleteTenant, listTenants } from './tenants.js';
 import { createTopicsBatch } from './topic-batch.js';
@@ -58,6 +59,10 @@ export class MetadataAdmin {
   updateNamespace = (namespace: string, policies: PolicyInput) => updateNamespace(this.context, namespace, policies);
   setWriterNamespace = (reader: string, writer: string) => setWriterNamespace(this.context, reader, writer);
   listNamespaces = (tenant: string) => listNamespaces(this.context, tenant);
+  grantPermission = (namespace: string, role: string, actions: readonly string[]) =>
+    grantPermission(this.context, namespace, role, actions);
+  revokePermission = (namespace: string, role: string) => revokePermission(this.context, namespace, role);
+  getAuthPolicies = (namespace: string) => getAuthPolicies(this.context, namespace);
   deleteNamespace = (namespace: string) => deleteNamespace(this.context, namespace, this.#settleMs);
 
   createTopic = (topic: string, partitions = 0) => this.topicAdmin.createTopic(topic, partitions);

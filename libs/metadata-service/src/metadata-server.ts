@@ -16,6 +16,7 @@ import { lookupServiceImpl } from './lookup-service.js';
 import { MetadataMaintenance } from './maintenance.js';
 import { MetadataAdmin } from './metadata-admin.js';
 import { metadataStoreServiceImpl } from './metadata-store-service.js';
+import { storePolicySource } from './permissions.js';
 
 /** The three gRPC services of the metadata service over one admin, store and bus. */
 export function metadataServices(admin: MetadataAdmin, store: MetadataStore, bus: Bus): GrpcServiceRegistration[] {
@@ -67,6 +68,7 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
     name: options.name ?? 'metadata',
     config,
     services: [...metadataServices(admin, store, bus), ...(options.services ?? [])],
+    authorizationPolicies: storePolicySource(admin.context),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.signals === undefined ? {} : { signals: options.signals }),
     ...(options.onSignalShutdown === undefined ? {} : { onSignalShutdown: options.onSignalShutdown }),

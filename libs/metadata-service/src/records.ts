@@ -14,8 +14,14 @@ export const PoliciesRecordSchema = z.object({
 });
 export type PoliciesRecord = z.infer<typeof PoliciesRecordSchema>;
 
+/** What a role may do on every topic of a namespace (Pulsar's AuthAction). */
+export const AuthActionSchema = z.enum(['produce', 'consume']);
+export type AuthActionName = z.infer<typeof AuthActionSchema>;
+
 export const NamespaceRecordSchema = z.object({
   policies: PoliciesRecordSchema,
+  /** role -> actions; absent on records written before permissions existed, which grant nothing. */
+  permissions: z.record(z.string(), z.array(AuthActionSchema)).optional(),
   createdAtMs: z.number(),
   /** Set by DeleteNamespace before it takes the namespace apart; creates are refused from then on. */
   deleting: z.boolean(),

@@ -17,6 +17,17 @@ import { RpcReason } from './errors.js';
 export interface CallDefaults {
   /** Applied to unary and client-streaming calls that set no deadline of their own. */
   defaultDeadlineMs?: number;
+  /** Sent with every call (a bearer token, say); a call's own metadata adds to it and wins on a clash. */
+  defaultMetadata?: Metadata;
+}
+
+function callMetadata(options: CallOptions, defaults: CallDefaults): Metadata {
+  if (defaults.defaultMetadata === undefined) return options.metadata ?? new Metadata();
+  const metadata = defaults.defaultMetadata.clone();
+  if (options.metadata === undefined) return metadata;
+  for (const key of Object.keys(options.metadata.getMap())) metadata.remove(key);
+  metadata.merge(options.metadata);
+  return metadata;
 }
 
 interface MethodWire {
@@ -81,7 +92,7 @@ export function unaryCall(client: GrpcClient, method: DescMethod, defaults: Call
         wire.serialize,
         wire.deserialize,
         request,
-        options.metadata ?? new Metadata(),
+        callMetadata(options, defaults),
         grpcOptions(options, defaults.defaultDeadlineMs),
         (error, response) => {
           stopListening();
@@ -116,7 +127,7 @@ async function* readResponses(
   }
 }
 
-export function serverStreamingCall(client: GrpcClient, method: DescMethod) {
+export function serverStreamingCall(client: GrpcClient, method: DescMethod, defaults: CallDefaults) {
   const wire = wireOf(method);
   return async function* (request: unknown, options: CallOptions = {}): AsyncGenerator<unknown, void, undefined> {
     if (options.signal?.aborted === true) throw cancelledBeforeStart(options.signal);
@@ -125,7 +136,7 @@ export function serverStreamingCall(client: GrpcClient, method: DescMethod) {
       wire.serialize,
       wire.deserialize,
       request,
-      options.metadata ?? new Metadata(),
+      callMetadata(options, defaults),
       grpcOptions(options, undefined),
     );
     yield* readResponses(call, options.signal, () => undefined);
@@ -144,7 +155,7 @@ export function clientStreamingCall(client: GrpcClient, method: DescMethod, defa
         wire.path,
         wire.serialize,
         wire.deserialize,
-        options.metadata ?? new Metadata(),
+        callMetadata(options, defaults),
         grpcOptions(options, defaults.defaultDeadlineMs),
         (error, response) => {
           finished.abort();
@@ -165,7 +176,7 @@ export function clientStreamingCall(client: GrpcClient, method: DescMethod, defa
     });
 }
 
-export function bidiStreamingCall(client: GrpcClient, method: DescMethod) {
+export function bidiStreamingCall(client: GrpcClient, method: DescMethod, defaults: CallDefaults) {
   const wire = wireOf(method);
   return async function* (
     requests: AsyncIterable<unknown>,
@@ -176,7 +187,7 @@ export function bidiStreamingCall(client: GrpcClient, method: DescMethod) {
       wire.path,
       wire.serialize,
       wire.deserialize,
-      options.metadata ?? new Metadata(),
+      callMetadata(options, defaults),
       grpcOptions(options, undefined),
     );
     const finished = new AbortController();

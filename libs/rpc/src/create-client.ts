@@ -63,13 +63,13 @@ export function createClient<S extends DescService>(
         client[method.localName] = unaryCall(grpcClient, method, options);
         break;
       case 'server_streaming':
-        client[method.localName] = serverStreamingCall(grpcClient, method);
+        client[method.localName] = serverStreamingCall(grpcClient, method, options);
         break;
       case 'client_streaming':
         client[method.localName] = clientStreamingCall(grpcClient, method, options);
         break;
       case 'bidi_streaming':
-        client[method.localName] = bidiStreamingCall(grpcClient, method);
+        client[method.localName] = bidiStreamingCall(grpcClient, method, options);
         break;
     }
   }

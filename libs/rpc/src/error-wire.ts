@@ -76,7 +76,27 @@ export function errorFromServiceError(serviceError: ServiceError): LedgerlineErr
   if (info !== undefined) {
     return new LedgerlineError(code, info.reason, message, { details: info.details, cause: serviceError });
   }
+  if (code === 'UNAVAILABLE' && TLS_FAILURE.test(message)) {
+    return new LedgerlineError(code, RpcReason.TLS_HANDSHAKE_FAILED, tlsAdvice(message), { cause: serviceError });
+  }
   return new LedgerlineError(code, transportReason(code, message), message, { cause: serviceError });
+}
+
+/**
+ * What OpenSSL and Node say when a handshake fails on trust rather than on the
+ * network: an untrusted or expired certificate, a name mismatch, a certificate
+ * the server refused, or TLS spoken to a plaintext port (and the reverse).
+ */
+const TLS_FAILURE =
+  /certificate|altnames|alert (unknown ca|bad certificate|handshake failure|certificate required)|wrong version number|packet length too long|ERR_SSL|ERR_TLS|SSL routines/i;
+
+function tlsAdvice(message: string): string {
+  return (
+    `TLS handshake failed (${message.replace(/^No connection established\. Last error: (Error: )?/, '').replace(/\. Resolution note: $/, '')}): ` +
+    'check that the trusted CA (tls.ca, --tls-ca, LEDGERLINE_TLS_CA) issued the server certificate, that the ' +
+    'certificate names the address dialled, that a client certificate comes from the CA the server trusts, and ' +
+    'that both sides agree on TLS; retrying will not help until one of them changes'
+  );
 }
 
 /**

@@ -5,6 +5,7 @@ export type { RegisterServiceOptions } from './register-service.js';
 export {
   createGrpcServer,
   bindInsecure,
+  bindServer,
   DEFAULT_MAX_MESSAGE_SIZE_BYTES,
   DEFAULT_MAX_CONCURRENT_STREAMS,
 } from './server-options.js';
@@ -25,7 +26,7 @@ export type {
   ClientStreamingCall,
   BidiStreamingCall,
 } from './method-types.js';
-export type { CallEndInfo } from './server-handlers.js';
+export type { CallEndInfo, Authorize } from './server-handlers.js';
 
 // For other packages: the wire-level pieces the service kit and tools build on.
 export { createServiceDefinition, methodPath } from './service-definition.js';

@@ -1,5 +1,6 @@
 import type { DescMessage, DescMethod, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { Metadata } from '@grpc/grpc-js';
+import type { PeerCertificate } from 'node:tls';
 
 /** What a handler knows about the call it serves. */
 export interface CallContext {
@@ -13,6 +14,12 @@ export interface CallContext {
   readonly signal: AbortSignal;
   /** The request metadata (headers). */
   readonly metadata: Metadata;
+  /**
+   * The client's TLS certificate, present only when the connection is TLS and
+   * the certificate was verified against the server's trusted CA (an
+   * unverified one never shows up here).
+   */
+  readonly peerCertificate?: PeerCertificate;
 }
 
 /** Per-call options of a client method. */

@@ -13,6 +13,8 @@ import { LedgerlineError, unexpectedRejection, type CodeName } from '@ledgerline
 import type { CallContext } from './method-types.js';
 import type { DecodedRequest } from './service-definition.js';
 import { methodPath } from './service-definition.js';
+import type { Readable } from 'node:stream';
+import type { PeerCertificate } from 'node:tls';
 import { readRequests, writeAll } from './stream-io.js';
 import { RpcReason } from './errors.js';
 
@@ -26,14 +28,26 @@ export interface CallEndInfo {
   error?: LedgerlineError;
 }
 
+/**
+ * Decides whether a call may go on: throws (a LedgerlineError, usually
+ * UNAUTHENTICATED or PERMISSION_DENIED) to refuse it. Called before the handler
+ * with the request of a unary or server-streaming call, and with every message
+ * of a client- or bidi-streaming call before the handler sees it, so a stream
+ * that names a new topic midway is checked again.
+ */
+export type Authorize = (context: CallContext, request: unknown) => Promise<void> | void;
+
 export interface HandlerHooks {
   onCallEnd?: (info: CallEndInfo) => void;
+  authorize?: Authorize;
 }
 
 interface GrpcCallLike {
   metadata: Metadata;
   getPeer(): string;
   getDeadline(): Date | number;
+  /** grpc-js 1.14: the verified peer certificate of a TLS connection. */
+  getAuthContext?(): { sslPeerCertificate?: PeerCertificate } | null;
   on(event: 'cancelled', listener: () => void): unknown;
 }
 
@@ -61,6 +75,8 @@ function startCall(method: DescMethod, call: GrpcCallLike, hooks: HandlerHooks):
     deadlineMs: deadline instanceof Date ? deadline.getTime() : deadline,
     signal: cancelled.signal,
     metadata: call.metadata,
+    // grpc-js reports the peer certificate only when the handshake verified it.
+    ...peerCertificateOf(call),
   };
   return {
     context,
@@ -77,9 +93,32 @@ function startCall(method: DescMethod, call: GrpcCallLike, hooks: HandlerHooks):
   };
 }
 
-function requestOf(decoded: DecodedRequest): unknown {
+function peerCertificateOf(call: GrpcCallLike): Pick<CallContext, 'peerCertificate'> {
+  const certificate = call.getAuthContext?.()?.sslPeerCertificate;
+  return certificate === undefined ? {} : { peerCertificate: certificate };
+}
+
+async function requestOf(decoded: DecodedRequest, context: CallContext, hooks: HandlerHooks): Promise<unknown> {
   if (!decoded.ok) throw decoded.error;
+  await hooks.authorize?.(context, decoded.message);
   return decoded.message;
+}
+
+/** The requests of a stream, each one authorized before the handler sees it. */
+async function* authorizedRequests(
+  requests: AsyncIterable<unknown>,
+  context: CallContext,
+  authorize: Authorize,
+): AsyncGenerator<unknown, void, undefined> {
+  for await (const request of requests) {
+    await authorize(context, request);
+    yield request;
+  }
+}
+
+function streamOf(stream: Readable, context: CallContext, hooks: HandlerHooks): AsyncIterable<unknown> {
+  const requests = readRequests(stream, context.signal);
+  return hooks.authorize === undefined ? requests : authorizedRequests(requests, context, hooks.authorize);
 }
 
 type AnyHandler = (input: unknown, context: CallContext) => unknown;
@@ -93,8 +132,8 @@ function unaryHandler(method: DescMethod, impl: AnyHandler, hooks: HandlerHooks,
     (async () => {
       try {
         const input = streamingInput
-          ? readRequests(call as ServerReadableStream<DecodedRequest, unknown>, scope.context.signal)
-          : requestOf((call as ServerUnaryCall<DecodedRequest, unknown>).request);
+          ? streamOf(call as ServerReadableStream<DecodedRequest, unknown>, scope.context, hooks)
+          : await requestOf((call as ServerUnaryCall<DecodedRequest, unknown>).request, scope.context, hooks);
         const response = await impl(input, scope.context);
         scope.end();
         callback(null, response);
@@ -114,8 +153,8 @@ function streamingHandler(method: DescMethod, impl: AnyHandler, hooks: HandlerHo
     (async () => {
       try {
         const input = streamingInput
-          ? readRequests(call as ServerDuplexStream<DecodedRequest, unknown>, signal)
-          : requestOf((call as ServerWritableStream<DecodedRequest, unknown>).request);
+          ? streamOf(call as ServerDuplexStream<DecodedRequest, unknown>, scope.context, hooks)
+          : await requestOf((call as ServerWritableStream<DecodedRequest, unknown>).request, scope.context, hooks);
         await writeAll(call, impl(input, scope.context) as AsyncIterable<unknown>, signal);
         const wasCancelled = signal.aborted;
         scope.end();

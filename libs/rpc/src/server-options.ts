@@ -44,24 +44,30 @@ export function createGrpcServer(limits: GrpcLimits = {}): Server {
 
 /** Binds a server without TLS and resolves with the port it got (useful with port 0). */
 export function bindInsecure(server: Server, host: string, port: number): Promise<number> {
+  return bindServer(server, host, port, ServerCredentials.createInsecure());
+}
+
+/** Binds a server with the given credentials (TLS or not) and resolves with the port it got. */
+export function bindServer(
+  server: Server,
+  host: string,
+  port: number,
+  credentials: ServerCredentials,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(
-      `${host.includes(':') ? `[${host}]` : host}:${port}`,
-      ServerCredentials.createInsecure(),
-      (error, boundPort) => {
-        if (error === null) resolve(boundPort);
-        else
-          reject(
-            new LedgerlineError(
-              'UNAVAILABLE',
-              RpcReason.BIND_FAILED,
-              `cannot listen on ${host}:${port}: ${error.message}`,
-              {
-                cause: error,
-              },
-            ),
-          );
-      },
-    );
+    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (error, boundPort) => {
+      if (error === null) resolve(boundPort);
+      else
+        reject(
+          new LedgerlineError(
+            'UNAVAILABLE',
+            RpcReason.BIND_FAILED,
+            `cannot listen on ${host}:${port}: ${error.message}`,
+            {
+              cause: error,
+            },
+          ),
+        );
+    });
   });
 }

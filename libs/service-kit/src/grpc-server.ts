@@ -1,7 +1,7 @@
 import type { DescService } from '@bufbuild/protobuf';
-import type { Server } from '@grpc/grpc-js';
+import { ServerCredentials, type Server } from '@grpc/grpc-js';
 import {
-  bindInsecure,
+  bindServer,
   createGrpcServer,
   registerService,
   type GrpcLimits,
@@ -28,6 +28,8 @@ export interface StartGrpcServerOptions extends GrpcLimits, RegisterServiceOptio
   /** 0 picks a free port. */
   port: number;
   services: readonly GrpcServiceRegistration[];
+  /** TLS (and, with a CA, mutual TLS) credentials; plaintext when absent. */
+  credentials?: ServerCredentials;
 }
 
 export interface ShutdownOutcome {
@@ -61,7 +63,8 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
   }
   health.addToServer(server);
   createReflection(options.services.map((s) => s.service)).addToServer(server);
-  const port = await bindInsecure(server, options.host ?? '0.0.0.0', options.port);
+  const credentials = options.credentials ?? ServerCredentials.createInsecure();
+  const port = await bindServer(server, options.host ?? '0.0.0.0', options.port, credentials);
   const setServing = (serving: boolean): void => {
     const status: ServingStatus = serving ? 'SERVING' : 'NOT_SERVING';
     for (const name of names) health.setStatus(name, status);

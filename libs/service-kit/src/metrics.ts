@@ -8,6 +8,8 @@ export interface ServiceMetrics {
   readonly registry: Registry;
   /** Feeds the gRPC call metrics; pass it as the server's onCallEnd hook. */
   readonly onCallEnd: (info: CallEndInfo) => void;
+  /** Counts a call refused by authentication or authorization, by method and reason. */
+  readonly onRefused: (method: string, reason: string) => void;
 }
 
 export interface MetricsOptions {
@@ -33,8 +35,15 @@ export function createMetrics(service: string, options: MetricsOptions = {}): Se
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [registry],
   });
+  const refused = new Counter({
+    name: 'ledgerline_grpc_server_refused_total',
+    help: 'gRPC calls refused by authentication or authorization, by method and reason.',
+    labelNames: ['method', 'reason'] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    onRefused: (method, reason) => refused.inc({ method, reason }),
     onCallEnd: (info) => {
       handled.inc({ method: info.method, code: info.code });
       duration.observe({ method: info.method }, info.durationMs / 1000);

@@ -4,6 +4,9 @@ import { createLogger } from './logger.js';
 import { createMetrics, startMetricsServer, type RunningMetricsServer, type ServiceMetrics } from './metrics.js';
 import { startGrpcServer, type GrpcServiceRegistration, type RunningGrpcServer } from './grpc-server.js';
 import type { ServiceConfig } from './service-config.js';
+import { serviceSecurity, type ServiceSecurity } from './service-security.js';
+import type { ChannelSettings, ClientOptions } from '@ledgerline/rpc';
+import type { PolicySource } from '@ledgerline/security';
 
 /** Something to close after the gRPC server has drained: a store, a bus connection. */
 export interface Closer {
@@ -24,6 +27,12 @@ export interface ServeOptions {
   signals?: readonly NodeJS.Signals[];
   /** Each closer gets this long before shutdown moves on (default 5000 ms). */
   closeTimeoutMs?: number;
+  /**
+   * Where namespace permissions and tenant admin roles are read when
+   * authentication is on; without one, only super-users pass the checks that
+   * need them.
+   */
+  authorizationPolicies?: PolicySource;
   /** Called once a signal-started shutdown is done; defaults to exiting with its code. */
   onSignalShutdown?: (report: ShutdownReport) => void;
 }
@@ -43,6 +52,16 @@ export interface RunningService {
   readonly logger: Logger;
   readonly metrics: ServiceMetrics;
   readonly grpc: RunningGrpcServer;
+  /**
+   * Settings for channels to other services: TLS and this service's
+   * certificate when TLS is configured, plaintext otherwise. Pass them to
+   * createChannel/createClient so mutual TLS needs no code in the service.
+   */
+  readonly channelSettings: ChannelSettings;
+  /** Client options for calls this process makes to its own port: they pass authentication without a token. */
+  readonly selfClientOptions: ClientOptions;
+  /** What is on and what is open (TLS, mutual TLS, authentication), as the start-up log says it. */
+  readonly securitySummary: string;
   addCloser(closer: Closer): void;
   /** Graceful shutdown; calling it again returns the same promise. */
   shutdown(reason?: string): Promise<ShutdownReport>;
@@ -70,6 +89,7 @@ async function runCloser(closer: Closer, timeoutMs: number, logger: Logger): Pro
 interface Servers {
   grpc: RunningGrpcServer;
   metricsServer: RunningMetricsServer;
+  security: ServiceSecurity;
 }
 
 async function startServers(
@@ -79,18 +99,27 @@ async function startServers(
   isServing: () => boolean,
 ): Promise<Servers> {
   const { config } = options;
-  const grpc = await startGrpcServer({
-    host: config.grpcHost,
-    port: config.grpcPort,
-    maxMessageSizeBytes: config.maxMessageSizeBytes,
-    services: options.services,
-    onCallEnd: (info) => {
-      metrics.onCallEnd(info);
-      if (info.code === 'INTERNAL' || info.code === 'UNKNOWN') {
-        logger.error({ err: info.error, method: info.method }, 'call failed');
-      }
-    },
-  });
+  const security = await serviceSecurity(config, logger, metrics, options.authorizationPolicies);
+  let grpc: RunningGrpcServer;
+  try {
+    grpc = await startGrpcServer({
+      host: config.grpcHost,
+      port: config.grpcPort,
+      maxMessageSizeBytes: config.maxMessageSizeBytes,
+      services: options.services,
+      ...(security.credentials === undefined ? {} : { credentials: security.credentials }),
+      ...(security.authorize === undefined ? {} : { authorize: security.authorize }),
+      onCallEnd: (info) => {
+        metrics.onCallEnd(info);
+        if (info.code === 'INTERNAL' || info.code === 'UNKNOWN') {
+          logger.error({ err: info.error, method: info.method }, 'call failed');
+        }
+      },
+    });
+  } catch (error) {
+    security.close();
+    throw error;
+  }
   try {
     const metricsServer = await startMetricsServer({
       host: config.metricsHost,
@@ -98,9 +127,10 @@ async function startServers(
       registry: metrics.registry,
       isServing,
     });
-    return { grpc, metricsServer };
+    return { grpc, metricsServer, security };
   } catch (error) {
     grpc.server.forceShutdown();
+    security.close();
     throw error;
   }
 }
@@ -124,6 +154,7 @@ async function stopServers(
     }
   }
   await servers.metricsServer.close();
+  servers.security.close();
   logger.info({ forced, failedClosers }, 'stopped');
   return { reason, forced, failedClosers };
 }
@@ -158,7 +189,10 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
   };
   for (const signal of signals) process.on(signal, onSignal);
 
-  logger.info({ grpcPort: servers.grpc.port, metricsPort: servers.metricsServer.port }, 'serving');
+  logger.info(
+    { grpcPort: servers.grpc.port, metricsPort: servers.metricsServer.port, security: servers.security.summary },
+    'serving',
+  );
   return {
     name: options.name,
     grpcPort: servers.grpc.port,
@@ -166,6 +200,9 @@ export async function serve(options: ServeOptions): Promise<RunningService> {
     logger,
     metrics,
     grpc: servers.grpc,
+    channelSettings: servers.security.channel,
+    selfClientOptions: servers.security.selfClient,
+    securitySummary: servers.security.summary,
     addCloser: (closer) => closers.push(closer),
     shutdown,
   };

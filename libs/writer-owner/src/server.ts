@@ -4,11 +4,13 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { AdminService, LookupService } from '@ledgerline/proto';
-import { closeClient, createChannel, createClient } from '@ledgerline/rpc';
+import { closeClient, createChannel, createClient, type ClientOptions } from '@ledgerline/rpc';
+import { grpcPolicySource, type PolicySource } from '@ledgerline/security';
 import {
   createLogger,
   createMetrics,
   serve,
+  serviceChannel,
   type Closer,
   type GrpcServiceRegistration,
   type RunningService,
@@ -33,6 +35,12 @@ export interface WriterOwnerServiceOptions {
   consumeBackend: WriterOwnerOptions['consumeBackend'];
   /** More services on the same port (standalone: the metadata service). */
   extraServices?: readonly GrpcServiceRegistration[];
+  /**
+   * Where permissions are read when authentication is on. Default: the
+   * metadata service's GetPermissions over the metadata clients; standalone,
+   * which hosts the metadata service, reads its store instead.
+   */
+  authorizationPolicies?: PolicySource;
   closers?: readonly Closer[];
   logger?: Logger;
   /** Signals that drain and stop the service (default SIGTERM and SIGINT; [] for none, as in tests). */
@@ -50,7 +58,7 @@ export interface RunningWriterOwner {
 }
 
 /** Clients whose channel is chosen once the server's port is known (standalone talks to itself). */
-function lateClients(): { clients: MetadataClients; connect(address: string): () => void } {
+function lateClients(): { clients: MetadataClients; connect(address: string, settings: ClientOptions): () => void } {
   let bound: MetadataClients | undefined;
   const need = (): MetadataClients => {
     if (bound === undefined)
@@ -67,9 +75,12 @@ function lateClients(): { clients: MetadataClients; connect(address: string): ()
   } as MetadataClients;
   return {
     clients,
-    connect(address) {
-      const channel = createChannel(address);
-      const made = { lookup: createClient(LookupService, channel), admin: createClient(AdminService, channel) };
+    connect(address, settings) {
+      const channel = createChannel(address, settings);
+      const made = {
+        lookup: createClient(LookupService, channel, settings),
+        admin: createClient(AdminService, channel, settings),
+      };
       bound = made;
       return () => {
         closeClient(made.lookup);
@@ -117,12 +128,18 @@ export async function startWriterOwnerService(options: WriterOwnerServiceOptions
     name: options.name ?? 'writer-owner',
     config: options.config,
     services: [...(options.extraServices ?? []), ...owner.services()],
+    authorizationPolicies: options.authorizationPolicies ?? grpcPolicySource(() => late.clients.admin),
     logger: owner.logger,
     metrics,
     signals: [],
     closers: options.closers ?? [],
   });
-  const disconnect = late.connect(options.metadataAddress ?? `localhost:${service.grpcPort}`);
+  // The service's own TLS settings: with mutual TLS its certificate is its identity to the metadata service;
+  // calls to its own port (standalone) carry the process's secret instead.
+  const disconnect =
+    options.metadataAddress === undefined
+      ? late.connect(`localhost:${service.grpcPort}`, service.selfClientOptions)
+      : late.connect(options.metadataAddress, service.channelSettings);
   service.addCloser({ name: 'metadata-clients', close: disconnect });
   Object.assign(identity, identityOf(options.settings, service.grpcPort));
   try {
@@ -161,7 +178,9 @@ export async function startClusterWriterOwner(
     name: 'ledgerline-writer-owner',
   });
   const ledgerStore = createLedgerStore({ kind: 'redis', url: config.redisUrl, keyPrefix: config.redisKeyPrefix });
-  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress);
+  // With mutual TLS the owner's certificate is its identity to the metadata service's internal APIs.
+  const channel = serviceChannel(config);
+  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress, channel.settings);
   return startWriterOwnerService({
     ...options,
     config,
@@ -174,6 +193,7 @@ export async function startClusterWriterOwner(
       { name: 'bus', close: () => bus.close() },
       { name: 'ledger-store', close: () => ledgerStore.close() },
       { name: 'metadata', close: () => metadata.close() },
+      { name: 'tls-files', close: () => channel.close() },
     ],
   });
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { GarbageCollectorService } from '@ledgerline/proto';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
-import { CALL_DEADLINE_MS, normaliseUrl, openChannel } from '../admin-connection.js';
+import { adminClientOptions, normaliseUrl, openChannel } from '../admin-connection.js';
+import { connectionSecurityOf } from '../connection-security.js';
 import { CliExit, reportError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { integerIn, toJson, urlOf } from '../admin-command.js';
@@ -19,8 +20,9 @@ async function withCollector(
   let client: Client<typeof GarbageCollectorService> | undefined;
   let channel: ReturnType<typeof openChannel> | undefined;
   try {
-    channel = openChannel(url);
-    client = createClient(GarbageCollectorService, channel, { defaultDeadlineMs: CALL_DEADLINE_MS });
+    const security = connectionSecurityOf(command);
+    channel = openChannel(url, security);
+    client = createClient(GarbageCollectorService, channel, adminClientOptions(security));
     await action(client);
   } catch (error) {
     if (error instanceof CliExit) throw error;

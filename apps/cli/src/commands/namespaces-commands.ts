@@ -4,6 +4,7 @@ import type { PoliciesSchema } from '@ledgerline/proto';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { integerIn, toJson, withAdmin } from '../admin-command.js';
+import { registerPermissionCommands } from './permission-commands.js';
 
 interface PolicyOptions {
   topicBuckets?: number;
@@ -99,4 +100,5 @@ export function registerNamespaceCommands(program: Command, io: CliIo): void {
         io.out(`deleted namespace ${namespace}`);
       }),
     );
+  registerPermissionCommands(namespaces, io);
 }

@@ -5,6 +5,21 @@ import { CliExit, reportError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { standaloneServerConfigSchema, startStandalone } from '../standalone.js';
 
+/**
+ * A server command's settings as flags. The program's global --tls-ca,
+ * --tls-cert and --tls-key (a client's) are parsed before the command sees
+ * them, so they are handed back: for a server they name its own files.
+ * `--auth` is the short form of --auth-enabled Pulsar users expect.
+ */
+export function serverArgv(command: Command): string[] {
+  const globals = command.optsWithGlobals() as { tlsCa?: string; tlsCert?: string; tlsKey?: string };
+  const argv = command.args.map((arg) => (arg === '--auth' ? '--auth-enabled' : arg));
+  if (globals.tlsCert !== undefined) argv.push('--tls-cert', globals.tlsCert);
+  if (globals.tlsKey !== undefined) argv.push('--tls-key', globals.tlsKey);
+  if (globals.tlsCa !== undefined) argv.push('--tls-ca', globals.tlsCa);
+  return argv;
+}
+
 function hostForPeople(host: string): string {
   return host === '0.0.0.0' || host === '::' ? 'localhost' : host;
 }
@@ -22,11 +37,11 @@ export function registerServerCommands(program: Command, io: CliIo): void {
     .allowExcessArguments()
     .helpOption(
       '-h, --help',
-      'settings: --data-dir, --grpc-host, --grpc-port, --metrics-port, --log-level, --lease-ttl-ms, ... (or LEDGERLINE_* variables)',
+      'settings: --data-dir, --grpc-host, --grpc-port, --metrics-port, --log-level, --lease-ttl-ms, --tls-cert, --tls-key, --tls-ca, --auth (--auth-token-secret, --super-user-roles), ... (or LEDGERLINE_* variables)',
     )
     .action(async (_options: unknown, command: Command) => {
       try {
-        const config = loadConfig(standaloneServerConfigSchema, { argv: command.args });
+        const config = loadConfig(standaloneServerConfigSchema, { argv: serverArgv(command) });
         const running = await startStandalone(config);
         const host = hostForPeople(config.grpcHost);
         io.out(
@@ -37,6 +52,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         );
         io.out(`  metrics: http://${hostForPeople(config.metricsHost)}:${running.metricsPort}/metrics`);
         io.out(`  data:    ${running.dataDir}`);
+        io.out(`  security: ${running.writer.service.securitySummary}`);
         io.out(`  try:     npx tsx apps/cli/src/main.ts tenants create my-tenant --url ${host}:${running.grpcPort}`);
       } catch (error) {
         throw new CliExit(reportError(io, error));
@@ -56,7 +72,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
     .action(async (_options: unknown, command: Command) => {
       try {
         // The same code path as the cluster entry point, apps/metadata/src/main.ts.
-        const { config, running } = await runClusterMetadataService(command.args);
+        const { config, running } = await runClusterMetadataService(serverArgv(command));
         io.out(`Ledgerline metadata service is listening on ${hostForPeople(config.grpcHost)}:${running.port}`);
       } catch (error) {
         throw new CliExit(reportError(io, error));

@@ -5,7 +5,11 @@ import { standaloneServerConfigSchema, startStandalone, type RunningStandalone }
  * A standalone for tests: on loopback, free ports, no signal handlers (the
  * test stops it with shutdown()), state under dataDir.
  */
-export function startTestStandalone(dataDir: string, logLevel = 'silent'): Promise<RunningStandalone> {
+export function startTestStandalone(
+  dataDir: string,
+  logLevel = 'silent',
+  extraArgv: readonly string[] = [],
+): Promise<RunningStandalone> {
   const config = loadConfig(standaloneServerConfigSchema, {
     env: {},
     argv: [
@@ -21,6 +25,7 @@ export function startTestStandalone(dataDir: string, logLevel = 'silent'): Promi
       '0',
       '--log-level',
       logLevel,
+      ...extraArgv,
     ],
   });
   return startStandalone(config, { signals: [] });

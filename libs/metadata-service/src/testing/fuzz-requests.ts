@@ -155,6 +155,13 @@ export function requestArbitraries(seeds: FuzzSeeds) {
         ),
         expectedVersion: int64,
       }),
+      grantPermission: optionalFields({
+        namespace,
+        role: fc.oneof(near('app', 'ops'), chaosString),
+        actions: fc.array(enumValue, { maxLength: 8 }),
+      }),
+      revokePermission: optionalFields({ namespace, role: fc.oneof(near('app'), chaosString) }),
+      getPermissions: optionalFields({ namespace }),
     },
     LookupService: {
       registerOwner: optionalFields({ owner, sessionTtlMs: int64 }),

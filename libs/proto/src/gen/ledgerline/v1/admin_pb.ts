@@ -14,7 +14,148 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/admin.proto.
  */
 export const file_ledgerline_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChlsZWRnZXJsaW5lL3YxL2FkbWluLnByb3RvEg1sZWRnZXJsaW5lLnYxIkYKClRlbmFudEluZm8SDAoEbmFtZRgBIAEoCRITCgthZG1pbl9yb2xlcxgCIAMoCRIVCg1jcmVhdGVkX2F0X21zGAMgASgDIjoKE0NyZWF0ZVRlbmFudFJlcXVlc3QSDgoGdGVuYW50GAEgASgJEhMKC2FkbWluX3JvbGVzGAIgAygJIkEKFENyZWF0ZVRlbmFudFJlc3BvbnNlEikKBnRlbmFudBgBIAEoCzIZLmxlZGdlcmxpbmUudjEuVGVuYW50SW5mbyIUChJMaXN0VGVuYW50c1JlcXVlc3QiJgoTTGlzdFRlbmFudHNSZXNwb25zZRIPCgd0ZW5hbnRzGAEgAygJIiUKE0RlbGV0ZVRlbmFudFJlcXVlc3QSDgoGdGVuYW50GAEgASgJIhYKFERlbGV0ZVRlbmFudFJlc3BvbnNlInAKDU5hbWVzcGFjZUluZm8SDAoEbmFtZRgBIAEoCRIpCghwb2xpY2llcxgCIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9saWNpZXMSFQoNY3JlYXRlZF9hdF9tcxgDIAEoAxIPCgd2ZXJzaW9uGAQgASgDIlYKFkNyZWF0ZU5hbWVzcGFjZVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEikKCHBvbGljaWVzGAIgASgLMhcubGVkZ2VybGluZS52MS5Qb2xpY2llcyJKChdDcmVhdGVOYW1lc3BhY2VSZXNwb25zZRIvCgluYW1lc3BhY2UYASABKAsyHC5sZWRnZXJsaW5lLnYxLk5hbWVzcGFjZUluZm8iKAoTR2V0TmFtZXNwYWNlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkiRwoUR2V0TmFtZXNwYWNlUmVzcG9uc2USLwoJbmFtZXNwYWNlGAEgASgLMhwubGVkZ2VybGluZS52MS5OYW1lc3BhY2VJbmZvIlYKFlVwZGF0ZU5hbWVzcGFjZVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEikKCHBvbGljaWVzGAIgASgLMhcubGVkZ2VybGluZS52MS5Qb2xpY2llcyJKChdVcGRhdGVOYW1lc3BhY2VSZXNwb25zZRIvCgluYW1lc3BhY2UYASABKAsyHC5sZWRnZXJsaW5lLnYxLk5hbWVzcGFjZUluZm8iSAoZU2V0V3JpdGVyTmFtZXNwYWNlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSGAoQd3JpdGVyX25hbWVzcGFjZRgCIAEoCSJNChpTZXRXcml0ZXJOYW1lc3BhY2VSZXNwb25zZRIvCgluYW1lc3BhY2UYASABKAsyHC5sZWRnZXJsaW5lLnYxLk5hbWVzcGFjZUluZm8iJwoVTGlzdE5hbWVzcGFjZXNSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCSIsChZMaXN0TmFtZXNwYWNlc1Jlc3BvbnNlEhIKCm5hbWVzcGFjZXMYASADKAkiKwoWRGVsZXRlTmFtZXNwYWNlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkiGQoXRGVsZXRlTmFtZXNwYWNlUmVzcG9uc2UiYQoJVG9waWNJbmZvEgwKBG5hbWUYASABKAkSEgoKcGFydGl0aW9ucxgCIAEoBRIbChNtYW5hZ2VkX2xlZGdlcl9wYXRoGAMgASgJEhUKDWNyZWF0ZWRfYXRfbXMYBCABKAMiNwoSQ3JlYXRlVG9waWNSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnBhcnRpdGlvbnMYAiABKAUiPgoTQ3JlYXRlVG9waWNSZXNwb25zZRInCgV0b3BpYxgBIAEoCzIYLmxlZGdlcmxpbmUudjEuVG9waWNJbmZvIiUKE0NyZWF0ZVRvcGljc1JlcXVlc3QSDgoGdG9waWNzGAEgAygJImAKEVRvcGljQ3JlYXRlUmVzdWx0Eg0KBXRvcGljGAEgASgJEg8KB2NyZWF0ZWQYAiABKAgSFAoMZXJyb3JfcmVhc29uGAMgASgJEhUKDWVycm9yX21lc3NhZ2UYBCABKAkiSQoUQ3JlYXRlVG9waWNzUmVzcG9uc2USMQoHcmVzdWx0cxgBIAMoCzIgLmxlZGdlcmxpbmUudjEuVG9waWNDcmVhdGVSZXN1bHQiIAoPR2V0VG9waWNSZXF1ZXN0Eg0KBXRvcGljGAEgASgJIjsKEEdldFRvcGljUmVzcG9uc2USJwoFdG9waWMYASABKAsyGC5sZWRnZXJsaW5lLnYxLlRvcGljSW5mbyIjChJEZWxldGVUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkiMwoTRGVsZXRlVG9waWNSZXNwb25zZRIcChRkZWxldGFibGVfbGVkZ2VyX2lkcxgBIAMoAyJNChFMaXN0VG9waWNzUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSEgoKcGFnZV90b2tlbhgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUiPQoSTGlzdFRvcGljc1Jlc3BvbnNlEg4KBnRvcGljcxgBIAMoCRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiJwoSQ291bnRUb3BpY3NSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSIkChNDb3VudFRvcGljc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgDIlMKGkZpbmlzaFRvcGljRGVsZXRpb25SZXF1ZXN0EhsKE21hbmFnZWRfbGVkZ2VyX3BhdGgYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAyJZChtGaW5pc2hUb3BpY0RlbGV0aW9uUmVzcG9uc2USOgoHb3V0Y29tZRgBIAEoDjIpLmxlZGdlcmxpbmUudjEuRmluaXNoVG9waWNEZWxldGlvbk91dGNvbWUqzAEKGkZpbmlzaFRvcGljRGVsZXRpb25PdXRjb21lEi0KKUZJTklTSF9UT1BJQ19ERUxFVElPTl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASKQolRklOSVNIX1RPUElDX0RFTEVUSU9OX09VVENPTUVfUkVNT1ZFRBABEikKJUZJTklTSF9UT1BJQ19ERUxFVElPTl9PVVRDT01FX0NIQU5HRUQQAhIpCiVGSU5JU0hfVE9QSUNfREVMRVRJT05fT1VUQ09NRV9NSVNTSU5HEAMyyAsKDEFkbWluU2VydmljZRJXCgxDcmVhdGVUZW5hbnQSIi5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRlbmFudFJlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRlbmFudFJlc3BvbnNlElQKC0xpc3RUZW5hbnRzEiEubGVkZ2VybGluZS52MS5MaXN0VGVuYW50c1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkxpc3RUZW5hbnRzUmVzcG9uc2USVwoMRGVsZXRlVGVuYW50EiIubGVkZ2VybGluZS52MS5EZWxldGVUZW5hbnRSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5EZWxldGVUZW5hbnRSZXNwb25zZRJgCg9DcmVhdGVOYW1lc3BhY2USJS5sZWRnZXJsaW5lLnYxLkNyZWF0ZU5hbWVzcGFjZVJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLkNyZWF0ZU5hbWVzcGFjZVJlc3BvbnNlElcKDEdldE5hbWVzcGFjZRIiLmxlZGdlcmxpbmUudjEuR2V0TmFtZXNwYWNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuR2V0TmFtZXNwYWNlUmVzcG9uc2USYAoPVXBkYXRlTmFtZXNwYWNlEiUubGVkZ2VybGluZS52MS5VcGRhdGVOYW1lc3BhY2VSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5VcGRhdGVOYW1lc3BhY2VSZXNwb25zZRJpChJTZXRXcml0ZXJOYW1lc3BhY2USKC5sZWRnZXJsaW5lLnYxLlNldFdyaXRlck5hbWVzcGFjZVJlcXVlc3QaKS5sZWRnZXJsaW5lLnYxLlNldFdyaXRlck5hbWVzcGFjZVJlc3BvbnNlEl0KDkxpc3ROYW1lc3BhY2VzEiQubGVkZ2VybGluZS52MS5MaXN0TmFtZXNwYWNlc1JlcXVlc3QaJS5sZWRnZXJsaW5lLnYxLkxpc3ROYW1lc3BhY2VzUmVzcG9uc2USYAoPRGVsZXRlTmFtZXNwYWNlEiUubGVkZ2VybGluZS52MS5EZWxldGVOYW1lc3BhY2VSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5EZWxldGVOYW1lc3BhY2VSZXNwb25zZRJUCgtDcmVhdGVUb3BpYxIhLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5DcmVhdGVUb3BpY1Jlc3BvbnNlElcKDENyZWF0ZVRvcGljcxIiLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNzUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNzUmVzcG9uc2USSwoIR2V0VG9waWMSHi5sZWRnZXJsaW5lLnYxLkdldFRvcGljUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0VG9waWNSZXNwb25zZRJUCgtEZWxldGVUb3BpYxIhLmxlZGdlcmxpbmUudjEuRGVsZXRlVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5EZWxldGVUb3BpY1Jlc3BvbnNlElEKCkxpc3RUb3BpY3MSIC5sZWRnZXJsaW5lLnYxLkxpc3RUb3BpY3NSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5MaXN0VG9waWNzUmVzcG9uc2USVAoLQ291bnRUb3BpY3MSIS5sZWRnZXJsaW5lLnYxLkNvdW50VG9waWNzUmVxdWVzdBoiLmxlZGdlcmxpbmUudjEuQ291bnRUb3BpY3NSZXNwb25zZRJsChNGaW5pc2hUb3BpY0RlbGV0aW9uEikubGVkZ2VybGluZS52MS5GaW5pc2hUb3BpY0RlbGV0aW9uUmVxdWVzdBoqLmxlZGdlcmxpbmUudjEuRmluaXNoVG9waWNEZWxldGlvblJlc3BvbnNlYgZwcm90bzM", [file_ledgerline_v1_common]);
+  fileDesc("ChlsZWRnZXJsaW5lL3YxL2FkbWluLnByb3RvEg1sZWRnZXJsaW5lLnYxIj0KD1JvbGVQZXJtaXNzaW9ucxIqCgdhY3Rpb25zGAEgAygOMhkubGVkZ2VybGluZS52MS5BdXRoQWN0aW9uImUKFkdyYW50UGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkSKgoHYWN0aW9ucxgDIAMoDjIZLmxlZGdlcmxpbmUudjEuQXV0aEFjdGlvbiK7AQoXR3JhbnRQZXJtaXNzaW9uUmVzcG9uc2USTAoLcGVybWlzc2lvbnMYASADKAsyNy5sZWRnZXJsaW5lLnYxLkdyYW50UGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiOgoXUmV2b2tlUGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkivQEKGFJldm9rZVBlcm1pc3Npb25SZXNwb25zZRJNCgtwZXJtaXNzaW9ucxgBIAMoCzI4LmxlZGdlcmxpbmUudjEuUmV2b2tlUGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiKgoVR2V0UGVybWlzc2lvbnNSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSLVAQoWR2V0UGVybWlzc2lvbnNSZXNwb25zZRJLCgtwZXJtaXNzaW9ucxgBIAMoCzI2LmxlZGdlcmxpbmUudjEuR2V0UGVybWlzc2lvbnNSZXNwb25zZS5QZXJtaXNzaW9uc0VudHJ5EhoKEnRlbmFudF9hZG1pbl9yb2xlcxgCIAMoCRpSChBQZXJtaXNzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRItCgV2YWx1ZRgCIAEoCzIeLmxlZGdlcmxpbmUudjEuUm9sZVBlcm1pc3Npb25zOgI4ASJGCgpUZW5hbnRJbmZvEgwKBG5hbWUYASABKAkSEwoLYWRtaW5fcm9sZXMYAiADKAkSFQoNY3JlYXRlZF9hdF9tcxgDIAEoAyI6ChNDcmVhdGVUZW5hbnRSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRITCgthZG1pbl9yb2xlcxgCIAMoCSJBChRDcmVhdGVUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5sZWRnZXJsaW5lLnYxLlRlbmFudEluZm8iFAoSTGlzdFRlbmFudHNSZXF1ZXN0IiYKE0xpc3RUZW5hbnRzUmVzcG9uc2USDwoHdGVuYW50cxgBIAMoCSIlChNEZWxldGVUZW5hbnRSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCSIWChREZWxldGVUZW5hbnRSZXNwb25zZSJwCg1OYW1lc3BhY2VJbmZvEgwKBG5hbWUYASABKAkSKQoIcG9saWNpZXMYAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvbGljaWVzEhUKDWNyZWF0ZWRfYXRfbXMYAyABKAMSDwoHdmVyc2lvbhgEIAEoAyJWChZDcmVhdGVOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIpCghwb2xpY2llcxgCIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9saWNpZXMiSgoXQ3JlYXRlTmFtZXNwYWNlUmVzcG9uc2USLwoJbmFtZXNwYWNlGAEgASgLMhwubGVkZ2VybGluZS52MS5OYW1lc3BhY2VJbmZvIigKE0dldE5hbWVzcGFjZVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJIkcKFEdldE5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyJWChZVcGRhdGVOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIpCghwb2xpY2llcxgCIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9saWNpZXMiSgoXVXBkYXRlTmFtZXNwYWNlUmVzcG9uc2USLwoJbmFtZXNwYWNlGAEgASgLMhwubGVkZ2VybGluZS52MS5OYW1lc3BhY2VJbmZvIkgKGVNldFdyaXRlck5hbWVzcGFjZVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEhgKEHdyaXRlcl9uYW1lc3BhY2UYAiABKAkiTQoaU2V0V3JpdGVyTmFtZXNwYWNlUmVzcG9uc2USLwoJbmFtZXNwYWNlGAEgASgLMhwubGVkZ2VybGluZS52MS5OYW1lc3BhY2VJbmZvIicKFUxpc3ROYW1lc3BhY2VzUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiLAoWTGlzdE5hbWVzcGFjZXNSZXNwb25zZRISCgpuYW1lc3BhY2VzGAEgAygJIisKFkRlbGV0ZU5hbWVzcGFjZVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJIhkKF0RlbGV0ZU5hbWVzcGFjZVJlc3BvbnNlImEKCVRvcGljSW5mbxIMCgRuYW1lGAEgASgJEhIKCnBhcnRpdGlvbnMYAiABKAUSGwoTbWFuYWdlZF9sZWRnZXJfcGF0aBgDIAEoCRIVCg1jcmVhdGVkX2F0X21zGAQgASgDIjcKEkNyZWF0ZVRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpwYXJ0aXRpb25zGAIgASgFIj4KE0NyZWF0ZVRvcGljUmVzcG9uc2USJwoFdG9waWMYASABKAsyGC5sZWRnZXJsaW5lLnYxLlRvcGljSW5mbyIlChNDcmVhdGVUb3BpY3NSZXF1ZXN0Eg4KBnRvcGljcxgBIAMoCSJgChFUb3BpY0NyZWF0ZVJlc3VsdBINCgV0b3BpYxgBIAEoCRIPCgdjcmVhdGVkGAIgASgIEhQKDGVycm9yX3JlYXNvbhgDIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAQgASgJIkkKFENyZWF0ZVRvcGljc1Jlc3BvbnNlEjEKB3Jlc3VsdHMYASADKAsyIC5sZWRnZXJsaW5lLnYxLlRvcGljQ3JlYXRlUmVzdWx0IiAKD0dldFRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCSI7ChBHZXRUb3BpY1Jlc3BvbnNlEicKBXRvcGljGAEgASgLMhgubGVkZ2VybGluZS52MS5Ub3BpY0luZm8iIwoSRGVsZXRlVG9waWNSZXF1ZXN0Eg0KBXRvcGljGAEgASgJIjMKE0RlbGV0ZVRvcGljUmVzcG9uc2USHAoUZGVsZXRhYmxlX2xlZGdlcl9pZHMYASADKAMiTQoRTGlzdFRvcGljc1JlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEhIKCnBhZ2VfdG9rZW4YAiABKAkSEQoJcGFnZV9zaXplGAMgASgFIj0KEkxpc3RUb3BpY3NSZXNwb25zZRIOCgZ0b3BpY3MYASADKAkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIicKEkNvdW50VG9waWNzUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkiJAoTQ291bnRUb3BpY3NSZXNwb25zZRINCgVjb3VudBgBIAEoAyJTChpGaW5pc2hUb3BpY0RlbGV0aW9uUmVxdWVzdBIbChNtYW5hZ2VkX2xlZGdlcl9wYXRoGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAMiWQobRmluaXNoVG9waWNEZWxldGlvblJlc3BvbnNlEjoKB291dGNvbWUYASABKA4yKS5sZWRnZXJsaW5lLnYxLkZpbmlzaFRvcGljRGVsZXRpb25PdXRjb21lKlsKCkF1dGhBY3Rpb24SGwoXQVVUSF9BQ1RJT05fVU5TUEVDSUZJRUQQABIXChNBVVRIX0FDVElPTl9QUk9EVUNFEAESFwoTQVVUSF9BQ1RJT05fQ09OU1VNRRACKswBChpGaW5pc2hUb3BpY0RlbGV0aW9uT3V0Y29tZRItCilGSU5JU0hfVE9QSUNfREVMRVRJT05fT1VUQ09NRV9VTlNQRUNJRklFRBAAEikKJUZJTklTSF9UT1BJQ19ERUxFVElPTl9PVVRDT01FX1JFTU9WRUQQARIpCiVGSU5JU0hfVE9QSUNfREVMRVRJT05fT1VUQ09NRV9DSEFOR0VEEAISKQolRklOSVNIX1RPUElDX0RFTEVUSU9OX09VVENPTUVfTUlTU0lORxADMu4NCgxBZG1pblNlcnZpY2USVwoMQ3JlYXRlVGVuYW50EiIubGVkZ2VybGluZS52MS5DcmVhdGVUZW5hbnRSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5DcmVhdGVUZW5hbnRSZXNwb25zZRJUCgtMaXN0VGVuYW50cxIhLmxlZGdlcmxpbmUudjEuTGlzdFRlbmFudHNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5MaXN0VGVuYW50c1Jlc3BvbnNlElcKDERlbGV0ZVRlbmFudBIiLmxlZGdlcmxpbmUudjEuRGVsZXRlVGVuYW50UmVxdWVzdBojLmxlZGdlcmxpbmUudjEuRGVsZXRlVGVuYW50UmVzcG9uc2USYAoPQ3JlYXRlTmFtZXNwYWNlEiUubGVkZ2VybGluZS52MS5DcmVhdGVOYW1lc3BhY2VSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5DcmVhdGVOYW1lc3BhY2VSZXNwb25zZRJXCgxHZXROYW1lc3BhY2USIi5sZWRnZXJsaW5lLnYxLkdldE5hbWVzcGFjZVJlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLkdldE5hbWVzcGFjZVJlc3BvbnNlEmAKD1VwZGF0ZU5hbWVzcGFjZRIlLmxlZGdlcmxpbmUudjEuVXBkYXRlTmFtZXNwYWNlUmVxdWVzdBomLmxlZGdlcmxpbmUudjEuVXBkYXRlTmFtZXNwYWNlUmVzcG9uc2USaQoSU2V0V3JpdGVyTmFtZXNwYWNlEigubGVkZ2VybGluZS52MS5TZXRXcml0ZXJOYW1lc3BhY2VSZXF1ZXN0GikubGVkZ2VybGluZS52MS5TZXRXcml0ZXJOYW1lc3BhY2VSZXNwb25zZRJdCg5MaXN0TmFtZXNwYWNlcxIkLmxlZGdlcmxpbmUudjEuTGlzdE5hbWVzcGFjZXNSZXF1ZXN0GiUubGVkZ2VybGluZS52MS5MaXN0TmFtZXNwYWNlc1Jlc3BvbnNlEmAKD0RlbGV0ZU5hbWVzcGFjZRIlLmxlZGdlcmxpbmUudjEuRGVsZXRlTmFtZXNwYWNlUmVxdWVzdBomLmxlZGdlcmxpbmUudjEuRGVsZXRlTmFtZXNwYWNlUmVzcG9uc2USVAoLQ3JlYXRlVG9waWMSIS5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRvcGljUmVxdWVzdBoiLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNSZXNwb25zZRJXCgxDcmVhdGVUb3BpY3MSIi5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRvcGljc1JlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRvcGljc1Jlc3BvbnNlEksKCEdldFRvcGljEh4ubGVkZ2VybGluZS52MS5HZXRUb3BpY1JlcXVlc3QaHy5sZWRnZXJsaW5lLnYxLkdldFRvcGljUmVzcG9uc2USVAoLRGVsZXRlVG9waWMSIS5sZWRnZXJsaW5lLnYxLkRlbGV0ZVRvcGljUmVxdWVzdBoiLmxlZGdlcmxpbmUudjEuRGVsZXRlVG9waWNSZXNwb25zZRJRCgpMaXN0VG9waWNzEiAubGVkZ2VybGluZS52MS5MaXN0VG9waWNzUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuTGlzdFRvcGljc1Jlc3BvbnNlElQKC0NvdW50VG9waWNzEiEubGVkZ2VybGluZS52MS5Db3VudFRvcGljc1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkNvdW50VG9waWNzUmVzcG9uc2USbAoTRmluaXNoVG9waWNEZWxldGlvbhIpLmxlZGdlcmxpbmUudjEuRmluaXNoVG9waWNEZWxldGlvblJlcXVlc3QaKi5sZWRnZXJsaW5lLnYxLkZpbmlzaFRvcGljRGVsZXRpb25SZXNwb25zZRJgCg9HcmFudFBlcm1pc3Npb24SJS5sZWRnZXJsaW5lLnYxLkdyYW50UGVybWlzc2lvblJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLkdyYW50UGVybWlzc2lvblJlc3BvbnNlEmMKEFJldm9rZVBlcm1pc3Npb24SJi5sZWRnZXJsaW5lLnYxLlJldm9rZVBlcm1pc3Npb25SZXF1ZXN0GicubGVkZ2VybGluZS52MS5SZXZva2VQZXJtaXNzaW9uUmVzcG9uc2USXQoOR2V0UGVybWlzc2lvbnMSJC5sZWRnZXJsaW5lLnYxLkdldFBlcm1pc3Npb25zUmVxdWVzdBolLmxlZGdlcmxpbmUudjEuR2V0UGVybWlzc2lvbnNSZXNwb25zZWIGcHJvdG8z", [file_ledgerline_v1_common]);
+
+/**
+ * @generated from message ledgerline.v1.RolePermissions
+ */
+export type RolePermissions = Message<"ledgerline.v1.RolePermissions"> & {
+  /**
+   * @generated from field: repeated ledgerline.v1.AuthAction actions = 1;
+   */
+  actions: AuthAction[];
+};
+
+/**
+ * Describes the message ledgerline.v1.RolePermissions.
+ * Use `create(RolePermissionsSchema)` to create a new message.
+ */
+export const RolePermissionsSchema: GenMessage<RolePermissions> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 0);
+
+/**
+ * @generated from message ledgerline.v1.GrantPermissionRequest
+ */
+export type GrantPermissionRequest = Message<"ledgerline.v1.GrantPermissionRequest"> & {
+  /**
+   * @generated from field: string namespace = 1;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string role = 2;
+   */
+  role: string;
+
+  /**
+   * Added to what the role already has.
+   *
+   * @generated from field: repeated ledgerline.v1.AuthAction actions = 3;
+   */
+  actions: AuthAction[];
+};
+
+/**
+ * Describes the message ledgerline.v1.GrantPermissionRequest.
+ * Use `create(GrantPermissionRequestSchema)` to create a new message.
+ */
+export const GrantPermissionRequestSchema: GenMessage<GrantPermissionRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 1);
+
+/**
+ * @generated from message ledgerline.v1.GrantPermissionResponse
+ */
+export type GrantPermissionResponse = Message<"ledgerline.v1.GrantPermissionResponse"> & {
+  /**
+   * @generated from field: map<string, ledgerline.v1.RolePermissions> permissions = 1;
+   */
+  permissions: { [key: string]: RolePermissions };
+};
+
+/**
+ * Describes the message ledgerline.v1.GrantPermissionResponse.
+ * Use `create(GrantPermissionResponseSchema)` to create a new message.
+ */
+export const GrantPermissionResponseSchema: GenMessage<GrantPermissionResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 2);
+
+/**
+ * @generated from message ledgerline.v1.RevokePermissionRequest
+ */
+export type RevokePermissionRequest = Message<"ledgerline.v1.RevokePermissionRequest"> & {
+  /**
+   * @generated from field: string namespace = 1;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string role = 2;
+   */
+  role: string;
+};
+
+/**
+ * Describes the message ledgerline.v1.RevokePermissionRequest.
+ * Use `create(RevokePermissionRequestSchema)` to create a new message.
+ */
+export const RevokePermissionRequestSchema: GenMessage<RevokePermissionRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 3);
+
+/**
+ * @generated from message ledgerline.v1.RevokePermissionResponse
+ */
+export type RevokePermissionResponse = Message<"ledgerline.v1.RevokePermissionResponse"> & {
+  /**
+   * @generated from field: map<string, ledgerline.v1.RolePermissions> permissions = 1;
+   */
+  permissions: { [key: string]: RolePermissions };
+};
+
+/**
+ * Describes the message ledgerline.v1.RevokePermissionResponse.
+ * Use `create(RevokePermissionResponseSchema)` to create a new message.
+ */
+export const RevokePermissionResponseSchema: GenMessage<RevokePermissionResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 4);
+
+/**
+ * @generated from message ledgerline.v1.GetPermissionsRequest
+ */
+export type GetPermissionsRequest = Message<"ledgerline.v1.GetPermissionsRequest"> & {
+  /**
+   * @generated from field: string namespace = 1;
+   */
+  namespace: string;
+};
+
+/**
+ * Describes the message ledgerline.v1.GetPermissionsRequest.
+ * Use `create(GetPermissionsRequestSchema)` to create a new message.
+ */
+export const GetPermissionsRequestSchema: GenMessage<GetPermissionsRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 5);
+
+/**
+ * @generated from message ledgerline.v1.GetPermissionsResponse
+ */
+export type GetPermissionsResponse = Message<"ledgerline.v1.GetPermissionsResponse"> & {
+  /**
+   * @generated from field: map<string, ledgerline.v1.RolePermissions> permissions = 1;
+   */
+  permissions: { [key: string]: RolePermissions };
+
+  /**
+   * @generated from field: repeated string tenant_admin_roles = 2;
+   */
+  tenantAdminRoles: string[];
+};
+
+/**
+ * Describes the message ledgerline.v1.GetPermissionsResponse.
+ * Use `create(GetPermissionsResponseSchema)` to create a new message.
+ */
+export const GetPermissionsResponseSchema: GenMessage<GetPermissionsResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 6);
 
 /**
  * @generated from message ledgerline.v1.TenantInfo
@@ -41,7 +182,7 @@ export type TenantInfo = Message<"ledgerline.v1.TenantInfo"> & {
  * Use `create(TenantInfoSchema)` to create a new message.
  */
 export const TenantInfoSchema: GenMessage<TenantInfo> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 0);
+  messageDesc(file_ledgerline_v1_admin, 7);
 
 /**
  * @generated from message ledgerline.v1.CreateTenantRequest
@@ -63,7 +204,7 @@ export type CreateTenantRequest = Message<"ledgerline.v1.CreateTenantRequest"> &
  * Use `create(CreateTenantRequestSchema)` to create a new message.
  */
 export const CreateTenantRequestSchema: GenMessage<CreateTenantRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 1);
+  messageDesc(file_ledgerline_v1_admin, 8);
 
 /**
  * @generated from message ledgerline.v1.CreateTenantResponse
@@ -80,7 +221,7 @@ export type CreateTenantResponse = Message<"ledgerline.v1.CreateTenantResponse">
  * Use `create(CreateTenantResponseSchema)` to create a new message.
  */
 export const CreateTenantResponseSchema: GenMessage<CreateTenantResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 2);
+  messageDesc(file_ledgerline_v1_admin, 9);
 
 /**
  * @generated from message ledgerline.v1.ListTenantsRequest
@@ -93,7 +234,7 @@ export type ListTenantsRequest = Message<"ledgerline.v1.ListTenantsRequest"> & {
  * Use `create(ListTenantsRequestSchema)` to create a new message.
  */
 export const ListTenantsRequestSchema: GenMessage<ListTenantsRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 3);
+  messageDesc(file_ledgerline_v1_admin, 10);
 
 /**
  * @generated from message ledgerline.v1.ListTenantsResponse
@@ -110,7 +251,7 @@ export type ListTenantsResponse = Message<"ledgerline.v1.ListTenantsResponse"> &
  * Use `create(ListTenantsResponseSchema)` to create a new message.
  */
 export const ListTenantsResponseSchema: GenMessage<ListTenantsResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 4);
+  messageDesc(file_ledgerline_v1_admin, 11);
 
 /**
  * @generated from message ledgerline.v1.DeleteTenantRequest
@@ -127,7 +268,7 @@ export type DeleteTenantRequest = Message<"ledgerline.v1.DeleteTenantRequest"> &
  * Use `create(DeleteTenantRequestSchema)` to create a new message.
  */
 export const DeleteTenantRequestSchema: GenMessage<DeleteTenantRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 5);
+  messageDesc(file_ledgerline_v1_admin, 12);
 
 /**
  * @generated from message ledgerline.v1.DeleteTenantResponse
@@ -140,7 +281,7 @@ export type DeleteTenantResponse = Message<"ledgerline.v1.DeleteTenantResponse">
  * Use `create(DeleteTenantResponseSchema)` to create a new message.
  */
 export const DeleteTenantResponseSchema: GenMessage<DeleteTenantResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 6);
+  messageDesc(file_ledgerline_v1_admin, 13);
 
 /**
  * @generated from message ledgerline.v1.NamespaceInfo
@@ -174,7 +315,7 @@ export type NamespaceInfo = Message<"ledgerline.v1.NamespaceInfo"> & {
  * Use `create(NamespaceInfoSchema)` to create a new message.
  */
 export const NamespaceInfoSchema: GenMessage<NamespaceInfo> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 7);
+  messageDesc(file_ledgerline_v1_admin, 14);
 
 /**
  * @generated from message ledgerline.v1.CreateNamespaceRequest
@@ -196,7 +337,7 @@ export type CreateNamespaceRequest = Message<"ledgerline.v1.CreateNamespaceReque
  * Use `create(CreateNamespaceRequestSchema)` to create a new message.
  */
 export const CreateNamespaceRequestSchema: GenMessage<CreateNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 8);
+  messageDesc(file_ledgerline_v1_admin, 15);
 
 /**
  * @generated from message ledgerline.v1.CreateNamespaceResponse
@@ -213,7 +354,7 @@ export type CreateNamespaceResponse = Message<"ledgerline.v1.CreateNamespaceResp
  * Use `create(CreateNamespaceResponseSchema)` to create a new message.
  */
 export const CreateNamespaceResponseSchema: GenMessage<CreateNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 9);
+  messageDesc(file_ledgerline_v1_admin, 16);
 
 /**
  * @generated from message ledgerline.v1.GetNamespaceRequest
@@ -230,7 +371,7 @@ export type GetNamespaceRequest = Message<"ledgerline.v1.GetNamespaceRequest"> &
  * Use `create(GetNamespaceRequestSchema)` to create a new message.
  */
 export const GetNamespaceRequestSchema: GenMessage<GetNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 10);
+  messageDesc(file_ledgerline_v1_admin, 17);
 
 /**
  * @generated from message ledgerline.v1.GetNamespaceResponse
@@ -247,7 +388,7 @@ export type GetNamespaceResponse = Message<"ledgerline.v1.GetNamespaceResponse">
  * Use `create(GetNamespaceResponseSchema)` to create a new message.
  */
 export const GetNamespaceResponseSchema: GenMessage<GetNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 11);
+  messageDesc(file_ledgerline_v1_admin, 18);
 
 /**
  * @generated from message ledgerline.v1.UpdateNamespaceRequest
@@ -269,7 +410,7 @@ export type UpdateNamespaceRequest = Message<"ledgerline.v1.UpdateNamespaceReque
  * Use `create(UpdateNamespaceRequestSchema)` to create a new message.
  */
 export const UpdateNamespaceRequestSchema: GenMessage<UpdateNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 12);
+  messageDesc(file_ledgerline_v1_admin, 19);
 
 /**
  * @generated from message ledgerline.v1.UpdateNamespaceResponse
@@ -286,7 +427,7 @@ export type UpdateNamespaceResponse = Message<"ledgerline.v1.UpdateNamespaceResp
  * Use `create(UpdateNamespaceResponseSchema)` to create a new message.
  */
 export const UpdateNamespaceResponseSchema: GenMessage<UpdateNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 13);
+  messageDesc(file_ledgerline_v1_admin, 20);
 
 /**
  * @generated from message ledgerline.v1.SetWriterNamespaceRequest
@@ -308,7 +449,7 @@ export type SetWriterNamespaceRequest = Message<"ledgerline.v1.SetWriterNamespac
  * Use `create(SetWriterNamespaceRequestSchema)` to create a new message.
  */
 export const SetWriterNamespaceRequestSchema: GenMessage<SetWriterNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 14);
+  messageDesc(file_ledgerline_v1_admin, 21);
 
 /**
  * @generated from message ledgerline.v1.SetWriterNamespaceResponse
@@ -325,7 +466,7 @@ export type SetWriterNamespaceResponse = Message<"ledgerline.v1.SetWriterNamespa
  * Use `create(SetWriterNamespaceResponseSchema)` to create a new message.
  */
 export const SetWriterNamespaceResponseSchema: GenMessage<SetWriterNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 15);
+  messageDesc(file_ledgerline_v1_admin, 22);
 
 /**
  * @generated from message ledgerline.v1.ListNamespacesRequest
@@ -342,7 +483,7 @@ export type ListNamespacesRequest = Message<"ledgerline.v1.ListNamespacesRequest
  * Use `create(ListNamespacesRequestSchema)` to create a new message.
  */
 export const ListNamespacesRequestSchema: GenMessage<ListNamespacesRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 16);
+  messageDesc(file_ledgerline_v1_admin, 23);
 
 /**
  * @generated from message ledgerline.v1.ListNamespacesResponse
@@ -359,7 +500,7 @@ export type ListNamespacesResponse = Message<"ledgerline.v1.ListNamespacesRespon
  * Use `create(ListNamespacesResponseSchema)` to create a new message.
  */
 export const ListNamespacesResponseSchema: GenMessage<ListNamespacesResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 17);
+  messageDesc(file_ledgerline_v1_admin, 24);
 
 /**
  * @generated from message ledgerline.v1.DeleteNamespaceRequest
@@ -376,7 +517,7 @@ export type DeleteNamespaceRequest = Message<"ledgerline.v1.DeleteNamespaceReque
  * Use `create(DeleteNamespaceRequestSchema)` to create a new message.
  */
 export const DeleteNamespaceRequestSchema: GenMessage<DeleteNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 18);
+  messageDesc(file_ledgerline_v1_admin, 25);
 
 /**
  * @generated from message ledgerline.v1.DeleteNamespaceResponse
@@ -389,7 +530,7 @@ export type DeleteNamespaceResponse = Message<"ledgerline.v1.DeleteNamespaceResp
  * Use `create(DeleteNamespaceResponseSchema)` to create a new message.
  */
 export const DeleteNamespaceResponseSchema: GenMessage<DeleteNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 19);
+  messageDesc(file_ledgerline_v1_admin, 26);
 
 /**
  * @generated from message ledgerline.v1.TopicInfo
@@ -427,7 +568,7 @@ export type TopicInfo = Message<"ledgerline.v1.TopicInfo"> & {
  * Use `create(TopicInfoSchema)` to create a new message.
  */
 export const TopicInfoSchema: GenMessage<TopicInfo> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 20);
+  messageDesc(file_ledgerline_v1_admin, 27);
 
 /**
  * @generated from message ledgerline.v1.CreateTopicRequest
@@ -451,7 +592,7 @@ export type CreateTopicRequest = Message<"ledgerline.v1.CreateTopicRequest"> & {
  * Use `create(CreateTopicRequestSchema)` to create a new message.
  */
 export const CreateTopicRequestSchema: GenMessage<CreateTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 21);
+  messageDesc(file_ledgerline_v1_admin, 28);
 
 /**
  * @generated from message ledgerline.v1.CreateTopicResponse
@@ -468,7 +609,7 @@ export type CreateTopicResponse = Message<"ledgerline.v1.CreateTopicResponse"> &
  * Use `create(CreateTopicResponseSchema)` to create a new message.
  */
 export const CreateTopicResponseSchema: GenMessage<CreateTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 22);
+  messageDesc(file_ledgerline_v1_admin, 29);
 
 /**
  * @generated from message ledgerline.v1.CreateTopicsRequest
@@ -485,7 +626,7 @@ export type CreateTopicsRequest = Message<"ledgerline.v1.CreateTopicsRequest"> &
  * Use `create(CreateTopicsRequestSchema)` to create a new message.
  */
 export const CreateTopicsRequestSchema: GenMessage<CreateTopicsRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 23);
+  messageDesc(file_ledgerline_v1_admin, 30);
 
 /**
  * @generated from message ledgerline.v1.TopicCreateResult
@@ -519,7 +660,7 @@ export type TopicCreateResult = Message<"ledgerline.v1.TopicCreateResult"> & {
  * Use `create(TopicCreateResultSchema)` to create a new message.
  */
 export const TopicCreateResultSchema: GenMessage<TopicCreateResult> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 24);
+  messageDesc(file_ledgerline_v1_admin, 31);
 
 /**
  * @generated from message ledgerline.v1.CreateTopicsResponse
@@ -536,7 +677,7 @@ export type CreateTopicsResponse = Message<"ledgerline.v1.CreateTopicsResponse">
  * Use `create(CreateTopicsResponseSchema)` to create a new message.
  */
 export const CreateTopicsResponseSchema: GenMessage<CreateTopicsResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 25);
+  messageDesc(file_ledgerline_v1_admin, 32);
 
 /**
  * @generated from message ledgerline.v1.GetTopicRequest
@@ -553,7 +694,7 @@ export type GetTopicRequest = Message<"ledgerline.v1.GetTopicRequest"> & {
  * Use `create(GetTopicRequestSchema)` to create a new message.
  */
 export const GetTopicRequestSchema: GenMessage<GetTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 26);
+  messageDesc(file_ledgerline_v1_admin, 33);
 
 /**
  * @generated from message ledgerline.v1.GetTopicResponse
@@ -570,7 +711,7 @@ export type GetTopicResponse = Message<"ledgerline.v1.GetTopicResponse"> & {
  * Use `create(GetTopicResponseSchema)` to create a new message.
  */
 export const GetTopicResponseSchema: GenMessage<GetTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 27);
+  messageDesc(file_ledgerline_v1_admin, 34);
 
 /**
  * @generated from message ledgerline.v1.DeleteTopicRequest
@@ -587,7 +728,7 @@ export type DeleteTopicRequest = Message<"ledgerline.v1.DeleteTopicRequest"> & {
  * Use `create(DeleteTopicRequestSchema)` to create a new message.
  */
 export const DeleteTopicRequestSchema: GenMessage<DeleteTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 28);
+  messageDesc(file_ledgerline_v1_admin, 35);
 
 /**
  * @generated from message ledgerline.v1.DeleteTopicResponse
@@ -606,7 +747,7 @@ export type DeleteTopicResponse = Message<"ledgerline.v1.DeleteTopicResponse"> &
  * Use `create(DeleteTopicResponseSchema)` to create a new message.
  */
 export const DeleteTopicResponseSchema: GenMessage<DeleteTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 29);
+  messageDesc(file_ledgerline_v1_admin, 36);
 
 /**
  * @generated from message ledgerline.v1.ListTopicsRequest
@@ -633,7 +774,7 @@ export type ListTopicsRequest = Message<"ledgerline.v1.ListTopicsRequest"> & {
  * Use `create(ListTopicsRequestSchema)` to create a new message.
  */
 export const ListTopicsRequestSchema: GenMessage<ListTopicsRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 30);
+  messageDesc(file_ledgerline_v1_admin, 37);
 
 /**
  * @generated from message ledgerline.v1.ListTopicsResponse
@@ -655,7 +796,7 @@ export type ListTopicsResponse = Message<"ledgerline.v1.ListTopicsResponse"> & {
  * Use `create(ListTopicsResponseSchema)` to create a new message.
  */
 export const ListTopicsResponseSchema: GenMessage<ListTopicsResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 31);
+  messageDesc(file_ledgerline_v1_admin, 38);
 
 /**
  * @generated from message ledgerline.v1.CountTopicsRequest
@@ -672,7 +813,7 @@ export type CountTopicsRequest = Message<"ledgerline.v1.CountTopicsRequest"> & {
  * Use `create(CountTopicsRequestSchema)` to create a new message.
  */
 export const CountTopicsRequestSchema: GenMessage<CountTopicsRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 32);
+  messageDesc(file_ledgerline_v1_admin, 39);
 
 /**
  * @generated from message ledgerline.v1.CountTopicsResponse
@@ -689,7 +830,7 @@ export type CountTopicsResponse = Message<"ledgerline.v1.CountTopicsResponse"> &
  * Use `create(CountTopicsResponseSchema)` to create a new message.
  */
 export const CountTopicsResponseSchema: GenMessage<CountTopicsResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 33);
+  messageDesc(file_ledgerline_v1_admin, 40);
 
 /**
  * @generated from message ledgerline.v1.FinishTopicDeletionRequest
@@ -715,7 +856,7 @@ export type FinishTopicDeletionRequest = Message<"ledgerline.v1.FinishTopicDelet
  * Use `create(FinishTopicDeletionRequestSchema)` to create a new message.
  */
 export const FinishTopicDeletionRequestSchema: GenMessage<FinishTopicDeletionRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 34);
+  messageDesc(file_ledgerline_v1_admin, 41);
 
 /**
  * @generated from message ledgerline.v1.FinishTopicDeletionResponse
@@ -732,7 +873,33 @@ export type FinishTopicDeletionResponse = Message<"ledgerline.v1.FinishTopicDele
  * Use `create(FinishTopicDeletionResponseSchema)` to create a new message.
  */
 export const FinishTopicDeletionResponseSchema: GenMessage<FinishTopicDeletionResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 35);
+  messageDesc(file_ledgerline_v1_admin, 42);
+
+/**
+ * @generated from enum ledgerline.v1.AuthAction
+ */
+export enum AuthAction {
+  /**
+   * @generated from enum value: AUTH_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: AUTH_ACTION_PRODUCE = 1;
+   */
+  PRODUCE = 1,
+
+  /**
+   * @generated from enum value: AUTH_ACTION_CONSUME = 2;
+   */
+  CONSUME = 2,
+}
+
+/**
+ * Describes the enum ledgerline.v1.AuthAction.
+ */
+export const AuthActionSchema: GenEnum<AuthAction> = /*@__PURE__*/
+  enumDesc(file_ledgerline_v1_admin, 0);
 
 /**
  * @generated from enum ledgerline.v1.FinishTopicDeletionOutcome
@@ -769,7 +936,7 @@ export enum FinishTopicDeletionOutcome {
  * Describes the enum ledgerline.v1.FinishTopicDeletionOutcome.
  */
 export const FinishTopicDeletionOutcomeSchema: GenEnum<FinishTopicDeletionOutcome> = /*@__PURE__*/
-  enumDesc(file_ledgerline_v1_admin, 0);
+  enumDesc(file_ledgerline_v1_admin, 1);
 
 /**
  * @generated from service ledgerline.v1.AdminService
@@ -921,6 +1088,37 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof FinishTopicDeletionRequestSchema;
     output: typeof FinishTopicDeletionResponseSchema;
+  },
+  /**
+   * Namespace permissions, as Pulsar's grant-permission: a role may produce,
+   * consume, or both, on every topic of the namespace. Changes reach owners
+   * within their permission cache bound.
+   *
+   * @generated from rpc ledgerline.v1.AdminService.GrantPermission
+   */
+  grantPermission: {
+    methodKind: "unary";
+    input: typeof GrantPermissionRequestSchema;
+    output: typeof GrantPermissionResponseSchema;
+  },
+  /**
+   * @generated from rpc ledgerline.v1.AdminService.RevokePermission
+   */
+  revokePermission: {
+    methodKind: "unary";
+    input: typeof RevokePermissionRequestSchema;
+    output: typeof RevokePermissionResponseSchema;
+  },
+  /**
+   * The namespace's permissions and its tenant's admin roles: what an owner
+   * needs to authorize a call, in one read.
+   *
+   * @generated from rpc ledgerline.v1.AdminService.GetPermissions
+   */
+  getPermissions: {
+    methodKind: "unary";
+    input: typeof GetPermissionsRequestSchema;
+    output: typeof GetPermissionsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ledgerline_v1_admin, 0);
