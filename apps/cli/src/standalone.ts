@@ -118,6 +118,9 @@ export async function startStandalone(
       config: { ...config, grpcPort: config.readOnlyGrpcPort, metricsPort: 0 },
       settings: resolveReadOnlySettings({ ownerGroup: config.readOnlyOwnerGroup, leaseTtlMs: config.leaseTtlMs }),
       metadataAddress: `localhost:${writer.port}`,
+      // Metadata is served on the writer's port: the read-only owner calls it as this process does.
+      metadataClientOptions: writer.service.selfClientOptions,
+      authorizationPolicies: storePolicySource(admin.context),
       ledgerStore,
       metadata: new MetadataStoreManagedLedgerMetadata(store),
       bus,

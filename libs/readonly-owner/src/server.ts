@@ -3,17 +3,18 @@ import { createBus, type Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
-import { AdminService, LookupService } from '@ledgerline/proto';
-import { closeClient, createChannel, createClient } from '@ledgerline/rpc';
+import type { ClientOptions } from '@ledgerline/rpc';
+import { grpcPolicySource, type PolicySource } from '@ledgerline/security';
 import {
   createLogger,
   createMetrics,
   serve,
+  serviceChannel,
   type Closer,
   type RunningService,
   type ServiceConfig,
 } from '@ledgerline/service-kit';
-import { WriterReason, type MetadataClients, type OwnerIdentity } from '@ledgerline/writer-owner';
+import { lateMetadataClients, WriterReason, type OwnerIdentity } from '@ledgerline/writer-owner';
 import type { Logger } from 'pino';
 import type { ReadOnlyClusterConfig, ReadOnlySettings } from './config.js';
 import { ReadOnlyOwner } from './readonly-owner.js';
@@ -24,6 +25,13 @@ export interface ReadOnlyOwnerServiceOptions {
   settings: ReadOnlySettings;
   /** The metadata service's address. */
   metadataAddress: string;
+  /**
+   * How to call it; default the service's own channel settings (its certificate under mutual TLS).
+   * Standalone passes its writer's self-client options: there metadata is served on the writer's port.
+   */
+  metadataClientOptions?: ClientOptions;
+  /** Where namespace permissions come from when authentication is on; default the metadata service over gRPC. */
+  authorizationPolicies?: PolicySource;
   ledgerStore: LedgerStore;
   metadata: Pick<ManagedLedgerMetadata, 'getManagedLedgerInfo'>;
   bus?: Bus;
@@ -41,19 +49,6 @@ export interface RunningReadOnlyOwner {
   readonly port: number;
   /** Drains (topics unloaded, unsent acks sent, leases released), then stops the server. */
   shutdown(reason?: string): Promise<boolean>;
-}
-
-function metadataClients(address: string): { clients: MetadataClients; close(): void } {
-  const channel = createChannel(address);
-  const clients = { lookup: createClient(LookupService, channel), admin: createClient(AdminService, channel) };
-  return {
-    clients,
-    close() {
-      closeClient(clients.lookup);
-      closeClient(clients.admin);
-      channel.close();
-    },
-  };
 }
 
 function identityOf(settings: ReadOnlySettings, port: number): OwnerIdentity {
@@ -75,7 +70,7 @@ function identityOf(settings: ReadOnlySettings, port: number): OwnerIdentity {
 export async function startReadOnlyOwnerService(options: ReadOnlyOwnerServiceOptions): Promise<RunningReadOnlyOwner> {
   const name = options.name ?? 'readonly-owner';
   const metrics = createMetrics(name);
-  const metadata = metadataClients(options.metadataAddress);
+  const metadata = lateMetadataClients();
   // Filled in once the port is known; the owner registers nothing before start().
   const identity: OwnerIdentity = { instanceId: '', group: options.settings.ownerGroup, advertisedAddress: '' };
   const owner = new ReadOnlyOwner({
@@ -92,11 +87,17 @@ export async function startReadOnlyOwnerService(options: ReadOnlyOwnerServiceOpt
     name,
     config: options.config,
     services: owner.services(),
+    authorizationPolicies: options.authorizationPolicies ?? grpcPolicySource(() => metadata.clients.admin),
     logger: owner.logger,
     metrics,
     signals: [],
-    closers: [...(options.closers ?? []), { name: 'metadata-clients', close: () => metadata.close() }],
+    closers: options.closers ?? [],
   });
+  const disconnect = metadata.connect(
+    options.metadataAddress,
+    options.metadataClientOptions ?? service.channelSettings,
+  );
+  service.addCloser({ name: 'metadata-clients', close: disconnect });
   Object.assign(identity, identityOf(options.settings, service.grpcPort));
   try {
     await owner.start();
@@ -138,7 +139,9 @@ export async function startClusterReadOnlyOwner(
     name: 'ledgerline-readonly-owner',
   });
   const ledgerStore = createLedgerStore({ kind: 'redis', url: config.redisUrl, keyPrefix: config.redisKeyPrefix });
-  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress);
+  // With mutual TLS the owner's certificate is its identity to the metadata service's internal APIs.
+  const channel = serviceChannel(config);
+  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress, channel.settings);
   return startReadOnlyOwnerService({
     ...options,
     config,
@@ -151,6 +154,7 @@ export async function startClusterReadOnlyOwner(
       { name: 'bus', close: () => bus.close() },
       { name: 'ledger-store', close: () => ledgerStore.close() },
       { name: 'metadata', close: () => metadata.close() },
+      { name: 'tls-files', close: () => channel.close() },
     ],
   });
 }

@@ -1,5 +1,7 @@
-import type { AdminService, LookupService } from '@ledgerline/proto';
-import type { Client } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
+import { AdminService, LookupService } from '@ledgerline/proto';
+import { closeClient, createChannel, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
+import { WriterReason } from './reasons.js';
 
 /**
  * What the writer owner asks the metadata service, always over its gRPC API
@@ -10,4 +12,45 @@ import type { Client } from '@ledgerline/rpc';
 export interface MetadataClients {
   lookup: Client<typeof LookupService>;
   admin: Client<typeof AdminService>;
+}
+
+/**
+ * Metadata clients an owner holds before it can make them: the channel needs
+ * the service's own TLS settings, known only once it serves. A call before
+ * `connect` fails UNAVAILABLE (the owner is starting); `connect` returns the closer.
+ */
+export function lateMetadataClients(): {
+  clients: MetadataClients;
+  connect(address: string, settings: ClientOptions): () => void;
+} {
+  let bound: MetadataClients | undefined;
+  const need = (): MetadataClients => {
+    if (bound === undefined)
+      throw new LedgerlineError('UNAVAILABLE', WriterReason.OWNER_NOT_SERVING, 'the owner is starting');
+    return bound;
+  };
+  const clients = {
+    get lookup() {
+      return need().lookup;
+    },
+    get admin() {
+      return need().admin;
+    },
+  } as MetadataClients;
+  return {
+    clients,
+    connect(address, settings) {
+      const channel = createChannel(address, settings);
+      const made = {
+        lookup: createClient(LookupService, channel, settings),
+        admin: createClient(AdminService, channel, settings),
+      };
+      bound = made;
+      return () => {
+        closeClient(made.lookup);
+        closeClient(made.admin);
+        channel.close();
+      };
+    },
+  };
 }

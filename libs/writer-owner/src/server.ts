@@ -1,10 +1,7 @@
 import { hostname } from 'node:os';
 import { createBus, type Bus } from '@ledgerline/bus';
-import { LedgerlineError } from '@ledgerline/errors';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
-import { AdminService, LookupService } from '@ledgerline/proto';
-import { closeClient, createChannel, createClient, type ClientOptions } from '@ledgerline/rpc';
 import { grpcPolicySource, type PolicySource } from '@ledgerline/security';
 import {
   createLogger,
@@ -18,10 +15,9 @@ import {
 } from '@ledgerline/service-kit';
 import type { Logger } from 'pino';
 import type { WriterClusterConfig, WriterSettings } from './config.js';
-import type { MetadataClients } from './metadata-clients.js';
+import { lateMetadataClients } from './metadata-clients.js';
 import type { OwnerIdentity } from './owner-session.js';
 import { WriterOwner, type WriterOwnerOptions } from './writer-owner.js';
-import { WriterReason } from './reasons.js';
 
 export interface WriterOwnerServiceOptions {
   name?: string;
@@ -58,39 +54,6 @@ export interface RunningWriterOwner {
 }
 
 /** Clients whose channel is chosen once the server's port is known (standalone talks to itself). */
-function lateClients(): { clients: MetadataClients; connect(address: string, settings: ClientOptions): () => void } {
-  let bound: MetadataClients | undefined;
-  const need = (): MetadataClients => {
-    if (bound === undefined)
-      throw new LedgerlineError('UNAVAILABLE', WriterReason.OWNER_NOT_SERVING, 'the writer owner is starting');
-    return bound;
-  };
-  const clients = {
-    get lookup() {
-      return need().lookup;
-    },
-    get admin() {
-      return need().admin;
-    },
-  } as MetadataClients;
-  return {
-    clients,
-    connect(address, settings) {
-      const channel = createChannel(address, settings);
-      const made = {
-        lookup: createClient(LookupService, channel, settings),
-        admin: createClient(AdminService, channel, settings),
-      };
-      bound = made;
-      return () => {
-        closeClient(made.lookup);
-        closeClient(made.admin);
-        channel.close();
-      };
-    },
-  };
-}
-
 function identityOf(settings: WriterSettings, port: number): OwnerIdentity {
   const advertisedAddress = settings.advertisedAddress === '' ? `localhost:${port}` : settings.advertisedAddress;
   const derived = `writer-${hostname()}-${advertisedAddress}`.replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 128);
@@ -108,7 +71,7 @@ function identityOf(settings: WriterSettings, port: number): OwnerIdentity {
  * leases released), then the server stops and the closers run.
  */
 export async function startWriterOwnerService(options: WriterOwnerServiceOptions): Promise<RunningWriterOwner> {
-  const late = lateClients();
+  const late = lateMetadataClients();
   // Filled in once the port is known; the owner serves nothing before start().
   const identity: OwnerIdentity = { instanceId: '', group: options.settings.ownerGroup, advertisedAddress: '' };
   const logger = options.logger;
