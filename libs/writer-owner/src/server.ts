@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { createBus, type Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
+import { redisTarget } from '@ledgerline/storage-kit';
 import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { AdminService, LookupService } from '@ledgerline/proto';
 import { closeClient, createChannel, createClient } from '@ledgerline/rpc';
@@ -160,7 +161,11 @@ export async function startClusterWriterOwner(
     servers: config.natsUrl.split(',').map((server) => server.trim()),
     name: 'ledgerline-writer-owner',
   });
-  const ledgerStore = createLedgerStore({ kind: 'redis', url: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  const ledgerStore = createLedgerStore({
+    kind: 'redis',
+    ...redisTarget(config.redisUrl),
+    keyPrefix: config.redisKeyPrefix,
+  });
   const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress);
   return startWriterOwnerService({
     ...options,
