@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { DEFAULT_URL } from './admin-connection.js';
 import { CliExit, EXIT_CODES, EXIT_STATUS_HELP, oneLine, reportError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
+import { registerClusterCommands } from './commands/cluster-commands.js';
 import { registerClientCommands } from './commands/client-commands.js';
 import { registerGcCommands } from './commands/gc-commands.js';
 import { registerNamespaceCommands } from './commands/namespaces-commands.js';
@@ -31,6 +32,7 @@ export function buildProgram(io: CliIo): Command {
       outputError: (text) => io.err(`${oneLine(text)} (run with --help for usage)`),
     });
   registerServerCommands(program, io);
+  registerClusterCommands(program, io);
   registerTenantCommands(program, io);
   registerNamespaceCommands(program, io);
   registerTopicCommands(program, io);

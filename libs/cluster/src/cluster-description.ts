@@ -6,6 +6,8 @@ import type { ClusterRole } from './roles.js';
 
 /** A running local cluster as `cluster up` writes it down for `cluster status` and `cluster down`. */
 export interface ClusterDescription {
+  /** The `ledgerline cluster up` process that stops everything on SIGINT or SIGTERM. */
+  supervisorPid?: number;
   redisUrl: string;
   natsUrl: string;
   /** redis-server and nats-server processes the cluster started (none when URLs were given). */
