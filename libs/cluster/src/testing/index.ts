@@ -1,0 +1,2 @@
+export { renderKustomization, strategicMerge, deployFolder } from './render-kustomization.js';
+export type { K8sObject } from './render-kustomization.js';
