@@ -1,5 +1,10 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import * as appsV1 from 'kubernetes-models/apps/v1';
+import * as autoscalingV2 from 'kubernetes-models/autoscaling/v2';
+import * as networkingV1 from 'kubernetes-models/networking.k8s.io/v1';
+import * as policyV1 from 'kubernetes-models/policy/v1';
+import * as coreV1 from 'kubernetes-models/v1';
 import { clusterCollectorConfigSchema } from '@ledgerline/garbage-collector';
 import { clusterConfigSchema } from '@ledgerline/metadata-service';
 import { serviceConfigSchema, settingSource } from '@ledgerline/service-kit';
@@ -86,13 +91,20 @@ const podLabels = (object: K8sObject) =>
 const selects = (selector: Record<string, string>, labels: Record<string, string> | undefined) =>
   Object.entries(selector).every(([key, value]) => labels?.[key] === value);
 
+/** kubernetes-models' classes by API version: each kind's constructor and validate(). */
+const MODELS: Record<string, Record<string, unknown>> = {
+  v1: coreV1,
+  'apps/v1': appsV1,
+  'autoscaling/v2': autoscalingV2,
+  'policy/v1': policyV1,
+  'networking.k8s.io/v1': networkingV1,
+};
+
 function validateSchema(object: K8sObject): void {
-  // kubernetes-models ships one class per kind under its API group and version.
-  const module = require(`kubernetes-models/${object.apiVersion}/${object.kind}`) as Record<
-    string,
-    new (data: unknown) => { validate(): void }
-  >;
-  new module[object.kind]!(object).validate();
+  const Model = MODELS[object.apiVersion]?.[object.kind] as (new (data: unknown) => { validate(): void }) | undefined;
+  if (Model === undefined)
+    throw new Error(`no schema for ${object.apiVersion} ${object.kind}: add its API version to MODELS`);
+  new Model(object).validate();
 }
 
 describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
