@@ -1,4 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { LookupService, type GetLeaseResponse } from '@ledgerline/proto';
+import { closeClient, createClient } from '@ledgerline/rpc';
 import { ClusterReason } from './reasons.js';
 import { findRepositoryRoot, hasApp, launchApp } from './launcher.js';
 import {
@@ -109,6 +111,30 @@ export class LocalCluster {
     const found = this.instances.find((instance) => instance.name === name);
     if (found === undefined) throw new Error(`no instance named ${name}`);
     return found;
+  }
+
+  /** The running writer owner that holds `topic`'s lease, as the metadata service's lookup answers. */
+  async ownerOf(topic: string): Promise<ServiceInstance> {
+    const lookup = createClient(LookupService, this.metadataTarget);
+    try {
+      const { advertisedAddress } = await lookup.lookupTopic({ topic });
+      const owner = this.instances.find((instance) => instance.running && instance.address === advertisedAddress);
+      if (owner === undefined)
+        throw new Error(`${topic} is owned at ${advertisedAddress}, which runs no instance of this cluster`);
+      return owner;
+    } finally {
+      closeClient(lookup);
+    }
+  }
+
+  /** The lease on `topic` as the metadata service holds it. */
+  async lease(topic: string): Promise<GetLeaseResponse> {
+    const lookup = createClient(LookupService, this.metadataTarget);
+    try {
+      return await lookup.getLease({ topic });
+    } finally {
+      closeClient(lookup);
+    }
   }
 
   /** A grpc-js target listing every metadata instance: pick_first moves to the next when one dies. */
