@@ -39,7 +39,19 @@ export function leasesHeld(metricsText: string): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
-function scrape(metricsAddress: string): Promise<string | undefined> {
+/** The sum of every sample of metric `name` (all label sets) in Prometheus text; 0 when there is none. */
+export function metricSum(metricsText: string, name: string): number {
+  let sum = 0;
+  for (const line of metricsText.split('\n')) {
+    if (!line.startsWith(name) || !/^[^ {]+(\{[^}]*\})? /.test(line) || line.split(/[ {]/)[0] !== name) continue;
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (Number.isFinite(value)) sum += value;
+  }
+  return sum;
+}
+
+/** GET http://metricsAddress/metrics; undefined when the process does not answer within the probe bound. */
+export function scrapeMetrics(metricsAddress: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     const request = get(`http://${metricsAddress}/metrics`, { timeout: PROBE_TIMEOUT_MS }, (response) => {
       let body = '';
@@ -61,7 +73,7 @@ export async function clusterStatus(description: ClusterDescription): Promise<Pr
     const [health, metrics] = isAlive
       ? await Promise.all([
           checkHealth(entry.address, PROBE_TIMEOUT_MS),
-          owner ? scrape(entry.metricsAddress) : undefined,
+          owner ? scrapeMetrics(entry.metricsAddress) : undefined,
         ])
       : ['UNREACHABLE' as const, undefined];
     return {

@@ -3,7 +3,7 @@ export type { LocalClusterOptions } from './local-cluster.js';
 export { ServiceInstance } from './service-instance.js';
 export { CLUSTER_ROLES, ROLE_SPECS, roleSpec } from './roles.js';
 export type { ClusterRole, RoleSpec, InstanceContext } from './roles.js';
-export { clusterStatus, formatClusterStatus, leasesHeld } from './cluster-status.js';
+export { clusterStatus, formatClusterStatus, leasesHeld, metricSum, scrapeMetrics } from './cluster-status.js';
 export type { ProcessStatus } from './cluster-status.js';
 export {
   DEFAULT_DESCRIPTION_FILE,
