@@ -53,6 +53,7 @@ const DEFAULT_STOP_TIMEOUT_MS = 30_000;
 export class LocalCluster {
   readonly instances: ServiceInstance[] = [];
   private readonly nextIndex = new Map<ClusterRole, number>();
+  private readonly reservedPorts = new Set<number>();
 
   private constructor(
     readonly options: LocalClusterOptions,
@@ -148,7 +149,7 @@ export class LocalCluster {
     const spec = roleSpec(role);
     const index = this.nextIndex.get(role) ?? 0;
     this.nextIndex.set(role, index + 1);
-    const [grpcPort, metricsPort] = [await freePort(), await freePort()];
+    const [grpcPort, metricsPort] = [await this.unreservedPort(), await this.unreservedPort()];
     const context: InstanceContext = {
       name: `${role}-${index}`,
       index,
@@ -179,6 +180,21 @@ export class LocalCluster {
     this.instances.push(instance);
     await instance.start(this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
     return instance;
+  }
+
+  /**
+   * A free port never handed to an instance of this cluster before: a stopped
+   * instance may start again on its own, and two instances starting at once
+   * must not pick the same one.
+   */
+  private async unreservedPort(): Promise<number> {
+    for (;;) {
+      const port = await freePort();
+      if (this.reservedPorts.has(port) || this.redisServers.some((server) => server.port === port)) continue;
+      if (this.nats?.port === port) continue;
+      this.reservedPorts.add(port);
+      return port;
+    }
   }
 
   /**

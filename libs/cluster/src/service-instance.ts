@@ -61,11 +61,12 @@ export class ServiceInstance {
       100,
     );
     if (healthy && group.running) return;
+    const running = group.running;
     await group.stop('SIGKILL');
     throw new LedgerlineError(
       'UNAVAILABLE',
       ClusterReason.START_FAILED,
-      `${this.name} (${this.launch.describe}) was not serving within ${timeoutMs} ms: ${group.output.slice(-2_000)}`,
+      `${this.name} (${this.launch.describe}) ${running ? `was not serving within ${timeoutMs} ms` : 'exited before serving'}: ${group.output.slice(-2_000)}`,
     );
   }
 
