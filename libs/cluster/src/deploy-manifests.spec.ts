@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as appsV1 from 'kubernetes-models/apps/v1';
 import * as autoscalingV2 from 'kubernetes-models/autoscaling/v2';
@@ -61,6 +61,17 @@ function requiredSettings(role: ClusterRole): string[] {
 
 function settingEnvs(schema: z.ZodObject): Set<string> {
   return new Set(Object.keys(schema.shape).map((key) => settingSource(key).env));
+}
+
+/** Every `name: 'ledgerline_...'` a metric is registered with in the libraries' sources. */
+function registeredMetricNames(folder: string): Set<string> {
+  const names = new Set<string>();
+  for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.name.endsWith('.spec.ts')) continue;
+    const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
+    for (const match of text.matchAll(/name: '(ledgerline_[a-z_]+)'/g)) names.add(match[1]!);
+  }
+  return names;
 }
 
 type Container = {
@@ -269,6 +280,22 @@ describe('deploy/', () => {
     for (const object of objects) expect(() => validateSchema(object)).not.toThrow();
     const deployment = objects.find((object) => object.kind === 'Deployment')!;
     expect(podSpec(deployment).containers[0]!.image).toMatch(/^ledgerline:\d+\.\d+\.\d+$/);
+  });
+
+  it('charts only metrics the services register (the read-only owner LAC metric lands with its app)', () => {
+    const dashboard = JSON.parse(readFileSync(join(DEPLOY, 'grafana', 'ledgerline-dashboard.json'), 'utf8')) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    const registered = registeredMetricNames(join(ROOT, 'libs'));
+    const pending = new Set(['ledgerline_readonly_lac_propagation_seconds']);
+    const charted = dashboard.panels.flatMap((panel) =>
+      panel.targets.flatMap((target) => target.expr.match(/ledgerline_[a-z_]+/g) ?? []),
+    );
+    expect(charted.length).toBeGreaterThan(10);
+    const unknown = charted
+      .map((name) => name.replace(/_(bucket|count|sum)$/, ''))
+      .filter((name) => !registered.has(name) && !pending.has(name));
+    expect(unknown).toEqual([]);
   });
 
   it('the local cluster gives each app only settings its schema reads', () => {
