@@ -124,4 +124,44 @@ describe('ledgerline cluster', () => {
     await eventually(() => pids.every((pid) => !alive(pid)), { description: 'every process of the cluster gone' });
     expect(() => readClusterDescription(stateFile)).toThrow(/no local cluster/);
   }, 240_000);
+
+  it('cluster down stops what a killed cluster up left running, by process group', async () => {
+    const downFile = join(dir, 'down.json');
+    up = ChildProcessGroup.spawn(
+      'cluster up',
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        MAIN,
+        'cluster',
+        'up',
+        '--metadata',
+        '1',
+        '--writers',
+        '0',
+        '--readers',
+        '0',
+        '--collectors',
+        '0',
+        '--state-file',
+        downFile,
+      ],
+      {
+        cwd: ROOT,
+        env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'))),
+      },
+    );
+    await up.waitForOutput(/Press Ctrl-C to stop every process/, 180_000);
+    description = readClusterDescription(downFile);
+    // Only the supervisor dies (as with kill -9): what it started lives on in groups of its own.
+    process.kill(up.pid, 'SIGKILL');
+    await up.exited;
+    const pids = [...description.processes, ...description.servers].map((entry) => entry.pid);
+    expect(pids.every(alive)).toBe(true);
+    const down = await ledgerline('cluster', 'down', '--state-file', downFile);
+    expect(down.code).toBe(0);
+    expect(down.stdout).toMatch(/cluster up \(pid \d+\) is gone; sent SIGTERM to 3 process group\(s\) it had started/);
+    await eventually(() => pids.every((pid) => !alive(pid)), { description: 'every process of the cluster gone' });
+  }, 240_000);
 });

@@ -117,6 +117,19 @@ async function status(io: CliIo, stateFile: string): Promise<number> {
   return healthy ? EXIT_CODES.ok : EXIT_CODES.failed;
 }
 
+/** Sends SIGTERM to a process (pid > 0) or a process group (pid < 0); false when it is gone. */
+function signalled(pid: number): boolean {
+  // 0 (and -0, equal to it) would signal this command's own process group.
+  if (!Number.isInteger(pid) || pid === 0) return false;
+  try {
+    process.kill(pid, 'SIGTERM');
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
 /** `ledgerline cluster up|status|down`: a cluster of real processes on this machine (see @ledgerline/cluster). */
 export function registerClusterCommands(program: Command, io: CliIo): void {
   const cluster = program.command('cluster').description('a cluster on this machine: every service its own process');
@@ -183,8 +196,16 @@ export function registerClusterCommands(program: Command, io: CliIo): void {
             `${options.stateFile} names no cluster up process to stop`,
           );
         }
-        process.kill(pid, 'SIGTERM');
-        io.out(`asked cluster up (pid ${description.supervisorPid}) to stop`);
+        if (signalled(pid)) {
+          io.out(`asked cluster up (pid ${pid}) to stop`);
+          return;
+        }
+        // cluster up is gone (killed): its processes lead their own groups, so each group is stopped directly.
+        const left = [...description.processes, ...description.servers].filter(
+          (entry) => entry.pid > 0 && signalled(-entry.pid),
+        );
+        io.out(`cluster up (pid ${pid}) is gone; sent SIGTERM to ${left.length} process group(s) it had started`);
+        removeClusterDescription(resolve(options.stateFile));
       } catch (error) {
         throw new CliExit(reportError(io, error));
       }
