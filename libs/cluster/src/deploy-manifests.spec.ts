@@ -298,6 +298,17 @@ describe('deploy/', () => {
     expect(unknown).toEqual([]);
   });
 
+  it('builds one image in two stages that runs the bundle as non-root node, PID 1, with no tests in the context', () => {
+    const dockerfile = readFileSync(join(DEPLOY, 'Dockerfile'), 'utf8');
+    expect(dockerfile.match(/^FROM /gm)).toHaveLength(2);
+    expect(dockerfile).toMatch(/nx run-many -t build/);
+    // The last USER is the one the container runs as.
+    expect([...dockerfile.matchAll(/^USER (\S+)/gm)].at(-1)?.[1]).toBe('node');
+    expect(dockerfile).toMatch(/^CMD \["sh", "-c", "exec node \\"dist\/apps\/\$\{APP\}\/main\.js\\""\]$/m);
+    const ignored = readFileSync(join(DEPLOY, 'Dockerfile.dockerignore'), 'utf8').split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['**/*.spec.ts', '**/src/testing', 'libs/testing/*']));
+  });
+
   it('the local cluster gives each app only settings its schema reads', () => {
     for (const spec of ROLE_SPECS) {
       const known = knownSettings(spec.role);
