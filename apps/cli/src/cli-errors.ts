@@ -2,6 +2,7 @@ import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import type { CliIo } from './cli-io.js';
 import { RpcReason } from '@ledgerline/rpc';
 import { ClientReason } from '@ledgerline/client';
+import { ClusterReason } from '@ledgerline/cluster';
 
 /** The reasons the `ledgerline` command gives to failures of its own command line (exit status 2). */
 export const CliReason = {
@@ -39,6 +40,8 @@ const USAGE_REASONS: ReadonlySet<string> = new Set([
   ErrorReason.INVALID_CONFIG,
   ClientReason.INVALID_OPTION,
   ...Object.values(CliReason),
+  ClusterReason.BAD_CLUSTER_OPTION,
+  ClusterReason.APP_MISSING,
 ]);
 
 /** A failure of the command line itself, found before any call. */

@@ -3,6 +3,7 @@ import { addSecurityOptions } from './connection-security.js';
 import { DEFAULT_URL } from './admin-connection.js';
 import { CliExit, EXIT_CODES, EXIT_STATUS_HELP, oneLine, reportError } from './cli-errors.js';
 import type { CliIo } from './cli-io.js';
+import { registerClusterCommands } from './commands/cluster-commands.js';
 import { registerClientCommands } from './commands/client-commands.js';
 import { registerGcCommands } from './commands/gc-commands.js';
 import { registerNamespaceCommands } from './commands/namespaces-commands.js';
@@ -34,6 +35,7 @@ export function buildProgram(io: CliIo): Command {
     });
   addSecurityOptions(program);
   registerServerCommands(program, io);
+  registerClusterCommands(program, io);
   registerTenantCommands(program, io);
   registerNamespaceCommands(program, io);
   registerTopicCommands(program, io);

@@ -1,5 +1,6 @@
 import { createBus, type Bus } from '@ledgerline/bus';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
+import { redisTarget } from '@ledgerline/storage-kit';
 import { GarbageCollectorService } from '@ledgerline/proto';
 import {
   createLogger,
@@ -111,7 +112,7 @@ export async function startClusterCollector(
     });
     ledgerStore = createLedgerStore({
       kind: 'redis',
-      url: config.ledgerRedisUrl,
+      ...redisTarget(config.ledgerRedisUrl),
       keyPrefix: config.ledgerRedisKeyPrefix,
     });
     const store = ledgerStore;

@@ -1,6 +1,7 @@
 import { createBus } from '@ledgerline/bus';
 import { createMetadataStore } from '@ledgerline/metadata-store';
 import { createLogger, loadConfig } from '@ledgerline/service-kit';
+import { redisTarget } from '@ledgerline/storage-kit';
 import { clusterConfigSchema, type ClusterConfig } from './config.js';
 import { startMetadataService, type MetadataServiceOptions, type RunningMetadataService } from './metadata-server.js';
 
@@ -24,7 +25,7 @@ export async function startClusterMetadataService(
   try {
     const store = await createMetadataStore({
       kind: 'redis',
-      url: config.redisUrl,
+      ...redisTarget(config.redisUrl),
       keyPrefix: config.redisKeyPrefix,
       bus,
       logger,

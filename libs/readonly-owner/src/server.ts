@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { createBus, type Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
+import { redisTarget } from '@ledgerline/storage-kit';
 import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import type { ClientOptions } from '@ledgerline/rpc';
 import { grpcPolicySource, type PolicySource } from '@ledgerline/security';
@@ -138,7 +139,11 @@ export async function startClusterReadOnlyOwner(
     servers: config.natsUrl.split(',').map((server) => server.trim()),
     name: 'ledgerline-readonly-owner',
   });
-  const ledgerStore = createLedgerStore({ kind: 'redis', url: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  const ledgerStore = createLedgerStore({
+    kind: 'redis',
+    ...redisTarget(config.redisUrl),
+    keyPrefix: config.redisKeyPrefix,
+  });
   // With mutual TLS the owner's certificate is its identity to the metadata service's internal APIs.
   const channel = serviceChannel(config);
   const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress, channel.settings);

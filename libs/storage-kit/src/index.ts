@@ -12,6 +12,8 @@ export {
   DEFAULT_COMMAND_TIMEOUT_MS,
   DEFAULT_MAX_RECONNECT_DELAY_MS,
 } from './redis-client.js';
+export { redisTarget } from './redis-target.js';
+export type { RedisTarget } from './redis-target.js';
 export type { RedisClient, RedisConnectionOptions, RedisBehaviour } from './redis-client.js';
 export {
   SqliteLockQueue,

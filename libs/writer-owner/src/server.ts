@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { createBus, type Bus } from '@ledgerline/bus';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
+import { redisTarget } from '@ledgerline/storage-kit';
 import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { grpcPolicySource, type PolicySource } from '@ledgerline/security';
 import {
@@ -140,7 +141,11 @@ export async function startClusterWriterOwner(
     servers: config.natsUrl.split(',').map((server) => server.trim()),
     name: 'ledgerline-writer-owner',
   });
-  const ledgerStore = createLedgerStore({ kind: 'redis', url: config.redisUrl, keyPrefix: config.redisKeyPrefix });
+  const ledgerStore = createLedgerStore({
+    kind: 'redis',
+    ...redisTarget(config.redisUrl),
+    keyPrefix: config.redisKeyPrefix,
+  });
   // With mutual TLS the owner's certificate is its identity to the metadata service's internal APIs.
   const channel = serviceChannel(config);
   const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress, channel.settings);

@@ -1,0 +1,77 @@
+/**
+ * The services a cluster runs, in the order they start: the metadata service
+ * first (everyone else reaches metadata through it), then the owners and the
+ * collector. Adding a service to `ledgerline cluster`, the failure tests and
+ * the Kubernetes manifests' checks is one entry here.
+ */
+export const CLUSTER_ROLES = ['metadata', 'writer-owner', 'readonly-owner', 'garbage-collector'] as const;
+export type ClusterRole = (typeof CLUSTER_ROLES)[number];
+
+/** Where the shared servers are and how one instance is reached. */
+export interface InstanceContext {
+  /** A unique, stable name: `writer-owner-1`. */
+  name: string;
+  index: number;
+  grpcPort: number;
+  /** The Redis setting every service takes: one URL, or a Cluster's node list (see redisTarget). */
+  redisUrl: string;
+  natsUrl: string;
+  /** grpc-js target listing every metadata instance, so a service carries on when one of them dies. */
+  metadataTarget: string;
+}
+
+export interface RoleSpec {
+  role: ClusterRole;
+  /** The app under apps/ (and the APP of the image). */
+  app: string;
+  /** What `cluster up` calls the count flag (`--writers 3`). */
+  countFlag: string;
+  /** The LEDGERLINE_* settings of one instance beyond the ports every service takes. */
+  settings(instance: InstanceContext): Record<string, string>;
+}
+
+const ownerSettings = (instance: InstanceContext, group: string): Record<string, string> => ({
+  LEDGERLINE_METADATA_ADDRESS: instance.metadataTarget,
+  LEDGERLINE_REDIS_URL: instance.redisUrl,
+  LEDGERLINE_NATS_URL: instance.natsUrl,
+  LEDGERLINE_ADVERTISED_ADDRESS: `127.0.0.1:${instance.grpcPort}`,
+  LEDGERLINE_INSTANCE_ID: instance.name,
+  LEDGERLINE_OWNER_GROUP: group,
+});
+
+export const ROLE_SPECS: readonly RoleSpec[] = [
+  {
+    role: 'metadata',
+    app: 'metadata',
+    countFlag: 'metadata',
+    settings: (instance) => ({ LEDGERLINE_REDIS_URL: instance.redisUrl, LEDGERLINE_NATS_URL: instance.natsUrl }),
+  },
+  {
+    role: 'writer-owner',
+    app: 'writer-owner',
+    countFlag: 'writers',
+    settings: (instance) => ownerSettings(instance, 'default'),
+  },
+  {
+    role: 'readonly-owner',
+    app: 'readonly-owner',
+    countFlag: 'readers',
+    // Read-only owners register in a group of their own, which reader namespaces name (PIP-63).
+    settings: (instance) => ownerSettings(instance, 'readonly'),
+  },
+  {
+    role: 'garbage-collector',
+    app: 'garbage-collector',
+    countFlag: 'collectors',
+    settings: (instance) => ({
+      LEDGERLINE_METADATA_ADDRESS: instance.metadataTarget,
+      LEDGERLINE_LEDGER_REDIS_URL: instance.redisUrl,
+      LEDGERLINE_NATS_URL: instance.natsUrl,
+      LEDGERLINE_INSTANCE_ID: instance.name,
+    }),
+  },
+];
+
+export function roleSpec(role: ClusterRole): RoleSpec {
+  return ROLE_SPECS.find((spec) => spec.role === role)!;
+}

@@ -1,0 +1,84 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import { ChildProcessGroup } from './child-process-group.js';
+import { checkHealth } from './health.js';
+import type { Launch } from './launcher.js';
+import { waitUntil } from './ports.js';
+import { ClusterReason } from './reasons.js';
+import type { ClusterRole } from './roles.js';
+
+/** One service process of a local cluster. */
+export class ServiceInstance {
+  private group: ChildProcessGroup | undefined;
+  private starts = 0;
+
+  constructor(
+    readonly name: string,
+    readonly role: ClusterRole,
+    readonly grpcPort: number,
+    readonly metricsPort: number,
+    private readonly launch: Launch,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  get address(): string {
+    return `127.0.0.1:${this.grpcPort}`;
+  }
+
+  get pid(): number | undefined {
+    return this.group?.running ? this.group.pid : undefined;
+  }
+
+  get running(): boolean {
+    return this.group?.running ?? false;
+  }
+
+  /** The last lines the process printed, for a failure message. */
+  get output(): string {
+    return this.group?.output ?? '';
+  }
+
+  /** How the process ended, once it has. */
+  get exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined {
+    return this.group?.exited;
+  }
+
+  /**
+   * Starts the process (again, after a stop) and waits at most `timeoutMs`
+   * until grpc.health.v1 answers SERVING on its port; kills it and fails
+   * with its last output otherwise.
+   */
+  async start(timeoutMs: number): Promise<void> {
+    if (this.running) return;
+    this.starts++;
+    const group = ChildProcessGroup.spawn(this.name, this.launch.command, this.launch.args, {
+      cwd: this.launch.cwd,
+      env: this.env,
+    });
+    this.group = group;
+    const healthy = await waitUntil(
+      async () => !group.running || (await checkHealth(this.address, 1_000)) === 'SERVING',
+      timeoutMs,
+      100,
+    );
+    if (healthy && group.running) return;
+    const running = group.running;
+    await group.stop('SIGKILL');
+    throw new LedgerlineError(
+      'UNAVAILABLE',
+      ClusterReason.START_FAILED,
+      `${this.name} (${this.launch.describe}) ${running ? `was not serving within ${timeoutMs} ms` : 'exited before serving'}: ${group.output.slice(-2_000)}`,
+    );
+  }
+
+  /** SIGTERM (a graceful drain) or SIGKILL (a crash); a process outliving `timeoutMs` is killed. Resolves with whether it left in time. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 30_000): Promise<boolean> {
+    const group = this.group;
+    if (group === undefined) return true;
+    return group.stop(signal, timeoutMs);
+  }
+
+  /** How many times the process was started. */
+  get startCount(): number {
+    return this.starts;
+  }
+}

@@ -1,0 +1,4 @@
+export { renderKustomization, strategicMerge, deployFolder } from './render-kustomization.js';
+export type { K8sObject } from './render-kustomization.js';
+export { Workload, percentile } from './workload.js';
+export type { Ack } from './workload.js';

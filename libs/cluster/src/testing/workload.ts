@@ -1,0 +1,188 @@
+import { AdminService } from '@ledgerline/proto';
+import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
+import { createClient, type Consumer, type LedgerlineClient, type Message, type Producer } from '@ledgerline/client';
+import type { LocalCluster } from '../local-cluster.js';
+
+/*
+ * The load the failure tests run while they kill things, and the model they
+ * check it against (etcd's robustness tests in small): a producer with
+ * deduplication publishes unique payloads and records each acknowledgement
+ * (payload, offset, when); a consumer acknowledges what it receives. The
+ * check reads the topic back whole: every acknowledged payload is stored
+ * exactly once at the offset its acknowledgement named, nothing is stored
+ * twice, and offsets are contiguous from 0.
+ */
+
+/** Publishes one or more in flight at once; the producer's own queue bounds the rest. */
+const MAX_IN_FLIGHT = 32;
+
+export interface Ack {
+  payload: string;
+  /** -1n when the owner answered that it had stored the payload already (a resend after a failover). */
+  offset: bigint;
+  duplicate: boolean;
+  atMs: number;
+}
+
+export class Workload {
+  readonly acks: Ack[] = [];
+  readonly failures: string[] = [];
+  readonly consumed = new Set<string>();
+  private sent = 0;
+  private running = false;
+  private producing: Promise<void> | undefined;
+  private consuming: Promise<void> | undefined;
+  private readonly ackListeners = new Set<() => void>();
+
+  private constructor(
+    readonly client: LedgerlineClient,
+    readonly topic: string,
+    private readonly producer: Producer,
+    private readonly consumer: Consumer,
+  ) {}
+
+  /** Creates tenant, namespace (retention kept, so the topic can be read back whole) and topic, then starts. */
+  static async start(cluster: LocalCluster, name: string): Promise<Workload> {
+    const admin = createRpcClient(AdminService, cluster.byRole('metadata')[0]!.address);
+    const topic = `persistent://${name}/ns/load`;
+    try {
+      await admin.createTenant({ tenant: name });
+      await admin.createNamespace({
+        namespace: `${name}/ns`,
+        policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
+      });
+      await admin.createTopic({ topic });
+    } finally {
+      closeClient(admin);
+    }
+    // Enough reconnect attempts (at most 500 ms apart) to outlast a lease lapse or a server restart.
+    const client = createClient({
+      serviceUrl: cluster.metadataTarget,
+      maxReconnectAttempts: 200,
+      reconnectMaxDelayMs: 500,
+    });
+    const producer = await client.producer({ topic, producerName: `${name}-producer`, batching: false });
+    const consumer = await client.subscribe({ topic, subscription: 'load', initialPosition: 'earliest' });
+    const workload = new Workload(client, topic, producer, consumer);
+    workload.running = true;
+    workload.producing = workload.produce();
+    workload.consuming = workload.consume();
+    return workload;
+  }
+
+  private async produce(): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    while (this.running) {
+      const payload = `m${this.sent++}`;
+      const send: Promise<void> = this.producer.send(payload).then(
+        (receipt) => {
+          this.acks.push({ payload, offset: receipt.offset, duplicate: receipt.duplicate, atMs: Date.now() });
+          for (const listener of this.ackListeners) listener();
+        },
+        (error: unknown) => {
+          this.failures.push(`${payload}: ${String(error)}`);
+        },
+      );
+      const tracked = send.finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+      if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  }
+
+  private async consume(): Promise<void> {
+    for (;;) {
+      let message: Message;
+      try {
+        message = await this.consumer.receive();
+      } catch {
+        return; // closed
+      }
+      this.consumed.add(Buffer.from(message.payload).toString());
+      // Not awaited: an ack held up by a dying owner must not stop receiving. A lost ack means a redelivery.
+      this.consumer.ack(message).catch(() => undefined);
+    }
+  }
+
+  /** Resolves once `count` more acknowledgements arrived after the call, or after `timeoutMs` with false. */
+  waitForAcks(count: number, timeoutMs: number): Promise<boolean> {
+    const target = this.acks.length + count;
+    return new Promise((resolve) => {
+      const finish = (reached: boolean): void => {
+        clearTimeout(timer);
+        this.ackListeners.delete(check);
+        resolve(reached);
+      };
+      const check = (): void => {
+        if (this.acks.length >= target) finish(true);
+      };
+      const timer = setTimeout(() => finish(false), timeoutMs);
+      this.ackListeners.add(check);
+      check();
+    });
+  }
+
+  /** The first acknowledgement that arrived at or after `sinceMs`. */
+  firstAckSince(sinceMs: number): Ack | undefined {
+    return this.acks.find((ack) => ack.atMs >= sinceMs);
+  }
+
+  /** Stops publishing and waits for every send in flight to be answered. */
+  async stopProducing(): Promise<void> {
+    this.running = false;
+    await this.producing;
+    await this.producer.close();
+  }
+
+  /**
+   * Reads the topic from offset 0 and checks it against the acknowledgements:
+   * returns what is wrong (empty when nothing is) so a test shows all of it.
+   */
+  async check(): Promise<string[]> {
+    const problems: string[] = [];
+    const [stats] = await this.client.topicStats(this.topic);
+    const stored = Number(stats!.stats.nextOffset);
+    const reader = await this.client.reader({ topic: this.topic, start: 'earliest' });
+    const offsetOf = new Map<string, bigint>();
+    try {
+      for (let index = 0; index < stored; index++) {
+        const message = await reader.readNext();
+        const payload = Buffer.from(message.payload).toString();
+        if (message.offset !== BigInt(index)) problems.push(`offset ${message.offset} where ${index} was next`);
+        if (offsetOf.has(payload))
+          problems.push(`${payload} stored twice (offsets ${offsetOf.get(payload)} and ${message.offset})`);
+        offsetOf.set(payload, message.offset);
+      }
+    } finally {
+      await reader.close();
+    }
+    for (const ack of this.acks) {
+      const offset = offsetOf.get(ack.payload);
+      if (offset === undefined) problems.push(`${ack.payload} acknowledged at offset ${ack.offset} and lost`);
+      // An owner that took over knows a resend is a duplicate but not always where the original went (-1).
+      else if (offset !== ack.offset && !(ack.duplicate && ack.offset === -1n))
+        problems.push(`${ack.payload} acknowledged at offset ${ack.offset}, stored at ${offset}`);
+    }
+    return problems.slice(0, 20);
+  }
+
+  /** How many acknowledged payloads the consumer has not received yet. */
+  unconsumed(): number {
+    return this.acks.filter((ack) => !this.consumed.has(ack.payload)).length;
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    await this.producing;
+    // Acks in flight are not awaited: one sent to an owner that was killed was seen never to settle.
+    await this.consumer.close().catch(() => undefined);
+    await this.consuming;
+    await this.client.close();
+  }
+}
+
+/** The p-th percentile (0..100) of `values`, nearest rank. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+}
