@@ -75,6 +75,11 @@ function registeredMetricNames(folder: string): Set<string> {
   return names;
 }
 
+type Probe = {
+  grpc?: { port: number };
+  httpGet?: { path: string; port: number | string };
+  tcpSocket?: { port: number | string };
+};
 type Container = {
   name: string;
   image: string;
@@ -85,8 +90,9 @@ type Container = {
   }[];
   envFrom?: { configMapRef?: { name: string } }[];
   ports?: { name: string; containerPort: number }[];
-  readinessProbe?: { grpc?: { port: number } };
-  livenessProbe?: { grpc?: { port: number } };
+  readinessProbe?: Probe;
+  livenessProbe?: Probe;
+  startupProbe?: Probe;
   lifecycle?: { preStop?: { exec?: { command: string[] } } };
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   securityContext?: Record<string, unknown>;
