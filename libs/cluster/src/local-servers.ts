@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerlineError } from '@ledgerline/errors';
 import { ChildProcessGroup } from './child-process-group.js';
-import { freePort, portAnswers, waitUntil } from './ports.js';
+import { freeClusterNodePort, freePort, portAnswers, waitUntil } from './ports.js';
 import { ClusterReason } from './reasons.js';
 
 /** How long a server gets to listen on its port. */
@@ -48,9 +48,10 @@ async function startServer(
   binary: string,
   debianPackage: string,
   args: (port: number, dir: string) => string[],
+  pickPort: () => Promise<number> = freePort,
 ): Promise<LocalServer> {
   const path = resolveBinary(binary, debianPackage);
-  const port = await freePort();
+  const port = await pickPort();
   const dir = mkdtempSync(join(tmpdir(), `ledgerline-${name}-`));
   let group: ChildProcessGroup | undefined;
   const launch = async (): Promise<void> => {
@@ -97,6 +98,8 @@ export interface LocalRedisOptions {
   appendOnly?: boolean;
   extraArgs?: readonly string[];
   name?: string;
+  /** A Redis Cluster node: its port leaves room for the cluster bus port (port + 10,000). */
+  clusterNode?: boolean;
 }
 
 /** A redis-server on loopback, optionally with its append-only file on. */
@@ -104,11 +107,17 @@ export function startLocalRedis(options: LocalRedisOptions = {}): Promise<LocalS
   const persistence = options.appendOnly
     ? ['--appendonly', 'yes', '--appendfsync', 'always', '--save', '']
     : ['--appendonly', 'no', '--save', ''];
-  return startServer(options.name ?? 'redis', 'redis-server', 'redis-server', (port, dir) => [
-    ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
-    ...persistence,
-    ...(options.extraArgs ?? []),
-  ]);
+  return startServer(
+    options.name ?? 'redis',
+    'redis-server',
+    'redis-server',
+    (port, dir) => [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir],
+      ...persistence,
+      ...(options.extraArgs ?? []),
+    ],
+    options.clusterNode === true ? freeClusterNodePort : freePort,
+  );
 }
 
 /** A nats-server on loopback (core NATS: the bus needs no JetStream). */
@@ -132,6 +141,7 @@ export async function startLocalRedisCluster(masters: number, appendOnly = false
         await startLocalRedis({
           appendOnly,
           name: `redis-${index}`,
+          clusterNode: true,
           // redis-server changes into its --dir, so the cluster file name is relative to it.
           extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf'],
         }),
@@ -139,8 +149,12 @@ export async function startLocalRedisCluster(masters: number, appendOnly = false
     }
     const addresses = nodes.map((node) => `127.0.0.1:${node.port}`);
     await redisCli(['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+    // Every node, not one: a client's ready check asks a node at random and starts over on one still converging.
     const ok = await waitUntil(
-      async () => (await redisCli(['-p', String(nodes[0]!.port), 'cluster', 'info'])).includes('cluster_state:ok'),
+      async () =>
+        (await Promise.all(nodes.map((node) => redisCli(['-p', String(node.port), 'cluster', 'info'])))).every((info) =>
+          info.includes('cluster_state:ok'),
+        ),
       SERVER_START_TIMEOUT_MS,
       100,
     );

@@ -41,3 +41,32 @@ export async function waitUntil(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/** A Redis Cluster node also listens on its port + 10,000 (the cluster bus), so its port is at most 55,535. */
+export const CLUSTER_BUS_PORT_OFFSET = 10_000;
+const MAX_CLUSTER_NODE_PORT = 65_535 - CLUSTER_BUS_PORT_OFFSET;
+/** Ports tried before giving up on a free port pair. */
+const CLUSTER_PORT_ATTEMPTS = 200;
+
+/** Whether 127.0.0.1:port can be listened on right now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port for a Redis Cluster node whose bus port is free too. An
+ * ephemeral port above 55,535 has no bus port (redis-server exits at once),
+ * and one whose bus port another server holds fails the same way.
+ */
+export async function freeClusterNodePort(): Promise<number> {
+  for (let attempt = 0; attempt < CLUSTER_PORT_ATTEMPTS; attempt++) {
+    const port = await freePort();
+    if (port <= MAX_CLUSTER_NODE_PORT && (await canListen(port + CLUSTER_BUS_PORT_OFFSET))) return port;
+  }
+  throw new Error(`no free port with a free cluster bus port after ${CLUSTER_PORT_ATTEMPTS} tries`);
+}

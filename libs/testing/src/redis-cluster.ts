@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { freeClusterNodePort } from './free-port.js';
 import { redisServerSpec, startServerProcess, type ServerProcess } from './server-process.js';
 
 /** A three-master Redis Cluster on loopback ports, for tests. */
@@ -19,21 +20,31 @@ const CLUSTER_NODE_TIMEOUT_MS = 15_000;
 
 export async function startRedisCluster(masters = 3): Promise<RedisClusterProcess> {
   const nodes: ServerProcess[] = [];
-  for (let i = 0; i < masters; i++) {
-    nodes.push(
-      await startServerProcess(
-        // redis-server changes into its --dir, so the cluster file name is relative to it.
-        redisServerSpec([
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          'nodes.conf',
-          '--cluster-node-timeout',
-          String(CLUSTER_NODE_TIMEOUT_MS),
-        ]),
-      ),
-    );
+  try {
+    for (let i = 0; i < masters; i++) {
+      nodes.push(
+        await startServerProcess(
+          // redis-server changes into its --dir, so the cluster file name is relative to it.
+          redisServerSpec([
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            'nodes.conf',
+            '--cluster-node-timeout',
+            String(CLUSTER_NODE_TIMEOUT_MS),
+          ]),
+          await freeClusterNodePort(),
+        ),
+      );
+    }
+    return await formCluster(nodes);
+  } catch (error) {
+    await Promise.all(nodes.map((node) => node.stop()));
+    throw error;
   }
+}
+
+async function formCluster(nodes: ServerProcess[]): Promise<RedisClusterProcess> {
   const addresses = nodes.map((n) => `127.0.0.1:${n.port}`);
   await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
   // Every node, not one: a client's ready check asks a node at random, and one still in
