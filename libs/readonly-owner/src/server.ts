@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { createBus, type Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
@@ -15,7 +14,13 @@ import {
   type RunningService,
   type ServiceConfig,
 } from '@ledgerline/service-kit';
-import { lateMetadataClients, WriterReason, type OwnerIdentity } from '@ledgerline/writer-owner';
+import {
+  drainingShutdown,
+  lateMetadataClients,
+  ownerIdentity,
+  WriterReason,
+  type OwnerIdentity,
+} from '@ledgerline/writer-owner';
 import type { Logger } from 'pino';
 import type { ReadOnlyClusterConfig, ReadOnlySettings } from './config.js';
 import { ReadOnlyOwner } from './readonly-owner.js';
@@ -50,16 +55,6 @@ export interface RunningReadOnlyOwner {
   readonly port: number;
   /** Drains (topics unloaded, unsent acks sent, leases released), then stops the server. */
   shutdown(reason?: string): Promise<boolean>;
-}
-
-function identityOf(settings: ReadOnlySettings, port: number): OwnerIdentity {
-  const advertisedAddress = settings.advertisedAddress === '' ? `localhost:${port}` : settings.advertisedAddress;
-  const derived = `readonly-${hostname()}-${advertisedAddress}`.replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 128);
-  return {
-    instanceId: settings.instanceId === '' ? derived : settings.instanceId,
-    group: settings.ownerGroup,
-    advertisedAddress,
-  };
 }
 
 /**
@@ -99,30 +94,19 @@ export async function startReadOnlyOwnerService(options: ReadOnlyOwnerServiceOpt
     options.metadataClientOptions ?? service.channelSettings,
   );
   service.addCloser({ name: 'metadata-clients', close: disconnect });
-  Object.assign(identity, identityOf(options.settings, service.grpcPort));
+  Object.assign(identity, ownerIdentity('readonly', options.settings, service.grpcPort));
   try {
     await owner.start();
   } catch (error) {
     await service.shutdown('start failed');
     throw error;
   }
-  let stopping: Promise<boolean> | undefined;
-  const shutdown = (reason = 'requested'): Promise<boolean> =>
-    (stopping ??= (async () => {
-      await owner.drain().catch((error: unknown) => owner.logger.error({ err: error }, 'drain failed'));
-      const report = await service.shutdown(reason);
-      for (const signal of signals) process.off(signal, onSignal);
-      return !report.forced && report.failedClosers.length === 0;
-    })());
-  const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping !== undefined) process.exit(1);
-    shutdown(signal).then(options.onSignalShutdown ?? ((clean) => process.exit(clean ? 0 : 1)), (error: unknown) => {
-      owner.logger.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    });
-  };
-  for (const signal of signals) process.on(signal, onSignal);
+  const shutdown = drainingShutdown({
+    owner,
+    service,
+    ...(options.signals === undefined ? {} : { signals: options.signals }),
+    ...(options.onSignalShutdown === undefined ? {} : { onSignalShutdown: options.onSignalShutdown }),
+  });
   return { owner, service, port: service.grpcPort, shutdown };
 }
 

@@ -29,3 +29,5 @@ export type { WriterEntry } from './cursor-source.js';
 export { entryMessage, positionFromRequest, positionMessage, safeNumber } from './proto-mapping.js';
 export { checkSubscriptionName } from './topics-service.js';
 export { cursorData } from './cursors-service.js';
+export { drainingShutdown, ownerIdentity } from './owner-lifecycle.js';
+export type { DrainingShutdownOptions, OwnerIdentitySettings } from './owner-lifecycle.js';

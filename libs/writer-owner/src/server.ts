@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { createBus, type Bus } from '@ledgerline/bus';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { redisTarget } from '@ledgerline/storage-kit';
@@ -17,6 +16,7 @@ import {
 import type { Logger } from 'pino';
 import type { WriterClusterConfig, WriterSettings } from './config.js';
 import { lateMetadataClients } from './metadata-clients.js';
+import { drainingShutdown, ownerIdentity } from './owner-lifecycle.js';
 import type { OwnerIdentity } from './owner-session.js';
 import { WriterOwner, type WriterOwnerOptions } from './writer-owner.js';
 
@@ -55,16 +55,6 @@ export interface RunningWriterOwner {
 }
 
 /** Clients whose channel is chosen once the server's port is known (standalone talks to itself). */
-function identityOf(settings: WriterSettings, port: number): OwnerIdentity {
-  const advertisedAddress = settings.advertisedAddress === '' ? `localhost:${port}` : settings.advertisedAddress;
-  const derived = `writer-${hostname()}-${advertisedAddress}`.replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 128);
-  return {
-    instanceId: settings.instanceId === '' ? derived : settings.instanceId,
-    group: settings.ownerGroup,
-    advertisedAddress,
-  };
-}
-
 /**
  * Runs a writer owner: TopicsService and CursorsService (and any extra
  * services) on one gRPC port with health, reflection and /metrics. SIGTERM
@@ -105,30 +95,19 @@ export async function startWriterOwnerService(options: WriterOwnerServiceOptions
       ? late.connect(`localhost:${service.grpcPort}`, service.selfClientOptions)
       : late.connect(options.metadataAddress, service.channelSettings);
   service.addCloser({ name: 'metadata-clients', close: disconnect });
-  Object.assign(identity, identityOf(options.settings, service.grpcPort));
+  Object.assign(identity, ownerIdentity('writer', options.settings, service.grpcPort));
   try {
     await owner.start();
   } catch (error) {
     await service.shutdown('start failed');
     throw error;
   }
-  let stopping: Promise<boolean> | undefined;
-  const shutdown = (reason = 'requested'): Promise<boolean> =>
-    (stopping ??= (async () => {
-      await owner.drain().catch((error: unknown) => owner.logger.error({ err: error }, 'drain failed'));
-      const report = await service.shutdown(reason);
-      for (const signal of signals) process.off(signal, onSignal);
-      return !report.forced && report.failedClosers.length === 0;
-    })());
-  const signals = options.signals ?? ['SIGTERM', 'SIGINT'];
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stopping !== undefined) process.exit(1);
-    shutdown(signal).then(options.onSignalShutdown ?? ((clean) => process.exit(clean ? 0 : 1)), (error: unknown) => {
-      owner.logger.error({ err: error }, 'shutdown failed');
-      process.exit(1);
-    });
-  };
-  for (const signal of signals) process.on(signal, onSignal);
+  const shutdown = drainingShutdown({
+    owner,
+    service,
+    ...(options.signals === undefined ? {} : { signals: options.signals }),
+    ...(options.onSignalShutdown === undefined ? {} : { onSignalShutdown: options.onSignalShutdown }),
+  });
   return { owner, service, port: service.grpcPort, shutdown };
 }
 
