@@ -20,14 +20,24 @@
 //   --full sends 200 000 and paces for 20 s; the runner's default 20 000 and 3 s.
 //   LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile under <dir>/<app>.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import * as hdr from 'hdr-histogram-js';
 import { Redis } from 'ioredis';
 import { AdminService, InitialPosition, LookupService, SubscriptionType, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { freePort, startNats, startRedis, waitForPort } from '@ledgerline/testing';
+import {
+  latencyRow,
+  newHistogram,
+  paced as pacedAt,
+  ROOT,
+  sentAtMicros,
+  stamped as stampedCopy,
+  throughput as throughputOf,
+  type LatencyRow,
+  type ThroughputRow,
+} from './baselines';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
@@ -43,69 +53,12 @@ const CLIENT_BATCH = 100;
 const XADD_BATCH = 100;
 const XADD_IN_FLIGHT = 8;
 const JETSTREAM_WINDOW = 1_000;
-const ROOT = resolve(__dirname, '..');
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
 
-interface ThroughputRow {
-  system: string;
-  messagesPerSecond: number;
-  megabytesPerSecond: number;
-}
-
-interface LatencyRow {
-  system: string;
-  messages: number;
-  latencyMsP50: number;
-  latencyMsP99: number;
-  latencyMsP999: number;
-}
-
-function throughput(system: string, messages: number, startedNs: bigint): ThroughputRow {
-  const seconds = Number(process.hrtime.bigint() - startedNs) / 1e9;
-  return {
-    system,
-    messagesPerSecond: Math.round(messages / seconds),
-    megabytesPerSecond: Math.round((messages * MESSAGE_BYTES) / seconds / 1e5) / 10,
-  };
-}
-
-function newHistogram(): hdr.Histogram {
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000 });
-}
-
-function latencyRow(system: string, histogram: hdr.Histogram): LatencyRow {
-  return {
-    system,
-    messages: histogram.totalCount,
-    latencyMsP50: histogram.getValueAtPercentile(50) / 1000,
-    latencyMsP99: histogram.getValueAtPercentile(99) / 1000,
-    latencyMsP999: histogram.getValueAtPercentile(99.9) / 1000,
-  };
-}
-
-/** A 1 KiB payload whose first 8 bytes are the send time in microseconds (this process's clock). */
-function stamped(): Uint8Array {
-  const bytes = Uint8Array.from(payload);
-  new DataView(bytes.buffer).setFloat64(0, performance.now() * 1000);
-  return bytes;
-}
-
-function sentAtMicros(bytes: Uint8Array): number {
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(0);
-}
-
-/** Calls `send(i)` for i = 0.. at `rate` per second for PACED_SECONDS, catching up on every timer tick. */
-async function paced(rate: number, send: (index: number) => void): Promise<number> {
-  const total = rate * PACED_SECONDS;
-  const started = performance.now();
-  let sent = 0;
-  while (sent < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000));
-    while (sent < due) send(sent++);
-    await new Promise((done) => setTimeout(done, 1));
-  }
-  return total;
-}
+const throughput = (system: string, messages: number, startedNs: bigint): ThroughputRow =>
+  throughputOf(system, messages, MESSAGE_BYTES, startedNs);
+const stamped = (): Uint8Array => stampedCopy(payload);
+const paced = (rate: number, send: (index: number) => void): Promise<number> => pacedAt(rate, PACED_SECONDS, send);
 
 /** Resolves once `condition` holds, checking every millisecond, or rejects after timeoutMs. */
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
