@@ -12,33 +12,21 @@
 // client, so compare rows of one run.
 //
 // Run: npx tsx bench/readonly-fanout.ts [--full]   (default 3 s per row, --full 15 s)
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import { AdminService, InitialPosition, LookupService, SubscriptionType, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
-import { freePort, startNats, startRedis, waitForPort } from '@ledgerline/testing';
+import { freePort, startNats, startRedis } from '@ledgerline/testing';
+import { newHistogram, sentAtMicros, stamped as stampedCopy, startService } from './baselines';
 
 const full = process.argv.includes('--full');
 const PACED_SECONDS = full ? 15 : 3;
 const MESSAGE_BYTES = 256;
 const READ_SIDE_CONSUMERS = 10;
-const ROOT = resolve(__dirname, '..');
 const CLOCK_TICKS_PER_SECOND = 100;
 
 type Topics = Client<typeof TopicsService>;
-
-async function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
-  const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')], {
-    cwd: ROOT,
-    env: { ...Object.fromEntries(kept), ...settings, LEDGERLINE_GRPC_PORT: String(port), LEDGERLINE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  await waitForPort(port, 120_000);
-  return child;
-}
 
 /** CPU seconds (user + system) a process has used so far. */
 function cpuSeconds(pid: number): number {
@@ -46,19 +34,12 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
-function stamped(): Uint8Array {
-  const bytes = new Uint8Array(MESSAGE_BYTES);
-  new DataView(bytes.buffer).setFloat64(0, performance.now() * 1000);
-  return bytes;
-}
-
-function sentAtMicros(bytes: Uint8Array): number {
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getFloat64(0);
-}
+const payload = new Uint8Array(MESSAGE_BYTES);
+const stamped = (): Uint8Array => stampedCopy(payload);
 
 /** A Consume stream that records each delivery's latency; stop() ends it. */
 function latencyConsumer(topics: Topics, topic: string, subscription: string) {
-  const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000 });
+  const histogram = newHistogram();
   const controller = new AbortController();
   let received = 0;
   let wake: (() => void) | undefined;
