@@ -227,6 +227,52 @@ describe('standalone with TLS and token authentication, through the CLI and the 
       );
     });
 
+    it('serves consumers through the read-only group over TLS, checked against the reader namespace', async () => {
+      expect((await admin('namespaces', 'create', 'globex/billing-mirror', '--owner-group', 'readers')).code).toBe(0);
+      expect((await admin('namespaces', 'set-writer-namespace', 'globex/billing-mirror', 'globex/billing')).code).toBe(
+        0,
+      );
+      expect((await admin('topics', 'create', 'persistent://globex/billing/ledger')).code).toBe(0);
+      const producer = await sdk(opsToken).producer({ topic: 'globex/billing/ledger', batching: false });
+      await producer.send('entry-1');
+      const auditor = createClient({
+        serviceUrl: url,
+        tls: { ca: readFileSync(join(certs, 'ca.pem')) },
+        token: await token('auditor'),
+        lookupGroup: 'readers',
+      });
+      clients.push(auditor);
+      const firstOf = async (): Promise<string | undefined> => {
+        // The reader topic: its lookup, like its reads, is checked on the reader namespace.
+        const reader = await auditor.reader({ topic: 'globex/billing-mirror/ledger', start: 'earliest' });
+        try {
+          for await (const message of reader) return Buffer.from(message.payload).toString();
+          return undefined;
+        } finally {
+          await reader.close();
+        }
+      };
+      await expect(firstOf()).rejects.toMatchObject({ reason: SecurityReason.PERMISSION_NOT_GRANTED });
+      await admin(
+        'namespaces',
+        'grant-permission',
+        'globex/billing-mirror',
+        '--role',
+        'auditor',
+        '--actions',
+        'consume',
+      );
+      // Reads go to the read-only owner, which reaches the writer owner's cursors with its own TLS settings.
+      await eventually(
+        () =>
+          firstOf().then(
+            (first) => first === 'entry-1',
+            () => false,
+          ),
+        { description: 'the reader-namespace grant reaches the read-only owner' },
+      );
+    });
+
     it("lets a tenant's admin administer it and use its topics, but not another tenant", async () => {
       const globexAdmin = await token('globex-admin');
       const as = (...args: string[]) =>

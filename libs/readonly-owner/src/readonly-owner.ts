@@ -2,6 +2,7 @@ import type { Bus } from '@ledgerline/bus';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import type { ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { OwnerRole, TopicsService } from '@ledgerline/proto';
+import type { ClientOptions } from '@ledgerline/rpc';
 import { grpcService, type GrpcServiceRegistration } from '@ledgerline/service-kit';
 import { OwnerSession, type MetadataClients, type OwnerIdentity } from '@ledgerline/writer-owner';
 import type { Logger } from 'pino';
@@ -24,6 +25,8 @@ export interface ReadOnlyOwnerOptions {
   bus?: Bus;
   logger: Logger;
   metricsRegistry?: Registry;
+  /** How to reach writer owners' CursorsService and TopicsService; default plaintext. */
+  writerClientOptions?: () => ClientOptions;
 }
 
 /**
@@ -50,7 +53,11 @@ export class ReadOnlyOwner {
     this.clients = options.clients;
     this.logger = options.logger;
     this.metrics = readOnlyMetrics(options.metricsRegistry);
-    this.writer = new WriterClients(() => options.clients.lookup, options.settings.writerCallTimeoutMs);
+    this.writer = new WriterClients(
+      () => options.clients.lookup,
+      options.settings.writerCallTimeoutMs,
+      options.writerClientOptions,
+    );
     this.session = new OwnerSession({
       clients: options.clients,
       identity: options.identity,

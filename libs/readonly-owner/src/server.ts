@@ -67,6 +67,8 @@ export async function startReadOnlyOwnerService(options: ReadOnlyOwnerServiceOpt
   const name = options.name ?? 'readonly-owner';
   const metrics = createMetrics(name);
   const metadata = lateMetadataClients();
+  // Known once the server runs: the service's own TLS settings, or those standalone gives.
+  let peerOptions: ClientOptions = {};
   // Filled in once the port is known; the owner registers nothing before start().
   const identity: OwnerIdentity = { instanceId: '', group: options.settings.ownerGroup, advertisedAddress: '' };
   const owner = new ReadOnlyOwner({
@@ -78,6 +80,7 @@ export async function startReadOnlyOwnerService(options: ReadOnlyOwnerServiceOpt
     metadata: options.metadata,
     ...(options.bus === undefined ? {} : { bus: options.bus }),
     logger: options.logger ?? createLogger(name, { level: options.config.logLevel }),
+    writerClientOptions: () => peerOptions,
   });
   const service = await serve({
     name,
@@ -89,10 +92,8 @@ export async function startReadOnlyOwnerService(options: ReadOnlyOwnerServiceOpt
     signals: [],
     closers: options.closers ?? [],
   });
-  const disconnect = metadata.connect(
-    options.metadataAddress,
-    options.metadataClientOptions ?? service.channelSettings,
-  );
+  peerOptions = options.metadataClientOptions ?? service.channelSettings;
+  const disconnect = metadata.connect(options.metadataAddress, peerOptions);
   service.addCloser({ name: 'metadata-clients', close: disconnect });
   Object.assign(identity, ownerIdentity('readonly', options.settings, service.grpcPort));
   try {

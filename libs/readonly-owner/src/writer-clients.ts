@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { CursorsService, TopicsService, type LookupService } from '@ledgerline/proto';
-import { closeClient, createChannel, createClient, type Client } from '@ledgerline/rpc';
+import { closeClient, createChannel, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
 import { WriterReason } from '@ledgerline/writer-owner';
 import type { Channel } from '@grpc/grpc-js';
 
@@ -26,6 +26,8 @@ export class WriterClients {
   constructor(
     private readonly lookup: () => Client<typeof LookupService>,
     private readonly callTimeoutMs: number,
+    /** How to reach writer owners (TLS and this owner's certificate when security is on); read when a connection opens. */
+    private readonly clientOptions: () => ClientOptions = () => ({}),
   ) {}
 
   get callOptions(): { deadlineMs: number } {
@@ -76,8 +78,12 @@ export class WriterClients {
   private connection(address: string): WriterConnection {
     const known = this.connections.get(address);
     if (known !== undefined) return known.connection;
-    const channel = createChannel(address);
-    const connection = { cursors: createClient(CursorsService, channel), topics: createClient(TopicsService, channel) };
+    const options = this.clientOptions();
+    const channel = createChannel(address, options);
+    const connection = {
+      cursors: createClient(CursorsService, channel, options),
+      topics: createClient(TopicsService, channel, options),
+    };
     this.connections.set(address, { channel, connection });
     return connection;
   }
