@@ -10,6 +10,7 @@ import { PublishRequestSchema, type PublishRequest, type PublishResponse } from 
 import type { CallContext } from '@ledgerline/rpc';
 import { eventually } from '@ledgerline/testing';
 import { Registry } from 'prom-client';
+import { ConnectionBudgets } from './connection-budgets.js';
 import { Deduplication } from './deduplication.js';
 import { LacNotifier } from './lac-notifier.js';
 import { writerMetrics } from './metrics.js';
@@ -102,6 +103,53 @@ describe('publish backpressure: the per-stream bound', () => {
     );
     // The one request read while it waited for room is the most the stream ever held beyond the bound.
     expect(mostPendingBytes).toBeLessThanOrEqual(LIMIT_BYTES + MESSAGE_BYTES);
+  });
+
+  it("bounds all streams of one connection together, on top of each stream's own bound", async () => {
+    const STREAM_LIMIT_BYTES = 8 * MESSAGE_BYTES;
+    const CONNECTION_LIMIT_BYTES = 10 * MESSAGE_BYTES;
+    const PER_STREAM = 20;
+    const receipts = Array.from({ length: 2 * PER_STREAM }, () => deferred<Receipt>());
+    let submitted = 0;
+    const topic = { submit: async () => ({ receipt: receipts[submitted++]!.promise }) } as unknown as OwnedTopic;
+    const connections = new ConnectionBudgets(CONNECTION_LIMIT_BYTES);
+    const pulled = [0, 0];
+    const streams = [0, 1].map((index) => {
+      async function* requests(): AsyncIterable<PublishRequest> {
+        for (let i = 0; i < PER_STREAM; i++) {
+          pulled[index]!++;
+          yield create(PublishRequestSchema, {
+            message: { topic: TOPIC, payload: new Uint8Array(MESSAGE_BYTES), sequenceId: BigInt(i) },
+          });
+        }
+      }
+      const lease = connections.take('ipv4:127.0.0.1:50000');
+      const stream = publishStream(requests(), { signal: new AbortController().signal } as CallContext, {
+        getTopic: async () => topic,
+        maxPendingBytes: STREAM_LIMIT_BYTES,
+        maxPendingMessages: 1_000,
+        connectionBudget: lease.budget,
+        metrics: writerMetrics(new Registry()),
+        draining: new AbortController().signal,
+      });
+      return (async () => {
+        let answered = 0;
+        for await (const response of stream) {
+          expect(response.result?.case).toBe('receipt');
+          answered++;
+        }
+        lease.release();
+        return answered;
+      })();
+    });
+    await eventually(() => submitted === 10, { description: 'the connection to take in its bound' });
+    await settle();
+    // Each stream alone could hold 8: together they hold the connection's 10, plus one read and waiting each.
+    expect(submitted).toBe(10);
+    expect(pulled[0]! + pulled[1]!).toBe(12);
+    for (let i = 0; i < receipts.length; i++) receipts[i]!.resolve(receipt(i));
+    expect(await Promise.all(streams)).toEqual([PER_STREAM, PER_STREAM]);
+    expect(connections.connections).toBe(0);
   });
 
   it('stops at maxPendingMessages too, whatever the sizes', async () => {

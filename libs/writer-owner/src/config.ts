@@ -40,6 +40,13 @@ export const writerSettings = {
     .min(KiB)
     .max(16 * 1024 * MiB)
     .default(8 * MiB),
+  /** Bytes of publishes accepted and not yet answered, over all publish streams of one client connection. */
+  maxPendingBytesPerConnection: z
+    .number()
+    .int()
+    .min(KiB)
+    .max(16 * 1024 * MiB)
+    .default(32 * MiB),
   /** Publishes accepted and not yet answered, per publish stream. */
   maxPendingMessagesPerStream: z.number().int().min(1).max(1_000_000).default(10_000),
   /** Largest entry a producer may publish, framing included (Pulsar's maxMessageSize is 5 MiB). */

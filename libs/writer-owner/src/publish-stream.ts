@@ -15,6 +15,8 @@ export interface PublishStreamOptions {
   getTopic: (topic: string) => Promise<OwnedTopic>;
   maxPendingBytes: number;
   maxPendingMessages: number;
+  /** The bound shared by every publish stream of the same client connection (see ConnectionBudgets). */
+  connectionBudget?: ByteBudget;
   metrics: WriterMetrics;
   /** Aborted when the owner drains: stop reading, answer what was read, end the stream. */
   draining: AbortSignal;
@@ -31,8 +33,9 @@ function requestBytes(request: PublishRequest): number {
  * One Publish stream: requests are read, handed to their topic in order, and
  * answered in request order (a receipt once the ledger store holds the entry,
  * or a PublishFailure and the stream goes on). At most maxPendingBytes /
- * maxPendingMessages are read and not yet answered: past that the stream
- * stops reading, so gRPC flow control pushes back on the producer instead of
+ * maxPendingMessages are read and not yet answered (and, with a
+ * connectionBudget, at most its bound over all streams of the connection):
+ * past that the stream stops reading, so gRPC flow control pushes back on the producer instead of
  * this process buffering. On drain, reading stops, what was read is answered,
  * and the stream ends (the producer re-sends the rest after a lookup).
  */
@@ -98,6 +101,8 @@ async function readAll(
     const sizeBytes = requestBytes(request);
     const waiting = budget.acquire(sizeBytes, context.signal);
     if (waiting !== undefined) await Promise.race([waiting, drained]);
+    const sharedWaiting = options.connectionBudget?.acquire(sizeBytes, context.signal);
+    if (sharedWaiting !== undefined) await Promise.race([sharedWaiting, drained]);
     pendingMessages++;
     const startedMs = performance.now();
     // Each entry is handed to its topic only after the one before it, so the log keeps the stream's order.
@@ -118,6 +123,7 @@ async function readAll(
       )
       .finally(() => {
         budget.release(sizeBytes);
+        options.connectionBudget?.release(sizeBytes);
         pendingMessages--;
         room.wake?.();
         room.wake = undefined;

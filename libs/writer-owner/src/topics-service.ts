@@ -6,6 +6,7 @@ import { DEDUP_CURSOR_NAME } from './deduplication.js';
 import { notOwner, subscriptionNotFound } from './errors.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { entryMessage, positionFromRequest, positionMessage, receiptMessage, safeNumber } from './proto-mapping.js';
+import { ConnectionBudgets, type ConnectionBudgetLease } from './connection-budgets.js';
 import { publishStream } from './publish-stream.js';
 import { WriterReason } from './reasons.js';
 import type { WriterOwner } from './writer-owner.js';
@@ -50,17 +51,33 @@ function seekTarget(target: { case: string | undefined; value?: unknown }): Seek
   }
 }
 
+/** A publish stream that gives its connection's budget back when it ends, however it ends. */
+async function* releasedAfter<T>(stream: AsyncIterable<T>, lease: ConnectionBudgetLease): AsyncIterable<T> {
+  try {
+    yield* stream;
+  } finally {
+    lease.release();
+  }
+}
+
 /** ledgerline.v1.TopicsService over a WriterOwner. */
 export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof TopicsService> {
+  const connections = new ConnectionBudgets(owner.settings.maxPendingBytesPerConnection);
   return {
-    publish: (requests, context) =>
-      publishStream(requests, context, {
-        getTopic: (topic) => owner.topic(topic),
-        maxPendingBytes: owner.settings.maxPendingBytesPerStream,
-        maxPendingMessages: owner.settings.maxPendingMessagesPerStream,
-        metrics: owner.metrics,
-        draining: owner.drainSignal,
-      }),
+    publish: (requests, context) => {
+      const connection = connections.take(context.peer);
+      return releasedAfter(
+        publishStream(requests, context, {
+          getTopic: (topic) => owner.topic(topic),
+          maxPendingBytes: owner.settings.maxPendingBytesPerStream,
+          maxPendingMessages: owner.settings.maxPendingMessagesPerStream,
+          connectionBudget: connection.budget,
+          metrics: owner.metrics,
+          draining: owner.drainSignal,
+        }),
+        connection,
+      );
+    },
 
     async publishOne(request, context) {
       const message = request.message;
