@@ -41,14 +41,19 @@ export interface ReadOnlyHarness {
   close(): Promise<void>;
 }
 
+export interface ReadOnlyHarnessOptions {
+  /** The bus every service shares (a NATS bus, to stop and restart its server); the caller closes it. Default in-process. */
+  bus?: Bus;
+}
+
 /**
  * A metadata service, a writer owner and read-only owners in this process,
- * on one SQLite metadata file and one SQLite ledger file and the in-process
- * bus, each on its own loopback port.
+ * on one SQLite metadata file and one SQLite ledger file and one bus (the
+ * in-process one unless given), each on its own loopback port.
  */
-export async function startReadOnlyHarness(): Promise<ReadOnlyHarness> {
+export async function startReadOnlyHarness(options: ReadOnlyHarnessOptions = {}): Promise<ReadOnlyHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerline-readonly-'));
-  const bus = new InProcessBus();
+  const bus = options.bus ?? new InProcessBus();
   const store = new SqliteMetadataStore({ path: join(dir, 'metadata.db'), bus, synchronous: 'NORMAL' });
   const metadata = await startMetadataService({
     store,
