@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ClusterTlsFiles } from './health.js';
 import { LedgerlineError } from '@ledgerline/errors';
 import { ClusterReason } from './reasons.js';
 import type { ClusterRole } from './roles.js';
@@ -13,6 +14,8 @@ export interface ClusterDescription {
   /** redis-server and nats-server processes the cluster started (none when URLs were given). */
   servers: { name: string; port: number; pid: number }[];
   processes: { name: string; role: ClusterRole; pid: number; address: string; metricsAddress: string }[];
+  /** When the services serve TLS: the CA and the client certificate status checks (and users) connect with. */
+  tls?: ClusterTlsFiles;
 }
 
 /** Where `cluster up` keeps its description unless told otherwise. */

@@ -72,7 +72,7 @@ export async function clusterStatus(description: ClusterDescription): Promise<Pr
     const owner = entry.role === 'writer-owner' || entry.role === 'readonly-owner';
     const [health, metrics] = isAlive
       ? await Promise.all([
-          checkHealth(entry.address, PROBE_TIMEOUT_MS),
+          checkHealth(entry.address, PROBE_TIMEOUT_MS, description.tls),
           owner ? scrapeMetrics(entry.metricsAddress) : undefined,
         ])
       : ['UNREACHABLE' as const, undefined];

@@ -13,6 +13,7 @@ export {
 } from './cluster-description.js';
 export type { ClusterDescription } from './cluster-description.js';
 export { checkHealth } from './health.js';
+export type { ClusterTlsFiles } from './health.js';
 export type { HealthStatus } from './health.js';
 export { ClusterReason } from './reasons.js';
 export type { ClusterReasonValue } from './reasons.js';

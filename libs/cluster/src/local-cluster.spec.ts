@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials } from '@grpc/grpc-js';
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { AdminService } from '@ledgerline/proto';
 import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
@@ -97,4 +101,53 @@ describe('LocalCluster', () => {
     await eventually(() => pids.every(gone), { description: 'every process of the cluster gone' });
     for (const address of addresses) expect(await checkHealth(address, 500)).toBe('UNREACHABLE');
   }, 240_000);
+});
+
+describe('LocalCluster with TLS', () => {
+  let cluster: LocalCluster | undefined;
+  let client: LedgerlineClient | undefined;
+  let dir: string | undefined;
+
+  afterAll(async () => {
+    await client?.close();
+    await cluster?.stop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('serves TLS on every port with mutual TLS between the services, and reports them healthy', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledgerline-cluster-tls-'));
+    cluster = await LocalCluster.start({
+      counts: { metadata: 1, 'writer-owner': 1 },
+      tls: { dir: join(dir, 'certs') },
+    });
+    const tls = cluster.clientTls!;
+    const metadata = cluster.byRole('metadata')[0]!;
+    // Plaintext gets no answer; the client certificate and the CA do.
+    expect(await checkHealth(metadata.address, 2_000)).toBe('UNREACHABLE');
+    expect(await checkHealth(metadata.address, 2_000, tls)).toBe('SERVING');
+    const statuses = await clusterStatus(cluster.describe());
+    const services = statuses.filter((s) => s.role !== 'redis' && s.role !== 'nats');
+    expect(services.map((s) => [s.role, s.health])).toEqual([
+      ['metadata', 'SERVING'],
+      ['writer-owner', 'SERVING'],
+    ]);
+
+    const admin = createRpcClient(AdminService, metadata.address, {
+      credentials: credentials.createSsl(readFileSync(tls.ca), readFileSync(tls.key), readFileSync(tls.cert)),
+    });
+    try {
+      await admin.createTenant({ tenant: 'secure' });
+      await admin.createNamespace({ namespace: 'secure/ns' });
+      await admin.createTopic({ topic: 'persistent://secure/ns/t' });
+    } finally {
+      closeClient(admin);
+    }
+    // Publishing reaches the writer owner, which registered and took its lease over mutual TLS.
+    client = createClient({
+      serviceUrl: metadata.address,
+      tls: { ca: readFileSync(tls.ca), cert: readFileSync(tls.cert), key: readFileSync(tls.key) },
+    });
+    const producer = await client.producer({ topic: 'secure/ns/t', batching: false });
+    expect((await producer.send('over tls')).offset).toBe(0n);
+  }, 180_000);
 });

@@ -1,6 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { credentials } from '@grpc/grpc-js';
+import {
+  createDevCertificates,
+  writeDevCertificates,
+  type DevCertificateFiles,
+} from '@ledgerline/security/dev-certificates';
 import { LedgerlineError } from '@ledgerline/errors';
 import { LookupService, type GetLeaseResponse } from '@ledgerline/proto';
-import { closeClient, createClient } from '@ledgerline/rpc';
+import { closeClient, createClient, type ClientOptions } from '@ledgerline/rpc';
 import { ClusterReason } from './reasons.js';
 import { findRepositoryRoot, hasApp, launchApp } from './launcher.js';
 import {
@@ -14,6 +21,7 @@ import { freePort } from './ports.js';
 import { CLUSTER_ROLES, ROLE_SPECS, roleSpec, type ClusterRole, type InstanceContext } from './roles.js';
 import { ServiceInstance } from './service-instance.js';
 import type { ClusterDescription } from './cluster-description.js';
+import type { ClusterTlsFiles } from './health.js';
 
 /** Most instances of one service a local cluster starts (each is a Node process on this machine). */
 export const MAX_INSTANCES_PER_ROLE = 16;
@@ -40,6 +48,11 @@ export interface LocalClusterOptions {
   startTimeoutMs?: number;
   /** Bound on one service's graceful stop before it is killed, in ms. */
   stopTimeoutMs?: number;
+  /**
+   * Serve TLS with mutual TLS between the services: a development CA and a
+   * certificate per service and for a client are written into `dir`.
+   */
+  tls?: { dir: string };
 }
 
 const DEFAULT_START_TIMEOUT_MS = 120_000;
@@ -63,6 +76,8 @@ export class LocalCluster {
     readonly redis: LocalServer | undefined,
     readonly redisCluster: LocalRedisCluster | undefined,
     readonly nats: LocalServer | undefined,
+    /** The development certificates when the cluster serves TLS. */
+    readonly certificates: DevCertificateFiles | undefined,
   ) {}
 
   static async start(options: LocalClusterOptions): Promise<LocalCluster> {
@@ -85,7 +100,11 @@ export class LocalCluster {
     }
     const redisUrl = options.redisUrl ?? redisCluster?.url ?? `redis://127.0.0.1:${redis!.port}`;
     const natsUrl = options.natsUrl ?? `nats://127.0.0.1:${nats!.port}`;
-    const cluster = new LocalCluster(options, root, redisUrl, natsUrl, redis, redisCluster, nats);
+    const certificates =
+      options.tls === undefined
+        ? undefined
+        : await writeDevCertificates(options.tls.dir, await createDevCertificates());
+    const cluster = new LocalCluster(options, root, redisUrl, natsUrl, redis, redisCluster, nats, certificates);
     try {
       // The metadata instances first: everyone else needs their addresses.
       for (const spec of ROLE_SPECS) {
@@ -116,7 +135,7 @@ export class LocalCluster {
 
   /** The running writer owner that holds `topic`'s lease, as the metadata service's lookup answers. */
   async ownerOf(topic: string): Promise<ServiceInstance> {
-    const lookup = createClient(LookupService, this.metadataTarget);
+    const lookup = createClient(LookupService, this.metadataTarget, this.clientOptions);
     try {
       const { advertisedAddress } = await lookup.lookupTopic({ topic });
       const owner = this.instances.find((instance) => instance.running && instance.address === advertisedAddress);
@@ -130,7 +149,7 @@ export class LocalCluster {
 
   /** The lease on `topic` as the metadata service holds it. */
   async lease(topic: string): Promise<GetLeaseResponse> {
-    const lookup = createClient(LookupService, this.metadataTarget);
+    const lookup = createClient(LookupService, this.metadataTarget, this.clientOptions);
     try {
       return await lookup.getLease({ topic });
     } finally {
@@ -167,6 +186,7 @@ export class LocalCluster {
       LEDGERLINE_METRICS_PORT: String(metricsPort),
       LEDGERLINE_LOG_LEVEL: this.options.logLevel ?? 'warn',
       ...spec.settings(context),
+      ...this.tlsSettings(role),
       ...this.options.settings?.[role],
     };
     const instance = new ServiceInstance(
@@ -176,6 +196,7 @@ export class LocalCluster {
       metricsPort,
       launchApp(this.root, spec.app),
       env,
+      this.clientTls,
     );
     this.instances.push(instance);
     await instance.start(this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
@@ -211,8 +232,37 @@ export class LocalCluster {
   }
 
   /** What `cluster status` needs to find and probe every process. */
+  /** The CA and the client certificate, when the cluster serves TLS. */
+  get clientTls(): ClusterTlsFiles | undefined {
+    const files = this.certificates;
+    if (files === undefined) return undefined;
+    const client = files.leaves['client']!;
+    return { ca: files.caCert, cert: client.cert, key: client.key };
+  }
+
+  /** How this process calls the services: over TLS with the client certificate when the cluster serves TLS. */
+  private get clientOptions(): ClientOptions {
+    const tls = this.clientTls;
+    if (tls === undefined) return {};
+    return {
+      credentials: credentials.createSsl(readFileSync(tls.ca), readFileSync(tls.key), readFileSync(tls.cert)),
+    };
+  }
+
+  /** A service's own certificate (its identity: the role's name) and the CA it trusts. */
+  private tlsSettings(role: ClusterRole): Record<string, string> {
+    const leaf = this.certificates?.leaves[role];
+    if (leaf === undefined) return {};
+    return {
+      LEDGERLINE_TLS_CERT: leaf.cert,
+      LEDGERLINE_TLS_KEY: leaf.key,
+      LEDGERLINE_TLS_CA: this.certificates!.caCert,
+    };
+  }
+
   describe(): ClusterDescription {
     return {
+      ...(this.clientTls === undefined ? {} : { tls: this.clientTls }),
       redisUrl: this.redisUrl,
       natsUrl: this.natsUrl,
       servers: [...this.redisServers, ...(this.nats === undefined ? [] : [this.nats])].map((server) => ({

@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { ChildProcessGroup } from './child-process-group.js';
-import { checkHealth } from './health.js';
+import { checkHealth, type ClusterTlsFiles } from './health.js';
 import type { Launch } from './launcher.js';
 import { waitUntil } from './ports.js';
 import { ClusterReason } from './reasons.js';
@@ -18,6 +18,8 @@ export class ServiceInstance {
     readonly metricsPort: number,
     private readonly launch: Launch,
     private readonly env: NodeJS.ProcessEnv,
+    /** The files health checks use when the cluster serves TLS. */
+    private readonly tls?: ClusterTlsFiles,
   ) {}
 
   get address(): string {
@@ -56,7 +58,7 @@ export class ServiceInstance {
     });
     this.group = group;
     const healthy = await waitUntil(
-      async () => !group.running || (await checkHealth(this.address, 1_000)) === 'SERVING',
+      async () => !group.running || (await checkHealth(this.address, 1_000, this.tls)) === 'SERVING',
       timeoutMs,
       100,
     );

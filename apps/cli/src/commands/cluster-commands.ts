@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { LedgerlineError } from '@ledgerline/errors';
 import {
   CLUSTER_ROLES,
@@ -35,6 +35,7 @@ interface UpOptions {
   natsUrl?: string;
   stateFile: string;
   logLevel: string;
+  tls?: boolean;
   [countFlag: string]: unknown;
 }
 
@@ -66,6 +67,8 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
     redisClusterMasters: options.redisCluster === true ? 3 : options.redisCluster,
     natsUrl: options.natsUrl,
     logLevel: options.logLevel,
+    // Development certificates beside the state file: one per service (its identity) and one for clients.
+    ...(options.tls === true ? { tls: { dir: join(dirname(stateFile), 'certs') } } : {}),
   });
   writeClusterDescription(stateFile, { ...cluster.describe(), supervisorPid: process.pid });
   io.out(`Ledgerline cluster is up (${cluster.instances.length} services, each its own process)`);
@@ -77,7 +80,10 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
     );
   }
   const metadata = cluster.byRole('metadata')[0]!;
-  io.out(`  try:    npx tsx apps/cli/src/main.ts tenants create my-tenant --url ${metadata.address}`);
+  const tls = cluster.clientTls;
+  const tlsFlags = tls === undefined ? '' : ` --tls-ca ${tls.ca} --tls-cert ${tls.cert} --tls-key ${tls.key}`;
+  if (tls !== undefined) io.out(`  tls:    every port serves TLS, mutual TLS between services; CA ${tls.ca}`);
+  io.out(`  try:    npx tsx apps/cli/src/main.ts tenants create my-tenant --url ${metadata.address}${tlsFlags}`);
   io.out(`  status: npx tsx apps/cli/src/main.ts cluster status --state-file ${stateFile}`);
   io.out('Press Ctrl-C to stop every process.');
   let stopping = false;
@@ -150,7 +156,11 @@ export function registerClusterCommands(program: Command, io: CliIo): void {
       'where the running cluster is described for `cluster status`',
       DEFAULT_DESCRIPTION_FILE,
     )
-    .option('--log-level <level>', "the services' log level", 'warn');
+    .option('--log-level <level>', "the services' log level", 'warn')
+    .option(
+      '--tls',
+      'serve TLS everywhere, mutual TLS between services, with development certificates beside the state file',
+    );
   for (const spec of ROLE_SPECS) {
     upCommand.option(`--${spec.countFlag} <n>`, `${spec.role} instances (default ${DEFAULT_COUNTS[spec.role]})`, count);
   }
