@@ -23,6 +23,8 @@ describe('notification payloads', () => {
       lac: 4,
       offset: 99,
     });
+    const confirmed = { ledgerId: 12, lac: 5, offset: 100, confirmedAtMs: 1_796_131_056_436 };
+    expect(decodeLacAdvanced(encodeLacAdvanced(confirmed))).toEqual(confirmed);
     const rolled = { name: 't/ns/persistent/x', kind: 'rolled' as const, version: 3, ledgerId: 99 };
     expect(decodeManagedLedgerNotification(encodeManagedLedgerNotification(rolled))).toEqual(rolled);
     const info = { name: 't/ns/persistent/x', kind: 'info-changed' as const, version: 4 };

@@ -28,6 +28,8 @@ export interface LacAdvancedNotification {
   lac: number;
   /** The offset of the last message of that entry, when the writer knows it. */
   offset?: number;
+  /** When the writer's store confirmed that entry (ms since the epoch): readers measure propagation from it. */
+  confirmedAtMs?: number;
 }
 
 export interface ManagedLedgerNotification {
@@ -64,8 +66,13 @@ export function decodeMetadataChange(bytes: Uint8Array): MetadataChangeNotificat
 }
 
 export function encodeLacAdvanced(notification: LacAdvancedNotification): Uint8Array {
-  const { ledgerId, lac, offset } = notification;
-  return encode(offset === undefined ? { ledgerId, lac } : { ledgerId, lac, offset });
+  const { ledgerId, lac, offset, confirmedAtMs } = notification;
+  return encode({
+    ledgerId,
+    lac,
+    ...(offset === undefined ? {} : { offset }),
+    ...(confirmedAtMs === undefined ? {} : { confirmedAtMs }),
+  });
 }
 
 export function decodeLacAdvanced(bytes: Uint8Array): LacAdvancedNotification {
@@ -75,6 +82,7 @@ export function decodeLacAdvanced(bytes: Uint8Array): LacAdvancedNotification {
     lac: integerField(json, 'lac', -1),
   };
   if (json['offset'] !== undefined) notification.offset = integerField(json, 'offset', 0);
+  if (json['confirmedAtMs'] !== undefined) notification.confirmedAtMs = integerField(json, 'confirmedAtMs', 0);
   return notification;
 }
 

@@ -49,6 +49,8 @@ export interface ReadOnlyManagedLedgerOptions {
   bus?: Bus;
   settings?: Partial<ReadOnlyLedgerSettings>;
   logger?: { warn(details: object, message: string): void };
+  /** Told, per LAC notification that carries the writer's confirmation time, how long it took to arrive (ms). */
+  observeLacPropagationMs?: (ms: number) => void;
 }
 
 /** How much the view has learned from each source: what the tests and metrics look at. */
@@ -365,6 +367,8 @@ export class ReadOnlyManagedLedger {
     this.consume(subscription, (data) => {
       const notification = decodeLacAdvanced(data);
       this.stats.lacNotifications++;
+      if (notification.confirmedAtMs !== undefined)
+        this.options.observeLacPropagationMs?.(Math.max(0, Date.now() - notification.confirmedAtMs));
       this.learnLac(notification.ledgerId, notification.lac);
     });
   }

@@ -79,6 +79,7 @@ export class ReadOnlyOwner {
       metadata: options.metadata,
       bus: options.bus,
       writer: this.writer,
+      observeLacPropagationMs: (ms) => this.metrics.lacPropagation.observe(ms / 1000),
       logger: options.logger,
     });
   }

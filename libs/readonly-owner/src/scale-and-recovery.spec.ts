@@ -87,6 +87,12 @@ describe('a read-only owner over NATS, when NATS goes away and comes back', () =
       await consumer.until(() => consumer.entries.length === 5, 'five entries with NATS up');
       const view = harness.readOnly[0]!.owner.registry.find(writerTopic)!.view;
       expect(view.stats.lacNotifications).toBeGreaterThan(0);
+      // Each notification carries when the writer's store confirmed the entry: its delay is on /metrics.
+      const propagation = await harness.readOnly[0]!.owner.metrics.lacPropagation.get();
+      const observed = propagation.values.find(
+        (v) => v.metricName === 'ledgerline_readonly_lac_propagation_seconds_count',
+      );
+      expect(observed?.value).toBeGreaterThan(0);
 
       await nats.kill();
       const fallbackBefore = view.stats.lacFallbackReads;

@@ -19,6 +19,8 @@ export interface ReadOnlyRegistryOptions {
   metadata: Pick<ManagedLedgerMetadata, 'getManagedLedgerInfo'>;
   bus: Bus | undefined;
   writer: WriterClients;
+  /** Where each LAC notification's propagation time goes (the lac_propagation histogram). */
+  observeLacPropagationMs?: (ms: number) => void;
   logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
 }
 
@@ -170,6 +172,9 @@ export class ReadOnlyRegistry {
           entryCacheMaxBytes: settings.entryCacheMaxBytesPerTopic,
         },
         logger: this.options.logger,
+        ...(this.options.observeLacPropagationMs === undefined
+          ? {}
+          : { observeLacPropagationMs: this.options.observeLacPropagationMs }),
       });
       if (!this.serving) {
         view.close();

@@ -5,6 +5,8 @@ interface Pending {
   ledgerId: number;
   entryId: number;
   offset: number;
+  /** Wall-clock time the store confirmed the entry: read-only owners measure LAC propagation from it. */
+  confirmedAtMs: number;
 }
 
 /**
@@ -23,7 +25,7 @@ export class LacNotifier {
 
   advanced(ledgerId: number, entryId: number, offset: number): void {
     if (this.bus === undefined) return;
-    this.next = { ledgerId, entryId, offset };
+    this.next = { ledgerId, entryId, offset, confirmedAtMs: Date.now() };
     if (this.inFlight) return;
     this.inFlight = true;
     setImmediate(() => this.drain().catch(unexpectedRejection));
@@ -32,11 +34,11 @@ export class LacNotifier {
   private async drain(): Promise<void> {
     try {
       while (this.next !== undefined) {
-        const { ledgerId, entryId, offset } = this.next;
+        const { ledgerId, entryId, offset, confirmedAtMs } = this.next;
         this.next = undefined;
         await this.bus!.publish(
           ledgerLacSubject(ledgerId),
-          encodeLacAdvanced({ ledgerId, lac: entryId, offset }),
+          encodeLacAdvanced({ ledgerId, lac: entryId, offset, confirmedAtMs }),
         ).catch(() => undefined);
       }
     } finally {
