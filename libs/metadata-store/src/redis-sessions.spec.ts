@@ -46,16 +46,23 @@ it('fails an ephemeral put whose session ended on the way, leaving no node behin
   const owner = new RedisMetadataStore(gated.client, { keyPrefix, sessionSweepIntervalMs: 60_000 });
   const other = await RedisMetadataStore.connect({ url }, { keyPrefix });
   try {
-    const session = await owner.openSession({ ttlMs: 300 });
+    // Long enough that the put below reaches the store before the session lapses, even when a busy
+    // machine stalls this process (300 ms did not: the put was refused at once and never reached the gate).
+    const session = await owner.openSession({ ttlMs: 2_000 });
     sessionId = session.id;
     const put = owner.put('/leases/a', value, { session }).then(
       (version) => `version ${version}`,
       (thrown: LedgerlineError) => `${thrown.code} ${thrown.reason}`,
     );
-    await gated.arrived;
+    const early = put.then((outcome) => {
+      throw new Error(`the put ended before it reached the store: ${outcome}`);
+    });
+    // Only the race looks at it: once the put has reached the gate, its ending later is expected.
+    early.catch(() => undefined);
+    await Promise.race([gated.arrived, early]);
     // No renewal gets through: the session key runs out, and another client sweeps the session away.
     await eventually(async () => (await admin.exists(`${keyPrefix}{session:${sessionId}}`)) === 0, {
-      attempts: 100,
+      attempts: 250,
       intervalMs: 20,
     });
     await other.sweepExpiredSessions();
