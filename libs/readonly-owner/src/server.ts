@@ -1,20 +1,19 @@
-import { createBus, type Bus } from '@ledgerline/bus';
+import type { Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
-import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
-import { redisTarget } from '@ledgerline/storage-kit';
-import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
+import type { LedgerStore } from '@ledgerline/ledger-store';
+import type { ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import type { ClientOptions } from '@ledgerline/rpc';
 import { grpcPolicySource, type PolicySource } from '@ledgerline/security';
 import {
   createLogger,
   createMetrics,
   serve,
-  serviceChannel,
   type Closer,
   type RunningService,
   type ServiceConfig,
 } from '@ledgerline/service-kit';
 import {
+  connectOwnerBackends,
   drainingShutdown,
   lateMetadataClients,
   ownerIdentity,
@@ -119,19 +118,7 @@ export async function startClusterReadOnlyOwner(
   if (config.metadataAddress === '') {
     throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'give the metadata service address');
   }
-  const bus = await createBus({
-    kind: 'nats',
-    servers: config.natsUrl.split(',').map((server) => server.trim()),
-    name: 'ledgerline-readonly-owner',
-  });
-  const ledgerStore = createLedgerStore({
-    kind: 'redis',
-    ...redisTarget(config.redisUrl),
-    keyPrefix: config.redisKeyPrefix,
-  });
-  // With mutual TLS the owner's certificate is its identity to the metadata service's internal APIs.
-  const channel = serviceChannel(config);
-  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress, channel.settings);
+  const { bus, ledgerStore, metadata, closers } = await connectOwnerBackends(config, 'ledgerline-readonly-owner');
   return startReadOnlyOwnerService({
     ...options,
     config,
@@ -140,11 +127,6 @@ export async function startClusterReadOnlyOwner(
     ledgerStore,
     metadata,
     bus,
-    closers: [
-      { name: 'bus', close: () => bus.close() },
-      { name: 'ledger-store', close: () => ledgerStore.close() },
-      { name: 'metadata', close: () => metadata.close() },
-      { name: 'tls-files', close: () => channel.close() },
-    ],
+    closers,
   });
 }

@@ -29,5 +29,10 @@ export type { WriterEntry } from './cursor-source.js';
 export { entryMessage, positionFromRequest, positionMessage, safeNumber } from './proto-mapping.js';
 export { checkSubscriptionName } from './topics-service.js';
 export { cursorData } from './cursors-service.js';
-export { drainingShutdown, ownerIdentity } from './owner-lifecycle.js';
-export type { DrainingShutdownOptions, OwnerIdentitySettings } from './owner-lifecycle.js';
+export { connectOwnerBackends, drainingShutdown, ownerIdentity } from './owner-lifecycle.js';
+export type {
+  DrainingShutdownOptions,
+  OwnerBackends,
+  OwnerBackendSettings,
+  OwnerIdentitySettings,
+} from './owner-lifecycle.js';

@@ -1,13 +1,11 @@
-import { createBus, type Bus } from '@ledgerline/bus';
-import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
-import { redisTarget } from '@ledgerline/storage-kit';
-import { GrpcManagedLedgerMetadata, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
+import type { Bus } from '@ledgerline/bus';
+import type { LedgerStore } from '@ledgerline/ledger-store';
+import type { ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { grpcPolicySource, type PolicySource } from '@ledgerline/security';
 import {
   createLogger,
   createMetrics,
   serve,
-  serviceChannel,
   type Closer,
   type GrpcServiceRegistration,
   type RunningService,
@@ -16,7 +14,7 @@ import {
 import type { Logger } from 'pino';
 import type { WriterClusterConfig, WriterSettings } from './config.js';
 import { lateMetadataClients } from './metadata-clients.js';
-import { drainingShutdown, ownerIdentity } from './owner-lifecycle.js';
+import { connectOwnerBackends, drainingShutdown, ownerIdentity } from './owner-lifecycle.js';
 import type { OwnerIdentity } from './owner-session.js';
 import { WriterOwner, type WriterOwnerOptions } from './writer-owner.js';
 
@@ -115,19 +113,7 @@ export async function startClusterWriterOwner(
   config: WriterClusterConfig,
   options: Pick<WriterOwnerServiceOptions, 'signals' | 'logger' | 'name' | 'consumeBackend'>,
 ): Promise<RunningWriterOwner> {
-  const bus = await createBus({
-    kind: 'nats',
-    servers: config.natsUrl.split(',').map((server) => server.trim()),
-    name: 'ledgerline-writer-owner',
-  });
-  const ledgerStore = createLedgerStore({
-    kind: 'redis',
-    ...redisTarget(config.redisUrl),
-    keyPrefix: config.redisKeyPrefix,
-  });
-  // With mutual TLS the owner's certificate is its identity to the metadata service's internal APIs.
-  const channel = serviceChannel(config);
-  const metadata = GrpcManagedLedgerMetadata.connect(config.metadataAddress, channel.settings);
+  const { bus, ledgerStore, metadata, closers } = await connectOwnerBackends(config, 'ledgerline-writer-owner');
   return startWriterOwnerService({
     ...options,
     config,
@@ -136,11 +122,6 @@ export async function startClusterWriterOwner(
     ledgerStore,
     metadata,
     bus,
-    closers: [
-      { name: 'bus', close: () => bus.close() },
-      { name: 'ledger-store', close: () => ledgerStore.close() },
-      { name: 'metadata', close: () => metadata.close() },
-      { name: 'tls-files', close: () => channel.close() },
-    ],
+    closers,
   });
 }
