@@ -107,6 +107,26 @@ describe('ReadOnlyManagedLedger', () => {
     expect(v.stats.lacFallbackReads).toBe(0);
   });
 
+  it('takes the store as the truth when a hint names a LAC the store has not confirmed: reads what is there, then the rest', async () => {
+    const s = await start();
+    const first = await appendAndNotify(s, 'm0');
+    const v = await view(s, { lacFallbackMs: 60_000, metadataRefreshMs: 60_000 });
+    expect(await tail(v, 1)).toEqual(['m0']);
+    // A LAC two entries ahead of the store, as a notification that ran ahead of what a reader can read would say.
+    const { ledgerId, entryId } = first.position;
+    await s.bus.publish(ledgerLacSubject(ledgerId), encodeLacAdvanced({ ledgerId, lac: entryId + 2 }));
+    await eventually(() => v.lastConfirmedPosition()?.entryId === entryId + 2, { description: 'the hint to arrive' });
+    // No ENTRY_NOT_CONFIRMED reaches the reader: nothing past the store's LAC, and the view's LAC comes back to it.
+    expect(await v.readEntries({ ledgerId, entryId: entryId + 1 }, 10)).toEqual([]);
+    expect(v.lastConfirmedPosition()).toEqual(first.position);
+    await appendAndNotify(s, 'm1');
+    await appendAndNotify(s, 'm2');
+    expect((await v.readEntries({ ledgerId, entryId: entryId + 1 }, 10)).map((e) => textOf(e.payload))).toEqual([
+      'm1',
+      'm2',
+    ]);
+  });
+
   it('gets every entry with no notification at all (no bus): the fallback re-reads the LAC and the ledger list', async () => {
     const s = await start();
     const v = await view(s, { lacFallbackMs: 5, metadataRefreshMs: 60_000 }, false);

@@ -9,7 +9,7 @@ import {
 } from '@ledgerline/bus';
 import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { LedgerStore } from '@ledgerline/ledger-store';
+import { LedgerStoreReason, type LedgerStore } from '@ledgerline/ledger-store';
 import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/naming';
 import { defaultManagedLedgerLogger } from './default-logger.js';
 import { EntryCache } from './entry-cache.js';
@@ -184,7 +184,10 @@ export class ReadOnlyManagedLedger {
       const ledgerId = next.ledgerId;
       const view = views.find((v) => v.ledgerId === ledgerId) as LedgerView;
       const last = Math.min(view.entries - 1, next.entryId + (maxEntries - out.length) - 1);
-      out.push(...(await this.readRange(view, next.entryId, last)));
+      const read = await this.readRange(view, next.entryId, last);
+      out.push(...read);
+      // Fewer than asked: the store has not confirmed the rest yet, and nothing after it may be read before it.
+      if (read.length < last - next.entryId + 1) break;
       next = firstEntryAtOrAfter(views, { ledgerId, entryId: last + 1 });
     }
     return out;
@@ -206,11 +209,9 @@ export class ReadOnlyManagedLedger {
           ? view.firstOffset - 1
           : this.cache.get({ ledgerId: view.ledgerId, entryId: entryId - 1 })?.lastOffset;
       // An entry's first offset is the previous entry's index + 1: read that entry too when it is not known.
-      const stored = await this.options.ledgerStore.read(
-        view.ledgerId,
-        previous === undefined ? entryId - 1 : entryId,
-        pageLast,
-      );
+      const from = previous === undefined ? entryId - 1 : entryId;
+      const stored = await this.readConfirmed(view.ledgerId, from, pageLast);
+      if (stored === undefined) return out;
       let lastOffset = previous;
       for (const raw of stored) {
         const entry = toManagedEntry(view.ledgerId, raw, lastOffset);
@@ -222,6 +223,26 @@ export class ReadOnlyManagedLedger {
       entryId = pageLast + 1;
     }
     return out;
+  }
+
+  /**
+   * Entries from..last of a ledger, or what the store has confirmed of them: a
+   * LAC learned from a notification or from the writer is a hint, the store is
+   * the truth. When the store refuses entries past its LAC, the view takes the
+   * store's LAC for the ledger and reads up to it; undefined when even `from`
+   * is not confirmed yet (the reader then waits, as at the end of the log).
+   */
+  private async readConfirmed(ledgerId: number, from: number, last: number) {
+    try {
+      return await this.options.ledgerStore.read(ledgerId, from, last);
+    } catch (error) {
+      if (!(error instanceof LedgerlineError) || error.reason !== LedgerStoreReason.ENTRY_NOT_CONFIRMED) throw error;
+      const confirmed = (await this.options.ledgerStore.info(ledgerId))?.lastAddConfirmed ?? -1;
+      if (this.lacs.has(ledgerId) && confirmed < this.lacs.get(ledgerId)!) this.lacs.set(ledgerId, confirmed);
+      this.warn(error);
+      if (confirmed < from) return undefined;
+      return this.options.ledgerStore.read(ledgerId, from, Math.min(last, confirmed));
+    }
   }
 
   /**
