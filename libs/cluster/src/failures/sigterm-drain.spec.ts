@@ -22,11 +22,10 @@ describe('SIGTERM of each service under load', () => {
   beforeAll(async () => {
     const drain = { LEDGERLINE_DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS) };
     cluster = await LocalCluster.start({
-      counts: { metadata: 2, 'writer-owner': 2, 'readonly-owner': 1, 'garbage-collector': 2 },
+      counts: { metadata: 2, 'writer-owner': 2, 'garbage-collector': 2 },
       settings: {
         metadata: drain,
         'writer-owner': { ...drain, LEDGERLINE_LEASE_TTL_MS: '2000' },
-        'readonly-owner': drain,
         'garbage-collector': drain,
       },
     });
