@@ -47,7 +47,14 @@ describe('SIGTERM of each service under load', () => {
       const startedMs = Date.now();
       expect(await victim.stop('SIGTERM', STOP_BOUND_MS)).toBe(true);
       stopMs.push(`${role} ${Date.now() - startedMs} ms`);
-      expect(await victim.exited).toEqual({ code: 0, signal: null });
+      const exited = await victim.exited;
+      // A failure names the service and shows its last lines (which closer failed, or whether the drain was forced).
+      expect({ role, ...exited, output: exited?.code === 0 ? '' : victim.output.slice(-2_000) }).toEqual({
+        role,
+        code: 0,
+        signal: null,
+        output: '',
+      });
       await cluster.add(role);
     }
     expect(await load.waitForAcks(ACKS_BETWEEN_STOPS, PROGRESS_TIMEOUT_MS)).toBe(true);
