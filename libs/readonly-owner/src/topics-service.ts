@@ -1,6 +1,5 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { SeekTarget } from '@ledgerline/managed-ledger';
 import { TopicName } from '@ledgerline/naming';
 import {
   InitialPosition,
@@ -21,6 +20,7 @@ import {
   positionFromRequest,
   positionMessage,
   safeNumber,
+  seekTarget,
   subscriptionTypeOf,
   type ConsumeSession,
   type WriterEntry,
@@ -59,23 +59,6 @@ async function* refusePublishStream(
 function startOf(subscribe: Subscribe): SubscriptionStart {
   if (subscribe.startOffset !== undefined) return { offset: safeNumber(subscribe.startOffset, 'start_offset') };
   return { initialPosition: subscribe.initialPosition === InitialPosition.EARLIEST ? 'earliest' : 'latest' };
-}
-
-function seekTarget(target: { case: string | undefined; value?: unknown }): SeekTarget {
-  switch (target.case) {
-    case 'position':
-      return { position: positionFromRequest(target.value as never) };
-    case 'offset':
-      return { offset: safeNumber(target.value as bigint, 'offset') };
-    case 'timestampMs':
-      return { timestampMs: safeNumber(target.value as bigint, 'timestamp_ms') };
-    default:
-      throw new LedgerlineError(
-        'INVALID_ARGUMENT',
-        WriterReason.INVALID_REQUEST,
-        'give a position, an offset or a time',
-      );
-  }
 }
 
 async function subscribe(

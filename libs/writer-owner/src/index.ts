@@ -26,7 +26,7 @@ export type { ConsumeSession, OpenConsumeSession, ConsumeResponse } from './cons
 export { consumerOptions, subscriptionTypeOf, entryResponse } from './consume-backend.js';
 export { writerEntry } from './cursor-source.js';
 export type { WriterEntry } from './cursor-source.js';
-export { entryMessage, positionFromRequest, positionMessage, safeNumber } from './proto-mapping.js';
+export { entryMessage, positionFromRequest, positionMessage, safeNumber, seekTarget } from './proto-mapping.js';
 export { checkSubscriptionName } from './topics-service.js';
 export { cursorData } from './cursors-service.js';
 export { connectOwnerBackends, drainingShutdown, ownerIdentity } from './owner-lifecycle.js';

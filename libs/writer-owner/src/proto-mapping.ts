@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Position } from '@ledgerline/cursor-codec';
-import type { ManagedLedgerEntry } from '@ledgerline/managed-ledger';
+import type { ManagedLedgerEntry, SeekTarget } from '@ledgerline/managed-ledger';
 import { decodeMessageEntry } from '@ledgerline/message-format';
 import type {
   EntrySchema,
@@ -107,4 +107,22 @@ export function entryMessage(
     redeliveryCount,
     messages: skip === undefined ? messages : messages.filter((m) => !skip(m.batchIndex ?? -1)),
   };
+}
+
+/** A Seek request's target as the managed ledger takes it; INVALID_REQUEST when it names none. */
+export function seekTarget(target: { case: string | undefined; value?: unknown }): SeekTarget {
+  switch (target.case) {
+    case 'position':
+      return { position: positionFromRequest(target.value as never) };
+    case 'offset':
+      return { offset: safeNumber(target.value as bigint, 'offset') };
+    case 'timestampMs':
+      return { timestampMs: safeNumber(target.value as bigint, 'timestamp_ms') };
+    default:
+      throw new LedgerlineError(
+        'INVALID_ARGUMENT',
+        WriterReason.INVALID_REQUEST,
+        'give a position, an offset or a time',
+      );
+  }
 }

@@ -1,11 +1,16 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import type { SeekTarget } from '@ledgerline/managed-ledger';
 import { SubscriptionType, TopicsService } from '@ledgerline/proto';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import { DEDUP_CURSOR_NAME } from './deduplication.js';
 import { notOwner, subscriptionNotFound } from './errors.js';
 import type { OwnedTopic } from './owned-topic.js';
-import { entryMessage, positionFromRequest, positionMessage, receiptMessage, safeNumber } from './proto-mapping.js';
+import {
+  entryMessage,
+  positionMessage,
+  receiptMessage,
+  safeNumber,
+  seekTarget,
+} from './proto-mapping.js';
 import { ConnectionBudgets, type ConnectionBudgetLease } from './connection-budgets.js';
 import { publishStream } from './publish-stream.js';
 import { WriterReason } from './reasons.js';
@@ -32,23 +37,6 @@ function requireCursor(topic: OwnedTopic, subscription: string) {
   const cursor = topic.ledger.getCursor(checkSubscriptionName(subscription));
   if (cursor === undefined) throw subscriptionNotFound(topic.name, subscription);
   return cursor;
-}
-
-function seekTarget(target: { case: string | undefined; value?: unknown }): SeekTarget {
-  switch (target.case) {
-    case 'position':
-      return { position: positionFromRequest(target.value as never) };
-    case 'offset':
-      return { offset: safeNumber(target.value as bigint, 'offset') };
-    case 'timestampMs':
-      return { timestampMs: safeNumber(target.value as bigint, 'timestamp_ms') };
-    default:
-      throw new LedgerlineError(
-        'INVALID_ARGUMENT',
-        WriterReason.INVALID_REQUEST,
-        'give a position, an offset or a time',
-      );
-  }
 }
 
 /** A publish stream that gives its connection's budget back when it ends, however it ends. */
