@@ -4,7 +4,13 @@ import type { LedgerStore } from '@ledgerline/ledger-store';
 import { ReadOnlyManagedLedger, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import { TopicName } from '@ledgerline/naming';
-import { WriterReason, type MetadataClients, type OwnerIdentity, type OwnerSession } from '@ledgerline/writer-owner';
+import {
+  renewLeaseOrLoss,
+  WriterReason,
+  type MetadataClients,
+  type OwnerIdentity,
+  type OwnerSession,
+} from '@ledgerline/writer-owner';
 import type { ReadOnlySettings } from './config.js';
 import { ReadOnlyTopic } from './readonly-topic.js';
 import { ReadOnlyOwnerReason } from './reasons.js';
@@ -236,21 +242,13 @@ export class ReadOnlyRegistry {
     this.monitoring = true;
     try {
       for (const topic of this.all()) {
-        try {
-          await this.options.clients.lookup.renewLease(
-            { topic: topic.readerTopic, sessionId: this.options.session.sessionId },
-            { deadlineMs: this.options.settings.leaseTtlMs },
-          );
-        } catch (thrown) {
-          const error = LedgerlineError.from(thrown);
-          if (
-            error.reason === MetadataServiceReason.LEASE_LOST ||
-            error.reason === MetadataServiceReason.SESSION_EXPIRED ||
-            error.code === 'NOT_FOUND'
-          ) {
-            await this.unloadTopic(topic, `lease lost: ${error.reason}`, false);
-          }
-        }
+        const lost = await renewLeaseOrLoss(
+          this.options.clients.lookup,
+          topic.readerTopic,
+          this.options.session.sessionId,
+          this.options.settings.leaseTtlMs,
+        );
+        if (lost !== undefined) await this.unloadTopic(topic, `lease lost: ${lost}`, false);
       }
     } catch (error) {
       this.options.logger.warn({ err: String(error) }, 'confirming leases failed');

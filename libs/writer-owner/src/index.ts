@@ -6,7 +6,7 @@ export type { WriterClusterConfig, WriterSettings } from './config.js';
 export { startClusterWriterOwner, startWriterOwnerService } from './server.js';
 export type { RunningWriterOwner, WriterOwnerServiceOptions } from './server.js';
 export type { MetadataClients } from './metadata-clients.js';
-export { lateMetadataClients } from './metadata-clients.js';
+export { lateMetadataClients, renewLeaseOrLoss } from './metadata-clients.js';
 export type { OwnerIdentity } from './owner-session.js';
 export { WriterReason } from './reasons.js';
 export { consumeBackend } from './consume-backend.js';

@@ -1,4 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import { AdminService, LookupService } from '@ledgerline/proto';
 import { closeClient, createChannel, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
 import { WriterReason } from './reasons.js';
@@ -53,4 +54,29 @@ export function lateMetadataClients(): {
       };
     },
   };
+}
+
+/**
+ * Renews an owner's lease on `topic`; the reason when the lease is gone (lost,
+ * its session expired, the topic deleted), so the owner unloads the topic.
+ * Any other failure (metadata unreachable) is left to the next round, which
+ * runs well within the TTL.
+ */
+export async function renewLeaseOrLoss(
+  lookup: MetadataClients['lookup'],
+  topic: string,
+  sessionId: string,
+  ttlMs: number,
+): Promise<string | undefined> {
+  try {
+    await lookup.renewLease({ topic, sessionId }, { deadlineMs: ttlMs });
+    return undefined;
+  } catch (thrown) {
+    const error = LedgerlineError.from(thrown);
+    const gone =
+      error.reason === MetadataServiceReason.LEASE_LOST ||
+      error.reason === MetadataServiceReason.SESSION_EXPIRED ||
+      error.code === 'NOT_FOUND';
+    return gone ? error.reason : undefined;
+  }
 }

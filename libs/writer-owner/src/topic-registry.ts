@@ -8,7 +8,7 @@ import type { WriterSettings } from './config.js';
 import { Deduplication } from './deduplication.js';
 import { notOwner, notServing } from './errors.js';
 import { LacNotifier } from './lac-notifier.js';
-import type { MetadataClients } from './metadata-clients.js';
+import { renewLeaseOrLoss, type MetadataClients } from './metadata-clients.js';
 import type { WriterMetrics } from './metrics.js';
 import { OwnedTopic } from './owned-topic.js';
 import type { OwnerIdentity, OwnerSession } from './owner-session.js';
@@ -268,21 +268,13 @@ export class TopicRegistry {
           await this.unloadTopic(topic, 'another owner fenced its ledger', false);
           continue;
         }
-        try {
-          await this.options.clients.lookup.renewLease(
-            { topic: topic.name, sessionId: this.options.session.sessionId },
-            { deadlineMs: this.options.settings.leaseTtlMs },
-          );
-        } catch (thrown) {
-          const error = LedgerlineError.from(thrown);
-          if (
-            error.reason === MetadataServiceReason.LEASE_LOST ||
-            error.reason === MetadataServiceReason.SESSION_EXPIRED ||
-            error.code === 'NOT_FOUND'
-          ) {
-            await this.unloadTopic(topic, `lease lost: ${error.reason}`, false);
-          }
-        }
+        const lost = await renewLeaseOrLoss(
+          this.options.clients.lookup,
+          topic.name,
+          this.options.session.sessionId,
+          this.options.settings.leaseTtlMs,
+        );
+        if (lost !== undefined) await this.unloadTopic(topic, `lease lost: ${lost}`, false);
       }
     } finally {
       this.monitoring = false;

@@ -4,13 +4,7 @@ import type { ServiceImpl } from '@ledgerline/rpc';
 import { DEDUP_CURSOR_NAME } from './deduplication.js';
 import { notOwner, subscriptionNotFound } from './errors.js';
 import type { OwnedTopic } from './owned-topic.js';
-import {
-  entryMessage,
-  positionMessage,
-  receiptMessage,
-  safeNumber,
-  seekTarget,
-} from './proto-mapping.js';
+import { entryMessage, positionMessage, receiptMessage, safeNumber, seekTarget } from './proto-mapping.js';
 import { ConnectionBudgets, type ConnectionBudgetLease } from './connection-budgets.js';
 import { publishStream } from './publish-stream.js';
 import { WriterReason } from './reasons.js';
