@@ -96,4 +96,30 @@ describe('serve', () => {
     expect(report.failedClosers).toEqual(['broken', 'stuck']);
     expect(closed).toEqual(['ledger store']);
   });
+
+  it('says at warn level that it stopped uncleanly, and why, so a service logging at warn shows it', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
+    const quiet = await serve({
+      name: 'metadata-test',
+      config,
+      services: [waitingService().registration],
+      logger: createLogger('metadata-test', { level: 'warn', destination }),
+      signals: [],
+      closeTimeoutMs: 200,
+      closers: [
+        {
+          name: 'bus',
+          close: () => {
+            throw new Error('bus gone');
+          },
+        },
+      ],
+    });
+    await quiet.shutdown();
+    expect(lines.find((line) => line.msg === 'stopped uncleanly')).toMatchObject({
+      forced: false,
+      failedClosers: ['bus'],
+    });
+  });
 });

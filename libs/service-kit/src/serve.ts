@@ -155,7 +155,9 @@ async function stopServers(
   }
   await servers.metricsServer.close();
   servers.security.close();
-  logger.info({ forced, failedClosers }, 'stopped');
+  // An unclean stop exits 1: say why at a level an operator running at warn still sees.
+  const clean = !forced && failedClosers.length === 0;
+  logger[clean ? 'info' : 'warn']({ forced, failedClosers }, clean ? 'stopped' : 'stopped uncleanly');
   return { reason, forced, failedClosers };
 }
 
