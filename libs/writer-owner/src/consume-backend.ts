@@ -49,6 +49,13 @@ class TopicSubscriptions {
   }
 
   open(topic: OwnedTopic, name: string, start: CursorStart): Promise<Subscription<WriterEntry>> {
+    // A topic found before it was unloaded can reach here after: its unload has closed every
+    // subscription it had, and one opened now would keep its consumers (and their streams) forever.
+    try {
+      topic.checkLoaded();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     let subscriptions = this.byTopic.get(topic);
     if (subscriptions === undefined) {
       const made = new Map<string, Promise<Subscription<WriterEntry>>>();

@@ -150,3 +150,57 @@ describe('writer owner: consuming through every subscription type (in process)',
     expect([c.error?.code, c.error?.reason]).toEqual(['UNAVAILABLE', 'TOPIC_UNLOADED']);
   });
 });
+
+describe('writer owner: a subscribe that meets its topic being unloaded', () => {
+  let harness: WriterHarness;
+  /** Topics whose next lookup by a Consume stream is unloaded before the stream goes on with it. */
+  const unloadAfterLookup = new Set<string>();
+  beforeAll(async () => {
+    harness = await startWriterHarness({
+      consumeBackend: (owner) =>
+        consumeBackend(
+          new Proxy(owner, {
+            get(target, property, receiver) {
+              if (property !== 'topic') return Reflect.get(target, property, receiver) as unknown;
+              return async (name: string) => {
+                const topic = await target.topic(name);
+                if (unloadAfterLookup.delete(name)) await harness.topics.unloadTopic({ topic: name });
+                return topic;
+              };
+            },
+          }),
+        ),
+    });
+  });
+  afterAll(async () => harness.close());
+
+  it('ends the stream TOPIC_UNLOADED, which clients follow to the next owner, not MANAGED_LEDGER_CLOSED, which they give up on', async () => {
+    const topic = await harness.createTopic('unloaded-under-subscribe');
+    await harness.topics.publishOne({ message: { topic, payload: text('m0') } });
+    // The subscription exists (its cursor is open in the managed ledger) before the race.
+    const first = new TestConsumer(harness.topics, {
+      case: 'subscribe',
+      value: { topic, subscription: 'sub', type: SubscriptionType.SHARED, initialPosition: InitialPosition.EARLIEST },
+    });
+    first.flow(10);
+    await first.until(() => first.entries.length === 1, 'the entry');
+    first.close();
+    await first.until(() => first.ended, 'the first stream ended');
+    unloadAfterLookup.add(topic);
+    const c = new TestConsumer(harness.topics, {
+      case: 'subscribe',
+      value: { topic, subscription: 'sub', type: SubscriptionType.SHARED, initialPosition: InitialPosition.EARLIEST },
+    });
+    c.flow(10);
+    await c.until(() => c.ended, 'the consume stream ended');
+    expect([c.error?.code, c.error?.reason]).toEqual(['UNAVAILABLE', 'TOPIC_UNLOADED']);
+    // The topic loads again for the next stream, which is served.
+    const next = new TestConsumer(harness.topics, {
+      case: 'subscribe',
+      value: { topic, subscription: 'sub', type: SubscriptionType.SHARED, initialPosition: InitialPosition.EARLIEST },
+    });
+    next.flow(10);
+    await next.until(() => next.entries.length === 1, 'the entry, from the reloaded topic');
+    next.close();
+  });
+});
