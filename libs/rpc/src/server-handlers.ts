@@ -38,6 +38,8 @@ export interface CallEndInfo {
 export type Authorize = (context: CallContext, request: unknown) => Promise<void> | void;
 
 export interface HandlerHooks {
+  /** Called as a call reaches its handler, with its gRPC path; onCallEnd follows exactly once. */
+  onCallStart?: (method: string) => void;
   onCallEnd?: (info: CallEndInfo) => void;
   authorize?: Authorize;
 }
@@ -78,9 +80,11 @@ function startCall(method: DescMethod, call: GrpcCallLike, hooks: HandlerHooks):
     // grpc-js reports the peer certificate only when the handshake verified it.
     ...peerCertificateOf(call),
   };
+  hooks.onCallStart?.(context.method);
   return {
     context,
     end: (error) => {
+      if (ended) return;
       ended = true;
       const code = cancelled.signal.aborted ? 'CANCELLED' : (error?.code ?? 'OK');
       hooks.onCallEnd?.({

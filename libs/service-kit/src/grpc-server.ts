@@ -33,8 +33,14 @@ export interface StartGrpcServerOptions extends GrpcLimits, RegisterServiceOptio
 }
 
 export interface ShutdownOutcome {
-  /** True when in-flight calls outlived the drain bound and were cancelled. */
+  /** True when the drain bound was reached and whatever was still open was closed. */
   forced: boolean;
+  /**
+   * Calls of the registered services cancelled at the bound, as `<gRPC path> x<count>`. Empty when
+   * the bound only closed connections without such calls (a health Watch, which never ends on its
+   * own, or a connection accepted as shutdown began, which grpc-js also waits for).
+   */
+  cancelledCalls: string[];
 }
 
 export interface RunningGrpcServer {
@@ -58,8 +64,20 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
   const server = createGrpcServer(options);
   const names = ['', ...options.services.map((s) => s.service.typeName)];
   const health = new HealthImplementation(Object.fromEntries(names.map((name) => [name, 'NOT_SERVING'])));
+  const inFlight = new InFlightCalls();
+  const hooks: RegisterServiceOptions = {
+    ...options,
+    onCallStart: (method) => {
+      inFlight.started(method);
+      options.onCallStart?.(method);
+    },
+    onCallEnd: (info) => {
+      inFlight.ended(info.method);
+      options.onCallEnd?.(info);
+    },
+  };
   for (const { service, impl } of options.services) {
-    registerService(server, service, impl as ServiceImpl<DescService>, options);
+    registerService(server, service, impl as ServiceImpl<DescService>, hooks);
   }
   health.addToServer(server);
   createReflection(options.services.map((s) => s.service)).addToServer(server);
@@ -70,10 +88,40 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
     for (const name of names) health.setStatus(name, status);
   };
   setServing(true);
-  return { server, port, health, setServing, shutdown: (drainTimeoutMs) => drain(server, setServing, drainTimeoutMs) };
+  return {
+    server,
+    port,
+    health,
+    setServing,
+    shutdown: (drainTimeoutMs) => drain(server, setServing, drainTimeoutMs, inFlight),
+  };
 }
 
-async function drain(server: Server, setServing: (serving: boolean) => void, drainTimeoutMs: number) {
+/** The calls of our services that reached a handler and have not ended, by gRPC path. */
+class InFlightCalls {
+  private readonly counts = new Map<string, number>();
+
+  started(method: string): void {
+    this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
+  }
+
+  ended(method: string): void {
+    const left = (this.counts.get(method) ?? 0) - 1;
+    if (left > 0) this.counts.set(method, left);
+    else this.counts.delete(method);
+  }
+
+  list(): string[] {
+    return [...this.counts].map(([method, count]) => `${method} x${count}`);
+  }
+}
+
+async function drain(
+  server: Server,
+  setServing: (serving: boolean) => void,
+  drainTimeoutMs: number,
+  inFlight: InFlightCalls,
+): Promise<ShutdownOutcome> {
   setServing(false);
   let timer: NodeJS.Timeout | undefined;
   const drained = new Promise<boolean>((resolve) => server.tryShutdown(() => resolve(true)));
@@ -82,9 +130,9 @@ async function drain(server: Server, setServing: (serving: boolean) => void, dra
   });
   const clean = await Promise.race([drained, timedOut]);
   clearTimeout(timer);
-  if (!clean) {
-    server.forceShutdown();
-    await drained;
-  }
-  return { forced: !clean };
+  if (clean) return { forced: false, cancelledCalls: [] };
+  const cancelledCalls = inFlight.list();
+  server.forceShutdown();
+  await drained;
+  return { forced: true, cancelledCalls };
 }

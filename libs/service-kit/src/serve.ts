@@ -145,8 +145,18 @@ async function stopServers(
 ): Promise<ShutdownReport> {
   const { drainTimeoutMs } = options.config;
   logger.info({ reason, drainTimeoutMs }, 'shutting down');
-  const { forced } = await servers.grpc.shutdown(drainTimeoutMs);
-  if (forced) logger.warn({ drainTimeoutMs }, 'in-flight calls cancelled after the drain bound');
+  const outcome = await servers.grpc.shutdown(drainTimeoutMs);
+  // Only cancelled calls of ours make the stop unclean: a connection left without one (a health
+  // Watch, or one accepted as shutdown began) loses nothing when it is closed at the bound.
+  const forced = outcome.cancelledCalls.length > 0;
+  if (forced) {
+    logger.warn(
+      { drainTimeoutMs, cancelledCalls: outcome.cancelledCalls },
+      'in-flight calls cancelled after the drain bound',
+    );
+  } else if (outcome.forced) {
+    logger.info({ drainTimeoutMs }, 'connections without calls in flight closed after the drain bound');
+  }
   const failedClosers: string[] = [];
   for (const closer of [...closers].reverse()) {
     if (!(await runCloser(closer, options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, logger))) {
