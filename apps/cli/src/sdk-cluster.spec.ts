@@ -1,5 +1,6 @@
 import { createClient, type LedgerlineClient, type Message } from '@ledgerline/client';
-import { startWriterCluster, type WriterCluster } from '@ledgerline/writer-owner/testing';
+import { LocalCluster } from '@ledgerline/cluster';
+import { ClusterClients } from '@ledgerline/cluster/testing';
 
 // The client SDK against a cluster of processes (two metadata instances and
 // two writer owners over Redis and NATS): owners are killed and stopped while
@@ -15,43 +16,47 @@ const SENT_BEFORE_KILL = 1_500;
 const text = (message: Message): string => Buffer.from(message.payload).toString();
 
 describe('the client SDK against writer owners as processes', () => {
-  let cluster: WriterCluster;
+  let cluster: LocalCluster;
+  let clients: ClusterClients;
   let client: LedgerlineClient;
 
   beforeAll(async () => {
-    cluster = await startWriterCluster({ metadataInstances: 2, writers: 2, leaseTtlMs: LEASE_TTL_MS });
-    await cluster.admin.createTenant({ tenant: 'sdk' });
+    cluster = await LocalCluster.start({
+      counts: { metadata: 2, 'writer-owner': 2 },
+      settings: {
+        metadata: { LEDGERLINE_OWNER_SWEEP_INTERVAL_MS: '1000' },
+        'writer-owner': { LEDGERLINE_LEASE_TTL_MS: String(LEASE_TTL_MS), LEDGERLINE_DRAIN_TIMEOUT_MS: '10000' },
+      },
+    });
+    clients = new ClusterClients(cluster);
+    await clients.admin.createTenant({ tenant: 'sdk' });
     // Retention keeps what no subscription consumed, so the log can be read back whole.
-    await cluster.admin.createNamespace({
+    await clients.admin.createNamespace({
       namespace: 'sdk/ns',
       policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
     });
     // Enough reconnect attempts to outlast a dead owner's lease.
     client = createClient({
-      serviceUrl: cluster.metadata[1]!.address,
+      serviceUrl: cluster.byRole('metadata')[1]!.address,
       maxReconnectAttempts: 100,
       reconnectMaxDelayMs: 500,
     });
   }, 180_000);
   afterAll(async () => {
     await client?.close();
-    await cluster?.close();
+    clients?.close();
+    await cluster?.stop();
   }, 120_000);
-
-  async function owner(topic: string) {
-    const address = (await cluster.lookup.lookupTopic({ topic })).advertisedAddress;
-    return cluster.writers.find((writer) => writer.address === address)!;
-  }
 
   it('stores every message exactly once while the owner is killed mid-stream, and a consumer resumes across a handover with no acknowledged message redelivered', async () => {
     const topic = 'persistent://sdk/ns/failover';
-    await cluster.admin.createTopic({ topic });
+    await clients.admin.createTopic({ topic });
     const producer = await client.producer({
       topic,
       producerName: 'sdk-failover',
       batching: { maxMessages: 10, maxDelayMs: 2 },
     });
-    const victim = await owner(topic);
+    const victim = await cluster.ownerOf(topic);
     let stored = 0;
     let killed: Promise<unknown> | undefined;
     let killIssued!: () => void;
@@ -76,8 +81,9 @@ describe('the client SDK against writer owners as processes', () => {
       if (index % 100 === 99) await new Promise((resolve) => setTimeout(resolve, 5));
     }
     await Promise.all(sends);
-    expect((await owner(topic)).address).not.toBe(victim.address);
-    cluster.writers.splice(cluster.writers.indexOf(victim), 1, await cluster.startWriter('writer-restarted', 0));
+    expect((await cluster.ownerOf(topic)).address).not.toBe(victim.address);
+    // Two writer owners again, so the hand-over below has somewhere to go.
+    await cluster.add('writer-owner');
 
     const reader = await client.reader({ topic });
     const read: string[] = [];
@@ -102,7 +108,7 @@ describe('the client SDK against writer owners as processes', () => {
       expect(acked.has(text(message))).toBe(false);
       await consumer.ack(message);
       acked.add(text(message));
-      if (acked.size === 1_000) handover = (await owner(topic)).stop('SIGTERM');
+      if (acked.size === 1_000) handover = (await cluster.ownerOf(topic)).stop('SIGTERM');
       if (acked.size === TOTAL) break;
     }
     await handover;

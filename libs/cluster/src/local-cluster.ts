@@ -163,8 +163,12 @@ export class LocalCluster {
     return addresses.length === 1 ? addresses[0]! : `ipv4:${addresses.join(',')}`;
   }
 
-  /** Starts one more instance of `role` and waits until it serves. */
-  async add(role: ClusterRole): Promise<ServiceInstance> {
+  /**
+   * Starts one more instance of `role` and waits until it serves. `settings`
+   * apply to this instance only, over the role's (a read-only owner in a group
+   * of its own, or on a NATS of its own).
+   */
+  async add(role: ClusterRole, settings: Record<string, string> = {}): Promise<ServiceInstance> {
     const spec = roleSpec(role);
     const index = this.nextIndex.get(role) ?? 0;
     this.nextIndex.set(role, index + 1);
@@ -188,6 +192,7 @@ export class LocalCluster {
       ...spec.settings(context),
       ...this.tlsSettings(role),
       ...this.options.settings?.[role],
+      ...settings,
     };
     const instance = new ServiceInstance(
       context.name,
@@ -231,7 +236,6 @@ export class LocalCluster {
     await Promise.all([this.redis?.stop(), this.redisCluster?.stop(), this.nats?.stop()]);
   }
 
-  /** What `cluster status` needs to find and probe every process. */
   /** The CA and the client certificate, when the cluster serves TLS. */
   get clientTls(): ClusterTlsFiles | undefined {
     const files = this.certificates;
@@ -241,7 +245,7 @@ export class LocalCluster {
   }
 
   /** How this process calls the services: over TLS with the client certificate when the cluster serves TLS. */
-  private get clientOptions(): ClientOptions {
+  get clientOptions(): ClientOptions {
     const tls = this.clientTls;
     if (tls === undefined) return {};
     return {
@@ -260,6 +264,7 @@ export class LocalCluster {
     };
   }
 
+  /** What `cluster status` needs to find and probe every process. */
   describe(): ClusterDescription {
     return {
       ...(this.clientTls === undefined ? {} : { tls: this.clientTls }),

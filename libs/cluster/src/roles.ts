@@ -28,6 +28,12 @@ export interface RoleSpec {
   countFlag: string;
   /** The LEDGERLINE_* settings of one instance beyond the ports every service takes. */
   settings(instance: InstanceContext): Record<string, string>;
+  /**
+   * The line the process prints once it is ready for work. An owner's health
+   * answers SERVING while it still registers with the metadata service, so a
+   * lookup made then cannot name it yet; this line comes after registering.
+   */
+  readyLine?: RegExp;
 }
 
 const ownerSettings = (instance: InstanceContext, group: string): Record<string, string> => ({
@@ -51,6 +57,7 @@ export const ROLE_SPECS: readonly RoleSpec[] = [
     app: 'writer-owner',
     countFlag: 'writers',
     settings: (instance) => ownerSettings(instance, 'default'),
+    readyLine: /writer owner listening/,
   },
   {
     role: 'readonly-owner',
@@ -58,6 +65,7 @@ export const ROLE_SPECS: readonly RoleSpec[] = [
     countFlag: 'readers',
     // Read-only owners register in a group of their own, which reader namespaces name (PIP-63).
     settings: (instance) => ownerSettings(instance, 'readonly'),
+    readyLine: /read-only owner listening/,
   },
   {
     role: 'garbage-collector',

@@ -4,7 +4,7 @@ import { checkHealth, type ClusterTlsFiles } from './health.js';
 import type { Launch } from './launcher.js';
 import { waitUntil } from './ports.js';
 import { ClusterReason } from './reasons.js';
-import type { ClusterRole } from './roles.js';
+import { roleSpec, type ClusterRole } from './roles.js';
 
 /** One service process of a local cluster. */
 export class ServiceInstance {
@@ -46,8 +46,9 @@ export class ServiceInstance {
 
   /**
    * Starts the process (again, after a stop) and waits at most `timeoutMs`
-   * until grpc.health.v1 answers SERVING on its port; kills it and fails
-   * with its last output otherwise.
+   * until grpc.health.v1 answers SERVING on its port and, for a role with a
+   * ready line, the process printed it; kills it and fails with its last
+   * output otherwise.
    */
   async start(timeoutMs: number): Promise<void> {
     if (this.running) return;
@@ -57,18 +58,28 @@ export class ServiceInstance {
       env: this.env,
     });
     this.group = group;
+    const deadline = Date.now() + timeoutMs;
     const healthy = await waitUntil(
       async () => !group.running || (await checkHealth(this.address, 1_000, this.tls)) === 'SERVING',
       timeoutMs,
       100,
     );
-    if (healthy && group.running) return;
+    const readyLine = roleSpec(this.role).readyLine;
+    const ready =
+      healthy &&
+      group.running &&
+      (readyLine === undefined ||
+        (await group.waitForOutput(readyLine, Math.max(0, deadline - Date.now())).then(
+          () => true,
+          () => false,
+        )));
+    if (ready && group.running) return;
     const running = group.running;
     await group.stop('SIGKILL');
     throw new LedgerlineError(
       'UNAVAILABLE',
       ClusterReason.START_FAILED,
-      `${this.name} (${this.launch.describe}) ${running ? `was not serving within ${timeoutMs} ms` : 'exited before serving'}: ${group.output.slice(-2_000)}`,
+      `${this.name} (${this.launch.describe}) ${running ? `was not ready within ${timeoutMs} ms` : 'exited before serving'}: ${group.output.slice(-2_000)}`,
     );
   }
 

@@ -2,3 +2,4 @@ export { renderKustomization, strategicMerge, deployFolder } from './render-kust
 export type { K8sObject } from './render-kustomization.js';
 export { Workload, percentile } from './workload.js';
 export type { Ack } from './workload.js';
+export { ClusterClients } from './clients.js';

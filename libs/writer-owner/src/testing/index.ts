@@ -1,10 +1,8 @@
 // Test support for @ledgerline/writer-owner, imported by tests as `@ledgerline/writer-owner/testing`
-// and never by production code: in-process and multi-process clusters, and clients that route and retry.
+// and never by production code: an in-process cluster, and clients that route and retry. Clusters of
+// processes are @ledgerline/cluster's.
 export { startWriterHarness, testServiceConfig } from './harness.js';
 export type { WriterHarness } from './harness.js';
-export { startWriterCluster } from './cluster.js';
-export type { WriterCluster } from './cluster.js';
-export { ServiceProcess } from './service-process.js';
 export { RoutingProducer } from './routing-producer.js';
 export { TestConsumer } from './test-consumer.js';
 export { noConsumers } from './no-consumers.js';

@@ -1,12 +1,16 @@
 import { InitialPosition, SubscriptionType, type Entry } from '@ledgerline/proto';
-import { eventually, freePort, startNats, type ServerProcess } from '@ledgerline/testing';
-import {
-  RoutingProducer,
-  ServiceProcess,
-  startWriterCluster,
-  TestConsumer,
-  type WriterCluster,
-} from '@ledgerline/writer-owner/testing';
+import { eventually } from '@ledgerline/testing';
+import { RoutingProducer, TestConsumer } from '@ledgerline/writer-owner/testing';
+import { LocalCluster } from '../local-cluster.js';
+import { startLocalNats, type LocalServer } from '../local-servers.js';
+import type { ServiceInstance } from '../service-instance.js';
+import { ClusterClients } from '../testing/index.js';
+
+/*
+ * Read-only owners as processes (PIP-63): consumers move to the other
+ * read-only owner when theirs is killed, a read-only owner whose NATS goes
+ * away still delivers, and a writer failover under a tailing read side.
+ */
 
 const LEASE_TTL_MS = 3_000;
 const GROUP = 'readers';
@@ -16,46 +20,20 @@ const MESSAGES = 300;
 const text = (s: string) => new TextEncoder().encode(s);
 const key = (e: Entry) => `${e.position!.ledgerId}:${e.position!.entryId}`;
 
-describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, two read-only owners', () => {
-  let cluster: WriterCluster;
-  const readOnly: ServiceProcess[] = [];
+describe('read-only owners as processes (PIP-63): Redis, NATS, two writer owners, two read-only owners', () => {
+  let cluster: LocalCluster;
+  let clients: ClusterClients;
+  let readOnly: ServiceInstance[] = [];
   const consumers: TestConsumer[] = [];
-
-  let privateNats: ServerProcess | undefined;
-
-  async function startReadOnly(name: string, group = GROUP, natsUrl?: string): Promise<ServiceProcess> {
-    const port = await freePort();
-    const started = await ServiceProcess.start(
-      name,
-      'readonly-owner',
-      port,
-      {
-        LEDGERLINE_METADATA_ADDRESS: cluster.metadata[0]!.address,
-        LEDGERLINE_REDIS_URL: cluster.redisUrl,
-        LEDGERLINE_NATS_URL: natsUrl ?? cluster.natsUrl,
-        LEDGERLINE_REDIS_KEY_PREFIX: cluster.ledgerKeyPrefix,
-        LEDGERLINE_ADVERTISED_ADDRESS: `127.0.0.1:${port}`,
-        LEDGERLINE_INSTANCE_ID: name,
-        LEDGERLINE_OWNER_GROUP: group,
-        LEDGERLINE_LAC_FALLBACK_MS: '50',
-        LEDGERLINE_LEASE_TTL_MS: String(LEASE_TTL_MS),
-        LEDGERLINE_CURSOR_SYNC_INTERVAL_MS: '20',
-        LEDGERLINE_METRICS_PORT: '0',
-        LEDGERLINE_LOG_LEVEL: 'warn',
-      },
-      { readyLine: /read-only owner listening/ },
-    );
-    readOnly.push(started);
-    return started;
-  }
+  let privateNats: LocalServer | undefined;
 
   /** The writer owner's TopicsService for a topic (two writer owners share the topics). */
   async function writerFor(topic: string) {
-    return cluster.topicsAt((await cluster.lookup.lookupTopic({ topic })).advertisedAddress);
+    return clients.topicsAt(await clients.ownerAddress(topic));
   }
 
   function consumeAt(address: string, subscription = 'read-side', topic = WRITER_TOPIC): TestConsumer {
-    const consumer = new TestConsumer(cluster.topicsAt(address), {
+    const consumer = new TestConsumer(clients.topicsAt(address), {
       case: 'subscribe',
       value: {
         topic,
@@ -70,28 +48,41 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
   }
 
   beforeAll(async () => {
-    cluster = await startWriterCluster({ metadataInstances: 1, writers: 2, leaseTtlMs: LEASE_TTL_MS });
-    await cluster.admin.createTenant({ tenant: 't' });
+    cluster = await LocalCluster.start({
+      counts: { metadata: 1, 'writer-owner': 2 },
+      settings: {
+        metadata: { LEDGERLINE_OWNER_SWEEP_INTERVAL_MS: '1000' },
+        'writer-owner': { LEDGERLINE_LEASE_TTL_MS: String(LEASE_TTL_MS), LEDGERLINE_DRAIN_TIMEOUT_MS: '10000' },
+        'readonly-owner': {
+          LEDGERLINE_OWNER_GROUP: GROUP,
+          LEDGERLINE_LAC_FALLBACK_MS: '50',
+          LEDGERLINE_LEASE_TTL_MS: String(LEASE_TTL_MS),
+          LEDGERLINE_CURSOR_SYNC_INTERVAL_MS: '20',
+        },
+      },
+    });
+    clients = new ClusterClients(cluster);
+    await clients.admin.createTenant({ tenant: 't' });
     // Retention keeps what no subscription consumed: a subscription made later (the second test) reads from the start.
-    await cluster.admin.createNamespace({
+    await clients.admin.createNamespace({
       namespace: 't/writer',
       policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
     });
-    await cluster.admin.createNamespace({ namespace: 't/reader', policies: { ownerGroup: GROUP } });
-    await cluster.admin.setWriterNamespace({ namespace: 't/reader', writerNamespace: 't/writer' });
-    await cluster.admin.createTopic({ topic: WRITER_TOPIC });
-    await Promise.all([startReadOnly('readonly-0'), startReadOnly('readonly-1')]);
+    await clients.admin.createNamespace({ namespace: 't/reader', policies: { ownerGroup: GROUP } });
+    await clients.admin.setWriterNamespace({ namespace: 't/reader', writerNamespace: 't/writer' });
+    await clients.admin.createTopic({ topic: WRITER_TOPIC });
+    readOnly = await Promise.all([cluster.add('readonly-owner'), cluster.add('readonly-owner')]);
   }, 180_000);
 
   afterAll(async () => {
     for (const consumer of consumers) consumer.close();
-    for (const process of readOnly) await process.stop('SIGTERM');
+    clients?.close();
+    await cluster?.stop();
     await privateNats?.stop();
-    await cluster?.close();
   }, 120_000);
 
   it('tails the writer, and after kill -9 of its read-only owner resumes on the other: no acked entry redelivered, nothing lost', async () => {
-    const route = await cluster.lookup.lookupTopic({ topic: WRITER_TOPIC, group: GROUP });
+    const route = await clients.lookup.lookupTopic({ topic: WRITER_TOPIC, group: GROUP });
     expect(route.redirectTopic).toBe('persistent://t/reader/orders');
     const serving = readOnly.find((p) => p.address === route.advertisedAddress)!;
     const other = readOnly.find((p) => p !== serving)!;
@@ -118,11 +109,10 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
     await serving.stop('SIGKILL');
     await first.until(() => first.ended, 'the stream to break');
     await publishing;
-    await eventually(
-      async () =>
-        (await cluster.lookup.lookupTopic({ topic: WRITER_TOPIC, group: GROUP })).advertisedAddress === other.address,
-      { attempts: 600, intervalMs: 50 },
-    );
+    await eventually(async () => (await clients.ownerAddress(WRITER_TOPIC, GROUP)) === other.address, {
+      attempts: 600,
+      intervalMs: 50,
+    });
     const second = consumeAt(other.address);
     second.flow(MESSAGES);
     await second.until(() => second.entries.length === MESSAGES / 2, 'the unacked half');
@@ -138,17 +128,20 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
 
   it('a read-only owner whose NATS goes away mid-run still delivers every entry (LAC and ledger-list fallbacks)', async () => {
     // Its own nats-server: the writer's notifications never reach it, and then the server is killed outright.
-    privateNats = await startNats();
-    await cluster.admin.createNamespace({ namespace: 't/quiet', policies: { ownerGroup: 'quiet' } });
-    await cluster.admin.setWriterNamespace({ namespace: 't/quiet', writerNamespace: 't/writer' });
-    const quiet = await startReadOnly('readonly-quiet', 'quiet', privateNats.url);
-    const route = await cluster.lookup.lookupTopic({ topic: WRITER_TOPIC, group: 'quiet' });
-    expect(route.advertisedAddress).toBe(quiet.address);
+    const nats = await startLocalNats();
+    privateNats = nats;
+    await clients.admin.createNamespace({ namespace: 't/quiet', policies: { ownerGroup: 'quiet' } });
+    await clients.admin.setWriterNamespace({ namespace: 't/quiet', writerNamespace: 't/writer' });
+    const quiet = await cluster.add('readonly-owner', {
+      LEDGERLINE_OWNER_GROUP: 'quiet',
+      LEDGERLINE_NATS_URL: `nats://127.0.0.1:${nats.port}`,
+    });
+    expect(await clients.ownerAddress(WRITER_TOPIC, 'quiet')).toBe(quiet.address);
     const consumer = consumeAt(quiet.address, 'quiet-side');
     await consumer.until(() => consumer.events.some((e) => e.event.case === 'subscribed'), 'subscribed');
     consumer.flow(2 * MESSAGES);
     await consumer.until(() => consumer.entries.length === MESSAGES, 'what the first test published');
-    await privateNats.kill();
+    await nats.kill();
     const writer = await writerFor(WRITER_TOPIC);
     for (let i = MESSAGES; i < MESSAGES + 50; i++) {
       await writer.publishOne({
@@ -161,14 +154,12 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
 
   it('a writer failover (kill -9) while a read-only owner tails: every acknowledged message, once, in order', async () => {
     const topic = 'persistent://t/writer/failover';
-    await cluster.admin.createTopic({ topic });
-    const route = await cluster.lookup.lookupTopic({ topic, group: GROUP });
-    const reader = consumeAt(route.advertisedAddress, 'tail', topic);
+    await clients.admin.createTopic({ topic });
+    const reader = consumeAt(await clients.ownerAddress(topic, GROUP), 'tail', topic);
     await reader.until(() => reader.events.some((e) => e.event.case === 'subscribed'), 'subscribed');
     reader.flow(10_000);
-    const ownerAddress = (await cluster.lookup.lookupTopic({ topic })).advertisedAddress;
-    const victim = cluster.writers.find((w) => w.address === ownerAddress)!;
-    const producer = new RoutingProducer(cluster.metadata[0]!.address, topic, 'failover');
+    const victim = await cluster.ownerOf(topic);
+    const producer = new RoutingProducer(cluster.byRole('metadata')[0]!.address, topic, 'failover');
     let killed: Promise<unknown> | undefined;
     try {
       await producer.publishRange(0n, 999n, 100, (count) => {
@@ -178,7 +169,7 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, a writer owner, t
       producer.close();
     }
     await killed;
-    expect((await cluster.lookup.lookupTopic({ topic })).advertisedAddress).not.toBe(ownerAddress);
+    expect(await clients.ownerAddress(topic)).not.toBe(victim.address);
     await reader.until(() => reader.entries.length >= 1_000, 'every message after the failover');
     const ids = reader.entries.flatMap((e) => e.messages.map((m) => m.sequenceId));
     expect(ids).toEqual(Array.from({ length: 1_000 }, (_, i) => BigInt(i)));

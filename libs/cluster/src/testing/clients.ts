@@ -1,0 +1,39 @@
+import { AdminService, LookupService, TopicsService } from '@ledgerline/proto';
+import { closeClient, createClient, type Client } from '@ledgerline/rpc';
+import type { LocalCluster } from '../local-cluster.js';
+
+/**
+ * The gRPC clients a multi-process test calls a local cluster with, closed
+ * together. Admin calls go to the first metadata instance and lookups to the
+ * last, so a cluster with two of them has both answer.
+ */
+export class ClusterClients {
+  readonly admin: Client<typeof AdminService>;
+  readonly lookup: Client<typeof LookupService>;
+  private readonly topics = new Map<string, Client<typeof TopicsService>>();
+
+  constructor(private readonly cluster: LocalCluster) {
+    const metadata = cluster.byRole('metadata');
+    this.admin = createClient(AdminService, metadata[0]!.address, cluster.clientOptions);
+    this.lookup = createClient(LookupService, metadata[metadata.length - 1]!.address, cluster.clientOptions);
+  }
+
+  /** The TopicsService of the owner at `address` (one client per address). */
+  topicsAt(address: string): Client<typeof TopicsService> {
+    let client = this.topics.get(address);
+    if (client === undefined) {
+      client = createClient(TopicsService, address, this.cluster.clientOptions);
+      this.topics.set(address, client);
+    }
+    return client;
+  }
+
+  /** The advertised address of the owner `topic` is served from (in owner `group` when given). */
+  async ownerAddress(topic: string, group?: string): Promise<string> {
+    return (await this.lookup.lookupTopic({ topic, ...(group === undefined ? {} : { group }) })).advertisedAddress;
+  }
+
+  close(): void {
+    for (const client of [this.admin, this.lookup, ...this.topics.values()]) closeClient(client);
+  }
+}
