@@ -1,7 +1,7 @@
 export { LocalCluster, roleAvailable, MAX_INSTANCES_PER_ROLE, MAX_REDIS_CLUSTER_MASTERS } from './local-cluster.js';
 export type { LocalClusterOptions } from './local-cluster.js';
 export { ServiceInstance } from './service-instance.js';
-export { CLUSTER_ROLES, ROLE_SPECS, roleSpec } from './roles.js';
+export { CLUSTER_ROLES, READ_ONLY_GROUP, ROLE_SPECS, roleSpec } from './roles.js';
 export type { ClusterRole, RoleSpec, InstanceContext } from './roles.js';
 export { clusterStatus, formatClusterStatus, leasesHeld, metricSum, scrapeMetrics } from './cluster-status.js';
 export type { ProcessStatus } from './cluster-status.js';

@@ -18,7 +18,14 @@ import {
   type LocalServer,
 } from './local-servers.js';
 import { freePort } from './ports.js';
-import { CLUSTER_ROLES, ROLE_SPECS, roleSpec, type ClusterRole, type InstanceContext } from './roles.js';
+import {
+  CLUSTER_ROLES,
+  READ_ONLY_GROUP,
+  ROLE_SPECS,
+  roleSpec,
+  type ClusterRole,
+  type InstanceContext,
+} from './roles.js';
 import { ServiceInstance } from './service-instance.js';
 import type { ClusterDescription } from './cluster-description.js';
 import type { ClusterTlsFiles } from './health.js';
@@ -133,11 +140,12 @@ export class LocalCluster {
     return found;
   }
 
-  /** The running writer owner that holds `topic`'s lease, as the metadata service's lookup answers. */
-  async ownerOf(topic: string): Promise<ServiceInstance> {
+  /** The running owner (writer, or read-only through their group) holding `topic`'s lease, as lookup answers. */
+  async ownerOf(topic: string, role: 'writer-owner' | 'readonly-owner' = 'writer-owner'): Promise<ServiceInstance> {
     const lookup = createClient(LookupService, this.metadataTarget, this.clientOptions);
     try {
-      const { advertisedAddress } = await lookup.lookupTopic({ topic });
+      const group = role === 'readonly-owner' ? READ_ONLY_GROUP : '';
+      const { advertisedAddress } = await lookup.lookupTopic({ topic, group });
       const owner = this.instances.find((instance) => instance.running && instance.address === advertisedAddress);
       if (owner === undefined)
         throw new Error(`${topic} is owned at ${advertisedAddress}, which runs no instance of this cluster`);

@@ -36,6 +36,9 @@ export interface RoleSpec {
   readyLine?: RegExp;
 }
 
+/** The owner group the cluster's read-only owners register in; reader namespaces name it. */
+export const READ_ONLY_GROUP = 'readonly';
+
 const ownerSettings = (instance: InstanceContext, group: string): Record<string, string> => ({
   LEDGERLINE_METADATA_ADDRESS: instance.metadataTarget,
   LEDGERLINE_REDIS_URL: instance.redisUrl,
@@ -64,7 +67,7 @@ export const ROLE_SPECS: readonly RoleSpec[] = [
     app: 'readonly-owner',
     countFlag: 'readers',
     // Read-only owners register in a group of their own, which reader namespaces name (PIP-63).
-    settings: (instance) => ownerSettings(instance, 'readonly'),
+    settings: (instance) => ownerSettings(instance, READ_ONLY_GROUP),
     readyLine: /read-only owner listening/,
   },
   {

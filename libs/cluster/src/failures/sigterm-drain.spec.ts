@@ -1,5 +1,6 @@
 import { LocalCluster } from '../local-cluster.js';
 import { CLUSTER_ROLES } from '../roles.js';
+import { eventually } from '@ledgerline/testing';
 import { Workload } from '../testing/index.js';
 
 /*
@@ -22,10 +23,11 @@ describe('SIGTERM of each service under load', () => {
   beforeAll(async () => {
     const drain = { LEDGERLINE_DRAIN_TIMEOUT_MS: String(DRAIN_TIMEOUT_MS) };
     cluster = await LocalCluster.start({
-      counts: { metadata: 2, 'writer-owner': 2, 'garbage-collector': 2 },
+      counts: { metadata: 2, 'writer-owner': 2, 'readonly-owner': 2, 'garbage-collector': 2 },
       settings: {
         metadata: drain,
         'writer-owner': { ...drain, LEDGERLINE_LEASE_TTL_MS: '2000' },
+        'readonly-owner': { ...drain, LEDGERLINE_LEASE_TTL_MS: '2000' },
         'garbage-collector': drain,
       },
     });
@@ -41,9 +43,11 @@ describe('SIGTERM of each service under load', () => {
     const stopMs: string[] = [];
     for (const role of CLUSTER_ROLES.filter((candidate) => cluster.byRole(candidate).length > 0)) {
       expect(await load.waitForAcks(ACKS_BETWEEN_STOPS, PROGRESS_TIMEOUT_MS)).toBe(true);
-      // The writer owner stopped is the one serving the load; the others are the first of their kind.
+      // An owner stopped is the one serving the load's topic; the others are the first of their kind.
       const victim =
-        role === 'writer-owner' ? await cluster.ownerOf(load.topic) : cluster.byRole(role).find((i) => i.running)!;
+        role === 'writer-owner' || role === 'readonly-owner'
+          ? await cluster.ownerOf(load.topic, role)
+          : cluster.byRole(role).find((i) => i.running)!;
       const startedMs = Date.now();
       expect(await victim.stop('SIGTERM', STOP_BOUND_MS)).toBe(true);
       stopMs.push(`${role} ${Date.now() - startedMs} ms`);
@@ -61,6 +65,11 @@ describe('SIGTERM of each service under load', () => {
     await load.stopProducing();
     expect(load.failures).toEqual([]);
     expect(await load.check()).toEqual([]);
+    // Both consumers, the one on the writer and the one reading through the read-only owners, get everything.
+    await eventually(() => load.unconsumed() === 0 && load.unconsumedOnReadSide() === 0, {
+      attempts: 600,
+      intervalMs: 100,
+    });
     console.log(`SIGTERM: ${load.acks.length} acknowledged, 0 sends failed; stops took ${stopMs.join(', ')}`);
   }, 300_000);
 });

@@ -2,6 +2,7 @@ import { AdminService } from '@ledgerline/proto';
 import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
 import { createClient, type Consumer, type LedgerlineClient, type Message, type Producer } from '@ledgerline/client';
 import type { LocalCluster } from '../local-cluster.js';
+import { READ_ONLY_GROUP } from '../roles.js';
 
 /*
  * The load the failure tests run while they kill things, and the model they
@@ -10,7 +11,9 @@ import type { LocalCluster } from '../local-cluster.js';
  * (payload, offset, when); a consumer acknowledges what it receives. The
  * check reads the topic back whole: every acknowledged payload is stored
  * exactly once at the offset its acknowledgement named, nothing is stored
- * twice, and offsets are contiguous from 0.
+ * twice, and offsets are contiguous from 0. When the cluster has read-only
+ * owners, a second consumer reads the same topic through their group (PIP-63)
+ * and acknowledges there, so their failures are under load too.
  */
 
 /** Publishes one or more in flight at once; the producer's own queue bounds the rest. */
@@ -28,10 +31,13 @@ export class Workload {
   readonly acks: Ack[] = [];
   readonly failures: string[] = [];
   readonly consumed = new Set<string>();
+  /** What the consumer reading through the read-only owners received. */
+  readonly readSideConsumed = new Set<string>();
   private sent = 0;
   private running = false;
   private producing: Promise<void> | undefined;
   private consuming: Promise<void> | undefined;
+  private readSideConsuming: Promise<void> | undefined;
   private readonly ackListeners = new Set<() => void>();
 
   private constructor(
@@ -39,12 +45,17 @@ export class Workload {
     readonly topic: string,
     private readonly producer: Producer,
     private readonly consumer: Consumer,
+    private readonly readSide: { client: LedgerlineClient; consumer: Consumer } | undefined,
   ) {}
 
-  /** Creates tenant, namespace (retention kept, so the topic can be read back whole) and topic, then starts. */
+  /**
+   * Creates tenant, namespace (retention kept, so the topic can be read back whole) and topic, then
+   * starts; with read-only owners in the cluster, also a reader namespace in their group.
+   */
   static async start(cluster: LocalCluster, name: string): Promise<Workload> {
     const admin = createRpcClient(AdminService, cluster.byRole('metadata')[0]!.address);
     const topic = `persistent://${name}/ns/load`;
+    const readOnly = cluster.byRole('readonly-owner').length > 0;
     try {
       await admin.createTenant({ tenant: name });
       await admin.createNamespace({
@@ -52,21 +63,33 @@ export class Workload {
         policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
       });
       await admin.createTopic({ topic });
+      if (readOnly) {
+        await admin.createNamespace({ namespace: `${name}/reader`, policies: { ownerGroup: READ_ONLY_GROUP } });
+        await admin.setWriterNamespace({ namespace: `${name}/reader`, writerNamespace: `${name}/ns` });
+      }
     } finally {
       closeClient(admin);
     }
-    // Enough reconnect attempts (at most 500 ms apart) to outlast a lease lapse or a server restart.
-    const client = createClient({
-      serviceUrl: cluster.metadataTarget,
-      maxReconnectAttempts: 200,
-      reconnectMaxDelayMs: 500,
-    });
+    const client = loadClient(cluster);
     const producer = await client.producer({ topic, producerName: `${name}-producer`, batching: false });
     const consumer = await client.subscribe({ topic, subscription: 'load', initialPosition: 'earliest' });
-    const workload = new Workload(client, topic, producer, consumer);
+    let readSide: { client: LedgerlineClient; consumer: Consumer } | undefined;
+    if (readOnly) {
+      // The writer topic's name, looked up through the read-only group: the lookup redirects to the reader namespace.
+      const readClient = loadClient(cluster, READ_ONLY_GROUP);
+      const readConsumer = await readClient.subscribe({
+        topic,
+        subscription: 'read-side',
+        initialPosition: 'earliest',
+      });
+      readSide = { client: readClient, consumer: readConsumer };
+    }
+    const workload = new Workload(client, topic, producer, consumer, readSide);
     workload.running = true;
     workload.producing = workload.produce();
-    workload.consuming = workload.consume();
+    workload.consuming = workload.consume(consumer, workload.consumed);
+    if (readSide !== undefined)
+      workload.readSideConsuming = workload.consume(readSide.consumer, workload.readSideConsumed);
     return workload;
   }
 
@@ -90,17 +113,17 @@ export class Workload {
     await Promise.all(inFlight);
   }
 
-  private async consume(): Promise<void> {
+  private async consume(consumer: Consumer, consumed: Set<string>): Promise<void> {
     for (;;) {
       let message: Message;
       try {
-        message = await this.consumer.receive();
+        message = await consumer.receive();
       } catch {
         return; // closed
       }
-      this.consumed.add(Buffer.from(message.payload).toString());
+      consumed.add(Buffer.from(message.payload).toString());
       // Not awaited: an ack held up by a dying owner must not stop receiving. A lost ack means a redelivery.
-      this.consumer.ack(message).catch(() => undefined);
+      consumer.ack(message).catch(() => undefined);
     }
   }
 
@@ -171,14 +194,33 @@ export class Workload {
     return this.acks.filter((ack) => !this.consumed.has(ack.payload)).length;
   }
 
+  /** The same for the consumer reading through the read-only owners (0 when the cluster has none). */
+  unconsumedOnReadSide(): number {
+    if (this.readSide === undefined) return 0;
+    return this.acks.filter((ack) => !this.readSideConsumed.has(ack.payload)).length;
+  }
+
   async close(): Promise<void> {
     this.running = false;
     await this.producing;
     // Acks in flight are not awaited: one sent to an owner that was killed was seen never to settle.
     await this.consumer.close().catch(() => undefined);
+    await this.readSide?.consumer.close().catch(() => undefined);
     await this.consuming;
+    await this.readSideConsuming;
     await this.client.close();
+    await this.readSide?.client.close();
   }
+}
+
+/** Enough reconnect attempts (at most 500 ms apart) to outlast a lease lapse or a server restart. */
+function loadClient(cluster: LocalCluster, group?: string): LedgerlineClient {
+  return createClient({
+    serviceUrl: cluster.metadataTarget,
+    maxReconnectAttempts: 200,
+    reconnectMaxDelayMs: 500,
+    ...(group === undefined ? {} : { group }),
+  });
 }
 
 /** The p-th percentile (0..100) of `values`, nearest rank. */
