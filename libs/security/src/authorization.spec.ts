@@ -1,3 +1,4 @@
+import { refusal } from '@ledgerline/testing';
 import { LedgerlineError } from '@ledgerline/errors';
 import { authorizeRole, CachedPolicySource, type AuthPolicies, type PolicySource } from './authorization.js';
 import { requiredAccess } from './method-access.js';
@@ -20,15 +21,6 @@ class FakePolicies implements PolicySource {
   async tenantAdminRoles(tenant: string): Promise<string[]> {
     return this.tenants.get(tenant) ?? [];
   }
-}
-
-async function refusal(call: Promise<unknown>): Promise<LedgerlineError> {
-  try {
-    await call;
-  } catch (error) {
-    return LedgerlineError.from(error);
-  }
-  throw new Error('allowed');
 }
 
 describe('authorization', () => {

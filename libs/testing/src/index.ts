@@ -15,3 +15,4 @@ export { runSqliteWorker, HOLD_LOCK_MAX_MS } from './sqlite-worker-script.js';
 export type { SqliteWorkerArgs, SqliteWorkerContext, SqliteWorkerMode } from './sqlite-worker-script.js';
 export { runAppMain } from './app-main.js';
 export type { AppMainOutcome } from './app-main.js';
+export { refusal } from './refusal.js';

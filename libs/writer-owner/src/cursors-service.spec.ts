@@ -1,16 +1,7 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { refusal } from '@ledgerline/testing';
 import { InitialPosition } from '@ledgerline/proto';
 import { noConsumers } from './testing/no-consumers.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
-
-async function refusal(call: Promise<unknown>): Promise<LedgerlineError> {
-  try {
-    await call;
-  } catch (error) {
-    return LedgerlineError.from(error);
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('writer owner: cursors for read-only owners, seek, find and unsubscribe', () => {
   let harness: WriterHarness;

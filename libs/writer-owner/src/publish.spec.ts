@@ -1,18 +1,9 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { refusal } from '@ledgerline/testing';
 import type { PublishResponse } from '@ledgerline/proto';
 import { noConsumers } from './testing/no-consumers.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
-
-async function refusal(call: Promise<unknown>): Promise<LedgerlineError> {
-  try {
-    await call;
-  } catch (error) {
-    return LedgerlineError.from(error);
-  }
-  throw new Error('expected the call to fail');
-}
 
 async function* requestsOf<T>(items: readonly T[]): AsyncIterable<T> {
   for (const item of items) yield item;

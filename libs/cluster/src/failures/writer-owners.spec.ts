@@ -1,4 +1,4 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { refusal } from '@ledgerline/testing';
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
 import { RoutingProducer, TestConsumer } from '@ledgerline/writer-owner/testing';
 import { LocalCluster } from '../local-cluster.js';
@@ -11,15 +11,6 @@ import { ClusterClients } from '../testing/index.js';
  */
 
 const LEASE_TTL_MS = 3_000;
-
-async function refusal(call: Promise<unknown>): Promise<LedgerlineError> {
-  try {
-    await call;
-  } catch (error) {
-    return LedgerlineError.from(error);
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('writer owners as processes: Redis, NATS, two metadata instances, two writer owners', () => {
   let cluster: LocalCluster;

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InProcessBus } from '@ledgerline/bus';
 import { SqliteMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
-import { LedgerlineError } from '@ledgerline/errors';
 import { MetadataAdmin, type MetadataAdminOptions } from '../metadata-admin.js';
 
 /** A clock that runs with the wall clock plus an offset tests can move forward (session expiry without sleeping). */
@@ -43,12 +42,5 @@ export function sqliteFixture(options: MetadataAdminOptions = {}): SqliteFixture
   };
 }
 
-/** Awaits a call that must fail and returns its error as a LedgerlineError. */
-export async function failure(call: Promise<unknown>): Promise<LedgerlineError> {
-  try {
-    await call;
-  } catch (error) {
-    return LedgerlineError.from(error);
-  }
-  throw new Error('expected the call to fail, but it succeeded');
-}
+/** Awaits a call that must fail and returns its error (the name these specs have always used). */
+export { refusal as failure } from '@ledgerline/testing';
