@@ -224,4 +224,33 @@ describe('consumer', () => {
       client.subscribe({ topic: TOPIC, subscription: 's', type: 'Exclusif' as never }),
     ).rejects.toMatchObject({ details: { option: 'type' } });
   });
+
+  it('sends an ack made just before close, and settles its promise', async () => {
+    await produce(2);
+    const consumer = await client.subscribe({ topic: TOPIC, subscription: 's', initialPosition: 'earliest' });
+    const acked = consumer.ack(await consumer.receive());
+    await consumer.close();
+    await expect(acked).resolves.toBeUndefined();
+    expect(cluster.subscription(TOPIC, 's')!.isAcked(0)).toBe(true);
+  });
+
+  it('fails an ack the owner never confirmed with CONSUMER_CLOSED when the consumer closes, rather than leaving it waiting', async () => {
+    await produce(2);
+    const quick = createClient({ serviceUrl: cluster.serviceUrl, operationTimeoutMs: 200 });
+    try {
+      const consumer = await quick.subscribe({ topic: TOPIC, subscription: 's', initialPosition: 'earliest' });
+      const first = await consumer.receive();
+      cluster.holdAckReceipts = true;
+      const unconfirmed = consumer.ack(first);
+      await consumer.close();
+      await expect(unconfirmed).rejects.toMatchObject({ reason: ClientReason.CONSUMER_CLOSED });
+      // The same when the whole client closes under a consumer with an ack in flight.
+      const again = await quick.subscribe({ topic: TOPIC, subscription: 's2', initialPosition: 'earliest' });
+      const inFlight = again.ack(await again.receive());
+      await quick.close();
+      await expect(inFlight).rejects.toMatchObject({ reason: ClientReason.CLIENT_CLOSED });
+    } finally {
+      await quick.close();
+    }
+  });
 });

@@ -179,25 +179,54 @@ export class PartitionConsumer {
   /** Cancels the stream without waiting for anything (the client is closing). */
   abandon(): void {
     this.closing = true;
-    if (this.group !== undefined) clearTimeout(this.group.timer);
+    this.failUnconfirmedAcks();
     this.stream?.abort.abort();
   }
 
-  /** Waits (within the operation timeout) for acks in flight, then ends the stream. */
+  /**
+   * Sends the acks still grouped, waits (within the operation timeout) for the owner to confirm the
+   * acks in flight, then ends the stream. An ack still unconfirmed then fails, so no ack() promise
+   * is left waiting: its message may be delivered again, to this subscription's next consumer.
+   */
   async close(): Promise<void> {
-    this.flushAcks();
+    this.flushAcks(true);
     this.closing = true;
-    const acks = [...this.pendingAcks.values()].map(
-      (pending) => new Promise<void>((resolve) => ((pending.resolve = resolve), (pending.reject = () => resolve()))),
+    const confirmed = [...this.pendingAcks.values()].map(
+      (pending) =>
+        new Promise<void>((resolve) => {
+          const { resolve: settle, reject: fail } = pending;
+          pending.resolve = () => (settle(), resolve());
+          pending.reject = (error) => (fail(error), resolve());
+        }),
     );
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      Promise.all(acks),
+      Promise.all(confirmed),
       new Promise((resolve) => (timer = setTimeout(resolve, this.context.operationTimeoutMs))),
     ]);
     clearTimeout(timer);
+    this.failUnconfirmedAcks();
     this.stream?.requests.end();
     await this.loop;
+  }
+
+  /** Fails every ack the owner has not confirmed (grouped or in flight): the consumer is gone. */
+  private failUnconfirmedAcks(): void {
+    const error =
+      this.closedError() ??
+      new LedgerlineError(
+        'FAILED_PRECONDITION',
+        ClientReason.CONSUMER_CLOSED,
+        `the consumer of ${this.topic} closed before the owner confirmed the acknowledgement`,
+      );
+    const group = this.group;
+    this.group = undefined;
+    if (group !== undefined) {
+      clearTimeout(group.timer);
+      for (const waiter of group.waiters) waiter.reject(error);
+    }
+    for (const pending of this.pendingAcks.values()) pending.reject(error);
+    this.pendingAcks.clear();
   }
 
   /** Adds an individual ack to the current group (a whole entry, or a batch's acked indexes so far). */
@@ -223,25 +252,25 @@ export class PartitionConsumer {
     return done;
   }
 
-  /** Sends the current group of acks as one command. */
-  private flushAcks(): void {
+  /** Sends the current group of acks as one command (`closing`: as the consumer closes, which still sends it). */
+  private flushAcks(closing = false): void {
     const group = this.group;
     if (group === undefined) return;
     this.group = undefined;
     clearTimeout(group.timer);
-    const sent = this.sendAck({
-      positions: [...group.positions.values()],
-      batchIndexAcks: [...group.batchIndexAcks.values()],
-    });
+    const sent = this.sendAck(
+      { positions: [...group.positions.values()], batchIndexAcks: [...group.batchIndexAcks.values()] },
+      closing,
+    );
     sent.then(
       () => group.waiters.forEach((waiter) => waiter.resolve()),
       (error: unknown) => group.waiters.forEach((waiter) => waiter.reject(error)),
     );
   }
 
-  private sendAck(ack: AckInit): Promise<void> {
+  private sendAck(ack: AckInit, closing = false): Promise<void> {
     const closed = this.closedError();
-    if (closed !== undefined) return Promise.reject(closed);
+    if (closed !== undefined && !closing) return Promise.reject(closed);
     // A cumulative ack goes after the individual ones made before it.
     if (ack.cumulative !== undefined) this.flushAcks();
     const requestId = this.nextRequestId++;

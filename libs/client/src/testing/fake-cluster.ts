@@ -93,6 +93,8 @@ export class FakeCluster {
   private readonly subscriptions = new Map<string, FakeSubscription>();
   private readonly streams = new Set<OpenStream>();
   private readonly lostReceipts = new Map<string, number>();
+  /** While true, owners take acks but send no receipts (an owner that stalls or dies before persisting). */
+  holdAckReceipts = false;
   private readonly refusals = new Map<string, { code: CodeName; reason: string }[]>();
   private servers: Server[] = [];
   /** The metadata service's address: the client's serviceUrl. */
@@ -375,7 +377,7 @@ export class FakeCluster {
       subscription.dispatch();
     } else if (command.case === 'ack') {
       subscription.ack(command.value);
-      if (command.value.requestId !== 0n) {
+      if (command.value.requestId !== 0n && !this.holdAckReceipts) {
         consumer.out.push({ event: { case: 'ackReceipt', value: { requestId: command.value.requestId } } });
       }
     } else if (command.case === 'nack') {

@@ -203,7 +203,7 @@ export class Workload {
   async close(): Promise<void> {
     this.running = false;
     await this.producing;
-    // Acks in flight are not awaited: one sent to an owner that was killed was seen never to settle.
+    // Acks in flight settle within the client's operation timeout as the consumer closes.
     await this.consumer.close().catch(() => undefined);
     await this.readSide?.consumer.close().catch(() => undefined);
     await this.consuming;
