@@ -1,6 +1,6 @@
 import { createClient, type LedgerlineClient, type Message } from '@ledgerline/client';
 import { LocalCluster } from '@ledgerline/cluster';
-import { ClusterClients } from '@ledgerline/cluster/testing';
+import { ClusterClients, takeoverSettings } from '@ledgerline/cluster/testing';
 
 // The client SDK against a cluster of processes (two metadata instances and
 // two writer owners over Redis and NATS): owners are killed and stopped while
@@ -23,18 +23,10 @@ describe('the client SDK against writer owners as processes', () => {
   beforeAll(async () => {
     cluster = await LocalCluster.start({
       counts: { metadata: 2, 'writer-owner': 2 },
-      settings: {
-        metadata: { LEDGERLINE_OWNER_SWEEP_INTERVAL_MS: '1000' },
-        'writer-owner': { LEDGERLINE_LEASE_TTL_MS: String(LEASE_TTL_MS), LEDGERLINE_DRAIN_TIMEOUT_MS: '10000' },
-      },
+      settings: takeoverSettings(LEASE_TTL_MS),
     });
     clients = new ClusterClients(cluster);
-    await clients.admin.createTenant({ tenant: 'sdk' });
-    // Retention keeps what no subscription consumed, so the log can be read back whole.
-    await clients.admin.createNamespace({
-      namespace: 'sdk/ns',
-      policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
-    });
+    await clients.createRetainedNamespace('sdk/ns');
     // Enough reconnect attempts to outlast a dead owner's lease.
     client = createClient({
       serviceUrl: cluster.byRole('metadata')[1]!.address,

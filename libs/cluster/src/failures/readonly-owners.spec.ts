@@ -62,12 +62,8 @@ describe('read-only owners as processes (PIP-63): Redis, NATS, two writer owners
       },
     });
     clients = new ClusterClients(cluster);
-    await clients.admin.createTenant({ tenant: 't' });
     // Retention keeps what no subscription consumed: a subscription made later (the second test) reads from the start.
-    await clients.admin.createNamespace({
-      namespace: 't/writer',
-      policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
-    });
+    await clients.createRetainedNamespace('t/writer');
     await clients.admin.createNamespace({ namespace: 't/reader', policies: { ownerGroup: GROUP } });
     await clients.admin.setWriterNamespace({ namespace: 't/reader', writerNamespace: 't/writer' });
     await clients.admin.createTopic({ topic: WRITER_TOPIC });

@@ -2,7 +2,7 @@ import { refusal } from '@ledgerline/testing';
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
 import { RoutingProducer, TestConsumer } from '@ledgerline/writer-owner/testing';
 import { LocalCluster } from '../local-cluster.js';
-import { ClusterClients } from '../testing/index.js';
+import { ClusterClients, takeoverSettings } from '../testing/index.js';
 
 /*
  * Writer owners as processes (two metadata instances, two writer owners, over
@@ -49,18 +49,10 @@ describe('writer owners as processes: Redis, NATS, two metadata instances, two w
   beforeAll(async () => {
     cluster = await LocalCluster.start({
       counts: { metadata: 2, 'writer-owner': 2 },
-      settings: {
-        metadata: { LEDGERLINE_OWNER_SWEEP_INTERVAL_MS: '1000' },
-        'writer-owner': { LEDGERLINE_LEASE_TTL_MS: String(LEASE_TTL_MS), LEDGERLINE_DRAIN_TIMEOUT_MS: '10000' },
-      },
+      settings: takeoverSettings(LEASE_TTL_MS),
     });
     clients = new ClusterClients(cluster);
-    await clients.admin.createTenant({ tenant: 't' });
-    // Retention keeps what no subscription consumed, so the tests can read the whole log back.
-    await clients.admin.createNamespace({
-      namespace: 't/ns',
-      policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
-    });
+    await clients.createRetainedNamespace('t/ns');
   }, 180_000);
   afterAll(async () => {
     clients?.close();

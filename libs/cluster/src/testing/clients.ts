@@ -28,6 +28,15 @@ export class ClusterClients {
     return client;
   }
 
+  /**
+   * Creates `tenant/namespace` (and the tenant) with retention kept, so that what no subscription
+   * consumed stays and a test can read the whole log back.
+   */
+  async createRetainedNamespace(namespace: string): Promise<void> {
+    await this.admin.createTenant({ tenant: namespace.split('/')[0]! });
+    await this.admin.createNamespace({ namespace, policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n } });
+  }
+
   /** The advertised address of the owner `topic` is served from (in owner `group` when given). */
   async ownerAddress(topic: string, group?: string): Promise<string> {
     return (await this.lookup.lookupTopic({ topic, ...(group === undefined ? {} : { group }) })).advertisedAddress;

@@ -1,8 +1,7 @@
-import { AdminService } from '@ledgerline/proto';
-import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
 import { createClient, type Consumer, type LedgerlineClient, type Message, type Producer } from '@ledgerline/client';
 import type { LocalCluster } from '../local-cluster.js';
 import { READ_ONLY_GROUP } from '../roles.js';
+import { ClusterClients } from './clients.js';
 
 /*
  * The load the failure tests run while they kill things, and the model they
@@ -53,22 +52,18 @@ export class Workload {
    * starts; with read-only owners in the cluster, also a reader namespace in their group.
    */
   static async start(cluster: LocalCluster, name: string): Promise<Workload> {
-    const admin = createRpcClient(AdminService, cluster.byRole('metadata')[0]!.address);
+    const clients = new ClusterClients(cluster);
     const topic = `persistent://${name}/ns/load`;
     const readOnly = cluster.byRole('readonly-owner').length > 0;
     try {
-      await admin.createTenant({ tenant: name });
-      await admin.createNamespace({
-        namespace: `${name}/ns`,
-        policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
-      });
-      await admin.createTopic({ topic });
+      await clients.createRetainedNamespace(`${name}/ns`);
+      await clients.admin.createTopic({ topic });
       if (readOnly) {
-        await admin.createNamespace({ namespace: `${name}/reader`, policies: { ownerGroup: READ_ONLY_GROUP } });
-        await admin.setWriterNamespace({ namespace: `${name}/reader`, writerNamespace: `${name}/ns` });
+        await clients.admin.createNamespace({ namespace: `${name}/reader`, policies: { ownerGroup: READ_ONLY_GROUP } });
+        await clients.admin.setWriterNamespace({ namespace: `${name}/reader`, writerNamespace: `${name}/ns` });
       }
     } finally {
-      closeClient(admin);
+      clients.close();
     }
     const client = loadClient(cluster);
     const producer = await client.producer({ topic, producerName: `${name}-producer`, batching: false });
