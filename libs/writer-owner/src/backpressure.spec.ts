@@ -72,6 +72,7 @@ describe('publish backpressure: the per-stream bound', () => {
       getTopic: async () => topic,
       maxPendingBytes: LIMIT_BYTES,
       maxPendingMessages: 1_000,
+      maxMessagesPerRequest: 1_000,
       metrics: writerMetrics(new Registry()),
       draining: new AbortController().signal,
     });
@@ -128,6 +129,7 @@ describe('publish backpressure: the per-stream bound', () => {
         getTopic: async () => topic,
         maxPendingBytes: STREAM_LIMIT_BYTES,
         maxPendingMessages: 1_000,
+        maxMessagesPerRequest: 1_000,
         connectionBudget: lease.budget,
         metrics: writerMetrics(new Registry()),
         draining: new AbortController().signal,
@@ -169,6 +171,7 @@ describe('publish backpressure: the per-stream bound', () => {
       getTopic: async () => topic,
       maxPendingBytes: 1024 * 1024,
       maxPendingMessages: 4,
+      maxMessagesPerRequest: 1_000,
       metrics: writerMetrics(new Registry()),
       draining: new AbortController().signal,
     });
