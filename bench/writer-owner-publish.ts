@@ -314,6 +314,8 @@ async function writerLatency(
           subscription: 'latency',
           type: SubscriptionType.EXCLUSIVE,
           initialPosition: InitialPosition.LATEST,
+          // Entries ready at once come in one response, as the SDK's consumer reads them.
+          maxEntriesPerResponse: 1_000,
         },
       },
     };
@@ -334,9 +336,10 @@ async function writerLatency(
         if (response.event.case === 'subscribed') subscribed();
         if (response.event.case !== 'entry') continue;
         const now = performance.now() * 1000;
-        for (const m of response.event.value.messages)
-          histogram.recordValue(Math.max(1, now - sentAtMicros(m.payload)));
-        received += response.event.value.messages.length;
+        for (const entry of [response.event.value, ...response.moreEntries]) {
+          for (const m of entry.messages) histogram.recordValue(Math.max(1, now - sentAtMicros(m.payload)));
+          received += entry.messages.length;
+        }
         grant?.();
       }
     } catch (error) {

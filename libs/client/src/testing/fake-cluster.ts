@@ -442,6 +442,7 @@ export class FakeCluster {
         name: request.consumerName,
         out: new AsyncQueue<ConsumeResponseInit>(),
         permits: 0,
+        maxEntriesPerResponse: request.maxEntriesPerResponse,
       };
       subscription.attach(consumer);
       try {
