@@ -204,8 +204,10 @@ async function submit(message: PublishMessage | undefined, state: StreamState): 
   if (message === undefined) {
     throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'a publish request carries a message');
   }
-  const topic = await state.options.getTopic(message.topic);
   const bound = state.boundTopics.get(message.topic);
+  // The topic this stream is bound to, while loaded, is the one the registry would name: skip the lookup.
+  if (bound !== undefined && !bound.unloaded) return bound.submit(message, state.signal);
+  const topic = await state.options.getTopic(message.topic);
   if (bound === undefined) state.boundTopics.set(message.topic, topic);
   else if (bound !== topic) throw topicUnloaded(message.topic, 'it was unloaded while this publish stream was open');
   return topic.submit(message, state.signal);
