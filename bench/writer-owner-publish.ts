@@ -6,6 +6,7 @@
 //       into a writer-owner process backed by Redis, metadata in a metadata
 //       service process (Redis + NATS), as in a cluster; entries queued at
 //       once share a request, as the SDK's producer sends them
+//     - the same through the SDK's producer (libs/client), batching off
 //     - no-op ceiling: the same stream against a server that stores nothing,
 //       one entry per request and with requests coalesced
 //     - raw pipelined XADD from Node to the same Redis
@@ -41,6 +42,7 @@ import {
   type LatencyRow,
   type ThroughputRow,
 } from './baselines';
+import { createClient as createSdkClient } from '@ledgerline/client';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
@@ -143,6 +145,47 @@ async function noopCeilingRows(port: number): Promise<ThroughputRow[]> {
     return rows;
   } finally {
     closeClient(topics);
+  }
+}
+
+/**
+ * The SDK's producer (libs/client) with batching off, as an application sends: each message its own
+ * entry, sequence id and receipt; PUBLISH_WINDOW sends in flight; the producer coalesces what is
+ * queued in one event-loop turn into one request.
+ */
+async function sdkProducerRow(metadataAddress: string): Promise<ThroughputRow> {
+  const client = createSdkClient({ serviceUrl: metadataAddress });
+  try {
+    const producer = await client.producer({ topic: 'persistent://bench/ns/throughput', batching: false });
+    let inFlight = 0;
+    let failure: unknown;
+    let wake: (() => void) | undefined;
+    const answered = (): void => {
+      inFlight--;
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    };
+    const sendAll = async (count: number): Promise<void> => {
+      for (let i = 0; i < count; i++) {
+        inFlight++;
+        producer.send(payload).then(answered, (error: unknown) => {
+          failure ??= error;
+          answered();
+        });
+        if (inFlight >= PUBLISH_WINDOW) await new Promise<void>((resolve) => (wake = resolve));
+      }
+      while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve));
+      if (failure !== undefined) throw failure;
+    };
+    await sendAll(2_000);
+    const started = process.hrtime.bigint();
+    await sendAll(MESSAGES);
+    const row = throughput('writer owner: SDK producer (libs/client), batching off (dedup on)', MESSAGES, started);
+    await producer.close();
+    return row;
+  } finally {
+    await client.close();
   }
 }
 
@@ -493,7 +536,16 @@ export async function run(): Promise<BenchReport> {
     const lookup = createClient(LookupService, `127.0.0.1:${metadataPort}`);
     const topics = createClient(TopicsService, `127.0.0.1:${writerPort}`);
     try {
-      return await measure(admin, lookup, topics, writerPort, noopPort, redis.url, nats.url);
+      return await measure(
+        admin,
+        lookup,
+        topics,
+        writerPort,
+        noopPort,
+        redis.url,
+        nats.url,
+        `127.0.0.1:${metadataPort}`,
+      );
     } finally {
       for (const client of [admin, lookup, topics]) closeClient(client);
     }
@@ -517,6 +569,7 @@ async function measure(
   noopPort: number,
   redisUrl: string,
   natsUrl: string,
+  metadataAddress: string,
 ): Promise<BenchReport> {
   await admin.createTenant({ tenant: 'bench' });
   await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
@@ -541,7 +594,10 @@ async function measure(
     rows.push(...measured.rows);
     comparisons.push(...measured.comparisons);
   }
-  const [single, batched] = rows as [ThroughputRow, ThroughputRow];
+  const [single, batched, xadd, js] = rows as [ThroughputRow, ThroughputRow, ThroughputRow, ThroughputRow];
+  const sdk = await sdkProducerRow(metadataAddress);
+  rows.push(sdk);
+  comparisons.push(...publishComparisons('1 partition, SDK producer, batching off', sdk, xadd, js));
   const ceiling = await noopCeilingRows(noopPort);
   rows.push(...ceiling);
   const versusCeiling = (figure: string, ours: ThroughputRow, noop: ThroughputRow): Comparison => ({
