@@ -5,8 +5,13 @@ import {
   testBackends,
   type TestBackends,
 } from '@ledgerline/managed-ledger/testing';
-import { create } from '@bufbuild/protobuf';
-import { PublishRequestSchema, type PublishRequest, type PublishResponse } from '@ledgerline/proto';
+import { create, fromBinary } from '@bufbuild/protobuf';
+import {
+  PublishRequestSchema,
+  PublishResponseSchema,
+  type PublishRequest,
+  type PublishResponse,
+} from '@ledgerline/proto';
 import type { CallContext } from '@ledgerline/rpc';
 import { eventually } from '@ledgerline/testing';
 import { Registry } from 'prom-client';
@@ -78,7 +83,7 @@ describe('publish backpressure: the per-stream bound', () => {
     });
     const reading = (async () => {
       for await (const response of stream) {
-        responses.push(response as PublishResponse);
+        responses.push(fromBinary(PublishResponseSchema, response.bytes));
         answered++;
       }
     })();
@@ -137,7 +142,7 @@ describe('publish backpressure: the per-stream bound', () => {
       return (async () => {
         let answered = 0;
         for await (const response of stream) {
-          expect(response.result?.case).toBe('receipt');
+          expect(fromBinary(PublishResponseSchema, response.bytes).result.case).toBe('receipt');
           answered++;
         }
         lease.release();

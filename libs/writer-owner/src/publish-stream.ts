@@ -1,16 +1,16 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { PublishMessage, PublishRequest, PublishResponseSchema, PublishResultSchema } from '@ledgerline/proto';
-import type { CallContext } from '@ledgerline/rpc';
+import type { PublishMessage, PublishRequest, PublishResponseSchema } from '@ledgerline/proto';
+import type { CallContext, EncodedMessage } from '@ledgerline/rpc';
 import { ByteBudget } from './byte-budget.js';
 import type { WriterMetrics } from './metrics.js';
 import type { OwnedTopic, Receipt } from './owned-topic.js';
 import { topicUnloaded } from './errors.js';
-import { failureMessage, receiptMessage } from './proto-mapping.js';
+import { failureMessage } from './proto-mapping.js';
+import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
 import { WriterReason } from './reasons.js';
 
-type Response = MessageInitShape<typeof PublishResponseSchema>;
-type Result = NonNullable<MessageInitShape<typeof PublishResultSchema>['result']>;
+type Response = EncodedMessage<typeof PublishResponseSchema>;
+type Result = PublishOutcome;
 
 export interface PublishStreamOptions {
   getTopic: (topic: string) => Promise<OwnedTopic>;
@@ -133,7 +133,7 @@ async function readAll(
     submitted = handing;
     const answer = handing
       .then((results) => Promise.all(results))
-      .then((results) => responseOf(results, options.maxMessagesPerRequest))
+      .then((results) => encodePublishResponse(results, options.maxMessagesPerRequest))
       .finally(() => {
         budget.release(sizeBytes);
         options.connectionBudget?.release(sizeBytes);
@@ -144,12 +144,6 @@ async function readAll(
     answers.push(answer);
     notify();
   }
-}
-
-function responseOf(results: Result[], maxMessagesPerRequest: number): Response {
-  const response: Response = { result: results[0]!, maxMessagesPerRequest };
-  if (results.length > 1) response.more = results.slice(1).map((result) => ({ result }));
-  return response;
 }
 
 /**
@@ -191,13 +185,13 @@ async function handAll(
 
 function receiptResult(receipt: Receipt, startedMs: number, metrics: WriterMetrics): Result {
   metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
-  return { case: 'receipt', value: receiptMessage(receipt) };
+  return { receipt };
 }
 
 function failed(message: PublishMessage | undefined, thrown: unknown, metrics: WriterMetrics): Result {
   const failure = failureMessage(message?.sequenceId ?? 0n, thrown);
   metrics.publishFailures.inc({ reason: failure.reason ?? '' });
-  return { case: 'failure', value: failure };
+  return { failure };
 }
 
 async function submit(message: PublishMessage | undefined, state: StreamState): Promise<{ receipt: Promise<Receipt> }> {
