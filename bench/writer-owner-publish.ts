@@ -4,7 +4,11 @@
 //   throughput (1 KiB messages)
 //     - writer owner: one gRPC Publish stream (pipelined, deduplication on),
 //       into a writer-owner process backed by Redis, metadata in a metadata
-//       service process (Redis + NATS), as in a cluster
+//       service process (Redis + NATS), as in a cluster; entries queued at
+//       once share a request, as the SDK's producer sends them
+//     - the same through the SDK's producer (libs/client), batching off
+//     - no-op ceiling: the same stream against a server that stores nothing,
+//       one entry per request and with requests coalesced
 //     - raw pipelined XADD from Node to the same Redis
 //     - JetStream async publish to a nats-server (file store)
 //   end-to-end latency at a fixed 1K and 10K msg/s (publish -> consumer delivery)
@@ -38,6 +42,7 @@ import {
   type LatencyRow,
   type ThroughputRow,
 } from './baselines';
+import { createClient as createSdkClient } from '@ledgerline/client';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
@@ -103,20 +108,33 @@ async function startProcess(
  */
 async function noopCeilingRows(port: number): Promise<ThroughputRow[]> {
   const topics = createClient(TopicsService, `127.0.0.1:${port}`);
+  const topic = 'persistent://bench/ns/noop';
   try {
-    await publishStream(topics, 'persistent://bench/ns/noop', 2_000, () => payload);
+    await publishStream(topics, topic, 2_000, () => payload);
     const started = process.hrtime.bigint();
-    const single = await publishStream(topics, 'persistent://bench/ns/noop', MESSAGES, () => payload);
-    const rows = [throughput('no-op Publish stream (stores nothing), one message per request', single, started)];
-    const batchedStarted = process.hrtime.bigint();
-    const batches = await publishStream(
+    const single = await publishStream(
       topics,
-      'persistent://bench/ns/noop',
-      MESSAGES / CLIENT_BATCH,
+      topic,
+      MESSAGES,
       () => payload,
       undefined,
-      CLIENT_BATCH,
+      1,
+      undefined,
+      undefined,
+      false,
     );
+    const rows = [throughput('no-op Publish stream (stores nothing), one message per request', single, started)];
+    const coalescedStarted = process.hrtime.bigint();
+    const coalesced = await publishStream(topics, topic, MESSAGES, () => payload);
+    rows.push(
+      throughput(
+        'no-op Publish stream (stores nothing), one message per entry, requests coalesced',
+        coalesced,
+        coalescedStarted,
+      ),
+    );
+    const batchedStarted = process.hrtime.bigint();
+    const batches = await publishStream(topics, topic, MESSAGES / CLIENT_BATCH, () => payload, undefined, CLIENT_BATCH);
     rows.push(
       throughput(
         `no-op Publish stream (stores nothing), batches of ${CLIENT_BATCH}`,
@@ -127,6 +145,47 @@ async function noopCeilingRows(port: number): Promise<ThroughputRow[]> {
     return rows;
   } finally {
     closeClient(topics);
+  }
+}
+
+/**
+ * The SDK's producer (libs/client) with batching off, as an application sends: each message its own
+ * entry, sequence id and receipt; PUBLISH_WINDOW sends in flight; the producer coalesces what is
+ * queued in one event-loop turn into one request.
+ */
+async function sdkProducerRow(metadataAddress: string): Promise<ThroughputRow> {
+  const client = createSdkClient({ serviceUrl: metadataAddress });
+  try {
+    const producer = await client.producer({ topic: 'persistent://bench/ns/throughput', batching: false });
+    let inFlight = 0;
+    let failure: unknown;
+    let wake: (() => void) | undefined;
+    const answered = (): void => {
+      inFlight--;
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    };
+    const sendAll = async (count: number): Promise<void> => {
+      for (let i = 0; i < count; i++) {
+        inFlight++;
+        producer.send(payload).then(answered, (error: unknown) => {
+          failure ??= error;
+          answered();
+        });
+        if (inFlight >= PUBLISH_WINDOW) await new Promise<void>((resolve) => (wake = resolve));
+      }
+      while (inFlight > 0) await new Promise<void>((resolve) => (wake = resolve));
+      if (failure !== undefined) throw failure;
+    };
+    await sendAll(2_000);
+    const started = process.hrtime.bigint();
+    await sendAll(MESSAGES);
+    const row = throughput('writer owner: SDK producer (libs/client), batching off (dedup on)', MESSAGES, started);
+    await producer.close();
+    return row;
+  } finally {
+    await client.close();
   }
 }
 
@@ -183,7 +242,19 @@ async function jetStreamPublish(natsUrl: string, partitions: number): Promise<Th
   return row;
 }
 
-/** Publishes `count` messages over one Publish stream, PUBLISH_WINDOW in flight; `onReceipt` per receipt. */
+/**
+ * Entries one coalesced request carries at most, and its bytes (estimated by payload), as the SDK's
+ * producer coalesces (libs/client partition-producer.ts): also bounded by what the server announces.
+ */
+const COALESCE_MAX_ENTRIES = 1_000;
+const COALESCE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Publishes `count` entries over one Publish stream, PUBLISH_WINDOW messages in flight; `onReceipt`
+ * per entry's receipt. With `coalesce`, entries queued when the stream takes its next request share
+ * that request (each still its own entry, sequence id and receipt), as the SDK's producer sends them
+ * once the server announced it reads several per request; otherwise one entry per request.
+ */
 async function publishStream(
   topics: ReturnType<typeof createClient<typeof TopicsService>>,
   topic: string,
@@ -193,29 +264,44 @@ async function publishStream(
   batchSize = 1,
   onReceipt?: (index: number) => void,
   window = PUBLISH_WINDOW,
+  coalesce = true,
 ): Promise<number> {
   const queue: Uint8Array[] = [];
+  let head = 0;
   let wake: (() => void) | undefined;
   let queued = 0;
   let answered = 0;
   let done = false;
+  let maxPerRequest = 1;
   const push = (index: number): void => {
     queue.push(message(index));
     queued++;
     wake?.();
   };
+  let sequenceId = 0n;
+  const entry = (payload: Uint8Array) => {
+    if (batchSize === 1) return { topic, payload, producerName: 'bench', sequenceId: sequenceId++ };
+    const messages = Array.from({ length: batchSize }, () => ({ payload }));
+    const batch = { topic, messages, producerName: 'bench', sequenceId };
+    sequenceId += BigInt(batchSize);
+    return batch;
+  };
   async function* requests() {
-    let sequenceId = 0n;
     for (;;) {
-      const next = queue.shift();
-      if (next !== undefined) {
-        if (batchSize === 1) {
-          yield { message: { topic, payload: next, producerName: 'bench', sequenceId: sequenceId++ } };
-        } else {
-          const messages = Array.from({ length: batchSize }, () => ({ payload: next }));
-          yield { message: { topic, messages, producerName: 'bench', sequenceId } };
-          sequenceId += BigInt(batchSize);
+      if (head < queue.length) {
+        const first = entry(queue[head++]!);
+        const more = [];
+        let sizeBytes = MESSAGE_BYTES * batchSize;
+        const limit = coalesce ? Math.min(maxPerRequest, COALESCE_MAX_ENTRIES) : 1;
+        while (head < queue.length && more.length + 1 < limit && sizeBytes + MESSAGE_BYTES <= COALESCE_MAX_BYTES) {
+          more.push(entry(queue[head++]!));
+          sizeBytes += MESSAGE_BYTES * batchSize;
         }
+        if (head === queue.length) {
+          queue.length = 0;
+          head = 0;
+        }
+        yield more.length === 0 ? { message: first } : { message: first, more };
         continue;
       }
       if (done) return;
@@ -225,11 +311,14 @@ async function publishStream(
   }
   const reading = (async () => {
     for await (const response of topics.publish(requests())) {
-      if (response.result.case !== 'receipt') throw new Error(`publish failed: ${response.result.value?.reason}`);
-      // Receipts come in request order, so the n-th receipt answers the n-th request.
-      onReceipt?.(answered);
-      answered++;
-      if (answered === count) return;
+      maxPerRequest = Math.max(maxPerRequest, response.maxMessagesPerRequest);
+      for (const { result } of [response, ...response.more]) {
+        if (result.case !== 'receipt') throw new Error(`publish failed: ${result.value?.reason}`);
+        // Receipts come in entry order, so the n-th receipt answers the n-th entry.
+        onReceipt?.(answered);
+        answered++;
+      }
+      if (answered >= count) return;
     }
   })();
   if (pace !== undefined) {
@@ -268,6 +357,8 @@ async function writerLatency(
           subscription: 'latency',
           type: SubscriptionType.EXCLUSIVE,
           initialPosition: InitialPosition.LATEST,
+          // Entries ready at once come in one response, as the SDK's consumer reads them.
+          maxEntriesPerResponse: 1_000,
         },
       },
     };
@@ -288,9 +379,10 @@ async function writerLatency(
         if (response.event.case === 'subscribed') subscribed();
         if (response.event.case !== 'entry') continue;
         const now = performance.now() * 1000;
-        for (const m of response.event.value.messages)
-          histogram.recordValue(Math.max(1, now - sentAtMicros(m.payload)));
-        received += response.event.value.messages.length;
+        for (const entry of [response.event.value, ...response.moreEntries]) {
+          for (const m of entry.messages) histogram.recordValue(Math.max(1, now - sentAtMicros(m.payload)));
+          received += entry.messages.length;
+        }
         grant?.();
       }
     } catch (error) {
@@ -444,7 +536,16 @@ export async function run(): Promise<BenchReport> {
     const lookup = createClient(LookupService, `127.0.0.1:${metadataPort}`);
     const topics = createClient(TopicsService, `127.0.0.1:${writerPort}`);
     try {
-      return await measure(admin, lookup, topics, writerPort, noopPort, redis.url, nats.url);
+      return await measure(
+        admin,
+        lookup,
+        topics,
+        writerPort,
+        noopPort,
+        redis.url,
+        nats.url,
+        `127.0.0.1:${metadataPort}`,
+      );
     } finally {
       for (const client of [admin, lookup, topics]) closeClient(client);
     }
@@ -468,6 +569,7 @@ async function measure(
   noopPort: number,
   redisUrl: string,
   natsUrl: string,
+  metadataAddress: string,
 ): Promise<BenchReport> {
   await admin.createTenant({ tenant: 'bench' });
   await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
@@ -492,7 +594,10 @@ async function measure(
     rows.push(...measured.rows);
     comparisons.push(...measured.comparisons);
   }
-  const [single, batched] = rows as [ThroughputRow, ThroughputRow];
+  const [single, batched, xadd, js] = rows as [ThroughputRow, ThroughputRow, ThroughputRow, ThroughputRow];
+  const sdk = await sdkProducerRow(metadataAddress);
+  rows.push(sdk);
+  comparisons.push(...publishComparisons('1 partition, SDK producer, batching off', sdk, xadd, js));
   const ceiling = await noopCeilingRows(noopPort);
   rows.push(...ceiling);
   const versusCeiling = (figure: string, ours: ThroughputRow, noop: ThroughputRow): Comparison => ({
@@ -504,11 +609,11 @@ async function measure(
     higherIsBetter: true,
   });
   comparisons.push(
-    versusCeiling('publish 1 KiB, 1 partition, batching off, against the no-op ceiling', single, ceiling[0]!),
+    versusCeiling('publish 1 KiB, 1 partition, batching off, against the no-op ceiling', single, ceiling[1]!),
     versusCeiling(
       `publish 1 KiB, 1 partition, batches of ${CLIENT_BATCH}, against the no-op ceiling`,
       batched,
-      ceiling[1]!,
+      ceiling[2]!,
     ),
   );
   const latency: LatencyRow[] = [];
@@ -527,7 +632,7 @@ async function measure(
   return {
     section: 'Publish throughput and end-to-end latency (1 KiB, writer owner on Redis)',
     setup:
-      `${MESSAGES} messages per throughput row (one gRPC Publish stream per topic, ${PUBLISH_WINDOW} messages in flight in all; ` +
+      `${MESSAGES} messages per throughput row (one gRPC Publish stream per topic, ${PUBLISH_WINDOW} messages in flight in all, entries queued at once coalesced into requests of at most ${COALESCE_MAX_ENTRIES}; ` +
       `XADD in pipelines of ${XADD_BATCH}, ${XADD_IN_FLIGHT} in flight; JetStream ${JETSTREAM_WINDOW} in flight); ` +
       `latency paced for ${PACED_SECONDS} s per rate; metadata service and writer owner are separate processes`,
     tables: [

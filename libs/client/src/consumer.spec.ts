@@ -36,6 +36,21 @@ describe('consumer', () => {
     await producer.close();
   }
 
+  it('reads every entry of a response that carries several, in order', async () => {
+    await produce(30);
+    const consumer = await client.subscribe({ topic: TOPIC, subscription: 's', initialPosition: 'earliest' });
+    const received: Message[] = [];
+    for await (const message of consumer) {
+      received.push(message);
+      if (received.length === 30) break;
+    }
+    expect(received.map(text)).toEqual(Array.from({ length: 30 }, (_, index) => `m${index}`));
+    expect(received.map((message) => message.offset)).toEqual(Array.from({ length: 30 }, (_, index) => BigInt(index)));
+    const perResponse = cluster.subscription(TOPIC, 's')!.entriesPerResponse;
+    expect(perResponse.reduce((sum, count) => sum + count, 0)).toBe(30);
+    expect(Math.max(...perResponse)).toBeGreaterThan(1);
+  });
+
   it('delivers batched and single messages in order with their fields, and acks them', async () => {
     const consumer = await client.subscribe({ topic: TOPIC, subscription: 's', initialPosition: 'earliest' });
     await produce(5, { maxMessages: 3 });

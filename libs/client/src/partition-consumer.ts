@@ -26,6 +26,11 @@ export const MAX_REMEMBERED_ACKS = 100_000;
 export const ACK_GROUP_TIME_MS = 10;
 /** Most positions in one grouped Ack command; a full group goes at once. */
 export const MAX_ACK_GROUP_SIZE = 1_000;
+/**
+ * Entries the consumer reads in one ConsumeResponse (Subscribe.max_entries_per_response): an owner
+ * coalesces entries ready at once up to it; the receiver queue and flow permits bound them anyway.
+ */
+export const MAX_ENTRIES_PER_RESPONSE = 1_000;
 
 /** An entry position. */
 export interface Position {
@@ -324,7 +329,9 @@ export class PartitionConsumer {
     // Whatever the last stream queued and nobody took will be redelivered on this one.
     this.incoming.remove((delivered) => delivered.from === this);
     this.lastPosition = undefined;
-    requests.push({ command: { case: 'subscribe', value: this.subscribe } });
+    requests.push({
+      command: { case: 'subscribe', value: { ...this.subscribe, maxEntriesPerResponse: MAX_ENTRIES_PER_RESPONSE } },
+    });
     for (const pending of this.pendingAcks.values()) requests.push({ command: { case: 'ack', value: pending.ack } });
     requests.push({ command: { case: 'flow', value: { permits: this.receiverQueueSize } } });
     this.permitsToGrant = 0;
@@ -376,6 +383,7 @@ export class PartitionConsumer {
         return;
       case 'entry':
         this.deliver(response.event.value);
+        for (const entry of response.moreEntries) this.deliver(entry);
         return;
       case 'ackReceipt': {
         const pending = this.pendingAcks.get(response.event.value.requestId);

@@ -256,8 +256,13 @@ export class AppendPipeline {
 
   private async writeBatch(ledger: OpenLedger): Promise<void> {
     const { config } = this.host;
-    // A batch never takes the ledger past maxEntriesPerLedger, so rollover lands where configured.
-    const room = Math.max(1, config.maxEntriesPerLedger - ledger.entries);
+    // A batch never takes the ledger past maxEntriesPerLedger, so rollover lands where configured. A ledger
+    // already there is too young to roll over (minLedgerAgeMs): it takes whole batches until it may, as
+    // one entry per write would cut throughput to one store round trip per entry.
+    const room =
+      ledger.entries < config.maxEntriesPerLedger
+        ? config.maxEntriesPerLedger - ledger.entries
+        : Number.MAX_SAFE_INTEGER;
     const batch = this.queue.peekBatch(Math.min(config.maxWriteBatchEntries, room), config.maxWriteBatchBytes);
     for (const op of batch) this.frame(op);
     let firstEntryId: number;

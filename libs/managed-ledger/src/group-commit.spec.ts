@@ -65,6 +65,22 @@ describe('ManagedLedger group commit', () => {
     await sqlite.close();
   });
 
+  it('keeps writing in batches past maxEntriesPerLedger while the ledger is too young to roll over', async () => {
+    const sqlite = new SqliteLedgerStore({ path: ':memory:' });
+    const { store, writes } = recordingWrites(sqlite);
+    const young = { ...config, maxEntriesPerLedger: 10, minLedgerAgeMs: 600_000 };
+    const ml = await ManagedLedger.open(TOPIC, testBackends({ ledgerStore: store }).deps(), { config: young });
+    const results = await Promise.all(appendFromSeparateTurns(ml, 60, 'y'));
+    // One ledger (too young to roll), every entry stored in order.
+    expect(new Set(results.map((r) => r.position.ledgerId)).size).toBe(1);
+    expect(results.map((r) => r.position.entryId)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    // Up to the limit a batch stops where rollover would land; past it, one write per entry would be 50 writes.
+    expect(writes.reduce((sum, n) => sum + n, 0)).toBe(60);
+    expect(writes.length).toBeLessThanOrEqual(6);
+    await ml.close();
+    await sqlite.close();
+  });
+
   it('a failed batched write fails every append in it, in the order they were made, and stores none', async () => {
     const inner = new InMemoryLedgerStore();
     const ml = await ManagedLedger.open(TOPIC, testBackends({ ledgerStore: inner }).deps(), {

@@ -1,5 +1,13 @@
-import { create } from '@bufbuild/protobuf';
-import { ChangeKind, MetadataStoreService, NodeSchema, type WatchResponse } from '@ledgerline/proto';
+import { create, toBinary } from '@bufbuild/protobuf';
+import {
+  ChangeKind,
+  MetadataStoreService,
+  NodeSchema,
+  PutResponseSchema,
+  WatchResponseSchema,
+  type WatchResponse,
+} from '@ledgerline/proto';
+import { EncodedMessage } from './encoded-message.js';
 import { closeClient, createClient } from './create-client.js';
 import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { registerService } from './register-service.js';
@@ -74,6 +82,42 @@ describe('a generated service descriptor', () => {
       const events: WatchResponse[] = [];
       for await (const event of client.watch({ pathPrefix: '/a/' })) events.push(event);
       expect(events.map((e) => [e.path, e.kind, e.version])).toEqual([['/a/1', ChangeKind.CREATED, 1n]]);
+    } finally {
+      closeClient(client);
+      server.forceShutdown();
+    }
+  });
+
+  it('writes messages a handler yields already encoded as they are, and fails a call that yields another schema', async () => {
+    const server = createGrpcServer();
+    registerService(server, MetadataStoreService, {
+      ...impl,
+      async *watch(request) {
+        yield { path: `${request.pathPrefix}plain`, kind: ChangeKind.CREATED, version: 1n };
+        const encoded = create(WatchResponseSchema, { path: `${request.pathPrefix}encoded`, version: 2n });
+        yield new EncodedMessage(WatchResponseSchema, toBinary(WatchResponseSchema, encoded));
+        if (request.pathPrefix === '/wrong/') {
+          // The types refuse another schema's bytes; the cast plays a handler that got it wrong anyway.
+          const other = toBinary(PutResponseSchema, create(PutResponseSchema, {}));
+          yield new EncodedMessage(PutResponseSchema, other) as unknown as EncodedMessage<typeof WatchResponseSchema>;
+        }
+      },
+    });
+    const port = await bindInsecure(server, '127.0.0.1', 0);
+    const client = createClient(MetadataStoreService, `127.0.0.1:${port}`);
+    try {
+      const events: WatchResponse[] = [];
+      for await (const event of client.watch({ pathPrefix: '/x/' })) events.push(event);
+      expect(events.map((e) => [e.path, e.version])).toEqual([
+        ['/x/plain', 1n],
+        ['/x/encoded', 2n],
+      ]);
+      const wrong: unknown[] = [];
+      const failure = await (async () => {
+        for await (const event of client.watch({ pathPrefix: '/wrong/' })) wrong.push(event);
+      })().catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(LedgerlineError);
+      expect(wrong.length).toBeLessThan(3);
     } finally {
       closeClient(client);
       server.forceShutdown();

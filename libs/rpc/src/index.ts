@@ -10,6 +10,7 @@ export {
   DEFAULT_MAX_CONCURRENT_STREAMS,
 } from './server-options.js';
 export type { GrpcLimits } from './server-options.js';
+export { EncodedMessage } from './encoded-message.js';
 export type {
   CallContext,
   CallOptions,
@@ -21,6 +22,7 @@ export type {
   ServerStreamingImpl,
   ClientStreamingImpl,
   BidiStreamingImpl,
+  StreamedOutput,
   UnaryCall,
   ServerStreamingCall,
   ClientStreamingCall,

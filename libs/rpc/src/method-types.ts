@@ -1,6 +1,7 @@
 import type { DescMessage, DescMethod, DescService, MessageInitShape, MessageShape } from '@bufbuild/protobuf';
 import type { Metadata } from '@grpc/grpc-js';
 import type { PeerCertificate } from 'node:tls';
+import type { EncodedMessage } from './encoded-message.js';
 
 /** What a handler knows about the call it serves. */
 export interface CallContext {
@@ -40,10 +41,13 @@ export type UnaryImpl<I extends DescMessage, O extends DescMessage> = (
   context: CallContext,
 ) => Promise<MessageInitShape<O>> | MessageInitShape<O>;
 
+/** What a streaming handler yields: a message, or one already encoded (see EncodedMessage). */
+export type StreamedOutput<O extends DescMessage> = MessageInitShape<O> | EncodedMessage<O>;
+
 export type ServerStreamingImpl<I extends DescMessage, O extends DescMessage> = (
   request: MessageShape<I>,
   context: CallContext,
-) => AsyncIterable<MessageInitShape<O>>;
+) => AsyncIterable<StreamedOutput<O>>;
 
 export type ClientStreamingImpl<I extends DescMessage, O extends DescMessage> = (
   requests: AsyncIterable<MessageShape<I>>,
@@ -53,7 +57,7 @@ export type ClientStreamingImpl<I extends DescMessage, O extends DescMessage> = 
 export type BidiStreamingImpl<I extends DescMessage, O extends DescMessage> = (
   requests: AsyncIterable<MessageShape<I>>,
   context: CallContext,
-) => AsyncIterable<MessageInitShape<O>>;
+) => AsyncIterable<StreamedOutput<O>>;
 
 /** The handler type for one method, chosen by its kind. */
 export type MethodImpl<M extends DescMethod> = M extends { methodKind: 'unary' }

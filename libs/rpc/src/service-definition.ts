@@ -2,6 +2,7 @@ import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type D
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
 import { LedgerlineError } from '@ledgerline/errors';
 import { RpcReason } from './errors.js';
+import { EncodedMessage } from './encoded-message.js';
 
 /**
  * A request as the server's deserializer hands it over. Decoding never throws
@@ -15,10 +16,21 @@ export function methodPath(method: DescMethod): string {
   return `/${method.parent.typeName}/${method.name}`;
 }
 
-/** Serializes a message or a message init shape; grpc-js wants a Buffer, so the bytes are wrapped, not copied. */
+/**
+ * Serializes a message, a message init shape, or an EncodedMessage of the same schema (written as is);
+ * grpc-js wants a Buffer, so the bytes are wrapped, not copied.
+ */
 export function serializer(schema: DescMessage): (value: unknown) => Buffer {
   return (value) => {
-    const bytes = toBinary(schema, create(schema, value as never));
+    let bytes: Uint8Array;
+    if (value instanceof EncodedMessage) {
+      if (value.schema.typeName !== schema.typeName) {
+        throw new Error(`an encoded ${value.schema.typeName} was sent where ${schema.typeName} belongs`);
+      }
+      bytes = value.bytes;
+    } else {
+      bytes = toBinary(schema, create(schema, value as never));
+    }
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   };
 }

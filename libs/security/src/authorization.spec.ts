@@ -54,6 +54,19 @@ describe('authorization', () => {
     await expect(check('app', '/ledgerline.v1.LookupService/LookupTopic', { topic: TOPIC })).resolves.toBeUndefined();
   });
 
+  it('checks every topic a coalesced Publish request names, not only its first', async () => {
+    policies.namespaces.set('globex/secret', { permissions: {}, tenantAdminRoles: [] });
+    const publish = '/ledgerline.v1.TopicsService/Publish';
+    const own = { message: { topic: TOPIC }, more: [{ topic: `${TOPIC}-2` }, { topic: TOPIC }] };
+    await expect(check('app', publish, own)).resolves.toBeUndefined();
+    expect(requiredAccess(publish, own)).toHaveLength(1);
+    const smuggled = { message: { topic: TOPIC }, more: [{ topic: 'persistent://globex/secret/t' }] };
+    expect(await refusal(check('app', publish, smuggled))).toMatchObject({
+      code: 'PERMISSION_DENIED',
+      reason: SecurityReason.PERMISSION_NOT_GRANTED,
+    });
+  });
+
   it("lets a tenant's admins administer its namespaces, not another tenant's, and keeps tenants for super-users", async () => {
     await expect(
       check('acme-admin', '/ledgerline.v1.AdminService/CreateNamespace', { namespace: 'acme/new' }),

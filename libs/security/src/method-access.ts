@@ -50,6 +50,19 @@ const topicField =
     ofTopic(request['topic'], actions);
 const messageTopic: Rule = (request) =>
   ofTopic((request['message'] as { topic?: unknown } | undefined)?.topic, PRODUCE);
+/**
+ * A Publish request may carry several entries (`message` then `more`), each
+ * naming its topic: every namespace they name is checked, once each.
+ */
+const publishTopics: Rule = (request) => {
+  const more = Array.isArray(request['more']) ? (request['more'] as Array<{ topic?: unknown }>) : [];
+  const namespaces = new Map<string, Access>();
+  for (const message of [request['message'] as { topic?: unknown } | undefined, ...more]) {
+    const access = ofTopic(message?.topic, PRODUCE);
+    if (access.kind === 'namespace') namespaces.set(access.namespace, access);
+  }
+  return [...namespaces.values()];
+};
 const namespaceAdmin: Rule = (request) => adminOfNamespace(request['namespace']);
 const topicAdmin: Rule = (request) => adminOfTopic(request['topic']);
 
@@ -67,7 +80,7 @@ const consumeCommand: Rule = (request) => {
  * A method missing from this table is for super-users only.
  */
 const RULES: Readonly<Record<string, Rule>> = {
-  '/ledgerline.v1.TopicsService/Publish': messageTopic,
+  '/ledgerline.v1.TopicsService/Publish': publishTopics,
   '/ledgerline.v1.TopicsService/PublishOne': messageTopic,
   '/ledgerline.v1.TopicsService/Consume': consumeCommand,
   '/ledgerline.v1.TopicsService/Seek': topicField(CONSUME),

@@ -5,8 +5,13 @@ import {
   testBackends,
   type TestBackends,
 } from '@ledgerline/managed-ledger/testing';
-import { create } from '@bufbuild/protobuf';
-import { PublishRequestSchema, type PublishRequest, type PublishResponse } from '@ledgerline/proto';
+import { create, fromBinary } from '@bufbuild/protobuf';
+import {
+  PublishRequestSchema,
+  PublishResponseSchema,
+  type PublishRequest,
+  type PublishResponse,
+} from '@ledgerline/proto';
 import type { CallContext } from '@ledgerline/rpc';
 import { eventually } from '@ledgerline/testing';
 import { Registry } from 'prom-client';
@@ -72,12 +77,13 @@ describe('publish backpressure: the per-stream bound', () => {
       getTopic: async () => topic,
       maxPendingBytes: LIMIT_BYTES,
       maxPendingMessages: 1_000,
+      maxMessagesPerRequest: 1_000,
       metrics: writerMetrics(new Registry()),
       draining: new AbortController().signal,
     });
     const reading = (async () => {
       for await (const response of stream) {
-        responses.push(response as PublishResponse);
+        responses.push(fromBinary(PublishResponseSchema, response.bytes));
         answered++;
       }
     })();
@@ -128,6 +134,7 @@ describe('publish backpressure: the per-stream bound', () => {
         getTopic: async () => topic,
         maxPendingBytes: STREAM_LIMIT_BYTES,
         maxPendingMessages: 1_000,
+        maxMessagesPerRequest: 1_000,
         connectionBudget: lease.budget,
         metrics: writerMetrics(new Registry()),
         draining: new AbortController().signal,
@@ -135,7 +142,7 @@ describe('publish backpressure: the per-stream bound', () => {
       return (async () => {
         let answered = 0;
         for await (const response of stream) {
-          expect(response.result?.case).toBe('receipt');
+          expect(fromBinary(PublishResponseSchema, response.bytes).result.case).toBe('receipt');
           answered++;
         }
         lease.release();
@@ -169,6 +176,7 @@ describe('publish backpressure: the per-stream bound', () => {
       getTopic: async () => topic,
       maxPendingBytes: 1024 * 1024,
       maxPendingMessages: 4,
+      maxMessagesPerRequest: 1_000,
       metrics: writerMetrics(new Registry()),
       draining: new AbortController().signal,
     });
@@ -184,6 +192,49 @@ describe('publish backpressure: the per-stream bound', () => {
     for (let i = 1; i < 10; i++) receipts[i]!.resolve(receipt(i));
     await reading;
     expect(answered).toBe(10);
+  });
+
+  it('counts every entry of a coalesced request against maxPendingMessages, and its answer waits for all of them', async () => {
+    const receipts = Array.from({ length: 9 }, () => deferred<Receipt>());
+    let submitted = 0;
+    const topic = { submit: async () => ({ receipt: receipts[submitted++]!.promise }) } as unknown as OwnedTopic;
+    let pulled = 0;
+    async function* requests(): AsyncIterable<PublishRequest> {
+      for (let i = 0; i < 3; i++) {
+        pulled++;
+        const entry = (j: number) => ({ topic: TOPIC, payload: new Uint8Array(1), sequenceId: BigInt(3 * i + j) });
+        yield create(PublishRequestSchema, { message: entry(0), more: [entry(1), entry(2)] });
+      }
+    }
+    const stream = publishStream(requests(), { signal: new AbortController().signal } as CallContext, {
+      getTopic: async () => topic,
+      maxPendingBytes: 1024 * 1024,
+      maxPendingMessages: 4,
+      maxMessagesPerRequest: 1_000,
+      metrics: writerMetrics(new Registry()),
+      draining: new AbortController().signal,
+    });
+    const answers: PublishResponse[] = [];
+    const reading = (async () => {
+      for await (const response of stream) answers.push(fromBinary(PublishResponseSchema, response.bytes));
+    })();
+    // Two requests are six entries, past the bound of four: the third request is not read.
+    await eventually(() => submitted === 6, { description: 'two requests handed over' });
+    await settle();
+    expect([submitted, pulled, answers.length]).toEqual([6, 2, 0]);
+    for (let i = 0; i < 2; i++) receipts[i]!.resolve(receipt(i));
+    await settle();
+    // Two of the first request's three entries are stored: it is not answered yet, and nothing more is read.
+    expect([answers.length, pulled]).toEqual([0, 2]);
+    receipts[2]!.resolve(receipt(2));
+    await eventually(() => pulled === 3, { description: 'the third request read once the first is answered' });
+    for (let i = 3; i < 9; i++) receipts[i]!.resolve(receipt(i));
+    await reading;
+    expect(answers.map((a) => [a.result.value?.sequenceId, ...a.more.map((m) => m.result.value?.sequenceId)])).toEqual([
+      [0n, 1n, 2n],
+      [3n, 4n, 5n],
+      [6n, 7n, 8n],
+    ]);
   });
 });
 

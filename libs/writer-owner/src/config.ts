@@ -47,8 +47,13 @@ export const writerSettings = {
     .min(KiB)
     .max(16 * 1024 * MiB)
     .default(32 * MiB),
-  /** Publishes accepted and not yet answered, per publish stream. */
+  /** Entries accepted and not yet answered, per publish stream (each entry of a coalesced request counts). */
   maxPendingMessagesPerStream: z.number().int().min(1).max(1_000_000).default(10_000),
+  /**
+   * Entries one Publish request may carry (PublishRequest message and more); announced to producers,
+   * which coalesce the entries queued at once up to it. The gRPC message size bounds the request's bytes.
+   */
+  maxMessagesPerPublishRequest: z.number().int().min(1).max(10_000).default(1_000),
   /** Largest entry a producer may publish, framing included (Pulsar's maxMessageSize is 5 MiB). */
   maxMessageSizeBytes: z
     .number()

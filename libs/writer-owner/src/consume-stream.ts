@@ -32,9 +32,31 @@ export type OpenConsumeSession<E extends DispatchEntry> = (
   sink: ConsumerSink<E>,
 ) => Promise<ConsumeSession<E>>;
 
+/**
+ * The most entries one ConsumeResponse carries (also bounded by what the
+ * subscriber reads, Subscribe.max_entries_per_response), and the most payload
+ * bytes: well under the gRPC message limit (4 MiB), so coalescing never makes
+ * a response the transport refuses. An entry larger than that goes alone.
+ */
+export const MAX_ENTRIES_PER_CONSUME_RESPONSE = 1_000;
+export const MAX_CONSUME_RESPONSE_BYTES = 1024 * 1024;
+
+type EntryInit = Extract<NonNullable<Response['event']>, { case: 'entry' }>['value'];
+
+function entryOf(response: Response): EntryInit | undefined {
+  return response.event?.case === 'entry' ? response.event.value : undefined;
+}
+
+function entryBytes(entry: EntryInit): number {
+  let sizeBytes = 0;
+  for (const message of entry.messages ?? []) sizeBytes += message.payload?.length ?? 0;
+  return sizeBytes;
+}
+
 /** Outgoing events of one consumer, waited on by the stream's generator. */
 class Outbox {
-  private readonly items: Response[] = [];
+  private items: Response[] = [];
+  private head = 0;
   private wake: (() => void) | undefined;
   closedWith: LedgerlineError | undefined;
   ended = false;
@@ -55,16 +77,40 @@ class Outbox {
     this.wake = undefined;
   }
 
-  async *drain(): AsyncGenerator<Response> {
+  /** Yields the events in order; consecutive entries ready at once share a response, up to maxEntries. */
+  async *drain(maxEntries: number): AsyncGenerator<Response> {
     for (;;) {
-      const next = this.items.shift();
-      if (next !== undefined) {
-        yield next;
+      if (this.head < this.items.length) {
+        yield this.take(maxEntries);
         continue;
       }
       if (this.ended) return;
       await new Promise<void>((resolve) => (this.wake = resolve));
     }
+  }
+
+  private take(maxEntries: number): Response {
+    const first = this.items[this.head++]!;
+    const entry = entryOf(first);
+    if (entry !== undefined && maxEntries > 1) {
+      const more: EntryInit[] = [];
+      let sizeBytes = entryBytes(entry);
+      while (this.head < this.items.length && more.length + 1 < maxEntries) {
+        const next = entryOf(this.items[this.head]!);
+        if (next === undefined) break;
+        const nextBytes = entryBytes(next);
+        if (sizeBytes + nextBytes > MAX_CONSUME_RESPONSE_BYTES) break;
+        sizeBytes += nextBytes;
+        more.push(next);
+        this.head++;
+      }
+      if (more.length > 0) first.moreEntries = more;
+    }
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    }
+    return first;
   }
 }
 
@@ -131,6 +177,7 @@ export async function* consumeStream<E extends DispatchEntry>(
   const first = await iterator.next();
   if (first.done === true) return;
   if (first.value.command.case !== 'subscribe') throw bad('the first consume request must be subscribe');
+  const maxEntries = Math.min(first.value.command.value.maxEntriesPerResponse, MAX_ENTRIES_PER_CONSUME_RESPONSE);
   const outbox = new Outbox();
   // Deliveries need permits, which only come after the Subscribed answer: the session is there by then.
   const opened: { session?: ConsumeSession<E> } = {};
@@ -167,7 +214,7 @@ export async function* consumeStream<E extends DispatchEntry>(
     (error: unknown) => outbox.close(LedgerlineError.from(error)),
   );
   try {
-    yield* outbox.drain();
+    yield* outbox.drain(maxEntries);
   } finally {
     context.signal.removeEventListener('abort', stop);
     consumer.close();

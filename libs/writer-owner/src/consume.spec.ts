@@ -1,5 +1,6 @@
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
 import { consumeBackend } from './consume-backend.js';
+import { MAX_CONSUME_RESPONSE_BYTES } from './consume-stream.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
 import { TestConsumer } from './testing/test-consumer.js';
 
@@ -51,6 +52,33 @@ describe('writer owner: consuming through every subscription type (in process)',
       type: SubscriptionType.EXCLUSIVE,
     });
     third.close();
+  });
+
+  it('coalesces entries ready at once into one response for a subscriber that reads several, in order and within the bounds', async () => {
+    const topic = await harness.createTopic('coalesced-delivery');
+    await publish(topic, 12);
+    const entriesPerResponse = (c: TestConsumer) =>
+      c.events.filter((e) => e.event.case === 'entry').map((e) => 1 + e.moreEntries.length);
+    const reads5 = consumer(topic, 'five', SubscriptionType.EXCLUSIVE, 'a', { maxEntriesPerResponse: 5 });
+    reads5.flow(100);
+    await reads5.until(() => reads5.entries.length === 12, '12 entries');
+    expect(reads5.texts()).toEqual(Array.from({ length: 12 }, (_, i) => `m${i}`));
+    expect(entriesPerResponse(reads5).every((count) => count <= 5)).toBe(true);
+    expect(entriesPerResponse(reads5).some((count) => count > 1)).toBe(true);
+    // A subscriber that predates coalescing (max_entries_per_response 0) gets one entry per response.
+    const old = consumer(topic, 'old', SubscriptionType.EXCLUSIVE, 'b');
+    old.flow(100);
+    await old.until(() => old.entries.length === 12, '12 entries');
+    expect(entriesPerResponse(old)).toEqual(Array(12).fill(1));
+    // Large entries: a response never carries more than MAX_CONSUME_RESPONSE_BYTES of payloads.
+    const large = await harness.createTopic('coalesced-large');
+    const payload = new Uint8Array(Math.floor(MAX_CONSUME_RESPONSE_BYTES / 2.5));
+    for (let i = 0; i < 5; i++) await harness.topics.publishOne({ message: { topic: large, payload } });
+    const big = consumer(large, 'big', SubscriptionType.EXCLUSIVE, 'c', { maxEntriesPerResponse: 1_000 });
+    big.flow(100);
+    await big.until(() => big.entries.length === 5, '5 large entries');
+    expect(entriesPerResponse(big).every((count) => count <= 2)).toBe(true);
+    for (const each of [reads5, old, big]) each.close();
   });
 
   it('Failover: one active consumer; when it leaves, the other takes over with what it had not acked', async () => {

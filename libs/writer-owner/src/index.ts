@@ -21,7 +21,7 @@ export type { WriterMetrics } from './metrics.js';
 // stream over the subscriptions lib, the entry shape, the proto mappings and the write refusal reason.
 export { OwnerSession } from './owner-session.js';
 export type { OwnerSessionOptions } from './owner-session.js';
-export { consumeStream } from './consume-stream.js';
+export { consumeStream, MAX_ENTRIES_PER_CONSUME_RESPONSE, MAX_CONSUME_RESPONSE_BYTES } from './consume-stream.js';
 export type { ConsumeSession, OpenConsumeSession, ConsumeResponse } from './consume-stream.js';
 export { consumerOptions, subscriptionTypeOf, entryResponse } from './consume-backend.js';
 export { writerEntry } from './cursor-source.js';

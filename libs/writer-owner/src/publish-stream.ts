@@ -1,20 +1,24 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { PublishRequest, PublishResponseSchema } from '@ledgerline/proto';
-import type { CallContext } from '@ledgerline/rpc';
+import type { PublishMessage, PublishRequest, PublishResponseSchema } from '@ledgerline/proto';
+import type { CallContext, EncodedMessage } from '@ledgerline/rpc';
 import { ByteBudget } from './byte-budget.js';
 import type { WriterMetrics } from './metrics.js';
 import type { OwnedTopic, Receipt } from './owned-topic.js';
 import { topicUnloaded } from './errors.js';
-import { failureMessage, receiptMessage } from './proto-mapping.js';
+import { failureMessage } from './proto-mapping.js';
+import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
 import { WriterReason } from './reasons.js';
 
-type Response = MessageInitShape<typeof PublishResponseSchema>;
+type Response = EncodedMessage<typeof PublishResponseSchema>;
+type Result = PublishOutcome;
 
 export interface PublishStreamOptions {
   getTopic: (topic: string) => Promise<OwnedTopic>;
   maxPendingBytes: number;
+  /** Entries read and not yet answered (each entry of a coalesced request counts). */
   maxPendingMessages: number;
+  /** Entries one request may carry (message and more together); announced in every response. */
+  maxMessagesPerRequest: number;
   /** The bound shared by every publish stream of the same client connection (see ConnectionBudgets). */
   connectionBudget?: ByteBudget;
   metrics: WriterMetrics;
@@ -22,18 +26,28 @@ export interface PublishStreamOptions {
   draining: AbortSignal;
 }
 
+/** The entries a request carries, in order; an absent `message` stays in its place and is refused. */
+function entriesOf(request: PublishRequest): Array<PublishMessage | undefined> {
+  return request.more.length === 0 ? [request.message] : [request.message, ...request.more];
+}
+
 /** A request's size as the bound counts it: its payloads (the framing is small beside them). */
-function requestBytes(request: PublishRequest): number {
-  const message = request.message;
-  if (message === undefined) return 0;
-  return message.payload.length + message.messages.reduce((sum, m) => sum + m.payload.length, 0);
+function requestBytes(entries: ReadonlyArray<PublishMessage | undefined>): number {
+  let sizeBytes = 0;
+  for (const message of entries) {
+    if (message === undefined) continue;
+    sizeBytes += message.payload.length;
+    for (const batched of message.messages) sizeBytes += batched.payload.length;
+  }
+  return sizeBytes;
 }
 
 /**
- * One Publish stream: requests are read, handed to their topic in order, and
- * answered in request order (a receipt once the ledger store holds the entry,
- * or a PublishFailure and the stream goes on). At most maxPendingBytes /
- * maxPendingMessages are read and not yet answered (and, with a
+ * One Publish stream: requests are read, their entries handed to their topic
+ * in order, and each request answered in request order once every entry it
+ * carried is answered (a receipt once the ledger store holds the entry, or a
+ * PublishFailure for that entry alone, and the stream goes on). At most
+ * maxPendingBytes / maxPendingMessages are read and not yet answered (and, with a
  * connectionBudget, at most its bound over all streams of the connection):
  * past that the stream stops reading, so gRPC flow control pushes back on the producer instead of
  * this process buffering. On drain, reading stops, what was read is answered,
@@ -73,6 +87,18 @@ export async function* publishStream(
   if (readerError !== undefined && !context.signal.aborted) throw readerError;
 }
 
+/** What one stream remembers while reading. */
+interface StreamState {
+  readonly options: PublishStreamOptions;
+  readonly signal: AbortSignal;
+  /**
+   * A stream stays bound to the loaded topic it first reached: entries sent after ones the unloaded
+   * topic refused must not land in the reloaded topic ahead of their resends (deduplication would
+   * then skip the resends as old).
+   */
+  readonly boundTopics: Map<string, OwnedTopic>;
+}
+
 async function readAll(
   requests: AsyncIterable<PublishRequest>,
   context: CallContext,
@@ -86,45 +112,32 @@ async function readAll(
     if (options.draining.aborted) resolve('drained');
     options.draining.addEventListener('abort', () => resolve('drained'), { once: true });
   });
+  const state: StreamState = { options, signal: context.signal, boundTopics: new Map() };
   let pendingMessages = 0;
   let submitted: Promise<unknown> = Promise.resolve();
-  // A stream stays bound to the loaded topic it first reached: entries sent after ones the unloaded
-  // topic refused must not land in the reloaded topic ahead of their resends (deduplication would
-  // then skip the resends as old).
-  const boundTopics = new Map<string, OwnedTopic>();
   const room = { wake: undefined as (() => void) | undefined };
   for (;;) {
     while (pendingMessages >= options.maxPendingMessages) await new Promise<void>((r) => (room.wake = r));
     const next = await Promise.race([iterator.next(), drained]);
     if (next === 'drained' || next.done === true) return;
-    const request = next.value;
-    const sizeBytes = requestBytes(request);
+    const entries = entriesOf(next.value);
+    const sizeBytes = requestBytes(entries);
     const waiting = budget.acquire(sizeBytes, context.signal);
     if (waiting !== undefined) await Promise.race([waiting, drained]);
     const sharedWaiting = options.connectionBudget?.acquire(sizeBytes, context.signal);
     if (sharedWaiting !== undefined) await Promise.race([sharedWaiting, drained]);
-    pendingMessages++;
+    pendingMessages += entries.length;
     const startedMs = performance.now();
     // Each entry is handed to its topic only after the one before it, so the log keeps the stream's order.
-    const handing = submitted.then(() => submit(request, options, boundTopics, context.signal));
-    submitted = handing.catch(() => undefined);
+    const handing = submitted.then(() => handAll(entries, state, startedMs));
+    submitted = handing;
     const answer = handing
-      .then((handed) => handed.receipt)
-      .then(
-        (receipt: Receipt): Response => {
-          options.metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
-          return { result: { case: 'receipt', value: receiptMessage(receipt) } };
-        },
-        (thrown: unknown): Response => {
-          const failure = failureMessage(request.message?.sequenceId ?? 0n, thrown);
-          options.metrics.publishFailures.inc({ reason: failure.reason ?? '' });
-          return { result: { case: 'failure', value: failure } };
-        },
-      )
+      .then((results) => Promise.all(results))
+      .then((results) => encodePublishResponse(results, options.maxMessagesPerRequest))
       .finally(() => {
         budget.release(sizeBytes);
         options.connectionBudget?.release(sizeBytes);
-        pendingMessages--;
+        pendingMessages -= entries.length;
         room.wake?.();
         room.wake = undefined;
       });
@@ -133,19 +146,63 @@ async function readAll(
   }
 }
 
-async function submit(
-  request: PublishRequest,
-  options: PublishStreamOptions,
-  boundTopics: Map<string, OwnedTopic>,
-  signal: AbortSignal,
-): Promise<{ receipt: Promise<Receipt> }> {
-  const message = request.message;
+/**
+ * Hands every entry of one request to its topic, in order, and never throws:
+ * an entry that is refused gets its failure, and the entries after it are
+ * handed on as they would be in requests of their own.
+ */
+async function handAll(
+  entries: ReadonlyArray<PublishMessage | undefined>,
+  state: StreamState,
+  startedMs: number,
+): Promise<Array<Result | Promise<Result>>> {
+  const limit = state.options.maxMessagesPerRequest;
+  if (entries.length > limit) {
+    const error = new LedgerlineError(
+      'INVALID_ARGUMENT',
+      WriterReason.INVALID_REQUEST,
+      `a publish request carries at most ${limit} entries; this one carried ${entries.length}`,
+      { details: { maxMessagesPerRequest: String(limit) } },
+    );
+    return entries.map((message) => failed(message, error, state.options.metrics));
+  }
+  const results: Array<Result | Promise<Result>> = [];
+  for (const message of entries) {
+    try {
+      const { receipt } = await submit(message, state);
+      results.push(
+        receipt.then(
+          (stored) => receiptResult(stored, startedMs, state.options.metrics),
+          (thrown: unknown) => failed(message, thrown, state.options.metrics),
+        ),
+      );
+    } catch (thrown) {
+      results.push(failed(message, thrown, state.options.metrics));
+    }
+  }
+  return results;
+}
+
+function receiptResult(receipt: Receipt, startedMs: number, metrics: WriterMetrics): Result {
+  metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
+  return { receipt };
+}
+
+function failed(message: PublishMessage | undefined, thrown: unknown, metrics: WriterMetrics): Result {
+  const failure = failureMessage(message?.sequenceId ?? 0n, thrown);
+  metrics.publishFailures.inc({ reason: failure.reason ?? '' });
+  return { failure };
+}
+
+async function submit(message: PublishMessage | undefined, state: StreamState): Promise<{ receipt: Promise<Receipt> }> {
   if (message === undefined) {
     throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'a publish request carries a message');
   }
-  const topic = await options.getTopic(message.topic);
-  const bound = boundTopics.get(message.topic);
-  if (bound === undefined) boundTopics.set(message.topic, topic);
+  const bound = state.boundTopics.get(message.topic);
+  // The topic this stream is bound to, while loaded, is the one the registry would name: skip the lookup.
+  if (bound !== undefined && !bound.unloaded) return bound.submit(message, state.signal);
+  const topic = await state.options.getTopic(message.topic);
+  if (bound === undefined) state.boundTopics.set(message.topic, topic);
   else if (bound !== topic) throw topicUnloaded(message.topic, 'it was unloaded while this publish stream was open');
-  return topic.submit(message, signal);
+  return topic.submit(message, state.signal);
 }

@@ -53,6 +53,7 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
           getTopic: (topic) => owner.topic(topic),
           maxPendingBytes: owner.settings.maxPendingBytesPerStream,
           maxPendingMessages: owner.settings.maxPendingMessagesPerStream,
+          maxMessagesPerRequest: owner.settings.maxMessagesPerPublishRequest,
           connectionBudget: connection.budget,
           metrics: owner.metrics,
           draining: owner.drainSignal,

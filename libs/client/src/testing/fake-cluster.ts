@@ -33,6 +33,12 @@ type ConsumeResponseInit = MessageInitShape<typeof ConsumeResponseSchema>;
 export interface FakeClusterOptions {
   /** How many owner instances serve topics. Default 2. */
   owners?: number;
+  /**
+   * Entries the owners read per Publish request and announce (PublishResponse.max_messages_per_request).
+   * Default 1,000, as a writer owner; 0 plays an owner that predates coalescing: it announces nothing
+   * and reads only each request's `message`.
+   */
+  maxMessagesPerPublishRequest?: number;
 }
 
 interface OpenStream {
@@ -101,14 +107,19 @@ export class FakeCluster {
   serviceUrl = '';
   /** The owners' addresses, by owner index. */
   ownerAddresses: string[] = [];
-  /** Every publish request the owners received (for assertions on batching). */
+  /** Every entry the owners received (for assertions on batching). */
   readonly published: PublishMessage[] = [];
+  /** How many entries each Publish request the owners read carried, in order (for assertions on coalescing). */
+  readonly entriesPerRequest: number[] = [];
+  private maxMessagesPerPublishRequest = 1_000;
+  private readonly refusedSequenceIds = new Map<string, { code: CodeName; reason: string }>();
   /** Lookups answered (for assertions on caching). */
   lookups = 0;
 
   /** Starts the metadata address and the owners on free loopback ports. */
   static async start(options: FakeClusterOptions = {}): Promise<FakeCluster> {
     const cluster = new FakeCluster();
+    cluster.maxMessagesPerPublishRequest = options.maxMessagesPerPublishRequest ?? 1_000;
     await cluster.listen(options.owners ?? 2);
     return cluster;
   }
@@ -182,6 +193,11 @@ export class FakeCluster {
   refuseNext(topic: string, code: CodeName, reason: string): void {
     const name = canonicalTopic(topic);
     this.refusals.set(name, [...(this.refusals.get(name) ?? []), { code, reason }]);
+  }
+
+  /** The entry with this sequence id is refused with this code and reason (a PublishFailure), once. */
+  refuseSequenceId(topic: string, sequenceId: bigint, code: CodeName, reason: string): void {
+    this.refusedSequenceIds.set(`${canonicalTopic(topic)}\n${sequenceId}`, { code, reason });
   }
 
   /** Open streams (publish and consume) per owner. */
@@ -291,7 +307,9 @@ export class FakeCluster {
         },
       };
     }
-    const refusal = this.refusals.get(name)?.shift();
+    const bySequenceId = `${name}\n${message.sequenceId}`;
+    const refusal = this.refusedSequenceIds.get(bySequenceId) ?? this.refusals.get(name)?.shift();
+    this.refusedSequenceIds.delete(bySequenceId);
     if (refusal !== undefined) {
       const code = new LedgerlineError(refusal.code, refusal.reason, '').grpcCode;
       return {
@@ -335,14 +353,28 @@ export class FakeCluster {
     };
   }
 
-  private async *publish(owner: number, requests: AsyncIterable<{ message?: PublishMessage }>, context: CallContext) {
+  private async *publish(
+    owner: number,
+    requests: AsyncIterable<{ message?: PublishMessage; more: PublishMessage[] }>,
+    context: CallContext,
+  ) {
     const stream = this.openStream(owner, context);
     const iterator = requests[Symbol.asyncIterator]();
+    const limit = this.maxMessagesPerPublishRequest;
     try {
       for (;;) {
         const next = await abortable(iterator.next(), stream.abort.signal);
         if (next.done === true) return;
-        yield this.publishOne(owner, stream, next.value.message!);
+        const request = next.value;
+        const entries = limit === 0 ? [request.message!] : [request.message!, ...request.more];
+        if (entries.length > Math.max(limit, 1)) throw new Error(`a request carried ${entries.length} entries`);
+        this.entriesPerRequest.push(entries.length);
+        const answers = entries.map((message) => this.publishOne(owner, stream, message));
+        yield {
+          ...answers[0]!,
+          more: answers.slice(1).map((answer) => ({ result: answer.result })),
+          maxMessagesPerRequest: limit,
+        } as PublishResponseInit;
       }
     } finally {
       this.streams.delete(stream);
@@ -412,6 +444,7 @@ export class FakeCluster {
         name: request.consumerName,
         out: new AsyncQueue<ConsumeResponseInit>(),
         permits: 0,
+        maxEntriesPerResponse: request.maxEntriesPerResponse,
       };
       subscription.attach(consumer);
       try {

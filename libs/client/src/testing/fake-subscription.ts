@@ -1,5 +1,5 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Ack, ConsumeResponseSchema } from '@ledgerline/proto';
+import type { Ack, ConsumeResponseSchema, EntrySchema } from '@ledgerline/proto';
 import { SubscriptionType } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import { AsyncQueue } from '../async-queue.js';
@@ -7,12 +7,15 @@ import { ServiceReason } from '../client-reason.js';
 import type { FakeTopic } from './fake-topic.js';
 
 type ConsumeResponseInit = MessageInitShape<typeof ConsumeResponseSchema>;
+type ConsumeEntryInit = MessageInitShape<typeof EntrySchema>;
 
 /** One connected consumer of a fake subscription. */
 export interface FakeConsumer {
   readonly name: string;
   readonly out: AsyncQueue<ConsumeResponseInit>;
   permits: number;
+  /** Entries this consumer reads per response (Subscribe.max_entries_per_response; 0 or 1: one). */
+  readonly maxEntriesPerResponse: number;
 }
 
 /**
@@ -22,6 +25,8 @@ export interface FakeConsumer {
  * to the first consumer, Shared and Key_Shared round-robin).
  */
 export class FakeSubscription {
+  /** How many entries each delivered response carried, in order (for assertions on coalescing). */
+  readonly entriesPerResponse: number[] = [];
   readonly consumers: FakeConsumer[] = [];
   private readIndex: number;
   private readonly acked = new Map<number, Set<number> | 'all'>();
@@ -107,7 +112,21 @@ export class FakeSubscription {
     this.dispatch();
   }
 
+  /** Delivers while permits last; what one consumer gets in one go shares responses, as an owner coalesces them. */
   dispatch(): void {
+    const ready = new Map<FakeConsumer, ConsumeEntryInit[]>();
+    this.dispatchInto(ready);
+    for (const [consumer, entries] of ready) {
+      const perResponse = Math.max(1, consumer.maxEntriesPerResponse);
+      for (let at = 0; at < entries.length; at += perResponse) {
+        const [first, ...more] = entries.slice(at, at + perResponse);
+        this.entriesPerResponse.push(1 + more.length);
+        consumer.out.push({ event: { case: 'entry', value: first! }, moreEntries: more });
+      }
+    }
+  }
+
+  private dispatchInto(ready: Map<FakeConsumer, ConsumeEntryInit[]>): void {
     for (;;) {
       const consumer = this.nextConsumer();
       if (consumer === undefined) return;
@@ -119,7 +138,7 @@ export class FakeSubscription {
       consumer.permits -= this.topic.entries[index]!.messages.length;
       this.deliveredTo.set(index, consumer);
       this.deliveries.push({ index, redeliveryCount });
-      consumer.out.push({ event: { case: 'entry', value: entry } });
+      ready.set(consumer, [...(ready.get(consumer) ?? []), entry]);
     }
   }
 

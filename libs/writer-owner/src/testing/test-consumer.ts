@@ -46,8 +46,10 @@ export class TestConsumer {
       for await (const response of client.consume(this.requests())) {
         this.events.push(response);
         if (response.event.case === 'entry') {
-          this.entries.push(response.event.value);
-          this.onEntry?.(response.event.value);
+          for (const entry of [response.event.value, ...response.moreEntries]) {
+            this.entries.push(entry);
+            this.onEntry?.(entry);
+          }
         }
         this.notify();
       }

@@ -20,7 +20,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/topics.proto.
  */
 export const file_ledgerline_v1_topics: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWRnZXJsaW5lL3YxL3RvcGljcy5wcm90bxINbGVkZ2VybGluZS52MSLIAQoOQmF0Y2hlZE1lc3NhZ2USDwoHcGF5bG9hZBgBIAEoDBIQCgNrZXkYAiABKAlIAIgBARJBCgpwcm9wZXJ0aWVzGAMgAygLMi0ubGVkZ2VybGluZS52MS5CYXRjaGVkTWVzc2FnZS5Qcm9wZXJ0aWVzRW50cnkSFQoNZXZlbnRfdGltZV9tcxgEIAEoAxoxCg9Qcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIGCgRfa2V5IsgCCg5QdWJsaXNoTWVzc2FnZRINCgV0b3BpYxgBIAEoCRIPCgdwYXlsb2FkGAIgASgMEhMKC3NlcXVlbmNlX2lkGAQgASgEEhUKDXByb2R1Y2VyX25hbWUYBSABKAkSEAoDa2V5GAYgASgJSACIAQESQQoKcHJvcGVydGllcxgHIAMoCzItLmxlZGdlcmxpbmUudjEuUHVibGlzaE1lc3NhZ2UuUHJvcGVydGllc0VudHJ5EhUKDWV2ZW50X3RpbWVfbXMYCCABKAMSLwoIbWVzc2FnZXMYCSADKAsyHS5sZWRnZXJsaW5lLnYxLkJhdGNoZWRNZXNzYWdlGjEKD1Byb3BlcnRpZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgYKBF9rZXlKBAgDEARSDG51bV9tZXNzYWdlcyJACg5QdWJsaXNoUmVxdWVzdBIuCgdtZXNzYWdlGAEgASgLMh0ubGVkZ2VybGluZS52MS5QdWJsaXNoTWVzc2FnZSJDChFQdWJsaXNoT25lUmVxdWVzdBIuCgdtZXNzYWdlGAEgASgLMh0ubGVkZ2VybGluZS52MS5QdWJsaXNoTWVzc2FnZSJ/Cg9QdWJsaXNoUmVzcG9uc2USMAoHcmVjZWlwdBgBIAEoCzIdLmxlZGdlcmxpbmUudjEuUHVibGlzaFJlY2VpcHRIABIwCgdmYWlsdXJlGAIgASgLMh0ubGVkZ2VybGluZS52MS5QdWJsaXNoRmFpbHVyZUgAQggKBnJlc3VsdCJEChJQdWJsaXNoT25lUmVzcG9uc2USLgoHcmVjZWlwdBgBIAEoCzIdLmxlZGdlcmxpbmUudjEuUHVibGlzaFJlY2VpcHQipwEKDlB1Ymxpc2hSZWNlaXB0EhMKC3NlcXVlbmNlX2lkGAEgASgEEikKCHBvc2l0aW9uGAIgASgLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhIUCgxmaXJzdF9vZmZzZXQYAyABKAMSEwoLbGFzdF9vZmZzZXQYBCABKAMSEQoJZHVwbGljYXRlGAUgASgIEhcKD3B1Ymxpc2hfdGltZV9tcxgGIAEoAyLBAQoOUHVibGlzaEZhaWx1cmUSEwoLc2VxdWVuY2VfaWQYASABKAQSDAoEY29kZRgCIAEoBRIOCgZyZWFzb24YAyABKAkSDwoHbWVzc2FnZRgEIAEoCRI7CgdkZXRhaWxzGAUgAygLMioubGVkZ2VybGluZS52MS5QdWJsaXNoRmFpbHVyZS5EZXRhaWxzRW50cnkaLgoMRGV0YWlsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOwoQRGVhZExldHRlclBvbGljeRIYChBtYXhfcmVkZWxpdmVyaWVzGAEgASgFEg0KBXRvcGljGAIgASgJItsCCglTdWJzY3JpYmUSDQoFdG9waWMYASABKAkSFAoMc3Vic2NyaXB0aW9uGAIgASgJEjgKEGluaXRpYWxfcG9zaXRpb24YAyABKA4yHi5sZWRnZXJsaW5lLnYxLkluaXRpYWxQb3NpdGlvbhItCgR0eXBlGAQgASgOMh8ubGVkZ2VybGluZS52MS5TdWJzY3JpcHRpb25UeXBlEhUKDWNvbnN1bWVyX25hbWUYBSABKAkSGQoMc3RhcnRfb2Zmc2V0GAYgASgDSACIAQESFgoOYWNrX3RpbWVvdXRfbXMYByABKAMSIAoYbmFja19yZWRlbGl2ZXJ5X2RlbGF5X21zGAggASgDEjQKC2RlYWRfbGV0dGVyGAkgASgLMh8ubGVkZ2VybGluZS52MS5EZWFkTGV0dGVyUG9saWN5Eg0KBWdyb3VwGAogASgJQg8KDV9zdGFydF9vZmZzZXQiFwoERmxvdxIPCgdwZXJtaXRzGAEgASgFIqoBCgNBY2sSKgoJcG9zaXRpb25zGAEgAygLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhIrCgpjdW11bGF0aXZlGAIgASgLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhI2ChBiYXRjaF9pbmRleF9hY2tzGAMgAygLMhwubGVkZ2VybGluZS52MS5CYXRjaEluZGV4QWNrEhIKCnJlcXVlc3RfaWQYBCABKAQiZQoNQmF0Y2hJbmRleEFjaxIpCghwb3NpdGlvbhgBIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SFQoNYWNrZWRfaW5kZXhlcxgCIAMoBRISCgpiYXRjaF9zaXplGAMgASgFIjIKBE5hY2sSKgoJcG9zaXRpb25zGAEgAygLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbiKDAgoOQ29uc3VtZVJlcXVlc3QSLQoJc3Vic2NyaWJlGAEgASgLMhgubGVkZ2VybGluZS52MS5TdWJzY3JpYmVIABIjCgRmbG93GAIgASgLMhMubGVkZ2VybGluZS52MS5GbG93SAASIQoDYWNrGAMgASgLMhIubGVkZ2VybGluZS52MS5BY2tIABIjCgRuYWNrGAQgASgLMhMubGVkZ2VybGluZS52MS5OYWNrSAASSgoYcmVkZWxpdmVyX3VuYWNrbm93bGVkZ2VkGAUgASgLMiYubGVkZ2VybGluZS52MS5SZWRlbGl2ZXJVbmFja25vd2xlZGdlZEgAQgkKB2NvbW1hbmQiGQoXUmVkZWxpdmVyVW5hY2tub3dsZWRnZWQipAIKB01lc3NhZ2USDwoHcGF5bG9hZBgBIAEoDBIQCgNrZXkYAiABKAlIAIgBARI6Cgpwcm9wZXJ0aWVzGAMgAygLMiYubGVkZ2VybGluZS52MS5NZXNzYWdlLlByb3BlcnRpZXNFbnRyeRIVCg1ldmVudF90aW1lX21zGAQgASgDEhcKD3B1Ymxpc2hfdGltZV9tcxgFIAEoAxIVCg1wcm9kdWNlcl9uYW1lGAYgASgJEhMKC3NlcXVlbmNlX2lkGAcgASgEEg4KBm9mZnNldBgIIAEoAxITCgtiYXRjaF9pbmRleBgJIAEoBRoxCg9Qcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIGCgRfa2V5IuMBCgVFbnRyeRIpCghwb3NpdGlvbhgBIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SFAoMZmlyc3Rfb2Zmc2V0GAMgASgDEhMKC2xhc3Rfb2Zmc2V0GAQgASgDEhsKE2Jyb2tlcl90aW1lc3RhbXBfbXMYBSABKAMSFAoMbnVtX21lc3NhZ2VzGAYgASgFEhgKEHJlZGVsaXZlcnlfY291bnQYByABKAUSKAoIbWVzc2FnZXMYCCADKAsyFi5sZWRnZXJsaW5lLnYxLk1lc3NhZ2VKBAgCEANSB3BheWxvYWQiWQoKU3Vic2NyaWJlZBINCgV0b3BpYxgBIAEoCRIsCgttYXJrX2RlbGV0ZRgCIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SDgoGYWN0aXZlGAMgASgIIiYKFEFjdGl2ZUNvbnN1bWVyQ2hhbmdlEg4KBmFjdGl2ZRgBIAEoCCIgCgpBY2tSZWNlaXB0EhIKCnJlcXVlc3RfaWQYASABKAQi6wEKD0NvbnN1bWVSZXNwb25zZRIvCgpzdWJzY3JpYmVkGAEgASgLMhkubGVkZ2VybGluZS52MS5TdWJzY3JpYmVkSAASJQoFZW50cnkYAiABKAsyFC5sZWRnZXJsaW5lLnYxLkVudHJ5SAASRQoWYWN0aXZlX2NvbnN1bWVyX2NoYW5nZRgDIAEoCzIjLmxlZGdlcmxpbmUudjEuQWN0aXZlQ29uc3VtZXJDaGFuZ2VIABIwCgthY2tfcmVjZWlwdBgEIAEoCzIZLmxlZGdlcmxpbmUudjEuQWNrUmVjZWlwdEgAQgcKBWV2ZW50IpMBCgtTZWVrUmVxdWVzdBINCgV0b3BpYxgBIAEoCRIUCgxzdWJzY3JpcHRpb24YAiABKAkSKwoIcG9zaXRpb24YAyABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uSAASEAoGb2Zmc2V0GAQgASgDSAASFgoMdGltZXN0YW1wX21zGAUgASgDSABCCAoGdGFyZ2V0IjkKDFNlZWtSZXNwb25zZRIpCghwb3NpdGlvbhgBIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24iWAoTRmluZFBvc2l0aW9uUmVxdWVzdBINCgV0b3BpYxgBIAEoCRIQCgZvZmZzZXQYAiABKANIABIWCgx0aW1lc3RhbXBfbXMYAyABKANIAEIICgZ0YXJnZXQigQEKFEZpbmRQb3NpdGlvblJlc3BvbnNlEikKCHBvc2l0aW9uGAEgASgLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhITCgtiYXRjaF9pbmRleBgCIAEoBRIXCg9iZWZvcmVfZWFybGllc3QYAyABKAgSEAoIcGFzdF9lbmQYBCABKAgicgoURmV0Y2hCeU9mZnNldFJlcXVlc3QSDQoFdG9waWMYASABKAkSDgoGb2Zmc2V0GAIgASgDEhMKC21heF9lbnRyaWVzGAMgASgFEhEKCW1heF9ieXRlcxgEIAEoAxITCgttYXhfd2FpdF9tcxgFIAEoAyJTChVGZXRjaEJ5T2Zmc2V0UmVzcG9uc2USJQoHZW50cmllcxgBIAMoCzIULmxlZGdlcmxpbmUudjEuRW50cnkSEwoLbmV4dF9vZmZzZXQYAiABKAMiOQoSVW5zdWJzY3JpYmVSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhQKDHN1YnNjcmlwdGlvbhgCIAEoCSIVChNVbnN1YnNjcmliZVJlc3BvbnNlIiUKFEdldFRvcGljU3RhdHNSZXF1ZXN0Eg0KBXRvcGljGAEgASgJIpQBCg1Db25zdW1lclN0YXRzEgwKBG5hbWUYASABKAkSGAoQdW5hY2tlZF9tZXNzYWdlcxgCIAEoAxIZChFhdmFpbGFibGVfcGVybWl0cxgDIAEoBRIaChJibG9ja2VkX29uX3VuYWNrZWQYBCABKAgSFAoMbXNnX3JhdGVfb3V0GAUgASgBEg4KBmFjdGl2ZRgGIAEoCCKmAwoRU3Vic2NyaXB0aW9uU3RhdHMSDAoEbmFtZRgBIAEoCRIYChBiYWNrbG9nX21lc3NhZ2VzGAIgASgDEiwKC21hcmtfZGVsZXRlGAMgASgLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhIUCgxhY2tlZF9yYW5nZXMYBCABKAMSLQoEdHlwZRgFIAEoDjIfLmxlZGdlcmxpbmUudjEuU3Vic2NyaXB0aW9uVHlwZRIYChB1bmFja2VkX21lc3NhZ2VzGAYgASgDEhoKEmJsb2NrZWRfb25fdW5hY2tlZBgHIAEoCBIUCgxtc2dfcmF0ZV9vdXQYCCABKAESGgoSbXNnX3Rocm91Z2hwdXRfb3V0GAkgASgBEhoKEmN1cnNvcl9zdGF0ZV9ieXRlcxgKIAEoAxIjChtyYW5nZXNfYmV5b25kX3BlcnNpc3RfbGltaXQYCyABKAMSHAoUcmVkZWxpdmVyZWRfbWVzc2FnZXMYDCABKAMSLwoJY29uc3VtZXJzGA0gAygLMhwubGVkZ2VybGluZS52MS5Db25zdW1lclN0YXRzIrsCChVHZXRUb3BpY1N0YXRzUmVzcG9uc2USDwoHZW50cmllcxgBIAEoAxISCgpzaXplX2J5dGVzGAIgASgDEg8KB2xlZGdlcnMYAyABKAUSEwoLbmV4dF9vZmZzZXQYBCABKAMSNwoNc3Vic2NyaXB0aW9ucxgFIAMoCzIgLmxlZGdlcmxpbmUudjEuU3Vic2NyaXB0aW9uU3RhdHMSEwoLbXNnX3JhdGVfaW4YBiABKAESGQoRbXNnX3Rocm91Z2hwdXRfaW4YByABKAESFAoMbXNnX3JhdGVfb3V0GAggASgBEhoKEm1zZ190aHJvdWdocHV0X291dBgJIAEoARISCgpkZWR1cF9oaXRzGAogASgDEhEKCXByb2R1Y2VycxgLIAEoBRIVCg1vd25lcl9hZGRyZXNzGAwgASgJIiMKElVubG9hZFRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCSIVChNVbmxvYWRUb3BpY1Jlc3BvbnNlKrYBChBTdWJzY3JpcHRpb25UeXBlEiEKHVNVQlNDUklQVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASHwobU1VCU0NSSVBUSU9OX1RZUEVfRVhDTFVTSVZFEAESHgoaU1VCU0NSSVBUSU9OX1RZUEVfRkFJTE9WRVIQAhIcChhTVUJTQ1JJUFRJT05fVFlQRV9TSEFSRUQQAxIgChxTVUJTQ1JJUFRJT05fVFlQRV9LRVlfU0hBUkVEEAQy/AUKDVRvcGljc1NlcnZpY2USTAoHUHVibGlzaBIdLmxlZGdlcmxpbmUudjEuUHVibGlzaFJlcXVlc3QaHi5sZWRnZXJsaW5lLnYxLlB1Ymxpc2hSZXNwb25zZSgBMAESUQoKUHVibGlzaE9uZRIgLmxlZGdlcmxpbmUudjEuUHVibGlzaE9uZVJlcXVlc3QaIS5sZWRnZXJsaW5lLnYxLlB1Ymxpc2hPbmVSZXNwb25zZRJMCgdDb25zdW1lEh0ubGVkZ2VybGluZS52MS5Db25zdW1lUmVxdWVzdBoeLmxlZGdlcmxpbmUudjEuQ29uc3VtZVJlc3BvbnNlKAEwARI/CgRTZWVrEhoubGVkZ2VybGluZS52MS5TZWVrUmVxdWVzdBobLmxlZGdlcmxpbmUudjEuU2Vla1Jlc3BvbnNlElcKDEZpbmRQb3NpdGlvbhIiLmxlZGdlcmxpbmUudjEuRmluZFBvc2l0aW9uUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuRmluZFBvc2l0aW9uUmVzcG9uc2USWgoNRmV0Y2hCeU9mZnNldBIjLmxlZGdlcmxpbmUudjEuRmV0Y2hCeU9mZnNldFJlcXVlc3QaJC5sZWRnZXJsaW5lLnYxLkZldGNoQnlPZmZzZXRSZXNwb25zZRJUCgtVbnN1YnNjcmliZRIhLmxlZGdlcmxpbmUudjEuVW5zdWJzY3JpYmVSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5VbnN1YnNjcmliZVJlc3BvbnNlEloKDUdldFRvcGljU3RhdHMSIy5sZWRnZXJsaW5lLnYxLkdldFRvcGljU3RhdHNSZXF1ZXN0GiQubGVkZ2VybGluZS52MS5HZXRUb3BpY1N0YXRzUmVzcG9uc2USVAoLVW5sb2FkVG9waWMSIS5sZWRnZXJsaW5lLnYxLlVubG9hZFRvcGljUmVxdWVzdBoiLmxlZGdlcmxpbmUudjEuVW5sb2FkVG9waWNSZXNwb25zZWIGcHJvdG8z", [file_ledgerline_v1_common]);
+  fileDesc("ChpsZWRnZXJsaW5lL3YxL3RvcGljcy5wcm90bxINbGVkZ2VybGluZS52MSLIAQoOQmF0Y2hlZE1lc3NhZ2USDwoHcGF5bG9hZBgBIAEoDBIQCgNrZXkYAiABKAlIAIgBARJBCgpwcm9wZXJ0aWVzGAMgAygLMi0ubGVkZ2VybGluZS52MS5CYXRjaGVkTWVzc2FnZS5Qcm9wZXJ0aWVzRW50cnkSFQoNZXZlbnRfdGltZV9tcxgEIAEoAxoxCg9Qcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIGCgRfa2V5IsgCCg5QdWJsaXNoTWVzc2FnZRINCgV0b3BpYxgBIAEoCRIPCgdwYXlsb2FkGAIgASgMEhMKC3NlcXVlbmNlX2lkGAQgASgEEhUKDXByb2R1Y2VyX25hbWUYBSABKAkSEAoDa2V5GAYgASgJSACIAQESQQoKcHJvcGVydGllcxgHIAMoCzItLmxlZGdlcmxpbmUudjEuUHVibGlzaE1lc3NhZ2UuUHJvcGVydGllc0VudHJ5EhUKDWV2ZW50X3RpbWVfbXMYCCABKAMSLwoIbWVzc2FnZXMYCSADKAsyHS5sZWRnZXJsaW5lLnYxLkJhdGNoZWRNZXNzYWdlGjEKD1Byb3BlcnRpZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgYKBF9rZXlKBAgDEARSDG51bV9tZXNzYWdlcyJtCg5QdWJsaXNoUmVxdWVzdBIuCgdtZXNzYWdlGAEgASgLMh0ubGVkZ2VybGluZS52MS5QdWJsaXNoTWVzc2FnZRIrCgRtb3JlGAIgAygLMh0ubGVkZ2VybGluZS52MS5QdWJsaXNoTWVzc2FnZSJDChFQdWJsaXNoT25lUmVxdWVzdBIuCgdtZXNzYWdlGAEgASgLMh0ubGVkZ2VybGluZS52MS5QdWJsaXNoTWVzc2FnZSLNAQoPUHVibGlzaFJlc3BvbnNlEjAKB3JlY2VpcHQYASABKAsyHS5sZWRnZXJsaW5lLnYxLlB1Ymxpc2hSZWNlaXB0SAASMAoHZmFpbHVyZRgCIAEoCzIdLmxlZGdlcmxpbmUudjEuUHVibGlzaEZhaWx1cmVIABIqCgRtb3JlGAMgAygLMhwubGVkZ2VybGluZS52MS5QdWJsaXNoUmVzdWx0EiAKGG1heF9tZXNzYWdlc19wZXJfcmVxdWVzdBgEIAEoDUIICgZyZXN1bHQifQoNUHVibGlzaFJlc3VsdBIwCgdyZWNlaXB0GAEgASgLMh0ubGVkZ2VybGluZS52MS5QdWJsaXNoUmVjZWlwdEgAEjAKB2ZhaWx1cmUYAiABKAsyHS5sZWRnZXJsaW5lLnYxLlB1Ymxpc2hGYWlsdXJlSABCCAoGcmVzdWx0IkQKElB1Ymxpc2hPbmVSZXNwb25zZRIuCgdyZWNlaXB0GAEgASgLMh0ubGVkZ2VybGluZS52MS5QdWJsaXNoUmVjZWlwdCKnAQoOUHVibGlzaFJlY2VpcHQSEwoLc2VxdWVuY2VfaWQYASABKAQSKQoIcG9zaXRpb24YAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEhQKDGZpcnN0X29mZnNldBgDIAEoAxITCgtsYXN0X29mZnNldBgEIAEoAxIRCglkdXBsaWNhdGUYBSABKAgSFwoPcHVibGlzaF90aW1lX21zGAYgASgDIsEBCg5QdWJsaXNoRmFpbHVyZRITCgtzZXF1ZW5jZV9pZBgBIAEoBBIMCgRjb2RlGAIgASgFEg4KBnJlYXNvbhgDIAEoCRIPCgdtZXNzYWdlGAQgASgJEjsKB2RldGFpbHMYBSADKAsyKi5sZWRnZXJsaW5lLnYxLlB1Ymxpc2hGYWlsdXJlLkRldGFpbHNFbnRyeRouCgxEZXRhaWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASI7ChBEZWFkTGV0dGVyUG9saWN5EhgKEG1heF9yZWRlbGl2ZXJpZXMYASABKAUSDQoFdG9waWMYAiABKAki/QIKCVN1YnNjcmliZRINCgV0b3BpYxgBIAEoCRIUCgxzdWJzY3JpcHRpb24YAiABKAkSOAoQaW5pdGlhbF9wb3NpdGlvbhgDIAEoDjIeLmxlZGdlcmxpbmUudjEuSW5pdGlhbFBvc2l0aW9uEi0KBHR5cGUYBCABKA4yHy5sZWRnZXJsaW5lLnYxLlN1YnNjcmlwdGlvblR5cGUSFQoNY29uc3VtZXJfbmFtZRgFIAEoCRIZCgxzdGFydF9vZmZzZXQYBiABKANIAIgBARIWCg5hY2tfdGltZW91dF9tcxgHIAEoAxIgChhuYWNrX3JlZGVsaXZlcnlfZGVsYXlfbXMYCCABKAMSNAoLZGVhZF9sZXR0ZXIYCSABKAsyHy5sZWRnZXJsaW5lLnYxLkRlYWRMZXR0ZXJQb2xpY3kSDQoFZ3JvdXAYCiABKAkSIAoYbWF4X2VudHJpZXNfcGVyX3Jlc3BvbnNlGAsgASgNQg8KDV9zdGFydF9vZmZzZXQiFwoERmxvdxIPCgdwZXJtaXRzGAEgASgFIqoBCgNBY2sSKgoJcG9zaXRpb25zGAEgAygLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhIrCgpjdW11bGF0aXZlGAIgASgLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhI2ChBiYXRjaF9pbmRleF9hY2tzGAMgAygLMhwubGVkZ2VybGluZS52MS5CYXRjaEluZGV4QWNrEhIKCnJlcXVlc3RfaWQYBCABKAQiZQoNQmF0Y2hJbmRleEFjaxIpCghwb3NpdGlvbhgBIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SFQoNYWNrZWRfaW5kZXhlcxgCIAMoBRISCgpiYXRjaF9zaXplGAMgASgFIjIKBE5hY2sSKgoJcG9zaXRpb25zGAEgAygLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbiKDAgoOQ29uc3VtZVJlcXVlc3QSLQoJc3Vic2NyaWJlGAEgASgLMhgubGVkZ2VybGluZS52MS5TdWJzY3JpYmVIABIjCgRmbG93GAIgASgLMhMubGVkZ2VybGluZS52MS5GbG93SAASIQoDYWNrGAMgASgLMhIubGVkZ2VybGluZS52MS5BY2tIABIjCgRuYWNrGAQgASgLMhMubGVkZ2VybGluZS52MS5OYWNrSAASSgoYcmVkZWxpdmVyX3VuYWNrbm93bGVkZ2VkGAUgASgLMiYubGVkZ2VybGluZS52MS5SZWRlbGl2ZXJVbmFja25vd2xlZGdlZEgAQgkKB2NvbW1hbmQiGQoXUmVkZWxpdmVyVW5hY2tub3dsZWRnZWQipAIKB01lc3NhZ2USDwoHcGF5bG9hZBgBIAEoDBIQCgNrZXkYAiABKAlIAIgBARI6Cgpwcm9wZXJ0aWVzGAMgAygLMiYubGVkZ2VybGluZS52MS5NZXNzYWdlLlByb3BlcnRpZXNFbnRyeRIVCg1ldmVudF90aW1lX21zGAQgASgDEhcKD3B1Ymxpc2hfdGltZV9tcxgFIAEoAxIVCg1wcm9kdWNlcl9uYW1lGAYgASgJEhMKC3NlcXVlbmNlX2lkGAcgASgEEg4KBm9mZnNldBgIIAEoAxITCgtiYXRjaF9pbmRleBgJIAEoBRoxCg9Qcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIGCgRfa2V5IuMBCgVFbnRyeRIpCghwb3NpdGlvbhgBIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SFAoMZmlyc3Rfb2Zmc2V0GAMgASgDEhMKC2xhc3Rfb2Zmc2V0GAQgASgDEhsKE2Jyb2tlcl90aW1lc3RhbXBfbXMYBSABKAMSFAoMbnVtX21lc3NhZ2VzGAYgASgFEhgKEHJlZGVsaXZlcnlfY291bnQYByABKAUSKAoIbWVzc2FnZXMYCCADKAsyFi5sZWRnZXJsaW5lLnYxLk1lc3NhZ2VKBAgCEANSB3BheWxvYWQiWQoKU3Vic2NyaWJlZBINCgV0b3BpYxgBIAEoCRIsCgttYXJrX2RlbGV0ZRgCIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SDgoGYWN0aXZlGAMgASgIIiYKFEFjdGl2ZUNvbnN1bWVyQ2hhbmdlEg4KBmFjdGl2ZRgBIAEoCCIgCgpBY2tSZWNlaXB0EhIKCnJlcXVlc3RfaWQYASABKAQilwIKD0NvbnN1bWVSZXNwb25zZRIvCgpzdWJzY3JpYmVkGAEgASgLMhkubGVkZ2VybGluZS52MS5TdWJzY3JpYmVkSAASJQoFZW50cnkYAiABKAsyFC5sZWRnZXJsaW5lLnYxLkVudHJ5SAASRQoWYWN0aXZlX2NvbnN1bWVyX2NoYW5nZRgDIAEoCzIjLmxlZGdlcmxpbmUudjEuQWN0aXZlQ29uc3VtZXJDaGFuZ2VIABIwCgthY2tfcmVjZWlwdBgEIAEoCzIZLmxlZGdlcmxpbmUudjEuQWNrUmVjZWlwdEgAEioKDG1vcmVfZW50cmllcxgFIAMoCzIULmxlZGdlcmxpbmUudjEuRW50cnlCBwoFZXZlbnQikwEKC1NlZWtSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhQKDHN1YnNjcmlwdGlvbhgCIAEoCRIrCghwb3NpdGlvbhgDIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb25IABIQCgZvZmZzZXQYBCABKANIABIWCgx0aW1lc3RhbXBfbXMYBSABKANIAEIICgZ0YXJnZXQiOQoMU2Vla1Jlc3BvbnNlEikKCHBvc2l0aW9uGAEgASgLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbiJYChNGaW5kUG9zaXRpb25SZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhAKBm9mZnNldBgCIAEoA0gAEhYKDHRpbWVzdGFtcF9tcxgDIAEoA0gAQggKBnRhcmdldCKBAQoURmluZFBvc2l0aW9uUmVzcG9uc2USKQoIcG9zaXRpb24YASABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEhMKC2JhdGNoX2luZGV4GAIgASgFEhcKD2JlZm9yZV9lYXJsaWVzdBgDIAEoCBIQCghwYXN0X2VuZBgEIAEoCCJyChRGZXRjaEJ5T2Zmc2V0UmVxdWVzdBINCgV0b3BpYxgBIAEoCRIOCgZvZmZzZXQYAiABKAMSEwoLbWF4X2VudHJpZXMYAyABKAUSEQoJbWF4X2J5dGVzGAQgASgDEhMKC21heF93YWl0X21zGAUgASgDIlMKFUZldGNoQnlPZmZzZXRSZXNwb25zZRIlCgdlbnRyaWVzGAEgAygLMhQubGVkZ2VybGluZS52MS5FbnRyeRITCgtuZXh0X29mZnNldBgCIAEoAyI5ChJVbnN1YnNjcmliZVJlcXVlc3QSDQoFdG9waWMYASABKAkSFAoMc3Vic2NyaXB0aW9uGAIgASgJIhUKE1Vuc3Vic2NyaWJlUmVzcG9uc2UiJQoUR2V0VG9waWNTdGF0c1JlcXVlc3QSDQoFdG9waWMYASABKAkilAEKDUNvbnN1bWVyU3RhdHMSDAoEbmFtZRgBIAEoCRIYChB1bmFja2VkX21lc3NhZ2VzGAIgASgDEhkKEWF2YWlsYWJsZV9wZXJtaXRzGAMgASgFEhoKEmJsb2NrZWRfb25fdW5hY2tlZBgEIAEoCBIUCgxtc2dfcmF0ZV9vdXQYBSABKAESDgoGYWN0aXZlGAYgASgIIqYDChFTdWJzY3JpcHRpb25TdGF0cxIMCgRuYW1lGAEgASgJEhgKEGJhY2tsb2dfbWVzc2FnZXMYAiABKAMSLAoLbWFya19kZWxldGUYAyABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEhQKDGFja2VkX3JhbmdlcxgEIAEoAxItCgR0eXBlGAUgASgOMh8ubGVkZ2VybGluZS52MS5TdWJzY3JpcHRpb25UeXBlEhgKEHVuYWNrZWRfbWVzc2FnZXMYBiABKAMSGgoSYmxvY2tlZF9vbl91bmFja2VkGAcgASgIEhQKDG1zZ19yYXRlX291dBgIIAEoARIaChJtc2dfdGhyb3VnaHB1dF9vdXQYCSABKAESGgoSY3Vyc29yX3N0YXRlX2J5dGVzGAogASgDEiMKG3Jhbmdlc19iZXlvbmRfcGVyc2lzdF9saW1pdBgLIAEoAxIcChRyZWRlbGl2ZXJlZF9tZXNzYWdlcxgMIAEoAxIvCgljb25zdW1lcnMYDSADKAsyHC5sZWRnZXJsaW5lLnYxLkNvbnN1bWVyU3RhdHMiuwIKFUdldFRvcGljU3RhdHNSZXNwb25zZRIPCgdlbnRyaWVzGAEgASgDEhIKCnNpemVfYnl0ZXMYAiABKAMSDwoHbGVkZ2VycxgDIAEoBRITCgtuZXh0X29mZnNldBgEIAEoAxI3Cg1zdWJzY3JpcHRpb25zGAUgAygLMiAubGVkZ2VybGluZS52MS5TdWJzY3JpcHRpb25TdGF0cxITCgttc2dfcmF0ZV9pbhgGIAEoARIZChFtc2dfdGhyb3VnaHB1dF9pbhgHIAEoARIUCgxtc2dfcmF0ZV9vdXQYCCABKAESGgoSbXNnX3Rocm91Z2hwdXRfb3V0GAkgASgBEhIKCmRlZHVwX2hpdHMYCiABKAMSEQoJcHJvZHVjZXJzGAsgASgFEhUKDW93bmVyX2FkZHJlc3MYDCABKAkiIwoSVW5sb2FkVG9waWNSZXF1ZXN0Eg0KBXRvcGljGAEgASgJIhUKE1VubG9hZFRvcGljUmVzcG9uc2UqtgEKEFN1YnNjcmlwdGlvblR5cGUSIQodU1VCU0NSSVBUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABIfChtTVUJTQ1JJUFRJT05fVFlQRV9FWENMVVNJVkUQARIeChpTVUJTQ1JJUFRJT05fVFlQRV9GQUlMT1ZFUhACEhwKGFNVQlNDUklQVElPTl9UWVBFX1NIQVJFRBADEiAKHFNVQlNDUklQVElPTl9UWVBFX0tFWV9TSEFSRUQQBDL8BQoNVG9waWNzU2VydmljZRJMCgdQdWJsaXNoEh0ubGVkZ2VybGluZS52MS5QdWJsaXNoUmVxdWVzdBoeLmxlZGdlcmxpbmUudjEuUHVibGlzaFJlc3BvbnNlKAEwARJRCgpQdWJsaXNoT25lEiAubGVkZ2VybGluZS52MS5QdWJsaXNoT25lUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuUHVibGlzaE9uZVJlc3BvbnNlEkwKB0NvbnN1bWUSHS5sZWRnZXJsaW5lLnYxLkNvbnN1bWVSZXF1ZXN0Gh4ubGVkZ2VybGluZS52MS5Db25zdW1lUmVzcG9uc2UoATABEj8KBFNlZWsSGi5sZWRnZXJsaW5lLnYxLlNlZWtSZXF1ZXN0GhsubGVkZ2VybGluZS52MS5TZWVrUmVzcG9uc2USVwoMRmluZFBvc2l0aW9uEiIubGVkZ2VybGluZS52MS5GaW5kUG9zaXRpb25SZXF1ZXN0GiMubGVkZ2VybGluZS52MS5GaW5kUG9zaXRpb25SZXNwb25zZRJaCg1GZXRjaEJ5T2Zmc2V0EiMubGVkZ2VybGluZS52MS5GZXRjaEJ5T2Zmc2V0UmVxdWVzdBokLmxlZGdlcmxpbmUudjEuRmV0Y2hCeU9mZnNldFJlc3BvbnNlElQKC1Vuc3Vic2NyaWJlEiEubGVkZ2VybGluZS52MS5VbnN1YnNjcmliZVJlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLlVuc3Vic2NyaWJlUmVzcG9uc2USWgoNR2V0VG9waWNTdGF0cxIjLmxlZGdlcmxpbmUudjEuR2V0VG9waWNTdGF0c1JlcXVlc3QaJC5sZWRnZXJsaW5lLnYxLkdldFRvcGljU3RhdHNSZXNwb25zZRJUCgtVbmxvYWRUb3BpYxIhLmxlZGdlcmxpbmUudjEuVW5sb2FkVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5VbmxvYWRUb3BpY1Jlc3BvbnNlYgZwcm90bzM", [file_ledgerline_v1_common]);
 
 /**
  * One message of a batch.
@@ -131,13 +131,29 @@ export const PublishMessageSchema: GenMessage<PublishMessage> = /*@__PURE__*/
   messageDesc(file_ledgerline_v1_topics, 1);
 
 /**
+ * One or more entries. Each entry is stored, deduplicated and answered as if
+ * it came in a request of its own: coalescing several into one request only
+ * saves the per-request cost of the transport.
+ *
  * @generated from message ledgerline.v1.PublishRequest
  */
 export type PublishRequest = Message$1<"ledgerline.v1.PublishRequest"> & {
   /**
+   * The first (or only) entry.
+   *
    * @generated from field: ledgerline.v1.PublishMessage message = 1;
    */
   message?: PublishMessage | undefined;
+
+  /**
+   * Entries that follow `message`, in order. A server that predates this field
+   * ignores it, so a client sends it only on a stream whose server announced
+   * max_messages_per_request above 1, and keeps message + more within that
+   * count and within the gRPC message size limit.
+   *
+   * @generated from field: repeated ledgerline.v1.PublishMessage more = 2;
+   */
+  more: PublishMessage[];
 };
 
 /**
@@ -165,11 +181,63 @@ export const PublishOneRequestSchema: GenMessage<PublishOneRequest> = /*@__PURE_
   messageDesc(file_ledgerline_v1_topics, 3);
 
 /**
+ * The answer to one PublishRequest, sent once every entry it carried is
+ * answered.
+ *
  * @generated from message ledgerline.v1.PublishResponse
  */
 export type PublishResponse = Message$1<"ledgerline.v1.PublishResponse"> & {
   /**
+   * The answer to the request's `message`.
+   *
    * @generated from oneof ledgerline.v1.PublishResponse.result
+   */
+  result: {
+    /**
+     * @generated from field: ledgerline.v1.PublishReceipt receipt = 1;
+     */
+    value: PublishReceipt;
+    case: "receipt";
+  } | {
+    /**
+     * @generated from field: ledgerline.v1.PublishFailure failure = 2;
+     */
+    value: PublishFailure;
+    case: "failure";
+  } | { case: undefined; value?: undefined };
+
+  /**
+   * The answers to the request's `more`, one each, in the same order; an entry
+   * that failed does not stop those after it.
+   *
+   * @generated from field: repeated ledgerline.v1.PublishResult more = 3;
+   */
+  more: PublishResult[];
+
+  /**
+   * How many entries (message and more together) this server reads in one
+   * request; 0 (servers that predate coalescing) means one.
+   *
+   * @generated from field: uint32 max_messages_per_request = 4;
+   */
+  maxMessagesPerRequest: number;
+};
+
+/**
+ * Describes the message ledgerline.v1.PublishResponse.
+ * Use `create(PublishResponseSchema)` to create a new message.
+ */
+export const PublishResponseSchema: GenMessage<PublishResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_topics, 4);
+
+/**
+ * The answer to one entry of a coalesced request.
+ *
+ * @generated from message ledgerline.v1.PublishResult
+ */
+export type PublishResult = Message$1<"ledgerline.v1.PublishResult"> & {
+  /**
+   * @generated from oneof ledgerline.v1.PublishResult.result
    */
   result: {
     /**
@@ -187,11 +255,11 @@ export type PublishResponse = Message$1<"ledgerline.v1.PublishResponse"> & {
 };
 
 /**
- * Describes the message ledgerline.v1.PublishResponse.
- * Use `create(PublishResponseSchema)` to create a new message.
+ * Describes the message ledgerline.v1.PublishResult.
+ * Use `create(PublishResultSchema)` to create a new message.
  */
-export const PublishResponseSchema: GenMessage<PublishResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 4);
+export const PublishResultSchema: GenMessage<PublishResult> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_topics, 5);
 
 /**
  * @generated from message ledgerline.v1.PublishOneResponse
@@ -208,7 +276,7 @@ export type PublishOneResponse = Message$1<"ledgerline.v1.PublishOneResponse"> &
  * Use `create(PublishOneResponseSchema)` to create a new message.
  */
 export const PublishOneResponseSchema: GenMessage<PublishOneResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 5);
+  messageDesc(file_ledgerline_v1_topics, 6);
 
 /**
  * Sent only after the ledger store holds the entry.
@@ -257,7 +325,7 @@ export type PublishReceipt = Message$1<"ledgerline.v1.PublishReceipt"> & {
  * Use `create(PublishReceiptSchema)` to create a new message.
  */
 export const PublishReceiptSchema: GenMessage<PublishReceipt> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 6);
+  messageDesc(file_ledgerline_v1_topics, 7);
 
 /**
  * A message that was not stored. code is a gRPC status code number; reason
@@ -298,7 +366,7 @@ export type PublishFailure = Message$1<"ledgerline.v1.PublishFailure"> & {
  * Use `create(PublishFailureSchema)` to create a new message.
  */
 export const PublishFailureSchema: GenMessage<PublishFailure> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 7);
+  messageDesc(file_ledgerline_v1_topics, 8);
 
 /**
  * @generated from message ledgerline.v1.DeadLetterPolicy
@@ -325,7 +393,7 @@ export type DeadLetterPolicy = Message$1<"ledgerline.v1.DeadLetterPolicy"> & {
  * Use `create(DeadLetterPolicySchema)` to create a new message.
  */
 export const DeadLetterPolicySchema: GenMessage<DeadLetterPolicy> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 8);
+  messageDesc(file_ledgerline_v1_topics, 9);
 
 /**
  * @generated from message ledgerline.v1.Subscribe
@@ -390,6 +458,15 @@ export type Subscribe = Message$1<"ledgerline.v1.Subscribe"> & {
    * @generated from field: string group = 10;
    */
   group: string;
+
+  /**
+   * How many entries the client reads in one ConsumeResponse (entry, then
+   * more_entries). 0 (clients that predate coalescing) means one: an owner
+   * never sends more_entries to such a client.
+   *
+   * @generated from field: uint32 max_entries_per_response = 11;
+   */
+  maxEntriesPerResponse: number;
 };
 
 /**
@@ -397,7 +474,7 @@ export type Subscribe = Message$1<"ledgerline.v1.Subscribe"> & {
  * Use `create(SubscribeSchema)` to create a new message.
  */
 export const SubscribeSchema: GenMessage<Subscribe> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 9);
+  messageDesc(file_ledgerline_v1_topics, 10);
 
 /**
  * Permits are counted in messages (a batch entry of N messages takes N).
@@ -416,7 +493,7 @@ export type Flow = Message$1<"ledgerline.v1.Flow"> & {
  * Use `create(FlowSchema)` to create a new message.
  */
 export const FlowSchema: GenMessage<Flow> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 10);
+  messageDesc(file_ledgerline_v1_topics, 11);
 
 /**
  * @generated from message ledgerline.v1.Ack
@@ -457,7 +534,7 @@ export type Ack = Message$1<"ledgerline.v1.Ack"> & {
  * Use `create(AckSchema)` to create a new message.
  */
 export const AckSchema: GenMessage<Ack> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 11);
+  messageDesc(file_ledgerline_v1_topics, 12);
 
 /**
  * @generated from message ledgerline.v1.BatchIndexAck
@@ -484,7 +561,7 @@ export type BatchIndexAck = Message$1<"ledgerline.v1.BatchIndexAck"> & {
  * Use `create(BatchIndexAckSchema)` to create a new message.
  */
 export const BatchIndexAckSchema: GenMessage<BatchIndexAck> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 12);
+  messageDesc(file_ledgerline_v1_topics, 13);
 
 /**
  * Negative acknowledgement: redeliver these entries (or the listed indexes of
@@ -504,7 +581,7 @@ export type Nack = Message$1<"ledgerline.v1.Nack"> & {
  * Use `create(NackSchema)` to create a new message.
  */
 export const NackSchema: GenMessage<Nack> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 13);
+  messageDesc(file_ledgerline_v1_topics, 14);
 
 /**
  * @generated from message ledgerline.v1.ConsumeRequest
@@ -553,7 +630,7 @@ export type ConsumeRequest = Message$1<"ledgerline.v1.ConsumeRequest"> & {
  * Use `create(ConsumeRequestSchema)` to create a new message.
  */
 export const ConsumeRequestSchema: GenMessage<ConsumeRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 14);
+  messageDesc(file_ledgerline_v1_topics, 15);
 
 /**
  * @generated from message ledgerline.v1.RedeliverUnacknowledged
@@ -566,7 +643,7 @@ export type RedeliverUnacknowledged = Message$1<"ledgerline.v1.RedeliverUnacknow
  * Use `create(RedeliverUnacknowledgedSchema)` to create a new message.
  */
 export const RedeliverUnacknowledgedSchema: GenMessage<RedeliverUnacknowledged> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 15);
+  messageDesc(file_ledgerline_v1_topics, 16);
 
 /**
  * One message as a consumer receives it.
@@ -629,7 +706,7 @@ export type Message = Message$1<"ledgerline.v1.Message"> & {
  * Use `create(MessageSchema)` to create a new message.
  */
 export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 16);
+  messageDesc(file_ledgerline_v1_topics, 17);
 
 /**
  * @generated from message ledgerline.v1.Entry
@@ -682,7 +759,7 @@ export type Entry = Message$1<"ledgerline.v1.Entry"> & {
  * Use `create(EntrySchema)` to create a new message.
  */
 export const EntrySchema: GenMessage<Entry> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 17);
+  messageDesc(file_ledgerline_v1_topics, 18);
 
 /**
  * @generated from message ledgerline.v1.Subscribed
@@ -713,7 +790,7 @@ export type Subscribed = Message$1<"ledgerline.v1.Subscribed"> & {
  * Use `create(SubscribedSchema)` to create a new message.
  */
 export const SubscribedSchema: GenMessage<Subscribed> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 18);
+  messageDesc(file_ledgerline_v1_topics, 19);
 
 /**
  * Failover: this consumer became active or stopped being active.
@@ -732,7 +809,7 @@ export type ActiveConsumerChange = Message$1<"ledgerline.v1.ActiveConsumerChange
  * Use `create(ActiveConsumerChangeSchema)` to create a new message.
  */
 export const ActiveConsumerChangeSchema: GenMessage<ActiveConsumerChange> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 19);
+  messageDesc(file_ledgerline_v1_topics, 20);
 
 /**
  * @generated from message ledgerline.v1.AckReceipt
@@ -749,7 +826,7 @@ export type AckReceipt = Message$1<"ledgerline.v1.AckReceipt"> & {
  * Use `create(AckReceiptSchema)` to create a new message.
  */
 export const AckReceiptSchema: GenMessage<AckReceipt> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 20);
+  messageDesc(file_ledgerline_v1_topics, 21);
 
 /**
  * @generated from message ledgerline.v1.ConsumeResponse
@@ -783,6 +860,15 @@ export type ConsumeResponse = Message$1<"ledgerline.v1.ConsumeResponse"> & {
     value: AckReceipt;
     case: "ackReceipt";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Deliveries that follow `entry`, in order, each as if in a response of its
+   * own: the owner coalesces entries ready at once, up to the subscriber's
+   * Subscribe.max_entries_per_response and within the gRPC message size limit.
+   *
+   * @generated from field: repeated ledgerline.v1.Entry more_entries = 5;
+   */
+  moreEntries: Entry[];
 };
 
 /**
@@ -790,7 +876,7 @@ export type ConsumeResponse = Message$1<"ledgerline.v1.ConsumeResponse"> & {
  * Use `create(ConsumeResponseSchema)` to create a new message.
  */
 export const ConsumeResponseSchema: GenMessage<ConsumeResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 21);
+  messageDesc(file_ledgerline_v1_topics, 22);
 
 /**
  * @generated from message ledgerline.v1.SeekRequest
@@ -835,7 +921,7 @@ export type SeekRequest = Message$1<"ledgerline.v1.SeekRequest"> & {
  * Use `create(SeekRequestSchema)` to create a new message.
  */
 export const SeekRequestSchema: GenMessage<SeekRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 22);
+  messageDesc(file_ledgerline_v1_topics, 23);
 
 /**
  * @generated from message ledgerline.v1.SeekResponse
@@ -852,7 +938,7 @@ export type SeekResponse = Message$1<"ledgerline.v1.SeekResponse"> & {
  * Use `create(SeekResponseSchema)` to create a new message.
  */
 export const SeekResponseSchema: GenMessage<SeekResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 23);
+  messageDesc(file_ledgerline_v1_topics, 24);
 
 /**
  * @generated from message ledgerline.v1.FindPositionRequest
@@ -886,7 +972,7 @@ export type FindPositionRequest = Message$1<"ledgerline.v1.FindPositionRequest">
  * Use `create(FindPositionRequestSchema)` to create a new message.
  */
 export const FindPositionRequestSchema: GenMessage<FindPositionRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 24);
+  messageDesc(file_ledgerline_v1_topics, 25);
 
 /**
  * @generated from message ledgerline.v1.FindPositionResponse
@@ -924,7 +1010,7 @@ export type FindPositionResponse = Message$1<"ledgerline.v1.FindPositionResponse
  * Use `create(FindPositionResponseSchema)` to create a new message.
  */
 export const FindPositionResponseSchema: GenMessage<FindPositionResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 25);
+  messageDesc(file_ledgerline_v1_topics, 26);
 
 /**
  * @generated from message ledgerline.v1.FetchByOffsetRequest
@@ -963,7 +1049,7 @@ export type FetchByOffsetRequest = Message$1<"ledgerline.v1.FetchByOffsetRequest
  * Use `create(FetchByOffsetRequestSchema)` to create a new message.
  */
 export const FetchByOffsetRequestSchema: GenMessage<FetchByOffsetRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 26);
+  messageDesc(file_ledgerline_v1_topics, 27);
 
 /**
  * @generated from message ledgerline.v1.FetchByOffsetResponse
@@ -987,7 +1073,7 @@ export type FetchByOffsetResponse = Message$1<"ledgerline.v1.FetchByOffsetRespon
  * Use `create(FetchByOffsetResponseSchema)` to create a new message.
  */
 export const FetchByOffsetResponseSchema: GenMessage<FetchByOffsetResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 27);
+  messageDesc(file_ledgerline_v1_topics, 28);
 
 /**
  * @generated from message ledgerline.v1.UnsubscribeRequest
@@ -1009,7 +1095,7 @@ export type UnsubscribeRequest = Message$1<"ledgerline.v1.UnsubscribeRequest"> &
  * Use `create(UnsubscribeRequestSchema)` to create a new message.
  */
 export const UnsubscribeRequestSchema: GenMessage<UnsubscribeRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 28);
+  messageDesc(file_ledgerline_v1_topics, 29);
 
 /**
  * @generated from message ledgerline.v1.UnsubscribeResponse
@@ -1022,7 +1108,7 @@ export type UnsubscribeResponse = Message$1<"ledgerline.v1.UnsubscribeResponse">
  * Use `create(UnsubscribeResponseSchema)` to create a new message.
  */
 export const UnsubscribeResponseSchema: GenMessage<UnsubscribeResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 29);
+  messageDesc(file_ledgerline_v1_topics, 30);
 
 /**
  * @generated from message ledgerline.v1.GetTopicStatsRequest
@@ -1039,7 +1125,7 @@ export type GetTopicStatsRequest = Message$1<"ledgerline.v1.GetTopicStatsRequest
  * Use `create(GetTopicStatsRequestSchema)` to create a new message.
  */
 export const GetTopicStatsRequestSchema: GenMessage<GetTopicStatsRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 30);
+  messageDesc(file_ledgerline_v1_topics, 31);
 
 /**
  * @generated from message ledgerline.v1.ConsumerStats
@@ -1083,7 +1169,7 @@ export type ConsumerStats = Message$1<"ledgerline.v1.ConsumerStats"> & {
  * Use `create(ConsumerStatsSchema)` to create a new message.
  */
 export const ConsumerStatsSchema: GenMessage<ConsumerStats> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 31);
+  messageDesc(file_ledgerline_v1_topics, 32);
 
 /**
  * @generated from message ledgerline.v1.SubscriptionStats
@@ -1164,7 +1250,7 @@ export type SubscriptionStats = Message$1<"ledgerline.v1.SubscriptionStats"> & {
  * Use `create(SubscriptionStatsSchema)` to create a new message.
  */
 export const SubscriptionStatsSchema: GenMessage<SubscriptionStats> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 32);
+  messageDesc(file_ledgerline_v1_topics, 33);
 
 /**
  * @generated from message ledgerline.v1.GetTopicStatsResponse
@@ -1238,7 +1324,7 @@ export type GetTopicStatsResponse = Message$1<"ledgerline.v1.GetTopicStatsRespon
  * Use `create(GetTopicStatsResponseSchema)` to create a new message.
  */
 export const GetTopicStatsResponseSchema: GenMessage<GetTopicStatsResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 33);
+  messageDesc(file_ledgerline_v1_topics, 34);
 
 /**
  * @generated from message ledgerline.v1.UnloadTopicRequest
@@ -1255,7 +1341,7 @@ export type UnloadTopicRequest = Message$1<"ledgerline.v1.UnloadTopicRequest"> &
  * Use `create(UnloadTopicRequestSchema)` to create a new message.
  */
 export const UnloadTopicRequestSchema: GenMessage<UnloadTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 34);
+  messageDesc(file_ledgerline_v1_topics, 35);
 
 /**
  * @generated from message ledgerline.v1.UnloadTopicResponse
@@ -1268,7 +1354,7 @@ export type UnloadTopicResponse = Message$1<"ledgerline.v1.UnloadTopicResponse">
  * Use `create(UnloadTopicResponseSchema)` to create a new message.
  */
 export const UnloadTopicResponseSchema: GenMessage<UnloadTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_topics, 35);
+  messageDesc(file_ledgerline_v1_topics, 36);
 
 /**
  * @generated from enum ledgerline.v1.SubscriptionType
@@ -1314,6 +1400,8 @@ export const TopicsService: GenService<{
    * Pipelined publishing: one response per request, in request order. A
    * message that fails gets a PublishFailure and the stream goes on; the
    * stream itself ends only for a transport failure or when the server drains.
+   * A request may carry several entries (PublishRequest.more) once the server
+   * has said it reads them (PublishResponse.max_messages_per_request).
    *
    * @generated from rpc ledgerline.v1.TopicsService.Publish
    */
