@@ -31,6 +31,8 @@ import {
   latencyRow,
   newHistogram,
   paced as pacedAt,
+  publishStream,
+  PUBLISH_WINDOW,
   ROOT,
   sentAtMicros,
   stamped as stampedCopy,
@@ -47,7 +49,6 @@ const RATES_PER_SECOND = [1_000, 10_000];
 const PACED_SECONDS = sized({ quick: 3, normal: 4, full: 20 });
 /** The OpenMessaging Benchmark's topic shapes: 1 topic with 1 partition and with 16. */
 const PARTITION_COUNTS = [1, 16];
-const PUBLISH_WINDOW = 2_000;
 /** Messages per entry in the batched row: what a Pulsar client's batching (batchingMaxMessages) sends. */
 const CLIENT_BATCH = 100;
 const XADD_BATCH = 100;
@@ -181,69 +182,6 @@ async function jetStreamPublish(natsUrl: string, partitions: number): Promise<Th
   await manager.streams.delete('BENCH');
   await connection.close();
   return row;
-}
-
-/** Publishes `count` messages over one Publish stream, PUBLISH_WINDOW in flight; `onReceipt` per receipt. */
-async function publishStream(
-  topics: ReturnType<typeof createClient<typeof TopicsService>>,
-  topic: string,
-  count: number,
-  message: (index: number) => Uint8Array,
-  pace?: (send: (index: number) => void) => Promise<number>,
-  batchSize = 1,
-  onReceipt?: (index: number) => void,
-  window = PUBLISH_WINDOW,
-): Promise<number> {
-  const queue: Uint8Array[] = [];
-  let wake: (() => void) | undefined;
-  let queued = 0;
-  let answered = 0;
-  let done = false;
-  const push = (index: number): void => {
-    queue.push(message(index));
-    queued++;
-    wake?.();
-  };
-  async function* requests() {
-    let sequenceId = 0n;
-    for (;;) {
-      const next = queue.shift();
-      if (next !== undefined) {
-        if (batchSize === 1) {
-          yield { message: { topic, payload: next, producerName: 'bench', sequenceId: sequenceId++ } };
-        } else {
-          const messages = Array.from({ length: batchSize }, () => ({ payload: next }));
-          yield { message: { topic, messages, producerName: 'bench', sequenceId } };
-          sequenceId += BigInt(batchSize);
-        }
-        continue;
-      }
-      if (done) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-  }
-  const reading = (async () => {
-    for await (const response of topics.publish(requests())) {
-      if (response.result.case !== 'receipt') throw new Error(`publish failed: ${response.result.value?.reason}`);
-      // Receipts come in request order, so the n-th receipt answers the n-th request.
-      onReceipt?.(answered);
-      answered++;
-      if (answered === count) return;
-    }
-  })();
-  if (pace !== undefined) {
-    await pace(push);
-  } else {
-    for (let i = 0; i < count; i++) {
-      while ((queued - answered) * batchSize >= window) await new Promise((r) => setImmediate(r));
-      push(i);
-    }
-  }
-  await reading;
-  done = true;
-  wake?.();
-  return answered;
 }
 
 async function writerLatency(
