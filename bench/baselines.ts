@@ -89,7 +89,16 @@ export async function paced(ratePerSecond: number, seconds: number, send: (index
   return total;
 }
 
-/** A service as its own process (node with tsx's loader), as in a cluster; resolves once its port opens. */
+/** Children stopChild was asked to stop: their exit is expected. */
+const stopping = new WeakSet<ChildProcess>();
+const KEPT_OUTPUT_LINES = 20;
+
+/**
+ * A service as its own process (node with tsx's loader), as in a cluster;
+ * resolves once its port opens. Its log lines (warn and above) are kept, the
+ * last few, and printed if it exits before stopChild stops it, so a row that
+ * fails because a service went away says why.
+ */
 export async function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
   const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')], {
@@ -97,12 +106,32 @@ export async function startService(app: string, port: number, settings: Record<s
     env: { ...Object.fromEntries(kept), ...settings, LEDGERLINE_GRPC_PORT: String(port), LEDGERLINE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await waitForPort(port, 120_000);
+  // Read, so that a full pipe never stalls the service.
+  const lines: string[] = [];
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => {
+    lines.push(...chunk.split('\n').filter((line) => line !== ''));
+    lines.splice(0, Math.max(0, lines.length - KEPT_OUTPUT_LINES));
+  });
+  child.once('exit', (code, signal) => {
+    if (stopping.has(child)) return;
+    console.error(
+      `${app} (pid ${child.pid}) exited before it was stopped (${signal ?? `code ${code}`}); its last lines:`,
+    );
+    for (const line of lines) console.error(`  ${line}`);
+  });
+  try {
+    await waitForPort(port, 120_000);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
   return child;
 }
 
 /** SIGTERM, then SIGKILL after a bounded wait: every child this script started, by its handle. */
 export async function stopChild(child: ChildProcess): Promise<void> {
+  stopping.add(child);
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((done) => child.once('exit', done));
   child.kill('SIGTERM');
