@@ -10,7 +10,7 @@
 // share the cores with it. Compare rows of one run.
 //
 // Run: npx tsx bench/standalone-publish.ts [--full]   (also part of `npm run bench`)
-//   Default 20 000 messages per row; --full 100 000; the runner's default 10 000.
+//   Default 30 000 messages per row; --full 200 000; the runner's default 20 000.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +31,7 @@ import {
 } from './baselines.js';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 
-const MESSAGES = sized({ quick: 10_000, normal: 20_000, full: 100_000 });
+const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
 const MESSAGE_BYTES = 1024;
 /** Messages per entry in the batched row, as in the publish section. */
 const CLIENT_BATCH = 100;
