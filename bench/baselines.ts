@@ -491,6 +491,8 @@ export async function waitForOwner(metadataAddress: string, topic: string, group
   }
 }
 
+let publishStreams = 0;
+
 /** Messages one Publish stream keeps in flight unless told otherwise. */
 export const PUBLISH_WINDOW = 2_000;
 
@@ -519,16 +521,19 @@ export async function publishStream(
     queued++;
     wake?.();
   };
+  // A producer name per stream: deduplication is on, and sequence ids from 0 again under a name
+  // the topic has seen would be answered as duplicates without being stored.
+  const producerName = `bench-${process.pid}-${++publishStreams}`;
   async function* requests() {
     let sequenceId = 0n;
     for (;;) {
       const next = queue.shift();
       if (next !== undefined) {
         if (batchSize === 1) {
-          yield { message: { topic, payload: next, producerName: 'bench', sequenceId: sequenceId++ } };
+          yield { message: { topic, payload: next, producerName, sequenceId: sequenceId++ } };
         } else {
           const messages = Array.from({ length: batchSize }, () => ({ payload: next }));
-          yield { message: { topic, messages, producerName: 'bench', sequenceId } };
+          yield { message: { topic, messages, producerName, sequenceId } };
           sequenceId += BigInt(batchSize);
         }
         continue;
@@ -541,6 +546,11 @@ export async function publishStream(
   const reading = (async () => {
     for await (const response of topics.publish(requests())) {
       if (response.result.case !== 'receipt') throw new Error(`publish failed: ${response.result.value?.reason}`);
+      if (response.result.value.duplicate) {
+        throw new Error(
+          `receipt ${answered} on ${topic} is a duplicate: the row would count a message it did not store`,
+        );
+      }
       // Receipts come in request order, so the n-th receipt answers the n-th request.
       onReceipt?.(answered);
       answered++;

@@ -116,8 +116,13 @@ function latencyConsumer(topics: Topics, topic: string, subscription: string) {
   };
 }
 
+let producers = 0;
+
 /** Publishes stamped messages at `rate` per second for PACED_SECONDS over one Publish stream; resolves when all are stored. */
 async function pacedPublish(topics: Topics, topic: string, rate: number): Promise<number> {
+  // A producer name of its own: with deduplication on, a second run's sequence ids 0.. under the
+  // same name on the same topic would be taken as resends and not stored.
+  const producerName = `bench-${rate}-${++producers}`;
   const total = rate * PACED_SECONDS;
   const queue: Uint8Array[] = [];
   let wake: (() => void) | undefined;
@@ -127,7 +132,7 @@ async function pacedPublish(topics: Topics, topic: string, rate: number): Promis
     for (;;) {
       const next = queue.shift();
       if (next !== undefined) {
-        yield { message: { topic, payload: next, producerName: `bench-${rate}`, sequenceId: sequenceId++ } };
+        yield { message: { topic, payload: next, producerName, sequenceId: sequenceId++ } };
         continue;
       }
       if (done) return;
@@ -271,8 +276,6 @@ export async function run(): Promise<BenchReport> {
 
     // Each case twice, interleaved (0, 10, 0, 10), on topics the writer has already loaded: one
     // round alone moved with the machine's load and the writer's JIT more than with the consumers.
-    // A topic per round: new read-side subscriptions on a reader topic whose earlier consumers had all
-    // closed received nothing here (not yet explained), and that is not what this row measures.
     const cpuTopics = topics.slice(3);
     for (const topic of cpuTopics) await publishStream(onWriter, topic, 100, () => payload);
     const cpuRows: { round: number; readSideConsumers: number; messages: number; writerCpuSeconds: number }[] = [];
