@@ -557,16 +557,25 @@ export async function publishStream(
       if (answered === count) return;
     }
   })();
-  if (pace !== undefined) {
-    await pace(push);
-  } else {
-    for (let i = 0; i < count; i++) {
-      while ((queued - answered) * batchSize >= window) await new Promise((r) => setImmediate(r));
-      push(i);
+  // A failed stream ends the sending below and rejects at `await reading`, not as an unhandled
+  // rejection that would end the process before the script stops the services it started.
+  let failed = false;
+  reading.catch(() => (failed = true));
+  try {
+    if (pace !== undefined) {
+      await pace((index) => {
+        if (!failed) push(index);
+      });
+    } else {
+      for (let i = 0; i < count && !failed; i++) {
+        while (!failed && (queued - answered) * batchSize >= window) await new Promise((r) => setImmediate(r));
+        push(i);
+      }
     }
+    await reading;
+  } finally {
+    done = true;
+    wake?.();
   }
-  await reading;
-  done = true;
-  wake?.();
   return answered;
 }
