@@ -17,9 +17,9 @@ import { closeClient, createClient, type Client } from '@ledgerline/rpc';
 import { freePort, waitForPort } from '@ledgerline/testing';
 
 export const ROOT = resolve(__dirname, '..');
-const XADD_BATCH = 100;
-const XADD_IN_FLIGHT = 8;
-const JETSTREAM_WINDOW = 1_000;
+export const XADD_BATCH = 100;
+export const XADD_IN_FLIGHT = 8;
+export const JETSTREAM_WINDOW = 1_000;
 
 export interface ThroughputRow {
   system: string;
@@ -139,8 +139,14 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-/** Appends `messages` entries of `payload` to `key`, XADD_BATCH per pipeline with XADD_IN_FLIGHT pipelines in flight; returns how many. */
-async function xaddPipelined(redis: Redis, key: string, messages: number, payload: Uint8Array): Promise<number> {
+/** Appends `messages` entries of `payload` to `key` (or spread over several keys), XADD_BATCH per pipeline with XADD_IN_FLIGHT pipelines in flight; returns how many. */
+async function xaddPipelined(
+  redis: Redis,
+  key: string | string[],
+  messages: number,
+  payload: Uint8Array,
+): Promise<number> {
+  const keys = typeof key === 'string' ? [key] : key;
   const buffer = Buffer.from(payload);
   let next = 0;
   const batches = Math.ceil(messages / XADD_BATCH);
@@ -148,7 +154,8 @@ async function xaddPipelined(redis: Redis, key: string, messages: number, payloa
     while (next < batches) {
       next++;
       const pipeline = redis.pipeline();
-      for (let i = 0; i < XADD_BATCH; i++) pipeline.xadd(key, '*', 'd', buffer);
+      // With several streams each pipeline spreads its entries over them, as over a topic's partitions.
+      for (let i = 0; i < XADD_BATCH; i++) pipeline.xadd(keys[i % keys.length]!, '*', 'd', buffer);
       const replies = await pipeline.exec();
       const failed = replies?.find(([error]) => error !== null);
       if (failed !== undefined) throw failed[0];
@@ -158,28 +165,35 @@ async function xaddPipelined(redis: Redis, key: string, messages: number, payloa
   return batches * XADD_BATCH;
 }
 
-/** `messages` XADDs of `payload`, pipelined XADD_BATCH at a time with XADD_IN_FLIGHT pipelines in flight. */
-export async function rawXadd(redisUrl: string, messages: number, payload: Uint8Array): Promise<ThroughputRow> {
+/** `messages` XADDs of `payload` over `streams` streams, pipelined XADD_BATCH at a time with XADD_IN_FLIGHT pipelines in flight. */
+export async function rawXadd(
+  redisUrl: string,
+  messages: number,
+  payload: Uint8Array,
+  streams = 1,
+): Promise<ThroughputRow> {
   const redis = new Redis(redisUrl);
-  const key = 'bench:xadd';
+  const keys = Array.from({ length: streams }, (_, i) => `bench:xadd:${i}`);
   const started = process.hrtime.bigint();
-  const sent = await xaddPipelined(redis, key, messages, payload);
-  const row = throughput('raw pipelined XADD (same Redis)', sent, payload.length, started);
-  await redis.del(key);
+  const sent = await xaddPipelined(redis, keys, messages, payload);
+  const label = streams === 1 ? '' : `, ${streams} streams`;
+  const row = throughput(`raw pipelined XADD (same Redis)${label}`, sent, payload.length, started);
+  await redis.del(...keys);
   redis.disconnect();
   return row;
 }
 
-/** Publishes `messages` of `payload` to `subject`, JETSTREAM_WINDOW awaiting their acks. */
+/** Publishes `messages` of `payload` to `subject` (or spread over several), JETSTREAM_WINDOW awaiting their acks. */
 async function jetStreamPublishAll(
   js: JetStreamClient,
-  subject: string,
+  subject: string | string[],
   messages: number,
   payload: Uint8Array,
 ): Promise<void> {
+  const subjects = typeof subject === 'string' ? [subject] : subject;
   const inFlight = new Set<Promise<unknown>>();
   for (let i = 0; i < messages; i++) {
-    const publishing = js.publish(subject, payload);
+    const publishing = js.publish(subjects[i % subjects.length]!, payload);
     inFlight.add(publishing);
     // A failed publish fails the run at Promise.race / Promise.all below.
     publishing.then(
@@ -191,14 +205,21 @@ async function jetStreamPublishAll(
   await Promise.all(inFlight);
 }
 
-/** `messages` JetStream publishes of `payload` (file store), JETSTREAM_WINDOW awaiting their acks. */
-export async function jetStreamPublish(natsUrl: string, messages: number, payload: Uint8Array): Promise<ThroughputRow> {
+/** `messages` JetStream publishes of `payload` over `subjects` subjects (file store), JETSTREAM_WINDOW awaiting their acks. */
+export async function jetStreamPublish(
+  natsUrl: string,
+  messages: number,
+  payload: Uint8Array,
+  subjects = 1,
+): Promise<ThroughputRow> {
   const connection = await connect({ servers: natsUrl });
   const manager = await jetstreamManager(connection);
   await manager.streams.add({ name: 'BENCH', subjects: ['bench.>'] });
+  const names = Array.from({ length: subjects }, (_, i) => `bench.publish.${i}`);
   const started = process.hrtime.bigint();
-  await jetStreamPublishAll(jetstream(connection), 'bench.publish', messages, payload);
-  const row = throughput('JetStream async publish (file store)', messages, payload.length, started);
+  await jetStreamPublishAll(jetstream(connection), names, messages, payload);
+  const label = subjects === 1 ? '' : `, ${subjects} subjects`;
+  const row = throughput(`JetStream async publish (file store)${label}`, messages, payload.length, started);
   await manager.streams.delete('BENCH');
   await connection.close();
   return row;
@@ -213,7 +234,7 @@ export async function redisStreamsLatency(
 ): Promise<LatencyRow> {
   const producer = new Redis(redisUrl);
   const consumer = new Redis(redisUrl);
-  const key = 'bench:latency';
+  const key = `bench:latency:${ratePerSecond}`;
   await producer.xgroup('CREATE', key, 'g', '$', 'MKSTREAM');
   const histogram = newHistogram();
   const total = ratePerSecond * seconds;
@@ -254,7 +275,7 @@ export async function redisStreamsLatency(
   await producer.del(key);
   producer.disconnect();
   consumer.disconnect();
-  return latencyRow('Redis Streams: XADD -> XREADGROUP', histogram);
+  return latencyRow(`Redis Streams: XADD -> XREADGROUP at ${ratePerSecond} msg/s`, histogram);
 }
 
 /** How a consume row reads: a stream that holds every message before the consumers start, or one written while they read. */
