@@ -28,11 +28,11 @@ import {
 import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { managedLedgerPath } from '@ledgerline/naming';
 import { startRedis, type ServerProcess } from '@ledgerline/testing';
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_SQLITE_SYNCHRONOUS } from '@ledgerline/storage-kit';
+import { rawSqliteInserts } from './baselines.js';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 import { seededRandom } from './seeded-random.js';
 
@@ -301,34 +301,24 @@ async function sqliteRows(): Promise<Row[]> {
       await appendRow(ml, 'standalone (SQLite): append 1 KiB batches of 100 messages', 100, SQLITE_APPENDS),
     ];
     await ml.close();
-    rows.push(rawSqliteRow(join(dir, 'raw.db'), DEFAULT_SQLITE_SYNCHRONOUS));
+    const raw = rawSqliteInserts(
+      join(dir, 'raw.db'),
+      SQLITE_APPENDS,
+      payload,
+      DEFAULT_SQLITE_SYNCHRONOUS,
+      RAW_SQLITE_TRANSACTION_ROWS,
+    );
+    rows.push({
+      measurement: raw.system,
+      entriesPerSecond: raw.entriesPerSecond,
+      megabytesPerSecond: raw.megabytesPerSecond,
+    });
     return rows;
   } finally {
     await ledgerStore.close();
     await metadataStore.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** SQLite inserts of the same 1 KiB rows from one process, RAW_SQLITE_TRANSACTION_ROWS per transaction, at `synchronous`. */
-function rawSqliteRow(path: string, synchronous: string): Row {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${synchronous}`);
-  db.exec('CREATE TABLE entries (id INTEGER PRIMARY KEY, data BLOB NOT NULL)');
-  const insert = db.prepare('INSERT INTO entries (id, data) VALUES (?, ?)');
-  const insertBatch = db.transaction((first: number) => {
-    for (let i = 0; i < RAW_SQLITE_TRANSACTION_ROWS; i++) insert.run(first + i, payload);
-  });
-  const started = process.hrtime.bigint();
-  for (let first = 0; first < SQLITE_APPENDS; first += RAW_SQLITE_TRANSACTION_ROWS) insertBatch(first);
-  const s = seconds(started);
-  db.close();
-  return {
-    measurement: `raw SQLite inserts, ${RAW_SQLITE_TRANSACTION_ROWS} rows per transaction (embedded limit)`,
-    entriesPerSecond: Math.round(SQLITE_APPENDS / s),
-    megabytesPerSecond: Math.round((SQLITE_APPENDS * ENTRY_BYTES) / s / 1e5) / 10,
-  };
 }
 
 export async function run(): Promise<BenchReport> {

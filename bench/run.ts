@@ -41,31 +41,10 @@ const SECTIONS: Section[] = [
   { name: 'offsets', load: () => import('./offset-index-lookup.js') },
   { name: 'topics', load: () => import('./metadata-service-topics.js') },
   { name: 'gc', load: () => import('./gc-reclaim.js') },
+  { name: 'consume', load: () => import('./consume-shared.js') },
+  { name: 'standalone-publish', load: () => import('./standalone-publish.js') },
+  { name: 'readonly-fanout', load: () => import('./readonly-fanout.js') },
 ];
-
-/** Rows of the issue that no script measures yet, and why. */
-const NOT_MEASURABLE: BenchReport = {
-  section: 'Not measured yet',
-  setup: 'Rows of the performance issue without a script in this run.',
-  tables: [],
-  comparisons: [],
-  notMeasured: [
-    {
-      figure: 'read-only fan-out: LAC propagation p99, writer CPU with 0/10 read-side consumers',
-      reason: 'needs the read-only owner (apps/readonly-owner), which this branch does not have yet',
-    },
-    {
-      figure:
-        'consume over gRPC, Shared subscription with 4 consumers, backlog and tailing, beside XREADGROUP and JetStream pull',
-      reason:
-        'no script yet; the managed-ledger section reads backlog and tail without gRPC and the dispatch section runs Shared with 4 consumers without transport',
-    },
-    {
-      figure: 'standalone publish over gRPC (SQLite) beside SQLite inserts',
-      reason: 'no script yet; the managed-ledger section measures standalone appends without gRPC',
-    },
-  ],
-};
 
 function argument(name: string): string | undefined {
   const index = process.argv.indexOf(name);
@@ -170,6 +149,10 @@ async function main(): Promise<void> {
   // Each script picks its short sizes when the runner runs it without --full (see bench-report.ts).
   if (!full) process.env['LEDGERLINE_BENCH_QUICK'] = '1';
   const only = argument('--only')?.split(',');
+  const unknown = only?.filter((name) => !SECTIONS.some((section) => section.name === name)) ?? [];
+  if (unknown.length > 0) {
+    throw new Error(`unknown section ${unknown.join(', ')}; sections: ${SECTIONS.map((s) => s.name).join(', ')}`);
+  }
   const out = resolve(ROOT, argument('--out') ?? 'BENCHMARKS.md');
   const loadBefore = loadavg();
   const started = performance.now();
@@ -183,7 +166,6 @@ async function main(): Promise<void> {
     console.log(`(${section.name} took ${((performance.now() - sectionStarted) / 1000).toFixed(0)} s)`);
     reports.push(report);
   }
-  if (only === undefined) reports.push(NOT_MEASURABLE);
   const machine = machineLines(loadBefore, loadavg(), (performance.now() - started) / 1000);
   writeFileSync(out, render(reports, machine));
   // Tables are written as they come; prettier aligns them as `npm run lint` expects of a committed file.

@@ -25,16 +25,25 @@
 //   LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile under <dir>/<app>.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { createClient as createSdkClient } from '@ledgerline/client';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { Redis } from 'ioredis';
 import { AdminService, InitialPosition, LookupService, SubscriptionType, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { freePort, startNats, startRedis, waitForPort } from '@ledgerline/testing';
 import {
   latencyRow,
   newHistogram,
+  COALESCE_MAX_ENTRIES,
+  JETSTREAM_WINDOW,
+  jetStreamPublish,
   paced as pacedAt,
+  rawXadd,
+  redisStreamsLatency,
+  XADD_BATCH,
+  XADD_IN_FLIGHT,
+  publishStream,
+  PUBLISH_WINDOW,
   ROOT,
   sentAtMicros,
   stamped as stampedCopy,
@@ -42,7 +51,6 @@ import {
   type LatencyRow,
   type ThroughputRow,
 } from './baselines';
-import { createClient as createSdkClient } from '@ledgerline/client';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
@@ -52,12 +60,8 @@ const RATES_PER_SECOND = [1_000, 10_000];
 const PACED_SECONDS = sized({ quick: 3, normal: 4, full: 20 });
 /** The OpenMessaging Benchmark's topic shapes: 1 topic with 1 partition and with 16. */
 const PARTITION_COUNTS = [1, 16];
-const PUBLISH_WINDOW = 2_000;
 /** Messages per entry in the batched row: what a Pulsar client's batching (batchingMaxMessages) sends. */
 const CLIENT_BATCH = 100;
-const XADD_BATCH = 100;
-const XADD_IN_FLIGHT = 8;
-const JETSTREAM_WINDOW = 1_000;
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
 
 const throughput = (system: string, messages: number, startedNs: bigint): ThroughputRow =>
@@ -189,152 +193,6 @@ async function sdkProducerRow(metadataAddress: string): Promise<ThroughputRow> {
   }
 }
 
-/** Pipelined XADD; with several partitions each pipeline spreads its messages over that many streams. */
-async function rawXadd(redisUrl: string, partitions: number): Promise<ThroughputRow> {
-  const redis = new Redis(redisUrl);
-  const keys = Array.from({ length: partitions }, (_, i) => `bench:xadd:${i}`);
-  const buffer = Buffer.from(payload);
-  let next = 0;
-  const batches = Math.ceil(MESSAGES / XADD_BATCH);
-  const worker = async (): Promise<void> => {
-    while (next < batches) {
-      next++;
-      const pipeline = redis.pipeline();
-      for (let i = 0; i < XADD_BATCH; i++) pipeline.xadd(keys[i % partitions]!, '*', 'd', buffer);
-      await pipeline.exec();
-    }
-  };
-  const started = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: XADD_IN_FLIGHT }, worker));
-  const row = throughput(`raw pipelined XADD (same Redis)${streamsLabel(partitions)}`, batches * XADD_BATCH, started);
-  await redis.del(...keys);
-  redis.disconnect();
-  return row;
-}
-
-function streamsLabel(partitions: number): string {
-  return partitions === 1 ? '' : `, ${partitions} streams`;
-}
-
-async function jetStreamPublish(natsUrl: string, partitions: number): Promise<ThroughputRow> {
-  const connection = await connect({ servers: natsUrl });
-  const manager = await jetstreamManager(connection);
-  await manager.streams.add({ name: 'BENCH', subjects: ['bench.>'] });
-  const js = jetstream(connection);
-  const messages = Math.min(MESSAGES, 30_000);
-  const inFlight = new Set<Promise<unknown>>();
-  const started = process.hrtime.bigint();
-  for (let i = 0; i < messages; i++) {
-    const publishing = js.publish(`bench.publish.${i % partitions}`, payload);
-    inFlight.add(publishing);
-    // A failed publish fails the run at Promise.race / Promise.all below.
-    publishing.then(
-      () => inFlight.delete(publishing),
-      () => inFlight.delete(publishing),
-    );
-    if (inFlight.size >= JETSTREAM_WINDOW) await Promise.race(inFlight);
-  }
-  await Promise.all(inFlight);
-  const subjects = partitions === 1 ? '' : `, ${partitions} subjects`;
-  const row = throughput(`JetStream async publish (file store)${subjects}`, messages, started);
-  await manager.streams.delete('BENCH');
-  await connection.close();
-  return row;
-}
-
-/**
- * Entries one coalesced request carries at most, and its bytes (estimated by payload), as the SDK's
- * producer coalesces (libs/client partition-producer.ts): also bounded by what the server announces.
- */
-const COALESCE_MAX_ENTRIES = 1_000;
-const COALESCE_MAX_BYTES = 1024 * 1024;
-
-/**
- * Publishes `count` entries over one Publish stream, PUBLISH_WINDOW messages in flight; `onReceipt`
- * per entry's receipt. With `coalesce`, entries queued when the stream takes its next request share
- * that request (each still its own entry, sequence id and receipt), as the SDK's producer sends them
- * once the server announced it reads several per request; otherwise one entry per request.
- */
-async function publishStream(
-  topics: ReturnType<typeof createClient<typeof TopicsService>>,
-  topic: string,
-  count: number,
-  message: (index: number) => Uint8Array,
-  pace?: (send: (index: number) => void) => Promise<number>,
-  batchSize = 1,
-  onReceipt?: (index: number) => void,
-  window = PUBLISH_WINDOW,
-  coalesce = true,
-): Promise<number> {
-  const queue: Uint8Array[] = [];
-  let head = 0;
-  let wake: (() => void) | undefined;
-  let queued = 0;
-  let answered = 0;
-  let done = false;
-  let maxPerRequest = 1;
-  const push = (index: number): void => {
-    queue.push(message(index));
-    queued++;
-    wake?.();
-  };
-  let sequenceId = 0n;
-  const entry = (payload: Uint8Array) => {
-    if (batchSize === 1) return { topic, payload, producerName: 'bench', sequenceId: sequenceId++ };
-    const messages = Array.from({ length: batchSize }, () => ({ payload }));
-    const batch = { topic, messages, producerName: 'bench', sequenceId };
-    sequenceId += BigInt(batchSize);
-    return batch;
-  };
-  async function* requests() {
-    for (;;) {
-      if (head < queue.length) {
-        const first = entry(queue[head++]!);
-        const more = [];
-        let sizeBytes = MESSAGE_BYTES * batchSize;
-        const limit = coalesce ? Math.min(maxPerRequest, COALESCE_MAX_ENTRIES) : 1;
-        while (head < queue.length && more.length + 1 < limit && sizeBytes + MESSAGE_BYTES <= COALESCE_MAX_BYTES) {
-          more.push(entry(queue[head++]!));
-          sizeBytes += MESSAGE_BYTES * batchSize;
-        }
-        if (head === queue.length) {
-          queue.length = 0;
-          head = 0;
-        }
-        yield more.length === 0 ? { message: first } : { message: first, more };
-        continue;
-      }
-      if (done) return;
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-    }
-  }
-  const reading = (async () => {
-    for await (const response of topics.publish(requests())) {
-      maxPerRequest = Math.max(maxPerRequest, response.maxMessagesPerRequest);
-      for (const { result } of [response, ...response.more]) {
-        if (result.case !== 'receipt') throw new Error(`publish failed: ${result.value?.reason}`);
-        // Receipts come in entry order, so the n-th receipt answers the n-th entry.
-        onReceipt?.(answered);
-        answered++;
-      }
-      if (answered >= count) return;
-    }
-  })();
-  if (pace !== undefined) {
-    await pace(push);
-  } else {
-    for (let i = 0; i < count; i++) {
-      while ((queued - answered) * batchSize >= window) await new Promise((r) => setImmediate(r));
-      push(i);
-    }
-  }
-  await reading;
-  done = true;
-  wake?.();
-  return answered;
-}
-
 async function writerLatency(
   topics: ReturnType<typeof createClient<typeof TopicsService>>,
   topic: string,
@@ -412,53 +270,6 @@ async function writerLatency(
     endToEnd: latencyRow(`writer owner: Publish -> Consume at ${rate} msg/s`, histogram),
     publish: latencyRow(`writer owner: publish -> receipt at ${rate} msg/s`, receipts),
   };
-}
-
-async function redisStreamsLatency(redisUrl: string, rate: number): Promise<LatencyRow> {
-  const producer = new Redis(redisUrl);
-  const consumer = new Redis(redisUrl);
-  const key = `bench:latency:${rate}`;
-  await producer.xgroup('CREATE', key, 'g', '$', 'MKSTREAM');
-  const histogram = newHistogram();
-  const total = rate * PACED_SECONDS;
-  let received = 0;
-  const reading = (async () => {
-    while (received < total) {
-      const reply = (await consumer.xreadgroupBuffer(
-        'GROUP',
-        'g',
-        'c',
-        'COUNT',
-        1000,
-        'BLOCK',
-        1000,
-        'STREAMS',
-        key,
-        '>',
-      )) as [Buffer, [Buffer, Buffer[]][]][] | null;
-      if (reply === null) continue;
-      const now = performance.now() * 1000;
-      const ids: Buffer[] = [];
-      for (const [, entries] of reply) {
-        for (const [id, fields] of entries) {
-          histogram.recordValue(Math.max(1, now - sentAtMicros(fields[1]!)));
-          ids.push(id);
-          received++;
-        }
-      }
-      await consumer.xack(key, 'g', ...ids);
-    }
-  })();
-  let failure: unknown;
-  await paced(rate, () => {
-    producer.xadd(key, '*', 'd', Buffer.from(stamped())).catch((error: unknown) => (failure ??= error));
-  });
-  if (failure !== undefined) throw failure;
-  await reading;
-  await producer.del(key);
-  producer.disconnect();
-  consumer.disconnect();
-  return latencyRow(`Redis Streams: XADD -> XREADGROUP at ${rate} msg/s`, histogram);
 }
 
 async function jetStreamLatency(natsUrl: string, rate: number): Promise<LatencyRow> {
@@ -619,7 +430,7 @@ async function measure(
   const latency: LatencyRow[] = [];
   for (const rate of RATES_PER_SECOND) {
     const { endToEnd: ours, publish } = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
-    const redisStreams = await redisStreamsLatency(redisUrl, rate);
+    const redisStreams = await redisStreamsLatency(redisUrl, rate, PACED_SECONDS, payload);
     const jetStream = await jetStreamLatency(natsUrl, rate);
     latency.push(ours, publish, redisStreams, jetStream);
     comparisons.push(
@@ -677,8 +488,8 @@ async function throughputRows(
   };
   const writer = await publishAll(1);
   const batched = await publishAll(CLIENT_BATCH);
-  const xadd = await rawXadd(redisUrl, partitions);
-  const js = await jetStreamPublish(natsUrl, partitions);
+  const xadd = await rawXadd(redisUrl, MESSAGES, payload, partitions);
+  const js = await jetStreamPublish(natsUrl, Math.min(MESSAGES, 30_000), payload, partitions);
   const label = partitions === 1 ? '1 partition' : `${partitions} partitions`;
   return {
     rows: [writer, batched, xadd, js],

@@ -1,0 +1,169 @@
+// Standalone publish over gRPC: `ledgerline standalone` (its own process,
+// SQLite under a throwaway data directory, as a user starts it) taking 1 KiB
+// messages over one gRPC Publish stream, beside the embedded limit: the same
+// 1 KiB rows inserted into SQLite by one process, in transactions as large as
+// the managed ledger's largest group commit, with standalone's synchronous
+// setting. The managed-ledger section measures the same write path without
+// gRPC.
+//
+// The raw inserts run after the standalone process stopped, so they do not
+// share the cores with it. Compare rows of one run.
+//
+// Run: npx tsx bench/standalone-publish.ts [--full]   (also part of `npm run bench`)
+//   Default 30 000 messages per row; --full 200 000; the runner's default 20 000.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdminService, TopicsService } from '@ledgerline/proto';
+import { closeClient, createClient } from '@ledgerline/rpc';
+import { DEFAULT_SQLITE_SYNCHRONOUS } from '@ledgerline/storage-kit';
+import { freePort, waitForPort } from '@ledgerline/testing';
+import {
+  PUBLISH_WINDOW,
+  ROOT,
+  publishStream,
+  rawSqliteInserts,
+  stopChild,
+  throughput,
+  waitForOwner,
+  type ThroughputRow,
+} from './baselines.js';
+import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+
+const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
+const MESSAGE_BYTES = 1024;
+/** Messages per entry in the batched row, as in the publish section. */
+const CLIENT_BATCH = 100;
+/** Rows per transaction of the raw SQLite peer: the managed ledger's maxWriteBatchEntries default, its largest group commit. */
+const RAW_SQLITE_TRANSACTION_ROWS = 1_000;
+const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
+
+/** `ledgerline standalone` as its own process on `port` (and any free port for the read-only owner), data under `dataDir`. */
+async function startStandalone(dataDir: string, port: number): Promise<ChildProcess> {
+  const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'apps/cli/src/main.ts'),
+      'standalone',
+      '--data-dir',
+      dataDir,
+      '--grpc-port',
+      String(port),
+      '--read-only-grpc-port',
+      '0',
+      '--metrics-port',
+      '0',
+      '--log-level',
+      'warn',
+    ],
+    { cwd: ROOT, env: Object.fromEntries(kept), stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  try {
+    await waitForPort(port, 120_000);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return child;
+}
+
+async function standaloneRows(): Promise<ThroughputRow[]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-standalone-'));
+  let child: ChildProcess | undefined;
+  try {
+    const port = await freePort();
+    child = await startStandalone(dataDir, port);
+    const address = `127.0.0.1:${port}`;
+    const admin = createClient(AdminService, address);
+    const topics = createClient(TopicsService, address);
+    const topic = (name: string): string => `persistent://bench/standalone/${name}`;
+    try {
+      await admin.createTenant({ tenant: 'bench' });
+      await admin.createNamespace({ namespace: 'bench/standalone', policies: { retentionTimeMinutes: 60n } });
+      for (const name of ['single', 'batched']) await admin.createTopic({ topic: topic(name) });
+      await waitForOwner(address, topic('single'));
+      // Warm-up: topic loads (lease, ledger), connections, JIT.
+      await publishStream(topics, topic('single'), 2_000, () => payload);
+      await publishStream(topics, topic('batched'), 20, () => payload, undefined, CLIENT_BATCH);
+      const started = process.hrtime.bigint();
+      const single = await publishStream(topics, topic('single'), MESSAGES, () => payload);
+      const singleRow = throughput(
+        'standalone: gRPC Publish stream, one message per entry (dedup on)',
+        single,
+        MESSAGE_BYTES,
+        started,
+      );
+      const batchedStarted = process.hrtime.bigint();
+      const batches = await publishStream(
+        topics,
+        topic('batched'),
+        MESSAGES / CLIENT_BATCH,
+        () => payload,
+        undefined,
+        CLIENT_BATCH,
+      );
+      const batchedRow = throughput(
+        `standalone: gRPC Publish stream, client batches of ${CLIENT_BATCH}`,
+        batches * CLIENT_BATCH,
+        MESSAGE_BYTES,
+        batchedStarted,
+      );
+      return [singleRow, batchedRow];
+    } finally {
+      closeClient(admin);
+      closeClient(topics);
+    }
+  } finally {
+    if (child !== undefined) await stopChild(child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<BenchReport> {
+  const ours = await standaloneRows();
+  const dir = mkdtempSync(join(tmpdir(), 'bench-raw-sqlite-'));
+  let raw: ReturnType<typeof rawSqliteInserts>;
+  try {
+    raw = rawSqliteInserts(
+      join(dir, 'raw.db'),
+      MESSAGES,
+      payload,
+      DEFAULT_SQLITE_SYNCHRONOUS,
+      RAW_SQLITE_TRANSACTION_ROWS,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const rawRow: ThroughputRow = {
+    system: raw.system,
+    messagesPerSecond: raw.entriesPerSecond,
+    megabytesPerSecond: raw.megabytesPerSecond,
+  };
+  const [single, batched] = ours as [ThroughputRow, ThroughputRow];
+  const versus = (figure: string, row: ThroughputRow): Comparison => ({
+    figure,
+    unit: 'msg/s',
+    ours: row.messagesPerSecond,
+    peer: rawRow.system,
+    peerValue: rawRow.messagesPerSecond,
+    higherIsBetter: true,
+  });
+  return {
+    section: 'Standalone publish over gRPC (SQLite)',
+    setup:
+      `${MESSAGES} messages of ${MESSAGE_BYTES} B per row over one gRPC Publish stream (${PUBLISH_WINDOW} messages in flight) ` +
+      `into \`ledgerline standalone\` (its own process, synchronous=${DEFAULT_SQLITE_SYNCHRONOUS}); raw inserts of the same rows ` +
+      `from one process after it stopped`,
+    tables: [{ title: 'publish throughput', rows: [single, batched, rawRow].map((row) => ({ ...row })) }],
+    comparisons: [
+      versus('standalone publish 1 KiB over gRPC, batching off', single),
+      versus(`standalone publish 1 KiB over gRPC, client batches of ${CLIENT_BATCH}`, batched),
+    ],
+  };
+}
+
+runAlone(module, run);
