@@ -81,13 +81,20 @@ describe('appends whose write was in doubt when the store stayed away through ev
     ml.onEntriesAdopted((entries) => adopted.push(entries.map((e) => `${textOf(e.payload)}@${e.firstOffset}`)));
     await ml.append(payloadOf('warm'));
     // The write of 'x' lands but its reply is lost; the store then stays away while the ledger is checked.
-    owner.ledgerStore.faults.push({ call: 'append', mode: 'after' });
-    for (let i = 0; i < 10; i++) owner.ledgerStore.faults.push({ call: 'fence', mode: 'before' });
-    const failure = await ml.append(payloadOf('x')).then(
-      () => undefined,
-      (err: unknown) => LedgerlineError.from(err),
+    // 'z' comes while the ledger is being checked: it is never sent, so its failure is a definite one.
+    let queued: Promise<string> | undefined;
+    const reasonOf = (appending: Promise<unknown>) =>
+      appending.then(
+        () => 'stored',
+        (err: unknown) => LedgerlineError.from(err).reason,
+      );
+    owner.ledgerStore.faults.push(
+      { call: 'append', mode: 'after' },
+      { call: 'fence', mode: 'before', reached: () => (queued = reasonOf(ml.append(payloadOf('z')))) },
     );
-    expect(failure?.reason).toBe(ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN);
+    for (let i = 0; i < 10; i++) owner.ledgerStore.faults.push({ call: 'fence', mode: 'before' });
+    expect(await reasonOf(ml.append(payloadOf('x')))).toBe(ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN);
+    expect(await queued).toBe(ManagedLedgerReason.LEDGER_WRITE_FAILED);
     expect(ml.appendsInDoubt).toBe(true);
     await expect(ml.settleAppends()).rejects.toMatchObject({ reason: ManagedLedgerReason.LEDGER_WRITE_FAILED });
     expect(adopted).toEqual([]);
