@@ -69,6 +69,8 @@ export class AppendPipeline {
    */
   private abandonedInDoubt = false;
   private readonly idleWaiters: (() => void)[] = [];
+  /** settle() calls waiting for the failed ledger to be checked, or for the loop to stop trying. */
+  private readonly settleWaiters: (() => void)[] = [];
 
   constructor(private readonly host: AppendHost) {}
 
@@ -93,9 +95,11 @@ export class AppendPipeline {
     if (!this.abandonedInDoubt) return;
     const blocker = this.host.submitBlocker();
     if (blocker !== undefined) throw blocker;
-    // The loop checks a failed ledger before anything else, and rolls to a new one after.
+    // The loop checks a failed ledger before anything else, and rolls to a new one after. Not whenIdle: under
+    // steady appends the loop may not be idle for long, and the check is all a waiting publish needs.
+    const checked = new Promise<void>((resolve) => this.settleWaiters.push(resolve));
     this.requestRollover();
-    await this.whenIdle();
+    await checked;
     if (!this.abandonedInDoubt) return;
     throw (
       this.host.writeBlocker() ??
@@ -177,7 +181,7 @@ export class AppendPipeline {
     this.drive()
       .finally(() => {
         this.driving = false;
-        for (const waiter of this.idleWaiters.splice(0)) waiter();
+        for (const waiter of [...this.idleWaiters.splice(0), ...this.settleWaiters.splice(0)]) waiter();
         if (this.queue.length > 0 && this.host.writeBlocker() === undefined) this.kick();
       })
       .catch(unexpectedRejection);
@@ -375,6 +379,7 @@ export class AppendPipeline {
     if (orphanMetadata !== undefined) this.host.assigner.recover(orphanMetadata, {});
     ledger.sealed = true;
     this.abandonedInDoubt = false;
+    for (const waiter of this.settleWaiters.splice(0)) waiter();
     // Roll right away, as Pulsar does after a failed write, so the topic is writable again.
     this.rolloverRequested = true;
   }
