@@ -84,10 +84,12 @@ async function logOf(topic: OwnedTopic): Promise<[number, bigint][]> {
 
 describe('deduplication of an append whose write outcome was in doubt', () => {
   let store: FaultInjectingLedgerStore;
+  let backends: TestBackends;
   let topic: OwnedTopic;
   beforeEach(async () => {
     store = new FaultInjectingLedgerStore(new InMemoryLedgerStore());
-    topic = await openTopic(testBackends({ ledgerStore: store }));
+    backends = testBackends({ ledgerStore: store });
+    topic = await openTopic(backends);
     expect((await publish(topic, 0n)).firstOffset).toBe(0);
   });
   afterEach(async () => topic.unload('test finished'));
@@ -111,6 +113,22 @@ describe('deduplication of an append whose write outcome was in doubt', () => {
       [0, 0n],
       [1, 1n],
       [2, 2n],
+    ]);
+  });
+
+  it('takes the resend for a duplicate after the topic was reloaded before its ledger was checked', async () => {
+    store.faults.push({ call: 'append', mode: 'after' });
+    storeAway();
+    expect(await failureOf(publish(topic, 1n))).toBe(`UNAVAILABLE ${ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN}`);
+    store.faults.splice(0);
+    // The reload's recovery of the last ledger finds the entry, and the replay after the snapshot reads it.
+    await topic.unload('reload');
+    topic = await openTopic(backends);
+    const resend = await publish(topic, 1n);
+    expect([resend.duplicate, resend.firstOffset]).toEqual([true, 1]);
+    expect(await logOf(topic)).toEqual([
+      [0, 0n],
+      [1, 1n],
     ]);
   });
 
