@@ -41,6 +41,8 @@ export interface AppendHost {
   readLedger(ledgerId: number, firstEntryId: number, lastEntryId: number): Promise<LedgerEntry[]>;
   /** Called after entries are confirmed, before their appends resolve. */
   entriesConfirmed(ledger: OpenLedger, entries: ManagedLedgerEntry[]): void;
+  /** Called after entriesConfirmed for entries found stored whose appends had already failed as in doubt. */
+  entriesAdopted(entries: ManagedLedgerEntry[]): void;
   /** Another owner took the topic: the host fails everything and refuses appends from now on. */
   fence(err: LedgerlineError): void;
   logWarning(message: string, details: Record<string, unknown>): void;
@@ -60,7 +62,15 @@ export class AppendPipeline {
   private readonly queue = new AppendQueue();
   private driving = false;
   private rolloverRequested = false;
+  /**
+   * Appends were failed as in doubt (APPEND_OUTCOME_UNKNOWN) and the ledger
+   * they were written to is not checked yet: until it is, an entry of theirs
+   * may be in the store without anyone knowing.
+   */
+  private abandonedInDoubt = false;
   private readonly idleWaiters: (() => void)[] = [];
+  /** settle() calls waiting for the failed ledger to be checked, or for the loop to stop trying. */
+  private readonly settleWaiters: (() => void)[] = [];
 
   constructor(private readonly host: AppendHost) {}
 
@@ -70,6 +80,35 @@ export class AppendPipeline {
 
   get pendingBytes(): number {
     return this.queue.bytes;
+  }
+
+  get appendsInDoubt(): boolean {
+    return this.abandonedInDoubt;
+  }
+
+  /**
+   * Learns the outcome of appends failed as in doubt: the ledger they were
+   * written to is checked (what landed reaches entriesAdopted before this
+   * resolves). Rejects when the store cannot tell yet.
+   */
+  async settle(): Promise<void> {
+    if (!this.abandonedInDoubt) return;
+    const blocker = this.host.submitBlocker();
+    if (blocker !== undefined) throw blocker;
+    // The loop checks a failed ledger before anything else, and rolls to a new one after. Not whenIdle: under
+    // steady appends the loop may not be idle for long, and the check is all a waiting publish needs.
+    const checked = new Promise<void>((resolve) => this.settleWaiters.push(resolve));
+    this.requestRollover();
+    await checked;
+    if (!this.abandonedInDoubt) return;
+    throw (
+      this.host.writeBlocker() ??
+      new LedgerlineError(
+        'UNAVAILABLE',
+        ManagedLedgerReason.LEDGER_WRITE_FAILED,
+        `managed ledger ${this.host.name} could not yet learn whether earlier appends were stored; the append may be retried`,
+      )
+    );
   }
 
   submit(payload: Uint8Array, numMessages: number): Promise<AppendResult> {
@@ -121,7 +160,11 @@ export class AppendPipeline {
    * sent (their write may have landed in a ledger that could not be checked).
    */
   rejectAll(err: Error, inDoubt?: Error): void {
-    for (const op of this.queue.drain()) op.reject(inDoubt !== undefined && op.offsets !== undefined ? inDoubt : err);
+    for (const op of this.queue.drain()) {
+      const doubtful = inDoubt !== undefined && op.offsets !== undefined;
+      if (doubtful) this.abandonedInDoubt = true;
+      op.reject(doubtful ? inDoubt : err);
+    }
     // The offsets of the failed appends are free again; an entry of theirs that did land is found when the ledger is checked.
     this.host.assigner.recover(undefined, { lastOffset: this.host.assigner.committedEnd });
   }
@@ -138,7 +181,7 @@ export class AppendPipeline {
     this.drive()
       .finally(() => {
         this.driving = false;
-        for (const waiter of this.idleWaiters.splice(0)) waiter();
+        for (const waiter of [...this.idleWaiters.splice(0), ...this.settleWaiters.splice(0)]) waiter();
         if (this.queue.length > 0 && this.host.writeBlocker() === undefined) this.kick();
       })
       .catch(unexpectedRejection);
@@ -251,7 +294,12 @@ export class AppendPipeline {
     }
     this.host.logWarning('appends failed after retries', { managedLedger: this.host.name, error: error.toString() });
     this.rolloverRequested = false;
-    this.rejectAll(writeFailed(this.host.name, error));
+    // The appends of a write that failed without an answer may be in the store: saying they may be retried would
+    // invite a second copy. Their ledger is checked before the next write, which finds what landed.
+    const ledger = this.host.currentLedger();
+    const failure = writeFailed(this.host.name, error);
+    const unsettled = ledger !== undefined && this.inDoubt(ledger);
+    this.rejectAll(failure, unsettled ? appendOutcomeUnknownError(this.host.name, failure) : undefined);
   }
 
   private async writeBatch(ledger: OpenLedger): Promise<void> {
@@ -319,8 +367,9 @@ export class AppendPipeline {
    * After a failed write the entries may or may not be in the store. Fencing
    * our own ledger freezes it; every entry past what we confirmed is read back:
    * one of ours (matched by offset) is acknowledged, one whose append already
-   * failed to its caller is kept as written (its offsets are taken). Then the
-   * ledger is sealed and the loop rolls to a new one.
+   * failed to its caller (in doubt) is kept as written (its offsets are taken)
+   * and reported as adopted, so its producer's resend is known for a
+   * duplicate. Then the ledger is sealed and the loop rolls to a new one.
    */
   private async recoverFailedLedger(ledger: OpenLedger): Promise<void> {
     const lastAddConfirmed = await this.host.sealLedger(ledger.ledgerId);
@@ -334,6 +383,8 @@ export class AppendPipeline {
     }
     if (orphanMetadata !== undefined) this.host.assigner.recover(orphanMetadata, {});
     ledger.sealed = true;
+    this.abandonedInDoubt = false;
+    for (const waiter of this.settleWaiters.splice(0)) waiter();
     // Roll right away, as Pulsar does after a failed write, so the topic is writable again.
     this.rolloverRequested = true;
   }
@@ -365,16 +416,16 @@ export class AppendPipeline {
     }
     const firstOffset = ledger.lastOffset + 1;
     ledger.confirm(metadata.index, metadata.brokerTimestamp, stored.data.byteLength);
-    this.host.entriesConfirmed(ledger, [
-      {
-        position: { ledgerId: ledger.ledgerId, entryId: stored.entryId },
-        payload,
-        firstOffset,
-        lastOffset: metadata.index,
-        numMessages: metadata.index - firstOffset + 1,
-        brokerTimestampMs: metadata.brokerTimestamp,
-      },
-    ]);
+    const adopted: ManagedLedgerEntry = {
+      position: { ledgerId: ledger.ledgerId, entryId: stored.entryId },
+      payload,
+      firstOffset,
+      lastOffset: metadata.index,
+      numMessages: metadata.index - firstOffset + 1,
+      brokerTimestampMs: metadata.brokerTimestamp,
+    };
+    this.host.entriesConfirmed(ledger, [adopted]);
+    this.host.entriesAdopted([adopted]);
     return { brokerTimestamp: metadata.brokerTimestamp, index: metadata.index };
   }
 }

@@ -52,15 +52,16 @@ export function deletingError(name: string): LedgerlineError {
 }
 
 /**
- * An append whose write may have landed, failed because the owner stopped
- * (fenced, deleted) before it could read the ledger back: the entry may or
- * may not be in the log, so a definite reason would be a lie.
+ * An append whose write may have landed, failed before the ledger could be
+ * read back (the owner stopped: fenced, deleted; or the store stayed away
+ * through every retry): the entry may or may not be in the log, so a
+ * definite reason would be a lie.
  */
 export function appendOutcomeUnknownError(name: string, cause: LedgerlineError): LedgerlineError {
   return new LedgerlineError(
     'UNAVAILABLE',
     ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN,
-    `managed ledger ${name} stopped (${cause.reason}) before it learned whether this append was stored: it may be in the log`,
+    `managed ledger ${name} failed (${cause.reason}) before it learned whether this append was stored: it may be in the log`,
     { details: { managedLedger: name }, cause },
   );
 }

@@ -250,9 +250,10 @@ describe('ManagedLedger ledger-store failures', () => {
     const ml = await open(testBackends({ ledgerStore: store }), { ...fastConfig, writeRetryMaxAttempts: 3 });
     await ml.append(payloadOf('ok'));
     store.down = true;
+    // Its write got no answer: in doubt, not a reason that says it is not in the log.
     await expect(ml.append(payloadOf('lost'))).rejects.toMatchObject({
       code: 'UNAVAILABLE',
-      reason: 'LEDGER_WRITE_FAILED',
+      reason: 'APPEND_OUTCOME_UNKNOWN',
     });
     store.down = false;
     const after = await ml.append(payloadOf('after'));

@@ -69,6 +69,7 @@ export class ManagedLedger {
   /** False until every stored cursor is recovered: the slowest cursor is not known before. */
   private trimAllowed = false;
   private readonly cursors: CursorRegistry;
+  private readonly adoptedListeners = new Set<(entries: ManagedLedgerEntry[]) => void>();
 
   private constructor(
     private readonly ctx: LedgerContext,
@@ -191,6 +192,35 @@ export class ManagedLedger {
   }
 
   /**
+   * True while appends failed as in doubt (APPEND_OUTCOME_UNKNOWN) and the
+   * ledger they were written to is not checked yet: an entry of theirs may be
+   * in the log, unknown to the caller.
+   */
+  get appendsInDoubt(): boolean {
+    return this.pipeline.appendsInDoubt;
+  }
+
+  /**
+   * Learns the outcome of appends failed as in doubt (see appendsInDoubt):
+   * the ledger is checked, and the entries of theirs that landed reach the
+   * onEntriesAdopted listeners before this resolves. Rejects (UNAVAILABLE
+   * LEDGER_WRITE_FAILED) when the ledger store cannot tell yet.
+   */
+  settleAppends(): Promise<void> {
+    return this.pipeline.settle();
+  }
+
+  /**
+   * Calls `listener` with entries found in the log whose appends had failed
+   * as in doubt, once they are readable; returns the function that removes it.
+   * A writer that deduplicates learns from it that a resend is a duplicate.
+   */
+  onEntriesAdopted(listener: (entries: ManagedLedgerEntry[]) => void): () => void {
+    this.adoptedListeners.add(listener);
+    return () => this.adoptedListeners.delete(listener);
+  }
+
+  /**
    * Entries from `from` on (at least one when one exists, at most the limits);
    * [] when none is stored yet. The limits come as `{maxEntries, maxBytes}` or
    * as `readEntries(from, maxEntries, maxBytes)`.
@@ -301,6 +331,15 @@ export class ManagedLedger {
       sealLedger: (ledgerId) => fenceAndClose(ctx.store, ledgerId),
       readLedger: (ledgerId, first, last) => ctx.store.read(ledgerId, first, last),
       entriesConfirmed: (ledger, entries) => this.onEntriesConfirmed(ledger, entries),
+      entriesAdopted: (entries) => {
+        for (const listener of [...this.adoptedListeners]) {
+          try {
+            listener(entries);
+          } catch (err) {
+            ctx.logger.warn({ managedLedger: ctx.name, error: String(err) }, 'an adopted-entries listener failed');
+          }
+        }
+      },
       fence: (err) => this.onFenced(err),
       logWarning: (message, details) => {
         ctx.metrics.writeFailures.inc({ topic: ctx.topic });

@@ -23,7 +23,7 @@ export const ManagedLedgerReason = {
   INVALID_NUM_MESSAGES: 'INVALID_NUM_MESSAGES',
   INVALID_PAYLOAD: 'INVALID_PAYLOAD',
   LEDGER_WRITE_FAILED: 'LEDGER_WRITE_FAILED',
-  /** The append was written but its outcome could not be learned before the owner stopped: it may be in the log. */
+  /** The append was written but its outcome could not be learned (the owner stopped, or the store stayed away): it may be in the log. */
   APPEND_OUTCOME_UNKNOWN: 'APPEND_OUTCOME_UNKNOWN',
   MANAGED_LEDGER_INFO_CORRUPT: 'MANAGED_LEDGER_INFO_CORRUPT',
   INVALID_READ_LIMITS: 'INVALID_READ_LIMITS',

@@ -1,5 +1,5 @@
 import type { Position } from '@ledgerline/cursor-codec';
-import type { ManagedCursor, ManagedLedger } from '@ledgerline/managed-ledger';
+import type { ManagedCursor, ManagedLedger, ManagedLedgerEntry } from '@ledgerline/managed-ledger';
 import { decodeMessageEntry } from '@ledgerline/message-format';
 
 /** The cursor whose properties hold the deduplication snapshot (Pulsar's `pulsar.dedup`). */
@@ -78,23 +78,22 @@ export class Deduplication {
       const entries = await cursor.readEntries({ maxEntries: REPLAY_PAGE_ENTRIES });
       if (entries.length === 0) break;
       for (const entry of entries) {
-        let header;
-        try {
-          header = decodeMessageEntry(entry.payload).header;
-        } catch {
-          continue; // An entry not in Pulsar's layout carries no producer to deduplicate.
-        }
-        if (header.producerName === '') continue;
-        dedup.replayed(header.producerName, header.highestSequenceId, {
-          position: entry.position,
-          firstOffset: entry.firstOffset,
-          lastOffset: entry.lastOffset,
-          publishTimeMs: header.publishTimeMs,
-          sequenceId: header.sequenceId,
-        });
+        const stored = storedEntry(entry);
+        if (stored !== undefined) dedup.replayed(stored.producer, stored.highest, stored.receipt);
       }
     }
     return dedup;
+  }
+
+  /**
+   * Records entries the managed ledger found stored after their appends had
+   * failed as in doubt: their sequence ids are taken, so a resend is a duplicate.
+   */
+  adopted(entries: readonly ManagedLedgerEntry[]): void {
+    for (const entry of entries) {
+      const stored = storedEntry(entry);
+      if (stored !== undefined) this.persisted(stored.producer, stored.highest, stored.receipt);
+    }
   }
 
   get producerCount(): number {
@@ -217,4 +216,28 @@ export class Deduplication {
     this.lastSnapshotMs = this.now();
     await this.cursor.flush();
   }
+}
+
+/** The producer, highest sequence id and receipt an entry in Pulsar's layout carries; undefined without a producer. */
+function storedEntry(
+  entry: ManagedLedgerEntry,
+): { producer: string; highest: bigint; receipt: StoredReceipt } | undefined {
+  let header;
+  try {
+    header = decodeMessageEntry(entry.payload).header;
+  } catch {
+    return undefined; // An entry not in Pulsar's layout carries no producer to deduplicate.
+  }
+  if (header.producerName === '') return undefined;
+  return {
+    producer: header.producerName,
+    highest: header.highestSequenceId,
+    receipt: {
+      position: entry.position,
+      firstOffset: entry.firstOffset,
+      lastOffset: entry.lastOffset,
+      publishTimeMs: header.publishTimeMs,
+      sequenceId: header.sequenceId,
+    },
+  };
 }

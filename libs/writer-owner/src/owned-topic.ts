@@ -73,6 +73,7 @@ export class OwnedTopic {
   private readonly entryBudget: ByteBudget;
   private unloadError: LedgerlineError | undefined;
   private readonly unloadListeners = new Set<(error: LedgerlineError) => void>();
+  private readonly stopAdopting: () => void;
 
   constructor(private readonly options: OwnedTopicOptions) {
     this.name = options.name;
@@ -87,6 +88,7 @@ export class OwnedTopic {
     };
     this.rateIn = new RateMeter(options.now);
     this.rateOut = new RateMeter(options.now);
+    this.stopAdopting = options.ledger.onEntriesAdopted((entries) => options.dedup.adopted(entries));
   }
 
   get unloaded(): boolean {
@@ -188,6 +190,15 @@ export class OwnedTopic {
     const producer = message.producerName;
     if (producer === '') return undefined;
     for (;;) {
+      // An append failed as in doubt may be in the log: until the ledger is checked (which reports what landed to
+      // the deduplication), no sequence id is known to be new. Any append would wait for that check anyway.
+      if (this.ledger.appendsInDoubt) {
+        await this.ledger.settleAppends().catch((thrown: unknown) => {
+          throw this.appendFailure(LedgerlineError.from(thrown));
+        });
+        this.checkLoaded();
+        continue;
+      }
       const verdict = this.dedup.check(producer, message.sequenceId);
       if (verdict.kind === 'new') return undefined;
       if (verdict.kind === 'duplicate') return this.duplicate(verdict.receipt, message.sequenceId);
@@ -278,6 +289,7 @@ export class OwnedTopic {
     if (this.unloadError !== undefined) return;
     const error = topicUnloaded(this.name, why);
     this.unloadError = error;
+    this.stopAdopting();
     for (const listener of [...this.unloadListeners]) listener(error);
     this.unloadListeners.clear();
     if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {

@@ -62,3 +62,48 @@ describe('appends whose write was in doubt when the owner lost the topic', () =>
     await second.close();
   });
 });
+
+describe('appends whose write was in doubt when the store stayed away through every retry', () => {
+  let backend: RobustnessBackend;
+  beforeAll(async () => {
+    backend = await sqliteBackend();
+  });
+  afterAll(async () => {
+    await backend.dispose();
+  });
+
+  it('fail as in doubt, and the entry that landed is reported adopted once the ledger is checked', async () => {
+    const owner = backend.owner('a');
+    const ml = await ManagedLedger.open('persistent://acme/robust/store-away', owner.deps, {
+      config: { ...config, writeRetryMaxAttempts: 3 },
+    });
+    const adopted: string[][] = [];
+    ml.onEntriesAdopted((entries) => adopted.push(entries.map((e) => `${textOf(e.payload)}@${e.firstOffset}`)));
+    await ml.append(payloadOf('warm'));
+    // The write of 'x' lands but its reply is lost; the store then stays away while the ledger is checked.
+    // 'z' comes while the ledger is being checked: it is never sent, so its failure is a definite one.
+    let queued: Promise<string> | undefined;
+    const reasonOf = (appending: Promise<unknown>) =>
+      appending.then(
+        () => 'stored',
+        (err: unknown) => LedgerlineError.from(err).reason,
+      );
+    owner.ledgerStore.faults.push(
+      { call: 'append', mode: 'after' },
+      { call: 'fence', mode: 'before', reached: () => (queued = reasonOf(ml.append(payloadOf('z')))) },
+    );
+    for (let i = 0; i < 10; i++) owner.ledgerStore.faults.push({ call: 'fence', mode: 'before' });
+    expect(await reasonOf(ml.append(payloadOf('x')))).toBe(ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN);
+    expect(await queued).toBe(ManagedLedgerReason.LEDGER_WRITE_FAILED);
+    expect(ml.appendsInDoubt).toBe(true);
+    await expect(ml.settleAppends()).rejects.toMatchObject({ reason: ManagedLedgerReason.LEDGER_WRITE_FAILED });
+    expect(adopted).toEqual([]);
+    owner.ledgerStore.faults.splice(0);
+    await ml.settleAppends();
+    expect(ml.appendsInDoubt).toBe(false);
+    expect(adopted).toEqual([['x@1']]);
+    expect((await ml.append(payloadOf('y'))).firstOffset).toBe(2);
+    expect((await readWholeLog(ml)).map((e) => textOf(e.payload))).toEqual(['warm', 'x', 'y']);
+    await ml.close();
+  });
+});

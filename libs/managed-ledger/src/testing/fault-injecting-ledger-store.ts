@@ -31,6 +31,8 @@ export interface LedgerFault {
   /** Holds the call until this settles (called `reached` first), so a test can act while it waits. */
   until?: Promise<unknown>;
   reached?: () => void;
+  /** Mode 'after': runs once the call took effect, before its failure is reported (e.g. kills the server). */
+  tookEffect?: () => Promise<unknown>;
 }
 
 /**
@@ -163,7 +165,10 @@ async function applyFault<T>(fault: LedgerFault | undefined, run: () => Promise<
   if (fault?.until !== undefined) await fault.until.catch(() => undefined);
   if (fault?.mode === 'before') throw injected(`${fault.call} failed before reaching the store`);
   const result = await run();
-  if (fault?.mode === 'after') throw injected(`${fault.call} took effect but its reply was lost`);
+  if (fault?.mode === 'after') {
+    await fault.tookEffect?.();
+    throw injected(`${fault.call} took effect but its reply was lost`);
+  }
   return result;
 }
 

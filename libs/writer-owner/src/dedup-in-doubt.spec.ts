@@ -1,0 +1,184 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import { RedisLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
+import { ManagedLedger, ManagedLedgerReason } from '@ledgerline/managed-ledger';
+import {
+  FaultInjectingLedgerStore,
+  InMemoryLedgerStore,
+  readWholeLog,
+  testBackends,
+  type TestBackends,
+} from '@ledgerline/managed-ledger/testing';
+import { decodeMessageEntry } from '@ledgerline/message-format';
+import { startRedis, type ServerProcess } from '@ledgerline/testing';
+import { Registry } from 'prom-client';
+import { Deduplication, type DedupSettings } from './deduplication.js';
+import { LacNotifier } from './lac-notifier.js';
+import { writerMetrics } from './metrics.js';
+import { OwnedTopic } from './owned-topic.js';
+
+/*
+ * A write that reaches the ledger store just as the store goes away: the
+ * entry is stored, its reply is lost, and the managed ledger cannot read the
+ * ledger back before it gives up. The producer resends with the same sequence
+ * ids once the store is back; deduplication must know the entry landed, so
+ * the log holds it once, at the offset the resend's receipt names.
+ */
+
+const TOPIC = 'persistent://t/ns/dedup-in-doubt';
+const SETTINGS: DedupSettings = {
+  maxProducers: 100,
+  producerInactivityMs: 3_600_000,
+  snapshotIntervalEntries: 1_000,
+  snapshotIntervalMs: 120_000,
+};
+/** Few and short retries, so the managed ledger gives up on a store that stays away within the test. */
+const LEDGER_CONFIG = { writeRetryMaxAttempts: 3, writeRetryInitialBackoffMs: 1, writeRetryMaxBackoffMs: 2 };
+/** More failures than the retries of one give-up and one resend take. */
+const OUTAGE_FAULTS = 20;
+
+async function openTopic(backends: TestBackends): Promise<OwnedTopic> {
+  const ledger = await ManagedLedger.open(TOPIC, backends.deps(), { config: LEDGER_CONFIG });
+  const dedup = await Deduplication.recover(ledger, SETTINGS, backends.clock.now);
+  return new OwnedTopic({
+    name: TOPIC,
+    ledger,
+    dedup,
+    lac: new LacNotifier(undefined),
+    metrics: writerMetrics(new Registry()),
+    maxPendingBytes: 1024 * 1024,
+    maxPendingEntries: 100,
+    maxMessageSizeBytes: 64 * 1024,
+    now: backends.clock.now,
+    closeLedger: () => ledger.close(),
+    onUnloaded: () => undefined,
+    onOwnershipLost: () => undefined,
+  });
+}
+
+function publish(topic: OwnedTopic, sequenceId: bigint) {
+  return topic.publish({
+    topic: TOPIC,
+    producerName: 'p',
+    sequenceId,
+    payload: new TextEncoder().encode(`m${sequenceId}`),
+  } as never);
+}
+
+function failureOf(publishing: Promise<unknown>): Promise<string> {
+  return publishing.then(
+    () => 'stored',
+    (thrown: unknown) => {
+      const error = LedgerlineError.from(thrown);
+      return `${error.code} ${error.reason}`;
+    },
+  );
+}
+
+/** Each entry of the log as [offset, sequence id]. */
+async function logOf(topic: OwnedTopic): Promise<[number, bigint][]> {
+  return (await readWholeLog(topic.ledger)).map((entry) => [
+    entry.firstOffset,
+    decodeMessageEntry(entry.payload).header.sequenceId,
+  ]);
+}
+
+describe('deduplication of an append whose write outcome was in doubt', () => {
+  let store: FaultInjectingLedgerStore;
+  let backends: TestBackends;
+  let topic: OwnedTopic;
+  beforeEach(async () => {
+    store = new FaultInjectingLedgerStore(new InMemoryLedgerStore());
+    backends = testBackends({ ledgerStore: store });
+    topic = await openTopic(backends);
+    expect((await publish(topic, 0n)).firstOffset).toBe(0);
+  });
+  afterEach(async () => topic.unload('test finished'));
+
+  const storeAway = (): void => {
+    for (let i = 0; i < OUTAGE_FAULTS; i++) store.faults.push({ call: 'fence', mode: 'before' });
+  };
+
+  it('takes the resend for a duplicate when the write had landed before the store went away', async () => {
+    store.faults.push({ call: 'append', mode: 'after' });
+    storeAway();
+    // Not a reason that says the entry is not in the log: it is.
+    expect(await failureOf(publish(topic, 1n))).toBe(`UNAVAILABLE ${ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN}`);
+    // While the ledger cannot be checked, the resend is refused, not stored.
+    expect(await failureOf(publish(topic, 1n))).toBe(`UNAVAILABLE ${ManagedLedgerReason.LEDGER_WRITE_FAILED}`);
+    store.faults.splice(0);
+    const resend = await publish(topic, 1n);
+    expect([resend.duplicate, resend.firstOffset]).toEqual([true, 1]);
+    expect((await publish(topic, 2n)).firstOffset).toBe(2);
+    expect(await logOf(topic)).toEqual([
+      [0, 0n],
+      [1, 1n],
+      [2, 2n],
+    ]);
+  });
+
+  it('takes the resend for a duplicate after the topic was reloaded before its ledger was checked', async () => {
+    store.faults.push({ call: 'append', mode: 'after' });
+    storeAway();
+    expect(await failureOf(publish(topic, 1n))).toBe(`UNAVAILABLE ${ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN}`);
+    store.faults.splice(0);
+    // The reload's recovery of the last ledger finds the entry, and the replay after the snapshot reads it.
+    await topic.unload('reload');
+    topic = await openTopic(backends);
+    const resend = await publish(topic, 1n);
+    expect([resend.duplicate, resend.firstOffset]).toEqual([true, 1]);
+    expect(await logOf(topic)).toEqual([
+      [0, 0n],
+      [1, 1n],
+    ]);
+  });
+
+  it('stores the resend once when the write had not landed', async () => {
+    store.faults.push({ call: 'append', mode: 'before' });
+    storeAway();
+    expect(await failureOf(publish(topic, 1n))).toBe(`UNAVAILABLE ${ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN}`);
+    store.faults.splice(0);
+    const resend = await publish(topic, 1n);
+    expect([resend.duplicate, resend.firstOffset]).toEqual([false, 1]);
+    expect(await logOf(topic)).toEqual([
+      [0, 0n],
+      [1, 1n],
+    ]);
+  });
+});
+
+describe('deduplication across a redis-server killed right after an append reached it', () => {
+  let redis: ServerProcess;
+  let redisStore: LedgerStore;
+  beforeAll(async () => {
+    // As R5 runs it: every write fsynced to the append-only file before it is answered, so a kill loses none.
+    redis = await startRedis({ extraArgs: ['--appendonly', 'yes', '--appendfsync', 'always'] });
+    redisStore = new RedisLedgerStore({ url: redis.url, connectTimeoutMs: 200, commandTimeoutMs: 1_000 });
+  });
+  afterAll(async () => {
+    await redisStore?.close();
+    await redis?.stop();
+  });
+
+  it('takes the producer resend after the restart for a duplicate', async () => {
+    const store = new FaultInjectingLedgerStore(redisStore);
+    const topic = await openTopic(testBackends({ ledgerStore: store }));
+    try {
+      expect((await publish(topic, 0n)).firstOffset).toBe(0);
+      // The append is in Redis; the server dies before its reply is read. The managed ledger's checks of the
+      // ledger then meet a dead server until it gives up.
+      store.faults.push({ call: 'append', mode: 'after', tookEffect: () => redis.kill() });
+      expect(await failureOf(publish(topic, 1n))).toBe(`UNAVAILABLE ${ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN}`);
+      await redis.restart();
+      const resend = await publish(topic, 1n);
+      expect([resend.duplicate, resend.firstOffset]).toEqual([true, 1]);
+      expect((await publish(topic, 2n)).firstOffset).toBe(2);
+      expect(await logOf(topic)).toEqual([
+        [0, 0n],
+        [1, 1n],
+        [2, 2n],
+      ]);
+    } finally {
+      await topic.unload('test finished');
+    }
+  });
+});
