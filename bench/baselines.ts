@@ -99,11 +99,34 @@ const KEPT_OUTPUT_LINES = 20;
  * last few, and printed if it exits before stopChild stops it, so a row that
  * fails because a service went away says why.
  */
-export async function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
+export function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
+  return launch(app, [join(ROOT, 'apps', app, 'src/main.ts')], port, {
+    ...settings,
+    LEDGERLINE_GRPC_PORT: String(port),
+    LEDGERLINE_LOG_LEVEL: 'warn',
+  });
+}
+
+/** `ledgerline standalone` as its own process serving on `port`, its data under `dataDir`; as startService. */
+export function startStandalone(
+  dataDir: string,
+  port: number,
+  extraArgs: readonly string[] = [],
+): Promise<ChildProcess> {
+  const argv = [join(ROOT, 'apps/cli/src/main.ts'), 'standalone', '--data-dir', dataDir, '--grpc-port', String(port)];
+  return launch('standalone', [...argv, '--metrics-port', '0', '--log-level', 'warn', ...extraArgs], port, {});
+}
+
+async function launch(
+  name: string,
+  argv: readonly string[],
+  port: number,
+  settings: Record<string, string>,
+): Promise<ChildProcess> {
   const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...argv], {
     cwd: ROOT,
-    env: { ...Object.fromEntries(kept), ...settings, LEDGERLINE_GRPC_PORT: String(port), LEDGERLINE_LOG_LEVEL: 'warn' },
+    env: { ...Object.fromEntries(kept), ...settings },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // Read, so that a full pipe never stalls the service.
@@ -116,7 +139,7 @@ export async function startService(app: string, port: number, settings: Record<s
   child.once('exit', (code, signal) => {
     if (stopping.has(child)) return;
     console.error(
-      `${app} (pid ${child.pid}) exited before it was stopped (${signal ?? `code ${code}`}); its last lines:`,
+      `${name} (pid ${child.pid}) exited before it was stopped (${signal ?? `code ${code}`}); its last lines:`,
     );
     for (const line of lines) console.error(`  ${line}`);
   });

@@ -23,13 +23,14 @@ import { loadavg, tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { AdminService, LookupService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
-import { freePort, startNats, startRedis, waitForPort } from '@ledgerline/testing';
+import { freePort, startNats, startRedis } from '@ledgerline/testing';
 import {
   ROOT,
   jetStreamPublish,
   rawXadd,
   redisStreamsLatency,
   startService,
+  startStandalone,
   stopChild,
   type LatencyRow,
   type ThroughputRow,
@@ -189,26 +190,8 @@ async function standaloneRows(children: ChildProcess[]): Promise<PerfRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ledgerline-perf-'));
   try {
     const port = await freePort();
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(ROOT, 'apps/cli/src/main.ts'),
-        'standalone',
-        '--data-dir',
-        dataDir,
-        '--grpc-port',
-        String(port),
-        '--metrics-port',
-        '0',
-        '--log-level',
-        'warn',
-      ],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] },
-    );
+    const child = await startStandalone(dataDir, port);
     children.push(child);
-    await waitForPort(port, 120_000);
     await createTopics(`127.0.0.1:${port}`, TOPICS);
     const rows = await perfRuns('standalone (SQLite)', `127.0.0.1:${port}`, topicName);
     await stopChild(child);

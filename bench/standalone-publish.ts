@@ -11,19 +11,19 @@
 //
 // Run: npx tsx bench/standalone-publish.ts [--full]   (also part of `npm run bench`)
 //   Default 30 000 messages per row; --full 200 000; the runner's default 20 000.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminService, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { DEFAULT_SQLITE_SYNCHRONOUS } from '@ledgerline/storage-kit';
-import { freePort, waitForPort } from '@ledgerline/testing';
+import { freePort } from '@ledgerline/testing';
 import {
   PUBLISH_WINDOW,
-  ROOT,
   publishStream,
   rawSqliteInserts,
+  startStandalone,
   stopChild,
   throughput,
   waitForOwner,
@@ -39,44 +39,12 @@ const CLIENT_BATCH = 100;
 const RAW_SQLITE_TRANSACTION_ROWS = 1_000;
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
 
-/** `ledgerline standalone` as its own process on `port` (and any free port for the read-only owner), data under `dataDir`. */
-async function startStandalone(dataDir: string, port: number): Promise<ChildProcess> {
-  const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(ROOT, 'apps/cli/src/main.ts'),
-      'standalone',
-      '--data-dir',
-      dataDir,
-      '--grpc-port',
-      String(port),
-      '--read-only-grpc-port',
-      '0',
-      '--metrics-port',
-      '0',
-      '--log-level',
-      'warn',
-    ],
-    { cwd: ROOT, env: Object.fromEntries(kept), stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  try {
-    await waitForPort(port, 120_000);
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
-  return child;
-}
-
 async function standaloneRows(): Promise<ThroughputRow[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-standalone-'));
   let child: ChildProcess | undefined;
   try {
     const port = await freePort();
-    child = await startStandalone(dataDir, port);
+    child = await startStandalone(dataDir, port, ['--read-only-grpc-port', '0']);
     const address = `127.0.0.1:${port}`;
     const admin = createClient(AdminService, address);
     const topics = createClient(TopicsService, address);

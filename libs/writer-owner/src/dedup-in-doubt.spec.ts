@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { RedisLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
-import { ManagedLedger, ManagedLedgerReason } from '@ledgerline/managed-ledger';
+import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import {
   FaultInjectingLedgerStore,
   InMemoryLedgerStore,
@@ -10,11 +10,9 @@ import {
 } from '@ledgerline/managed-ledger/testing';
 import { decodeMessageEntry } from '@ledgerline/message-format';
 import { startRedis, type ServerProcess } from '@ledgerline/testing';
-import { Registry } from 'prom-client';
-import { Deduplication, type DedupSettings } from './deduplication.js';
-import { LacNotifier } from './lac-notifier.js';
-import { writerMetrics } from './metrics.js';
-import { OwnedTopic } from './owned-topic.js';
+import type { DedupSettings } from './deduplication.js';
+import type { OwnedTopic } from './owned-topic.js';
+import { openTestTopic } from './testing/test-topic.js';
 
 /*
  * A write that reaches the ledger store just as the store goes away: the
@@ -37,22 +35,7 @@ const LEDGER_CONFIG = { writeRetryMaxAttempts: 3, writeRetryInitialBackoffMs: 1,
 const OUTAGE_FAULTS = 20;
 
 async function openTopic(backends: TestBackends): Promise<OwnedTopic> {
-  const ledger = await ManagedLedger.open(TOPIC, backends.deps(), { config: LEDGER_CONFIG });
-  const dedup = await Deduplication.recover(ledger, SETTINGS, backends.clock.now);
-  return new OwnedTopic({
-    name: TOPIC,
-    ledger,
-    dedup,
-    lac: new LacNotifier(undefined),
-    metrics: writerMetrics(new Registry()),
-    maxPendingBytes: 1024 * 1024,
-    maxPendingEntries: 100,
-    maxMessageSizeBytes: 64 * 1024,
-    now: backends.clock.now,
-    closeLedger: () => ledger.close(),
-    onUnloaded: () => undefined,
-    onOwnershipLost: () => undefined,
-  });
+  return openTestTopic(TOPIC, backends, SETTINGS, LEDGER_CONFIG);
 }
 
 function publish(topic: OwnedTopic, sequenceId: bigint) {

@@ -1,10 +1,8 @@
 import { ManagedLedger } from '@ledgerline/managed-ledger';
 import { testBackends, type TestBackends } from '@ledgerline/managed-ledger/testing';
-import { Registry } from 'prom-client';
 import { Deduplication, type DedupSettings } from './deduplication.js';
-import { LacNotifier } from './lac-notifier.js';
-import { writerMetrics } from './metrics.js';
-import { OwnedTopic } from './owned-topic.js';
+import type { OwnedTopic } from './owned-topic.js';
+import { openTestTopic } from './testing/test-topic.js';
 
 const TOPIC = 'persistent://t/ns/dedup-expiry';
 const HOUR_MS = 3_600_000;
@@ -17,24 +15,8 @@ const SETTINGS: DedupSettings = {
 
 const text = (s: string) => new TextEncoder().encode(s);
 
-/** A topic as the writer owner holds it, over in-memory stores and the backends' hand-moved clock. */
 async function openTopic(backends: TestBackends, settings = SETTINGS): Promise<OwnedTopic> {
-  const ledger = await ManagedLedger.open(TOPIC, backends.deps());
-  const dedup = await Deduplication.recover(ledger, settings, backends.clock.now);
-  return new OwnedTopic({
-    name: TOPIC,
-    ledger,
-    dedup,
-    lac: new LacNotifier(undefined),
-    metrics: writerMetrics(new Registry()),
-    maxPendingBytes: 1024 * 1024,
-    maxPendingEntries: 100,
-    maxMessageSizeBytes: 64 * 1024,
-    now: backends.clock.now,
-    closeLedger: () => ledger.close(),
-    onUnloaded: () => undefined,
-    onOwnershipLost: () => undefined,
-  });
+  return openTestTopic(TOPIC, backends, settings);
 }
 
 function publish(topic: OwnedTopic, producerName: string, sequenceId: bigint) {

@@ -6,3 +6,4 @@ export type { WriterHarness } from './harness.js';
 export { RoutingProducer } from './routing-producer.js';
 export { TestConsumer } from './test-consumer.js';
 export { noConsumers } from './no-consumers.js';
+export { openTestTopic } from './test-topic.js';
