@@ -1,11 +1,13 @@
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { AdminService } from '@ledgerline/proto';
 import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
-import { eventually } from '@ledgerline/testing';
+import { eventually, freePort } from '@ledgerline/testing';
 import { clusterStatus } from './cluster-status.js';
 import { checkHealth } from './health.js';
 import { LocalCluster } from './local-cluster.js';
@@ -101,6 +103,37 @@ describe('LocalCluster', () => {
     await eventually(() => pids.every(gone), { description: 'every process of the cluster gone' });
     for (const address of addresses) expect(await checkHealth(address, 500)).toBe('UNREACHABLE');
   }, 240_000);
+});
+
+describe('LocalCluster ports', () => {
+  let cluster: LocalCluster | undefined;
+  let taken: Server | undefined;
+
+  afterAll(async () => {
+    await cluster?.stop();
+    taken?.close();
+  }, 120_000);
+
+  it('starts an instance again on other ports when the ones it was given are taken before it binds them', async () => {
+    taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const takenPort = (taken.address() as AddressInfo).port;
+    let handOutTaken = true;
+    cluster = await LocalCluster.start({
+      counts: { metadata: 1 },
+      // The metadata instance's first gRPC port is one another process holds, as when a port found
+      // free is taken by a test started beside it.
+      freePort: async () => {
+        if (!handOutTaken) return freePort();
+        handOutTaken = false;
+        return takenPort;
+      },
+    });
+    const [metadata] = cluster.byRole('metadata');
+    expect(metadata!.grpcPort).not.toBe(takenPort);
+    expect(cluster.instances).toHaveLength(1);
+    expect(await checkHealth(metadata!.address)).toBe('SERVING');
+  }, 180_000);
 });
 
 describe('LocalCluster with TLS', () => {

@@ -53,6 +53,8 @@ export interface LocalClusterOptions {
   root?: string;
   /** Bound on one service becoming healthy, in ms. */
   startTimeoutMs?: number;
+  /** Picks a free loopback port (default: the kernel's choice); tests replace it to hand out a taken one. */
+  freePort?: () => Promise<number>;
   /** Bound on one service's graceful stop before it is killed, in ms. */
   stopTimeoutMs?: number;
   /**
@@ -62,6 +64,8 @@ export interface LocalClusterOptions {
   tls?: { dir: string };
 }
 
+/** Starts of one instance on fresh ports when the ones picked were taken before it bound them. */
+const MAX_PORT_ATTEMPTS = 3;
 const DEFAULT_START_TIMEOUT_MS = 120_000;
 const DEFAULT_STOP_TIMEOUT_MS = 30_000;
 
@@ -177,9 +181,25 @@ export class LocalCluster {
    * of its own, or on a NATS of its own).
    */
   async add(role: ClusterRole, settings: Record<string, string> = {}): Promise<ServiceInstance> {
-    const spec = roleSpec(role);
     const index = this.nextIndex.get(role) ?? 0;
     this.nextIndex.set(role, index + 1);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.startInstance(role, index, settings);
+      } catch (error) {
+        // A port found free can be taken by another process before the service binds it (tests start
+        // servers side by side): the instance is started again on other ports, a bounded number of times.
+        if (attempt >= MAX_PORT_ATTEMPTS || !String(error).includes('EADDRINUSE')) throw error;
+      }
+    }
+  }
+
+  private async startInstance(
+    role: ClusterRole,
+    index: number,
+    settings: Record<string, string>,
+  ): Promise<ServiceInstance> {
+    const spec = roleSpec(role);
     const [grpcPort, metricsPort] = [await this.unreservedPort(), await this.unreservedPort()];
     const context: InstanceContext = {
       name: `${role}-${index}`,
@@ -212,7 +232,12 @@ export class LocalCluster {
       this.clientTls,
     );
     this.instances.push(instance);
-    await instance.start(this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    try {
+      await instance.start(this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS);
+    } catch (error) {
+      this.instances.splice(this.instances.indexOf(instance), 1);
+      throw error;
+    }
     return instance;
   }
 
@@ -223,7 +248,7 @@ export class LocalCluster {
    */
   private async unreservedPort(): Promise<number> {
     for (;;) {
-      const port = await freePort();
+      const port = await (this.options.freePort ?? freePort)();
       if (this.reservedPorts.has(port) || this.redisServers.some((server) => server.port === port)) continue;
       if (this.nats?.port === port) continue;
       this.reservedPorts.add(port);

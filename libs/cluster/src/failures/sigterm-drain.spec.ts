@@ -69,6 +69,12 @@ describe('SIGTERM of each service under load', () => {
     await eventually(() => load.unconsumed() === 0 && load.unconsumedOnReadSide() === 0, {
       attempts: 600,
       intervalMs: 100,
+    }).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}: ${load.unconsumed()} acknowledged messages not received by the consumer on the writer, ` +
+          `${load.unconsumedOnReadSide()} not received through the read-only owners; ` +
+          `consumers that stopped: ${JSON.stringify(load.consumerStops)}`,
+      );
     });
     console.log(`SIGTERM: ${load.acks.length} acknowledged, 0 sends failed; stops took ${stopMs.join(', ')}`);
   }, 300_000);

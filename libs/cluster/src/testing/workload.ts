@@ -29,6 +29,9 @@ export interface Ack {
 export class Workload {
   readonly acks: Ack[] = [];
   readonly failures: string[] = [];
+  /** Why a consumer stopped receiving before the workload closed it (a consumer that gave up). */
+  readonly consumerStops: string[] = [];
+  private closing = false;
   readonly consumed = new Set<string>();
   /** What the consumer reading through the read-only owners received. */
   readonly readSideConsumed = new Set<string>();
@@ -113,8 +116,9 @@ export class Workload {
       let message: Message;
       try {
         message = await consumer.receive();
-      } catch {
-        return; // closed
+      } catch (error) {
+        if (!this.closing) this.consumerStops.push(`${consumer.subscription}: ${String(error)}`);
+        return;
       }
       consumed.add(Buffer.from(message.payload).toString());
       // Not awaited: an ack held up by a dying owner must not stop receiving. A lost ack means a redelivery.
@@ -196,6 +200,7 @@ export class Workload {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.running = false;
     await this.producing;
     // Acks in flight settle within the client's operation timeout as the consumer closes.
