@@ -69,13 +69,14 @@ describe('producer', () => {
     expect(receipts.some((receipt) => receipt.duplicate)).toBe(true);
   });
 
-  it('follows a topic that moves to another owner while producing, storing every message once', async () => {
+  it('follows a topic that moves to another owner, drops connections and cancels its streams while producing, storing every message once', async () => {
     const producer = await client.producer({ topic: TOPIC, batching: false });
     const sends: Promise<unknown>[] = [];
     for (let index = 0; index < 200; index++) {
       sends.push(producer.send(`m${index}`));
       if (index === 60) cluster.moveTopic(TOPIC, 1);
       if (index === 120) cluster.dropConnections(1);
+      if (index === 160) cluster.cancelStreams(1);
       if (index % 20 === 0) await new Promise((resolve) => setImmediate(resolve));
     }
     await Promise.all(sends);

@@ -31,7 +31,10 @@ export function rerouteAfter(error: unknown, topic: string, lookup: TopicLookup)
     lookup.learn(topic, owner);
     return true;
   }
-  if (REROUTE_REASONS.has(error.reason) || error.code === 'UNAVAILABLE') {
+  // CANCELLED here comes from the other side: a server that closed its connections at its drain
+  // bound, or a proxy that reset the stream. A producer or consumer that cancels its own call is
+  // closing, and its reconnect loop stops before it asks.
+  if (REROUTE_REASONS.has(error.reason) || error.code === 'UNAVAILABLE' || error.code === 'CANCELLED') {
     lookup.forget(topic);
     return true;
   }

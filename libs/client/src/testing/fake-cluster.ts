@@ -184,6 +184,12 @@ export class FakeCluster {
     for (const stream of this.streams) if (stream.owner === owner) stream.abort.abort(dropped);
   }
 
+  /** Ends every open stream of an owner with CANCELLED, as a server that closes its connections at its drain bound does. */
+  cancelStreams(owner: number): void {
+    const cancelled = new LedgerlineError('CANCELLED', 'CANCELLED', 'Call cancelled');
+    for (const stream of this.streams) if (stream.owner === owner) stream.abort.abort(cancelled);
+  }
+
   /** The next `count` entries published to the topic are stored, but their stream breaks before the receipt. */
   loseReceipts(topic: string, count: number): void {
     this.lostReceipts.set(canonicalTopic(topic), count);
