@@ -12,7 +12,14 @@ import {
   type PublishMessage,
   type PublishResponseSchema,
 } from '@ledgerline/proto';
-import { bindInsecure, createGrpcServer, registerService, type CallContext, type ServiceImpl } from '@ledgerline/rpc';
+import {
+  bindInsecure,
+  createGrpcServer,
+  registerService,
+  RpcReason,
+  type CallContext,
+  type ServiceImpl,
+} from '@ledgerline/rpc';
 import { AsyncQueue } from '../async-queue.js';
 import { ServiceReason } from '../client-reason.js';
 import { FakeSubscription, type FakeConsumer } from './fake-subscription.js';
@@ -186,7 +193,7 @@ export class FakeCluster {
 
   /** Ends every open stream of an owner with CANCELLED, as a server that closes its connections at its drain bound does. */
   cancelStreams(owner: number): void {
-    const cancelled = new LedgerlineError('CANCELLED', 'CANCELLED', 'Call cancelled');
+    const cancelled = new LedgerlineError('CANCELLED', RpcReason.CANCELLED, 'Call cancelled');
     for (const stream of this.streams) if (stream.owner === owner) stream.abort.abort(cancelled);
   }
 
