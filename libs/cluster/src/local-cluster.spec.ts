@@ -115,7 +115,8 @@ describe('LocalCluster ports', () => {
   }, 120_000);
 
   it('starts an instance again on other ports when the ones it was given are taken before it binds them', async () => {
-    taken = createServer().listen(0, '127.0.0.1');
+    // It holds the port and nothing more: a health check that reaches it is closed at once.
+    taken = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1');
     await once(taken, 'listening');
     const takenPort = (taken.address() as AddressInfo).port;
     let handOutTaken = true;
