@@ -1,19 +1,10 @@
 import type { PublishResponse, PublishResult } from '@ledgerline/proto';
 import { noConsumers } from './testing/no-consumers.js';
+import { collect, requestsOf } from './testing/streams.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 const MAX_PER_REQUEST = 6;
-
-async function* requestsOf<T>(items: readonly T[]): AsyncIterable<T> {
-  for (const item of items) yield item;
-}
-
-async function collect(stream: AsyncIterable<PublishResponse>): Promise<PublishResponse[]> {
-  const out: PublishResponse[] = [];
-  for await (const response of stream) out.push(response);
-  return out;
-}
 
 /** Every entry's answer, in the order the entries were sent (message, then more, request after request). */
 function answers(responses: PublishResponse[]): Array<PublishResult['result']> {

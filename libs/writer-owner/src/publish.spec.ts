@@ -1,19 +1,9 @@
 import { refusal } from '@ledgerline/testing';
-import type { PublishResponse } from '@ledgerline/proto';
 import { noConsumers } from './testing/no-consumers.js';
+import { collect, requestsOf } from './testing/streams.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
-
-async function* requestsOf<T>(items: readonly T[]): AsyncIterable<T> {
-  for (const item of items) yield item;
-}
-
-async function collect(stream: AsyncIterable<PublishResponse>): Promise<PublishResponse[]> {
-  const out: PublishResponse[] = [];
-  for await (const response of stream) out.push(response);
-  return out;
-}
 
 describe('writer owner: publishing in process (SQLite, in-process bus)', () => {
   let harness: WriterHarness;
