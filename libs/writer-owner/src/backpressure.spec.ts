@@ -1,4 +1,3 @@
-import { ManagedLedger } from '@ledgerline/managed-ledger';
 import {
   FaultInjectingLedgerStore,
   InMemoryLedgerStore,
@@ -16,11 +15,10 @@ import type { CallContext } from '@ledgerline/rpc';
 import { eventually } from '@ledgerline/testing';
 import { Registry } from 'prom-client';
 import { ConnectionBudgets } from './connection-budgets.js';
-import { Deduplication } from './deduplication.js';
-import { LacNotifier } from './lac-notifier.js';
 import { writerMetrics } from './metrics.js';
 import { OwnedTopic, type Receipt } from './owned-topic.js';
 import { publishStream } from './publish-stream.js';
+import { openTestTopic } from './testing/test-topic.js';
 
 const TOPIC = 'persistent://t/ns/backpressure';
 const MESSAGE_BYTES = 1024;
@@ -247,26 +245,13 @@ describe('publish backpressure: the per-topic bound', () => {
   beforeEach(async () => {
     store = new FaultInjectingLedgerStore(new InMemoryLedgerStore());
     backends = testBackends({ ledgerStore: store });
-    const ledger = await ManagedLedger.open(TOPIC, backends.deps());
-    const dedup = await Deduplication.recover(
-      ledger,
+    topic = await openTestTopic(
+      TOPIC,
+      backends,
       { maxProducers: 10, producerInactivityMs: 3_600_000, snapshotIntervalEntries: 1_000, snapshotIntervalMs: 60_000 },
-      backends.clock.now,
+      {},
+      LIMIT_BYTES,
     );
-    topic = new OwnedTopic({
-      name: TOPIC,
-      ledger,
-      dedup,
-      lac: new LacNotifier(undefined),
-      metrics: writerMetrics(new Registry()),
-      maxPendingBytes: LIMIT_BYTES,
-      maxPendingEntries: 100,
-      maxMessageSizeBytes: 64 * 1024,
-      now: backends.clock.now,
-      closeLedger: () => ledger.close(),
-      onUnloaded: () => undefined,
-      onOwnershipLost: () => undefined,
-    });
   });
   afterEach(async () => topic.unload('test finished'));
 

@@ -15,6 +15,7 @@ export async function openTestTopic(
   backends: TestBackends,
   settings: DedupSettings,
   ledgerConfig: ManagedLedgerConfigInput = {},
+  maxPendingBytes = 1024 * 1024,
 ): Promise<OwnedTopic> {
   const ledger = await ManagedLedger.open(topic, backends.deps(), { config: ledgerConfig });
   const dedup = await Deduplication.recover(ledger, settings, backends.clock.now);
@@ -24,7 +25,7 @@ export async function openTestTopic(
     dedup,
     lac: new LacNotifier(undefined),
     metrics: writerMetrics(new Registry()),
-    maxPendingBytes: 1024 * 1024,
+    maxPendingBytes,
     maxPendingEntries: 100,
     maxMessageSizeBytes: 64 * 1024,
     now: backends.clock.now,
