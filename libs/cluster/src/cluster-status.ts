@@ -16,8 +16,8 @@ export interface ProcessStatus {
   ownedTopics: number | undefined;
 }
 
-/** How long `cluster status` waits for one process's health or metrics. */
-const PROBE_TIMEOUT_MS = 2_000;
+/** How long `cluster status` waits for one process's health or metrics unless told otherwise. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 2_000;
 
 function alive(pid: number): boolean {
   if (pid <= 0) return false;
@@ -50,10 +50,13 @@ export function metricSum(metricsText: string, name: string): number {
   return sum;
 }
 
-/** GET http://metricsAddress/metrics; undefined when the process does not answer within the probe bound. */
-export function scrapeMetrics(metricsAddress: string): Promise<string | undefined> {
+/** GET http://metricsAddress/metrics; undefined when the process does not answer within `timeoutMs`. */
+export function scrapeMetrics(
+  metricsAddress: string,
+  timeoutMs = DEFAULT_PROBE_TIMEOUT_MS,
+): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const request = get(`http://${metricsAddress}/metrics`, { timeout: PROBE_TIMEOUT_MS }, (response) => {
+    const request = get(`http://${metricsAddress}/metrics`, { timeout: timeoutMs }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
@@ -65,15 +68,22 @@ export function scrapeMetrics(metricsAddress: string): Promise<string | undefine
   });
 }
 
-/** Probes every process a cluster description names, all at once. */
-export async function clusterStatus(description: ClusterDescription): Promise<ProcessStatus[]> {
+/**
+ * Probes every process a cluster description names, all at once, waiting at
+ * most `probeTimeoutMs` for each one's health check and metrics (a loaded
+ * machine may need more than the default).
+ */
+export async function clusterStatus(
+  description: ClusterDescription,
+  probeTimeoutMs = DEFAULT_PROBE_TIMEOUT_MS,
+): Promise<ProcessStatus[]> {
   const services = description.processes.map(async (entry): Promise<ProcessStatus> => {
     const isAlive = alive(entry.pid);
     const owner = entry.role === 'writer-owner' || entry.role === 'readonly-owner';
     const [health, metrics] = isAlive
       ? await Promise.all([
-          checkHealth(entry.address, PROBE_TIMEOUT_MS, description.tls),
-          owner ? scrapeMetrics(entry.metricsAddress) : undefined,
+          checkHealth(entry.address, probeTimeoutMs, description.tls),
+          owner ? scrapeMetrics(entry.metricsAddress, probeTimeoutMs) : undefined,
         ])
       : ['UNREACHABLE' as const, undefined];
     return {

@@ -3,7 +3,14 @@ export type { LocalClusterOptions } from './local-cluster.js';
 export { ServiceInstance } from './service-instance.js';
 export { CLUSTER_ROLES, READ_ONLY_GROUP, ROLE_SPECS, roleSpec } from './roles.js';
 export type { ClusterRole, RoleSpec, InstanceContext } from './roles.js';
-export { clusterStatus, formatClusterStatus, leasesHeld, metricSum, scrapeMetrics } from './cluster-status.js';
+export {
+  DEFAULT_PROBE_TIMEOUT_MS,
+  clusterStatus,
+  formatClusterStatus,
+  leasesHeld,
+  metricSum,
+  scrapeMetrics,
+} from './cluster-status.js';
 export type { ProcessStatus } from './cluster-status.js';
 export {
   DEFAULT_DESCRIPTION_FILE,

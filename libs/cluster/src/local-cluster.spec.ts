@@ -13,6 +13,9 @@ import { checkHealth } from './health.js';
 import { LocalCluster } from './local-cluster.js';
 import { ClusterReason } from './reasons.js';
 
+/** How long a probe here waits for a process's answer: more than `cluster status` does, for a machine running other suites. */
+const PROBE_TIMEOUT_MS = 30_000;
+
 // The harness itself: a Redis Cluster, NATS and services as processes; what
 // it reports, how it replaces a killed process, and that stop leaves nothing.
 
@@ -57,7 +60,7 @@ describe('LocalCluster', () => {
     const producer = await client.producer({ topic: 'persistent://harness/ns/t', producerName: 'harness' });
     await producer.send('before');
 
-    const rows = await clusterStatus(cluster.describe());
+    const rows = await clusterStatus(cluster.describe(), PROBE_TIMEOUT_MS);
     expect(rows.map((row) => [row.role, row.alive, row.health])).toEqual([
       ['redis', true, '-'],
       ['redis', true, '-'],
@@ -73,7 +76,7 @@ describe('LocalCluster', () => {
     const writer = cluster.byRole('writer-owner')[0]!;
     const killedPid = writer.pid!;
     expect(await writer.stop('SIGKILL')).toBe(true);
-    const afterKill = await clusterStatus(cluster.describe());
+    const afterKill = await clusterStatus(cluster.describe(), PROBE_TIMEOUT_MS);
     expect(afterKill.find((row) => row.name === writer.name)).toMatchObject({ alive: false, health: 'UNREACHABLE' });
     const replacement = await cluster.add('writer-owner');
     expect(replacement.pid).not.toBe(killedPid);
@@ -158,8 +161,8 @@ describe('LocalCluster with TLS', () => {
     const metadata = cluster.byRole('metadata')[0]!;
     // Plaintext gets no answer; the client certificate and the CA do.
     expect(await checkHealth(metadata.address, 2_000)).toBe('UNREACHABLE');
-    expect(await checkHealth(metadata.address, 2_000, tls)).toBe('SERVING');
-    const statuses = await clusterStatus(cluster.describe());
+    expect(await checkHealth(metadata.address, PROBE_TIMEOUT_MS, tls)).toBe('SERVING');
+    const statuses = await clusterStatus(cluster.describe(), PROBE_TIMEOUT_MS);
     const services = statuses.filter((s) => s.role !== 'redis' && s.role !== 'nats');
     expect(services.map((s) => [s.role, s.health])).toEqual([
       ['metadata', 'SERVING'],

@@ -4,6 +4,7 @@ import {
   CLUSTER_ROLES,
   ClusterReason,
   DEFAULT_DESCRIPTION_FILE,
+  DEFAULT_PROBE_TIMEOUT_MS,
   LocalCluster,
   MAX_INSTANCES_PER_ROLE,
   MAX_REDIS_CLUSTER_MASTERS,
@@ -114,9 +115,12 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
   process.on('SIGTERM', stop);
 }
 
-async function status(io: CliIo, stateFile: string): Promise<number> {
+/** The longest `cluster status --timeout` takes: ten minutes. */
+const MAX_PROBE_TIMEOUT_MS = 600_000;
+
+async function status(io: CliIo, stateFile: string, timeoutMs: number): Promise<number> {
   const description = readClusterDescription(resolve(stateFile));
-  const rows = await clusterStatus(description);
+  const rows = await clusterStatus(description, timeoutMs);
   io.out(`redis ${description.redisUrl}  nats ${description.natsUrl}`);
   for (const line of formatClusterStatus(rows)) io.out(line);
   const healthy = rows.every((row) => row.alive && (row.health === '-' || row.health === 'SERVING'));
@@ -181,10 +185,16 @@ export function registerClusterCommands(program: Command, io: CliIo): void {
       `show each process of the local cluster: role, pid, health, owned topics (${CLUSTER_ROLES.join(', ')})`,
     )
     .option('--state-file <path>', 'the description `cluster up` wrote', DEFAULT_DESCRIPTION_FILE)
-    .action(async (options: { stateFile: string }) => {
+    .option(
+      '--timeout <ms>',
+      'how long to wait for each process to answer its health check and metrics; one that does not is UNREACHABLE',
+      integerIn(1, MAX_PROBE_TIMEOUT_MS),
+      DEFAULT_PROBE_TIMEOUT_MS,
+    )
+    .action(async (options: { stateFile: string; timeout: number }) => {
       let code: number;
       try {
-        code = await status(io, options.stateFile);
+        code = await status(io, options.stateFile, options.timeout);
       } catch (error) {
         throw new CliExit(reportError(io, error));
       }
