@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { refusal } from '@ledgerline/testing';
 import { noConsumers } from './testing/no-consumers.js';
 import { collect, requestsOf } from './testing/streams.js';
@@ -47,6 +48,18 @@ describe('writer owner: publishing in process (SQLite, in-process bus)', () => {
       ['c', undefined, 102n, 2],
     ]);
     expect(Buffer.from(fetched.entries[1]!.messages[0]!.payload).toString()).toBe('m101');
+  });
+
+  it("leaves no listener on the owner's drain signal once its publish streams have ended", async () => {
+    const topic = await harness.createTopic('listeners');
+    const drainSignal = harness.writer.owner.drainSignal;
+    const before = getEventListeners(drainSignal, 'abort').length;
+    // More streams than EventTarget's leak warning allows listeners (10): a producer reconnecting for days opens many.
+    for (let stream = 0; stream < 12; stream++) {
+      const responses = await collect(harness.topics.publish(requestsOf([{ message: { topic, payload: text('x') } }])));
+      expect(responses.map((r) => r.result.case)).toEqual(['receipt']);
+    }
+    expect(getEventListeners(drainSignal, 'abort')).toHaveLength(before);
   });
 
   it('answers a re-sent sequence id as a duplicate with the original position, also after the topic is reloaded', async () => {
