@@ -153,7 +153,12 @@ describe('writer owner: Key_Shared through the service with thousands of keys', 
           }
         }
       }
-      for await (const response of harness.topics.publish(requests())) expect(response.result.case).toBe('receipt');
+      for await (const { result } of harness.topics.publish(requests())) {
+        // A refusal shows its reason.
+        expect(result.case === 'failure' ? `${result.value.reason}: ${result.value.message}` : result.case).toBe(
+          'receipt',
+        );
+      }
     }
 
     async function progress(what: string, condition: () => boolean): Promise<void> {

@@ -60,7 +60,9 @@ export async function startWriterHarness(options: {
   const ledgerStore = new SqliteLedgerStore({ path: join(dir, 'ledgers.db'), synchronous: 'NORMAL' });
   const writer = await startWriterOwnerService({
     config: testServiceConfig(),
-    settings: resolveWriterSettings({ leaseTtlMs: 3_000, ...options.settings }),
+    // The owner's own lease TTL (10 s): the metadata service and the owner share this process, so a busy
+    // machine that starves it for a few seconds would otherwise expire the owner's session mid-test.
+    settings: resolveWriterSettings({ ...options.settings }),
     metadataAddress: `127.0.0.1:${metadata.port}`,
     ledgerStore,
     metadata: new MetadataStoreManagedLedgerMetadata(store),
