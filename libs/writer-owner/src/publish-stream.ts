@@ -107,49 +107,59 @@ async function readAll(
   answers: Array<Promise<Response>>,
   notify: () => void,
 ): Promise<void> {
-  const iterator = requests[Symbol.asyncIterator]();
   // The drain signal is the owner's and outlives this stream: its listener goes when the stream does.
-  const onDrain = { resolve: (): void => undefined };
-  const drained = new Promise<'drained'>((resolve) => {
-    onDrain.resolve = () => resolve('drained');
-    if (options.draining.aborted) resolve('drained');
-    else options.draining.addEventListener('abort', onDrain.resolve, { once: true });
-  });
+  let onDrain = (): void => undefined;
+  const drained = new Promise<'drained'>((resolve) => (onDrain = () => resolve('drained')));
+  if (options.draining.aborted) onDrain();
+  else options.draining.addEventListener('abort', onDrain, { once: true });
   try {
-    const state: StreamState = { options, signal: context.signal, boundTopics: new Map() };
-    let pendingMessages = 0;
-    let submitted: Promise<unknown> = Promise.resolve();
-    const room = { wake: undefined as (() => void) | undefined };
-    for (;;) {
-      while (pendingMessages >= options.maxPendingMessages) await new Promise<void>((r) => (room.wake = r));
-      const next = await Promise.race([iterator.next(), drained]);
-      if (next === 'drained' || next.done === true) return;
-      const entries = entriesOf(next.value);
-      const sizeBytes = requestBytes(entries);
-      const waiting = budget.acquire(sizeBytes, context.signal);
-      if (waiting !== undefined) await Promise.race([waiting, drained]);
-      const sharedWaiting = options.connectionBudget?.acquire(sizeBytes, context.signal);
-      if (sharedWaiting !== undefined) await Promise.race([sharedWaiting, drained]);
-      pendingMessages += entries.length;
-      const startedMs = performance.now();
-      // Each entry is handed to its topic only after the one before it, so the log keeps the stream's order.
-      const handing = submitted.then(() => handAll(entries, state, startedMs));
-      submitted = handing;
-      const answer = handing
-        .then((results) => Promise.all(results))
-        .then((results) => encodePublishResponse(results, options.maxMessagesPerRequest))
-        .finally(() => {
-          budget.release(sizeBytes);
-          options.connectionBudget?.release(sizeBytes);
-          pendingMessages -= entries.length;
-          room.wake?.();
-          room.wake = undefined;
-        });
-      answers.push(answer);
-      notify();
-    }
+    await readUntil(drained, requests, context, options, budget, answers, notify);
   } finally {
-    options.draining.removeEventListener('abort', onDrain.resolve);
+    options.draining.removeEventListener('abort', onDrain);
+  }
+}
+
+async function readUntil(
+  drained: Promise<'drained'>,
+  requests: AsyncIterable<PublishRequest>,
+  context: CallContext,
+  options: PublishStreamOptions,
+  budget: ByteBudget,
+  answers: Array<Promise<Response>>,
+  notify: () => void,
+): Promise<void> {
+  const iterator = requests[Symbol.asyncIterator]();
+  const state: StreamState = { options, signal: context.signal, boundTopics: new Map() };
+  let pendingMessages = 0;
+  let submitted: Promise<unknown> = Promise.resolve();
+  const room = { wake: undefined as (() => void) | undefined };
+  for (;;) {
+    while (pendingMessages >= options.maxPendingMessages) await new Promise<void>((r) => (room.wake = r));
+    const next = await Promise.race([iterator.next(), drained]);
+    if (next === 'drained' || next.done === true) return;
+    const entries = entriesOf(next.value);
+    const sizeBytes = requestBytes(entries);
+    const waiting = budget.acquire(sizeBytes, context.signal);
+    if (waiting !== undefined) await Promise.race([waiting, drained]);
+    const sharedWaiting = options.connectionBudget?.acquire(sizeBytes, context.signal);
+    if (sharedWaiting !== undefined) await Promise.race([sharedWaiting, drained]);
+    pendingMessages += entries.length;
+    const startedMs = performance.now();
+    // Each entry is handed to its topic only after the one before it, so the log keeps the stream's order.
+    const handing = submitted.then(() => handAll(entries, state, startedMs));
+    submitted = handing;
+    const answer = handing
+      .then((results) => Promise.all(results))
+      .then((results) => encodePublishResponse(results, options.maxMessagesPerRequest))
+      .finally(() => {
+        budget.release(sizeBytes);
+        options.connectionBudget?.release(sizeBytes);
+        pendingMessages -= entries.length;
+        room.wake?.();
+        room.wake = undefined;
+      });
+    answers.push(answer);
+    notify();
   }
 }
 
