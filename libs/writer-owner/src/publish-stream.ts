@@ -119,14 +119,10 @@ async function readAll(
   }
 }
 
+/** The read loop of readAll: takes requests until the client ends the stream or the owner drains. */
 async function readUntil(
   drained: Promise<'drained'>,
-  requests: AsyncIterable<PublishRequest>,
-  context: CallContext,
-  options: PublishStreamOptions,
-  budget: ByteBudget,
-  answers: Array<Promise<Response>>,
-  notify: () => void,
+  ...[requests, context, options, budget, answers, notify]: Parameters<typeof readAll>
 ): Promise<void> {
   const iterator = requests[Symbol.asyncIterator]();
   const state: StreamState = { options, signal: context.signal, boundTopics: new Map() };
