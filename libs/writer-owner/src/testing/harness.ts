@@ -62,7 +62,7 @@ export async function startWriterHarness(options: {
     config: testServiceConfig(),
     // The owner's own lease TTL (10 s): the metadata service and the owner share this process, so a busy
     // machine that starves it for a few seconds would otherwise expire the owner's session mid-test.
-    settings: resolveWriterSettings({ ...options.settings }),
+    settings: resolveWriterSettings(options.settings),
     metadataAddress: `127.0.0.1:${metadata.port}`,
     ledgerStore,
     metadata: new MetadataStoreManagedLedgerMetadata(store),
