@@ -47,7 +47,8 @@ export {
 } from './options.js';
 export { READER_MAX_WAIT_MS, READER_MAX_ENTRIES_PER_FETCH } from './reader.js';
 export { MAX_CACHED_LOOKUPS } from './topic-lookup.js';
-export { MAX_REMEMBERED_ACKS, MAX_ENTRIES_PER_RESPONSE } from './partition-consumer.js';
+export { MAX_REMEMBERED_ACKS } from './partition-acks.js';
+export { MAX_ENTRIES_PER_RESPONSE } from './partition-consumer.js';
 export { MAX_COALESCED_ENTRIES, MAX_COALESCED_BYTES } from './partition-producer.js';
 
 // For other packages: the channel credentials of a `tls` option, for tools that open their own channels (the CLI's admin commands).

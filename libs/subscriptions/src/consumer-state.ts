@@ -1,6 +1,6 @@
 import type { Position } from '@ledgerline/cursor-codec';
 import { RateMeter } from './rate-meter.js';
-import type { ConsumerSink, DeadLetterPolicy, DispatchEntry, SubscriptionType } from './types.js';
+import type { ConsumerSink, ConsumerStats, DeadLetterPolicy, DispatchEntry, SubscriptionType } from './types.js';
 
 /** An entry delivered to a consumer and not yet acknowledged. */
 export interface PendingItem {
@@ -65,6 +65,19 @@ export class ConsumerState<E extends DispatchEntry> {
   /** Whether dispatch may send this consumer another entry now. */
   canTake(): boolean {
     return this.active && !this.closed && !this.blocked && this.permits > 0;
+  }
+
+  stats(): ConsumerStats {
+    return {
+      name: this.name,
+      unackedMessages: this.unackedMessages,
+      availablePermits: this.permits,
+      blockedOnUnacked: this.blocked,
+      msgRateOut: this.rate.messagesPerSecond,
+      msgThroughputOut: this.rate.bytesPerSecond,
+      redeliveredMessages: this.redeliveredMessages,
+      active: this.active,
+    };
   }
 
   stopTimers(): void {

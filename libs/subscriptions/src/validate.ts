@@ -111,12 +111,15 @@ export interface CheckedBatchAck {
   batchSize: number;
 }
 
-/** Checks a whole Ack before any of it is applied, so a bad one changes nothing. */
-export function checkAckRequest(ack: AckRequest): {
+/** An Ack that passed checkAckRequest. */
+export interface CheckedAck {
   positions: Position[];
   batchAcks: CheckedBatchAck[];
   cumulative: Position | undefined;
-} {
+}
+
+/** Checks a whole Ack before any of it is applied, so a bad one changes nothing. */
+export function checkAckRequest(ack: AckRequest): CheckedAck {
   if (typeof ack !== 'object' || ack === null)
     throw invalidArgument(SubscriptionReason.INVALID_ACK, 'an ack is an object');
   const positions = checkPositions(ack.positions ?? [], 'ack');
