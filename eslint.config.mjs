@@ -56,6 +56,12 @@ export default tseslint.config(
             // Pure libs import no I/O lib: only each other, the generated contracts and (in tests) the test harness.
             { sourceTag: 'kind:pure', onlyDependOnLibsWithTags: ['kind:pure', 'kind:contract', 'kind:testing'] },
             { sourceTag: 'kind:contract', onlyDependOnLibsWithTags: ['kind:contract'] },
+            // The read-only owner never imports the writer owner: what both need is @ledgerline/ownership.
+            // Two kinds of owner over one ownership library: neither owner imports the other, and the
+            // library imports neither.
+            { sourceTag: 'scope:readonly-owner', notDependOnLibsWithTags: ['scope:writer-owner'] },
+            { sourceTag: 'scope:writer-owner', notDependOnLibsWithTags: ['scope:readonly-owner'] },
+            { sourceTag: 'scope:ownership', notDependOnLibsWithTags: ['scope:writer-owner', 'scope:readonly-owner'] },
           ],
         },
       ],

@@ -1,7 +1,7 @@
 import type { ExportedAcks, AckDelta } from '@ledgerline/managed-ledger';
 import type { CursorData, AckDeltaSchema } from '@ledgerline/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { positionFromRequest, positionMessage, safeNumber } from '@ledgerline/writer-owner';
+import { positionFromRequest, positionMessage, safeNumber } from '@ledgerline/ownership';
 
 /** The acknowledgements of a CursorData the writer owner answered with. */
 export function acksOf(cursor: CursorData | undefined): ExportedAcks {

@@ -4,7 +4,7 @@ import type { ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { OwnerRole, TopicsService } from '@ledgerline/proto';
 import type { ClientOptions } from '@ledgerline/rpc';
 import { grpcService, type GrpcServiceRegistration } from '@ledgerline/service-kit';
-import { OwnerSession, type MetadataClients, type OwnerIdentity } from '@ledgerline/writer-owner';
+import { OwnerSession, type MetadataClients, type OwnerIdentity } from '@ledgerline/ownership';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ReadOnlySettings } from './config.js';

@@ -1,8 +1,8 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ReadOnlyManagedLedger } from '@ledgerline/managed-ledger';
 import { TopicName } from '@ledgerline/naming';
+import { OwnerReason, topicUnloaded, type SubscriptionStart, type WriterEntry } from '@ledgerline/ownership';
 import { Subscription } from '@ledgerline/subscriptions';
-import { WriterReason, type WriterEntry } from '@ledgerline/writer-owner';
 import type { ReadOnlySettings } from './config.js';
 import { RemoteCursorSource } from './remote-cursor-source.js';
 import type { WriterClients } from './writer-clients.js';
@@ -18,8 +18,6 @@ export interface ReadOnlyTopicOptions {
   logger: { warn(details: object, message: string): void; info(details: object, message: string): void };
   onUnloaded: (topic: ReadOnlyTopic) => void;
 }
-
-export type SubscriptionStart = { initialPosition: 'earliest' | 'latest' } | { offset: number };
 
 interface OpenSubscription {
   subscription: Subscription<WriterEntry>;
@@ -38,7 +36,7 @@ export class ReadOnlyTopic {
 
   constructor(private readonly options: ReadOnlyTopicOptions) {
     options.view.onDeleted((error) => {
-      const gone = new LedgerlineError('NOT_FOUND', WriterReason.TOPIC_UNLOADED, `${this.writerTopic} was deleted`, {
+      const gone = new LedgerlineError('NOT_FOUND', OwnerReason.TOPIC_UNLOADED, `${this.writerTopic} was deleted`, {
         details: { topic: this.writerTopic },
         cause: error,
       });
@@ -64,7 +62,7 @@ export class ReadOnlyTopic {
 
   /** The subscription, opened here on first use: CreateCursor on the writer, then waitSync. */
   open(name: string, start: SubscriptionStart): Promise<OpenSubscription> {
-    if (this.unloading !== undefined) return Promise.reject(unloaded(this.readerTopic, 'it is unloading'));
+    if (this.unloading !== undefined) return Promise.reject(topicUnloaded(this.readerTopic, 'it is unloading'));
     const known = this.subscriptions.get(name);
     if (known !== undefined) return known;
     const opening = RemoteCursorSource.open(
@@ -122,7 +120,7 @@ export class ReadOnlyTopic {
    * default, so clients look up again), acks taken here are sent one last
    * time, and the view stops listening.
    */
-  unload(why: string, error: LedgerlineError = unloaded(this.readerTopic, why)): Promise<void> {
+  unload(why: string, error: LedgerlineError = topicUnloaded(this.readerTopic, why)): Promise<void> {
     this.unloading ??= (async () => {
       const names = [...this.subscriptions.keys()];
       await Promise.all(names.map((name) => this.drop(name, error)));
@@ -132,13 +130,4 @@ export class ReadOnlyTopic {
     })();
     return this.unloading;
   }
-}
-
-export function unloaded(topic: string, why: string): LedgerlineError {
-  return new LedgerlineError(
-    'UNAVAILABLE',
-    WriterReason.TOPIC_UNLOADED,
-    `${topic} was unloaded from this owner (${why}): look it up again and retry`,
-    { details: { topic } },
-  );
 }

@@ -1,7 +1,8 @@
 /**
  * The reasons only the read-only owner answers with. Refusals clients already
  * handle (NOT_OWNER, TOPIC_UNLOADED, READONLY_TOPIC, SUBSCRIPTION_NOT_FOUND)
- * are the writer owner's WriterReason, so one client handles both owners.
+ * are @ledgerline/ownership's OwnerReason, the same on both kinds of owner, so
+ * one client handles both.
  */
 export const ReadOnlyOwnerReason = {
   /** The topic is not in a reader namespace this instance's group serves: look it up through the right group. */

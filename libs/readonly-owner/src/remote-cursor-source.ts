@@ -7,15 +7,9 @@ import {
   type ReadOnlyManagedLedger,
   type SeekTarget,
 } from '@ledgerline/managed-ledger';
+import { positionFromRequest, positionMessage, safeNumber, writerEntry, type WriterEntry } from '@ledgerline/ownership';
 import { InitialPosition, type CursorData } from '@ledgerline/proto';
 import type { SubscriptionSource } from '@ledgerline/subscriptions';
-import {
-  positionFromRequest,
-  positionMessage,
-  safeNumber,
-  writerEntry,
-  type WriterEntry,
-} from '@ledgerline/writer-owner';
 import type { ReadOnlySettings } from './config.js';
 import { acksOf, deltaMessage } from './cursor-data.js';
 import type { WriterClients } from './writer-clients.js';

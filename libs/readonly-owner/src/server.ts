@@ -17,9 +17,9 @@ import {
   drainingShutdown,
   lateMetadataClients,
   ownerIdentity,
-  WriterReason,
+  OwnerReason,
   type OwnerIdentity,
-} from '@ledgerline/writer-owner';
+} from '@ledgerline/ownership';
 import type { Logger } from 'pino';
 import type { ReadOnlyClusterConfig, ReadOnlySettings } from './config.js';
 import { ReadOnlyOwner } from './readonly-owner.js';
@@ -116,7 +116,7 @@ export async function startClusterReadOnlyOwner(
   options: Pick<ReadOnlyOwnerServiceOptions, 'signals' | 'logger' | 'name'> = {},
 ): Promise<RunningReadOnlyOwner> {
   if (config.metadataAddress === '') {
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'give the metadata service address');
+    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'give the metadata service address');
   }
   const { bus, ledgerStore, metadata, closers } = await connectOwnerBackends(config, 'ledgerline-readonly-owner');
   return startReadOnlyOwnerService({

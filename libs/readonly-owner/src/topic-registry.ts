@@ -2,15 +2,15 @@ import type { Bus } from '@ledgerline/bus';
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import { ReadOnlyManagedLedger, type ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
-import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import { TopicName } from '@ledgerline/naming';
 import {
+  acquireLease,
+  OwnerReason,
   renewLeaseOrLoss,
-  WriterReason,
   type MetadataClients,
   type OwnerIdentity,
   type OwnerSession,
-} from '@ledgerline/writer-owner';
+} from '@ledgerline/ownership';
 import type { ReadOnlySettings } from './config.js';
 import { ReadOnlyTopic } from './readonly-topic.js';
 import { ReadOnlyOwnerReason } from './reasons.js';
@@ -36,16 +36,10 @@ export interface TopicPair {
   writer: TopicName;
 }
 
-export function notOwner(topic: string, ownerAddress: string): LedgerlineError {
-  return new LedgerlineError('FAILED_PRECONDITION', WriterReason.NOT_OWNER, `${topic} is served by ${ownerAddress}`, {
-    details: { topic, owner_address: ownerAddress },
-  });
-}
-
 export function notServing(): LedgerlineError {
   return new LedgerlineError(
     'UNAVAILABLE',
-    WriterReason.OWNER_NOT_SERVING,
+    OwnerReason.OWNER_NOT_SERVING,
     'this read-only owner is starting or draining: retry shortly, after a lookup',
   );
 }
@@ -92,7 +86,7 @@ export class ReadOnlyRegistry {
   /** The topic a request names (reader or writer name), loaded here when this instance should serve it. */
   async get(name: string): Promise<ReadOnlyTopic> {
     if (typeof name !== 'string' || name === '') {
-      throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'the request names no topic');
+      throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'the request names no topic');
     }
     if (!this.serving) throw notServing();
     const parsed = TopicName.parse(name).toString();
@@ -106,7 +100,7 @@ export class ReadOnlyRegistry {
     if (this.topics.size >= this.options.settings.maxTopics) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        WriterReason.TOO_MANY_TOPICS,
+        OwnerReason.TOO_MANY_TOPICS,
         `this owner serves ${this.options.settings.maxTopics} topics (maxTopics)`,
       );
     }
@@ -148,16 +142,7 @@ export class ReadOnlyRegistry {
 
   private async acquire(reader: string, asked: string): Promise<void> {
     const { clients, session, identity } = this.options;
-    const answer = await clients.lookup.lookupTopic({ topic: reader });
-    if (answer.instanceId !== identity.instanceId) throw notOwner(asked, answer.advertisedAddress);
-    try {
-      await clients.lookup.acquireLease({ topic: reader, sessionId: session.sessionId });
-    } catch (thrown) {
-      const error = LedgerlineError.from(thrown);
-      if (error.reason === MetadataServiceReason.LEASE_HELD)
-        throw notOwner(asked, error.details['advertisedAddress'] ?? '');
-      throw error;
-    }
+    await acquireLease({ lookup: clients.lookup, session, identity }, reader, asked);
   }
 
   private async load(pair: TopicPair, asked: string): Promise<ReadOnlyTopic> {

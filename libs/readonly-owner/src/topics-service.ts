@@ -2,39 +2,46 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
 import { TopicName } from '@ledgerline/naming';
 import {
-  InitialPosition,
-  SubscriptionType,
-  TopicsService,
-  type PublishMessage,
-  type PublishResponseSchema,
-  type Subscribe,
-} from '@ledgerline/proto';
-import type { ServiceImpl } from '@ledgerline/rpc';
-import {
-  WriterReason,
   checkSubscriptionName,
   consumeStream,
   consumerOptions,
   entryMessage,
   entryResponse,
+  notOwner,
+  OwnerReason,
   positionFromRequest,
   positionMessage,
   safeNumber,
   seekTarget,
+  subscriptionStart,
   subscriptionTypeOf,
   type ConsumeSession,
   type WriterEntry,
-} from '@ledgerline/writer-owner';
+} from '@ledgerline/ownership';
+import {
+  TopicsService,
+  type FetchByOffsetRequest,
+  type FetchByOffsetResponseSchema,
+  type PublishMessage,
+  type PublishResponseSchema,
+  type SeekRequest,
+  type SeekResponseSchema,
+  type Subscribe,
+  type UnloadTopicRequest,
+  type UnloadTopicResponseSchema,
+  type UnsubscribeRequest,
+  type UnsubscribeResponseSchema,
+} from '@ledgerline/proto';
+import type { CallContext, ServiceImpl } from '@ledgerline/rpc';
 import type { ConsumerSink } from '@ledgerline/subscriptions';
 import type { ReadOnlyOwner } from './readonly-owner.js';
-import { notOwner } from './topic-registry.js';
-import type { SubscriptionStart } from './readonly-topic.js';
+import { readOnlyTopicStats } from './topic-stats.js';
 
 /** Every write is refused on a read-only owner, naming the writer topic to publish to. */
 function readOnlyTopic(topic: string, writerTopic: string): LedgerlineError {
   return new LedgerlineError(
     'FAILED_PRECONDITION',
-    WriterReason.READONLY_TOPIC,
+    OwnerReason.READONLY_TOPIC,
     `${topic} is served read-only here: publish to ${writerTopic} through its writer owner`,
     { details: { topic, writer_topic: writerTopic } },
   );
@@ -42,7 +49,7 @@ function readOnlyTopic(topic: string, writerTopic: string): LedgerlineError {
 
 async function refuseWrite(owner: ReadOnlyOwner, message: PublishMessage | undefined): Promise<never> {
   if (message === undefined) {
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'a publish carries a message');
+    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'a publish carries a message');
   }
   const topic = await owner.topic(message.topic);
   throw readOnlyTopic(message.topic, topic.writerTopic);
@@ -54,11 +61,6 @@ async function* refusePublishStream(
   requests: AsyncIterable<{ message?: PublishMessage }>,
 ): AsyncIterable<MessageInitShape<typeof PublishResponseSchema>> {
   for await (const request of requests) yield await refuseWrite(owner, request.message);
-}
-
-function startOf(subscribe: Subscribe): SubscriptionStart {
-  if (subscribe.startOffset !== undefined) return { offset: safeNumber(subscribe.startOffset, 'start_offset') };
-  return { initialPosition: subscribe.initialPosition === InitialPosition.EARLIEST ? 'earliest' : 'latest' };
 }
 
 async function subscribe(
@@ -73,7 +75,7 @@ async function subscribe(
     // Dead-lettering publishes: it is a write, which belongs to the writer group.
     throw readOnlyTopic(request.topic, topic.writerTopic);
   }
-  const { subscription, source } = await topic.open(name, startOf(request));
+  const { subscription, source } = await topic.open(name, subscriptionStart(request));
   const consumer = subscription.addConsumer(consumerOptions(request, type, sink));
   const metricTopic = topic.readerTopic;
   return {
@@ -105,117 +107,99 @@ async function subscribe(
 export function readOnlyTopicsServiceImpl(owner: ReadOnlyOwner): ServiceImpl<typeof TopicsService> {
   return {
     publish: (requests) => refusePublishStream(owner, requests),
-
     publishOne: (request) => refuseWrite(owner, request.message),
-
     consume: (requests, context) =>
       consumeStream<WriterEntry>(requests, context, (request, sink) => subscribe(owner, request, sink)),
-
-    async seek(request) {
-      const topic = await owner.topic(request.topic);
-      const name = checkSubscriptionName(request.subscription);
-      const target = seekTarget(request.target);
-      const live = topic.live(name);
-      if (live !== undefined) return { position: positionMessage(await live.subscription.seek(target)) };
-      // No consumers here: the reset goes to the writer, where the cursor is (NOT_FOUND when it has none).
-      await owner.writer.call(topic.writerTopic, (c) =>
-        c.cursors.getCursor({ topic: topic.writerTopic, subscription: name }, owner.writer.callOptions),
-      );
-      const opened = await topic.open(name, { initialPosition: 'latest' });
-      return { position: positionMessage(await opened.subscription.seek(target)) };
-    },
-
+    seek: (request) => seek(owner, request),
     // The offset index lives with the writer's ledgers' metadata; the lookup is one cheap call there.
-    async findPosition(request) {
+    findPosition: async (request) => {
       const topic = await owner.topic(request.topic);
       return owner.writer.call(topic.writerTopic, (c) =>
         c.topics.findPosition({ ...request, topic: topic.writerTopic }, owner.writer.callOptions),
       );
     },
-
-    async fetchByOffset(request, context) {
-      const topic = await owner.topic(request.topic);
-      const maxEntries = Math.min(Math.max(request.maxEntries, 1), 1_000);
-      const found = await owner.writer.call(topic.writerTopic, (c) =>
-        c.topics.findPosition(
-          { topic: topic.writerTopic, target: { case: 'offset', value: request.offset } },
-          owner.writer.callOptions,
-        ),
-      );
-      const from = positionFromRequest(found.position);
-      let entries = found.pastEnd ? [] : await topic.view.readEntries(from, maxEntries);
-      const maxWaitMs = Math.min(safeNumber(request.maxWaitMs, 'max_wait_ms'), 30_000);
-      if (entries.length === 0 && maxWaitMs > 0) {
-        await topic.view.waitForEntries(from, AbortSignal.any([context.signal, AbortSignal.timeout(maxWaitMs)]));
-        entries = await topic.view.readEntries(from, maxEntries);
-      }
-      const last = entries[entries.length - 1];
-      return {
-        entries: entries.map((e) => entryMessage(e)),
-        nextOffset: last === undefined ? request.offset : BigInt(last.lastOffset + 1),
-      };
-    },
-
-    async unsubscribe(request) {
-      const topic = await owner.topic(request.topic);
-      const name = checkSubscriptionName(request.subscription);
-      const live = topic.live(name);
-      if (live !== undefined && live.subscription.consumerCount > 0) {
-        throw new LedgerlineError(
-          'FAILED_PRECONDITION',
-          WriterReason.SUBSCRIPTION_BUSY,
-          `subscription ${name} has consumers connected; close them first`,
-        );
-      }
-      await topic.drop(
-        name,
-        new LedgerlineError('NOT_FOUND', WriterReason.SUBSCRIPTION_NOT_FOUND, `${name} was deleted`),
-      );
-      await owner.writer.call(topic.writerTopic, (c) =>
-        c.cursors.deleteCursor({ topic: topic.writerTopic, subscription: name }, owner.writer.callOptions),
-      );
-      return {};
-    },
-
-    async getTopicStats(request) {
-      const topic = await owner.topic(request.topic);
-      const views = topic.view.ledgers();
-      const subscriptions = await Promise.all(
-        topic.liveSubscriptions().map(async ([name, { subscription, source }]) => {
-          const stats = await subscription.stats();
-          return {
-            name,
-            backlogMessages: BigInt(await source.backlog()),
-            markDelete: positionMessage(source.markDeletePosition()),
-            type: SubscriptionType.UNSPECIFIED,
-            unackedMessages: BigInt(stats.unackedMessages),
-            blockedOnUnacked: stats.blockedOnUnacked,
-            msgRateOut: stats.msgRateOut,
-            msgThroughputOut: stats.msgThroughputOut,
-            redeliveredMessages: BigInt(stats.redeliveredMessages),
-          };
-        }),
-      );
-      return {
-        entries: BigInt(views.reduce((sum, v) => sum + v.entries, 0)),
-        ledgers: views.length,
-        subscriptions,
-        ownerAddress: owner.identity.advertisedAddress,
-      };
-    },
-
-    async unloadTopic(request) {
-      const loaded = owner.registry.find(request.topic);
-      if (loaded !== undefined) {
-        await owner.registry.unloadTopic(loaded, 'unloaded on request', true);
-        return {};
-      }
-      const reader = TopicName.parse(request.topic).toString();
-      const answer = await owner.clients.lookup.lookupTopic({ topic: reader });
-      if (answer.owned && answer.instanceId !== owner.identity.instanceId) {
-        throw notOwner(request.topic, answer.advertisedAddress);
-      }
-      return {};
-    },
+    fetchByOffset: (request, context) => fetchByOffset(owner, request, context),
+    unsubscribe: (request) => unsubscribe(owner, request),
+    getTopicStats: (request) => readOnlyTopicStats(owner, request),
+    unloadTopic: (request) => unloadTopic(owner, request),
   };
+}
+
+async function seek(owner: ReadOnlyOwner, request: SeekRequest): Promise<MessageInitShape<typeof SeekResponseSchema>> {
+  const topic = await owner.topic(request.topic);
+  const name = checkSubscriptionName(request.subscription);
+  const target = seekTarget(request.target);
+  const live = topic.live(name);
+  if (live !== undefined) return { position: positionMessage(await live.subscription.seek(target)) };
+  // No consumers here: the reset goes to the writer, where the cursor is (NOT_FOUND when it has none).
+  await owner.writer.call(topic.writerTopic, (c) =>
+    c.cursors.getCursor({ topic: topic.writerTopic, subscription: name }, owner.writer.callOptions),
+  );
+  const opened = await topic.open(name, { initialPosition: 'latest' });
+  return { position: positionMessage(await opened.subscription.seek(target)) };
+}
+
+async function fetchByOffset(
+  owner: ReadOnlyOwner,
+  request: FetchByOffsetRequest,
+  context: CallContext,
+): Promise<MessageInitShape<typeof FetchByOffsetResponseSchema>> {
+  const topic = await owner.topic(request.topic);
+  const maxEntries = Math.min(Math.max(request.maxEntries, 1), 1_000);
+  const found = await owner.writer.call(topic.writerTopic, (c) =>
+    c.topics.findPosition(
+      { topic: topic.writerTopic, target: { case: 'offset', value: request.offset } },
+      owner.writer.callOptions,
+    ),
+  );
+  const from = positionFromRequest(found.position);
+  let entries = found.pastEnd ? [] : await topic.view.readEntries(from, maxEntries);
+  const maxWaitMs = Math.min(safeNumber(request.maxWaitMs, 'max_wait_ms'), 30_000);
+  if (entries.length === 0 && maxWaitMs > 0) {
+    await topic.view.waitForEntries(from, AbortSignal.any([context.signal, AbortSignal.timeout(maxWaitMs)]));
+    entries = await topic.view.readEntries(from, maxEntries);
+  }
+  const last = entries[entries.length - 1];
+  return {
+    entries: entries.map((e) => entryMessage(e)),
+    nextOffset: last === undefined ? request.offset : BigInt(last.lastOffset + 1),
+  };
+}
+
+async function unsubscribe(
+  owner: ReadOnlyOwner,
+  request: UnsubscribeRequest,
+): Promise<MessageInitShape<typeof UnsubscribeResponseSchema>> {
+  const topic = await owner.topic(request.topic);
+  const name = checkSubscriptionName(request.subscription);
+  const live = topic.live(name);
+  if (live !== undefined && live.subscription.consumerCount > 0) {
+    throw new LedgerlineError(
+      'FAILED_PRECONDITION',
+      OwnerReason.SUBSCRIPTION_BUSY,
+      `subscription ${name} has consumers connected; close them first`,
+    );
+  }
+  await topic.drop(name, new LedgerlineError('NOT_FOUND', OwnerReason.SUBSCRIPTION_NOT_FOUND, `${name} was deleted`));
+  await owner.writer.call(topic.writerTopic, (c) =>
+    c.cursors.deleteCursor({ topic: topic.writerTopic, subscription: name }, owner.writer.callOptions),
+  );
+  return {};
+}
+
+async function unloadTopic(
+  owner: ReadOnlyOwner,
+  request: UnloadTopicRequest,
+): Promise<MessageInitShape<typeof UnloadTopicResponseSchema>> {
+  const loaded = owner.registry.find(request.topic);
+  if (loaded !== undefined) {
+    await owner.registry.unloadTopic(loaded, 'unloaded on request', true);
+    return {};
+  }
+  const reader = TopicName.parse(request.topic).toString();
+  const answer = await owner.clients.lookup.lookupTopic({ topic: reader });
+  if (answer.owned && answer.instanceId !== owner.identity.instanceId) {
+    throw notOwner(request.topic, answer.advertisedAddress);
+  }
+  return {};
 }

@@ -1,7 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { CursorsService, TopicsService, type LookupService } from '@ledgerline/proto';
 import { closeClient, createChannel, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
-import { WriterReason } from '@ledgerline/writer-owner';
+import { OwnerReason } from '@ledgerline/ownership';
 import type { Channel } from '@grpc/grpc-js';
 
 /** Clients of one writer owner instance. */
@@ -42,7 +42,7 @@ export class WriterClients {
         return await run(this.connection(address));
       } catch (thrown) {
         last = LedgerlineError.from(thrown);
-        if (last.reason === WriterReason.NOT_OWNER) {
+        if (last.reason === OwnerReason.NOT_OWNER) {
           const named = last.details['owner_address'] ?? '';
           if (named === '' || named === address) this.routes.delete(writerTopic);
           else this.routes.set(writerTopic, named);

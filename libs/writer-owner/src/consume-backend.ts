@@ -1,42 +1,24 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { CursorStart } from '@ledgerline/managed-ledger';
-import { InitialPosition, SubscriptionType as ProtoSubscriptionType, type Subscribe } from '@ledgerline/proto';
 import {
-  Subscription,
-  SubscriptionType,
-  type ConsumerOptions,
-  type ConsumerSink,
-  type DeadLetterPolicy,
-  type Delivery,
-} from '@ledgerline/subscriptions';
-import { consumeStream, type ConsumeResponse, type ConsumeSession } from './consume-stream.js';
+  checkSubscriptionName,
+  consumeStream,
+  consumerOptions,
+  entryResponse,
+  OwnerReason,
+  protoSubscriptionType,
+  subscriptionStart,
+  subscriptionTypeOf,
+  type ConsumeResponse,
+  type ConsumeSession,
+  type WriterEntry,
+} from '@ledgerline/ownership';
+import type { Subscribe } from '@ledgerline/proto';
+import { Subscription, type ConsumerSink, type DeadLetterPolicy, type Delivery } from '@ledgerline/subscriptions';
 import { TopicName } from '@ledgerline/naming';
-import { CursorSource, type WriterEntry } from './cursor-source.js';
+import { CursorSource } from './cursor-source.js';
 import type { OwnedTopic } from './owned-topic.js';
-import { positionMessage, safeNumber } from './proto-mapping.js';
-import { WriterReason } from './reasons.js';
-import { checkSubscriptionName } from './topics-service.js';
 import type { ConsumeBackend, LiveSubscriptionStats, WriterOwner } from './writer-owner.js';
-
-const TYPES = new Map<ProtoSubscriptionType, SubscriptionType>([
-  [ProtoSubscriptionType.UNSPECIFIED, SubscriptionType.EXCLUSIVE],
-  [ProtoSubscriptionType.EXCLUSIVE, SubscriptionType.EXCLUSIVE],
-  [ProtoSubscriptionType.FAILOVER, SubscriptionType.FAILOVER],
-  [ProtoSubscriptionType.SHARED, SubscriptionType.SHARED],
-  [ProtoSubscriptionType.KEY_SHARED, SubscriptionType.KEY_SHARED],
-]);
-const PROTO_TYPES = new Map(
-  [...TYPES].filter(([p]) => p !== ProtoSubscriptionType.UNSPECIFIED).map(([p, t]) => [t, p]),
-);
-
-function bad(message: string): LedgerlineError {
-  return new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, message);
-}
-
-function startOf(subscribe: Subscribe): CursorStart {
-  if (subscribe.startOffset !== undefined) return { offset: safeNumber(subscribe.startOffset, 'start_offset') };
-  return { initialPosition: subscribe.initialPosition === InitialPosition.EARLIEST ? 'earliest' : 'latest' };
-}
 
 /** The subscriptions of the owner's topics, made on first subscribe and closed with their topic. */
 class TopicSubscriptions {
@@ -124,7 +106,7 @@ export function consumeBackend(owner: WriterOwner): ConsumeBackend {
       subscriptions.drop(
         topic,
         name,
-        new LedgerlineError('NOT_FOUND', WriterReason.SUBSCRIPTION_NOT_FOUND, `${name} was deleted`),
+        new LedgerlineError('NOT_FOUND', OwnerReason.SUBSCRIPTION_NOT_FOUND, `${name} was deleted`),
       ),
   };
 }
@@ -153,7 +135,7 @@ async function liveStats(
   if (subscription === undefined) return undefined;
   const snapshot = await subscription.stats();
   return {
-    type: subscription.type === undefined ? ProtoSubscriptionType.UNSPECIFIED : PROTO_TYPES.get(subscription.type)!,
+    type: protoSubscriptionType(subscription.type),
     unackedMessages: snapshot.unackedMessages,
     blockedOnUnacked: snapshot.blockedOnUnacked,
     msgRateOut: snapshot.msgRateOut,
@@ -178,9 +160,8 @@ async function subscribe(
 ): Promise<ConsumeSession<WriterEntry>> {
   const topic = await owner.topic(request.topic);
   const name = checkSubscriptionName(request.subscription);
-  const type = TYPES.get(request.type);
-  if (type === undefined) throw bad(`unknown subscription type ${request.type}`);
-  const opening = subscriptions.open(topic, name, startOf(request));
+  const type = subscriptionTypeOf(request);
+  const opening = subscriptions.open(topic, name, subscriptionStart(request));
   const subscription = await opening;
   settled.set(opening, subscription);
   const consumer = subscription.addConsumer(consumerOptions(request, type, sink));
@@ -192,37 +173,6 @@ async function subscribe(
     flush: async () => cursor?.flush(),
     toResponse: (delivery) => deliveryMessage(owner, topic, delivery),
   };
-}
-
-/** A consumer's options from its Subscribe request: the same on both kinds of owner. */
-export function consumerOptions<E extends WriterEntry>(
-  request: Subscribe,
-  type: SubscriptionType,
-  sink: ConsumerSink<E>,
-): ConsumerOptions<E> {
-  const maxRedeliveries = request.deadLetter?.maxRedeliveries ?? 0;
-  return {
-    name: request.consumerName === '' ? `consumer-${Math.random().toString(36).slice(2, 10)}` : request.consumerName,
-    type,
-    ackTimeoutMs: safeNumber(request.ackTimeoutMs, 'ack_timeout_ms'),
-    nackRedeliveryDelayMs: safeNumber(request.nackRedeliveryDelayMs, 'nack_redelivery_delay_ms'),
-    ...(maxRedeliveries > 0
-      ? {
-          deadLetterPolicy: {
-            maxRedeliveries,
-            ...(request.deadLetter?.topic ? { topic: request.deadLetter.topic } : {}),
-          },
-        }
-      : {}),
-    sink,
-  };
-}
-
-/** The subscription type a Subscribe names; INVALID_ARGUMENT for one it does not know. */
-export function subscriptionTypeOf(request: Subscribe): SubscriptionType {
-  const type = TYPES.get(request.type);
-  if (type === undefined) throw bad(`unknown subscription type ${request.type}`);
-  return type;
 }
 
 function deliveryMessage(owner: WriterOwner, topic: OwnedTopic, delivery: Delivery<WriterEntry>): ConsumeResponse {
@@ -238,26 +188,4 @@ function deliveredCounts(response: ConsumeResponse): { numMessages: number; byte
   if (response.event?.case !== 'entry') return { numMessages: 0, bytes: 0 };
   const messages = response.event.value.messages ?? [];
   return { numMessages: messages.length, bytes: messages.reduce((sum, m) => sum + (m.payload?.length ?? 0), 0) };
-}
-
-/** The Entry message for a delivery: the messages of the entry the consumer still has to get. */
-export function entryResponse(delivery: Delivery<WriterEntry>): ConsumeResponse {
-  const { entry, batchIndexes } = delivery;
-  const wanted = batchIndexes === undefined ? undefined : new Set(batchIndexes);
-  const messages = wanted === undefined ? entry.messages : entry.messages.filter((m) => wanted.has(m.batchIndex ?? -1));
-  const stored = entry.stored;
-  return {
-    event: {
-      case: 'entry',
-      value: {
-        position: positionMessage(stored.position),
-        firstOffset: BigInt(stored.firstOffset),
-        lastOffset: BigInt(stored.lastOffset),
-        brokerTimestampMs: BigInt(stored.brokerTimestampMs),
-        numMessages: stored.numMessages,
-        redeliveryCount: delivery.redeliveryCount,
-        messages,
-      },
-    },
-  };
 }

@@ -1,8 +1,8 @@
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
+import { MAX_CONSUME_RESPONSE_BYTES } from '@ledgerline/ownership';
+import { TestConsumer } from '@ledgerline/ownership/testing';
 import { consumeBackend } from './consume-backend.js';
-import { MAX_CONSUME_RESPONSE_BYTES } from './consume-stream.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
-import { TestConsumer } from './testing/test-consumer.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 

@@ -1,28 +1,7 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { comparePositions, type Position } from '@ledgerline/cursor-codec';
-import type { ManagedCursor, ManagedLedger, ManagedLedgerEntry } from '@ledgerline/managed-ledger';
-import type { MessageSchema } from '@ledgerline/proto';
-import type { DispatchEntry, SeekTarget, SubscriptionSource } from '@ledgerline/subscriptions';
-import { entryContents } from './proto-mapping.js';
-
-/** An entry as the writer's subscriptions dispatch it: decoded once, for every consumer. */
-export interface WriterEntry extends DispatchEntry {
-  readonly stored: ManagedLedgerEntry;
-  readonly messages: MessageInitShape<typeof MessageSchema>[];
-}
-
-export function writerEntry(stored: ManagedLedgerEntry): WriterEntry {
-  // The entry's own ordering key, not its first message's: a batch's messages may carry keys of their own.
-  const { key, messages } = entryContents(stored);
-  return {
-    position: stored.position,
-    numMessages: stored.numMessages,
-    sizeBytes: stored.payload.length,
-    key,
-    stored,
-    messages,
-  };
-}
+import type { ManagedCursor, ManagedLedger } from '@ledgerline/managed-ledger';
+import { writerEntry, type WriterEntry } from '@ledgerline/ownership';
+import type { SeekTarget, SubscriptionSource } from '@ledgerline/subscriptions';
 
 /**
  * The subscriptions lib's source over a ManagedCursor and its managed

@@ -3,6 +3,13 @@ import { LedgerlineError } from '@ledgerline/errors';
 import type { EntryRange } from '@ledgerline/cursor-codec';
 import type { CursorStart, ExportedCursorState, ManagedCursor } from '@ledgerline/managed-ledger';
 import {
+  checkSubscriptionName,
+  OwnerReason,
+  positionFromRequest,
+  positionMessage,
+  safeNumber,
+} from '@ledgerline/ownership';
+import {
   CursorsService,
   InitialPosition,
   type BatchAckState,
@@ -11,9 +18,6 @@ import {
 } from '@ledgerline/proto';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import type { OwnedTopic } from './owned-topic.js';
-import { positionFromRequest, positionMessage, safeNumber } from './proto-mapping.js';
-import { WriterReason } from './reasons.js';
-import { checkSubscriptionName } from './topics-service.js';
 import type { WriterOwner } from './writer-owner.js';
 
 type CursorData = MessageInitShape<typeof CursorDataSchema>;
@@ -80,7 +84,7 @@ function existing(topic: OwnedTopic, subscription: string): ManagedCursor {
   if (cursor === undefined) {
     throw new LedgerlineError(
       'NOT_FOUND',
-      WriterReason.SUBSCRIPTION_NOT_FOUND,
+      OwnerReason.SUBSCRIPTION_NOT_FOUND,
       `${topic.name} has no cursor ${subscription}`,
       {
         details: { topic: topic.name, subscription },
@@ -119,7 +123,7 @@ export function cursorsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Curso
       if (owner.connectedConsumers(topic, name) > 0) {
         throw new LedgerlineError(
           'FAILED_PRECONDITION',
-          WriterReason.SUBSCRIPTION_BUSY,
+          OwnerReason.SUBSCRIPTION_BUSY,
           `cursor ${name} has consumers connected to this owner`,
         );
       }
@@ -151,7 +155,7 @@ export function cursorsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Curso
       } else if (Object.keys(request.properties).length === 0) {
         throw new LedgerlineError(
           'INVALID_ARGUMENT',
-          WriterReason.INVALID_REQUEST,
+          OwnerReason.INVALID_REQUEST,
           'give a delta, a reset or properties',
         );
       }

@@ -1,27 +1,12 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
-import { WriterReason } from './reasons.js';
-
-export function topicUnloaded(topic: string, why: string): LedgerlineError {
-  return new LedgerlineError(
-    'UNAVAILABLE',
-    WriterReason.TOPIC_UNLOADED,
-    `${topic} was unloaded from this owner (${why}): look it up again and retry`,
-    { details: { topic } },
-  );
-}
-
-export function notOwner(topic: string, ownerAddress: string): LedgerlineError {
-  return new LedgerlineError('FAILED_PRECONDITION', WriterReason.NOT_OWNER, `${topic} is served by ${ownerAddress}`, {
-    details: { topic, owner_address: ownerAddress },
-  });
-}
+import { OwnerReason } from '@ledgerline/ownership';
 
 export function notServing(): LedgerlineError {
   return new LedgerlineError(
     'UNAVAILABLE',
-    WriterReason.OWNER_NOT_SERVING,
+    OwnerReason.OWNER_NOT_SERVING,
     'this writer owner is starting or draining: retry shortly, after a lookup',
   );
 }
@@ -47,7 +32,7 @@ export function isClosed(error: LedgerlineError): boolean {
 export function subscriptionNotFound(topic: string, subscription: string): LedgerlineError {
   return new LedgerlineError(
     'NOT_FOUND',
-    WriterReason.SUBSCRIPTION_NOT_FOUND,
+    OwnerReason.SUBSCRIPTION_NOT_FOUND,
     `${topic} has no subscription ${subscription}`,
     {
       details: { topic, subscription },

@@ -1,9 +1,9 @@
 import type { Entry } from '@ledgerline/proto';
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
 import { eventually } from '@ledgerline/testing';
+import { TestConsumer } from '@ledgerline/ownership/testing';
 import { consumeBackend } from './consume-backend.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
-import { TestConsumer } from './testing/test-consumer.js';
 
 // Key_Shared through the gRPC service with thousands of keys while consumers
 // join and leave. Every delivery is checked as it arrives against two rules

@@ -1,8 +1,8 @@
 import { get } from 'node:http';
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
+import { TestConsumer } from '@ledgerline/ownership/testing';
 import { consumeBackend } from './consume-backend.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
-import { TestConsumer } from './testing/test-consumer.js';
 
 const PAYLOAD_BYTES = 100;
 

@@ -24,6 +24,9 @@ export interface WriterMetrics {
 
 const made = new WeakMap<Registry, WriterMetrics>();
 
+type Registers = Registry[];
+type Collect = () => Promise<void> | undefined;
+
 /**
  * The writer owner's metrics, once per registry. Ranges beyond the persist
  * limit are counted by the managed ledger
@@ -41,8 +44,29 @@ export function writerMetrics(registry: Registry = defaultRegistry): WriterMetri
     refreshing ??= refresh().finally(() => (refreshing = undefined));
     return refreshing;
   };
+  // Made in this order, which is the order a scrape lists them in.
   const metrics: WriterMetrics = {
     refreshSubscriptionsWith: (source) => (refresh = source),
+    ...trafficCounters(registers),
+    ...publishMetrics(registers),
+    ...ownershipGauges(registers),
+    ...subscriptionGauges(registers, collect),
+    publishFailures: new Counter({
+      name: 'ledgerline_writer_publish_failures_total',
+      help: 'Publishes refused or failed, by reason',
+      labelNames: ['reason'],
+      registers,
+    }),
+  };
+  made.set(registry, metrics);
+  return metrics;
+}
+
+/** Messages and bytes in (stored) and out (delivered), per topic. */
+function trafficCounters(
+  registers: Registers,
+): Pick<WriterMetrics, 'messagesIn' | 'bytesIn' | 'messagesOut' | 'bytesOut'> {
+  return {
     messagesIn: new Counter({
       name: 'ledgerline_writer_messages_in_total',
       help: 'Messages stored',
@@ -67,6 +91,11 @@ export function writerMetrics(registry: Registry = defaultRegistry): WriterMetri
       labelNames: ['topic'],
       registers,
     }),
+  };
+}
+
+function publishMetrics(registers: Registers): Pick<WriterMetrics, 'publishLatency' | 'dedupHits'> {
+  return {
     publishLatency: new Histogram({
       name: 'ledgerline_writer_publish_latency_seconds',
       help: 'From a publish request read to its receipt (the ledger store holds the entry)',
@@ -79,6 +108,11 @@ export function writerMetrics(registry: Registry = defaultRegistry): WriterMetri
       labelNames: ['topic'],
       registers,
     }),
+  };
+}
+
+function ownershipGauges(registers: Registers): Pick<WriterMetrics, 'leasesHeld' | 'topicsLoaded'> {
+  return {
     leasesHeld: new Gauge({
       name: 'ledgerline_writer_leases_held',
       help: 'Topic leases this instance holds',
@@ -89,6 +123,15 @@ export function writerMetrics(registry: Registry = defaultRegistry): WriterMetri
       help: 'Topics loaded on this instance',
       registers,
     }),
+  };
+}
+
+/** The per-subscription gauges: each scrape refreshes them first, through `collect`. */
+function subscriptionGauges(
+  registers: Registers,
+  collect: Collect,
+): Pick<WriterMetrics, 'backlog' | 'unacked' | 'ackHoles' | 'cursorStateBytes'> {
+  return {
     backlog: new Gauge({
       name: 'ledgerline_writer_subscription_backlog_messages',
       help: 'Messages not yet consumed, per subscription',
@@ -117,13 +160,5 @@ export function writerMetrics(registry: Registry = defaultRegistry): WriterMetri
       registers,
       collect,
     }),
-    publishFailures: new Counter({
-      name: 'ledgerline_writer_publish_failures_total',
-      help: 'Publishes refused or failed, by reason',
-      labelNames: ['reason'],
-      registers,
-    }),
   };
-  made.set(registry, metrics);
-  return metrics;
 }

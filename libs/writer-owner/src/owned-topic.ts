@@ -3,10 +3,11 @@ import { LedgerlineError } from '@ledgerline/errors';
 import type { Position } from '@ledgerline/cursor-codec';
 import type { AppendResult, ManagedLedger } from '@ledgerline/managed-ledger';
 import { encodeMessageEntry, messageCount, type EntryInput } from '@ledgerline/message-format';
+import { OwnerReason, topicUnloaded } from '@ledgerline/ownership';
 import type { PublishMessage } from '@ledgerline/proto';
 import { ByteBudget } from './byte-budget.js';
 import { MAX_DEDUP_PRODUCER_NAME_LENGTH, type Deduplication, type StoredReceipt } from './deduplication.js';
-import { isClosed, isOwnershipLost, topicUnloaded } from './errors.js';
+import { isClosed, isOwnershipLost } from './errors.js';
 import type { LacNotifier } from './lac-notifier.js';
 import type { WriterMetrics } from './metrics.js';
 import { RateMeter } from './rate-meter.js';
@@ -118,7 +119,7 @@ export class OwnedTopic {
     if (message.producerName.length > MAX_DEDUP_PRODUCER_NAME_LENGTH) {
       throw new LedgerlineError(
         'INVALID_ARGUMENT',
-        WriterReason.INVALID_REQUEST,
+        OwnerReason.INVALID_REQUEST,
         `a producer name is at most ${MAX_DEDUP_PRODUCER_NAME_LENGTH} characters`,
       );
     }

@@ -3,7 +3,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { PublishResponseSchema } from '@ledgerline/proto';
 import fc from 'fast-check';
 import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
-import { failureMessage, receiptMessage } from './proto-mapping.js';
+import { failureMessage, receiptMessage } from './publish-mapping.js';
 
 const int64 = fc.integer({ min: -1, max: Number.MAX_SAFE_INTEGER });
 const receipt = fc.record({

@@ -1,13 +1,12 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { OwnerReason, topicUnloaded } from '@ledgerline/ownership';
 import type { PublishMessage, PublishRequest, PublishResponseSchema } from '@ledgerline/proto';
 import type { CallContext, EncodedMessage } from '@ledgerline/rpc';
 import { ByteBudget } from './byte-budget.js';
 import type { WriterMetrics } from './metrics.js';
 import type { OwnedTopic, Receipt } from './owned-topic.js';
-import { topicUnloaded } from './errors.js';
-import { failureMessage } from './proto-mapping.js';
+import { failureMessage } from './publish-mapping.js';
 import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
-import { WriterReason } from './reasons.js';
 
 type Response = EncodedMessage<typeof PublishResponseSchema>;
 type Result = PublishOutcome;
@@ -173,7 +172,7 @@ async function handAll(
   if (entries.length > limit) {
     const error = new LedgerlineError(
       'INVALID_ARGUMENT',
-      WriterReason.INVALID_REQUEST,
+      OwnerReason.INVALID_REQUEST,
       `a publish request carries at most ${limit} entries; this one carried ${entries.length}`,
       { details: { maxMessagesPerRequest: String(limit) } },
     );
@@ -209,7 +208,7 @@ function failed(message: PublishMessage | undefined, thrown: unknown, metrics: W
 
 async function submit(message: PublishMessage | undefined, state: StreamState): Promise<{ receipt: Promise<Receipt> }> {
   if (message === undefined) {
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'a publish request carries a message');
+    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'a publish request carries a message');
   }
   const bound = state.boundTopics.get(message.topic);
   // The topic this stream is bound to, while loaded, is the one the registry would name: skip the lookup.

@@ -1,6 +1,13 @@
 import type { Bus } from '@ledgerline/bus';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import type { ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
+import {
+  connectOwnerBackends,
+  drainingShutdown,
+  lateMetadataClients,
+  ownerIdentity,
+  type OwnerIdentity,
+} from '@ledgerline/ownership';
 import { grpcPolicySource, type PolicySource } from '@ledgerline/security';
 import {
   createLogger,
@@ -13,9 +20,6 @@ import {
 } from '@ledgerline/service-kit';
 import type { Logger } from 'pino';
 import type { WriterClusterConfig, WriterSettings } from './config.js';
-import { lateMetadataClients } from './metadata-clients.js';
-import { connectOwnerBackends, drainingShutdown, ownerIdentity } from './owner-lifecycle.js';
-import type { OwnerIdentity } from './owner-session.js';
 import { WriterOwner, type WriterOwnerOptions } from './writer-owner.js';
 
 export interface WriterOwnerServiceOptions {

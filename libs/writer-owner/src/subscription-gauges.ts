@@ -1,4 +1,4 @@
-import { RESERVED_SUBSCRIPTION_PREFIX } from './topics-service.js';
+import { RESERVED_SUBSCRIPTION_PREFIX } from '@ledgerline/ownership';
 import type { WriterOwner } from './writer-owner.js';
 
 interface SubscriptionRow {

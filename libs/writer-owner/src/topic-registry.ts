@@ -1,17 +1,22 @@
 import type { Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import type { ManagedLedgerConfigInput, ManagedLedgerFactory } from '@ledgerline/managed-ledger';
 import { TopicName } from '@ledgerline/naming';
+import {
+  acquireLease,
+  OwnerReason,
+  renewLeaseOrLoss,
+  type MetadataClients,
+  type OwnerIdentity,
+  type OwnerSession,
+} from '@ledgerline/ownership';
 import type { Policies } from '@ledgerline/proto';
 import type { WriterSettings } from './config.js';
 import { Deduplication } from './deduplication.js';
-import { notOwner, notServing } from './errors.js';
+import { notServing } from './errors.js';
 import { LacNotifier } from './lac-notifier.js';
-import { renewLeaseOrLoss, type MetadataClients } from './metadata-clients.js';
 import type { WriterMetrics } from './metrics.js';
 import { OwnedTopic } from './owned-topic.js';
-import type { OwnerIdentity, OwnerSession } from './owner-session.js';
 import { WriterReason } from './reasons.js';
 
 export interface TopicRegistryOptions {
@@ -96,7 +101,7 @@ export class TopicRegistry {
   /** The topic, loaded here if this instance should own it. */
   async get(topic: string): Promise<OwnedTopic> {
     if (typeof topic !== 'string' || topic === '') {
-      throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'the request names no topic');
+      throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'the request names no topic');
     }
     const name = this.canonicalName(topic);
     if (!this.serving) throw notServing();
@@ -105,7 +110,7 @@ export class TopicRegistry {
     if (this.topics.size >= this.options.settings.maxTopics) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
-        WriterReason.TOO_MANY_TOPICS,
+        OwnerReason.TOO_MANY_TOPICS,
         `this owner holds ${this.options.settings.maxTopics} topics (maxTopics)`,
       );
     }
@@ -135,7 +140,7 @@ export class TopicRegistry {
       const writerTopic = writerNamespace === '' ? '' : `${topic.domain}://${writerNamespace}/${topic.localName}`;
       throw new LedgerlineError(
         'FAILED_PRECONDITION',
-        WriterReason.READONLY_TOPIC,
+        OwnerReason.READONLY_TOPIC,
         `${topic.toString()} is in a read-only namespace${writerTopic === '' ? '' : `: publish to ${writerTopic}`}`,
         { details: { topic: topic.toString(), writer_topic: writerTopic } },
       );
@@ -145,16 +150,7 @@ export class TopicRegistry {
 
   private async acquire(name: string): Promise<void> {
     const { clients, session, identity } = this.options;
-    const answer = await clients.lookup.lookupTopic({ topic: name });
-    if (answer.instanceId !== identity.instanceId) throw notOwner(name, answer.advertisedAddress);
-    try {
-      await clients.lookup.acquireLease({ topic: name, sessionId: session.sessionId });
-    } catch (thrown) {
-      const error = LedgerlineError.from(thrown);
-      if (error.reason === MetadataServiceReason.LEASE_HELD)
-        throw notOwner(name, error.details['advertisedAddress'] ?? '');
-      throw error;
-    }
+    await acquireLease({ lookup: clients.lookup, session, identity }, name);
   }
 
   private async load(name: string): Promise<OwnedTopic> {

@@ -1,31 +1,38 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
-import { SubscriptionType, TopicsService } from '@ledgerline/proto';
-import type { ServiceImpl } from '@ledgerline/rpc';
-import { DEDUP_CURSOR_NAME } from './deduplication.js';
-import { notOwner, subscriptionNotFound } from './errors.js';
-import type { OwnedTopic } from './owned-topic.js';
-import { entryMessage, positionMessage, receiptMessage, safeNumber, seekTarget } from './proto-mapping.js';
+import {
+  checkSubscriptionName,
+  entryMessage,
+  notOwner,
+  OwnerReason,
+  positionMessage,
+  safeNumber,
+  seekTarget,
+} from '@ledgerline/ownership';
+import {
+  TopicsService,
+  type FetchByOffsetRequest,
+  type FetchByOffsetResponseSchema,
+  type FindPositionRequest,
+  type FindPositionResponseSchema,
+  type PublishOneRequest,
+  type PublishOneResponseSchema,
+  type PublishRequest,
+  type SeekRequest,
+  type SeekResponseSchema,
+  type UnloadTopicRequest,
+  type UnloadTopicResponseSchema,
+  type UnsubscribeRequest,
+  type UnsubscribeResponseSchema,
+} from '@ledgerline/proto';
+import type { CallContext, ServiceImpl } from '@ledgerline/rpc';
 import { ConnectionBudgets, type ConnectionBudgetLease } from './connection-budgets.js';
+import { subscriptionNotFound } from './errors.js';
+import type { OwnedTopic } from './owned-topic.js';
+import { receiptMessage } from './publish-mapping.js';
 import { publishStream } from './publish-stream.js';
-import { WriterReason } from './reasons.js';
+import { topicStats } from './topic-stats.js';
 import type { WriterOwner } from './writer-owner.js';
-
-/** Subscriptions whose names start with this are the owner's own (deduplication); clients cannot use them. */
-export const RESERVED_SUBSCRIPTION_PREFIX = 'ledgerline.';
-
-export function checkSubscriptionName(name: string): string {
-  if (typeof name !== 'string' || name.length === 0) {
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'the request names no subscription');
-  }
-  if (name.startsWith(RESERVED_SUBSCRIPTION_PREFIX)) {
-    throw new LedgerlineError(
-      'INVALID_ARGUMENT',
-      WriterReason.RESERVED_SUBSCRIPTION_NAME,
-      `subscription names starting with '${RESERVED_SUBSCRIPTION_PREFIX}' are reserved`,
-    );
-  }
-  return name;
-}
 
 function requireCursor(topic: OwnedTopic, subscription: string) {
   const cursor = topic.ledger.getCursor(checkSubscriptionName(subscription));
@@ -46,158 +53,139 @@ async function* releasedAfter<T>(stream: AsyncIterable<T>, lease: ConnectionBudg
 export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof TopicsService> {
   const connections = new ConnectionBudgets(owner.settings.maxPendingBytesPerConnection);
   return {
-    publish: (requests, context) => {
-      const connection = connections.take(context.peer);
-      return releasedAfter(
-        publishStream(requests, context, {
-          getTopic: (topic) => owner.topic(topic),
-          maxPendingBytes: owner.settings.maxPendingBytesPerStream,
-          maxPendingMessages: owner.settings.maxPendingMessagesPerStream,
-          maxMessagesPerRequest: owner.settings.maxMessagesPerPublishRequest,
-          connectionBudget: connection.budget,
-          metrics: owner.metrics,
-          draining: owner.drainSignal,
-        }),
-        connection,
-      );
-    },
-
-    async publishOne(request, context) {
-      const message = request.message;
-      if (message === undefined) {
-        throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'PublishOne carries a message');
-      }
-      const startedMs = performance.now();
-      const topic = await owner.topic(message.topic);
-      const receipt = await topic.publish(message, context.signal);
-      owner.metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
-      return { receipt: receiptMessage(receipt) };
-    },
-
+    publish: (requests, context) => publish(owner, connections, requests, context),
+    publishOne: (request, context) => publishOne(owner, request, context),
     consume: (requests, context) => owner.consume(requests, context),
-
-    async seek(request) {
-      const topic = await owner.topic(request.topic);
-      requireCursor(topic, request.subscription);
-      const position = await owner.seek(topic, request.subscription, seekTarget(request.target));
-      return { position: positionMessage(position) };
-    },
-
-    async findPosition(request) {
-      const topic = await owner.topic(request.topic);
-      const target = request.target;
-      const found =
-        target.case === 'offset'
-          ? await topic.ledger.findPosition(safeNumber(target.value, 'offset'))
-          : target.case === 'timestampMs'
-            ? await topic.ledger.findPositionByTime(safeNumber(target.value, 'timestamp_ms'))
-            : undefined;
-      if (found === undefined) {
-        throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, 'give an offset or a time');
-      }
-      return {
-        position: positionMessage(found),
-        batchIndex: found.batchIndex,
-        beforeEarliest: found.beforeEarliest,
-        pastEnd: found.pastEnd,
-      };
-    },
-
-    async fetchByOffset(request, context) {
-      const topic = await owner.topic(request.topic);
-      const offset = safeNumber(request.offset, 'offset');
-      const maxEntries = Math.min(Math.max(request.maxEntries, 1), owner.settings.maxFetchEntries);
-      const maxBytes = request.maxBytes > 0n ? safeNumber(request.maxBytes, 'max_bytes') : undefined;
-      const maxWaitMs = Math.min(safeNumber(request.maxWaitMs, 'max_wait_ms'), owner.settings.maxFetchWaitMs);
-      const ledger = topic.ledger;
-      if (offset > ledger.lastOffset && maxWaitMs > 0) {
-        await ledger.waitForEntries({ timeoutMs: maxWaitMs, signal: context.signal });
-      }
-      if (offset > ledger.lastOffset) return { entries: [], nextOffset: BigInt(ledger.lastOffset + 1) };
-      const found = await ledger.findPosition(offset);
-      const entries = await ledger.readEntries(found, { maxEntries, ...(maxBytes === undefined ? {} : { maxBytes }) });
-      topic.rateOut.record(
-        entries.reduce((sum, e) => sum + e.numMessages, 0),
-        entries.reduce((sum, e) => sum + e.payload.length, 0),
-      );
-      return { entries: entries.map((e) => entryMessage(e)), nextOffset: BigInt(ledger.lastOffset + 1) };
-    },
-
-    async unsubscribe(request) {
-      const topic = await owner.topic(request.topic);
-      requireCursor(topic, request.subscription);
-      if (owner.connectedConsumers(topic, request.subscription) > 0) {
-        throw new LedgerlineError(
-          'FAILED_PRECONDITION',
-          WriterReason.SUBSCRIPTION_BUSY,
-          `subscription ${request.subscription} has consumers connected; close them first`,
-        );
-      }
-      await owner.unsubscribed(topic, request.subscription);
-      await topic.ledger.deleteCursor(request.subscription);
-      return {};
-    },
-
-    async getTopicStats(request) {
-      const topic = await owner.topic(request.topic);
-      const ledger = topic.ledger;
-      const stats = ledger.stats();
-      const rateIn = topic.rateIn.read();
-      const rateOut = topic.rateOut.read();
-      const subscriptions = await Promise.all(
-        ledger
-          .getCursors()
-          .filter(
-            (cursor) => cursor.name !== DEDUP_CURSOR_NAME && !cursor.name.startsWith(RESERVED_SUBSCRIPTION_PREFIX),
-          )
-          .map(async (cursor) => {
-            const cursorStats = cursor.stats();
-            const backlog = await cursor.backlog().catch(() => cursorStats.backlogEntries);
-            const live = await owner.subscriptionStats(topic, cursor.name);
-            return {
-              name: cursor.name,
-              backlogMessages: BigInt(backlog),
-              markDelete: positionMessage(cursorStats.markDelete),
-              ackedRanges: BigInt(cursorStats.ackedRanges),
-              cursorStateBytes: BigInt(cursorStats.lastSnapshot?.bytes ?? 0),
-              rangesBeyondPersistLimit: BigInt(cursorStats.lastSnapshot?.rangesDropped ?? 0),
-              type: live?.type ?? SubscriptionType.UNSPECIFIED,
-              unackedMessages: BigInt(live?.unackedMessages ?? 0),
-              blockedOnUnacked: live?.blockedOnUnacked ?? false,
-              msgRateOut: live?.msgRateOut ?? 0,
-              msgThroughputOut: live?.msgThroughputOut ?? 0,
-              redeliveredMessages: BigInt(live?.redeliveredMessages ?? 0),
-              consumers: live?.consumers ?? [],
-            };
-          }),
-      );
-      return {
-        entries: BigInt(stats.entries),
-        sizeBytes: BigInt(stats.sizeBytes),
-        ledgers: stats.ledgers,
-        nextOffset: BigInt(stats.lastOffset + 1),
-        subscriptions,
-        msgRateIn: rateIn.messagesPerSecond,
-        msgThroughputIn: rateIn.bytesPerSecond,
-        msgRateOut: rateOut.messagesPerSecond,
-        msgThroughputOut: rateOut.bytesPerSecond,
-        dedupHits: BigInt(topic.dedupHits),
-        producers: topic.dedup.producerCount,
-        ownerAddress: owner.identity.advertisedAddress,
-      };
-    },
-
-    async unloadTopic(request) {
-      const loaded = owner.registry.find(request.topic);
-      if (loaded !== undefined) {
-        await owner.registry.unloadTopic(loaded, 'unloaded on request', true);
-        return {};
-      }
-      const answer = await owner.clients.lookup.lookupTopic({ topic: request.topic });
-      if (answer.owned && answer.instanceId !== owner.identity.instanceId) {
-        throw notOwner(request.topic, answer.advertisedAddress);
-      }
-      return {};
-    },
+    seek: (request) => seek(owner, request),
+    findPosition: (request) => findPosition(owner, request),
+    fetchByOffset: (request, context) => fetchByOffset(owner, request, context),
+    unsubscribe: (request) => unsubscribe(owner, request),
+    getTopicStats: (request) => topicStats(owner, request),
+    unloadTopic: (request) => unloadTopic(owner, request),
   };
+}
+
+function publish(
+  owner: WriterOwner,
+  connections: ConnectionBudgets,
+  requests: AsyncIterable<PublishRequest>,
+  context: CallContext,
+) {
+  const connection = connections.take(context.peer);
+  return releasedAfter(
+    publishStream(requests, context, {
+      getTopic: (topic) => owner.topic(topic),
+      maxPendingBytes: owner.settings.maxPendingBytesPerStream,
+      maxPendingMessages: owner.settings.maxPendingMessagesPerStream,
+      maxMessagesPerRequest: owner.settings.maxMessagesPerPublishRequest,
+      connectionBudget: connection.budget,
+      metrics: owner.metrics,
+      draining: owner.drainSignal,
+    }),
+    connection,
+  );
+}
+
+async function publishOne(
+  owner: WriterOwner,
+  request: PublishOneRequest,
+  context: CallContext,
+): Promise<MessageInitShape<typeof PublishOneResponseSchema>> {
+  const message = request.message;
+  if (message === undefined) {
+    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'PublishOne carries a message');
+  }
+  const startedMs = performance.now();
+  const topic = await owner.topic(message.topic);
+  const receipt = await topic.publish(message, context.signal);
+  owner.metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
+  return { receipt: receiptMessage(receipt) };
+}
+
+async function seek(owner: WriterOwner, request: SeekRequest): Promise<MessageInitShape<typeof SeekResponseSchema>> {
+  const topic = await owner.topic(request.topic);
+  requireCursor(topic, request.subscription);
+  const position = await owner.seek(topic, request.subscription, seekTarget(request.target));
+  return { position: positionMessage(position) };
+}
+
+async function findPosition(
+  owner: WriterOwner,
+  request: FindPositionRequest,
+): Promise<MessageInitShape<typeof FindPositionResponseSchema>> {
+  const topic = await owner.topic(request.topic);
+  const target = request.target;
+  const found =
+    target.case === 'offset'
+      ? await topic.ledger.findPosition(safeNumber(target.value, 'offset'))
+      : target.case === 'timestampMs'
+        ? await topic.ledger.findPositionByTime(safeNumber(target.value, 'timestamp_ms'))
+        : undefined;
+  if (found === undefined) {
+    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'give an offset or a time');
+  }
+  return {
+    position: positionMessage(found),
+    batchIndex: found.batchIndex,
+    beforeEarliest: found.beforeEarliest,
+    pastEnd: found.pastEnd,
+  };
+}
+
+async function fetchByOffset(
+  owner: WriterOwner,
+  request: FetchByOffsetRequest,
+  context: CallContext,
+): Promise<MessageInitShape<typeof FetchByOffsetResponseSchema>> {
+  const topic = await owner.topic(request.topic);
+  const offset = safeNumber(request.offset, 'offset');
+  const maxEntries = Math.min(Math.max(request.maxEntries, 1), owner.settings.maxFetchEntries);
+  const maxBytes = request.maxBytes > 0n ? safeNumber(request.maxBytes, 'max_bytes') : undefined;
+  const maxWaitMs = Math.min(safeNumber(request.maxWaitMs, 'max_wait_ms'), owner.settings.maxFetchWaitMs);
+  const ledger = topic.ledger;
+  if (offset > ledger.lastOffset && maxWaitMs > 0) {
+    await ledger.waitForEntries({ timeoutMs: maxWaitMs, signal: context.signal });
+  }
+  if (offset > ledger.lastOffset) return { entries: [], nextOffset: BigInt(ledger.lastOffset + 1) };
+  const found = await ledger.findPosition(offset);
+  const entries = await ledger.readEntries(found, { maxEntries, ...(maxBytes === undefined ? {} : { maxBytes }) });
+  topic.rateOut.record(
+    entries.reduce((sum, e) => sum + e.numMessages, 0),
+    entries.reduce((sum, e) => sum + e.payload.length, 0),
+  );
+  return { entries: entries.map((e) => entryMessage(e)), nextOffset: BigInt(ledger.lastOffset + 1) };
+}
+
+async function unsubscribe(
+  owner: WriterOwner,
+  request: UnsubscribeRequest,
+): Promise<MessageInitShape<typeof UnsubscribeResponseSchema>> {
+  const topic = await owner.topic(request.topic);
+  requireCursor(topic, request.subscription);
+  if (owner.connectedConsumers(topic, request.subscription) > 0) {
+    throw new LedgerlineError(
+      'FAILED_PRECONDITION',
+      OwnerReason.SUBSCRIPTION_BUSY,
+      `subscription ${request.subscription} has consumers connected; close them first`,
+    );
+  }
+  await owner.unsubscribed(topic, request.subscription);
+  await topic.ledger.deleteCursor(request.subscription);
+  return {};
+}
+
+async function unloadTopic(
+  owner: WriterOwner,
+  request: UnloadTopicRequest,
+): Promise<MessageInitShape<typeof UnloadTopicResponseSchema>> {
+  const loaded = owner.registry.find(request.topic);
+  if (loaded !== undefined) {
+    await owner.registry.unloadTopic(loaded, 'unloaded on request', true);
+    return {};
+  }
+  const answer = await owner.clients.lookup.lookupTopic({ topic: request.topic });
+  if (answer.owned && answer.instanceId !== owner.identity.instanceId) {
+    throw notOwner(request.topic, answer.advertisedAddress);
+  }
+  return {};
 }

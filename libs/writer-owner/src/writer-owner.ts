@@ -3,6 +3,7 @@ import type { Bus } from '@ledgerline/bus';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import type { Position } from '@ledgerline/cursor-codec';
 import { ManagedLedgerFactory, type ManagedLedgerMetadata, type SeekTarget } from '@ledgerline/managed-ledger';
+import { OwnerSession, type MetadataClients, type OwnerIdentity } from '@ledgerline/ownership';
 import {
   CursorsService,
   TopicsService,
@@ -18,10 +19,8 @@ import type { Registry } from 'prom-client';
 import type { WriterSettings } from './config.js';
 import { cursorsServiceImpl } from './cursors-service.js';
 import { notServing, subscriptionNotFound } from './errors.js';
-import type { MetadataClients } from './metadata-clients.js';
 import { writerMetrics, type WriterMetrics } from './metrics.js';
 import type { OwnedTopic } from './owned-topic.js';
-import { OwnerSession, type OwnerIdentity } from './owner-session.js';
 import { refreshSubscriptionGauges } from './subscription-gauges.js';
 import { TopicRegistry } from './topic-registry.js';
 import { topicsServiceImpl } from './topics-service.js';

@@ -1,6 +1,7 @@
 import { InitialPosition, SubscriptionType, type Entry } from '@ledgerline/proto';
 import { eventually } from '@ledgerline/testing';
-import { RoutingProducer, TestConsumer } from '@ledgerline/writer-owner/testing';
+import { TestConsumer } from '@ledgerline/ownership/testing';
+import { RoutingProducer } from '@ledgerline/writer-owner/testing';
 import { LocalCluster } from '../local-cluster.js';
 import { startLocalNats, type LocalServer } from '../local-servers.js';
 import type { ServiceInstance } from '../service-instance.js';

@@ -1,6 +1,7 @@
 import { refusal } from '@ledgerline/testing';
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
-import { RoutingProducer, TestConsumer } from '@ledgerline/writer-owner/testing';
+import { TestConsumer } from '@ledgerline/ownership/testing';
+import { RoutingProducer } from '@ledgerline/writer-owner/testing';
 import { LocalCluster } from '../local-cluster.js';
 import { ClusterClients, takeoverSettings } from '../testing/index.js';
 

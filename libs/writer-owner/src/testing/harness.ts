@@ -8,7 +8,7 @@ import { startMetadataService, type RunningMetadataService } from '@ledgerline/m
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import { AdminService, CursorsService, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
-import { serviceConfigSchema } from '@ledgerline/service-kit';
+import { testServiceConfig } from '@ledgerline/ownership/testing';
 import pino from 'pino';
 import { resolveWriterSettings, type WriterSettings } from '../config.js';
 import { startWriterOwnerService, type RunningWriterOwner, type WriterOwnerServiceOptions } from '../server.js';
@@ -24,16 +24,6 @@ export interface WriterHarness {
   createTopic(local: string, namespace?: string): Promise<string>;
   close(): Promise<void>;
 }
-
-export const testServiceConfig = () =>
-  serviceConfigSchema.parse({
-    grpcHost: '127.0.0.1',
-    grpcPort: 0,
-    metricsHost: '127.0.0.1',
-    metricsPort: 0,
-    logLevel: 'silent',
-    drainTimeoutMs: 5_000,
-  });
 
 /**
  * A metadata service and a writer owner in this process on SQLite files and

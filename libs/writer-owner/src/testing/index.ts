@@ -1,9 +1,8 @@
 // Test support for @ledgerline/writer-owner, imported by tests as `@ledgerline/writer-owner/testing`
 // and never by production code: an in-process cluster, and clients that route and retry. Clusters of
-// processes are @ledgerline/cluster's.
-export { startWriterHarness, testServiceConfig } from './harness.js';
+// processes are @ledgerline/cluster's; the Consume test client is @ledgerline/ownership/testing's.
+export { startWriterHarness } from './harness.js';
 export type { WriterHarness } from './harness.js';
 export { RoutingProducer } from './routing-producer.js';
-export { TestConsumer } from './test-consumer.js';
 export { noConsumers } from './no-consumers.js';
 export { openTestTopic } from './test-topic.js';

@@ -1,7 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { LookupService, TopicsService, type PublishReceipt } from '@ledgerline/proto';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
-import { WriterReason } from '../reasons.js';
+import { OwnerReason } from '@ledgerline/ownership';
 
 /** A reason only this test producer raises: the owner ended the stream before answering every message. */
 const RoutingReason = { STREAM_ENDED: 'STREAM_ENDED' } as const;
@@ -67,7 +67,7 @@ export class RoutingProducer {
         const error = LedgerlineError.from(thrown);
         this.retriedReasons.push(error.reason);
         this.lastErrors.push(`${error.reason}: ${error.message}`.slice(0, 300));
-        address = error.reason === WriterReason.NOT_OWNER ? error.details['owner_address'] || undefined : undefined;
+        address = error.reason === OwnerReason.NOT_OWNER ? error.details['owner_address'] || undefined : undefined;
         while (next <= last && this.receipts.has(next)) next++;
         await new Promise((done) => setTimeout(done, Math.min(50 * (attempt + 1), 500)));
       }

@@ -1,14 +1,9 @@
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
-import { WriterReason } from './reasons.js';
 import { OwnerRole } from '@ledgerline/proto';
 import type { MetadataClients } from './metadata-clients.js';
-
-export interface OwnerIdentity {
-  instanceId: string;
-  group: string;
-  advertisedAddress: string;
-}
+import type { OwnerIdentity } from './owner-identity.js';
+import { OwnerReason } from './reasons.js';
 
 export interface OwnerSessionOptions {
   clients: MetadataClients;
@@ -49,7 +44,7 @@ export class OwnerSession {
     if (this.id === undefined || !this.isLive()) {
       throw new LedgerlineError(
         'UNAVAILABLE',
-        WriterReason.OWNER_SESSION_LOST,
+        OwnerReason.OWNER_SESSION_LOST,
         'this owner has no live session: retry shortly',
       );
     }

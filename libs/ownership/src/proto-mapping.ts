@@ -2,16 +2,9 @@ import { LedgerlineError } from '@ledgerline/errors';
 import type { Position } from '@ledgerline/cursor-codec';
 import type { ManagedLedgerEntry, SeekTarget } from '@ledgerline/managed-ledger';
 import { decodeMessageEntry } from '@ledgerline/message-format';
-import type {
-  EntrySchema,
-  MessageSchema,
-  Position as ProtoPosition,
-  PublishFailureSchema,
-  PublishReceiptSchema,
-} from '@ledgerline/proto';
+import type { EntrySchema, MessageSchema, Position as ProtoPosition } from '@ledgerline/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { WriterReason } from './reasons.js';
-import type { Receipt } from './owned-topic.js';
+import { OwnerReason } from './reasons.js';
 
 export function positionMessage(p: Position): { ledgerId: bigint; entryId: bigint } {
   return { ledgerId: BigInt(p.ledgerId), entryId: BigInt(p.entryId) };
@@ -19,45 +12,27 @@ export function positionMessage(p: Position): { ledgerId: bigint; entryId: bigin
 
 function safe(value: bigint, what: string, min: number): number {
   if (value < BigInt(min) || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_POSITION, `${what} ${value} is out of range`);
+    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_POSITION, `${what} ${value} is out of range`);
   }
   return Number(value);
 }
 
 /** A position from a request: present, with ids in range. */
 export function positionFromRequest(p: ProtoPosition | undefined, what = 'position'): Position {
-  if (p === undefined)
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, `${what} is missing`);
+  if (p === undefined) throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, `${what} is missing`);
   return { ledgerId: safe(p.ledgerId, `${what}.ledger_id`, 0), entryId: safe(p.entryId, `${what}.entry_id`, -1) };
 }
 
 /** An int64 request field as a safe non-negative number. */
 export function safeNumber(value: bigint, what: string): number {
   if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, `${what} must be 0 to 2^53-1`);
+    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, `${what} must be 0 to 2^53-1`);
   }
   return Number(value);
 }
 
-export function receiptMessage(receipt: Receipt): MessageInitShape<typeof PublishReceiptSchema> {
-  return {
-    sequenceId: receipt.sequenceId,
-    ...(receipt.position === undefined ? {} : { position: positionMessage(receipt.position) }),
-    firstOffset: BigInt(receipt.firstOffset),
-    lastOffset: BigInt(receipt.lastOffset),
-    duplicate: receipt.duplicate,
-    publishTimeMs: BigInt(receipt.publishTimeMs),
-  };
-}
-
-export function failureMessage(sequenceId: bigint, thrown: unknown): MessageInitShape<typeof PublishFailureSchema> {
-  const error = LedgerlineError.from(thrown);
-  return { sequenceId, code: error.grpcCode, reason: error.reason, message: error.message, details: error.details };
-}
-
 type MessageInit = MessageInitShape<typeof MessageSchema>;
 
-/** The messages of a stored entry; an entry not in Pulsar's layout is delivered as one raw message. */
 /**
  * A stored entry's ordering key (Pulsar's partition_key of its MessageMetadata,
  * which Key_Shared dispatches by) and its messages as consumers receive them.
@@ -121,7 +96,7 @@ export function seekTarget(target: { case: string | undefined; value?: unknown }
     default:
       throw new LedgerlineError(
         'INVALID_ARGUMENT',
-        WriterReason.INVALID_REQUEST,
+        OwnerReason.INVALID_REQUEST,
         'give a position, an offset or a time',
       );
   }

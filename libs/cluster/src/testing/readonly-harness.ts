@@ -7,6 +7,13 @@ import { MetadataStoreManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { startMetadataService, type RunningMetadataService } from '@ledgerline/metadata-service';
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import { AdminService, CursorsService, LookupService, TopicsService } from '@ledgerline/proto';
+import { testServiceConfig } from '@ledgerline/ownership/testing';
+import {
+  resolveReadOnlySettings,
+  startReadOnlyOwnerService,
+  type ReadOnlySettings,
+  type RunningReadOnlyOwner,
+} from '@ledgerline/readonly-owner';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
 import {
   consumeBackend,
@@ -14,10 +21,7 @@ import {
   startWriterOwnerService,
   type RunningWriterOwner,
 } from '@ledgerline/writer-owner';
-import { testServiceConfig } from '@ledgerline/writer-owner/testing';
 import pino from 'pino';
-import { resolveReadOnlySettings, type ReadOnlySettings } from '../config.js';
-import { startReadOnlyOwnerService, type RunningReadOnlyOwner } from '../server.js';
 
 export const READER_GROUP = 'readers';
 /** A second reader namespace of the same writer namespace, `t/quiet`, served by this group. */
@@ -49,7 +53,9 @@ export interface ReadOnlyHarnessOptions {
 /**
  * A metadata service, a writer owner and read-only owners in this process,
  * on one SQLite metadata file and one SQLite ledger file and one bus (the
- * in-process one unless given), each on its own loopback port.
+ * in-process one unless given), each on its own loopback port. It lives
+ * with the clusters rather than in @ledgerline/readonly-owner because it
+ * runs both kinds of owner, and neither owner's package may import the other.
  */
 export async function startReadOnlyHarness(options: ReadOnlyHarnessOptions = {}): Promise<ReadOnlyHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerline-readonly-'));

@@ -1,8 +1,8 @@
 import { createBus, type Bus } from '@ledgerline/bus';
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
 import { eventually, startNats, type ServerProcess } from '@ledgerline/testing';
-import { TestConsumer } from '@ledgerline/writer-owner/testing';
-import { READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from './testing/harness.js';
+import { TestConsumer } from '@ledgerline/ownership/testing';
+import { READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from '../testing/readonly-harness.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 /** Enough topics that an owner of three getting none of them by rendezvous hashing is a 1 in 3 million chance. */

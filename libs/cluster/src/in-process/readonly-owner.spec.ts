@@ -2,9 +2,9 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { InitialPosition, SubscriptionType, type TopicsService } from '@ledgerline/proto';
 import type { Client } from '@ledgerline/rpc';
 import { eventually } from '@ledgerline/testing';
-import { WriterReason } from '@ledgerline/writer-owner';
-import { TestConsumer } from '@ledgerline/writer-owner/testing';
-import { QUIET_GROUP, READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from './testing/harness.js';
+import { OwnerReason } from '@ledgerline/ownership';
+import { TestConsumer } from '@ledgerline/ownership/testing';
+import { QUIET_GROUP, READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from '../testing/readonly-harness.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -97,7 +97,7 @@ describe('read-only owner (PIP-63, in process)', () => {
         () => undefined,
         (error: unknown) => LedgerlineError.from(error),
       );
-      expect(refused).toMatchObject({ code: 'FAILED_PRECONDITION', reason: WriterReason.READONLY_TOPIC });
+      expect(refused).toMatchObject({ code: 'FAILED_PRECONDITION', reason: OwnerReason.READONLY_TOPIC });
       expect(refused?.details['writer_topic']).toBe(writerTopic);
     }
   });

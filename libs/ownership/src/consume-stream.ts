@@ -5,13 +5,13 @@ import type { ConsumeRequest, ConsumeResponseSchema, Subscribe } from '@ledgerli
 import type { CallContext } from '@ledgerline/rpc';
 import type { Consumer, ConsumerSink, Delivery, DispatchEntry } from '@ledgerline/subscriptions';
 import { positionFromRequest, positionMessage } from './proto-mapping.js';
-import { WriterReason } from './reasons.js';
+import { OwnerReason } from './reasons.js';
 
 export type ConsumeResponse = MessageInitShape<typeof ConsumeResponseSchema>;
 type Response = ConsumeResponse;
 
 function bad(message: string): LedgerlineError {
-  return new LedgerlineError('INVALID_ARGUMENT', WriterReason.INVALID_REQUEST, message);
+  return new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, message);
 }
 
 /** What an owner made of a Consume stream's subscribe request. */
@@ -152,7 +152,7 @@ async function handle<E extends DispatchEntry>(
     case 'subscribe':
       throw new LedgerlineError(
         'FAILED_PRECONDITION',
-        WriterReason.ALREADY_SUBSCRIBED,
+        OwnerReason.ALREADY_SUBSCRIBED,
         'a Consume stream subscribes once',
       );
     default:

@@ -1,12 +1,11 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import { AdminService, LookupService } from '@ledgerline/proto';
 import { closeClient, createChannel, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
-import { WriterReason } from './reasons.js';
+import { OwnerReason } from './reasons.js';
 
 /**
- * What the writer owner asks the metadata service, always over its gRPC API
- * (in standalone too, over loopback): owner sessions, leases, lookups and
+ * What an owner asks the metadata service, always over its gRPC API (in
+ * standalone too, over loopback): owner sessions, leases, lookups and
  * namespace policies. The managed ledgers reach metadata through their own
  * ManagedLedgerMetadata.
  */
@@ -27,7 +26,7 @@ export function lateMetadataClients(): {
   let bound: MetadataClients | undefined;
   const need = (): MetadataClients => {
     if (bound === undefined)
-      throw new LedgerlineError('UNAVAILABLE', WriterReason.OWNER_NOT_SERVING, 'the owner is starting');
+      throw new LedgerlineError('UNAVAILABLE', OwnerReason.OWNER_NOT_SERVING, 'the owner is starting');
     return bound;
   };
   const clients = {
@@ -54,29 +53,4 @@ export function lateMetadataClients(): {
       };
     },
   };
-}
-
-/**
- * Renews an owner's lease on `topic`; the reason when the lease is gone (lost,
- * its session expired, the topic deleted), so the owner unloads the topic.
- * Any other failure (metadata unreachable) is left to the next round, which
- * runs well within the TTL.
- */
-export async function renewLeaseOrLoss(
-  lookup: MetadataClients['lookup'],
-  topic: string,
-  sessionId: string,
-  ttlMs: number,
-): Promise<string | undefined> {
-  try {
-    await lookup.renewLease({ topic, sessionId }, { deadlineMs: ttlMs });
-    return undefined;
-  } catch (thrown) {
-    const error = LedgerlineError.from(thrown);
-    const gone =
-      error.reason === MetadataServiceReason.LEASE_LOST ||
-      error.reason === MetadataServiceReason.SESSION_EXPIRED ||
-      error.code === 'NOT_FOUND';
-    return gone ? error.reason : undefined;
-  }
 }

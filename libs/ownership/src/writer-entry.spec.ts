@@ -1,6 +1,6 @@
 import { encodeMessageEntry } from '@ledgerline/message-format';
 import type { ManagedLedgerEntry } from '@ledgerline/managed-ledger';
-import { writerEntry } from './cursor-source.js';
+import { writerEntry } from './writer-entry.js';
 
 function stored(payload: Uint8Array, numMessages: number): ManagedLedgerEntry {
   return {

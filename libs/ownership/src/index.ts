@@ -1,0 +1,25 @@
+// What every owner (writer and read-only) stands on to own topics and serve consumers.
+export { OwnerSession } from './owner-session.js';
+export type { OwnerSessionOptions } from './owner-session.js';
+export { ownerIdentity } from './owner-identity.js';
+export type { OwnerIdentity, OwnerIdentitySettings } from './owner-identity.js';
+export { acquireLease, renewLeaseOrLoss } from './lease.js';
+export type { LeaseContext } from './lease.js';
+export { lateMetadataClients } from './metadata-clients.js';
+export type { MetadataClients } from './metadata-clients.js';
+export { connectOwnerBackends } from './owner-backends.js';
+export type { OwnerBackends, OwnerBackendSettings } from './owner-backends.js';
+export { drainingShutdown } from './draining-shutdown.js';
+export type { DrainingShutdownOptions } from './draining-shutdown.js';
+export { OwnerReason } from './reasons.js';
+export { notOwner, topicUnloaded } from './owner-errors.js';
+
+// The Consume stream both owners serve, and the wire mapping of what it carries.
+export { consumeStream, MAX_ENTRIES_PER_CONSUME_RESPONSE, MAX_CONSUME_RESPONSE_BYTES } from './consume-stream.js';
+export type { ConsumeSession, OpenConsumeSession, ConsumeResponse } from './consume-stream.js';
+export { consumerOptions, protoSubscriptionType, subscriptionStart, subscriptionTypeOf } from './subscribe-request.js';
+export type { SubscriptionStart } from './subscribe-request.js';
+export { checkSubscriptionName, RESERVED_SUBSCRIPTION_PREFIX } from './subscription-name.js';
+export { entryResponse, writerEntry } from './writer-entry.js';
+export type { WriterEntry } from './writer-entry.js';
+export { entryMessage, positionFromRequest, positionMessage, safeNumber, seekTarget } from './proto-mapping.js';

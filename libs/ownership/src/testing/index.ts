@@ -1,0 +1,5 @@
+// Test support for @ledgerline/ownership, imported by tests as `@ledgerline/ownership/testing` and never
+// by production code: what tests of either kind of owner use, a hand-driven Consume stream and the
+// loopback service config their in-process services run with.
+export { TestConsumer } from './test-consumer.js';
+export { testServiceConfig } from './service-config.js';

@@ -1,0 +1,39 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { positionMessage } from '@ledgerline/ownership';
+import { SubscriptionType, type GetTopicStatsRequest, type GetTopicStatsResponseSchema } from '@ledgerline/proto';
+import type { ReadOnlyOwner } from './readonly-owner.js';
+
+/**
+ * GetTopicStats on a read-only owner: the ledgers its view holds and the
+ * subscriptions consumed through this instance (the cursors themselves are
+ * the writer owner's, which reports every subscription).
+ */
+export async function readOnlyTopicStats(
+  owner: ReadOnlyOwner,
+  request: GetTopicStatsRequest,
+): Promise<MessageInitShape<typeof GetTopicStatsResponseSchema>> {
+  const topic = await owner.topic(request.topic);
+  const views = topic.view.ledgers();
+  const subscriptions = await Promise.all(
+    topic.liveSubscriptions().map(async ([name, { subscription, source }]) => {
+      const stats = await subscription.stats();
+      return {
+        name,
+        backlogMessages: BigInt(await source.backlog()),
+        markDelete: positionMessage(source.markDeletePosition()),
+        type: SubscriptionType.UNSPECIFIED,
+        unackedMessages: BigInt(stats.unackedMessages),
+        blockedOnUnacked: stats.blockedOnUnacked,
+        msgRateOut: stats.msgRateOut,
+        msgThroughputOut: stats.msgThroughputOut,
+        redeliveredMessages: BigInt(stats.redeliveredMessages),
+      };
+    }),
+  );
+  return {
+    entries: BigInt(views.reduce((sum, v) => sum + v.entries, 0)),
+    ledgers: views.length,
+    subscriptions,
+    ownerAddress: owner.identity.advertisedAddress,
+  };
+}
