@@ -1,5 +1,5 @@
 import { positionKey, parsePositionKey, type EntryRange, type Position } from '@ledgerline/cursor-codec';
-import { invalidArgument } from '@ledgerline/errors';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { ackBatchIndexes, ackRange, ackUpTo, normalize, type AckState } from './cursor-acks.js';
 import { ManagedLedgerReason } from './reasons.js';
 import { canonicalMarkDelete, type LedgerView } from './ledger-views.js';
@@ -59,6 +59,27 @@ export function applyAckDelta(state: AckState, views: readonly LedgerView[], del
       checkPosition(batch?.position, 'batch position'),
       batch.ackedIndexes,
       batch.batchSize,
+    );
+  }
+}
+
+/**
+ * Checks a delta from outside before it is merged: its shape, and that it
+ * was computed against the cursor's current reset epoch (else ABORTED /
+ * CURSOR_RESET_EPOCH_MISMATCH: the reader must re-read the cursor).
+ */
+export function checkAckDelta(delta: AckDelta, resetEpoch: number): void {
+  if (typeof delta !== 'object' || delta === null || !Number.isSafeInteger(delta.resetEpoch)) {
+    throw invalidArgument(ManagedLedgerReason.INVALID_ACK_DELTA, 'an ack delta needs a resetEpoch and optional ranges');
+  }
+  if (!Array.isArray(delta.ackedRanges ?? []) || !Array.isArray(delta.batchAcks ?? [])) {
+    throw invalidArgument(ManagedLedgerReason.INVALID_ACK_DELTA, 'ackedRanges and batchAcks must be arrays');
+  }
+  if (delta.resetEpoch !== resetEpoch) {
+    throw new LedgerlineError(
+      'ABORTED',
+      ManagedLedgerReason.CURSOR_RESET_EPOCH_MISMATCH,
+      `the delta was computed against reset epoch ${String(delta?.resetEpoch)}, the cursor is at ${resetEpoch}`,
     );
   }
 }

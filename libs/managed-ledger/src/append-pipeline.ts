@@ -1,10 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { backOff } from 'exponential-backoff';
-import { MAX_BATCH_SIZE } from '@ledgerline/cursor-codec';
 import type { LedgerEntry } from '@ledgerline/ledger-store';
-import { decodeEntry, encodeEntry, type OffsetAssigner } from '@ledgerline/offset-index';
-import { invalidArgument, LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
-import { AppendQueue, type AppendOp } from './append-queue.js';
+import type { OffsetAssigner } from '@ledgerline/offset-index';
+import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
+import { checkAppendArguments, pendingLimitError } from './append-admission.js';
+import { confirmOps, frameOp } from './append-completion.js';
+import { isRetryable, readBackFailedLedger, writeFailed, WriteBlocked } from './append-failures.js';
+import { AppendQueue } from './append-queue.js';
 import type { ManagedLedgerConfig } from './config.js';
 import type { AppendResult, ManagedLedgerEntry } from './entry.js';
 import {
@@ -15,12 +17,6 @@ import {
   ManagedLedgerReason,
 } from './errors.js';
 import type { OpenLedger } from './open-ledger.js';
-import { LedgerStoreReason } from '@ledgerline/ledger-store';
-
-/** Framing adds at most this much to a payload: 6 header bytes and two tagged uint64 varints. */
-export const MAX_FRAMING_BYTES = 24;
-/** Entries read back per call when a failed write is checked. */
-const READ_BACK_PAGE = 1_000;
 
 /** What the pipeline needs from the managed ledger that owns it. */
 export interface AppendHost {
@@ -57,6 +53,9 @@ export interface AppendHost {
  * the store holds them. A failed write seals the ledger, learns from the
  * store which entries landed (they are acknowledged, never written twice),
  * rolls to a new ledger and sends the rest again with the same offsets.
+ * What an append must satisfy to be queued is in append-admission.ts, its
+ * completion in append-completion.ts, the read-back of a failed write in
+ * append-failures.ts.
  */
 export class AppendPipeline {
   private readonly queue = new AppendQueue();
@@ -118,21 +117,9 @@ export class AppendPipeline {
     } catch (err) {
       return Promise.reject(err);
     }
-    const blocker = this.host.submitBlocker();
+    const blocker =
+      this.host.submitBlocker() ?? pendingLimitError(this.host.name, this.queue, payload.byteLength, config);
     if (blocker !== undefined) return Promise.reject(blocker);
-    if (
-      this.queue.length >= config.maxPendingAppends ||
-      this.queue.bytes + payload.byteLength > config.maxPendingAppendBytes
-    ) {
-      return Promise.reject(
-        new LedgerlineError(
-          'RESOURCE_EXHAUSTED',
-          ManagedLedgerReason.TOO_MANY_PENDING_APPENDS,
-          `managed ledger ${this.host.name} has ${this.queue.length} appends (${this.queue.bytes} bytes) pending; ` +
-            `the limits are maxPendingAppends ${config.maxPendingAppends} and maxPendingAppendBytes ${config.maxPendingAppendBytes}`,
-        ),
-      );
-    }
     return new Promise<AppendResult>((resolve, reject) => {
       this.queue.push({ payload, numMessages, resolve, reject });
       this.kick();
@@ -312,7 +299,7 @@ export class AppendPipeline {
         ? config.maxEntriesPerLedger - ledger.entries
         : Number.MAX_SAFE_INTEGER;
     const batch = this.queue.peekBatch(Math.min(config.maxWriteBatchEntries, room), config.maxWriteBatchBytes);
-    for (const op of batch) this.frame(op);
+    for (const op of batch) frameOp(op, this.host);
     let firstEntryId: number;
     try {
       firstEntryId = await ledger.writer.append(batch.map((op) => op.framed as Uint8Array));
@@ -321,46 +308,7 @@ export class AppendPipeline {
       ledger.writeFailed = true;
       throw err;
     }
-    this.confirmOps(ledger, batch, firstEntryId);
-  }
-
-  /** Fixes offsets, broker time and bytes the first time an op is sent. */
-  private frame(op: AppendOp): void {
-    if (op.framed !== undefined) return;
-    op.offsets = this.host.assigner.assign(op.numMessages);
-    op.brokerTimestampMs = this.host.now();
-    op.framed = encodeEntry({ brokerTimestamp: op.brokerTimestampMs, index: op.offsets.index }, op.payload);
-  }
-
-  private confirmOps(ledger: OpenLedger, ops: AppendOp[], firstEntryId: number): void {
-    if (firstEntryId !== ledger.entries) {
-      throw new LedgerlineError(
-        'INTERNAL',
-        ManagedLedgerReason.LEDGER_ENTRY_IDS_DIVERGED,
-        `ledger ${ledger.ledgerId} stored our write at entry ${firstEntryId}, but we confirmed ${ledger.entries} entries`,
-      );
-    }
-    const entries = ops.map((op, i) => this.confirmOne(ledger, op, firstEntryId + i));
-    this.queue.shift(ops.length);
-    this.host.entriesConfirmed(ledger, entries);
-    ops.forEach((op, i) => {
-      const entry = entries[i] as ManagedLedgerEntry;
-      op.resolve({ position: entry.position, firstOffset: entry.firstOffset, lastOffset: entry.lastOffset });
-    });
-  }
-
-  private confirmOne(ledger: OpenLedger, op: AppendOp, entryId: number): ManagedLedgerEntry {
-    const offsets = op.offsets!;
-    ledger.confirm(offsets.index, op.brokerTimestampMs!, op.framed!.byteLength);
-    this.host.assigner.acknowledge(offsets);
-    return {
-      position: { ledgerId: ledger.ledgerId, entryId },
-      payload: op.payload,
-      firstOffset: offsets.firstOffset,
-      lastOffset: offsets.index,
-      numMessages: offsets.batchSize,
-      brokerTimestampMs: op.brokerTimestampMs!,
-    };
+    confirmOps(this.host, this.queue, ledger, batch, firstEntryId);
   }
 
   /**
@@ -373,103 +321,11 @@ export class AppendPipeline {
    */
   private async recoverFailedLedger(ledger: OpenLedger): Promise<void> {
     const lastAddConfirmed = await this.host.sealLedger(ledger.ledgerId);
-    let orphanMetadata: { brokerTimestamp: number; index: number } | undefined;
-    while (ledger.lastEntryId < lastAddConfirmed) {
-      const first = ledger.entries;
-      const last = Math.min(lastAddConfirmed, first + READ_BACK_PAGE - 1);
-      for (const stored of await this.host.readLedger(ledger.ledgerId, first, last)) {
-        orphanMetadata = this.adoptLandedEntry(ledger, stored) ?? orphanMetadata;
-      }
-    }
-    if (orphanMetadata !== undefined) this.host.assigner.recover(orphanMetadata, {});
+    await readBackFailedLedger(this.host, this.queue, ledger, lastAddConfirmed);
     ledger.sealed = true;
     this.abandonedInDoubt = false;
     for (const waiter of this.settleWaiters.splice(0)) waiter();
     // Roll right away, as Pulsar does after a failed write, so the topic is writable again.
     this.rolloverRequested = true;
-  }
-
-  /** Acknowledges the head op if `stored` is it; returns the metadata of an entry no op is waiting for. */
-  private adoptLandedEntry(
-    ledger: OpenLedger,
-    stored: LedgerEntry,
-  ): { brokerTimestamp: number; index: number } | undefined {
-    const { metadata, payload } = decodeEntry(stored.data);
-    if (metadata?.index === undefined || metadata.brokerTimestamp === undefined) {
-      throw new LedgerlineError(
-        'DATA_LOSS',
-        ManagedLedgerReason.ENTRY_METADATA_MISSING,
-        `entry ${stored.entryId} of our ledger has no offset`,
-      );
-    }
-    const head = this.queue.first();
-    if (head?.offsets !== undefined && head.offsets.index === metadata.index) {
-      this.confirmOps(ledger, [head], stored.entryId);
-      return undefined;
-    }
-    if (head?.offsets !== undefined || metadata.index <= ledger.lastOffset) {
-      throw new LedgerlineError(
-        'INTERNAL',
-        ManagedLedgerReason.LEDGER_ENTRY_IDS_DIVERGED,
-        `entry ${stored.entryId} of ledger ${ledger.ledgerId} has offset ${metadata.index}, which no pending append holds`,
-      );
-    }
-    const firstOffset = ledger.lastOffset + 1;
-    ledger.confirm(metadata.index, metadata.brokerTimestamp, stored.data.byteLength);
-    const adopted: ManagedLedgerEntry = {
-      position: { ledgerId: ledger.ledgerId, entryId: stored.entryId },
-      payload,
-      firstOffset,
-      lastOffset: metadata.index,
-      numMessages: metadata.index - firstOffset + 1,
-      brokerTimestampMs: metadata.brokerTimestamp,
-    };
-    this.host.entriesConfirmed(ledger, [adopted]);
-    this.host.entriesAdopted([adopted]);
-    return { brokerTimestamp: metadata.brokerTimestamp, index: metadata.index };
-  }
-}
-
-export function checkAppendArguments(payload: unknown, numMessages: unknown, maxEntrySizeBytes: number): void {
-  if (!(payload instanceof Uint8Array)) {
-    throw invalidArgument(ManagedLedgerReason.INVALID_PAYLOAD, 'the payload must be a Uint8Array');
-  }
-  if (
-    typeof numMessages !== 'number' ||
-    !Number.isSafeInteger(numMessages) ||
-    numMessages < 1 ||
-    numMessages > MAX_BATCH_SIZE
-  ) {
-    throw invalidArgument(
-      ManagedLedgerReason.INVALID_NUM_MESSAGES,
-      `numMessages must be an integer from 1 to ${MAX_BATCH_SIZE}`,
-    );
-  }
-  if (payload.byteLength + MAX_FRAMING_BYTES > maxEntrySizeBytes) {
-    throw new LedgerlineError(
-      'INVALID_ARGUMENT',
-      LedgerStoreReason.ENTRY_TOO_LARGE,
-      `the payload has ${payload.byteLength} bytes; with framing an entry may have at most ${maxEntrySizeBytes} (maxEntrySizeBytes)`,
-    );
-  }
-}
-
-function isRetryable(err: LedgerlineError): boolean {
-  return err.retryable || err.code === 'UNKNOWN' || err.code === 'ABORTED' || err.code === 'FAILED_PRECONDITION';
-}
-
-function writeFailed(name: string, cause: LedgerlineError): LedgerlineError {
-  return new LedgerlineError(
-    'UNAVAILABLE',
-    ManagedLedgerReason.LEDGER_WRITE_FAILED,
-    `managed ledger ${name} could not write to the ledger store (${cause.reason}: ${cause.message}); the append may be retried`,
-    { cause },
-  );
-}
-
-/** Why the loop stopped: the host refuses writes (fenced, closed); queued appends fail with the blocker. */
-class WriteBlocked extends Error {
-  constructor(readonly blocker: LedgerlineError) {
-    super(blocker.message);
   }
 }

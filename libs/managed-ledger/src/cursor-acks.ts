@@ -28,6 +28,16 @@ export function emptyAckState(markDelete: Position): AckState {
   return { markDelete, acked: new AckSet(), batchAcks: new Map() };
 }
 
+/** Checks the positions of one individual-ack call from outside: an array of at most `maxPositions`. */
+export function checkAckPositions(positions: readonly Position[], maxPositions: number): void {
+  if (!Array.isArray(positions) || positions.length > maxPositions) {
+    throw invalidArgument(
+      ManagedLedgerReason.INVALID_ACK_DELTA,
+      `ack takes an array of at most ${maxPositions} positions (maxAckPositionsPerCall)`,
+    );
+  }
+}
+
 /** Acknowledges entries one by one; positions at or below mark-delete are already consumed and ignored. */
 export function ackEntries(state: AckState, views: readonly LedgerView[], positions: readonly Position[]): void {
   for (const p of positions) {

@@ -8,7 +8,8 @@ import { CursorPersistence } from './cursor-persistence.js';
 import { recoverCursorState } from './cursor-recovery.js';
 import { isBadVersion, ManagedLedgerReason } from './errors.js';
 import { canonicalMarkDelete, lastEntry } from './ledger-views.js';
-import { ManagedCursor, type CursorHost, type SeekTarget } from './managed-cursor.js';
+import type { CursorHost, SeekTarget } from './cursor-host.js';
+import { ManagedCursor } from './managed-cursor.js';
 import type { ManagedCursorInfo } from '@ledgerline/proto';
 import { checkPosition } from './position.js';
 

@@ -10,9 +10,25 @@ import { firstEntryAtOrAfter, ledgerViews, type LedgerView } from './ledger-view
 /** Entries fetched per ledger-store call. */
 const STORE_READ_PAGE = 1_000;
 
+export interface ReadOptions {
+  maxEntries?: number;
+  maxBytes?: number;
+}
+
 export interface ReadLimits {
   maxEntries: number;
   maxBytes: number;
+}
+
+/** Read limits given as `{maxEntries, maxBytes}` or as a count and a byte bound, checked against the maxima. */
+export function readLimits(
+  ctx: LedgerContext,
+  limitsOrMaxEntries: ReadOptions | number,
+  maxBytes: number | undefined,
+): ReadLimits {
+  const options =
+    typeof limitsOrMaxEntries === 'number' ? { maxEntries: limitsOrMaxEntries, maxBytes } : limitsOrMaxEntries;
+  return checkReadLimits(ctx, options.maxEntries, options.maxBytes);
 }
 
 /** Checks read limits from outside against the configured maxima. */

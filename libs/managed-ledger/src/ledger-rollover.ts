@@ -1,6 +1,8 @@
+import type { Position } from '@ledgerline/cursor-codec';
 import { managedLedgerSubject, encodeManagedLedgerNotification } from '@ledgerline/bus';
 import type { ManagedLedgerConfig } from './config.js';
 import type { LedgerContext } from './context.js';
+import { discardUnrecordedLedgers } from './deletable-ledgers.js';
 import { isLedgerFenced, ledgerFencedError } from './errors.js';
 import { createOwnedLedger, discardUnreferencedLedger } from './ledger-factory.js';
 import {
@@ -70,6 +72,29 @@ export async function sealAndRecord(ctx: LedgerContext, extra?: (info: ManagedLe
   ctx.unrecordedLedgers.clear();
   if (previous !== undefined) ctx.offsetTables.remember(previous.ledgerId, previous.offsets);
   ctx.current = undefined;
+}
+
+/** Seals the current ledger and records the managed ledger TERMINATED at `last`, its last entry. */
+export async function sealAndRecordTerminated(ctx: LedgerContext, last: Position | undefined): Promise<void> {
+  await sealAndRecord(ctx, (info) => {
+    info.state = 'terminated';
+    if (last !== undefined) info.terminatedPosition = last;
+  });
+}
+
+/**
+ * Seals and records the current ledger as the owner lets go (close). When
+ * that fails, the next owner recovers what the node names; the ledgers it
+ * does not name would be left behind, so they go now.
+ */
+export async function sealAndRecordOnClose(ctx: LedgerContext): Promise<void> {
+  await sealAndRecord(ctx).catch(async (err: unknown) => {
+    ctx.logger.warn(
+      { managedLedger: ctx.name, error: String(err) },
+      'closing the current ledger failed; the next owner recovers it',
+    );
+    await discardUnrecordedLedgers(ctx);
+  });
 }
 
 /** Closes our ledger in the store; a ledger fenced under us means another owner. */

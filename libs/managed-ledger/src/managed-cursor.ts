@@ -5,50 +5,24 @@ import {
   positionKey,
   type Position,
 } from '@ledgerline/cursor-codec';
-import { invalidArgument, LedgerlineError, ErrorReason, unexpectedRejection } from '@ledgerline/errors';
-import { applyAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
+import { LedgerlineError, ErrorReason, unexpectedRejection } from '@ledgerline/errors';
+import { applyAckDelta, checkAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
 import { messageBacklog } from './backlog.js';
-import type { LedgerContext } from './context.js';
-import { ackBatchIndexes, ackEntries, ackUpTo, normalize, type AckState } from './cursor-acks.js';
+import type { CursorHost, SeekTarget } from './cursor-host.js';
+import { ackBatchIndexes, ackEntries, ackUpTo, checkAckPositions, normalize, type AckState } from './cursor-acks.js';
 import type { CursorPersistence, SnapshotWrite } from './cursor-persistence.js';
+import { checkNumericProperty, checkStringProperty } from './cursor-properties.js';
+import { CursorSnapshots } from './cursor-snapshots.js';
 import type { ManagedLedgerEntry } from './entry.js';
-import { isBadVersion, ManagedLedgerReason } from './errors.js';
-import { canonicalMarkDelete, entriesBetween, lastEntry, positionAfter, type LedgerView } from './ledger-views.js';
-import type { DeletableLedgerRecord } from './managed-ledger-info.js';
+import { ManagedLedgerReason } from './errors.js';
+import { canonicalMarkDelete, entriesBetween, lastEntry, positionAfter } from './ledger-views.js';
 import { checkPosition } from './position.js';
 import type { WaitOptions } from './read-waiters.js';
-import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
-/** A cursor property name is 1 to this many UTF-16 code units, like a cursor name's bound but for a map key. */
-export const MAX_CURSOR_PROPERTY_NAME_LENGTH = 256;
-/**
- * After each failed snapshot write the next one waits twice as long, doubling
- * at most this many times: at most 2^6 = 64 snapshot intervals between tries,
- * so a cursor whose store came back is persisted again within a bounded time.
- */
-export const MAX_PERSIST_BACKOFF_DOUBLINGS = 6;
+export type { SeekTarget } from './cursor-host.js';
 
 /** Pages of wholly acknowledged entries a single read skips before it gives up and returns nothing. */
 const MAX_SKIPPED_PAGES = 100;
-
-/** What a cursor needs from its managed ledger. */
-export interface CursorHost {
-  readonly ctx: LedgerContext;
-  views(): LedgerView[];
-  readEntries(from: Position, options: { maxEntries?: number; maxBytes?: number }): Promise<ManagedLedgerEntry[]>;
-  waitForEntries(options: WaitOptions): Promise<boolean>;
-  resolveSeekTarget(target: SeekTarget): Promise<Position>;
-  markDeletable(records: DeletableLedgerRecord[]): Promise<void>;
-  /** The slowest cursor may have moved: trimming may have work. */
-  cursorMoved(): void;
-  /** A cursor node changed under us: another owner. */
-  cursorFenced(err: LedgerlineError): void;
-  /** The managed ledger's metadata version, for GetCursor's waitSync. */
-  infoVersion(): number;
-}
-
-/** Where a seek goes: the entry to read next. */
-export type SeekTarget = { position: Position } | { offset: number } | { timestampMs: number };
 
 /** The whole cursor as GetCursor returns it. */
 export interface ExportedCursorState extends ExportedAcks {
@@ -64,8 +38,8 @@ export type CursorStatus = 'open' | 'closed' | 'fenced' | 'deleted';
 /**
  * A subscription's position in a managed ledger: what was consumed
  * (mark-delete and the acks above it), where reading goes on, and the
- * persistence of all of it (see cursor-persistence.ts). Built by
- * ManagedLedger.openCursor.
+ * persistence of all of it (when: cursor-snapshots.ts; where:
+ * cursor-persistence.ts). Built by ManagedLedger.openCursor.
  */
 export class ManagedCursor {
   private readonly acks: AckState;
@@ -74,11 +48,7 @@ export class ManagedCursor {
   private readPosition: Position;
   private resetEpoch: number;
   private status: CursorStatus = 'open';
-  private dirty = false;
-  private persisting: Promise<void> | undefined;
-  private persistTimer: NodeJS.Timeout | undefined;
-  private lastPersistAtMs = 0;
-  private persistFailures = 0;
+  private readonly snapshots: CursorSnapshots;
   /** The last snapshot write, for stats and the benchmark. */
   lastSnapshot: SnapshotWrite | undefined;
 
@@ -95,6 +65,17 @@ export class ManagedCursor {
     this.cursorProperties = state.cursorProperties;
     this.resetEpoch = resetEpoch;
     this.readPosition = positionAfter(host.views(), this.acks.markDelete);
+    this.snapshots = new CursorSnapshots(host.ctx, persistence, {
+      name,
+      isOpen: () => this.status === 'open',
+      checkOpen: () => this.checkOpen(),
+      snapshot: () => ({ state: this.snapshotState(), resetEpoch: this.resetEpoch }),
+      persisted: (write) => (this.lastSnapshot = write),
+      fenced: (error) => {
+        this.status = 'fenced';
+        this.host.cursorFenced(error);
+      },
+    });
   }
 
   get state(): CursorStatus {
@@ -162,12 +143,7 @@ export class ManagedCursor {
   /** Individual acknowledgements; mark-delete advances as the gaps below them fill. */
   ack(positions: readonly Position[]): void {
     this.checkOpen();
-    if (!Array.isArray(positions) || positions.length > this.host.ctx.config.cursor.maxAckPositionsPerCall) {
-      throw invalidArgument(
-        ManagedLedgerReason.INVALID_ACK_DELTA,
-        `ack takes an array of at most ${this.host.ctx.config.cursor.maxAckPositionsPerCall} positions (maxAckPositionsPerCall)`,
-      );
-    }
+    checkAckPositions(positions, this.host.ctx.config.cursor.maxAckPositionsPerCall);
     this.changing(() =>
       ackEntries(
         this.acks,
@@ -196,22 +172,7 @@ export class ManagedCursor {
    */
   applyAckDelta(delta: AckDelta): void {
     this.checkOpen();
-    if (typeof delta !== 'object' || delta === null || !Number.isSafeInteger(delta.resetEpoch)) {
-      throw invalidArgument(
-        ManagedLedgerReason.INVALID_ACK_DELTA,
-        'an ack delta needs a resetEpoch and optional ranges',
-      );
-    }
-    if (!Array.isArray(delta.ackedRanges ?? []) || !Array.isArray(delta.batchAcks ?? [])) {
-      throw invalidArgument(ManagedLedgerReason.INVALID_ACK_DELTA, 'ackedRanges and batchAcks must be arrays');
-    }
-    if (delta.resetEpoch !== this.resetEpoch) {
-      throw new LedgerlineError(
-        'ABORTED',
-        ManagedLedgerReason.CURSOR_RESET_EPOCH_MISMATCH,
-        `the delta was computed against reset epoch ${String(delta?.resetEpoch)}, the cursor is at ${this.resetEpoch}`,
-      );
-    }
+    checkAckDelta(delta, this.resetEpoch);
     const maxRanges = this.host.ctx.config.cursor.maxAckDeltaRanges;
     this.changing(() => applyAckDelta(this.acks, this.host.views(), delta, maxRanges));
   }
@@ -248,8 +209,7 @@ export class ManagedCursor {
     normalize(this.acks, views);
     this.readPosition = positionAfter(views, this.acks.markDelete);
     this.resetEpoch++;
-    this.dirty = true;
-    await this.persistNow(true);
+    await this.snapshots.persistChange(true);
     this.host.cursorMoved();
     return this.readPosition;
   }
@@ -278,20 +238,14 @@ export class ManagedCursor {
   /** Sets (or with undefined removes) a numeric property, stored with the mark-delete position as Pulsar does. */
   setProperty(name: string, value: bigint | number | undefined): void {
     this.checkOpen();
-    this.checkPropertyName(name, this.properties);
-    if (value !== undefined && !(typeof value === 'bigint' || Number.isSafeInteger(value))) {
-      throw invalidArgument(ManagedLedgerReason.INVALID_CURSOR_PROPERTY, `property ${name} must be an integer`);
-    }
+    checkNumericProperty(this.properties, name, value, this.host.ctx.config.cursor.maxProperties);
     this.changing(() => (value === undefined ? this.properties.delete(name) : this.properties.set(name, value)));
   }
 
   /** Sets (or with undefined removes) a string property of the cursor. */
   setCursorProperty(name: string, value: string | undefined): void {
     this.checkOpen();
-    this.checkPropertyName(name, this.cursorProperties);
-    if (value !== undefined && typeof value !== 'string') {
-      throw invalidArgument(ManagedLedgerReason.INVALID_CURSOR_PROPERTY, `cursor property ${name} must be a string`);
-    }
+    checkStringProperty(this.cursorProperties, name, value, this.host.ctx.config.cursor.maxProperties);
     this.changing(() =>
       value === undefined ? this.cursorProperties.delete(name) : this.cursorProperties.set(name, value),
     );
@@ -318,15 +272,15 @@ export class ManagedCursor {
    * close or delete.
    */
   async flush(): Promise<void> {
-    await this.persistNow(false);
+    await this.snapshots.persistNow(false);
   }
 
   /** Persists what changed and stops. */
   async close(): Promise<void> {
     if (this.status !== 'open') return;
-    this.clearTimer();
+    this.snapshots.clearTimer();
     try {
-      await this.persistNow(false);
+      await this.snapshots.persistNow(false);
     } finally {
       if (this.status === 'open') this.status = 'closed';
     }
@@ -334,7 +288,7 @@ export class ManagedCursor {
 
   /** Stops without persisting (the cursor is being deleted, or the topic is). */
   discard(status: CursorStatus): void {
-    this.clearTimer();
+    this.snapshots.clearTimer();
     this.status = status;
     this.persistence.detach();
     if (status === 'fenced') this.abandonAfterPersist().catch(unexpectedRejection);
@@ -342,7 +296,7 @@ export class ManagedCursor {
 
   /** Once a snapshot still being written has finished (it may still switch the node), drops the ledgers it left unnamed. */
   private async abandonAfterPersist(): Promise<void> {
-    await this.persisting?.catch(() => undefined);
+    await this.snapshots.inFlight();
     await this.persistence.abandonUnnamed();
   }
 
@@ -358,7 +312,7 @@ export class ManagedCursor {
    */
   async deleteNode(): Promise<void> {
     // A snapshot still being written moves the node's version: delete against the version it leaves.
-    await this.persisting?.catch(() => undefined);
+    await this.snapshots.inFlight();
     await this.persistence.keeper.delete();
   }
 
@@ -368,8 +322,7 @@ export class ManagedCursor {
     if (comparePositions(this.readPosition, this.acks.markDelete) <= 0) {
       this.readPosition = positionAfter(this.host.views(), this.acks.markDelete);
     }
-    this.dirty = true;
-    this.schedulePersist();
+    this.snapshots.changed();
     if (before.ledgerId !== this.acks.markDelete.ledgerId) this.host.cursorMoved();
   }
 
@@ -382,93 +335,13 @@ export class ManagedCursor {
     );
   }
 
-  private checkPropertyName(name: string, map: Map<string, unknown>): void {
-    if (typeof name !== 'string' || name.length === 0 || name.length > MAX_CURSOR_PROPERTY_NAME_LENGTH) {
-      throw invalidArgument(
-        ManagedLedgerReason.INVALID_CURSOR_PROPERTY,
-        `a property name must be 1 to ${MAX_CURSOR_PROPERTY_NAME_LENGTH} characters`,
-      );
-    }
-    if (!map.has(name) && map.size >= this.host.ctx.config.cursor.maxProperties) {
-      throw new LedgerlineError(
-        'RESOURCE_EXHAUSTED',
-        ManagedLedgerReason.INVALID_CURSOR_PROPERTY,
-        'too many cursor properties (maxProperties)',
-      );
-    }
-  }
-
-  /** Persists at most once per snapshotIntervalMs (rate limit), real time. */
-  private schedulePersist(): void {
-    if (this.persistTimer !== undefined || this.persisting !== undefined || this.status !== 'open') return;
-    const interval =
-      this.host.ctx.config.cursor.snapshotIntervalMs *
-      2 ** Math.min(this.persistFailures, MAX_PERSIST_BACKOFF_DOUBLINGS);
-    const waitMs = Math.max(0, this.lastPersistAtMs + interval - this.host.ctx.now());
-    this.persistTimer = setTimeout(() => {
-      this.persistTimer = undefined;
-      void this.persistNow(false).catch(() => undefined);
-    }, waitMs);
-    this.persistTimer.unref();
-  }
-
-  private clearTimer(): void {
-    if (this.persistTimer !== undefined) clearTimeout(this.persistTimer);
-    this.persistTimer = undefined;
-  }
-
-  private async persistNow(writeNode: boolean): Promise<void> {
-    while (this.persisting !== undefined) await this.persisting.catch(() => undefined);
-    if (!this.dirty) return;
-    // Changes a fenced, deleted or closed cursor still holds can no longer be persisted: saying so beats a silent success.
-    this.checkOpen();
-    // This write covers what a pending timer would write; the next change waits a full interval from now.
-    this.clearTimer();
-    this.dirty = false;
-    this.persisting = this.writeSnapshot(writeNode);
-    try {
-      await this.persisting;
-    } finally {
-      this.persisting = undefined;
-      if (this.dirty && this.status === 'open') this.schedulePersist();
-    }
-  }
-
-  private async writeSnapshot(writeNode: boolean): Promise<void> {
-    const state = createCursorState({
+  private snapshotState(): CursorState {
+    return createCursorState({
       markDelete: this.acks.markDelete,
       acked: this.acks.acked,
       batchAcks: this.acks.batchAcks,
       properties: this.properties,
       cursorProperties: this.cursorProperties,
     });
-    this.lastPersistAtMs = this.host.ctx.now();
-    try {
-      this.lastSnapshot = await this.persistence.persist(
-        state,
-        { resetEpoch: this.resetEpoch, lastActiveMs: this.host.ctx.now() },
-        writeNode,
-      );
-      this.persistFailures = 0;
-      this.host.ctx.metrics.cursorSnapshots.inc({ topic: this.host.ctx.topic });
-    } catch (err) {
-      this.onPersistFailure(err);
-      throw err;
-    }
-  }
-
-  private onPersistFailure(err: unknown): void {
-    const error = LedgerlineError.from(err);
-    if (isBadVersion(error) || error.reason === LedgerStoreReason.LEDGER_FENCED) {
-      this.status = 'fenced';
-      this.host.cursorFenced(error);
-      return;
-    }
-    this.dirty = true;
-    this.persistFailures++;
-    this.host.ctx.logger.warn(
-      { topic: this.host.ctx.topic, cursor: this.name, error: error.toString() },
-      'cursor snapshot failed; retrying',
-    );
   }
 }

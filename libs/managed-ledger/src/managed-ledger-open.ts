@@ -1,9 +1,16 @@
 import type { Versioned } from '@ledgerline/metadata-store';
 import type { LedgerStore } from '@ledgerline/ledger-store';
-import { decodeEntry, LedgerOffsetIndex, type OffsetAssigner } from '@ledgerline/offset-index';
+import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/naming';
+import { decodeEntry, LedgerOffsetIndex, OffsetAssigner } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { ManagedLedgerConfig } from './config.js';
+import { resolveManagedLedgerConfig, type ManagedLedgerConfig, type ManagedLedgerConfigInput } from './config.js';
 import { OWNER_EPOCH_PROPERTY, ownerEpoch } from './collector-changes.js';
+import type { LedgerContext, ManagedLedgerDependencies } from './context.js';
+import { defaultManagedLedgerLogger } from './default-logger.js';
+import { EntryCache } from './entry-cache.js';
+import { InfoKeeper } from './info-keeper.js';
+import { managedLedgerMetrics } from './metrics.js';
+import { OffsetTables } from './offset-tables.js';
 import { EntryOffsetTable } from './entry-offset-table.js';
 import { deletingError, isBadVersion, ManagedLedgerReason } from './errors.js';
 import { createOwnedLedger, discardIfUnnamed, discardUnreferencedLedger, fenceAndClose } from './ledger-factory.js';
@@ -24,6 +31,12 @@ import { LedgerStoreReason } from '@ledgerline/ledger-store';
 /** Entries per read while a recovered ledger is indexed. */
 const RECOVERY_PAGE_ENTRIES = 256;
 
+export interface ManagedLedgerOpenOptions {
+  config?: ManagedLedgerConfigInput;
+  /** The namespace's numberOfTopicBuckets (PIP-157); 1 when omitted. */
+  numberOfTopicBuckets?: number;
+}
+
 export interface OpenInputs {
   path: string;
   topic: string;
@@ -41,6 +54,57 @@ export interface RecoveredManagedLedger {
   current: OpenLedger | undefined;
   /** Offsets of the ledger recovered from the previous owner, already in memory. */
   recoveredTables: Map<number, EntryOffsetTable>;
+}
+
+/**
+ * Takes the topic's managed ledger over as its owner (see openAsOwner) and
+ * builds the context its modules share. `onConflict` hears of a lost
+ * compare-and-set on ManagedLedgerInfo: another owner took the topic.
+ * The context's current ledger is undefined for a terminated managed ledger.
+ */
+export async function openOwnerContext(
+  topic: string | TopicName,
+  deps: ManagedLedgerDependencies,
+  options: ManagedLedgerOpenOptions,
+  onConflict: (err: Error) => void,
+): Promise<LedgerContext> {
+  const config = resolveManagedLedgerConfig(options.config);
+  const topicName = typeof topic === 'string' ? TopicName.parse(topic) : topic;
+  const path = managedLedgerPath(topicName, options.numberOfTopicBuckets ?? 1);
+  const now = deps.clock ?? Date.now;
+  const assigner = new OffsetAssigner({
+    maxPendingEntries: config.maxPendingAppends,
+    maxAppendAttempts: config.writeRetryMaxAttempts,
+  });
+  const recovered = await openAsOwner({
+    path,
+    topic: topicName.toString(),
+    config,
+    store: deps.ledgerStore,
+    metadata: deps.metadata,
+    assigner,
+    now,
+  });
+  const ctx: LedgerContext = {
+    path,
+    name: path.slice(MANAGED_LEDGERS_ROOT.length + 1),
+    topic: topicName.toString(),
+    config,
+    store: deps.ledgerStore,
+    metadata: deps.metadata,
+    bus: deps.bus,
+    logger: deps.logger ?? defaultManagedLedgerLogger(),
+    metrics: managedLedgerMetrics(deps.metricsRegistry),
+    now,
+    keeper: new InfoKeeper(deps.metadata, path, recovered.info, recovered.version, onConflict),
+    assigner,
+    cache: new EntryCache(config.entryCacheMaxBytes),
+    offsetTables: new OffsetTables(deps.ledgerStore, config.maxCachedOffsetTables),
+    current: recovered.current,
+    unrecordedLedgers: new Set(),
+  };
+  for (const [ledgerId, table] of recovered.recoveredTables) ctx.offsetTables.remember(ledgerId, table);
+  return ctx;
 }
 
 /**

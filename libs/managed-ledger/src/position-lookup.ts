@@ -7,8 +7,11 @@ import {
   type MessagePosition,
   type TopicLedger,
 } from '@ledgerline/offset-index';
+import type { Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { LedgerContext } from './context.js';
+import type { SeekTarget } from './cursor-host.js';
+import { checkPosition } from './position.js';
 import { ManagedLedgerReason } from './reasons.js';
 import { ledgerViews } from './ledger-views.js';
 
@@ -90,4 +93,26 @@ export function findByTime(ctx: LedgerContext, timestampMs: number): Promise<Mes
     throw invalidArgument(ManagedLedgerReason.OFFSET_OUT_OF_RANGE, 'a timestamp must be a non-negative safe integer');
   }
   return findPositionByTime(topicIndex(ctx), reader(ctx), timestampMs);
+}
+
+/** The lookups a seek by offset or time goes through (the managed ledger's, which check it is readable). */
+export interface PositionLookups {
+  findPosition(offset: number): Promise<MessagePosition>;
+  findPositionByTime(timestampMs: number): Promise<MessagePosition>;
+}
+
+/** The entry a seek lands on: the first one a reader then gets. */
+export async function resolveSeekTarget(target: SeekTarget, lookups: PositionLookups): Promise<Position> {
+  if (typeof target !== 'object' || target === null) {
+    throw invalidArgument(
+      ManagedLedgerReason.INVALID_SEEK_TARGET,
+      'a seek target is {position}, {offset} or {timestampMs}',
+    );
+  }
+  if ('position' in target) return checkPosition(target.position);
+  const found =
+    'offset' in target
+      ? await lookups.findPosition(target.offset)
+      : await lookups.findPositionByTime(target.timestampMs);
+  return { ledgerId: found.ledgerId, entryId: found.entryId };
 }

@@ -1,64 +1,27 @@
-import {
-  decodeLacAdvanced,
-  decodeManagedLedgerNotification,
-  ledgerLacSubject,
-  managedLedgerSubject,
-  metadataChangedSubject,
-  type Bus,
-  type BusSubscription,
-} from '@ledgerline/bus';
 import { comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
-import { LedgerStoreReason, type LedgerStore } from '@ledgerline/ledger-store';
 import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/naming';
 import { defaultManagedLedgerLogger } from './default-logger.js';
 import { EntryCache } from './entry-cache.js';
 import type { ManagedLedgerEntry } from './entry.js';
-import { toManagedEntry } from './ledger-reads.js';
 import { firstEntryAtOrAfter, lastEntry, type LedgerView } from './ledger-views.js';
 import { infoFromProto, type ManagedLedgerInfoModel } from './managed-ledger-info.js';
-import type { ManagedLedgerMetadata } from './metadata-access.js';
+import { ReadOnlyEntryReader } from './read-only-entry-reader.js';
+import { ReadOnlyNotifications } from './read-only-notifications.js';
+import {
+  DEFAULT_READ_ONLY_LEDGER_SETTINGS,
+  type ReadOnlyLedgerSettings,
+  type ReadOnlyLedgerStats,
+  type ReadOnlyManagedLedgerOptions,
+} from './read-only-ledger-settings.js';
 import { ManagedLedgerReason } from './reasons.js';
 
-/** Bounds of a read-only view, each in its unit. */
-export interface ReadOnlyLedgerSettings {
-  /** A reader waiting at the end re-reads the LAC from the ledger store after this long without a notification. */
-  lacFallbackMs: number;
-  /** ManagedLedgerInfo is re-read this often even when no notification came (rolled, trimmed, deleted). */
-  metadataRefreshMs: number;
-  /** Entries kept in memory for the view's readers (shared by every subscription of the topic). */
-  entryCacheMaxBytes: number;
-  /** Entries fetched per ledger-store read. */
-  maxStoreReadEntries: number;
-}
-
-export const DEFAULT_READ_ONLY_LEDGER_SETTINGS: ReadOnlyLedgerSettings = {
-  lacFallbackMs: 200,
-  metadataRefreshMs: 5_000,
-  entryCacheMaxBytes: 32 * 1024 * 1024,
-  maxStoreReadEntries: 1_000,
-};
-
-export interface ReadOnlyManagedLedgerOptions {
-  /** The writer topic whose managed ledger this view reads. */
-  topic: string | TopicName;
-  numberOfTopicBuckets?: number;
-  ledgerStore: LedgerStore;
-  /** Only ManagedLedgerInfo is read: over the metadata service's gRPC API in a cluster. */
-  metadata: Pick<ManagedLedgerMetadata, 'getManagedLedgerInfo'>;
-  bus?: Bus;
-  settings?: Partial<ReadOnlyLedgerSettings>;
-  logger?: { warn(details: object, message: string): void };
-  /** Told, per LAC notification that carries the writer's confirmation time, how long it took to arrive (ms). */
-  observeLacPropagationMs?: (ms: number) => void;
-}
-
-/** How much the view has learned from each source: what the tests and metrics look at. */
-export interface ReadOnlyLedgerStats {
-  lacNotifications: number;
-  lacFallbackReads: number;
-  metadataReads: number;
-}
+export { DEFAULT_READ_ONLY_LEDGER_SETTINGS } from './read-only-ledger-settings.js';
+export type {
+  ReadOnlyLedgerSettings,
+  ReadOnlyLedgerStats,
+  ReadOnlyManagedLedgerOptions,
+} from './read-only-ledger-settings.js';
 
 /**
  * A read-only view of another owner's managed ledger (PIP-63's
@@ -72,6 +35,9 @@ export interface ReadOnlyLedgerStats {
  * without one, and ManagedLedgerInfo is re-read every `metadataRefreshMs`
  * and on every "rolled"/"info-changed" notification, so a lost notification
  * costs latency, never data.
+ *
+ * This class keeps what the view knows and refreshes it; the entries are
+ * read by ReadOnlyEntryReader, the hints arrive through ReadOnlyNotifications.
  */
 export class ReadOnlyManagedLedger {
   readonly topic: string;
@@ -81,14 +47,13 @@ export class ReadOnlyManagedLedger {
   private infoVersion: number;
   /** The last-add-confirmed of each ledger not yet closed in ManagedLedgerInfo. */
   private readonly lacs = new Map<number, number>();
-  private readonly lacSubscriptions = new Map<number, BusSubscription>();
-  private readonly cache: EntryCache;
+  private readonly reader: ReadOnlyEntryReader;
+  private readonly notifications: ReadOnlyNotifications;
   private readonly waiters = new Set<() => void>();
   private readonly deletedListeners = new Set<(error: LedgerlineError) => void>();
   private readonly settings: ReadOnlyLedgerSettings;
   private fallbackTimer: NodeJS.Timeout | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
-  private readonly infoSubscriptions: BusSubscription[] = [];
   private refreshing: Promise<void> | undefined;
   private deletedWith: LedgerlineError | undefined;
   private closed = false;
@@ -106,7 +71,31 @@ export class ReadOnlyManagedLedger {
     this.name = this.path.slice(MANAGED_LEDGERS_ROOT.length + 1);
     this.info = info;
     this.infoVersion = version;
-    this.cache = new EntryCache(this.settings.entryCacheMaxBytes);
+    this.notifications = new ReadOnlyNotifications(options.bus, {
+      infoChanged: (version) => {
+        if (version === undefined || version > this.infoVersion) {
+          this.refreshInfo().catch((error: unknown) => this.warn(error));
+        }
+      },
+      lacAdvanced: (notification) => {
+        this.stats.lacNotifications++;
+        if (notification.confirmedAtMs !== undefined)
+          this.options.observeLacPropagationMs?.(Math.max(0, Date.now() - notification.confirmedAtMs));
+        this.learnLac(notification.ledgerId, notification.lac);
+      },
+      warn: (error) => this.warn(error),
+    });
+    this.reader = new ReadOnlyEntryReader(
+      options.ledgerStore,
+      new EntryCache(this.settings.entryCacheMaxBytes),
+      this.settings.maxStoreReadEntries,
+      {
+        storeConfirmed: (ledgerId, lac) => {
+          if (this.lacs.has(ledgerId) && lac < this.lacs.get(ledgerId)!) this.lacs.set(ledgerId, lac);
+        },
+        warn: (error) => this.warn(error),
+      },
+    );
   }
 
   /** Loads the writer topic's ManagedLedgerInfo and the LAC of its open ledger; NOT_FOUND when it has none. */
@@ -118,7 +107,7 @@ export class ReadOnlyManagedLedger {
     const view = new ReadOnlyManagedLedger(options, topic, infoFromProto(stored.value), stored.version);
     view.stats.metadataReads++;
     if (view.info.state === 'deleting') throw notFound(topic.toString());
-    view.listen();
+    view.notifications.listenInfo(view.name, view.path);
     try {
       await view.refreshLacs();
     } catch (error) {
@@ -177,72 +166,7 @@ export class ReadOnlyManagedLedger {
   /** Up to `maxEntries` confirmed entries from `from` on, across ledgers; [] when none is there yet. */
   async readEntries(from: Position, maxEntries: number): Promise<ManagedLedgerEntry[]> {
     this.checkReadable();
-    const views = this.ledgers();
-    const out: ManagedLedgerEntry[] = [];
-    let next = firstEntryAtOrAfter(views, from);
-    while (next !== undefined && out.length < maxEntries) {
-      const ledgerId = next.ledgerId;
-      const view = views.find((v) => v.ledgerId === ledgerId) as LedgerView;
-      const last = Math.min(view.entries - 1, next.entryId + (maxEntries - out.length) - 1);
-      const read = await this.readRange(view, next.entryId, last);
-      out.push(...read);
-      // Fewer than asked: the store has not confirmed the rest yet, and nothing after it may be read before it.
-      if (read.length < last - next.entryId + 1) break;
-      next = firstEntryAtOrAfter(views, { ledgerId, entryId: last + 1 });
-    }
-    return out;
-  }
-
-  /** Entries first..last of one ledger: from the cache where it has them, else from the store in pages. */
-  private async readRange(view: LedgerView, first: number, last: number): Promise<ManagedLedgerEntry[]> {
-    const out: ManagedLedgerEntry[] = [];
-    for (let entryId = first; entryId <= last;) {
-      const cached = this.cache.get({ ledgerId: view.ledgerId, entryId });
-      if (cached !== undefined) {
-        out.push(cached);
-        entryId++;
-        continue;
-      }
-      const pageLast = Math.min(last, entryId + this.settings.maxStoreReadEntries - 1);
-      const previous =
-        entryId === 0
-          ? view.firstOffset - 1
-          : this.cache.get({ ledgerId: view.ledgerId, entryId: entryId - 1 })?.lastOffset;
-      // An entry's first offset is the previous entry's index + 1: read that entry too when it is not known.
-      const from = previous === undefined ? entryId - 1 : entryId;
-      const stored = await this.readConfirmed(view.ledgerId, from, pageLast);
-      if (stored === undefined) return out;
-      let lastOffset = previous;
-      for (const raw of stored) {
-        const entry = toManagedEntry(view.ledgerId, raw, lastOffset);
-        lastOffset = entry.lastOffset;
-        if (raw.entryId < entryId) continue;
-        this.cache.put(entry);
-        out.push(entry);
-      }
-      entryId = pageLast + 1;
-    }
-    return out;
-  }
-
-  /**
-   * Entries from..last of a ledger, or what the store has confirmed of them: a
-   * LAC learned from a notification or from the writer is a hint, the store is
-   * the truth. When the store refuses entries past its LAC, the view takes the
-   * store's LAC for the ledger and reads up to it; undefined when even `from`
-   * is not confirmed yet (the reader then waits, as at the end of the log).
-   */
-  private async readConfirmed(ledgerId: number, from: number, last: number) {
-    try {
-      return await this.options.ledgerStore.read(ledgerId, from, last);
-    } catch (error) {
-      if (!(error instanceof LedgerlineError) || error.reason !== LedgerStoreReason.ENTRY_NOT_CONFIRMED) throw error;
-      const confirmed = (await this.options.ledgerStore.info(ledgerId))?.lastAddConfirmed ?? -1;
-      if (this.lacs.has(ledgerId) && confirmed < this.lacs.get(ledgerId)!) this.lacs.set(ledgerId, confirmed);
-      this.warn(error);
-      if (confirmed < from) return undefined;
-      return this.options.ledgerStore.read(ledgerId, from, Math.min(last, confirmed));
-    }
+    return this.reader.readEntries(this.ledgers(), from, maxEntries);
   }
 
   /**
@@ -308,9 +232,7 @@ export class ReadOnlyManagedLedger {
     this.closed = true;
     clearTimeout(this.fallbackTimer);
     clearTimeout(this.refreshTimer);
-    for (const subscription of this.infoSubscriptions) subscription.unsubscribe();
-    for (const subscription of this.lacSubscriptions.values()) subscription.unsubscribe();
-    this.lacSubscriptions.clear();
+    this.notifications.close();
     this.wakeAll();
   }
 
@@ -342,7 +264,7 @@ export class ReadOnlyManagedLedger {
   private async refreshLacs(): Promise<void> {
     for (const ledger of this.info.ledgers) {
       if (ledger.closedAtMs !== undefined) continue;
-      this.listenLac(ledger.ledgerId);
+      this.notifications.listenLac(ledger.ledgerId);
       const stored = await this.options.ledgerStore.info(ledger.ledgerId);
       if (stored === undefined) continue;
       this.learnLac(ledger.ledgerId, stored.lastAddConfirmed);
@@ -360,51 +282,7 @@ export class ReadOnlyManagedLedger {
 
   private forgetLedger(ledgerId: number): void {
     this.lacs.delete(ledgerId);
-    this.lacSubscriptions.get(ledgerId)?.unsubscribe();
-    this.lacSubscriptions.delete(ledgerId);
-  }
-
-  private listen(): void {
-    const bus = this.options.bus;
-    if (bus === undefined) return;
-    const refresh = (): void => {
-      this.refreshInfo().catch((error: unknown) => this.warn(error));
-    };
-    // The writer's own hint (rolled, trimmed) and the metadata service's change of the node (deleted, terminated).
-    const fromWriter = bus.subscribe(managedLedgerSubject(this.name));
-    const fromMetadata = bus.subscribe(metadataChangedSubject(this.path));
-    this.infoSubscriptions.push(fromWriter, fromMetadata);
-    this.consume(fromWriter, (data) => {
-      if (decodeManagedLedgerNotification(data).version > this.infoVersion) refresh();
-    });
-    this.consume(fromMetadata, refresh);
-  }
-
-  private listenLac(ledgerId: number): void {
-    const bus = this.options.bus;
-    if (bus === undefined || this.lacSubscriptions.has(ledgerId) || this.closed) return;
-    const subscription = bus.subscribe(ledgerLacSubject(ledgerId));
-    this.lacSubscriptions.set(ledgerId, subscription);
-    this.consume(subscription, (data) => {
-      const notification = decodeLacAdvanced(data);
-      this.stats.lacNotifications++;
-      if (notification.confirmedAtMs !== undefined)
-        this.options.observeLacPropagationMs?.(Math.max(0, Date.now() - notification.confirmedAtMs));
-      this.learnLac(notification.ledgerId, notification.lac);
-    });
-  }
-
-  /** Runs `handle` for each message until the subscription ends; a malformed notification is logged, not fatal. */
-  private consume(subscription: BusSubscription, handle: (data: Uint8Array) => void): void {
-    void (async () => {
-      for await (const message of subscription) {
-        try {
-          handle(message.data);
-        } catch (error) {
-          this.warn(error);
-        }
-      }
-    })().catch((error: unknown) => this.warn(error));
+    this.notifications.forgetLedger(ledgerId);
   }
 
   /** While readers wait at the end, re-read the LAC from the store every `lacFallbackMs`. */
