@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { connectAdmin, DEFAULT_URL, type AdminConnection } from './admin-connection.js';
+import { connectAdmin, type AdminConnection } from './admin-connection.js';
+import { DEFAULT_URL } from './global-options.js';
 import { CliExit, reportError } from './cli-errors.js';
 import { connectionSecurityOf } from './connection-security.js';
 import type { CliIo } from './cli-io.js';

@@ -5,8 +5,7 @@ import { closeClient, createChannel, createClient, type Client, type ClientOptio
 import { tokenMetadata, type ConnectionSecurity } from './connection-security.js';
 import { usageError, CliReason } from './cli-errors.js';
 
-/** The metadata service address admin commands use unless --url says otherwise. */
-export const DEFAULT_URL = process.env['LEDGERLINE_URL'] ?? 'localhost:6650';
+export { DEFAULT_URL } from './global-options.js';
 
 /** The longest --url accepted. */
 const MAX_URL_LENGTH = 1024;

@@ -1,8 +1,12 @@
 import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import type { CliIo } from './cli-io.js';
+import { EXIT_CODES, oneLine } from './exit-status.js';
 import { RpcReason } from '@ledgerline/rpc';
 import { ClientReason } from '@ledgerline/client';
 import { ClusterReason } from '@ledgerline/cluster';
+
+// The exit status and its help live apart, so `--help` loads no client code.
+export { CliExit, EXIT_CODES, EXIT_STATUS_HELP, oneLine } from './exit-status.js';
 
 /** The reasons the `ledgerline` command gives to failures of its own command line (exit status 2). */
 export const CliReason = {
@@ -14,26 +18,6 @@ export const CliReason = {
   /** `tokens create` without a secret or private key to sign with. */
   TOKEN_KEY_MISSING: 'TOKEN_KEY_MISSING',
 } as const;
-
-/**
- * The exit status of every `ledgerline` command (also printed by --help):
- * 0 done; 1 the service refused or failed the request (or a server command
- * failed); 2 the command line itself is wrong (unknown command or option, a
- * bad value, a missing argument, invalid settings, an unreadable file);
- * 3 the metadata service could not be reached.
- */
-export const EXIT_CODES = { ok: 0, failed: 1, usage: 2, unreachable: 3 } as const;
-
-export const EXIT_STATUS_HELP =
-  'Exit status: 0 done, 1 refused or failed by the service, 2 bad command line or settings, ' +
-  '3 the service could not be reached.';
-
-/** Ends a command with an exit status once it has printed why (runCli turns it into the status). */
-export class CliExit extends Error {
-  constructor(readonly exitCode: number) {
-    super(`the command ended with exit status ${exitCode}`);
-  }
-}
 
 /** Reasons of failures found on this side, in the command line or its settings (exit status 2). */
 const USAGE_REASONS: ReadonlySet<string> = new Set([
@@ -47,11 +31,6 @@ const USAGE_REASONS: ReadonlySet<string> = new Set([
 /** A failure of the command line itself, found before any call. */
 export function usageError(reason: (typeof CliReason)[keyof typeof CliReason], message: string): LedgerlineError {
   return new LedgerlineError('INVALID_ARGUMENT', reason, message);
-}
-
-/** One line: a message that spans lines (gRPC's, zod's) is folded, so scripts can read stderr line by line. */
-export function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').trim();
 }
 
 /** The details a message does not already say, as ` (key: value, ...)`. */

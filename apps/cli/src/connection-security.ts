@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Metadata } from '@grpc/grpc-js';
 import type { TlsOptions } from '@ledgerline/client';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { usageError, CliReason } from './cli-errors.js';
 
 /** What every command that calls a service connects with: TLS and a bearer token, both off by default. */
@@ -19,16 +19,6 @@ interface SecurityFlags {
 
 /** The largest PEM file read for --tls-* (a bundle of a few dozen certificates). */
 const MAX_PEM_BYTES = 1024 * 1024;
-
-/** The global connection options, added to the program once. */
-export function addSecurityOptions(program: Command): void {
-  const option = (flags: string, description: string): Option => new Option(flags, description);
-  program
-    .addOption(option('--tls-ca <file>', 'connect with TLS, trusting the CA certificates in this PEM file'))
-    .addOption(option('--tls-cert <file>', 'client certificate (PEM) for mutual TLS, with --tls-key'))
-    .addOption(option('--tls-key <file>', 'private key (PEM) of --tls-cert'))
-    .addOption(option('--token <jwt>', 'bearer token sent with every call (env LEDGERLINE_TOKEN)'));
-}
 
 function readPem(flag: string, path: string): Buffer {
   let bytes: Buffer;

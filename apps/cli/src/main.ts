@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
 import { processIo } from './cli-io.js';
 import { runCli } from './program.js';
 
@@ -9,12 +8,19 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-// grpc-js logs its own failures to stderr besides the error it reports (a port in use shows twice);
-// errors here are reported once, on one line. GRPC_VERBOSITY=DEBUG still turns its log on.
-if (process.env['GRPC_VERBOSITY'] === undefined) setLogVerbosity(logVerbosity.NONE);
+/**
+ * grpc-js logs its own failures to stderr besides the error it reports (a port in use shows twice);
+ * errors here are reported once, on one line. GRPC_VERBOSITY=DEBUG still turns its log on. It is
+ * loaded only for a command that runs: the help needs no gRPC.
+ */
+async function quietGrpc(): Promise<void> {
+  if (process.env['GRPC_VERBOSITY'] !== undefined) return;
+  const { logVerbosity, setLogVerbosity } = await import('@grpc/grpc-js');
+  setLogVerbosity(logVerbosity.NONE);
+}
 
 // Not process.exit: `ledgerline standalone` keeps serving after runCli resolves.
-runCli(processIo, process.argv).then(
+runCli(processIo, process.argv, { beforeCommand: quietGrpc }).then(
   (code) => {
     process.exitCode = code;
   },

@@ -32,8 +32,14 @@ import { standaloneCollector } from './standalone-collector.js';
  */
 export const standaloneServerConfigSchema = standaloneConfigSchema.extend({
   ...writerSettings,
+  /**
+   * The second and third ports pick a free port unless set, so a second
+   * standalone given only another --grpc-port starts beside the first; the
+   * start line prints where each landed.
+   */
+  metricsPort: z.number().int().min(0).max(65_535).default(0),
   /** The read-only owner's gRPC port (0: any free port). */
-  readOnlyGrpcPort: z.number().int().min(0).max(65_535).default(6652),
+  readOnlyGrpcPort: z.number().int().min(0).max(65_535).default(0),
   /** The owner group the read-only owner serves: give it to a reader namespace (`namespaces create --owner-group`). */
   readOnlyOwnerGroup: z.string().min(1).max(128).default('readers'),
 });
@@ -49,21 +55,16 @@ export interface RunningStandalone {
   shutdown(reason?: string): Promise<void>;
 }
 
-/**
- * Standalone mode: the metadata service (admin, lookup, metadata store API),
- * a writer owner (produce, consume, cursors, offsets) and the garbage
- * collector in this process, on one gRPC port, and a read-only owner (PIP-63,
- * group `readOnlyOwnerGroup`) on `readOnlyGrpcPort`, with their state in SQLite
- * files under dataDir and one in-process bus. The writer reaches the lookup
- * API over loopback like any owner; its managed ledgers and the collector use
- * the metadata store directly.
- */
-export async function startStandalone(
-  config: StandaloneServerConfig,
-  options: { signals?: readonly NodeJS.Signals[] } = {},
-): Promise<RunningStandalone> {
-  const dataDir = resolve(config.dataDir);
-  mkdirSync(dataDir, { recursive: true });
+/** What standalone keeps in SQLite and in memory, shared by every service it hosts. */
+interface StandaloneStores {
+  bus: InProcessBus;
+  store: SqliteMetadataStore;
+  ledgerStore: SqliteLedgerStore;
+  admin: MetadataAdmin;
+  maintenance: MetadataMaintenance;
+}
+
+function openStores(config: StandaloneServerConfig, dataDir: string): StandaloneStores {
   const bus = new InProcessBus();
   const store = new SqliteMetadataStore({ path: join(dataDir, 'metadata.db'), bus });
   const ledgerStore = new SqliteLedgerStore({ path: join(dataDir, 'ledgers.db') });
@@ -73,12 +74,24 @@ export async function startStandalone(
     onCountDrift: (namespace) => maintenance.suspect(namespace),
   });
   const maintenance = new MetadataMaintenance(admin.context, config);
-  const gc = standaloneCollector({ store, ledgerStore, bus });
-  let writer: RunningWriterOwner;
-  // Started after the writer (it reaches lookup over the writer's port); stopped before the stores close.
-  const hosted: { readOnly?: RunningReadOnlyOwner } = {};
+  return { bus, store, ledgerStore, admin, maintenance };
+}
+
+/**
+ * The writer owner with the metadata service and the collector on its port.
+ * Its closers stop the read-only owner first (`hosted`, started after it,
+ * since it reaches lookup over the writer's port), then the stores.
+ */
+async function startWriter(
+  config: StandaloneServerConfig,
+  stores: StandaloneStores,
+  gc: ReturnType<typeof standaloneCollector>,
+  hosted: { readOnly?: RunningReadOnlyOwner },
+  signals: readonly NodeJS.Signals[] | undefined,
+): Promise<RunningWriterOwner> {
+  const { bus, store, ledgerStore, admin, maintenance } = stores;
   try {
-    writer = await startWriterOwnerService({
+    return await startWriterOwnerService({
       name: 'standalone',
       config,
       settings: config,
@@ -88,7 +101,7 @@ export async function startStandalone(
       consumeBackend,
       extraServices: [...metadataServices(admin, store, bus), ...gc.services],
       authorizationPolicies: storePolicySource(admin.context),
-      ...(options.signals === undefined ? {} : { signals: options.signals }),
+      ...(signals === undefined ? {} : { signals }),
       closers: [
         {
           name: 'readonly-owner',
@@ -109,24 +122,53 @@ export async function startStandalone(
     await bus.close().catch(() => undefined);
     throw error;
   }
-  maintenance.start(writer.service.logger);
-  await gc.start(admin, writer.service.logger);
+}
+
+function startReadOnly(
+  config: StandaloneServerConfig,
+  stores: StandaloneStores,
+  writer: RunningWriterOwner,
+): Promise<RunningReadOnlyOwner> {
+  return startReadOnlyOwnerService({
+    name: 'standalone-readonly',
+    config: { ...config, grpcPort: config.readOnlyGrpcPort, metricsPort: 0 },
+    settings: resolveReadOnlySettings({ ownerGroup: config.readOnlyOwnerGroup, leaseTtlMs: config.leaseTtlMs }),
+    metadataAddress: `localhost:${writer.port}`,
+    // Metadata is served on the writer's port: the read-only owner calls it as this process does.
+    metadataClientOptions: writer.service.selfClientOptions,
+    authorizationPolicies: storePolicySource(stores.admin.context),
+    ledgerStore: stores.ledgerStore,
+    metadata: new MetadataStoreManagedLedgerMetadata(stores.store),
+    bus: stores.bus,
+    logger: writer.service.logger,
+    signals: [],
+  });
+}
+
+/**
+ * Standalone mode: the metadata service (admin, lookup, metadata store API),
+ * a writer owner (produce, consume, cursors, offsets) and the garbage
+ * collector in this process, on one gRPC port, and a read-only owner (PIP-63,
+ * group `readOnlyOwnerGroup`) on `readOnlyGrpcPort`, with their state in SQLite
+ * files under dataDir and one in-process bus. The writer reaches the lookup
+ * API over loopback like any owner; its managed ledgers and the collector use
+ * the metadata store directly.
+ */
+export async function startStandalone(
+  config: StandaloneServerConfig,
+  options: { signals?: readonly NodeJS.Signals[] } = {},
+): Promise<RunningStandalone> {
+  const dataDir = resolve(config.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const stores = openStores(config, dataDir);
+  const gc = standaloneCollector({ store: stores.store, ledgerStore: stores.ledgerStore, bus: stores.bus });
+  const hosted: { readOnly?: RunningReadOnlyOwner } = {};
+  const writer = await startWriter(config, stores, gc, hosted, options.signals);
+  stores.maintenance.start(writer.service.logger);
+  await gc.start(stores.admin, writer.service.logger);
   let readOnly: RunningReadOnlyOwner;
   try {
-    readOnly = await startReadOnlyOwnerService({
-      name: 'standalone-readonly',
-      config: { ...config, grpcPort: config.readOnlyGrpcPort, metricsPort: 0 },
-      settings: resolveReadOnlySettings({ ownerGroup: config.readOnlyOwnerGroup, leaseTtlMs: config.leaseTtlMs }),
-      metadataAddress: `localhost:${writer.port}`,
-      // Metadata is served on the writer's port: the read-only owner calls it as this process does.
-      metadataClientOptions: writer.service.selfClientOptions,
-      authorizationPolicies: storePolicySource(admin.context),
-      ledgerStore,
-      metadata: new MetadataStoreManagedLedgerMetadata(store),
-      bus,
-      logger: writer.service.logger,
-      signals: [],
-    });
+    readOnly = await startReadOnly(config, stores, writer);
     hosted.readOnly = readOnly;
   } catch (error) {
     await writer.shutdown('the read-only owner did not start');
@@ -136,7 +178,7 @@ export async function startStandalone(
     dataDir,
     grpcPort: writer.port,
     metricsPort: writer.service.metricsPort,
-    admin,
+    admin: stores.admin,
     writer,
     readOnly,
     async shutdown(reason) {

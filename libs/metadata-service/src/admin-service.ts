@@ -29,8 +29,27 @@ function permissionsMessage(permissions: NamespacePermissions) {
   );
 }
 
+type AdminImpl = ServiceImpl<typeof AdminService>;
+
 /** ledgerline.v1.AdminService over MetadataAdmin. */
-export function adminServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof AdminService> {
+export function adminServiceImpl(admin: MetadataAdmin): AdminImpl {
+  return { ...tenantAndNamespaceMethods(admin), ...topicAndPermissionMethods(admin) };
+}
+
+type TenantAndNamespaceMethods = Pick<
+  AdminImpl,
+  | 'createTenant'
+  | 'listTenants'
+  | 'deleteTenant'
+  | 'createNamespace'
+  | 'getNamespace'
+  | 'updateNamespace'
+  | 'setWriterNamespace'
+  | 'listNamespaces'
+  | 'deleteNamespace'
+>;
+
+function tenantAndNamespaceMethods(admin: MetadataAdmin): TenantAndNamespaceMethods {
   return {
     async createTenant(request) {
       const tenant = await admin.createTenant(request.tenant, request.adminRoles);
@@ -68,6 +87,11 @@ export function adminServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Admin
       await admin.deleteNamespace(request.namespace);
       return {};
     },
+  };
+}
+
+function topicAndPermissionMethods(admin: MetadataAdmin): Omit<AdminImpl, keyof TenantAndNamespaceMethods> {
+  return {
     async createTopic(request) {
       return { topic: topicMessage(await admin.createTopic(request.topic, request.partitions)) };
     },

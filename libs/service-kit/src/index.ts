@@ -1,5 +1,6 @@
 export { loadConfig, settingSource } from './config.js';
 export type { LoadConfigOptions, SettingSource } from './config.js';
+export { settingsHelp } from './settings-help.js';
 export { serviceConfigSchema, LOG_LEVELS } from './service-config.js';
 export type { ServiceConfig } from './service-config.js';
 export { createLogger } from './logger.js';

@@ -16,6 +16,7 @@ import { withClient } from '../client-connection.js';
 import { integerIn, urlOf } from '../admin-command.js';
 import { connectAdmin } from '../admin-connection.js';
 import { OwnerRole } from '@ledgerline/proto';
+import { descriptionOf } from '../command-index.js';
 
 /** The most messages one `produce`, `consume` or `read` handles. */
 const MAX_COUNT = 1_000_000_000;
@@ -100,7 +101,7 @@ async function* payloads(options: ProduceOptions, command: Command): AsyncGenera
 function registerProduce(program: Command, io: CliIo): void {
   program
     .command('produce <topic>')
-    .description('send messages: -m text, -f file, or one per line from stdin')
+    .description(descriptionOf('produce'))
     .option('-m, --message <text>', 'the message text')
     .option('-f, --file <path>', 'send the file as one message')
     .option('-n, --count <n>', 'send the message n times (with -m or -f)', integerIn(1, MAX_COUNT), 1)
@@ -151,7 +152,7 @@ interface ConsumeOptions {
 function registerConsume(program: Command, io: CliIo): void {
   program
     .command('consume <topic>')
-    .description('receive and acknowledge messages of a subscription, one per line')
+    .description(descriptionOf('consume'))
     .requiredOption('-s, --subscription <name>', 'the subscription')
     .option(
       '--group <group>',
@@ -209,7 +210,7 @@ interface ReadOptions {
 function registerRead(program: Command, io: CliIo): void {
   program
     .command('read <topic>')
-    .description('read messages from an offset or a time, without a subscription')
+    .description(descriptionOf('read'))
     .option('--offset <n>', 'the first offset to read', integerIn(0, Number.MAX_SAFE_INTEGER))
     .option(
       '--group <group>',

@@ -21,6 +21,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { integerIn } from '../admin-command.js';
 import { CliExit, EXIT_CODES, reportError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
+import { descriptionOf } from '../command-index.js';
 
 /** The instances `cluster up` starts when not told: the issue's example shape of a small cluster. */
 const DEFAULT_COUNTS: Record<ClusterRole, number> = {
@@ -84,8 +85,8 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
   const tls = cluster.clientTls;
   const tlsFlags = tls === undefined ? '' : ` --tls-ca ${tls.ca} --tls-cert ${tls.cert} --tls-key ${tls.key}`;
   if (tls !== undefined) io.out(`  tls:    every port serves TLS, mutual TLS between services; CA ${tls.ca}`);
-  io.out(`  try:    npx tsx apps/cli/src/main.ts tenants create my-tenant --url ${metadata.address}${tlsFlags}`);
-  io.out(`  status: npx tsx apps/cli/src/main.ts cluster status --state-file ${stateFile}`);
+  io.out(`  try:    npx ledgerline tenants create my-tenant --url ${metadata.address}${tlsFlags}`);
+  io.out(`  status: npx ledgerline cluster status --state-file ${stateFile}`);
   io.out('Press Ctrl-C to stop every process.');
   let stopping = false;
   for (const instance of cluster.instances) {
@@ -142,7 +143,13 @@ function signalled(pid: number): boolean {
 
 /** `ledgerline cluster up|status|down`: a cluster of real processes on this machine (see @ledgerline/cluster). */
 export function registerClusterCommands(program: Command, io: CliIo): void {
-  const cluster = program.command('cluster').description('a cluster on this machine: every service its own process');
+  const cluster = program.command('cluster').description(descriptionOf('cluster'));
+  registerUp(cluster, io);
+  registerStatus(cluster, io);
+  registerDown(cluster, io);
+}
+
+function registerUp(cluster: Command, io: CliIo): void {
   const upCommand = cluster
     .command('up')
     .description(
@@ -179,6 +186,9 @@ export function registerClusterCommands(program: Command, io: CliIo): void {
       throw new CliExit(reportError(io, error));
     }
   });
+}
+
+function registerStatus(cluster: Command, io: CliIo): void {
   cluster
     .command('status')
     .description(
@@ -200,32 +210,40 @@ export function registerClusterCommands(program: Command, io: CliIo): void {
       }
       if (code !== EXIT_CODES.ok) throw new CliExit(code);
     });
+}
+
+/** Signals the `cluster up` process, or, when it is gone, each process group it had started. */
+function down(io: CliIo, stateFile: string): void {
+  const description = readClusterDescription(resolve(stateFile));
+  const pid = description.supervisorPid;
+  // Never pid 0 or below: those signal whole process groups, this command's own among them.
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 0) {
+    throw new LedgerlineError(
+      'FAILED_PRECONDITION',
+      ClusterReason.NO_CLUSTER,
+      `${stateFile} names no cluster up process to stop`,
+    );
+  }
+  if (signalled(pid)) {
+    io.out(`asked cluster up (pid ${pid}) to stop`);
+    return;
+  }
+  // cluster up is gone (killed): its processes lead their own groups, so each group is stopped directly.
+  const left = [...description.processes, ...description.servers].filter(
+    (entry) => entry.pid > 0 && signalled(-entry.pid),
+  );
+  io.out(`cluster up (pid ${pid}) is gone; sent SIGTERM to ${left.length} process group(s) it had started`);
+  removeClusterDescription(resolve(stateFile));
+}
+
+function registerDown(cluster: Command, io: CliIo): void {
   cluster
     .command('down')
     .description('ask the `cluster up` that runs the local cluster to stop it (as Ctrl-C does)')
     .option('--state-file <path>', 'the description `cluster up` wrote', DEFAULT_DESCRIPTION_FILE)
     .action((options: { stateFile: string }) => {
       try {
-        const description = readClusterDescription(resolve(options.stateFile));
-        const pid = description.supervisorPid;
-        // Never pid 0 or below: those signal whole process groups, this command's own among them.
-        if (pid === undefined || !Number.isInteger(pid) || pid <= 0) {
-          throw new LedgerlineError(
-            'FAILED_PRECONDITION',
-            ClusterReason.NO_CLUSTER,
-            `${options.stateFile} names no cluster up process to stop`,
-          );
-        }
-        if (signalled(pid)) {
-          io.out(`asked cluster up (pid ${pid}) to stop`);
-          return;
-        }
-        // cluster up is gone (killed): its processes lead their own groups, so each group is stopped directly.
-        const left = [...description.processes, ...description.servers].filter(
-          (entry) => entry.pid > 0 && signalled(-entry.pid),
-        );
-        io.out(`cluster up (pid ${pid}) is gone; sent SIGTERM to ${left.length} process group(s) it had started`);
-        removeClusterDescription(resolve(options.stateFile));
+        down(io, options.stateFile);
       } catch (error) {
         throw new CliExit(reportError(io, error));
       }

@@ -6,6 +6,7 @@ import { connectionSecurityOf } from '../connection-security.js';
 import { CliExit, reportError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { integerIn, toJson, urlOf } from '../admin-command.js';
+import { descriptionOf } from '../command-index.js';
 
 /** The largest --page-size of `gc pending` (the service's own limit). */
 const MAX_PENDING_PAGE = 1_000;
@@ -35,7 +36,7 @@ async function withCollector(
 
 /** `ledgerline gc status|pending|trigger`: the garbage collector at --url (standalone serves it on its one port). */
 export function registerGcCommands(program: Command, io: CliIo): void {
-  const gc = program.command('gc').description('the garbage collector: status, pending deletions, passes');
+  const gc = program.command('gc').description(descriptionOf('gc'));
   gc.command('status')
     .description("print the collector's counters, shards and oldest pending marker")
     .action(async (_options: unknown, command: Command) =>

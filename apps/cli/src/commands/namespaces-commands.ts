@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { integerIn, toJson, withAdmin } from '../admin-command.js';
 import { registerPermissionCommands } from './permission-commands.js';
+import { descriptionOf } from '../command-index.js';
 
 interface PolicyOptions {
   topicBuckets?: number;
@@ -45,7 +46,7 @@ function policies(options: PolicyOptions): MessageInitShape<typeof PoliciesSchem
 
 /** `ledgerline namespaces create|get|update|set-writer-namespace|list|delete`. */
 export function registerNamespaceCommands(program: Command, io: CliIo): void {
-  const namespaces = program.command('namespaces').description('manage namespaces and their policies');
+  const namespaces = program.command('namespaces').description(descriptionOf('namespaces'));
   addPolicyOptions(namespaces.command('create <namespace>').description('create a namespace (tenant/namespace)'))
     .option('--writer-namespace <namespace>', 'create it as a read-only reader of this writer namespace (PIP-63)')
     .action(async (namespace: string, options: PolicyOptions, command: Command) =>

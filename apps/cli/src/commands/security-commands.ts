@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { integerIn } from '../admin-command.js';
 import { CliExit, CliReason, reportError, usageError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
+import { descriptionOf } from '../command-index.js';
 
 /** A development CA lives a year unless told otherwise; at most ten. */
 const MAX_VALIDITY_DAYS = 3650;
@@ -80,7 +81,7 @@ async function run(io: CliIo, action: () => Promise<void>): Promise<void> {
 
 /** `ledgerline certs dev` and `ledgerline tokens create`: what trying TLS and authentication needs. */
 export function registerSecurityCommands(program: Command, io: CliIo): void {
-  const certs = program.command('certs').description('TLS certificates');
+  const certs = program.command('certs').description(descriptionOf('certs'));
   certs
     .command('dev')
     .description('make a development CA and a certificate for every service and for a client')
@@ -88,7 +89,7 @@ export function registerSecurityCommands(program: Command, io: CliIo): void {
     .option('--host <name...>', 'further DNS names or IP addresses the certificates are valid for', [])
     .option('--days <n>', 'validity in days', integerIn(1, MAX_VALIDITY_DAYS), 365)
     .action(async (options: CertsOptions) => run(io, () => certsDev(io, options)));
-  const tokens = program.command('tokens').description('bearer tokens (JWT)');
+  const tokens = program.command('tokens').description(descriptionOf('tokens'));
   tokens
     .command('create')
     .description('issue a token for a role, signed with the cluster secret or a private key')

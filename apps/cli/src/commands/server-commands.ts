@@ -1,9 +1,11 @@
 import { runClusterMetadataService } from '@ledgerline/metadata-service';
-import { loadConfig } from '@ledgerline/service-kit';
+import { clusterConfigSchema } from '@ledgerline/metadata-service';
+import { loadConfig, settingsHelp } from '@ledgerline/service-kit';
 import type { Command } from 'commander';
 import { CliExit, reportError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { standaloneServerConfigSchema, startStandalone } from '../standalone.js';
+import { descriptionOf } from '../command-index.js';
 
 /**
  * A server command's settings as flags. The program's global --tls-ca,
@@ -32,13 +34,11 @@ function hostForPeople(host: string): string {
 export function registerServerCommands(program: Command, io: CliIo): void {
   program
     .command('standalone')
-    .description('run Ledgerline in this process: embedded SQLite under ./data, in-process bus, one gRPC port')
+    .description(descriptionOf('standalone'))
     .allowUnknownOption()
     .allowExcessArguments()
-    .helpOption(
-      '-h, --help',
-      'settings: --data-dir, --grpc-host, --grpc-port, --metrics-port, --log-level, --lease-ttl-ms, --tls-cert, --tls-key, --tls-ca, --auth (--auth-token-secret, --super-user-roles), ... (or LEDGERLINE_* variables)',
-    )
+    .helpOption('-h, --help', 'list every setting, its environment variable and its default')
+    .addHelpText('after', `\n${settingsHelp(standaloneServerConfigSchema)}\n  --auth is short for --auth-enabled`)
     .action(async (_options: unknown, command: Command) => {
       try {
         const config = loadConfig(standaloneServerConfigSchema, { argv: serverArgv(command) });
@@ -48,27 +48,25 @@ export function registerServerCommands(program: Command, io: CliIo): void {
           `Ledgerline standalone is listening on ${host}:${running.grpcPort} (gRPC: topics, cursors, admin, lookup, metadata store, garbage collector, health, reflection)`,
         );
         io.out(
-          `  read-only owner (PIP-63, group ${config.readOnlyOwnerGroup}): ${host}:${running.readOnly.port} (consume with --group ${config.readOnlyOwnerGroup})`,
+          `  read-only owner (PIP-63, group ${config.readOnlyOwnerGroup}): ${host}:${running.readOnly.port} (--read-only-grpc-port; consume with --group ${config.readOnlyOwnerGroup})`,
         );
-        io.out(`  metrics: http://${hostForPeople(config.metricsHost)}:${running.metricsPort}/metrics`);
+        io.out(
+          `  metrics: http://${hostForPeople(config.metricsHost)}:${running.metricsPort}/metrics (--metrics-port)`,
+        );
         io.out(`  data:    ${running.dataDir}`);
         io.out(`  security: ${running.writer.service.securitySummary}`);
-        io.out(`  try:     npx tsx apps/cli/src/main.ts tenants create my-tenant --url ${host}:${running.grpcPort}`);
+        io.out(`  try:     npx ledgerline tenants create my-tenant --url ${host}:${running.grpcPort}`);
       } catch (error) {
         throw new CliExit(reportError(io, error));
       }
     });
   program
     .command('metadata')
-    .description(
-      'run the metadata service of a cluster (LEDGERLINE_REDIS_URL, LEDGERLINE_NATS_URL), as apps/metadata does',
-    )
+    .description(descriptionOf('metadata'))
     .allowUnknownOption()
     .allowExcessArguments()
-    .helpOption(
-      '-h, --help',
-      'settings: --redis-url, --nats-url, --grpc-port, --metrics-port, ... (or LEDGERLINE_* variables)',
-    )
+    .helpOption('-h, --help', 'list every setting, its environment variable and its default')
+    .addHelpText('after', `\n${settingsHelp(clusterConfigSchema)}`)
     .action(async (_options: unknown, command: Command) => {
       try {
         // The same code path as the cluster entry point, apps/metadata/src/main.ts.

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
 import { withAdmin } from '../admin-command.js';
+import { descriptionOf } from '../command-index.js';
 
 /** `ledgerline tenants create|list|delete`. */
 export function registerTenantCommands(program: Command, io: CliIo): void {
-  const tenants = program.command('tenants').description('manage tenants');
+  const tenants = program.command('tenants').description(descriptionOf('tenants'));
   tenants
     .command('create <tenant>')
     .description('create a tenant')

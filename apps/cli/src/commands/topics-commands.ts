@@ -6,6 +6,7 @@ import type { CliIo } from '../cli-io.js';
 import { withClient } from '../client-connection.js';
 import { integerIn, toJson, withAdmin } from '../admin-command.js';
 import { createInBatches, generatedNames, namesFromFile } from './topic-bulk.js';
+import { descriptionOf } from '../command-index.js';
 
 /** The most topics `create-many` makes in one run. */
 const MAX_BULK_TOPICS = 10_000_000;
@@ -80,7 +81,7 @@ function registerOwnerCommands(topics: Command, io: CliIo): void {
 
 /** `ledgerline topics create|create-many|get|list|count|delete|lookup|stats|unload`. */
 export function registerTopicCommands(program: Command, io: CliIo): void {
-  const topics = program.command('topics').description('manage topics');
+  const topics = program.command('topics').description(descriptionOf('topics'));
   topics
     .command('create <topic>')
     .description('create a topic (persistent://tenant/ns/name or tenant/ns/name)')

@@ -6,6 +6,7 @@ import type { CliIo } from '../cli-io.js';
 import { withClient } from '../client-connection.js';
 import { integerIn } from '../admin-command.js';
 import { PerfRecorder, reportLine, type PerfReport } from './perf-recorder.js';
+import { descriptionOf } from '../command-index.js';
 
 /** Sends one producer may have waiting for receipts (pulsar-perf's default maxPendingMessages). */
 const MAX_OUTSTANDING_PER_PRODUCER = 1_000;
@@ -185,10 +186,7 @@ async function runPerf(
 export function registerPerfCommand(program: Command, io: CliIo): void {
   program
     .command('perf <mode> <topic>')
-    .description(
-      'measure: produce (send latency), consume (publish-to-receive latency), e2e (send-to-receive latency); ' +
-        'a line every second, then a summary',
-    )
+    .description(descriptionOf('perf'))
     .option(
       '--rate <msg/s>',
       'messages per second over all producers (0: as fast as possible)',
