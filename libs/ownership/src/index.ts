@@ -13,6 +13,8 @@ export { drainingShutdown } from './draining-shutdown.js';
 export type { DrainingShutdownOptions } from './draining-shutdown.js';
 export { OwnerReason } from './reasons.js';
 export { notOwner, topicUnloaded } from './owner-errors.js';
+export { unloadOnRequest } from './unload-request.js';
+export type { UnloadableTopics } from './unload-request.js';
 
 // The Consume stream both owners serve, and the wire mapping of what it carries.
 export { consumeStream, MAX_ENTRIES_PER_CONSUME_RESPONSE, MAX_CONSUME_RESPONSE_BYTES } from './consume-stream.js';

@@ -7,7 +7,7 @@ import {
   consumerOptions,
   entryMessage,
   entryResponse,
-  notOwner,
+  unloadOnRequest,
   OwnerReason,
   positionFromRequest,
   positionMessage,
@@ -27,8 +27,6 @@ import {
   type SeekRequest,
   type SeekResponseSchema,
   type Subscribe,
-  type UnloadTopicRequest,
-  type UnloadTopicResponseSchema,
   type UnsubscribeRequest,
   type UnsubscribeResponseSchema,
 } from '@ledgerline/proto';
@@ -121,7 +119,13 @@ export function readOnlyTopicsServiceImpl(owner: ReadOnlyOwner): ServiceImpl<typ
     fetchByOffset: (request, context) => fetchByOffset(owner, request, context),
     unsubscribe: (request) => unsubscribe(owner, request),
     getTopicStats: (request) => readOnlyTopicStats(owner, request),
-    unloadTopic: (request) => unloadTopic(owner, request),
+    unloadTopic: (request) =>
+      unloadOnRequest(
+        owner.registry,
+        { clients: owner.clients, instanceId: owner.identity.instanceId },
+        request.topic,
+        TopicName.parse(request.topic).toString(),
+      ),
   };
 }
 
@@ -184,22 +188,5 @@ async function unsubscribe(
   await owner.writer.call(topic.writerTopic, (c) =>
     c.cursors.deleteCursor({ topic: topic.writerTopic, subscription: name }, owner.writer.callOptions),
   );
-  return {};
-}
-
-async function unloadTopic(
-  owner: ReadOnlyOwner,
-  request: UnloadTopicRequest,
-): Promise<MessageInitShape<typeof UnloadTopicResponseSchema>> {
-  const loaded = owner.registry.find(request.topic);
-  if (loaded !== undefined) {
-    await owner.registry.unloadTopic(loaded, 'unloaded on request', true);
-    return {};
-  }
-  const reader = TopicName.parse(request.topic).toString();
-  const answer = await owner.clients.lookup.lookupTopic({ topic: reader });
-  if (answer.owned && answer.instanceId !== owner.identity.instanceId) {
-    throw notOwner(request.topic, answer.advertisedAddress);
-  }
   return {};
 }

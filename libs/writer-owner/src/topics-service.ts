@@ -3,7 +3,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import {
   checkSubscriptionName,
   entryMessage,
-  notOwner,
+  unloadOnRequest,
   OwnerReason,
   positionMessage,
   safeNumber,
@@ -20,8 +20,6 @@ import {
   type PublishRequest,
   type SeekRequest,
   type SeekResponseSchema,
-  type UnloadTopicRequest,
-  type UnloadTopicResponseSchema,
   type UnsubscribeRequest,
   type UnsubscribeResponseSchema,
 } from '@ledgerline/proto';
@@ -61,7 +59,8 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
     fetchByOffset: (request, context) => fetchByOffset(owner, request, context),
     unsubscribe: (request) => unsubscribe(owner, request),
     getTopicStats: (request) => topicStats(owner, request),
-    unloadTopic: (request) => unloadTopic(owner, request),
+    unloadTopic: (request) =>
+      unloadOnRequest(owner.registry, { clients: owner.clients, instanceId: owner.identity.instanceId }, request.topic),
   };
 }
 
@@ -171,21 +170,5 @@ async function unsubscribe(
   }
   await owner.unsubscribed(topic, request.subscription);
   await topic.ledger.deleteCursor(request.subscription);
-  return {};
-}
-
-async function unloadTopic(
-  owner: WriterOwner,
-  request: UnloadTopicRequest,
-): Promise<MessageInitShape<typeof UnloadTopicResponseSchema>> {
-  const loaded = owner.registry.find(request.topic);
-  if (loaded !== undefined) {
-    await owner.registry.unloadTopic(loaded, 'unloaded on request', true);
-    return {};
-  }
-  const answer = await owner.clients.lookup.lookupTopic({ topic: request.topic });
-  if (answer.owned && answer.instanceId !== owner.identity.instanceId) {
-    throw notOwner(request.topic, answer.advertisedAddress);
-  }
   return {};
 }
