@@ -1,9 +1,9 @@
 // Sends ten messages to a topic and prints where each was stored.
 //
 //   npm start                                     # in another terminal
-//   npm run ledgerline -- tenants create acme
-//   npm run ledgerline -- namespaces create acme/demo
-//   npm run ledgerline -- topics create acme/demo/greetings
+//   npx ledgerline tenants create acme
+//   npx ledgerline namespaces create acme/demo
+//   npx ledgerline topics create acme/demo/greetings
 //   npx tsx libs/client/examples/producer.ts
 // eslint-disable-next-line @nx/enforce-module-boundaries -- an example imports the package as an application does
 import { createClient, messageIdToString } from '@ledgerline/client';
