@@ -56,6 +56,28 @@ describe('reader', () => {
     expect(await take(exact, 1)).toEqual(['m2']);
   });
 
+  it('finds where to start by time with one FindPosition call, not a search of fetches', async () => {
+    await produceAt([1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000]);
+    const fetchesBefore = cluster.fetchByOffsetCalls;
+    const reader = await client.reader({ topic: TOPIC, start: { timestamp: 6500 } });
+    expect(await take(reader, 1)).toEqual(['m12']);
+    expect(cluster.findPositionCalls).toBe(1);
+    // The one fetch is the read itself, from the offset found.
+    expect(cluster.fetchByOffsetCalls - fetchesBefore).toBe(1);
+    await reader.close();
+  });
+
+  it('starts a reader by a time after every message at the end, waiting for the next one', async () => {
+    await produceAt([1000]);
+    const reader = await client.reader({ topic: TOPIC, start: { timestamp: 9000 } });
+    const next = reader.readNext();
+    const producer = await client.producer({ topic: TOPIC });
+    await producer.send('later');
+    expect(text(await next)).toBe('later');
+    await producer.close();
+    await reader.close();
+  });
+
   it('reads from the earliest, and from the latest waits for new messages', async () => {
     await produceAt([1000]);
     const earliest = await client.reader({ topic: TOPIC });

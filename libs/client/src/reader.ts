@@ -122,21 +122,15 @@ class PartitionReader {
   }
 
   /**
-   * The first offset whose entry was stored at or after `timestampMs`: a
-   * binary search over offsets with one-entry fetches, so about log2(offsets)
-   * calls, made once when the reader starts.
+   * The first offset whose entry was stored at or after `timestampMs` (the
+   * next offset to be written when none was): one FindPosition call, which
+   * the owner answers from the offset index with one read.
    */
   private async offsetAtTime(timestampMs: bigint): Promise<bigint> {
-    let low = 0n;
-    let high = await this.nextOffsetOfTopic();
-    while (low < high) {
-      const middle = (low + high) / 2n;
-      const entry = (await this.fetch(middle, 1, 0)).entries[0];
-      if (entry === undefined) high = middle;
-      else if (entry.brokerTimestampMs < timestampMs) low = entry.lastOffset + 1n;
-      else high = entry.firstOffset < middle ? entry.firstOffset : middle;
-    }
-    return low;
+    const found = await this.call((clients, options) =>
+      clients.topics.findPosition({ topic: this.topic, target: { case: 'timestampMs', value: timestampMs } }, options),
+    );
+    return found.offset;
   }
 
   private async run(from: Start): Promise<void> {

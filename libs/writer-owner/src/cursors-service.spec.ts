@@ -87,10 +87,14 @@ describe('writer owner: cursors for read-only owners, seek, find and unsubscribe
     expect(sought.position).toEqual(positions[7]);
     const found = await harness.topics.findPosition({ topic, target: { case: 'offset', value: 4n } });
     expect(found.position).toEqual(positions[4]);
+    expect(found.offset).toBe(4n);
     const past = await harness.topics.findPosition({ topic, target: { case: 'offset', value: 99n } });
     expect(past.pastEnd).toBe(true);
+    // Past the end, the offset is the next one to be written: where a reader started there waits.
+    expect(past.offset).toBe(BigInt(positions.length));
     const byTime = await harness.topics.findPosition({ topic, target: { case: 'timestampMs', value: 0n } });
     expect(byTime.position).toEqual(positions[0]);
+    expect(byTime.offset).toBe(0n);
     const missing = await refusal(
       harness.topics.seek({ topic, subscription: 'nobody', target: { case: 'offset', value: 1n } }),
     );

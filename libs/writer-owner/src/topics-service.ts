@@ -128,6 +128,7 @@ async function findPosition(
     batchIndex: found.batchIndex,
     beforeEarliest: found.beforeEarliest,
     pastEnd: found.pastEnd,
+    offset: BigInt(found.offset),
   };
 }
 

@@ -108,6 +108,9 @@ export class FakeCluster {
   private readonly lostReceipts = new Map<string, number>();
   /** While true, owners take acks but send no receipts (an owner that stalls or dies before persisting). */
   holdAckReceipts = false;
+  /** FindPosition and FetchByOffset calls answered, for tests that count round trips. */
+  findPositionCalls = 0;
+  fetchByOffsetCalls = 0;
   private readonly refusals = new Map<string, { code: CodeName; reason: string }[]>();
   private servers: Server[] = [];
   /** The metadata service's address: the client's serviceUrl. */
@@ -521,8 +524,22 @@ export class FakeCluster {
         this.subscriptions.delete(`${canonicalTopic(request.topic)}\n${request.subscription}`);
         return {};
       },
+      findPosition: (request) => {
+        const topic = this.owned(owner, request.topic);
+        this.findPositionCalls++;
+        const target = request.target;
+        if (target.case !== 'timestampMs') throw new Error('the fake finds positions by time only');
+        const index = topic.entries.findIndex((entry) => entry.timestampMs >= target.value);
+        const entry = index === -1 ? undefined : topic.entries[index];
+        return {
+          ...(entry === undefined ? {} : { position: { ledgerId: entry.ledgerId, entryId: entry.entryId } }),
+          offset: entry?.firstOffset ?? topic.nextOffset,
+          pastEnd: entry === undefined,
+        };
+      },
       fetchByOffset: async (request, context) => {
         const topic = this.owned(owner, request.topic);
+        this.fetchByOffsetCalls++;
         if (topic.indexOfOffset(request.offset) >= topic.entries.length && request.maxWaitMs > 0n) {
           await topic.waitForAppend(Number(request.maxWaitMs), context.signal);
         }
