@@ -3,15 +3,6 @@ import { Option, type Command } from 'commander';
 /** The metadata service address admin commands use unless --url says otherwise. */
 export const DEFAULT_URL = process.env['LEDGERLINE_URL'] ?? 'localhost:6650';
 
-/** The global options that take a value: what to skip when looking for the command's name. */
-export const GLOBAL_VALUE_OPTIONS: ReadonlySet<string> = new Set([
-  '--url',
-  '--tls-ca',
-  '--tls-cert',
-  '--tls-key',
-  '--token',
-]);
-
 /** The global connection options, added to the program once. */
 export function addSecurityOptions(program: Command): void {
   const option = (flags: string, description: string): Option => new Option(flags, description);

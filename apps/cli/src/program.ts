@@ -2,7 +2,7 @@ import { Command, CommanderError, Help } from 'commander';
 import { COMMAND_MODULES, type CommandModule } from './command-index.js';
 import { CliExit, EXIT_CODES, EXIT_STATUS_HELP, oneLine } from './exit-status.js';
 import type { CliIo } from './cli-io.js';
-import { addSecurityOptions, DEFAULT_URL, GLOBAL_VALUE_OPTIONS } from './global-options.js';
+import { addSecurityOptions, DEFAULT_URL } from './global-options.js';
 
 export interface RunCliOptions {
   /** Runs once before a command's module is loaded (not for the top-level help). */
@@ -29,16 +29,22 @@ function baseProgram(io: CliIo): Command {
   return program;
 }
 
-/** The command the arguments name (after the global options), or the one `help <command>` asks about. */
-export function commandNameOf(args: readonly string[]): string | undefined {
+/**
+ * The command the arguments name (after the program's global options, whose
+ * values are skipped), or the one `help <command>` asks about.
+ */
+export function commandNameOf(program: Command, args: readonly string[]): string | undefined {
+  const takesValue = new Set(
+    program.options.filter((option) => option.required || option.optional).map((option) => option.long),
+  );
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (arg === '--') return args[i + 1];
     if (arg.startsWith('-')) {
-      if (GLOBAL_VALUE_OPTIONS.has(arg)) i++;
+      if (takesValue.has(arg)) i++;
       continue;
     }
-    return arg === 'help' ? (commandNameOf(args.slice(i + 1)) ?? 'help') : arg;
+    return arg === 'help' ? (commandNameOf(program, args.slice(i + 1)) ?? 'help') : arg;
   }
   return undefined;
 }
@@ -64,7 +70,7 @@ function addSummaries(program: Command, module: CommandModule, terms: Map<string
  */
 export async function buildProgram(io: CliIo, argv?: readonly string[], options: RunCliOptions = {}): Promise<Command> {
   const program = baseProgram(io);
-  const name = argv === undefined ? undefined : commandNameOf(argv.slice(2));
+  const name = argv === undefined ? undefined : commandNameOf(program, argv.slice(2));
   const named = COMMAND_MODULES.find((module) => name !== undefined && module.commands[name] !== undefined);
   const loadEvery = argv === undefined || (name !== undefined && name !== 'help' && named === undefined);
   const terms = new Map<string, string>();

@@ -53,11 +53,30 @@ function parseFlags(argv: readonly string[], byFlag: Map<string, SettingSource>)
   return values;
 }
 
-/** The innermost schema type under default/optional wrappers: 'number', 'boolean', 'string', ... */
+/** A schema's definition as far as settings need it: its kind, an enum's values, a wrapper's inner schema. */
+export interface SettingDef {
+  type: string;
+  innerType?: z.ZodType;
+  defaultValue?: unknown;
+  entries?: Record<string, string>;
+}
+
+/**
+ * The innermost definition under default/optional wrappers ('number',
+ * 'boolean', 'string', ...), with the default met on the way, if any.
+ */
+export function unwrapSetting(schema: z.ZodType): { def: SettingDef; defaultValue?: unknown } {
+  let def = schema._zod.def as SettingDef;
+  let found: { defaultValue: unknown } | undefined;
+  while (def.innerType !== undefined) {
+    if (def.type === 'default' && found === undefined) found = { defaultValue: def.defaultValue };
+    def = def.innerType._zod.def as SettingDef;
+  }
+  return { def, ...found };
+}
+
 function baseType(schema: z.ZodType): string {
-  let def = schema._zod.def as { type: string; innerType?: z.ZodType };
-  while (def.innerType !== undefined) def = def.innerType._zod.def as typeof def;
-  return def.type;
+  return unwrapSetting(schema).def.type;
 }
 
 const truthy = new Set(['true', '1', 'yes', 'on']);

@@ -1,24 +1,11 @@
 import type { z } from 'zod';
-import { settingSource } from './config.js';
+import { settingSource, unwrapSetting } from './config.js';
 
-interface SchemaDef {
-  type: string;
-  innerType?: z.ZodType;
-  defaultValue?: unknown;
-  entries?: Record<string, string>;
-}
-
-/** What a setting takes and what it is when nobody sets it, read through its default/optional wrappers. */
+/** What a setting takes and what it is when nobody sets it. */
 function describeSetting(schema: z.ZodType): { kind: string; fallback: string } {
-  let def = schema._zod.def as SchemaDef;
-  let fallback = 'unset';
-  while (def.innerType !== undefined) {
-    if (def.type === 'default') {
-      const value = typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
-      fallback = JSON.stringify(value) ?? 'unset';
-    }
-    def = def.innerType._zod.def as SchemaDef;
-  }
+  const { def, ...found } = unwrapSetting(schema);
+  const value = typeof found.defaultValue === 'function' ? (found.defaultValue as () => unknown)() : found.defaultValue;
+  const fallback = 'defaultValue' in found ? (JSON.stringify(value) ?? 'unset') : 'unset';
   const kind = def.type === 'enum' && def.entries !== undefined ? Object.values(def.entries).join('|') : def.type;
   return { kind, fallback };
 }

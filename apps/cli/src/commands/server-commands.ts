@@ -1,5 +1,4 @@
-import { runClusterMetadataService } from '@ledgerline/metadata-service';
-import { clusterConfigSchema } from '@ledgerline/metadata-service';
+import { clusterConfigSchema, runClusterMetadataService } from '@ledgerline/metadata-service';
 import { loadConfig, settingsHelp } from '@ledgerline/service-kit';
 import type { Command } from 'commander';
 import { CliExit, reportError } from '../cli-errors.js';
@@ -38,7 +37,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
     .allowUnknownOption()
     .allowExcessArguments()
     .helpOption('-h, --help', 'list every setting, its environment variable and its default')
-    .addHelpText('after', `\n${settingsHelp(standaloneServerConfigSchema)}\n  --auth is short for --auth-enabled`)
+    .addHelpText('after', () => `\n${settingsHelp(standaloneServerConfigSchema)}\n  --auth is short for --auth-enabled`)
     .action(async (_options: unknown, command: Command) => {
       try {
         const config = loadConfig(standaloneServerConfigSchema, { argv: serverArgv(command) });
@@ -66,7 +65,7 @@ export function registerServerCommands(program: Command, io: CliIo): void {
     .allowUnknownOption()
     .allowExcessArguments()
     .helpOption('-h, --help', 'list every setting, its environment variable and its default')
-    .addHelpText('after', `\n${settingsHelp(clusterConfigSchema)}`)
+    .addHelpText('after', () => `\n${settingsHelp(clusterConfigSchema)}`)
     .action(async (_options: unknown, command: Command) => {
       try {
         // The same code path as the cluster entry point, apps/metadata/src/main.ts.
