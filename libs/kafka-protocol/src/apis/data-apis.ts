@@ -1,0 +1,177 @@
+import { arrayOf, field } from '../schema.js';
+import type { ApiSpec } from './api-spec.js';
+
+// Produce{Request,Response}.json: validVersions 0-8 (9+ flexible in later specs). Served 3-8: the
+// versions that carry RecordBatch v2 (magic 2), which is all the gateway stores.
+export const PRODUCE: ApiSpec = {
+  key: 0,
+  name: 'Produce',
+  minVersion: 3,
+  maxVersion: 8,
+  flexibleFrom: 9,
+  request: [
+    field('transactionalId', 'string', '3+', { nullable: '0+', default: null }),
+    field('acks', 'int16', '0+'),
+    field('timeoutMs', 'int32', '0+'),
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        arrayOf('partitions', [field('partitionIndex', 'int32', '0+'), field('records', 'records', '0+')], '0+'),
+      ],
+      '0+',
+    ),
+  ],
+  response: [
+    arrayOf(
+      'responses',
+      [
+        field('name', 'string', '0+'),
+        arrayOf(
+          'partitions',
+          [
+            field('partitionIndex', 'int32', '0+'),
+            field('errorCode', 'int16', '0+'),
+            field('baseOffset', 'int64', '0+'),
+            field('logAppendTimeMs', 'int64', '2+', { default: -1n }),
+            field('logStartOffset', 'int64', '5+', { default: -1n }),
+            arrayOf(
+              'recordErrors',
+              [
+                field('batchIndex', 'int32', '8+'),
+                field('batchIndexErrorMessage', 'string', '8+', { nullable: '8+', default: null }),
+              ],
+              '8+',
+            ),
+            field('errorMessage', 'string', '8+', { nullable: '8+', default: null }),
+          ],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+    field('throttleTimeMs', 'int32', '1+'),
+  ],
+};
+
+// Fetch{Request,Response}.json: validVersions 0-11 in the request spec read (12+ flexible). Served
+// 4-11: from 4 on a consumer reads RecordBatch v2.
+export const FETCH: ApiSpec = {
+  key: 1,
+  name: 'Fetch',
+  minVersion: 4,
+  maxVersion: 11,
+  flexibleFrom: 12,
+  request: [
+    field('replicaId', 'int32', '0+'),
+    field('maxWaitMs', 'int32', '0+'),
+    field('minBytes', 'int32', '0+'),
+    field('maxBytes', 'int32', '3+', { default: 0x7fffffff }),
+    field('isolationLevel', 'int8', '4+'),
+    field('sessionId', 'int32', '7+'),
+    field('sessionEpoch', 'int32', '7+', { default: -1 }),
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        arrayOf(
+          'partitions',
+          [
+            field('partitionIndex', 'int32', '0+'),
+            field('currentLeaderEpoch', 'int32', '9+', { default: -1 }),
+            field('fetchOffset', 'int64', '0+'),
+            field('logStartOffset', 'int64', '5+', { default: -1n }),
+            field('partitionMaxBytes', 'int32', '0+'),
+          ],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+    arrayOf('forgotten', [field('name', 'string', '7+'), arrayOf('partitions', 'int32', '7+')], '7+'),
+    field('rackId', 'string', '11+'),
+  ],
+  response: [
+    field('throttleTimeMs', 'int32', '1+'),
+    field('errorCode', 'int16', '7+'),
+    field('sessionId', 'int32', '7+'),
+    arrayOf(
+      'responses',
+      [
+        field('topic', 'string', '0+'),
+        arrayOf(
+          'partitions',
+          [
+            field('partitionIndex', 'int32', '0+'),
+            field('errorCode', 'int16', '0+'),
+            field('highWatermark', 'int64', '0+'),
+            field('lastStableOffset', 'int64', '4+', { default: -1n }),
+            field('logStartOffset', 'int64', '5+', { default: -1n }),
+            arrayOf(
+              'abortedTransactions',
+              [field('producerId', 'int64', '4+'), field('firstOffset', 'int64', '4+')],
+              '4+',
+              { nullable: '4+', default: null },
+            ),
+            field('preferredReadReplica', 'int32', '11+', { default: -1 }),
+            field('records', 'records', '0+'),
+          ],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+  ],
+};
+
+// ListOffsets{Request,Response}.json: validVersions 0-8 (6+ flexible). Served 0-5.
+export const LIST_OFFSETS: ApiSpec = {
+  key: 2,
+  name: 'ListOffsets',
+  minVersion: 0,
+  maxVersion: 5,
+  flexibleFrom: 6,
+  request: [
+    field('replicaId', 'int32', '0+'),
+    field('isolationLevel', 'int8', '2+'),
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        arrayOf(
+          'partitions',
+          [
+            field('partitionIndex', 'int32', '0+'),
+            field('currentLeaderEpoch', 'int32', '4+', { default: -1 }),
+            field('timestamp', 'int64', '0+'),
+            field('maxNumOffsets', 'int32', '0', { default: 1 }),
+          ],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+  ],
+  response: [
+    field('throttleTimeMs', 'int32', '2+'),
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        arrayOf(
+          'partitions',
+          [
+            field('partitionIndex', 'int32', '0+'),
+            field('errorCode', 'int16', '0+'),
+            arrayOf('oldStyleOffsets', 'int64', '0'),
+            field('timestamp', 'int64', '1+', { default: -1n }),
+            field('offset', 'int64', '1+', { default: -1n }),
+            field('leaderEpoch', 'int32', '4+', { default: -1 }),
+          ],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+  ],
+};

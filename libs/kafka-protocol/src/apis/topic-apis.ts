@@ -1,0 +1,169 @@
+import { arrayOf, field } from '../schema.js';
+import type { ApiSpec } from './api-spec.js';
+
+// Metadata{Request,Response}.json: validVersions 0-9 (9+ flexible), served 0-8.
+export const METADATA: ApiSpec = {
+  key: 3,
+  name: 'Metadata',
+  minVersion: 0,
+  maxVersion: 8,
+  flexibleFrom: 9,
+  request: [
+    // v0 has no null topic list (an empty one means all topics); v1+ sends null for all topics.
+    arrayOf('topics', [field('name', 'string', '0+')], '0+', { nullable: '1+' }),
+    field('allowAutoTopicCreation', 'bool', '4+', { default: true }),
+    field('includeClusterAuthorizedOperations', 'bool', '8+'),
+    field('includeTopicAuthorizedOperations', 'bool', '8+'),
+  ],
+  response: [
+    field('throttleTimeMs', 'int32', '3+'),
+    arrayOf(
+      'brokers',
+      [
+        field('nodeId', 'int32', '0+'),
+        field('host', 'string', '0+'),
+        field('port', 'int32', '0+'),
+        field('rack', 'string', '1+', { nullable: '1+', default: null }),
+      ],
+      '0+',
+    ),
+    field('clusterId', 'string', '2+', { nullable: '2+', default: null }),
+    field('controllerId', 'int32', '1+', { default: -1 }),
+    arrayOf(
+      'topics',
+      [
+        field('errorCode', 'int16', '0+'),
+        field('name', 'string', '0+'),
+        field('isInternal', 'bool', '1+'),
+        arrayOf(
+          'partitions',
+          [
+            field('errorCode', 'int16', '0+'),
+            field('partitionIndex', 'int32', '0+'),
+            field('leaderId', 'int32', '0+'),
+            field('leaderEpoch', 'int32', '7+', { default: -1 }),
+            arrayOf('replicaNodes', 'int32', '0+'),
+            arrayOf('isrNodes', 'int32', '0+'),
+            arrayOf('offlineReplicas', 'int32', '5+'),
+          ],
+          '0+',
+        ),
+        field('topicAuthorizedOperations', 'int32', '8+', { default: -2147483648 }),
+      ],
+      '0+',
+    ),
+    field('clusterAuthorizedOperations', 'int32', '8+', { default: -2147483648 }),
+  ],
+};
+
+// CreateTopics{Request,Response}.json: validVersions 0-7 (5+ flexible), served 0-4 (v4 is v3's layout).
+export const CREATE_TOPICS: ApiSpec = {
+  key: 19,
+  name: 'CreateTopics',
+  minVersion: 0,
+  maxVersion: 4,
+  flexibleFrom: 5,
+  request: [
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        field('numPartitions', 'int32', '0+'),
+        field('replicationFactor', 'int16', '0+'),
+        arrayOf('assignments', [field('partitionIndex', 'int32', '0+'), arrayOf('brokerIds', 'int32', '0+')], '0+'),
+        arrayOf(
+          'configs',
+          [field('name', 'string', '0+'), field('value', 'string', '0+', { nullable: '0+', default: null })],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+    field('timeoutMs', 'int32', '0+', { default: 60000 }),
+    field('validateOnly', 'bool', '1+'),
+  ],
+  response: [
+    field('throttleTimeMs', 'int32', '2+'),
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        field('errorCode', 'int16', '0+'),
+        field('errorMessage', 'string', '1+', { nullable: '0+', default: null }),
+      ],
+      '0+',
+    ),
+  ],
+};
+
+// DeleteTopics{Request,Response}.json: validVersions 0-6 (4+ flexible), served 0-3.
+export const DELETE_TOPICS: ApiSpec = {
+  key: 20,
+  name: 'DeleteTopics',
+  minVersion: 0,
+  maxVersion: 3,
+  flexibleFrom: 4,
+  request: [arrayOf('topicNames', 'string', '0+'), field('timeoutMs', 'int32', '0+')],
+  response: [
+    field('throttleTimeMs', 'int32', '1+'),
+    arrayOf('responses', [field('name', 'string', '0+'), field('errorCode', 'int16', '0+')], '0+'),
+  ],
+};
+
+// DescribeConfigs{Request,Response}.json: validVersions 0-4 (4+ flexible), served 0-3.
+export const DESCRIBE_CONFIGS: ApiSpec = {
+  key: 32,
+  name: 'DescribeConfigs',
+  minVersion: 0,
+  maxVersion: 3,
+  flexibleFrom: 4,
+  request: [
+    arrayOf(
+      'resources',
+      [
+        field('resourceType', 'int8', '0+'),
+        field('resourceName', 'string', '0+'),
+        arrayOf('configurationKeys', 'string', '0+', { nullable: '0+', default: null }),
+      ],
+      '0+',
+    ),
+    field('includeSynonyms', 'bool', '1+'),
+    field('includeDocumentation', 'bool', '3+'),
+  ],
+  response: [
+    field('throttleTimeMs', 'int32', '0+'),
+    arrayOf(
+      'results',
+      [
+        field('errorCode', 'int16', '0+'),
+        field('errorMessage', 'string', '0+', { nullable: '0+', default: null }),
+        field('resourceType', 'int8', '0+'),
+        field('resourceName', 'string', '0+'),
+        arrayOf(
+          'configs',
+          [
+            field('name', 'string', '0+'),
+            field('value', 'string', '0+', { nullable: '0+', default: null }),
+            field('readOnly', 'bool', '0+'),
+            field('isDefault', 'bool', '0'),
+            field('configSource', 'int8', '1+', { default: -1 }),
+            field('isSensitive', 'bool', '0+'),
+            arrayOf(
+              'synonyms',
+              [
+                field('name', 'string', '1+'),
+                field('value', 'string', '1+', { nullable: '1+', default: null }),
+                field('source', 'int8', '1+'),
+              ],
+              '1+',
+            ),
+            field('configType', 'int8', '3+'),
+            field('documentation', 'string', '3+', { nullable: '0+', default: null }),
+          ],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+  ],
+};

@@ -1,0 +1,167 @@
+import { KafkaProtocolReason, protocolError } from './protocol-error.js';
+
+const INITIAL_CAPACITY = 256;
+
+function badValueThrow(message: string): never {
+  throw protocolError(KafkaProtocolReason.KAFKA_BAD_VALUE, message);
+}
+
+function checkInteger(value: number, min: number, max: number, what: string): void {
+  if (!Number.isInteger(value) || value < min || value > max)
+    badValueThrow(`${what} ${value} is not in [${min}, ${max}]`);
+}
+
+/** Writes Kafka's primitive types into a buffer that grows as needed. */
+export class ByteWriter {
+  private buffer = Buffer.allocUnsafe(INITIAL_CAPACITY);
+  private position = 0;
+
+  get length(): number {
+    return this.position;
+  }
+
+  private room(count: number): number {
+    if (this.position + count > this.buffer.length) {
+      let capacity = this.buffer.length * 2;
+      while (capacity < this.position + count) capacity *= 2;
+      const grown = Buffer.allocUnsafe(capacity);
+      this.buffer.copy(grown, 0, 0, this.position);
+      this.buffer = grown;
+    }
+    const at = this.position;
+    this.position += count;
+    return at;
+  }
+
+  /** One raw byte. `room` may replace the buffer, so it runs before the buffer is read. */
+  private byte(value: number): void {
+    const at = this.room(1);
+    this.buffer[at] = value;
+  }
+
+  int8(value: number): this {
+    checkInteger(value, -128, 127, 'int8');
+    const at = this.room(1);
+    this.buffer.writeInt8(value, at);
+    return this;
+  }
+
+  int16(value: number): this {
+    checkInteger(value, -32768, 32767, 'int16');
+    const at = this.room(2);
+    this.buffer.writeInt16BE(value, at);
+    return this;
+  }
+
+  int32(value: number): this {
+    checkInteger(value, -(2 ** 31), 2 ** 31 - 1, 'int32');
+    const at = this.room(4);
+    this.buffer.writeInt32BE(value, at);
+    return this;
+  }
+
+  uint32(value: number): this {
+    checkInteger(value, 0, 2 ** 32 - 1, 'uint32');
+    const at = this.room(4);
+    this.buffer.writeUInt32BE(value, at);
+    return this;
+  }
+
+  int64(value: bigint): this {
+    if (typeof value !== 'bigint' || BigInt.asIntN(64, value) !== value) badValueThrow(`int64 ${String(value)}`);
+    const at = this.room(8);
+    this.buffer.writeBigInt64BE(value, at);
+    return this;
+  }
+
+  float64(value: number): this {
+    const at = this.room(8);
+    this.buffer.writeDoubleBE(value, at);
+    return this;
+  }
+
+  bool(value: boolean): this {
+    return this.int8(value ? 1 : 0);
+  }
+
+  raw(bytes: Uint8Array): this {
+    const at = this.room(bytes.length);
+    this.buffer.set(bytes, at);
+    return this;
+  }
+
+  uvarint(value: number): this {
+    checkInteger(value, 0, 2 ** 32 - 1, 'unsigned varint');
+    let rest = value;
+    while (rest >= 0x80) {
+      this.byte((rest % 0x80) | 0x80);
+      rest = Math.floor(rest / 0x80);
+    }
+    this.byte(rest);
+    return this;
+  }
+
+  /** A zigzag varlong. */
+  varlong(value: bigint): this {
+    let rest = BigInt.asUintN(64, (value << 1n) ^ (value >> 63n));
+    while (rest >= 0x80n) {
+      this.byte(Number(rest & 0x7fn) | 0x80);
+      rest >>= 7n;
+    }
+    this.byte(Number(rest));
+    return this;
+  }
+
+  varint(value: number): this {
+    checkInteger(value, -(2 ** 31), 2 ** 31 - 1, 'varint');
+    return this.varlong(BigInt(value));
+  }
+
+  string(value: string | null, compact: boolean): this {
+    if (value === null) return compact ? this.uvarint(0) : this.int16(-1);
+    const bytes = Buffer.from(value, 'utf8');
+    if (compact) this.uvarint(bytes.length + 1);
+    else this.int16(bytes.length);
+    return this.raw(bytes);
+  }
+
+  byteString(value: Uint8Array | null, compact: boolean): this {
+    if (value === null) return compact ? this.uvarint(0) : this.int32(-1);
+    if (compact) this.uvarint(value.length + 1);
+    else this.int32(value.length);
+    return this.raw(value);
+  }
+
+  arrayLength(count: number | null, compact: boolean): this {
+    if (count === null) return compact ? this.uvarint(0) : this.int32(-1);
+    return compact ? this.uvarint(count + 1) : this.int32(count);
+  }
+
+  /** Overwrites an int32 written earlier (a length prefix known only once its body is written). */
+  patchInt32(at: number, value: number): this {
+    this.buffer.writeInt32BE(value, at);
+    return this;
+  }
+
+  /** Overwrites a uint32 written earlier (a CRC known only once what it covers is written). */
+  patchUint32(at: number, value: number): this {
+    this.buffer.writeUInt32BE(value, at);
+    return this;
+  }
+
+  /** Drops what was written after `length` (a tagged field is re-written behind its size). */
+  truncate(length: number): this {
+    this.position = length;
+    return this;
+  }
+
+  /** A view of the bytes written so far. */
+  view(from = 0, to = this.position): Buffer {
+    return this.buffer.subarray(from, to);
+  }
+
+  /** The bytes written, as a buffer of their own. */
+  finish(): Buffer {
+    return Buffer.from(this.buffer.subarray(0, this.position));
+  }
+}

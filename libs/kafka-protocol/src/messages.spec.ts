@@ -1,0 +1,308 @@
+import {
+  API_SPECS,
+  ApiKey,
+  apiSpec,
+  decodeRequest,
+  decodeResponse,
+  encodeRequest,
+  encodeResponse,
+  isFlexible,
+  KafkaProtocolReason,
+  readStruct,
+  supportedApiVersions,
+  writeStruct,
+  ByteReader,
+  ByteWriter,
+  type ApiSpec,
+  type Message,
+} from './index.js';
+
+// kafkajs's own request encoders and response decoders: an independent implementation of the same specs.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const kafkajsRequest = require('kafkajs/src/protocol/request') as (options: object) => Promise<{ buffer: Buffer }>;
+type KafkajsProtocol = (args: object) => {
+  request: object;
+  response: { decode: (data: Buffer) => Promise<unknown> };
+};
+const kafkajsRequests = (require('kafkajs/src/protocol/requests') as { requests: unknown }).requests as Record<
+  string,
+  { protocol: (options: { version: number }) => KafkajsProtocol }
+>;
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+async function kafkajsFrame(api: string, version: number, args: object): Promise<Buffer> {
+  const { request } = kafkajsRequests[api]!.protocol({ version })(args);
+  const encoded = await kafkajsRequest({ correlationId: 42, clientId: 'spec', request });
+  return encoded.buffer.subarray(4);
+}
+
+function spec(key: number): ApiSpec {
+  const found = apiSpec(key);
+  if (found === undefined) throw new Error(`no spec for ${key}`);
+  return found;
+}
+
+describe('request decoding against kafkajs encoders', () => {
+  it('reads kafkajs Metadata v6 and ApiVersions v2 requests', async () => {
+    const metadata = decodeRequest(
+      await kafkajsFrame('Metadata', 6, { topics: ['orders', 'payments'], allowAutoTopicCreation: false }),
+    );
+    expect(metadata.header).toEqual({ apiKey: ApiKey.Metadata, apiVersion: 6, correlationId: 42, clientId: 'spec' });
+    expect(metadata.body['topics']).toEqual([{ name: 'orders' }, { name: 'payments' }]);
+    expect(metadata.body['allowAutoTopicCreation']).toBe(false);
+    const versions = decodeRequest(await kafkajsFrame('ApiVersions', 2, {}));
+    expect(versions.spec.name).toBe('ApiVersions');
+  });
+
+  it('reads a kafkajs Fetch v11 request with its partitions and rack', async () => {
+    const decoded = decodeRequest(
+      await kafkajsFrame('Fetch', 11, {
+        replicaId: -1,
+        maxWaitTime: 500,
+        minBytes: 1,
+        maxBytes: 1024,
+        rackId: 'r1',
+        topics: [{ topic: 'orders', partitions: [{ partition: 2, fetchOffset: '17', maxBytes: 512 }] }],
+      }),
+    );
+    expect(decoded.body['maxWaitMs']).toBe(500);
+    expect(decoded.body['rackId']).toBe('r1');
+    expect(decoded.body['topics']).toEqual([
+      {
+        name: 'orders',
+        partitions: [
+          { partitionIndex: 2, currentLeaderEpoch: -1, fetchOffset: 17n, logStartOffset: -1n, partitionMaxBytes: 512 },
+        ],
+      },
+    ]);
+  });
+
+  it('reads kafkajs JoinGroup v5 and OffsetCommit v5 requests', async () => {
+    const join = decodeRequest(
+      await kafkajsFrame('JoinGroup', 5, {
+        groupId: 'billing',
+        sessionTimeout: 30000,
+        rebalanceTimeout: 60000,
+        memberId: '',
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        groupProtocols: [{ name: 'RoundRobinAssigner', metadata: Buffer.from([1, 2, 3]) }],
+      }),
+    );
+    expect(join.body['groupId']).toBe('billing');
+    expect(join.body['rebalanceTimeoutMs']).toBe(60000);
+    expect((join.body['protocols'] as Message[])[0]!['metadata']).toEqual(Buffer.from([1, 2, 3]));
+    const commit = decodeRequest(
+      await kafkajsFrame('OffsetCommit', 5, {
+        groupId: 'billing',
+        groupGenerationId: 3,
+        memberId: 'm-1',
+        topics: [{ topic: 'orders', partitions: [{ partition: 0, offset: '99' }] }],
+      }),
+    );
+    expect(commit.body['topics']).toEqual([
+      {
+        name: 'orders',
+        partitions: [
+          {
+            partitionIndex: 0,
+            committedOffset: 99n,
+            committedLeaderEpoch: -1,
+            commitTimestamp: -1n,
+            committedMetadata: null,
+          },
+        ],
+      },
+    ]);
+  });
+});
+
+describe('response encoding against kafkajs decoders', () => {
+  async function kafkajsDecode(api: string, version: number, frameWithSize: Buffer): Promise<Record<string, unknown>> {
+    const { response } = kafkajsRequests[api]!.protocol({ version })({});
+    // kafkajs decoders read the body after the correlation id.
+    return (await response.decode(frameWithSize.subarray(8))) as Record<string, unknown>;
+  }
+
+  it('writes ApiVersions v2 and Metadata v6 that kafkajs reads', async () => {
+    const apiVersions = encodeResponse(spec(ApiKey.ApiVersions), 2, 7, {
+      errorCode: 0,
+      apiKeys: supportedApiVersions(),
+      throttleTimeMs: 0,
+    });
+    expect(apiVersions.readInt32BE(4)).toBe(7);
+    const decoded = await kafkajsDecode('ApiVersions', 2, apiVersions);
+    expect(decoded['apiVersions']).toContainEqual({ apiKey: ApiKey.Fetch, minVersion: 4, maxVersion: 11 });
+    const metadata = encodeResponse(spec(ApiKey.Metadata), 6, 8, {
+      brokers: [{ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }],
+      clusterId: 'ledgerline',
+      controllerId: 1,
+      topics: [
+        {
+          errorCode: 0,
+          name: 'orders',
+          isInternal: false,
+          partitions: [
+            { errorCode: 0, partitionIndex: 0, leaderId: 1, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] },
+          ],
+        },
+      ],
+    });
+    const read = await kafkajsDecode('Metadata', 6, metadata);
+    expect(read['brokers']).toEqual([{ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }]);
+    expect((read['topicMetadata'] as { topic: string }[])[0]!.topic).toBe('orders');
+  });
+});
+
+/** A value for every field, so a round trip covers each one (not only defaults). */
+function sample(fields: readonly unknown[], depth = 0): Message {
+  const message: Message = {};
+  for (const field of fields as { name: string; type: unknown }[]) message[field.name] = sampleValue(field.type, depth);
+  return message;
+}
+
+function sampleValue(type: unknown, depth: number): unknown {
+  if (Array.isArray(type)) return sample(type, depth + 1);
+  if (typeof type === 'object' && type !== null && 'array' in type) {
+    return [
+      sampleValue((type as { array: unknown }).array, depth),
+      sampleValue((type as { array: unknown }).array, depth),
+    ];
+  }
+  switch (type) {
+    case 'int8':
+      return 3;
+    case 'int16':
+      return 300;
+    case 'int32':
+      return 70000;
+    case 'int64':
+      return 1n << 40n;
+    case 'bool':
+      return true;
+    case 'string':
+      return `s${depth}é`;
+    case 'uuid':
+      return Buffer.alloc(16, 7);
+    default:
+      return Buffer.from([depth, 1, 2]);
+  }
+}
+
+describe('every API in every version served', () => {
+  const cases = API_SPECS.flatMap((api) =>
+    Array.from(
+      { length: api.maxVersion - api.minVersion + 1 },
+      (_, index) => [api.name, api.minVersion + index, api] as const,
+    ),
+  );
+
+  it.each(cases)('%s v%d: request and response round-trip', (_name, version, api) => {
+    const header = { apiKey: api.key, apiVersion: version, correlationId: 9, clientId: 'c' };
+    const body = sample(api.request);
+    const request = decodeRequest(encodeRequest(api, header, body).subarray(4));
+    expect(request.header).toEqual(header);
+    const again = decodeRequest(encodeRequest(api, header, request.body).subarray(4));
+    expect(again.body).toEqual(request.body);
+    const response = encodeResponse(api, version, 9, sample(api.response));
+    const decoded = decodeResponse(api, version, response.subarray(4));
+    expect(decoded.correlationId).toBe(9);
+    expect(encodeResponse(api, version, 9, decoded.body)).toEqual(response);
+  });
+});
+
+describe('flexible versions', () => {
+  it('reads an ApiVersions v3 request as librdkafka sends it: header v2, compact strings, tagged fields', () => {
+    // size-less frame: key 18, version 3, correlation 1, client id "rdkafka" (int16 length), no header tags,
+    // then compact "librdkafka" and "2.0.2" and no body tags.
+    const frameBody = Buffer.concat([
+      Buffer.from([0, 18, 0, 3, 0, 0, 0, 1, 0, 7]),
+      Buffer.from('rdkafka'),
+      Buffer.from([0, 11]),
+      Buffer.from('librdkafka'),
+      Buffer.from([6]),
+      Buffer.from('2.0.2'),
+      Buffer.from([0]),
+    ]);
+    const decoded = decodeRequest(frameBody);
+    expect(decoded.header.clientId).toBe('rdkafka');
+    expect(decoded.body).toEqual({ clientSoftwareName: 'librdkafka', clientSoftwareVersion: '2.0.2' });
+  });
+
+  it('keeps the ApiVersions v3 response header at v0 and ends its body with tagged fields', () => {
+    const api = spec(ApiKey.ApiVersions);
+    expect(isFlexible(api, 3)).toBe(true);
+    const encoded = encodeResponse(api, 3, 5, {
+      errorCode: 0,
+      apiKeys: [{ apiKey: 18, minVersion: 0, maxVersion: 3 }],
+      throttleTimeMs: 0,
+    });
+    // size, correlation id, error code, compact array of 1 (2), the entry and its empty tags, throttle, empty tags.
+    expect([...encoded.subarray(4)]).toEqual([0, 0, 0, 5, 0, 0, 2, 0, 18, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it('decodes known tagged fields, skips unknown ones and writes a tagged field only when it differs from its default', () => {
+    const fields = [
+      {
+        name: 'a',
+        type: 'int32' as const,
+        versions: { min: 0, max: undefined },
+        nullable: undefined,
+        default: undefined,
+        tag: undefined,
+      },
+      {
+        name: 't',
+        type: 'string' as const,
+        versions: { min: 0, max: undefined },
+        nullable: undefined,
+        default: '',
+        tag: 1,
+      },
+    ];
+    const context = { version: 0, flexible: true };
+    const writer = new ByteWriter();
+    writeStruct(writer, fields, { a: 5, t: '' }, context);
+    expect([...writer.finish()]).toEqual([0, 0, 0, 5, 0]);
+    const tagged = new ByteWriter();
+    writeStruct(tagged, fields, { a: 5, t: 'x' }, context);
+    const bytes = tagged.finish();
+    expect(readStruct(new ByteReader(bytes), fields, context)).toEqual({ a: 5, t: 'x' });
+    // An unknown tag (0) before the known one is skipped; tags out of order are refused.
+    const unknown = Buffer.from([0, 0, 0, 5, 2, 0, 1, 9, 1, 2, 2, 0x78]);
+    expect(readStruct(new ByteReader(unknown), fields, context)).toEqual({ a: 5, t: 'x' });
+    const disordered = Buffer.from([0, 0, 0, 5, 2, 1, 2, 2, 0x78, 0, 1, 9]);
+    expect(() => readStruct(new ByteReader(disordered), fields, context)).toThrow(
+      expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_BAD_LENGTH }),
+    );
+    const ordered = Buffer.from([0, 0, 0, 5, 2, 1, 2, 2, 0x78, 7, 1, 9]);
+    expect(readStruct(new ByteReader(ordered), fields, context)).toEqual({ a: 5, t: 'x' });
+  });
+});
+
+describe('refusals', () => {
+  it('fails an unknown API key and an unsupported version with their reasons', () => {
+    expect(() => decodeRequest(Buffer.from([0, 99, 0, 0, 0, 0, 0, 1, 0, 0]))).toThrow(
+      expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_UNKNOWN_API }),
+    );
+    expect(() => decodeRequest(Buffer.from([0, 18, 0, 9, 0, 0, 0, 1, 0, 0]))).toThrow(
+      expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_UNSUPPORTED_VERSION }),
+    );
+  });
+
+  it('fails an array count the remaining bytes cannot hold before allocating for it', () => {
+    // Metadata v1: topics count 2^31-1 with 0 bytes after it.
+    const frameBody = Buffer.from([0, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0x7f, 0xff, 0xff, 0xff]);
+    expect(() => decodeRequest(frameBody)).toThrow(
+      expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_TRUNCATED }),
+    );
+  });
+
+  it('fails trailing bytes after a request', () => {
+    const api = spec(ApiKey.ListGroups);
+    const encoded = encodeRequest(api, { apiKey: api.key, apiVersion: 1, correlationId: 1, clientId: null }, {});
+    expect(() => decodeRequest(Buffer.concat([encoded.subarray(4), Buffer.from([1])]))).toThrow(
+      expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_TRAILING_BYTES }),
+    );
+  });
+});

@@ -1,0 +1,144 @@
+import { crc32c } from '@node-rs/crc32';
+import { Compression, decodeRecordBatches, encodeRecordBatch, KafkaProtocolReason, type RecordBatch } from './index.js';
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+const KafkajsRecordBatch = (
+  require('kafkajs/src/protocol/recordBatch/v0') as { RecordBatch: (options: object) => Promise<{ buffer: Buffer }> }
+).RecordBatch;
+const KafkajsRecord = require('kafkajs/src/protocol/recordBatch/record/v0') as (options: object) => unknown;
+const kafkajsBatchDecoder = require('kafkajs/src/protocol/recordBatch/v0/decoder') as (decoder: unknown) => Promise<{
+  firstOffset: string;
+  records: {
+    offset: string;
+    key: Buffer | null;
+    value: Buffer | null;
+    headers: Record<string, Buffer>;
+    timestamp: string;
+  }[];
+}>;
+const KafkajsDecoder = require('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => unknown;
+const kafkajsCompression = require('kafkajs/src/protocol/message/compression') as {
+  Types: { GZIP: number; None: number };
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+function batchOf(records: RecordBatch['records'], overrides: Partial<RecordBatch> = {}): RecordBatch {
+  return {
+    baseOffset: 100n,
+    partitionLeaderEpoch: 0,
+    compression: Compression.NONE,
+    timestampType: 0,
+    transactional: false,
+    control: false,
+    lastOffsetDelta: records.length - 1,
+    baseTimestamp: 1_700_000_000_000n,
+    maxTimestamp: 1_700_000_000_000n + BigInt(records.length),
+    producerId: -1n,
+    producerEpoch: -1,
+    baseSequence: -1,
+    records,
+    ...overrides,
+  };
+}
+
+const threeRecords: RecordBatch['records'] = [
+  { offsetDelta: 0, timestampDelta: 0n, key: Buffer.from('k0'), value: Buffer.from('v0'), headers: [] },
+  {
+    offsetDelta: 1,
+    timestampDelta: 1n,
+    key: null,
+    value: Buffer.alloc(300, 7),
+    headers: [{ key: 'h', value: Buffer.from('x') }],
+  },
+  { offsetDelta: 2, timestampDelta: 2n, key: Buffer.from('k2'), value: null, headers: [{ key: 'n', value: null }] },
+];
+
+describe('RecordBatch v2', () => {
+  it.each([
+    ['uncompressed', Compression.NONE],
+    ['gzip', Compression.GZIP],
+  ])('round-trips a %s batch with keys, null values and headers', (_name, compression) => {
+    const batch = batchOf(threeRecords, { compression });
+    const [decoded, ...rest] = decodeRecordBatches(encodeRecordBatch(batch));
+    expect(rest).toEqual([]);
+    expect(decoded).toEqual(batch);
+  });
+
+  it('reads batches kafkajs writes, uncompressed and gzip', async () => {
+    for (const compression of [kafkajsCompression.Types.None, kafkajsCompression.Types.GZIP]) {
+      const records = [
+        KafkajsRecord({ key: 'a', value: 'one', headers: { trace: 't-1' }, offsetDelta: 0, timestampDelta: 0 }),
+        KafkajsRecord({ key: null, value: 'two', offsetDelta: 1, timestampDelta: 5 }),
+      ];
+      const encoded = await KafkajsRecordBatch({
+        compression,
+        records,
+        firstTimestamp: 1000,
+        maxTimestamp: 1005,
+        lastOffsetDelta: 1,
+      });
+      const [batch] = decodeRecordBatches(encoded.buffer);
+      expect(batch!.compression).toBe(compression);
+      expect(batch!.baseTimestamp).toBe(1000n);
+      expect(batch!.records.map((record) => record.value?.toString())).toEqual(['one', 'two']);
+      expect(batch!.records[0]!.headers).toEqual([{ key: 'trace', value: Buffer.from('t-1') }]);
+      expect(batch!.records[1]!.key).toBeNull();
+      expect(batch!.records[1]!.timestampDelta).toBe(5n);
+    }
+  });
+
+  it('writes batches kafkajs reads, with offsets and timestamps', async () => {
+    const encoded = encodeRecordBatch(batchOf(threeRecords));
+    const read = await kafkajsBatchDecoder(new KafkajsDecoder(encoded));
+    expect(read.firstOffset).toBe('100');
+    expect(read.records.map((record) => record.offset)).toEqual(['100', '101', '102']);
+    expect(read.records[1]!.headers).toEqual({ h: Buffer.from('x') });
+    expect(read.records[2]!.timestamp).toBe('1700000000002');
+  });
+
+  it('refuses a bad CRC-32C, a truncated batch, an old magic and trailing garbage', () => {
+    const good = encodeRecordBatch(batchOf(threeRecords));
+    const flipped = Buffer.from(good);
+    flipped[good.length - 1] = (flipped[good.length - 1] as number) ^ 0xff;
+    const corrupt = expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_CORRUPT_RECORD });
+    expect(() => decodeRecordBatches(flipped)).toThrow(corrupt);
+    expect(() => decodeRecordBatches(good.subarray(0, good.length - 5))).toThrow(corrupt);
+    const oldMagic = Buffer.from(good);
+    oldMagic[16] = 1;
+    expect(() => decodeRecordBatches(oldMagic)).toThrow(corrupt);
+    expect(() => decodeRecordBatches(Buffer.concat([good, Buffer.alloc(20)]))).toThrow(corrupt);
+  });
+
+  it('refuses a record count the bytes cannot hold, even with a valid CRC', () => {
+    const good = encodeRecordBatch(batchOf(threeRecords));
+    const lying = Buffer.from(good);
+    lying.writeInt32BE(1_000_000, 57);
+    lying.writeUInt32BE(crc32c(lying.subarray(21)), 17);
+    expect(() => decodeRecordBatches(lying)).toThrow(
+      expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_CORRUPT_RECORD }),
+    );
+  });
+
+  it('refuses snappy, lz4 and zstd with KAFKA_UNSUPPORTED_COMPRESSION', () => {
+    for (const compression of [Compression.SNAPPY, Compression.LZ4, Compression.ZSTD]) {
+      const good = Buffer.from(encodeRecordBatch(batchOf(threeRecords)));
+      good.writeInt16BE(compression, 21);
+      good.writeUInt32BE(crc32c(good.subarray(21)), 17);
+      expect(() => decodeRecordBatches(good)).toThrow(
+        expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_UNSUPPORTED_COMPRESSION }),
+      );
+    }
+  });
+
+  it('bounds what a gzip batch may inflate to', () => {
+    const big = batchOf(
+      [{ offsetDelta: 0, timestampDelta: 0n, key: null, value: Buffer.alloc(1_000_000), headers: [] }],
+      {
+        compression: Compression.GZIP,
+      },
+    );
+    expect(() => decodeRecordBatches(encodeRecordBatch(big), { maxDecompressedBytes: 10_000 })).toThrow(
+      expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_CORRUPT_RECORD }),
+    );
+  });
+});
