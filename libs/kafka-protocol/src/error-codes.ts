@@ -30,6 +30,7 @@ export const KafkaErrorCode = {
   INVALID_CONFIG: 40,
   INVALID_REQUEST: 42,
   POLICY_VIOLATION: 44,
+  DUPLICATE_SEQUENCE_NUMBER: 46,
   KAFKA_STORAGE_ERROR: 56,
   SASL_AUTHENTICATION_FAILED: 58,
   NON_EMPTY_GROUP: 68,
@@ -37,6 +38,7 @@ export const KafkaErrorCode = {
   UNSUPPORTED_COMPRESSION_TYPE: 76,
   OFFSET_NOT_AVAILABLE: 78,
   MEMBER_ID_REQUIRED: 79,
+  GROUP_MAX_SIZE_REACHED: 81,
   INVALID_RECORD: 87,
 } as const;
 export type KafkaErrorCodeValue = (typeof KafkaErrorCode)[keyof typeof KafkaErrorCode];

@@ -1,0 +1,90 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import type { Logger } from '@ledgerline/service-kit';
+import type { GroupCoordinator } from './group-coordinator.js';
+import type { LedgerlineBackend } from './ledgerline-backend.js';
+import type { Caller } from './owner-router.js';
+import { GatewayReason } from './reasons.js';
+import type { KafkaGatewaySettings } from './settings.js';
+import { kafkaPartitionCount, type TopicNames } from './topic-names.js';
+
+/** How long a topic's partition count is trusted before it is read again (partitions are only ever added). */
+const PARTITION_COUNT_TTL_MS = 5_000;
+const MAX_CACHED_TOPICS = 100_000;
+
+/** Where Kafka clients reach this gateway: what Metadata and FindCoordinator answer. */
+export interface AdvertisedBroker {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+}
+
+/** One Kafka partition resolved to the Ledgerline topic that holds it. */
+export interface ResolvedPartition {
+  readonly topic: string;
+  readonly partitions: number;
+}
+
+/** What every request handler uses: settings, the way to Ledgerline, the names, the group coordinator. */
+export class GatewayContext {
+  private readonly partitionCounts = new Map<string, { count: number; readAtMs: number }>();
+
+  constructor(
+    readonly settings: KafkaGatewaySettings,
+    readonly backend: LedgerlineBackend,
+    readonly names: TopicNames,
+    readonly groups: GroupCoordinator,
+    readonly broker: () => AdvertisedBroker,
+    readonly logger: Logger,
+  ) {}
+
+  /** A topic's Ledgerline partition count (0: not partitioned), creating it when allowed; undefined when absent. */
+  async partitionCount(topic: string, caller: Caller, create: boolean): Promise<number | undefined> {
+    const cached = this.partitionCounts.get(topic);
+    if (cached !== undefined && Date.now() - cached.readAtMs < PARTITION_COUNT_TTL_MS) return cached.count;
+    let count = await this.backend.partitions(topic, caller);
+    if (count === undefined && create && this.settings.kafkaAutoCreateTopics) {
+      count = await this.createTopic(topic, this.settings.kafkaDefaultPartitions, caller);
+    }
+    if (count === undefined) return undefined;
+    this.partitionCounts.delete(topic);
+    this.partitionCounts.set(topic, { count, readAtMs: Date.now() });
+    if (this.partitionCounts.size > MAX_CACHED_TOPICS) {
+      this.partitionCounts.delete(this.partitionCounts.keys().next().value as string);
+    }
+    return count;
+  }
+
+  /** Creates a partitioned topic (a Kafka topic always has partitions); a concurrent creation is not an error. */
+  async createTopic(topic: string, partitions: number, caller: Caller): Promise<number> {
+    try {
+      await this.backend.createTopic(topic, partitions, caller);
+      return partitions;
+    } catch (error) {
+      if (error instanceof LedgerlineError && error.code === 'ALREADY_EXISTS') {
+        return (await this.backend.partitions(topic, caller)) ?? partitions;
+      }
+      throw error;
+    }
+  }
+
+  forgetTopic(topic: string): void {
+    this.partitionCounts.delete(topic);
+  }
+
+  /**
+   * The Ledgerline topic of Kafka partition `partition` of `kafkaTopic`;
+   * NOT_FOUND when the topic or the partition does not exist.
+   */
+  async resolvePartition(kafkaTopic: string, partition: number, caller: Caller, create = false): Promise<string> {
+    const topic = this.names.ledgerlineTopic(kafkaTopic);
+    const count = await this.partitionCount(topic, caller, create);
+    if (count === undefined || partition < 0 || partition >= kafkaPartitionCount(count)) {
+      throw new LedgerlineError(
+        'NOT_FOUND',
+        GatewayReason.UNKNOWN_KAFKA_PARTITION,
+        `${kafkaTopic} has no partition ${partition}`,
+      );
+    }
+    return this.names.partitionTopic(topic, count, partition);
+  }
+}

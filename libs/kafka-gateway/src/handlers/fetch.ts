@@ -1,0 +1,152 @@
+import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
+import type { GatewayContext } from '../gateway-context.js';
+import { kafkaErrorOf } from '../kafka-errors.js';
+import type { FetchResult } from '../ledgerline-backend.js';
+import { entryRecordBatch } from '../record-mapping.js';
+import type { Session } from '../session.js';
+
+interface PartitionFetch {
+  topicName: string;
+  partitionIndex: number;
+  fetchOffset: bigint;
+  maxBytes: number;
+  /** The Ledgerline topic, once resolved. */
+  topic?: string;
+  result?: FetchResult;
+  records?: Buffer;
+  errorCode: number;
+}
+
+function flatten(request: DecodedRequest): PartitionFetch[] {
+  const topics = request.body['topics'] as {
+    name: string;
+    partitions: { partitionIndex: number; fetchOffset: bigint; partitionMaxBytes: number }[];
+  }[];
+  return topics.flatMap((topic) =>
+    topic.partitions.map((partition) => ({
+      topicName: topic.name,
+      partitionIndex: partition.partitionIndex,
+      fetchOffset: partition.fetchOffset,
+      maxBytes: partition.partitionMaxBytes,
+      errorCode: KafkaErrorCode.NONE,
+    })),
+  );
+}
+
+async function fetchOne(
+  context: GatewayContext,
+  fetch: PartitionFetch,
+  waitMs: number,
+  session: Session,
+  signal?: AbortSignal,
+): Promise<void> {
+  try {
+    fetch.topic ??= await context.resolvePartition(fetch.topicName, fetch.partitionIndex, session.caller);
+    const result = await context.backend.fetch(
+      fetch.topic,
+      {
+        offset: fetch.fetchOffset,
+        maxEntries: context.settings.kafkaMaxFetchEntries,
+        maxBytes: Math.max(1, Math.min(fetch.maxBytes, context.settings.kafkaMaxFrameSizeBytes)),
+        maxWaitMs: waitMs,
+      },
+      session.caller,
+      signal,
+    );
+    fetch.result = result;
+    fetch.errorCode = fetch.fetchOffset > result.nextOffset ? KafkaErrorCode.OFFSET_OUT_OF_RANGE : KafkaErrorCode.NONE;
+  } catch (error) {
+    // A long poll this request cut short once another partition had data is not a failure.
+    if (signal?.aborted === true) return;
+    fetch.errorCode = kafkaErrorOf(error);
+  }
+}
+
+function bytesOf(fetch: PartitionFetch): number {
+  return (
+    fetch.result?.entries.reduce(
+      (sum, entry) => sum + entry.messages.reduce((size, m) => size + m.payload.length, 0),
+      0,
+    ) ?? 0
+  );
+}
+
+/**
+ * The long poll: when the first, immediate read of every partition found
+ * fewer than min_bytes, the empty partitions wait (the owner wakes them when
+ * entries arrive) until one of them has data or max_wait_ms passes; the rest
+ * are then cancelled.
+ */
+async function longPoll(
+  context: GatewayContext,
+  fetches: PartitionFetch[],
+  waitMs: number,
+  session: Session,
+): Promise<void> {
+  const waiting = fetches.filter(
+    (fetch) => fetch.errorCode === KafkaErrorCode.NONE && (fetch.result?.entries.length ?? 0) === 0,
+  );
+  if (waiting.length === 0) return;
+  const controller = new AbortController();
+  await Promise.all(
+    waiting.map(async (fetch) => {
+      await fetchOne(context, fetch, waitMs, session, controller.signal);
+      if ((fetch.result?.entries.length ?? 0) > 0) controller.abort();
+    }),
+  );
+}
+
+/** Record batches within the request's max_bytes; the first partition with data always gets one batch (KIP-74). */
+function encodeWithin(fetches: PartitionFetch[], maxBytes: number): void {
+  let total = 0;
+  for (const fetch of fetches) {
+    const batches: Buffer[] = [];
+    for (const entry of fetch.result?.entries ?? []) {
+      const batch = entryRecordBatch(entry);
+      if (total > 0 && total + batch.length > maxBytes) break;
+      batches.push(batch);
+      total += batch.length;
+    }
+    fetch.records = Buffer.concat(batches);
+  }
+}
+
+function partitionResponse(fetch: PartitionFetch): Message {
+  const next = fetch.result?.nextOffset ?? -1n;
+  return {
+    partitionIndex: fetch.partitionIndex,
+    errorCode: fetch.errorCode,
+    highWatermark: next,
+    lastStableOffset: next,
+    logStartOffset: -1n,
+    abortedTransactions: null,
+    preferredReadReplica: -1,
+    records: fetch.errorCode === KafkaErrorCode.NONE ? (fetch.records ?? Buffer.alloc(0)) : Buffer.alloc(0),
+  };
+}
+
+/** Fetch v4-11: by offset from each partition's writer owner, honouring max_wait_ms, min_bytes and max_bytes. */
+export async function handleFetch(
+  context: GatewayContext,
+  request: DecodedRequest,
+  session: Session,
+): Promise<Message> {
+  const fetches = flatten(request);
+  const minBytes = request.body['minBytes'] as number;
+  const maxBytes = request.body['maxBytes'] as number;
+  const waitMs = Math.max(0, Math.min(request.body['maxWaitMs'] as number, context.settings.kafkaMaxFetchWaitMs));
+  await Promise.all(fetches.map((fetch) => fetchOne(context, fetch, 0, session)));
+  const found = fetches.reduce((sum, fetch) => sum + bytesOf(fetch), 0);
+  if (found < Math.max(minBytes, 1) && waitMs > 0) await longPoll(context, fetches, waitMs, session);
+  encodeWithin(fetches, maxBytes > 0 ? maxBytes : Number.MAX_SAFE_INTEGER);
+  const responses: Message[] = [];
+  for (const fetch of fetches) {
+    let topic = responses.at(-1);
+    if (topic?.['topic'] !== fetch.topicName) {
+      topic = { topic: fetch.topicName, partitions: [] };
+      responses.push(topic);
+    }
+    (topic['partitions'] as Message[]).push(partitionResponse(fetch));
+  }
+  return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, sessionId: 0, responses };
+}

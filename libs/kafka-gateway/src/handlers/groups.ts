@@ -1,0 +1,119 @@
+import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
+import type { GatewayContext } from '../gateway-context.js';
+import type { Session } from '../session.js';
+
+/** FindCoordinator v0-2: this gateway coordinates every group it is asked about. */
+export async function handleFindCoordinator(context: GatewayContext): Promise<Message> {
+  const broker = context.broker();
+  return {
+    throttleTimeMs: 0,
+    errorCode: KafkaErrorCode.NONE,
+    errorMessage: null,
+    nodeId: broker.nodeId,
+    host: broker.host,
+    port: broker.port,
+  };
+}
+
+/** JoinGroup v0-5: answers once the group's rebalance completes. */
+export async function handleJoinGroup(
+  context: GatewayContext,
+  request: DecodedRequest,
+  session: Session,
+): Promise<Message> {
+  const body = request.body;
+  const result = await context.groups.join({
+    groupId: body['groupId'] as string,
+    memberId: body['memberId'] as string,
+    groupInstanceId: body['groupInstanceId'] as string | null,
+    clientId: request.header.clientId ?? '',
+    clientHost: session.clientHost,
+    sessionTimeoutMs: body['sessionTimeoutMs'] as number,
+    rebalanceTimeoutMs: body['rebalanceTimeoutMs'] as number,
+    protocolType: body['protocolType'] as string,
+    protocols: body['protocols'] as { name: string; metadata: Buffer }[],
+  });
+  return { throttleTimeMs: 0, ...result };
+}
+
+/** SyncGroup v0-3: the leader's assignments, handed to each member. */
+export async function handleSyncGroup(context: GatewayContext, request: DecodedRequest): Promise<Message> {
+  const body = request.body;
+  const result = await context.groups.sync(
+    body['groupId'] as string,
+    body['generationId'] as number,
+    body['memberId'] as string,
+    body['assignments'] as { memberId: string; assignment: Buffer }[],
+  );
+  return { throttleTimeMs: 0, ...result };
+}
+
+export async function handleHeartbeat(context: GatewayContext, request: DecodedRequest): Promise<Message> {
+  const body = request.body;
+  const errorCode = context.groups.heartbeat(
+    body['groupId'] as string,
+    body['generationId'] as number,
+    body['memberId'] as string,
+  );
+  return { throttleTimeMs: 0, errorCode };
+}
+
+/** LeaveGroup v0-3 (v3 leaves several members at once). */
+export async function handleLeaveGroup(context: GatewayContext, request: DecodedRequest): Promise<Message> {
+  const groupId = request.body['groupId'] as string;
+  if (request.header.apiVersion < 3) {
+    return {
+      throttleTimeMs: 0,
+      errorCode: context.groups.leave(groupId, request.body['memberId'] as string),
+      members: [],
+    };
+  }
+  const members = (request.body['members'] as { memberId: string; groupInstanceId: string | null }[]).map((member) => ({
+    memberId: member.memberId,
+    groupInstanceId: member.groupInstanceId,
+    errorCode: context.groups.leave(groupId, member.memberId),
+  }));
+  return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, members };
+}
+
+export async function handleListGroups(context: GatewayContext): Promise<Message> {
+  return {
+    throttleTimeMs: 0,
+    errorCode: KafkaErrorCode.NONE,
+    groups: context.groups.list().map((group) => ({ groupId: group.groupId, protocolType: group.protocolType })),
+  };
+}
+
+/** DescribeGroups v0-4: a group this gateway does not know is reported Dead, as Kafka does. */
+export async function handleDescribeGroups(context: GatewayContext, request: DecodedRequest): Promise<Message> {
+  const groups = (request.body['groups'] as string[]).map((groupId) => {
+    const group = context.groups.get(groupId);
+    if (group === undefined) {
+      return {
+        errorCode: KafkaErrorCode.NONE,
+        groupId,
+        groupState: 'Dead',
+        protocolType: '',
+        protocolData: '',
+        members: [],
+      };
+    }
+    return {
+      errorCode: KafkaErrorCode.NONE,
+      groupId,
+      groupState: group.phase,
+      protocolType: group.protocolType,
+      protocolData: group.protocolName,
+      members: [...group.members.values()].map((member) => ({
+        memberId: member.memberId,
+        groupInstanceId: member.groupInstanceId,
+        clientId: member.clientId,
+        clientHost: member.clientHost,
+        memberMetadata:
+          member.protocols.find((protocol) => protocol.name === group.protocolName)?.metadata ?? Buffer.alloc(0),
+        memberAssignment: member.assignment,
+      })),
+    };
+  });
+  return { throttleTimeMs: 0, groups };
+}

@@ -1,0 +1,44 @@
+import { ApiKey } from '@ledgerline/kafka-protocol';
+import type { ApiHandler } from '../session.js';
+import { handleFetch } from './fetch.js';
+import {
+  handleDescribeGroups,
+  handleFindCoordinator,
+  handleHeartbeat,
+  handleJoinGroup,
+  handleLeaveGroup,
+  handleListGroups,
+  handleSyncGroup,
+} from './groups.js';
+import { handleApiVersions, handleInitProducerId, handleSaslAuthenticate, handleSaslHandshake } from './handshake.js';
+import { handleListOffsets } from './list-offsets.js';
+import { handleMetadata } from './metadata.js';
+import { handleOffsetCommit, handleOffsetFetch } from './offsets.js';
+import { handleProduce } from './produce.js';
+import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './topics-admin.js';
+
+/** Every API the codec has a schema for has its handler here. */
+export const API_HANDLERS: ReadonlyMap<number, ApiHandler> = new Map<number, ApiHandler>([
+  [ApiKey.Produce, handleProduce],
+  [ApiKey.Fetch, handleFetch],
+  [ApiKey.ListOffsets, handleListOffsets],
+  [ApiKey.Metadata, handleMetadata],
+  [ApiKey.OffsetCommit, handleOffsetCommit],
+  [ApiKey.OffsetFetch, handleOffsetFetch],
+  [ApiKey.FindCoordinator, handleFindCoordinator],
+  [ApiKey.JoinGroup, handleJoinGroup],
+  [ApiKey.Heartbeat, handleHeartbeat],
+  [ApiKey.LeaveGroup, handleLeaveGroup],
+  [ApiKey.SyncGroup, handleSyncGroup],
+  [ApiKey.DescribeGroups, handleDescribeGroups],
+  [ApiKey.ListGroups, handleListGroups],
+  [ApiKey.SaslHandshake, handleSaslHandshake],
+  [ApiKey.ApiVersions, handleApiVersions],
+  [ApiKey.CreateTopics, handleCreateTopics],
+  [ApiKey.DeleteTopics, handleDeleteTopics],
+  [ApiKey.InitProducerId, handleInitProducerId],
+  [ApiKey.DescribeConfigs, handleDescribeConfigs],
+  [ApiKey.SaslAuthenticate, handleSaslAuthenticate],
+]);
+
+export { unsupportedApiVersionsBody } from './handshake.js';

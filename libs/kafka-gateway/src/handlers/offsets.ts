@@ -1,0 +1,84 @@
+import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
+import type { GatewayContext } from '../gateway-context.js';
+import { kafkaErrorOf } from '../kafka-errors.js';
+import type { Session } from '../session.js';
+
+type CommitTopic = { name: string; partitions: { partitionIndex: number; committedOffset: bigint }[] };
+
+/**
+ * OffsetCommit v0-7: a group's committed offset on a partition is the
+ * position of the subscription named by the group on the partition's topic,
+ * so the group's lag is that subscription's backlog and survives restarts.
+ */
+export async function handleOffsetCommit(
+  context: GatewayContext,
+  request: DecodedRequest,
+  session: Session,
+): Promise<Message> {
+  const groupId = request.body['groupId'] as string;
+  const allowed =
+    groupId === ''
+      ? KafkaErrorCode.INVALID_GROUP_ID
+      : context.groups.canCommit(groupId, request.body['generationId'] as number, request.body['memberId'] as string);
+  const topics = await Promise.all(
+    (request.body['topics'] as CommitTopic[]).map(async (topic) => ({
+      name: topic.name,
+      partitions: await Promise.all(
+        topic.partitions.map(async (partition) => {
+          if (allowed !== KafkaErrorCode.NONE) return { partitionIndex: partition.partitionIndex, errorCode: allowed };
+          try {
+            const ledgerlineTopic = await context.resolvePartition(
+              topic.name,
+              partition.partitionIndex,
+              session.caller,
+            );
+            await context.backend.commitOffset(ledgerlineTopic, groupId, partition.committedOffset, session.caller);
+            return { partitionIndex: partition.partitionIndex, errorCode: KafkaErrorCode.NONE };
+          } catch (error) {
+            return { partitionIndex: partition.partitionIndex, errorCode: kafkaErrorOf(error) };
+          }
+        }),
+      ),
+    })),
+  );
+  return { throttleTimeMs: 0, topics };
+}
+
+/** OffsetFetch v1-5: the offsets a group committed (-1 where it has none). All topics (null, v2+) lists none. */
+export async function handleOffsetFetch(
+  context: GatewayContext,
+  request: DecodedRequest,
+  session: Session,
+): Promise<Message> {
+  const groupId = request.body['groupId'] as string;
+  const asked = (request.body['topics'] as { name: string; partitionIndexes: number[] }[] | null) ?? [];
+  const topics = await Promise.all(
+    asked.map(async (topic) => ({
+      name: topic.name,
+      partitions: await Promise.all(
+        topic.partitionIndexes.map(async (partitionIndex) => {
+          try {
+            const ledgerlineTopic = await context.resolvePartition(topic.name, partitionIndex, session.caller);
+            const committedOffset = await context.backend.committedOffset(ledgerlineTopic, groupId, session.caller);
+            return {
+              partitionIndex,
+              committedOffset,
+              committedLeaderEpoch: -1,
+              metadata: '',
+              errorCode: KafkaErrorCode.NONE,
+            };
+          } catch (error) {
+            return {
+              partitionIndex,
+              committedOffset: -1n,
+              committedLeaderEpoch: -1,
+              metadata: '',
+              errorCode: kafkaErrorOf(error),
+            };
+          }
+        }),
+      ),
+    })),
+  );
+  return { throttleTimeMs: 0, topics, errorCode: KafkaErrorCode.NONE };
+}

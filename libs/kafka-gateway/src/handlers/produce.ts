@@ -1,0 +1,108 @@
+import {
+  decodeRecordBatches,
+  KafkaErrorCode,
+  type DecodedRequest,
+  type Message,
+  type RecordBatch,
+} from '@ledgerline/kafka-protocol';
+import type { GatewayContext } from '../gateway-context.js';
+import { errorMessageOf, kafkaErrorOf } from '../kafka-errors.js';
+import { storedMessage } from '../record-mapping.js';
+import type { Session } from '../session.js';
+
+const ACKS = new Set([0, 1, -1]);
+
+interface PartitionData {
+  partitionIndex: number;
+  records: Buffer | null;
+}
+
+function partitionResult(
+  partitionIndex: number,
+  errorCode: number,
+  baseOffset = -1n,
+  errorMessage: string | null = null,
+): Message {
+  return {
+    partitionIndex,
+    errorCode,
+    baseOffset,
+    logAppendTimeMs: -1n,
+    logStartOffset: -1n,
+    recordErrors: [],
+    errorMessage,
+  };
+}
+
+/** Idempotent producers dedupe by producer name; the epoch is part of it, since a new epoch restarts sequences. */
+function producerName(batch: RecordBatch): string {
+  return batch.producerId >= 0n ? `kafka-${batch.producerId}-${batch.producerEpoch}` : '';
+}
+
+async function producePartition(
+  context: GatewayContext,
+  topicName: string,
+  data: PartitionData,
+  session: Session,
+): Promise<Message> {
+  try {
+    const topic = await context.resolvePartition(topicName, data.partitionIndex, session.caller, true);
+    if (data.records === null || data.records.length === 0) {
+      return partitionResult(data.partitionIndex, KafkaErrorCode.CORRUPT_MESSAGE, -1n, 'no records');
+    }
+    const batches = decodeRecordBatches(data.records, {
+      maxDecompressedBytes: context.settings.kafkaMaxFrameSizeBytes * 4,
+    });
+    let baseOffset: bigint | undefined;
+    let duplicateUnknown = false;
+    for (const batch of batches) {
+      if (batch.control || batch.records.length === 0) continue;
+      // One Kafka batch is one entry (a Pulsar batch): its messages take consecutive offsets.
+      const receipt = await context.backend.publish(
+        topic,
+        {
+          messages: batch.records.map((record) => storedMessage(batch, record)),
+          producerName: producerName(batch),
+          sequenceId: BigInt(Math.max(batch.baseSequence, 0)),
+        },
+        session.caller,
+      );
+      if (receipt.duplicate && receipt.position === undefined) duplicateUnknown = true;
+      baseOffset ??= receipt.firstOffset;
+    }
+    if (duplicateUnknown) return partitionResult(data.partitionIndex, KafkaErrorCode.DUPLICATE_SEQUENCE_NUMBER);
+    return partitionResult(data.partitionIndex, KafkaErrorCode.NONE, baseOffset ?? -1n);
+  } catch (error) {
+    return partitionResult(data.partitionIndex, kafkaErrorOf(error), -1n, errorMessageOf(error));
+  }
+}
+
+/**
+ * Produce v3-8 (RecordBatch v2). Each partition's batches become entries of
+ * its topic; acks 1 and -1 both answer once the ledger store holds the entry
+ * (there are no replicas to wait for beyond it); acks 0 gets no answer.
+ */
+export async function handleProduce(
+  context: GatewayContext,
+  request: DecodedRequest,
+  session: Session,
+): Promise<Message | undefined> {
+  const acks = request.body['acks'] as number;
+  const transactional = request.body['transactionalId'] !== null;
+  const topics = request.body['topics'] as { name: string; partitions: PartitionData[] }[];
+  const responses = await Promise.all(
+    topics.map(async (topic) => ({
+      name: topic.name,
+      partitions: await Promise.all(
+        topic.partitions.map((data) => {
+          if (!ACKS.has(acks)) return partitionResult(data.partitionIndex, KafkaErrorCode.INVALID_REQUIRED_ACKS);
+          // Transactions are not served: the code Kafka answers for a feature the broker lacks.
+          if (transactional) return partitionResult(data.partitionIndex, KafkaErrorCode.UNSUPPORTED_VERSION);
+          return producePartition(context, topic.name, data, session);
+        }),
+      ),
+    })),
+  );
+  if (acks === 0) return undefined;
+  return { responses, throttleTimeMs: 0 };
+}

@@ -1,0 +1,152 @@
+import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
+import type { GatewayContext } from '../gateway-context.js';
+import { errorMessageOf, kafkaErrorOf } from '../kafka-errors.js';
+import type { Session } from '../session.js';
+
+/** Partitions one CreateTopics may ask for per topic. */
+const MAX_PARTITIONS = 10_000;
+
+type Creatable = { name: string; numPartitions: number; assignments: unknown[] };
+
+async function createOne(
+  context: GatewayContext,
+  topic: Creatable,
+  validateOnly: boolean,
+  session: Session,
+): Promise<Message> {
+  const result = (errorCode: number, errorMessage: string | null = null): Message => ({
+    name: topic.name,
+    errorCode,
+    errorMessage,
+  });
+  const partitions = topic.numPartitions === -1 ? context.settings.kafkaDefaultPartitions : topic.numPartitions;
+  if (topic.assignments.length > 0) return result(KafkaErrorCode.INVALID_REQUEST, 'replica assignments are not used');
+  if (partitions < 1 || partitions > MAX_PARTITIONS)
+    return result(KafkaErrorCode.INVALID_PARTITIONS, `${partitions} partitions`);
+  try {
+    const ledgerlineTopic = context.names.ledgerlineTopic(topic.name);
+    if ((await context.backend.partitions(ledgerlineTopic, session.caller)) !== undefined) {
+      return result(KafkaErrorCode.TOPIC_ALREADY_EXISTS, `${topic.name} exists`);
+    }
+    if (!validateOnly) await context.backend.createTopic(ledgerlineTopic, partitions, session.caller);
+    return result(KafkaErrorCode.NONE);
+  } catch (error) {
+    const code = kafkaErrorOf(error);
+    return result(
+      code === KafkaErrorCode.INVALID_REQUEST ? KafkaErrorCode.INVALID_TOPIC_EXCEPTION : code,
+      errorMessageOf(error),
+    );
+  }
+}
+
+/** CreateTopics v0-4: partitioned topics (replication is the ledger store's business, so the factor is not used). */
+export async function handleCreateTopics(
+  context: GatewayContext,
+  request: DecodedRequest,
+  session: Session,
+): Promise<Message> {
+  const validateOnly = request.body['validateOnly'] === true;
+  const topics = await Promise.all(
+    (request.body['topics'] as Creatable[]).map((topic) => createOne(context, topic, validateOnly, session)),
+  );
+  return { throttleTimeMs: 0, topics };
+}
+
+/** DeleteTopics v0-3. */
+export async function handleDeleteTopics(
+  context: GatewayContext,
+  request: DecodedRequest,
+  session: Session,
+): Promise<Message> {
+  const responses = await Promise.all(
+    (request.body['topicNames'] as string[]).map(async (name) => {
+      try {
+        const topic = context.names.ledgerlineTopic(name);
+        await context.backend.deleteTopic(topic, session.caller);
+        context.forgetTopic(topic);
+        return { name, errorCode: KafkaErrorCode.NONE };
+      } catch (error) {
+        return { name, errorCode: kafkaErrorOf(error) };
+      }
+    }),
+  );
+  return { throttleTimeMs: 0, responses };
+}
+
+const TOPIC_RESOURCE = 2;
+const BROKER_RESOURCE = 4;
+/** ConfigSource DEFAULT_CONFIG and ConfigType STRING (DescribeConfigs v1+ and v3+). */
+const DEFAULT_CONFIG = 5;
+const STRING_TYPE = 2;
+
+function configsFor(context: GatewayContext, resourceType: number): Record<string, string> {
+  const maxMessageBytes = String(context.settings.kafkaMaxFrameSizeBytes);
+  if (resourceType === TOPIC_RESOURCE) {
+    return {
+      'cleanup.policy': 'delete',
+      'compression.type': 'producer',
+      'max.message.bytes': maxMessageBytes,
+      'message.timestamp.type': 'CreateTime',
+      'min.insync.replicas': '1',
+      'retention.ms': '-1',
+    };
+  }
+  return {
+    'auto.create.topics.enable': String(context.settings.kafkaAutoCreateTopics),
+    'num.partitions': String(context.settings.kafkaDefaultPartitions),
+    'socket.request.max.bytes': maxMessageBytes,
+    'group.min.session.timeout.ms': String(context.settings.groupMinSessionTimeoutMs),
+    'group.max.session.timeout.ms': String(context.settings.groupMaxSessionTimeoutMs),
+    'group.initial.rebalance.delay.ms': String(context.settings.groupInitialRebalanceDelayMs),
+  };
+}
+
+type Resource = { resourceType: number; resourceName: string; configurationKeys: string[] | null };
+
+async function describeOne(context: GatewayContext, resource: Resource, session: Session): Promise<Message> {
+  const base = { resourceType: resource.resourceType, resourceName: resource.resourceName };
+  if (resource.resourceType !== TOPIC_RESOURCE && resource.resourceType !== BROKER_RESOURCE) {
+    return { ...base, errorCode: KafkaErrorCode.INVALID_REQUEST, errorMessage: 'only topics and brokers', configs: [] };
+  }
+  if (resource.resourceType === TOPIC_RESOURCE) {
+    try {
+      const count = await context.partitionCount(
+        context.names.ledgerlineTopic(resource.resourceName),
+        session.caller,
+        false,
+      );
+      if (count === undefined) {
+        return { ...base, errorCode: KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: null, configs: [] };
+      }
+    } catch (error) {
+      return { ...base, errorCode: kafkaErrorOf(error), errorMessage: errorMessageOf(error), configs: [] };
+    }
+  }
+  const wanted = resource.configurationKeys === null ? undefined : new Set(resource.configurationKeys);
+  const configs = Object.entries(configsFor(context, resource.resourceType))
+    .filter(([name]) => wanted === undefined || wanted.has(name))
+    .map(([name, value]) => ({
+      name,
+      value,
+      readOnly: true,
+      isDefault: true,
+      configSource: DEFAULT_CONFIG,
+      isSensitive: false,
+      synonyms: [],
+      configType: STRING_TYPE,
+      documentation: null,
+    }));
+  return { ...base, errorCode: KafkaErrorCode.NONE, errorMessage: null, configs };
+}
+
+/** DescribeConfigs v0-3: the settings that shape how topics behave here, read-only. */
+export async function handleDescribeConfigs(
+  context: GatewayContext,
+  request: DecodedRequest,
+  session: Session,
+): Promise<Message> {
+  const results = await Promise.all(
+    (request.body['resources'] as Resource[]).map((resource) => describeOne(context, resource, session)),
+  );
+  return { throttleTimeMs: 0, results };
+}

@@ -1,0 +1,227 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import type { CursorData, Entry, PublishReceipt } from '@ledgerline/proto';
+import type { Caller, OwnerRouter } from './owner-router.js';
+import type { StoredMessage } from './record-mapping.js';
+import { GatewayReason } from './reasons.js';
+
+/** The cursor property holding a Kafka group's committed offset, exactly (positions only say which entry). */
+export const COMMITTED_OFFSET_PROPERTY = 'kafka.committed.offset';
+/** Beyond every offset: FindPosition answers past_end with the next offset to be written. */
+const END_OF_TOPIC = 2n ** 62n;
+
+export interface PublishEntry {
+  messages: StoredMessage[];
+  /** Deduplication (idempotent producers): `kafka-<producerId>-<epoch>`, the batch's base sequence. */
+  producerName: string;
+  sequenceId: bigint;
+}
+
+export interface FetchResult {
+  entries: Entry[];
+  nextOffset: bigint;
+}
+
+export interface OffsetAt {
+  offset: bigint;
+  timestampMs: bigint;
+}
+
+/**
+ * The Ledgerline operations the Kafka APIs need, in Ledgerline's terms
+ * (topic names of partitions, continuous offsets, cursors), over the public
+ * gRPC services: admin and lookup on the metadata service; Topics and
+ * Cursors on each topic's writer owner.
+ */
+export class LedgerlineBackend {
+  constructor(private readonly router: OwnerRouter) {}
+
+  /** The topic's partition count (0: not partitioned), or undefined when it does not exist. */
+  async partitions(topic: string, caller: Caller): Promise<number | undefined> {
+    try {
+      const answer = await this.router.admin.getTopic({ topic }, this.router.callOptions(caller));
+      return answer.topic?.partitions ?? 0;
+    } catch (error) {
+      if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return undefined;
+      throw error;
+    }
+  }
+
+  async createTopic(topic: string, partitions: number, caller: Caller): Promise<void> {
+    await this.router.admin.createTopic({ topic, partitions }, this.router.callOptions(caller));
+  }
+
+  async deleteTopic(topic: string, caller: Caller): Promise<void> {
+    await this.router.admin.deleteTopic({ topic }, this.router.callOptions(caller));
+  }
+
+  /** Every topic of a namespace, across pages. */
+  async listTopics(namespace: string, caller: Caller): Promise<string[]> {
+    const topics: string[] = [];
+    let pageToken = '';
+    do {
+      const page = await this.router.admin.listTopics(
+        { namespace, pageToken, pageSize: 1000 },
+        this.router.callOptions(caller),
+      );
+      topics.push(...page.topics);
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+    return topics;
+  }
+
+  async ensureNamespace(tenant: string, namespace: string, caller: Caller): Promise<void> {
+    for (const create of [
+      () => this.router.admin.createTenant({ tenant, adminRoles: [] }, this.router.callOptions(caller)),
+      () => this.router.admin.createNamespace({ namespace: `${tenant}/${namespace}` }, this.router.callOptions(caller)),
+    ]) {
+      try {
+        await create();
+      } catch (error) {
+        if (!(error instanceof LedgerlineError && error.code === 'ALREADY_EXISTS')) throw error;
+      }
+    }
+  }
+
+  /** Stores one Kafka batch as one entry; the receipt carries its first and last offsets. */
+  async publish(topic: string, entry: PublishEntry, caller: Caller): Promise<PublishReceipt> {
+    return this.router.withOwner(topic, caller, async (owner) => {
+      const answer = await owner.topics.publishOne(
+        {
+          message: {
+            topic,
+            sequenceId: entry.sequenceId,
+            producerName: entry.producerName,
+            messages: entry.messages,
+          },
+        },
+        this.router.callOptions(caller),
+      );
+      if (answer.receipt === undefined) {
+        throw new LedgerlineError('INTERNAL', GatewayReason.OWNER_NOT_REACHED, `the owner of ${topic} sent no receipt`);
+      }
+      return answer.receipt;
+    });
+  }
+
+  async fetch(
+    topic: string,
+    request: { offset: bigint; maxEntries: number; maxBytes: number; maxWaitMs: number },
+    caller: Caller,
+    signal?: AbortSignal,
+  ): Promise<FetchResult> {
+    return this.router.withOwner(topic, caller, async (owner) => {
+      const answer = await owner.topics.fetchByOffset(
+        {
+          topic,
+          offset: request.offset,
+          maxEntries: request.maxEntries,
+          maxBytes: BigInt(request.maxBytes),
+          maxWaitMs: BigInt(request.maxWaitMs),
+        },
+        this.router.callOptions(caller, signal, this.deadlineAfterWait(request.maxWaitMs)),
+      );
+      return { entries: answer.entries, nextOffset: answer.nextOffset };
+    });
+  }
+
+  private deadlineAfterWait(waitMs: number): number {
+    return this.router.timeoutMs + waitMs;
+  }
+
+  /** The first retained offset (Kafka's log start offset). */
+  async earliestOffset(topic: string, caller: Caller): Promise<bigint> {
+    return (await this.findPosition(topic, { offset: 0n }, caller)).offset;
+  }
+
+  /** The offset the next message will get (Kafka's log end offset and high watermark). */
+  async nextOffset(topic: string, caller: Caller): Promise<bigint> {
+    return (await this.findPosition(topic, { offset: END_OF_TOPIC }, caller)).offset;
+  }
+
+  /**
+   * The first message stored at or after `timestampMs` (broker time, through
+   * the offset index) and its timestamp; undefined when there is none.
+   */
+  async offsetForTime(topic: string, timestampMs: bigint, caller: Caller): Promise<OffsetAt | undefined> {
+    const found = await this.findPosition(topic, { timestampMs }, caller);
+    if (found.pastEnd) return undefined;
+    const read = await this.fetch(topic, { offset: found.offset, maxEntries: 1, maxBytes: 0, maxWaitMs: 0 }, caller);
+    const message = read.entries[0]?.messages.find((candidate) => candidate.offset >= found.offset);
+    return { offset: found.offset, timestampMs: message?.publishTimeMs ?? timestampMs };
+  }
+
+  private async findPosition(
+    topic: string,
+    target: { offset: bigint } | { timestampMs: bigint },
+    caller: Caller,
+  ): Promise<{ offset: bigint; pastEnd: boolean; position: { ledgerId: bigint; entryId: bigint } | undefined }> {
+    return this.router.withOwner(topic, caller, async (owner) => {
+      const answer = await owner.topics.findPosition(
+        {
+          topic,
+          target:
+            'offset' in target
+              ? { case: 'offset', value: target.offset }
+              : { case: 'timestampMs', value: target.timestampMs },
+        },
+        this.router.callOptions(caller),
+      );
+      return { offset: answer.offset, pastEnd: answer.pastEnd, position: answer.position };
+    });
+  }
+
+  /** The offset a group committed on a partition's topic, or -1 when it has none. */
+  async committedOffset(topic: string, group: string, caller: Caller): Promise<bigint> {
+    try {
+      const answer = await this.router.withOwner(topic, caller, (owner) =>
+        owner.cursors.getCursor({ topic, subscription: group }, this.router.callOptions(caller)),
+      );
+      return answer.cursor?.properties[COMMITTED_OFFSET_PROPERTY] ?? -1n;
+    } catch (error) {
+      if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return -1n;
+      throw error;
+    }
+  }
+
+  /**
+   * Commits a group's offset on a partition's topic: the subscription named
+   * by the group moves so that `offset` is the next message it reads (its
+   * backlog is the group's lag), and the exact offset is kept as a cursor
+   * property. The property is set before the move, whose snapshot persists
+   * both at once.
+   */
+  async commitOffset(topic: string, group: string, offset: bigint, caller: Caller): Promise<void> {
+    await this.router.withOwner(topic, caller, async (owner) => {
+      const options = this.router.callOptions(caller);
+      const properties = { [COMMITTED_OFFSET_PROPERTY]: offset };
+      const created = await owner.cursors.createCursor(
+        { topic, subscription: group, start: { case: 'offset', value: offset }, properties },
+        options,
+      );
+      if (created.created) return;
+      await owner.cursors.updateCursor({ topic, subscription: group, properties }, options);
+      await this.resetTo(owner, topic, group, offset, created.cursor, options);
+    });
+  }
+
+  private async resetTo(
+    owner: Parameters<Parameters<OwnerRouter['withOwner']>[2]>[0],
+    topic: string,
+    group: string,
+    offset: bigint,
+    cursor: CursorData | undefined,
+    options: ReturnType<OwnerRouter['callOptions']>,
+  ): Promise<void> {
+    const found = await owner.topics.findPosition({ topic, target: { case: 'offset', value: offset } }, options);
+    if (found.position === undefined) return;
+    await owner.cursors.updateCursor(
+      {
+        topic,
+        subscription: group,
+        update: { case: 'reset', value: { position: found.position, expectedResetEpoch: cursor?.resetEpoch ?? 0n } },
+        properties: { [COMMITTED_OFFSET_PROPERTY]: offset },
+      },
+      options,
+    );
+  }
+}

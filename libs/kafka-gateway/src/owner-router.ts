@@ -1,0 +1,129 @@
+import { Metadata, type Channel } from '@grpc/grpc-js';
+import { LedgerlineError } from '@ledgerline/errors';
+import { OwnerReason } from '@ledgerline/ownership';
+import { AdminService, CursorsService, LookupService, TopicsService } from '@ledgerline/proto';
+import { createChannel, createClient, type CallOptions, type ChannelSettings, type Client } from '@ledgerline/rpc';
+import { GatewayReason } from './reasons.js';
+
+/** Owners whose channels the gateway keeps; the least recently opened closes first beyond it. */
+export const MAX_OWNER_CHANNELS = 256;
+/** Topics whose owner the gateway remembers. */
+export const MAX_CACHED_OWNERS = 100_000;
+/** Attempts of one call while its topic moves (NOT_OWNER, TOPIC_UNLOADED, an owner gone). */
+const MAX_ATTEMPTS = 4;
+
+export interface OwnerClients {
+  readonly topics: Client<typeof TopicsService>;
+  readonly cursors: Client<typeof CursorsService>;
+}
+
+/** Who is calling: the token a SASL/PLAIN login gave (KoP's `token:<jwt>` password), sent as a bearer token. */
+export interface Caller {
+  readonly token: string | undefined;
+}
+
+export const ANONYMOUS: Caller = { token: undefined };
+
+/**
+ * The gateway's way to the owners: lookups through the metadata service,
+ * cached per topic; one channel per owner; a call that meets a moved topic
+ * goes to the owner the refusal names, or looks up again.
+ */
+export class OwnerRouter {
+  readonly admin: Client<typeof AdminService>;
+  readonly lookup: Client<typeof LookupService>;
+  private readonly metadataChannel: Channel;
+  private readonly channels = new Map<string, { channel: Channel; clients: OwnerClients }>();
+  private readonly owners = new Map<string, string>();
+
+  constructor(
+    metadataAddress: string,
+    private readonly channelSettings: ChannelSettings,
+    readonly timeoutMs: number,
+  ) {
+    this.metadataChannel = createChannel(metadataAddress, channelSettings);
+    this.admin = createClient(AdminService, this.metadataChannel);
+    this.lookup = createClient(LookupService, this.metadataChannel);
+  }
+
+  callOptions(caller: Caller, signal?: AbortSignal, deadlineMs = this.timeoutMs): CallOptions {
+    const options: CallOptions = { deadlineMs };
+    if (signal !== undefined) options.signal = signal;
+    if (caller.token !== undefined) {
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${caller.token}`);
+      options.metadata = metadata;
+    }
+    return options;
+  }
+
+  /** Runs `call` against the owner of `topic`, following moves. */
+  async withOwner<T>(topic: string, caller: Caller, call: (clients: OwnerClients) => Promise<T>): Promise<T> {
+    let lastError: unknown;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const address = await this.ownerOf(topic, caller);
+      try {
+        return await call(this.clientsOf(address));
+      } catch (error) {
+        lastError = error;
+        if (!this.followMove(topic, error)) throw error;
+      }
+    }
+    throw new LedgerlineError('UNAVAILABLE', GatewayReason.OWNER_NOT_REACHED, `the owner of ${topic} kept moving`, {
+      cause: lastError,
+    });
+  }
+
+  /** True when the call may be retried elsewhere; learns or forgets the topic's owner accordingly. */
+  private followMove(topic: string, error: unknown): boolean {
+    if (!(error instanceof LedgerlineError)) return false;
+    if (error.reason === OwnerReason.NOT_OWNER) {
+      const address = error.details['owner_address'];
+      if (address !== undefined && address !== '') this.remember(topic, address);
+      else this.owners.delete(topic);
+      return true;
+    }
+    if (error.reason === OwnerReason.TOPIC_UNLOADED || error.code === 'UNAVAILABLE') {
+      this.owners.delete(topic);
+      return true;
+    }
+    return false;
+  }
+
+  private async ownerOf(topic: string, caller: Caller): Promise<string> {
+    const known = this.owners.get(topic);
+    if (known !== undefined) return known;
+    const answer = await this.lookup.lookupTopic({ topic, group: '' }, this.callOptions(caller));
+    if (answer.advertisedAddress === '') {
+      throw new LedgerlineError('UNAVAILABLE', GatewayReason.OWNER_NOT_REACHED, `no owner serves ${topic}`);
+    }
+    this.remember(topic, answer.advertisedAddress);
+    return answer.advertisedAddress;
+  }
+
+  private remember(topic: string, address: string): void {
+    this.owners.delete(topic);
+    this.owners.set(topic, address);
+    if (this.owners.size > MAX_CACHED_OWNERS) this.owners.delete(this.owners.keys().next().value as string);
+  }
+
+  private clientsOf(address: string): OwnerClients {
+    const known = this.channels.get(address);
+    if (known !== undefined) return known.clients;
+    const channel = createChannel(address, this.channelSettings);
+    const clients = { topics: createClient(TopicsService, channel), cursors: createClient(CursorsService, channel) };
+    this.channels.set(address, { channel, clients });
+    if (this.channels.size > MAX_OWNER_CHANNELS) {
+      const [oldest, entry] = this.channels.entries().next().value as [string, { channel: Channel }];
+      entry.channel.close();
+      this.channels.delete(oldest);
+    }
+    return clients;
+  }
+
+  close(): void {
+    for (const { channel } of this.channels.values()) channel.close();
+    this.channels.clear();
+    this.metadataChannel.close();
+  }
+}

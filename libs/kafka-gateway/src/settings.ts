@@ -1,0 +1,82 @@
+import { DEFAULT_MAX_FRAME_SIZE_BYTES } from '@ledgerline/kafka-protocol';
+import { z } from 'zod';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const MINUTE_MS = 60_000;
+
+/**
+ * The Kafka gateway's settings, with units in their names. Standalone and the
+ * cluster app share them (standalone's flags: --kafka-port and the rest).
+ */
+export const kafkaGatewaySettings = {
+  /** Interface the Kafka listener binds. */
+  kafkaHost: z.string().min(1).default('0.0.0.0'),
+  /** The Kafka listener's port (Kafka's 9092); 0 picks a free port. */
+  kafkaPort: z.number().int().min(0).max(65_535).default(9092),
+  /** host[:port] Kafka clients are told to reach this gateway at (Metadata, FindCoordinator); empty: localhost and the bound port. */
+  kafkaAdvertisedAddress: z.string().max(256).default(''),
+  /** This gateway's broker id in Metadata answers. */
+  kafkaNodeId: z.number().int().min(0).max(2_147_483_647).default(1),
+  /** The tenant and namespace a plain Kafka topic name lives in (KoP's kafkaTenant / kafkaNamespace). */
+  kafkaTenant: z.string().min(1).max(128).default('public'),
+  kafkaNamespace: z.string().min(1).max(128).default('default'),
+  /** Create the tenant and namespace at start when missing (standalone; a cluster's admin usually does it). */
+  kafkaCreateNamespace: z.boolean().default(true),
+  /** Create a topic a producer or a Metadata request names when it does not exist (Kafka's auto.create.topics.enable). */
+  kafkaAutoCreateTopics: z.boolean().default(true),
+  /** Partitions of an auto-created topic, and of CreateTopics with num_partitions -1 (Kafka's num.partitions). */
+  kafkaDefaultPartitions: z.number().int().min(1).max(10_000).default(1),
+  /** Largest request frame accepted; a larger one closes the connection (Kafka's socket.request.max.bytes). */
+  kafkaMaxFrameSizeBytes: z
+    .number()
+    .int()
+    .min(64 * KiB)
+    .max(256 * MiB)
+    .default(DEFAULT_MAX_FRAME_SIZE_BYTES),
+  /** Bytes of answers queued for one connection; past it the gateway stops reading that connection's requests. */
+  kafkaMaxOutputBufferBytes: z
+    .number()
+    .int()
+    .min(64 * KiB)
+    .max(1024 * MiB)
+    .default(32 * MiB),
+  /** Requests of one connection being handled at once (Kafka clients pipeline up to 5 by default). */
+  kafkaMaxInFlightRequests: z.number().int().min(1).max(1_000).default(64),
+  /** Kafka connections open at once; more are closed as they arrive. */
+  kafkaMaxConnections: z.number().int().min(1).max(100_000).default(10_000),
+  /** A connection silent this long is closed (Kafka's connections.max.idle.ms). */
+  kafkaConnectionIdleMs: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(60 * MINUTE_MS)
+    .default(10 * MINUTE_MS),
+  /** Longest a Fetch waits for min_bytes, whatever max_wait_ms asks. */
+  kafkaMaxFetchWaitMs: z.number().int().min(0).max(MINUTE_MS).default(30_000),
+  /** Entries one partition fetch reads at most. */
+  kafkaMaxFetchEntries: z.number().int().min(1).max(10_000).default(500),
+  /** Bound on every call to the metadata service and the owners. */
+  kafkaBackendTimeoutMs: z.number().int().min(100).max(MINUTE_MS).default(10_000),
+  /** Session timeouts a consumer group member may ask for (Kafka's group.min/max.session.timeout.ms). */
+  groupMinSessionTimeoutMs: z.number().int().min(1).max(MINUTE_MS).default(6_000),
+  groupMaxSessionTimeoutMs: z
+    .number()
+    .int()
+    .min(1)
+    .max(60 * MINUTE_MS)
+    .default(30 * MINUTE_MS),
+  /** How long the first rebalance of an empty group waits for more members (Kafka's group.initial.rebalance.delay.ms). */
+  groupInitialRebalanceDelayMs: z.number().int().min(0).max(MINUTE_MS).default(3_000),
+  /** Consumer groups one gateway coordinates, and members per group. */
+  maxGroups: z.number().int().min(1).max(1_000_000).default(10_000),
+  maxGroupMembers: z.number().int().min(1).max(10_000).default(1_000),
+};
+
+const kafkaGatewaySettingsSchema = z.object(kafkaGatewaySettings);
+export type KafkaGatewaySettings = z.output<typeof kafkaGatewaySettingsSchema>;
+
+/** Settings with every default: for tests and for hosts that set only a few. */
+export function resolveKafkaGatewaySettings(overrides: Partial<KafkaGatewaySettings> = {}): KafkaGatewaySettings {
+  return kafkaGatewaySettingsSchema.parse(overrides);
+}
