@@ -1,72 +1,256 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient, type LedgerlineClient, type Message, type Reader } from '@ledgerline/client';
 import { resolveKafkaGatewaySettings, startKafkaGateway, type RunningKafkaGateway } from '@ledgerline/kafka-gateway';
-import { Kafka, logLevel, type Consumer, type EachMessagePayload } from 'kafkajs';
+import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
+
+// kafkajs 2.2.4, a real Kafka client, against the Kafka gateway in front of a
+// real standalone: produce with every acks setting, consume with a group,
+// commit, restart everything, resume exactly after the commit, look offsets up
+// by time, and see the same offsets, keys, headers and timestamps through the
+// SDK as through Kafka.
+
+const WAIT_MS = 20_000;
+
+interface Received {
+  partition: number;
+  message: KafkaMessage;
+}
+
+/** Runs the consumer until `count` messages arrived (bounded by WAIT_MS); kafkajs commits nothing by itself. */
+async function consumeCount(consumer: Consumer, count: number): Promise<Received[]> {
+  const got: Received[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`received ${got.length} of ${count} messages`)), WAIT_MS);
+    consumer
+      .run({
+        autoCommit: false,
+        eachMessage: async ({ partition, message }) => {
+          got.push({ partition, message });
+          if (got.length === count) {
+            clearTimeout(timer);
+            resolve();
+          }
+        },
+      })
+      .catch((error: unknown) => {
+        clearTimeout(timer);
+        reject(error as Error);
+      });
+  });
+  return got;
+}
+
+async function take(reader: Reader, count: number): Promise<Message[]> {
+  const got: Message[] = [];
+  for await (const message of reader) {
+    got.push(message);
+    if (got.length === count) break;
+  }
+  return got;
+}
 
 describe('kafkajs against the Kafka gateway over a standalone', () => {
   let dir: string;
   let standalone: RunningStandalone;
   let gateway: RunningKafkaGateway;
   let kafka: Kafka;
+  let client: LedgerlineClient;
 
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ledgerline-kafka-'));
+  async function start(): Promise<void> {
     standalone = await startTestStandalone(join(dir, 'data'));
     gateway = await startKafkaGateway({
       settings: resolveKafkaGatewaySettings({ kafkaHost: '127.0.0.1', kafkaPort: 0, groupInitialRebalanceDelayMs: 0 }),
       metadataAddress: `127.0.0.1:${standalone.grpcPort}`,
-      channelSettings: {},
       logger: standalone.writer.service.logger,
     });
-    kafka = new Kafka({ clientId: 'spec', brokers: [`127.0.0.1:${gateway.port}`], logLevel: logLevel.NOTHING });
+    kafka = new Kafka({
+      clientId: 'spec',
+      brokers: [`127.0.0.1:${gateway.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 3, initialRetryTime: 50 },
+    });
+    client = createClient({ serviceUrl: `127.0.0.1:${standalone.grpcPort}`, reconnectInitialDelayMs: 10 });
+  }
+
+  async function stop(): Promise<void> {
+    await client.close();
+    await gateway.close();
+    await standalone.shutdown('test over');
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledgerline-kafka-'));
+    await start();
   });
   afterAll(async () => {
-    await gateway?.close();
-    await standalone?.shutdown('test over');
+    await stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('produces and consumes with a group', async () => {
+  it('creates topics, lists them in Metadata and refuses to create one twice', async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      expect(await admin.createTopics({ topics: [{ topic: 'listed', numPartitions: 3 }] })).toBe(true);
+      expect(await admin.createTopics({ topics: [{ topic: 'listed', numPartitions: 3 }] })).toBe(false);
+      const metadata = await admin.fetchTopicMetadata({ topics: ['listed'] });
+      expect(metadata.topics[0]!.partitions.map((partition) => partition.partitionId).sort()).toEqual([0, 1, 2]);
+      expect(await admin.listTopics()).toContain('listed');
+      expect((await client.topicStats('public/default/listed')).length).toBe(3);
+      await admin.deleteTopics({ topics: ['listed'] });
+      expect(await admin.listTopics()).not.toContain('listed');
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('produces with acks 0, 1 and -1 and reads each back at the offset its receipt gave', async () => {
+    const producer = kafka.producer({ allowAutoTopicCreation: true });
+    await producer.connect();
+    try {
+      const [first] = await producer.send({ topic: 'acks', acks: -1, messages: [{ value: 'a0' }, { value: 'a1' }] });
+      const [second] = await producer.send({ topic: 'acks', acks: 1, messages: [{ value: 'a2' }] });
+      await producer.send({ topic: 'acks', acks: 0, messages: [{ value: 'a3' }] });
+      expect([first!.baseOffset, second!.baseOffset]).toEqual(['0', '2']);
+      const reader = await client.reader({ topic: 'public/default/acks', start: { offset: 0 } });
+      expect(
+        (await take(reader, 4)).map((message) => [message.offset, Buffer.from(message.payload).toString()]),
+      ).toEqual([
+        [0n, 'a0'],
+        [1n, 'a1'],
+        [2n, 'a2'],
+        [3n, 'a3'],
+      ]);
+      await reader.close();
+    } finally {
+      await producer.disconnect();
+    }
+  });
+
+  it('stores a Kafka batch as one entry and shows the same offsets, keys, headers and timestamps through the SDK', async () => {
+    const producer = kafka.producer({ allowAutoTopicCreation: true });
+    await producer.connect();
+    const timestamp = Date.now() - 60_000;
+    await producer.send({
+      topic: 'same',
+      messages: Array.from({ length: 5 }, (_, index) => ({
+        key: `key-${index}`,
+        value: `value-${index}`,
+        headers: { trace: `t-${index}` },
+        timestamp: String(timestamp + index),
+      })),
+    });
+    await producer.disconnect();
+    const reader = await client.reader({ topic: 'public/default/same', start: { offset: 0 } });
+    const read = await take(reader, 5);
+    await reader.close();
+    expect(read.map((message) => message.offset)).toEqual([0n, 1n, 2n, 3n, 4n]);
+    expect(new Set(read.map((message) => `${message.messageId.ledgerId}:${message.messageId.entryId}`)).size).toBe(1);
+    expect(read[3]).toMatchObject({ key: 'key-3', properties: { trace: 't-3' }, eventTime: timestamp + 3 });
+    // And the other way round: what the SDK sends, kafkajs reads at the SDK's offsets.
+    const sdkProducer = await client.producer({ topic: 'public/default/same', batching: false });
+    const receipt = await sdkProducer.send('from-sdk', { key: 'sdk-key', properties: { origin: 'sdk' } });
+    await sdkProducer.close();
+    const consumer = kafka.consumer({ groupId: 'same-reader' });
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'same', fromBeginning: true });
+    const got = await consumeCount(consumer, 6);
+    await consumer.disconnect();
+    expect(got.map(({ message }) => message.offset)).toEqual(['0', '1', '2', '3', '4', String(receipt.offset)]);
+    const last = got[5]!.message;
+    expect([last.key?.toString(), last.value?.toString(), last.headers?.['origin']?.toString()]).toEqual([
+      'sdk-key',
+      'from-sdk',
+      'sdk',
+    ]);
+    expect(got[2]!.message.timestamp).toBe(String(timestamp + 2));
+  });
+
+  it('looks offsets up by time, earliest and latest', async () => {
+    const producer = kafka.producer({ allowAutoTopicCreation: true });
+    await producer.connect();
+    await producer.send({ topic: 'timed', messages: [{ value: 'before' }] });
+    const between = Date.now() + 5;
+    while (Date.now() <= between) await new Promise((resolve) => setTimeout(resolve, 2));
+    await producer.send({ topic: 'timed', messages: [{ value: 'after-0' }, { value: 'after-1' }] });
+    await producer.disconnect();
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      expect(await admin.fetchTopicOffsetsByTimestamp('timed', between)).toEqual([{ partition: 0, offset: '1' }]);
+      const [offsets] = await admin.fetchTopicOffsets('timed');
+      expect(offsets).toMatchObject({ partition: 0, offset: '3', high: '3', low: '0' });
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('consumes with a group, commits, and after a restart of everything resumes exactly after the commit', async () => {
     const admin = kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 2 }] });
+    await admin.disconnect();
     const producer = kafka.producer();
     await producer.connect();
-    const sent = await producer.send({
+    await producer.send({
       topic: 'orders',
-      messages: Array.from({ length: 10 }, (_, index) => ({
-        key: `k${index}`,
-        value: `v${index}`,
-        headers: { n: String(index) },
-      })),
+      messages: Array.from({ length: 10 }, (_, index) => ({ key: `k${index}`, value: `first-${index}` })),
     });
-    expect(sent.length).toBeGreaterThan(0);
-    const consumer: Consumer = kafka.consumer({ groupId: 'billing' });
+    await producer.disconnect();
+    const consumer = kafka.consumer({ groupId: 'billing', sessionTimeout: 10_000 });
     await consumer.connect();
     await consumer.subscribe({ topic: 'orders', fromBeginning: true });
-    const got: EachMessagePayload[] = [];
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${got.length} messages`)), 20_000);
-      void consumer
-        .run({
-          eachMessage: async (payload) => {
-            got.push(payload);
-            if (got.length === 10) {
-              clearTimeout(timer);
-              resolve();
-            }
-          },
-        })
-        .catch(reject);
-    });
-    expect(got.map((payload) => payload.message.value?.toString()).sort()).toEqual(
-      Array.from({ length: 10 }, (_, index) => `v${index}`).sort(),
+    const first = await consumeCount(consumer, 10);
+    expect(first.map(({ message }) => message.value?.toString()).sort()).toEqual(
+      Array.from({ length: 10 }, (_, index) => `first-${index}`).sort(),
+    );
+    const next = new Map<number, number>();
+    for (const { partition, message } of first)
+      next.set(partition, Math.max(next.get(partition) ?? 0, Number(message.offset) + 1));
+    await consumer.commitOffsets(
+      [...next].map(([partition, offset]) => ({ topic: 'orders', partition, offset: String(offset) })),
     );
     await consumer.disconnect();
-    await producer.disconnect();
-    await admin.disconnect();
+
+    // The group's lag is its subscription's backlog: nothing left on either partition.
+    const stats = await client.topicStats('public/default/orders');
+    for (const { stats: partition } of stats) {
+      expect(partition.subscriptions.find((subscription) => subscription.name === 'billing')?.backlogMessages).toBe(0n);
+    }
+
+    await stop();
+    await start();
+
+    const later = kafka.producer();
+    await later.connect();
+    await later.send({
+      topic: 'orders',
+      messages: Array.from({ length: 4 }, (_, index) => ({ key: `k${index}`, value: `second-${index}` })),
+    });
+    await later.disconnect();
+    const checker = kafka.admin();
+    await checker.connect();
+    const [committed] = await checker.fetchOffsets({ groupId: 'billing', topics: ['orders'] });
+    await checker.disconnect();
+    expect(committed!.partitions.map(({ partition, offset }) => [partition, Number(offset)]).sort()).toEqual(
+      [...next].sort(),
+    );
+    const resumed = kafka.consumer({ groupId: 'billing', sessionTimeout: 10_000 });
+    await resumed.connect();
+    await resumed.subscribe({ topic: 'orders', fromBeginning: true });
+    const second = await consumeCount(resumed, 4);
+    await resumed.disconnect();
+    expect(second.map(({ message }) => message.value?.toString()).sort()).toEqual([
+      'second-0',
+      'second-1',
+      'second-2',
+      'second-3',
+    ]);
+    for (const { partition, message } of second)
+      expect(Number(message.offset)).toBeGreaterThanOrEqual(next.get(partition) ?? 0);
   });
 });

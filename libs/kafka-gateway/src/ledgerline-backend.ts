@@ -6,8 +6,8 @@ import { GatewayReason } from './reasons.js';
 
 /** The cursor property holding a Kafka group's committed offset, exactly (positions only say which entry). */
 export const COMMITTED_OFFSET_PROPERTY = 'kafka.committed.offset';
-/** Beyond every offset: FindPosition answers past_end with the next offset to be written. */
-const END_OF_TOPIC = 2n ** 62n;
+/** Beyond every offset (the largest the owners take): FindPosition answers past_end with the next offset. */
+const END_OF_TOPIC = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface PublishEntry {
   messages: StoredMessage[];

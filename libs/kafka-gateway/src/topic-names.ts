@@ -52,12 +52,14 @@ export class TopicNames {
     return partitions === 0 ? ledgerlineTopic : `${ledgerlineTopic}-partition-${partition}`;
   }
 
-  /** The Kafka name of a topic of the home namespace listed by the admin API; undefined for a partition's own name. */
+  /**
+   * The Kafka name of a topic of the home namespace as the admin API lists
+   * it (a partitioned topic is listed by its partitions: each names its topic).
+   */
   kafkaTopicOf(ledgerlineTopic: string): string | undefined {
     const prefix = `persistent://${this.namespace}/`;
     if (!ledgerlineTopic.startsWith(prefix)) return undefined;
-    const local = ledgerlineTopic.slice(prefix.length);
-    return PARTITION_SUFFIX.test(local) ? undefined : local;
+    return ledgerlineTopic.slice(prefix.length).replace(PARTITION_SUFFIX, '');
   }
 }
 
