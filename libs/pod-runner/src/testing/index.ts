@@ -1,0 +1,2 @@
+export { PodWorkload, ensureAppBundles } from './pod-workload.js';
+export type { WorkloadSummary } from './pod-workload.js';

@@ -1,0 +1,151 @@
+import { createClient, type Consumer, type Message } from '@ledgerline/client';
+import { AdminService } from '@ledgerline/proto';
+import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
+
+/*
+ * The load a pod test runs from a client pod (node --import tsx, inside the
+ * pod's network namespace, so every name goes through its hosts file): a
+ * producer with deduplication publishes unique payloads and records each
+ * acknowledgement, a consumer acknowledges what it receives. On SIGTERM it
+ * stops producing, waits for the consumer to catch up, reads the topic back
+ * from offset 0 and prints one JSON summary line: acknowledged, failed,
+ * lost, duplicated (stored twice), unconsumed, offset gaps, and the longest
+ * stretch without an acknowledgement.
+ */
+
+/** Sends in flight at once. */
+const MAX_IN_FLIGHT = 16;
+/** How long the consumer gets to catch up after producing stops. */
+const CATCH_UP_MS = 60_000;
+
+const [service, name] = process.argv.slice(2);
+if (service === undefined || name === undefined) {
+  process.stderr.write('usage: pod-workload-main <metadata host:port> <name>\n');
+  process.exit(2);
+}
+const topic = `persistent://${name}/ns/load`;
+const acks: { payload: string; offset: bigint; duplicate: boolean; atMs: number }[] = [];
+const failures: string[] = [];
+const consumed = new Set<string>();
+let running = true;
+
+function print(body: Record<string, unknown>): void {
+  process.stdout.write(
+    `${JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? Number(value) : value))}\n`,
+  );
+}
+
+async function prepare(): Promise<void> {
+  const admin = createRpcClient(AdminService, service!);
+  try {
+    await admin.createTenant({ tenant: name! });
+    await admin.createNamespace({
+      namespace: `${name}/ns`,
+      policies: { retentionTimeMinutes: -1n, retentionSizeMb: -1n },
+    });
+    await admin.createTopic({ topic });
+  } finally {
+    closeClient(admin);
+  }
+}
+
+async function consume(consumer: Consumer): Promise<void> {
+  for (;;) {
+    let message: Message;
+    try {
+      message = await consumer.receive();
+    } catch {
+      return;
+    }
+    consumed.add(Buffer.from(message.payload).toString());
+    consumer.ack(message).catch(() => undefined);
+  }
+}
+
+async function readBack(client: ReturnType<typeof createClient>): Promise<Record<string, unknown>> {
+  const [stats] = await client.topicStats(topic);
+  const stored = Number(stats!.stats.nextOffset);
+  const reader = await client.reader({ topic, start: 'earliest' });
+  const offsetOf = new Map<string, bigint>();
+  let duplicated = 0;
+  let gaps = 0;
+  try {
+    for (let index = 0; index < stored; index++) {
+      const message = await reader.readNext();
+      const payload = Buffer.from(message.payload).toString();
+      if (message.offset !== BigInt(index)) gaps++;
+      if (offsetOf.has(payload)) duplicated++;
+      offsetOf.set(payload, message.offset);
+    }
+  } finally {
+    await reader.close();
+  }
+  const lost = acks.filter((ack) => !offsetOf.has(ack.payload)).length;
+  const misplaced = acks.filter(
+    (ack) => offsetOf.has(ack.payload) && !ack.duplicate && offsetOf.get(ack.payload) !== ack.offset,
+  ).length;
+  return { stored, lost, duplicated, gaps, misplaced };
+}
+
+function longestGapMs(startedMs: number, endedMs: number): number {
+  let longest = 0;
+  let previous = startedMs;
+  for (const ack of [...acks].sort((a, b) => a.atMs - b.atMs)) {
+    longest = Math.max(longest, ack.atMs - previous);
+    previous = ack.atMs;
+  }
+  return Math.max(longest, endedMs - previous);
+}
+
+async function main(): Promise<void> {
+  await prepare();
+  const client = createClient({ serviceUrl: service!, maxReconnectAttempts: 400, reconnectMaxDelayMs: 500 });
+  const producer = await client.producer({ topic, producerName: `${name}-producer`, batching: false });
+  const consumer = await client.subscribe({ topic, subscription: 'load', initialPosition: 'earliest' });
+  const consuming = consume(consumer);
+  const startedMs = Date.now();
+  process.once('SIGTERM', () => (running = false));
+  print({ event: 'producing', topic });
+  const inFlight = new Set<Promise<void>>();
+  let sent = 0;
+  let reported = 0;
+  while (running) {
+    const payload = `m${sent++}`;
+    const send = producer.send(payload).then(
+      (receipt) => void acks.push({ payload, offset: receipt.offset, duplicate: receipt.duplicate, atMs: Date.now() }),
+      (error: unknown) => void failures.push(`${payload}: ${String(error)}`),
+    );
+    const tracked = send.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+    if (acks.length - reported >= 200) print({ event: 'acks', count: (reported = acks.length) });
+  }
+  await Promise.all(inFlight);
+  const endedMs = Date.now();
+  await producer.close();
+  const catchUpDeadline = Date.now() + CATCH_UP_MS;
+  while (acks.some((ack) => !consumed.has(ack.payload)) && Date.now() < catchUpDeadline)
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  const check = await readBack(client);
+  await consumer.close().catch(() => undefined);
+  await consuming;
+  await client.close();
+  print({
+    event: 'summary',
+    sent,
+    acked: acks.length,
+    failed: failures.length,
+    firstFailures: failures.slice(0, 5),
+    unconsumed: acks.filter((ack) => !consumed.has(ack.payload)).length,
+    longestGapMs: longestGapMs(startedMs, endedMs),
+    ...check,
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`pod workload failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

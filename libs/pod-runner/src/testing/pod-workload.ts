@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChildProcessGroup } from '@ledgerline/cluster';
+import type { PodRunner } from '../pod-runner.js';
+
+/** What the workload printed when it stopped (see pod-workload-main.ts). */
+export interface WorkloadSummary {
+  sent: number;
+  acked: number;
+  failed: number;
+  firstFailures: string[];
+  unconsumed: number;
+  longestGapMs: number;
+  stored: number;
+  lost: number;
+  duplicated: number;
+  gaps: number;
+  misplaced: number;
+}
+
+/** How long the workload gets to create its topic and start producing. */
+const START_TIMEOUT_MS = 60_000;
+/** How long it gets to stop, catch up and read the topic back. */
+const SUMMARY_TIMEOUT_MS = 180_000;
+
+/** The producer and consumer of a pod test, running in a client pod of the run. */
+export class PodWorkload {
+  private constructor(private readonly group: ChildProcessGroup) {}
+
+  /** Starts the load from `clientPod`, talking to the metadata Service by its name. */
+  static async start(
+    runner: PodRunner,
+    clientPod: string,
+    name: string,
+    service = 'ledgerline-metadata:6650',
+  ): Promise<PodWorkload> {
+    const main = join(__dirname, 'pod-workload-main.ts');
+    const group = runner.exec(clientPod, process.execPath, ['--import', 'tsx', main, service, name]);
+    const workload = new PodWorkload(group);
+    await group.waitForOutput(/"event":"producing"/, START_TIMEOUT_MS);
+    return workload;
+  }
+
+  /** Resolves once the workload reported at least `count` acknowledgements in all. */
+  async waitForAcks(count: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.acked() < count) {
+      if (Date.now() > deadline || !this.group.running)
+        throw new Error(
+          `the workload reported ${this.acked()} of ${count} acknowledgements: ${this.output.slice(-1000)}`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /** The last acknowledgement count the workload reported. */
+  acked(): number {
+    const counts = [...this.group.output.matchAll(/"count":(\d+)/g)];
+    return counts.length === 0 ? 0 : Number(counts[counts.length - 1]![1]);
+  }
+
+  get output(): string {
+    return this.group.output;
+  }
+
+  /** Stops producing and returns the summary of what the clients saw and what the topic holds. */
+  async stop(): Promise<WorkloadSummary> {
+    this.group.signal('SIGTERM');
+    await this.group.waitForOutput(/"event":"summary"/, SUMMARY_TIMEOUT_MS);
+    await this.group.stop('SIGTERM', 10_000);
+    const line = this.group.output.split('\n').find((candidate) => candidate.includes('"event":"summary"'))!;
+    return JSON.parse(line) as WorkloadSummary;
+  }
+
+  async kill(): Promise<void> {
+    await this.group.stop('SIGKILL', 10_000);
+  }
+}
+
+/** The app bundles the pods run; builds them (`npx nx run-many -t build`) when one is missing. */
+export function ensureAppBundles(root: string, apps: readonly string[]): void {
+  if (apps.every((app) => existsSync(join(root, 'dist', 'apps', app, 'main.js')))) return;
+  const built = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static'], {
+    cwd: root,
+    stdio: 'inherit',
+    timeout: 900_000,
+    env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
+  });
+  if (built.status !== 0) throw new Error(`npx nx run-many -t build failed (status ${built.status})`);
+}
