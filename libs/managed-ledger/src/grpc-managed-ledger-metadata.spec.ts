@@ -57,6 +57,7 @@ function lookupService(store: InMemoryMetadataStore): ServiceImpl<typeof LookupS
   return {
     registerOwner: unused,
     keepAliveOwner: unused,
+    watchOwnerSession: unused,
     unregisterOwner: unused,
     listOwners: unused,
     acquireLease: unused,

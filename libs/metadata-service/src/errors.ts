@@ -19,6 +19,10 @@ export const MetadataServiceReason = {
   INVALID_RETENTION: 'INVALID_RETENTION',
   INVALID_SESSION_ID: 'INVALID_SESSION_ID',
   INVALID_SESSION_TTL: 'INVALID_SESSION_TTL',
+  /** A keep-alive's load report has a figure that is negative, not finite or beyond any real load. */
+  INVALID_OWNER_LOAD: 'INVALID_OWNER_LOAD',
+  /** This metadata instance holds as many WatchOwnerSession streams as it may; the session lives by its TTL alone. */
+  TOO_MANY_SESSION_WATCHES: 'TOO_MANY_SESSION_WATCHES',
   LEASE_HELD: 'LEASE_HELD',
   LEASE_LOST: 'LEASE_LOST',
   MALFORMED_VALUE: 'MALFORMED_VALUE',

@@ -4,6 +4,7 @@ import { type ServiceImpl } from '@ledgerline/rpc';
 import type { MetadataAdmin } from './metadata-admin.js';
 import { leaseMessage, ownerMessage, roleName, roleValue, safeNumber } from './proto-mapping.js';
 import { MetadataServiceReason } from './errors.js';
+import { loadRecord } from './owner-load.js';
 
 /** ledgerline.v1.LookupService over MetadataAdmin. */
 export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof LookupService> {
@@ -24,8 +25,11 @@ export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Look
       return { sessionId: registered.sessionId, sessionTtlMs: BigInt(registered.ttlMs) };
     },
     async keepAliveOwner(request) {
-      await admin.keepAliveOwner(request.sessionId);
+      await admin.keepAliveOwner(request.sessionId, request.load === undefined ? undefined : loadRecord(request.load));
       return {};
+    },
+    watchOwnerSession(request, context) {
+      return admin.sessionLiveness.watch(request.sessionId, context.signal);
     },
     async unregisterOwner(request) {
       await admin.unregisterOwner(request.sessionId);

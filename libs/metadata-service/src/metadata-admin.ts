@@ -12,6 +12,8 @@ import { keepAlive, listLiveOwners, registerOwner, unregisterOwner, type OwnerRe
 import type { PolicyInput } from './policies.js';
 import { getAuthPolicies, grantPermission, revokePermission } from './permissions.js';
 import type { OwnerRoleName } from './records.js';
+import type { OwnerLoadRecord } from './owner-load.js';
+import { SessionLiveness, type SessionLivenessSettings } from './session-liveness.js';
 import { createTenant, deleteTenant, listTenants } from './tenants.js';
 import { createTopicsBatch } from './topic-batch.js';
 import { listTopicPage, type TopicPage } from './topic-listing.js';
@@ -26,6 +28,8 @@ export interface MetadataAdminOptions {
   bus?: Bus;
   /** The clock; tests pass their own. */
   now?: () => number;
+  /** How owners known to be gone are told apart from slow ones (defaults in session-liveness.ts). */
+  sessionLiveness?: Partial<SessionLivenessSettings>;
   /** Told about namespaces whose topic counter may have drifted high. */
   onCountDrift?: CountDriftListener;
   /** How long a topic counter must be still before a recount may rewrite it. */
@@ -40,6 +44,8 @@ export interface MetadataAdminOptions {
 export class MetadataAdmin {
   readonly context: AdminContext;
   readonly topicAdmin: TopicAdmin;
+  /** Ends the sessions of owners whose process is known gone (WatchOwnerSession). */
+  readonly sessionLiveness: SessionLiveness;
   readonly #onCountDrift: CountDriftListener;
   readonly #settleMs: number;
 
@@ -48,6 +54,7 @@ export class MetadataAdmin {
     this.#onCountDrift = (namespace) => options.onCountDrift?.(namespace);
     this.#settleMs = options.recountSettleMs ?? DEFAULT_RECOUNT_SETTLE_MS;
     this.topicAdmin = new TopicAdmin(this.context, new TopicReservations(this.context), this.#onCountDrift);
+    this.sessionLiveness = new SessionLiveness(this.context, options.sessionLiveness);
   }
 
   createTenant = (tenant: string, adminRoles: readonly string[] = []) => createTenant(this.context, tenant, adminRoles);
@@ -92,7 +99,7 @@ export class MetadataAdmin {
     reconcileTopicCount(this.context, parseNamespace(namespace), settleMs);
 
   registerOwner = (owner: OwnerRegistration, ttlMs: number) => registerOwner(this.context, owner, ttlMs);
-  keepAliveOwner = (sessionId: string) => keepAlive(this.context, sessionId);
+  keepAliveOwner = (sessionId: string, load?: OwnerLoadRecord) => keepAlive(this.context, sessionId, load);
   unregisterOwner = (sessionId: string) => unregisterOwner(this.context, sessionId);
   listOwners = (group: string, role?: OwnerRoleName) => listLiveOwners(this.context, group, role);
 

@@ -77,8 +77,10 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
       { name: 'bus', close: () => bus.close() },
       { name: 'metadata-store', close: () => store.close() },
       { name: 'maintenance', close: () => maintenance.stop() },
+      { name: 'session-liveness', close: () => admin.sessionLiveness.close() },
     ],
   });
+  admin.sessionLiveness.logger = service.logger;
   maintenance.start(service.logger);
   return {
     admin,

@@ -24,6 +24,7 @@ import {
   writeRecord,
 } from './store-records.js';
 import { mapConcurrent } from './map-concurrent.js';
+import type { OwnerLoadRecord } from './owner-load.js';
 import { MetadataServiceReason } from './errors.js';
 
 /**
@@ -138,8 +139,12 @@ export async function requireLiveOwner(context: AdminContext, sessionId: string)
   return owner;
 }
 
-/** Extends a live session by its TTL from now. */
-export async function keepAlive(context: AdminContext, sessionId: string): Promise<OwnerRecord> {
+/** Extends a live session by its TTL from now, storing the load it reported when it did. */
+export async function keepAlive(
+  context: AdminContext,
+  sessionId: string,
+  load?: OwnerLoadRecord,
+): Promise<OwnerRecord> {
   validateSessionId(sessionId);
   const pointer = await readRecord(context.store, sessionPath(sessionId), SessionRecordSchema);
   if (pointer === undefined) throw sessionGone(sessionId);
@@ -149,7 +154,11 @@ export async function keepAlive(context: AdminContext, sessionId: string): Promi
     const now = context.now();
     if (owner === undefined || owner.record.sessionId !== sessionId || !isLive(owner.record, now))
       throw sessionGone(sessionId);
-    const refreshed: OwnerRecord = { ...owner.record, expiresAtMs: now + owner.record.ttlMs };
+    const refreshed: OwnerRecord = {
+      ...owner.record,
+      expiresAtMs: now + owner.record.ttlMs,
+      ...(load === undefined ? {} : { load, loadReportedAtMs: now }),
+    };
     await writeRecord(context.store, path, refreshed, owner.version);
     return refreshed;
   });

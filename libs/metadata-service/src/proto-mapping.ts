@@ -15,6 +15,7 @@ import type { PolicyInput } from './policies.js';
 import type { OwnerRecord, OwnerRoleName, PoliciesRecord } from './records.js';
 import type { TopicInfo } from './topics.js';
 import { MetadataServiceReason } from './errors.js';
+import { loadMessage } from './owner-load.js';
 
 /** Conversions between the wire messages and the service's own types. */
 
@@ -81,6 +82,8 @@ export function ownerMessage(owner: OwnerRecord): MessageInitShape<typeof OwnerI
     group: owner.group,
     advertisedAddress: owner.advertisedAddress,
     registeredAtMs: BigInt(owner.registeredAtMs),
+    ...(owner.load === undefined ? {} : { load: loadMessage(owner.load) }),
+    loadReportedAtMs: BigInt(owner.loadReportedAtMs ?? 0),
   };
 }
 

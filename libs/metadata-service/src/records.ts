@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OwnerLoadRecordSchema } from './owner-load.js';
 
 /** The schemas of every record the service stores (see layout.ts for where). */
 
@@ -61,6 +62,9 @@ export const OwnerRecordSchema = z.object({
   ttlMs: z.number().int(),
   expiresAtMs: z.number(),
   registeredAtMs: z.number(),
+  /** The load reported with the last keep-alive, and when it arrived (this service's clock). */
+  load: OwnerLoadRecordSchema.optional(),
+  loadReportedAtMs: z.number().optional(),
 });
 export type OwnerRecord = z.infer<typeof OwnerRecordSchema>;
 

@@ -1,6 +1,9 @@
 // What every owner (writer and read-only) stands on to own topics and serve consumers.
 export { OwnerSession } from './owner-session.js';
 export type { OwnerSessionOptions } from './owner-session.js';
+export { LoadMeter, IDLE_LOAD } from './owner-load.js';
+export type { OwnerLoad, LoadTotals, LoadSource, LoadMeterOptions } from './owner-load.js';
+export { loadMessage } from './load-mapping.js';
 export { ownerIdentity } from './owner-identity.js';
 export type { OwnerIdentity, OwnerIdentitySettings } from './owner-identity.js';
 export { acquireLease, renewLeaseOrLoss } from './lease.js';

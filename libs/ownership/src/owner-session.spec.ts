@@ -1,12 +1,17 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import { RpcReason } from '@ledgerline/rpc';
+import { eventually } from '@ledgerline/testing';
 import type { MetadataClients } from './metadata-clients.js';
+import { LoadMeter } from './owner-load.js';
 import { OwnerSession } from './owner-session.js';
 
 const SESSION = '00000000-0000-0000-0000-000000000001';
 
-function fakeClients(keepAlive: () => Promise<object>): { clients: MetadataClients; registrations: number } {
+function fakeClients(keepAlive: (request?: unknown) => Promise<object>): {
+  clients: MetadataClients;
+  registrations: number;
+} {
   const state = { registrations: 0 };
   const lookup = {
     registerOwner: async () => {
@@ -57,5 +62,35 @@ describe('OwnerSession', () => {
     expect((await lost).reason).toBe('TRANSPORT_UNAVAILABLE');
     expect(session.isLive()).toBe(false);
     await session.stop();
+  });
+
+  it('carries the owner load with each keep-alive', async () => {
+    const requests: { load?: { topicsOwned: number; messagesInPerSecond: number } }[] = [];
+    const fake = fakeClients(async (request?: unknown) => {
+      requests.push(request as never);
+      return {};
+    });
+    let messagesIn = 0;
+    const load = new LoadMeter(() => ({
+      messagesIn: (messagesIn += 100),
+      bytesIn: 0,
+      messagesOut: 0,
+      bytesOut: 0,
+      topicsOwned: 4,
+      pendingEntries: 0,
+    }));
+    const session = new OwnerSession({
+      clients: fake.clients,
+      identity,
+      ttlMs: 300,
+      onLost: () => undefined,
+      logger,
+      load,
+    });
+    await session.start();
+    await eventually(() => requests.length >= 2, { attempts: 100, description: 'two keep-alives' });
+    await session.stop();
+    expect(requests[1]?.load?.topicsOwned).toBe(4);
+    expect(requests[1]?.load?.messagesInPerSecond).toBeGreaterThan(0);
   });
 });

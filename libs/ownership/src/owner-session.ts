@@ -2,8 +2,11 @@ import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
 import { OwnerRole } from '@ledgerline/proto';
 import type { MetadataClients } from './metadata-clients.js';
+import { loadMessage } from './load-mapping.js';
+import type { LoadMeter } from './owner-load.js';
 import type { OwnerIdentity } from './owner-identity.js';
 import { OwnerReason } from './reasons.js';
+import { SessionWatch } from './session-watch.js';
 
 export interface OwnerSessionOptions {
   clients: MetadataClients;
@@ -15,6 +18,8 @@ export interface OwnerSessionOptions {
   onLost: (error: LedgerlineError) => void;
   logger: { warn(details: object, message: string): void };
   now?: () => number;
+  /** Sampled on every keep-alive, which carries the load to the metadata service. */
+  load?: LoadMeter;
 }
 
 /** Keep-alives per TTL: three chances before the session can lapse. */
@@ -34,9 +39,16 @@ export class OwnerSession {
   private ticking = false;
   private stopped = false;
   private readonly now: () => number;
+  private readonly watch: SessionWatch;
 
   constructor(private readonly options: OwnerSessionOptions) {
     this.now = options.now ?? Date.now;
+    this.watch = new SessionWatch({ clients: options.clients, logger: options.logger });
+  }
+
+  /** True while the metadata service may end this session early once this process is gone (docs/failover.md). */
+  get earlyExpiryArmed(): boolean {
+    return this.watch.earlyExpiryArmed;
   }
 
   /** The live session id; UNAVAILABLE while none is registered. */
@@ -82,6 +94,9 @@ export class OwnerSession {
     );
     this.id = answer.sessionId;
     this.lastConfirmedMs = started;
+    this.watch.watch(answer.sessionId);
+    // The first sample only starts the interval the first keep-alive reports.
+    await this.options.load?.sample();
   }
 
   private async tick(): Promise<void> {
@@ -93,7 +108,11 @@ export class OwnerSession {
         return;
       }
       const started = this.now();
-      await this.options.clients.lookup.keepAliveOwner({ sessionId: this.id }, { deadlineMs: this.options.ttlMs });
+      const load = this.options.load === undefined ? undefined : loadMessage(await this.options.load.sample());
+      await this.options.clients.lookup.keepAliveOwner(
+        { sessionId: this.id, ...(load === undefined ? {} : { load }) },
+        { deadlineMs: this.options.ttlMs },
+      );
       this.lastConfirmedMs = started;
     } catch (thrown) {
       const error = LedgerlineError.from(thrown);
@@ -108,6 +127,7 @@ export class OwnerSession {
   private lose(error: LedgerlineError): void {
     if (this.id === undefined) return;
     this.id = undefined;
+    this.watch.stop();
     this.options.logger.warn({ reason: error.reason }, 'owner session lost: unloading every topic');
     this.options.onLost(error);
   }
@@ -116,6 +136,7 @@ export class OwnerSession {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);
+    this.watch.stop();
     const id = this.id;
     this.id = undefined;
     if (id !== undefined) {

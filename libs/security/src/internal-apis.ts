@@ -18,6 +18,7 @@ export const INTERNAL_API_CALLERS: Readonly<Record<string, readonly ServiceIdent
   '/ledgerline.v1.MetadataStoreService/*': [...OWNERS, GARBAGE_COLLECTOR],
   '/ledgerline.v1.LookupService/RegisterOwner': OWNERS,
   '/ledgerline.v1.LookupService/KeepAliveOwner': OWNERS,
+  '/ledgerline.v1.LookupService/WatchOwnerSession': OWNERS,
   '/ledgerline.v1.LookupService/UnregisterOwner': OWNERS,
   '/ledgerline.v1.LookupService/AcquireLease': OWNERS,
   '/ledgerline.v1.LookupService/RenewLease': OWNERS,

@@ -165,7 +165,21 @@ export function requestArbitraries(seeds: FuzzSeeds) {
     },
     LookupService: {
       registerOwner: optionalFields({ owner, sessionTtlMs: int64 }),
-      keepAliveOwner: optionalFields({ sessionId }),
+      keepAliveOwner: optionalFields({
+        sessionId,
+        load: optionalFields({
+          topicsOwned: int32,
+          messagesInPerSecond: fc.double(),
+          bytesInPerSecond: fc.double(),
+          messagesOutPerSecond: fc.double(),
+          bytesOutPerSecond: fc.double(),
+          consumers: int32,
+          pendingEntries: int64,
+          cpuShare: fc.double(),
+          intervalMs: int64,
+        }),
+      }),
+      watchOwnerSession: optionalFields({ sessionId }),
       unregisterOwner: optionalFields({ sessionId: otherSessionId }),
       listOwners: optionalFields({ group, role: enumValue }),
       acquireLease: optionalFields({ topic, sessionId }),

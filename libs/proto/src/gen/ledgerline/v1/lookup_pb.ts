@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/lookup.proto.
  */
 export const file_ledgerline_v1_lookup: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWRnZXJsaW5lL3YxL2xvb2t1cC5wcm90bxINbGVkZ2VybGluZS52MSKNAQoJT3duZXJJbmZvEhMKC2luc3RhbmNlX2lkGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZRINCgVncm91cBgDIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYBCABKAkSGAoQcmVnaXN0ZXJlZF9hdF9tcxgFIAEoAyJXChRSZWdpc3Rlck93bmVyUmVxdWVzdBInCgVvd25lchgBIAEoCzIYLmxlZGdlcmxpbmUudjEuT3duZXJJbmZvEhYKDnNlc3Npb25fdHRsX21zGAIgASgDIkMKFVJlZ2lzdGVyT3duZXJSZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhYKDnNlc3Npb25fdHRsX21zGAIgASgDIisKFUtlZXBBbGl2ZU93bmVyUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIhgKFktlZXBBbGl2ZU93bmVyUmVzcG9uc2UiLAoWVW5yZWdpc3Rlck93bmVyUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIhkKF1VucmVnaXN0ZXJPd25lclJlc3BvbnNlIkoKEUxpc3RPd25lcnNSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZSI+ChJMaXN0T3duZXJzUmVzcG9uc2USKAoGb3duZXJzGAEgAygLMhgubGVkZ2VybGluZS52MS5Pd25lckluZm8icAoFTGVhc2USDQoFdG9waWMYASABKAkSEwoLaW5zdGFuY2VfaWQYAiABKAkSGgoSYWR2ZXJ0aXNlZF9hZGRyZXNzGAMgASgJEg8KB3ZlcnNpb24YBCABKAMSFgoOYWNxdWlyZWRfYXRfbXMYBSABKAMiOAoTQWNxdWlyZUxlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIjsKFEFjcXVpcmVMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSI2ChFSZW5ld0xlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIjkKElJlbmV3TGVhc2VSZXNwb25zZRIjCgVsZWFzZRgBIAEoCzIULmxlZGdlcmxpbmUudjEuTGVhc2UiOAoTUmVsZWFzZUxlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIhYKFFJlbGVhc2VMZWFzZVJlc3BvbnNlIiAKD0dldExlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCSI3ChBHZXRMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSIyChJMb29rdXBUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSDQoFZ3JvdXAYAiABKAkilQEKE0xvb2t1cFRvcGljUmVzcG9uc2USEwoLaW5zdGFuY2VfaWQYASABKAkSGgoSYWR2ZXJ0aXNlZF9hZGRyZXNzGAIgASgJEiYKBHJvbGUYAyABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZRIWCg5yZWRpcmVjdF90b3BpYxgEIAEoCRINCgVvd25lZBgFIAEoCCIZChdBbGxvY2F0ZUxlZGdlcklkUmVxdWVzdCItChhBbGxvY2F0ZUxlZGdlcklkUmVzcG9uc2USEQoJbGVkZ2VyX2lkGAEgASgDMowHCg1Mb29rdXBTZXJ2aWNlEloKDVJlZ2lzdGVyT3duZXISIy5sZWRnZXJsaW5lLnYxLlJlZ2lzdGVyT3duZXJSZXF1ZXN0GiQubGVkZ2VybGluZS52MS5SZWdpc3Rlck93bmVyUmVzcG9uc2USXQoOS2VlcEFsaXZlT3duZXISJC5sZWRnZXJsaW5lLnYxLktlZXBBbGl2ZU93bmVyUmVxdWVzdBolLmxlZGdlcmxpbmUudjEuS2VlcEFsaXZlT3duZXJSZXNwb25zZRJgCg9VbnJlZ2lzdGVyT3duZXISJS5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlc3BvbnNlElEKCkxpc3RPd25lcnMSIC5sZWRnZXJsaW5lLnYxLkxpc3RPd25lcnNSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5MaXN0T3duZXJzUmVzcG9uc2USVwoMQWNxdWlyZUxlYXNlEiIubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXNwb25zZRJRCgpSZW5ld0xlYXNlEiAubGVkZ2VybGluZS52MS5SZW5ld0xlYXNlUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuUmVuZXdMZWFzZVJlc3BvbnNlElcKDFJlbGVhc2VMZWFzZRIiLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVzcG9uc2USSwoIR2V0TGVhc2USHi5sZWRnZXJsaW5lLnYxLkdldExlYXNlUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0TGVhc2VSZXNwb25zZRJUCgtMb29rdXBUb3BpYxIhLmxlZGdlcmxpbmUudjEuTG9va3VwVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5Mb29rdXBUb3BpY1Jlc3BvbnNlEmMKEEFsbG9jYXRlTGVkZ2VySWQSJi5sZWRnZXJsaW5lLnYxLkFsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0GicubGVkZ2VybGluZS52MS5BbGxvY2F0ZUxlZGdlcklkUmVzcG9uc2ViBnByb3RvMw", [file_ledgerline_v1_common]);
+  fileDesc("ChpsZWRnZXJsaW5lL3YxL2xvb2t1cC5wcm90bxINbGVkZ2VybGluZS52MSLSAQoJT3duZXJJbmZvEhMKC2luc3RhbmNlX2lkGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZRINCgVncm91cBgDIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYBCABKAkSGAoQcmVnaXN0ZXJlZF9hdF9tcxgFIAEoAxImCgRsb2FkGAYgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQSGwoTbG9hZF9yZXBvcnRlZF9hdF9tcxgHIAEoAyLxAQoJT3duZXJMb2FkEhQKDHRvcGljc19vd25lZBgBIAEoBRIeChZtZXNzYWdlc19pbl9wZXJfc2Vjb25kGAIgASgBEhsKE2J5dGVzX2luX3Blcl9zZWNvbmQYAyABKAESHwoXbWVzc2FnZXNfb3V0X3Blcl9zZWNvbmQYBCABKAESHAoUYnl0ZXNfb3V0X3Blcl9zZWNvbmQYBSABKAESEQoJY29uc3VtZXJzGAYgASgFEhcKD3BlbmRpbmdfZW50cmllcxgHIAEoAxIRCgljcHVfc2hhcmUYCCABKAESEwoLaW50ZXJ2YWxfbXMYCSABKAMiVwoUUmVnaXN0ZXJPd25lclJlcXVlc3QSJwoFb3duZXIYASABKAsyGC5sZWRnZXJsaW5lLnYxLk93bmVySW5mbxIWCg5zZXNzaW9uX3R0bF9tcxgCIAEoAyJDChVSZWdpc3Rlck93bmVyUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg5zZXNzaW9uX3R0bF9tcxgCIAEoAyJTChVLZWVwQWxpdmVPd25lclJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRImCgRsb2FkGAIgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQiGAoWS2VlcEFsaXZlT3duZXJSZXNwb25zZSIuChhXYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSI3ChlXYXRjaE93bmVyU2Vzc2lvblJlc3BvbnNlEhoKEmVhcmx5X2V4cGlyeV9hcm1lZBgBIAEoCCIsChZVbnJlZ2lzdGVyT3duZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiGQoXVW5yZWdpc3Rlck93bmVyUmVzcG9uc2UiSgoRTGlzdE93bmVyc1JlcXVlc3QSDQoFZ3JvdXAYASABKAkSJgoEcm9sZRgCIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlIj4KEkxpc3RPd25lcnNSZXNwb25zZRIoCgZvd25lcnMYASADKAsyGC5sZWRnZXJsaW5lLnYxLk93bmVySW5mbyJwCgVMZWFzZRINCgV0b3BpYxgBIAEoCRITCgtpbnN0YW5jZV9pZBgCIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAyABKAkSDwoHdmVyc2lvbhgEIAEoAxIWCg5hY3F1aXJlZF9hdF9tcxgFIAEoAyI4ChNBY3F1aXJlTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiOwoUQWNxdWlyZUxlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIjYKEVJlbmV3TGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiOQoSUmVuZXdMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSI4ChNSZWxlYXNlTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiFgoUUmVsZWFzZUxlYXNlUmVzcG9uc2UiIAoPR2V0TGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJIjcKEEdldExlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIjIKEkxvb2t1cFRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCRINCgVncm91cBgCIAEoCSKVAQoTTG9va3VwVG9waWNSZXNwb25zZRITCgtpbnN0YW5jZV9pZBgBIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAiABKAkSJgoEcm9sZRgDIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlEhYKDnJlZGlyZWN0X3RvcGljGAQgASgJEg0KBW93bmVkGAUgASgIIhkKF0FsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0Ii0KGEFsbG9jYXRlTGVkZ2VySWRSZXNwb25zZRIRCglsZWRnZXJfaWQYASABKAMy9gcKDUxvb2t1cFNlcnZpY2USWgoNUmVnaXN0ZXJPd25lchIjLmxlZGdlcmxpbmUudjEuUmVnaXN0ZXJPd25lclJlcXVlc3QaJC5sZWRnZXJsaW5lLnYxLlJlZ2lzdGVyT3duZXJSZXNwb25zZRJdCg5LZWVwQWxpdmVPd25lchIkLmxlZGdlcmxpbmUudjEuS2VlcEFsaXZlT3duZXJSZXF1ZXN0GiUubGVkZ2VybGluZS52MS5LZWVwQWxpdmVPd25lclJlc3BvbnNlEmgKEVdhdGNoT3duZXJTZXNzaW9uEicubGVkZ2VybGluZS52MS5XYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QaKC5sZWRnZXJsaW5lLnYxLldhdGNoT3duZXJTZXNzaW9uUmVzcG9uc2UwARJgCg9VbnJlZ2lzdGVyT3duZXISJS5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlc3BvbnNlElEKCkxpc3RPd25lcnMSIC5sZWRnZXJsaW5lLnYxLkxpc3RPd25lcnNSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5MaXN0T3duZXJzUmVzcG9uc2USVwoMQWNxdWlyZUxlYXNlEiIubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXNwb25zZRJRCgpSZW5ld0xlYXNlEiAubGVkZ2VybGluZS52MS5SZW5ld0xlYXNlUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuUmVuZXdMZWFzZVJlc3BvbnNlElcKDFJlbGVhc2VMZWFzZRIiLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVzcG9uc2USSwoIR2V0TGVhc2USHi5sZWRnZXJsaW5lLnYxLkdldExlYXNlUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0TGVhc2VSZXNwb25zZRJUCgtMb29rdXBUb3BpYxIhLmxlZGdlcmxpbmUudjEuTG9va3VwVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5Mb29rdXBUb3BpY1Jlc3BvbnNlEmMKEEFsbG9jYXRlTGVkZ2VySWQSJi5sZWRnZXJsaW5lLnYxLkFsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0GicubGVkZ2VybGluZS52MS5BbGxvY2F0ZUxlZGdlcklkUmVzcG9uc2ViBnByb3RvMw", [file_ledgerline_v1_common]);
 
 /**
  * @generated from message ledgerline.v1.OwnerInfo
@@ -44,6 +44,20 @@ export type OwnerInfo = Message<"ledgerline.v1.OwnerInfo"> & {
    * @generated from field: int64 registered_at_ms = 5;
    */
   registeredAtMs: bigint;
+
+  /**
+   * The load the owner reported with its last keep-alive; absent before the first.
+   *
+   * @generated from field: ledgerline.v1.OwnerLoad load = 6;
+   */
+  load?: OwnerLoad | undefined;
+
+  /**
+   * When the metadata service received that report (its clock).
+   *
+   * @generated from field: int64 load_reported_at_ms = 7;
+   */
+  loadReportedAtMs: bigint;
 };
 
 /**
@@ -52,6 +66,74 @@ export type OwnerInfo = Message<"ledgerline.v1.OwnerInfo"> & {
  */
 export const OwnerInfoSchema: GenMessage<OwnerInfo> = /*@__PURE__*/
   messageDesc(file_ledgerline_v1_lookup, 0);
+
+/**
+ * An owner's load over the interval since its previous report: what a
+ * balancer compares and `ledgerline owners list` shows.
+ *
+ * @generated from message ledgerline.v1.OwnerLoad
+ */
+export type OwnerLoad = Message<"ledgerline.v1.OwnerLoad"> & {
+  /**
+   * @generated from field: int32 topics_owned = 1;
+   */
+  topicsOwned: number;
+
+  /**
+   * @generated from field: double messages_in_per_second = 2;
+   */
+  messagesInPerSecond: number;
+
+  /**
+   * @generated from field: double bytes_in_per_second = 3;
+   */
+  bytesInPerSecond: number;
+
+  /**
+   * @generated from field: double messages_out_per_second = 4;
+   */
+  messagesOutPerSecond: number;
+
+  /**
+   * @generated from field: double bytes_out_per_second = 5;
+   */
+  bytesOutPerSecond: number;
+
+  /**
+   * Open consume streams.
+   *
+   * @generated from field: int32 consumers = 6;
+   */
+  consumers: number;
+
+  /**
+   * Entries taken and not yet stored (writer owners; 0 on read-only owners).
+   *
+   * @generated from field: int64 pending_entries = 7;
+   */
+  pendingEntries: bigint;
+
+  /**
+   * CPU time of the owner's process over wall time (1.0 = one core busy).
+   *
+   * @generated from field: double cpu_share = 8;
+   */
+  cpuShare: number;
+
+  /**
+   * The interval the rates and the CPU share are measured over.
+   *
+   * @generated from field: int64 interval_ms = 9;
+   */
+  intervalMs: bigint;
+};
+
+/**
+ * Describes the message ledgerline.v1.OwnerLoad.
+ * Use `create(OwnerLoadSchema)` to create a new message.
+ */
+export const OwnerLoadSchema: GenMessage<OwnerLoad> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 1);
 
 /**
  * @generated from message ledgerline.v1.RegisterOwnerRequest
@@ -73,7 +155,7 @@ export type RegisterOwnerRequest = Message<"ledgerline.v1.RegisterOwnerRequest">
  * Use `create(RegisterOwnerRequestSchema)` to create a new message.
  */
 export const RegisterOwnerRequestSchema: GenMessage<RegisterOwnerRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 1);
+  messageDesc(file_ledgerline_v1_lookup, 2);
 
 /**
  * @generated from message ledgerline.v1.RegisterOwnerResponse
@@ -95,7 +177,7 @@ export type RegisterOwnerResponse = Message<"ledgerline.v1.RegisterOwnerResponse
  * Use `create(RegisterOwnerResponseSchema)` to create a new message.
  */
 export const RegisterOwnerResponseSchema: GenMessage<RegisterOwnerResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 2);
+  messageDesc(file_ledgerline_v1_lookup, 3);
 
 /**
  * @generated from message ledgerline.v1.KeepAliveOwnerRequest
@@ -105,6 +187,13 @@ export type KeepAliveOwnerRequest = Message<"ledgerline.v1.KeepAliveOwnerRequest
    * @generated from field: string session_id = 1;
    */
   sessionId: string;
+
+  /**
+   * The owner's load now; absent keeps the last report.
+   *
+   * @generated from field: ledgerline.v1.OwnerLoad load = 2;
+   */
+  load?: OwnerLoad | undefined;
 };
 
 /**
@@ -112,7 +201,7 @@ export type KeepAliveOwnerRequest = Message<"ledgerline.v1.KeepAliveOwnerRequest
  * Use `create(KeepAliveOwnerRequestSchema)` to create a new message.
  */
 export const KeepAliveOwnerRequestSchema: GenMessage<KeepAliveOwnerRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 3);
+  messageDesc(file_ledgerline_v1_lookup, 4);
 
 /**
  * @generated from message ledgerline.v1.KeepAliveOwnerResponse
@@ -125,7 +214,45 @@ export type KeepAliveOwnerResponse = Message<"ledgerline.v1.KeepAliveOwnerRespon
  * Use `create(KeepAliveOwnerResponseSchema)` to create a new message.
  */
 export const KeepAliveOwnerResponseSchema: GenMessage<KeepAliveOwnerResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 4);
+  messageDesc(file_ledgerline_v1_lookup, 5);
+
+/**
+ * @generated from message ledgerline.v1.WatchOwnerSessionRequest
+ */
+export type WatchOwnerSessionRequest = Message<"ledgerline.v1.WatchOwnerSessionRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message ledgerline.v1.WatchOwnerSessionRequest.
+ * Use `create(WatchOwnerSessionRequestSchema)` to create a new message.
+ */
+export const WatchOwnerSessionRequestSchema: GenMessage<WatchOwnerSessionRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 6);
+
+/**
+ * @generated from message ledgerline.v1.WatchOwnerSessionResponse
+ */
+export type WatchOwnerSessionResponse = Message<"ledgerline.v1.WatchOwnerSessionResponse"> & {
+  /**
+   * True once the metadata service reached the owner's advertised address:
+   * from then on a refused connection there, after the stream dropped, ends
+   * the session early. Until then the session ends only at its TTL.
+   *
+   * @generated from field: bool early_expiry_armed = 1;
+   */
+  earlyExpiryArmed: boolean;
+};
+
+/**
+ * Describes the message ledgerline.v1.WatchOwnerSessionResponse.
+ * Use `create(WatchOwnerSessionResponseSchema)` to create a new message.
+ */
+export const WatchOwnerSessionResponseSchema: GenMessage<WatchOwnerSessionResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 7);
 
 /**
  * @generated from message ledgerline.v1.UnregisterOwnerRequest
@@ -142,7 +269,7 @@ export type UnregisterOwnerRequest = Message<"ledgerline.v1.UnregisterOwnerReque
  * Use `create(UnregisterOwnerRequestSchema)` to create a new message.
  */
 export const UnregisterOwnerRequestSchema: GenMessage<UnregisterOwnerRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 5);
+  messageDesc(file_ledgerline_v1_lookup, 8);
 
 /**
  * @generated from message ledgerline.v1.UnregisterOwnerResponse
@@ -155,7 +282,7 @@ export type UnregisterOwnerResponse = Message<"ledgerline.v1.UnregisterOwnerResp
  * Use `create(UnregisterOwnerResponseSchema)` to create a new message.
  */
 export const UnregisterOwnerResponseSchema: GenMessage<UnregisterOwnerResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 6);
+  messageDesc(file_ledgerline_v1_lookup, 9);
 
 /**
  * @generated from message ledgerline.v1.ListOwnersRequest
@@ -177,7 +304,7 @@ export type ListOwnersRequest = Message<"ledgerline.v1.ListOwnersRequest"> & {
  * Use `create(ListOwnersRequestSchema)` to create a new message.
  */
 export const ListOwnersRequestSchema: GenMessage<ListOwnersRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 7);
+  messageDesc(file_ledgerline_v1_lookup, 10);
 
 /**
  * @generated from message ledgerline.v1.ListOwnersResponse
@@ -194,7 +321,7 @@ export type ListOwnersResponse = Message<"ledgerline.v1.ListOwnersResponse"> & {
  * Use `create(ListOwnersResponseSchema)` to create a new message.
  */
 export const ListOwnersResponseSchema: GenMessage<ListOwnersResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 8);
+  messageDesc(file_ledgerline_v1_lookup, 11);
 
 /**
  * @generated from message ledgerline.v1.Lease
@@ -231,7 +358,7 @@ export type Lease = Message<"ledgerline.v1.Lease"> & {
  * Use `create(LeaseSchema)` to create a new message.
  */
 export const LeaseSchema: GenMessage<Lease> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 9);
+  messageDesc(file_ledgerline_v1_lookup, 12);
 
 /**
  * @generated from message ledgerline.v1.AcquireLeaseRequest
@@ -253,7 +380,7 @@ export type AcquireLeaseRequest = Message<"ledgerline.v1.AcquireLeaseRequest"> &
  * Use `create(AcquireLeaseRequestSchema)` to create a new message.
  */
 export const AcquireLeaseRequestSchema: GenMessage<AcquireLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 10);
+  messageDesc(file_ledgerline_v1_lookup, 13);
 
 /**
  * @generated from message ledgerline.v1.AcquireLeaseResponse
@@ -270,7 +397,7 @@ export type AcquireLeaseResponse = Message<"ledgerline.v1.AcquireLeaseResponse">
  * Use `create(AcquireLeaseResponseSchema)` to create a new message.
  */
 export const AcquireLeaseResponseSchema: GenMessage<AcquireLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 11);
+  messageDesc(file_ledgerline_v1_lookup, 14);
 
 /**
  * @generated from message ledgerline.v1.RenewLeaseRequest
@@ -292,7 +419,7 @@ export type RenewLeaseRequest = Message<"ledgerline.v1.RenewLeaseRequest"> & {
  * Use `create(RenewLeaseRequestSchema)` to create a new message.
  */
 export const RenewLeaseRequestSchema: GenMessage<RenewLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 12);
+  messageDesc(file_ledgerline_v1_lookup, 15);
 
 /**
  * @generated from message ledgerline.v1.RenewLeaseResponse
@@ -309,7 +436,7 @@ export type RenewLeaseResponse = Message<"ledgerline.v1.RenewLeaseResponse"> & {
  * Use `create(RenewLeaseResponseSchema)` to create a new message.
  */
 export const RenewLeaseResponseSchema: GenMessage<RenewLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 13);
+  messageDesc(file_ledgerline_v1_lookup, 16);
 
 /**
  * @generated from message ledgerline.v1.ReleaseLeaseRequest
@@ -331,7 +458,7 @@ export type ReleaseLeaseRequest = Message<"ledgerline.v1.ReleaseLeaseRequest"> &
  * Use `create(ReleaseLeaseRequestSchema)` to create a new message.
  */
 export const ReleaseLeaseRequestSchema: GenMessage<ReleaseLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 14);
+  messageDesc(file_ledgerline_v1_lookup, 17);
 
 /**
  * @generated from message ledgerline.v1.ReleaseLeaseResponse
@@ -344,7 +471,7 @@ export type ReleaseLeaseResponse = Message<"ledgerline.v1.ReleaseLeaseResponse">
  * Use `create(ReleaseLeaseResponseSchema)` to create a new message.
  */
 export const ReleaseLeaseResponseSchema: GenMessage<ReleaseLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 15);
+  messageDesc(file_ledgerline_v1_lookup, 18);
 
 /**
  * @generated from message ledgerline.v1.GetLeaseRequest
@@ -361,7 +488,7 @@ export type GetLeaseRequest = Message<"ledgerline.v1.GetLeaseRequest"> & {
  * Use `create(GetLeaseRequestSchema)` to create a new message.
  */
 export const GetLeaseRequestSchema: GenMessage<GetLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 16);
+  messageDesc(file_ledgerline_v1_lookup, 19);
 
 /**
  * @generated from message ledgerline.v1.GetLeaseResponse
@@ -380,7 +507,7 @@ export type GetLeaseResponse = Message<"ledgerline.v1.GetLeaseResponse"> & {
  * Use `create(GetLeaseResponseSchema)` to create a new message.
  */
 export const GetLeaseResponseSchema: GenMessage<GetLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 17);
+  messageDesc(file_ledgerline_v1_lookup, 20);
 
 /**
  * @generated from message ledgerline.v1.LookupTopicRequest
@@ -404,7 +531,7 @@ export type LookupTopicRequest = Message<"ledgerline.v1.LookupTopicRequest"> & {
  * Use `create(LookupTopicRequestSchema)` to create a new message.
  */
 export const LookupTopicRequestSchema: GenMessage<LookupTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 18);
+  messageDesc(file_ledgerline_v1_lookup, 21);
 
 /**
  * @generated from message ledgerline.v1.LookupTopicResponse
@@ -446,7 +573,7 @@ export type LookupTopicResponse = Message<"ledgerline.v1.LookupTopicResponse"> &
  * Use `create(LookupTopicResponseSchema)` to create a new message.
  */
 export const LookupTopicResponseSchema: GenMessage<LookupTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 19);
+  messageDesc(file_ledgerline_v1_lookup, 22);
 
 /**
  * @generated from message ledgerline.v1.AllocateLedgerIdRequest
@@ -459,7 +586,7 @@ export type AllocateLedgerIdRequest = Message<"ledgerline.v1.AllocateLedgerIdReq
  * Use `create(AllocateLedgerIdRequestSchema)` to create a new message.
  */
 export const AllocateLedgerIdRequestSchema: GenMessage<AllocateLedgerIdRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 20);
+  messageDesc(file_ledgerline_v1_lookup, 23);
 
 /**
  * @generated from message ledgerline.v1.AllocateLedgerIdResponse
@@ -476,7 +603,7 @@ export type AllocateLedgerIdResponse = Message<"ledgerline.v1.AllocateLedgerIdRe
  * Use `create(AllocateLedgerIdResponseSchema)` to create a new message.
  */
 export const AllocateLedgerIdResponseSchema: GenMessage<AllocateLedgerIdResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 21);
+  messageDesc(file_ledgerline_v1_lookup, 24);
 
 /**
  * @generated from service ledgerline.v1.LookupService
@@ -499,6 +626,18 @@ export const LookupService: GenService<{
     methodKind: "unary";
     input: typeof KeepAliveOwnerRequestSchema;
     output: typeof KeepAliveOwnerResponseSchema;
+  },
+  /**
+   * Held open by an owner for its session's life. When the stream drops and
+   * the owner's advertised address refuses connections (the process is gone),
+   * the session ends at once instead of at its TTL (docs/failover.md).
+   *
+   * @generated from rpc ledgerline.v1.LookupService.WatchOwnerSession
+   */
+  watchOwnerSession: {
+    methodKind: "server_streaming";
+    input: typeof WatchOwnerSessionRequestSchema;
+    output: typeof WatchOwnerSessionResponseSchema;
   },
   /**
    * @generated from rpc ledgerline.v1.LookupService.UnregisterOwner

@@ -1,0 +1,161 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import type { AdminContext } from './admin-context.js';
+import { probeAddress, type AddressProbe } from './address-probe.js';
+import { isBadVersion } from './cas-retry.js';
+import { MetadataServiceReason } from './errors.js';
+import { ownerPath } from './layout.js';
+import { isLive, requireLiveOwner } from './owner-sessions.js';
+import { OwnerRecordSchema, type OwnerRecord } from './records.js';
+import { readRecord, writeRecord } from './store-records.js';
+
+/** The most WatchOwnerSession streams one metadata instance holds (one per owner, with room for restarts). */
+export const MAX_WATCHED_SESSIONS = 10_000;
+
+export interface SessionLivenessSettings {
+  /** How long a connection attempt to an owner may take before it says nothing (`unknown`). */
+  probeTimeoutMs: number;
+  /** The wait between the two refused attempts that end a session early. */
+  confirmDelayMs: number;
+  /** Attempts to reach a newly watched owner (it may still be binding its port), this far apart. */
+  armAttempts: number;
+  armIntervalMs: number;
+}
+
+export const DEFAULT_SESSION_LIVENESS: SessionLivenessSettings = {
+  probeTimeoutMs: 1_000,
+  confirmDelayMs: 200,
+  armAttempts: 20,
+  armIntervalMs: 500,
+};
+
+type Logger = { info(details: object, message: string): void; warn(details: object, message: string): void };
+
+const quiet: Logger = { info: () => undefined, warn: () => undefined };
+
+/**
+ * Ends the session of an owner whose process is known to be gone before its
+ * TTL runs out (docs/failover.md). An owner holds a WatchOwnerSession stream
+ * open; when the stream drops without this service ending it, the owner's
+ * advertised address is tried twice, `confirmDelayMs` apart. Only when both
+ * attempts are refused, the address accepted a connection earlier in this
+ * session (so a refusal there means something), and no keep-alive moved the
+ * owner record since the drop (one compare-and-set on the version read at the
+ * drop), is the session expired now: its leases are free for the next
+ * acquisition. A stopped, slow or unreachable owner keeps its full TTL, and the
+ * ledger fencing of the next owner stays the guard against two writers.
+ */
+export class SessionLiveness {
+  logger: Logger = quiet;
+  private readonly settings: SessionLivenessSettings;
+  private readonly watching = new Map<string, number>();
+  private watchers = 0;
+  private closed = false;
+  private readonly checks = new Set<Promise<void>>();
+
+  constructor(
+    private readonly context: AdminContext,
+    settings: Partial<SessionLivenessSettings> = {},
+    private readonly probe: AddressProbe = probeAddress,
+  ) {
+    this.settings = { ...DEFAULT_SESSION_LIVENESS, ...settings };
+  }
+
+  /** The WatchOwnerSession stream: says when early expiry is armed, then holds until the call ends. */
+  async *watch(sessionId: string, signal: AbortSignal): AsyncIterable<{ earlyExpiryArmed: boolean }> {
+    const owner = await requireLiveOwner(this.context, sessionId);
+    if (this.watchers >= MAX_WATCHED_SESSIONS) {
+      throw new LedgerlineError(
+        'RESOURCE_EXHAUSTED',
+        MetadataServiceReason.TOO_MANY_SESSION_WATCHES,
+        `this metadata instance already watches ${MAX_WATCHED_SESSIONS} owner sessions; the session still lives by its TTL`,
+      );
+    }
+    this.watchers++;
+    this.watching.set(sessionId, (this.watching.get(sessionId) ?? 0) + 1);
+    let armed = false;
+    const dropped = (): void => {
+      if (armed && !this.closed) this.track(this.expireIfGone(owner));
+    };
+    signal.addEventListener('abort', dropped, { once: true });
+    try {
+      yield { earlyExpiryArmed: false };
+      armed = await this.arm(owner, signal);
+      if (armed) yield { earlyExpiryArmed: true };
+      await untilAborted(signal);
+    } finally {
+      this.watchers--;
+      const left = (this.watching.get(sessionId) ?? 1) - 1;
+      if (left === 0) this.watching.delete(sessionId);
+      else this.watching.set(sessionId, left);
+    }
+  }
+
+  /** Stops judging drops (the service is shutting down: its own streams end) and waits for checks under way. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.checks]);
+  }
+
+  /** True once the owner's address accepted a connection: only then does a refusal there mean its process is gone. */
+  private async arm(owner: OwnerRecord, signal: AbortSignal): Promise<boolean> {
+    for (let attempt = 1; attempt <= this.settings.armAttempts && !signal.aborted; attempt++) {
+      if ((await this.probe(owner.advertisedAddress, this.settings.probeTimeoutMs)) === 'accepted') return true;
+      await delay(this.settings.armIntervalMs);
+    }
+    if (!signal.aborted)
+      this.logger.warn(
+        { instanceId: owner.instanceId, address: owner.advertisedAddress },
+        'owner address not reachable from the metadata service: its session ends only at its TTL',
+      );
+    return false;
+  }
+
+  private track(check: Promise<void>): void {
+    const tracked = check
+      .catch((error: unknown) => this.logger.warn({ err: String(error) }, 'early session expiry check failed'))
+      .finally(() => this.checks.delete(tracked));
+    this.checks.add(tracked);
+  }
+
+  private async expireIfGone(owner: OwnerRecord): Promise<void> {
+    const path = ownerPath(owner.group, owner.instanceId);
+    const atDrop = await readRecord(this.context.store, path, OwnerRecordSchema);
+    if (atDrop === undefined || atDrop.record.sessionId !== owner.sessionId) return;
+    const { probeTimeoutMs, confirmDelayMs } = this.settings;
+    const first = await this.probe(owner.advertisedAddress, probeTimeoutMs);
+    if (first === 'refused') await delay(confirmDelayMs);
+    const second = first === 'refused' ? await this.probe(owner.advertisedAddress, probeTimeoutMs) : first;
+    const details = { instanceId: owner.instanceId, address: owner.advertisedAddress, verdict: second };
+    // A stream opened again meanwhile means the process reached this service after the drop.
+    if (second !== 'refused' || this.watching.has(owner.sessionId) || this.closed) {
+      this.logger.info(details, 'owner session watch dropped; the owner is not known dead, its session keeps its TTL');
+      return;
+    }
+    await this.expire(atDrop.record, atDrop.version, path);
+  }
+
+  /** One compare-and-set on the version read at the drop: a keep-alive since then keeps the session. */
+  private async expire(record: OwnerRecord, version: number, path: string): Promise<void> {
+    const now = this.context.now();
+    if (!isLive(record, now)) return;
+    try {
+      await writeRecord(this.context.store, path, { ...record, expiresAtMs: now }, version);
+    } catch (error) {
+      if (isBadVersion(error)) return;
+      throw error;
+    }
+    this.logger.warn(
+      { instanceId: record.instanceId, address: record.advertisedAddress, ttlLeftMs: record.expiresAtMs - now },
+      'owner process gone (connection dropped, address refuses connections): its session expired early',
+    );
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
