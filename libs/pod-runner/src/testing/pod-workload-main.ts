@@ -27,6 +27,10 @@ const topic = `persistent://${name}/ns/load`;
 const acks: { payload: string; offset: bigint; duplicate: boolean; atMs: number }[] = [];
 const failures: string[] = [];
 const consumed = new Set<string>();
+/** Why the consumer stopped receiving before it was closed, and when it last received. */
+const consumerStops: string[] = [];
+let lastReceivedAtMs = 0;
+let closing = false;
 let running = true;
 
 function print(body: Record<string, unknown>): void {
@@ -54,9 +58,11 @@ async function consume(consumer: Consumer): Promise<void> {
     let message: Message;
     try {
       message = await consumer.receive();
-    } catch {
+    } catch (error) {
+      if (!closing) consumerStops.push(String(error));
       return;
     }
+    lastReceivedAtMs = Date.now();
     consumed.add(Buffer.from(message.payload).toString());
     consumer.ack(message).catch(() => undefined);
   }
@@ -127,6 +133,7 @@ async function main(): Promise<void> {
   while (acks.some((ack) => !consumed.has(ack.payload)) && Date.now() < catchUpDeadline)
     await new Promise((resolve) => setTimeout(resolve, 200));
   const check = await readBack(client);
+  closing = true;
   await consumer.close().catch(() => undefined);
   await consuming;
   await client.close();
@@ -137,6 +144,8 @@ async function main(): Promise<void> {
     failed: failures.length,
     firstFailures: failures.slice(0, 5),
     unconsumed: acks.filter((ack) => !consumed.has(ack.payload)).length,
+    consumerStops,
+    lastReceivedMsAgo: Date.now() - lastReceivedAtMs,
     longestGapMs: longestGapMs(startedMs, endedMs),
     ...check,
   });

@@ -11,6 +11,8 @@ export interface WorkloadSummary {
   failed: number;
   firstFailures: string[];
   unconsumed: number;
+  consumerStops: string[];
+  lastReceivedMsAgo: number;
   longestGapMs: number;
   stored: number;
   lost: number;
