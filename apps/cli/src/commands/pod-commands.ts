@@ -1,0 +1,154 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  DEFAULT_RUN_DIR,
+  PodRunner,
+  callRunner,
+  processAlive,
+  readRunState,
+  removeByPrefix,
+  serveControl,
+  type PodStatus,
+} from '@ledgerline/pod-runner';
+import type { Command } from 'commander';
+import { CliExit, reportError } from '../cli-errors.js';
+import type { CliIo } from '../cli-io.js';
+
+/*
+ * `ledgerline cluster up --from-manifests <overlay>` and the commands that
+ * talk to the runner it starts through its run folder's control socket
+ * (see @ledgerline/pod-runner): pods, scale, delete-pod, rollout restart,
+ * partition, heal; `cluster down` stops it.
+ */
+
+/** `cluster up --from-manifests`: runs the overlay as pods until Ctrl-C or `cluster down`. */
+export async function upFromManifests(io: CliIo, overlay: string, runDir: string): Promise<void> {
+  const folder = resolve(runDir);
+  if (existsSync(join(folder, 'state.json')) && processAlive(readRunState(folder).pid)) {
+    io.err(
+      `error: a pod run already uses ${folder} (pid ${readRunState(folder).pid}): 'ledgerline cluster down' first`,
+    );
+    throw new CliExit(1);
+  }
+  const runner = await PodRunner.up({ overlay, runDir: folder, log: (line) => io.err(line) });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= runner.down().then(() => {
+      server.close();
+      forgetRun(folder);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      io.err('every pod deleted, the run removed');
+    });
+    return stopping;
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    io.err(`${signal}: deleting every pod (preStop, SIGTERM, SIGKILL at the grace period), then the network`);
+    stop().catch((error: unknown) => (process.exitCode = reportError(io, error)));
+  };
+  const server = await serveControl(runner, overlay, stop);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  io.out(`Ledgerline is up as pods from ${overlay} (run ${runner.prefix}, ${runner.subnet}.0/24, folder ${folder})`);
+  for (const line of formatPods(runner.status())) io.out(`  ${line}`);
+  io.out(`  logs:   ${folder}/pods/<pod>/logs/`);
+  io.out(`  try:    ip netns exec ${runner.prefix}-<pod> ...   or   npx ledgerline cluster pods`);
+  io.out('Press Ctrl-C (or run `ledgerline cluster down`) to delete every pod.');
+}
+
+/** The run folder's state and socket go with the run; logs stay for a look afterwards. */
+function forgetRun(folder: string): void {
+  rmSync(join(folder, 'state.json'), { force: true });
+  rmSync(join(folder, 'control.sock'), { force: true });
+}
+
+function formatPods(pods: readonly PodStatus[]): string[] {
+  return pods.map(
+    (pod) =>
+      `${pod.name.padEnd(46)} ${pod.ip.padEnd(14)} ${(pod.terminating ? 'Terminating' : pod.ready ? 'Ready' : 'NotReady').padEnd(12)} restarts ${pod.restarts}  ${pod.owner}`,
+  );
+}
+
+/** `cluster down` for a pod run: asks its runner to stop, or removes by name what a gone runner left. False when `runDir` holds no run. */
+export async function downPods(io: CliIo, runDir: string): Promise<boolean> {
+  const folder = resolve(runDir);
+  if (!existsSync(join(folder, 'state.json'))) return false;
+  const state = readRunState(folder);
+  if (processAlive(state.pid)) {
+    await callRunner(folder, 'down');
+    io.out(`asked the pod runner (pid ${state.pid}) to delete every pod`);
+  } else {
+    removeByPrefix(state.prefix);
+    forgetRun(folder);
+    io.out(`the pod runner (pid ${state.pid}) is gone; removed what run ${state.prefix} left behind`);
+  }
+  return true;
+}
+
+function action(io: CliIo, run: (runDir: string, ...args: string[]) => Promise<void>) {
+  return async (...values: unknown[]): Promise<void> => {
+    // commander passes the positional arguments, then the options, then the command.
+    const options = values.find((value) => typeof value === 'object' && value !== null && 'runDir' in value) as {
+      runDir: string;
+      from?: string[];
+    };
+    const args = values.filter((value): value is string => typeof value === 'string');
+    try {
+      await run(resolve(options.runDir), ...args, ...(options.from ?? []));
+    } catch (error) {
+      throw new CliExit(reportError(io, error));
+    }
+  };
+}
+
+/** The commands that talk to a running pod runner. */
+export function registerPodCommands(cluster: Command, io: CliIo): void {
+  const runDir = ['--run-dir <dir>', 'the folder of the pod run', DEFAULT_RUN_DIR] as const;
+  cluster
+    .command('pods')
+    .description('list the pods of the run `cluster up --from-manifests` started: address, readiness, restarts')
+    .option(...runDir)
+    .action(
+      action(io, async (dir) =>
+        formatPods((await callRunner(dir, 'pods')) as PodStatus[]).forEach((line) => io.out(line)),
+      ),
+    );
+  cluster
+    .command('scale <workload> <replicas>')
+    .description('set the replicas of a Deployment or StatefulSet of the pod run')
+    .option(...runDir)
+    .action(action(io, async (dir, name, replicas) => void (await callRunner(dir, 'scale', [name!, replicas!]))));
+  cluster
+    .command('delete-pod <pod>')
+    .description(
+      'delete a pod as Kubernetes does (preStop, SIGTERM, SIGKILL at the grace period); its workload replaces it',
+    )
+    .option(...runDir)
+    .action(
+      action(io, async (dir, pod) => io.out(((await callRunner(dir, 'delete-pod', [pod!])) as string[]).join(', '))),
+    );
+  cluster
+    .command('rollout')
+    .description('rollouts of the pod run')
+    .command('restart <workload>')
+    .description(
+      'restart every pod of a Deployment (within its maxSurge and maxUnavailable) or StatefulSet (highest ordinal first)',
+    )
+    .option(...runDir)
+    .action(action(io, async (dir, name) => void (await callRunner(dir, 'rollout-restart', [name!]))));
+  cluster
+    .command('partition <pod>')
+    .description('cut a pod off from pods or Services (blackhole routes in both namespaces) until `cluster heal`')
+    .requiredOption('--from <names...>', 'pods or Service names (a Service stands for every pod it selects)')
+    .option(...runDir)
+    .action(
+      action(io, async (dir, pod, ...from) =>
+        io.out(`${String(await callRunner(dir, 'partition', [pod!, ...from]))} routes added`),
+      ),
+    );
+  cluster
+    .command('heal')
+    .description('take out every partition of the pod run')
+    .option(...runDir)
+    .action(action(io, async (dir) => io.out(`${String(await callRunner(dir, 'heal'))} routes removed`)));
+}
