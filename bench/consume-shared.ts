@@ -39,6 +39,7 @@ import {
   type WriterCluster,
 } from './baselines.js';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+import { clusterProcesses, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
 const MESSAGE_BYTES = 1024;
@@ -123,7 +124,9 @@ async function sdkShared(
   }
 }
 
-async function oursRows(cluster: WriterCluster): Promise<ThroughputRow[]> {
+type MeteredRow = { row: ThroughputRow; messages: number; cpu: CpuPerMessage };
+
+async function oursRows(cluster: WriterCluster, processes: Metered): Promise<MeteredRow[]> {
   const admin = createClient(AdminService, cluster.metadataAddress);
   const topic = (name: string): string => `persistent://${NAMESPACE}/${name}`;
   try {
@@ -141,12 +144,17 @@ async function oursRows(cluster: WriterCluster): Promise<ThroughputRow[]> {
     await produce(producer, topic('warm-up'), 2_000, false);
     await sdkShared(cluster.metadataAddress, topic('warm-up'), 'backlog', 2_000, () => Promise.resolve());
     await produce(producer, topic('backlog'), MESSAGES, false);
-    const backlog = await sdkShared(cluster.metadataAddress, topic('backlog'), 'backlog', MESSAGES, () =>
-      Promise.resolve(),
-    );
-    const tailing = await sdkShared(cluster.metadataAddress, topic('tailing'), 'tailing', MESSAGES, () =>
-      produce(producer, topic('tailing'), MESSAGES, true),
-    );
+    // The tailing row's CPU includes the producer's: every message is published and consumed in it.
+    const backlog = await metered(processes.ours, async () => ({
+      row: await sdkShared(cluster.metadataAddress, topic('backlog'), 'backlog', MESSAGES, () => Promise.resolve()),
+      messages: MESSAGES,
+    }));
+    const tailing = await metered(processes.ours, async () => ({
+      row: await sdkShared(cluster.metadataAddress, topic('tailing'), 'tailing', MESSAGES, () =>
+        produce(producer, topic('tailing'), MESSAGES, true),
+      ),
+      messages: MESSAGES,
+    }));
     return [backlog, tailing];
   } finally {
     await producer.close();
@@ -160,17 +168,39 @@ export async function run(): Promise<BenchReport> {
   let cluster: WriterCluster | undefined;
   try {
     cluster = await startWriterCluster(redis.url, nats.url);
-    const [backlog, tailing] = await oursRows(cluster);
-    const rows: ThroughputRow[] = [backlog!];
+    const processes = clusterProcesses(
+      { metadata: cluster.children[0]!.pid, writer: cluster.writer.pid },
+      { redis: redis.pid, nats: nats.pid },
+    );
+    const [backlogRun, tailingRun] = await oursRows(cluster, processes);
+    const rows: ThroughputRow[] = [backlogRun!.row];
+    const cpuRows: Record<string, string | number>[] = [];
     const comparisons: Comparison[] = [];
-    for (const [mode, ours] of [
-      ['backlog', backlog!],
-      ['tailing', tailing!],
+    for (const [mode, run] of [
+      ['backlog', backlogRun!],
+      ['tailing', tailingRun!],
     ] as const) {
-      const redisRow = await redisStreamsGroupConsume(redis.url, mode, MESSAGES, CONSUMERS, payload);
+      const ours = run.row;
+      const redisRun = await metered(processes.peer, async () => ({
+        row: await redisStreamsGroupConsume(redis.url, mode, MESSAGES, CONSUMERS, payload),
+        messages: MESSAGES,
+      }));
+      const redisRow = redisRun.row;
       const jetStreamRow = await jetStreamPullConsume(nats.url, mode, MESSAGES, CONSUMERS, payload);
       if (mode === 'tailing') rows.push(ours);
       rows.push(redisRow, jetStreamRow);
+      cpuRows.push(
+        cpuTableRow(ours.system, run.cpu, processes.ours),
+        cpuTableRow(redisRow.system, redisRun.cpu, processes.ours),
+      );
+      comparisons.push({
+        figure: `CPU per 1 KiB message consumed, Shared, ${CONSUMERS} consumers, ${mode}, every process`,
+        unit: 'µs/msg',
+        ours: run.cpu.total,
+        peer: `${redisRow.system}: client + Redis`,
+        peerValue: redisRun.cpu.total,
+        higherIsBetter: false,
+      });
       const figure = `consume 1 KiB over gRPC, Shared, ${CONSUMERS} consumers, ${mode === 'backlog' ? 'backlog (catch-up)' : 'tailing'}`;
       for (const peer of [redisRow, jetStreamRow]) {
         comparisons.push({
@@ -190,7 +220,10 @@ export async function run(): Promise<BenchReport> {
         `(SDK consumers with their default receiver queue of 1 000; XREADGROUP and JetStream pulls of 1 000); backlog: ` +
         `one message per entry, already stored when the consumers start; tailing: one producer sends while they read ` +
         `(SDK producer with its default batching, XADD in pipelines of 100, JetStream async publish)`,
-      tables: [{ title: 'messages delivered and acknowledged per second', rows: rows.map((row) => ({ ...row })) }],
+      tables: [
+        { title: 'messages delivered and acknowledged per second', rows: rows.map((row) => ({ ...row })) },
+        { title: 'CPU time per message, each process (µs)', rows: cpuRows },
+      ],
       comparisons,
     };
   } finally {

@@ -42,6 +42,7 @@ const SECTIONS: Section[] = [
   { name: 'topics', load: () => import('./metadata-service-topics.js') },
   { name: 'gc', load: () => import('./gc-reclaim.js') },
   { name: 'consume', load: () => import('./consume-shared.js') },
+  { name: 'ack-loop', load: () => import('./consume-ack-loop.js') },
   { name: 'standalone-publish', load: () => import('./standalone-publish.js') },
   { name: 'readonly-fanout', load: () => import('./readonly-fanout.js') },
 ];

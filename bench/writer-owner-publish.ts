@@ -52,6 +52,7 @@ import {
   type ThroughputRow,
 } from './baselines';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+import { clusterProcesses, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
 const MESSAGE_BYTES = 1024;
@@ -68,6 +69,10 @@ const throughput = (system: string, messages: number, startedNs: bigint): Throug
   throughputOf(system, messages, MESSAGE_BYTES, startedNs);
 const stamped = (): Uint8Array => stampedCopy(payload);
 const paced = (rate: number, send: (index: number) => void): Promise<number> => pacedAt(rate, PACED_SECONDS, send);
+
+/** The issue's targets for CPU per unbatched 1 KiB publish: total ≤ 2× raw XADD's, the writer owner alone ≤ 8 µs. */
+const CPU_TOTAL_VERSUS_XADD = 2;
+const WRITER_MICROS_TARGET = 8;
 
 /** Resolves once `condition` holds, checking every millisecond, or rejects after timeoutMs. */
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
@@ -356,6 +361,10 @@ export async function run(): Promise<BenchReport> {
         redis.url,
         nats.url,
         `127.0.0.1:${metadataPort}`,
+        clusterProcesses(
+          { metadata: children[0]!.pid, writer: children[1]!.pid },
+          { redis: redis.pid, nats: nats.pid },
+        ),
       );
     } finally {
       for (const client of [admin, lookup, topics]) closeClient(client);
@@ -381,6 +390,7 @@ async function measure(
   redisUrl: string,
   natsUrl: string,
   metadataAddress: string,
+  processes: Metered,
 ): Promise<BenchReport> {
   await admin.createTenant({ tenant: 'bench' });
   await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
@@ -399,15 +409,23 @@ async function measure(
   for (const name of partitionTopics(PARTITION_COUNTS.at(-1)!)) await publishStream(topics, name, 10, () => payload);
 
   const rows: ThroughputRow[] = [];
+  const cpuRows: Record<string, string | number>[] = [];
   const comparisons: Comparison[] = [];
   for (const partitions of PARTITION_COUNTS) {
-    const measured = await throughputRows(topics, partitions, redisUrl, natsUrl);
+    const measured = await throughputRows(topics, partitions, redisUrl, natsUrl, processes);
     rows.push(...measured.rows);
+    cpuRows.push(...measured.cpuRows);
     comparisons.push(...measured.comparisons);
   }
   const [single, batched, xadd, js] = rows as [ThroughputRow, ThroughputRow, ThroughputRow, ThroughputRow];
-  const sdk = await sdkProducerRow(metadataAddress);
+  const sdkRun = await metered(processes.ours, async () => ({
+    row: await sdkProducerRow(metadataAddress),
+    messages: MESSAGES,
+  }));
+  const sdk = sdkRun.row;
   rows.push(sdk);
+  cpuRows.push(cpuTableRow(sdk.system, sdkRun.cpu, processes.ours));
+  comparisons.push(...cpuComparisons('1 partition, SDK producer, batching off', sdkRun.cpu, cpuOfXadd(comparisons)));
   comparisons.push(...publishComparisons('1 partition, SDK producer, batching off', sdk, xadd, js));
   const ceiling = await noopCeilingRows(noopPort);
   rows.push(...ceiling);
@@ -448,6 +466,7 @@ async function measure(
       `latency paced for ${PACED_SECONDS} s per rate; metadata service and writer owner are separate processes`,
     tables: [
       { title: 'publish throughput', rows: rows.map((row) => ({ ...row })) },
+      { title: 'CPU time per message, each process (µs)', rows: cpuRows },
       { title: 'end-to-end latency (publish -> delivery)', rows: latency.map((row) => ({ ...row })) },
     ],
     comparisons,
@@ -470,10 +489,11 @@ async function throughputRows(
   partitions: number,
   redisUrl: string,
   natsUrl: string,
-): Promise<{ rows: ThroughputRow[]; comparisons: Comparison[] }> {
+  processes: Metered,
+): Promise<{ rows: ThroughputRow[]; cpuRows: Record<string, string | number>[]; comparisons: Comparison[] }> {
   const names = partitionTopics(partitions);
   const spread = partitions === 1 ? '' : `, ${partitions} topics`;
-  const publishAll = async (batchSize: number): Promise<ThroughputRow> => {
+  const publishAll = async (batchSize: number): Promise<{ row: ThroughputRow; messages: number }> => {
     const perTopic = Math.ceil(MESSAGES / partitions / batchSize);
     const window = Math.max(batchSize, Math.floor(PUBLISH_WINDOW / partitions));
     const started = process.hrtime.bigint();
@@ -484,20 +504,57 @@ async function throughputRows(
     );
     const messages = counts.reduce((sum, count) => sum + count, 0) * batchSize;
     const what = batchSize === 1 ? 'one message per entry (dedup on)' : `client batches of ${batchSize}`;
-    return throughput(`writer owner: gRPC Publish streams, ${what}${spread}`, messages, started);
+    return { row: throughput(`writer owner: gRPC Publish streams, ${what}${spread}`, messages, started), messages };
   };
-  const writer = await publishAll(1);
-  const batched = await publishAll(CLIENT_BATCH);
-  const xadd = await rawXadd(redisUrl, MESSAGES, payload, partitions);
+  const writer = await metered(processes.ours, () => publishAll(1));
+  const batched = await metered(processes.ours, () => publishAll(CLIENT_BATCH));
+  const xadd = await metered(processes.peer, async () => ({
+    row: await rawXadd(redisUrl, MESSAGES, payload, partitions),
+    messages: MESSAGES,
+  }));
   const js = await jetStreamPublish(natsUrl, Math.min(MESSAGES, 30_000), payload, partitions);
   const label = partitions === 1 ? '1 partition' : `${partitions} partitions`;
+  const cpuRows = [writer, batched, xadd].map(({ row, cpu }) => cpuTableRow(row.system, cpu, processes.ours));
   return {
-    rows: [writer, batched, xadd, js],
+    rows: [writer.row, batched.row, xadd.row, js],
+    cpuRows,
     comparisons: [
-      ...publishComparisons(`${label}, batching off`, writer, xadd, js),
-      ...publishComparisons(`${label}, client batches of ${CLIENT_BATCH}`, batched, xadd, js),
+      ...publishComparisons(`${label}, batching off`, writer.row, xadd.row, js),
+      ...publishComparisons(`${label}, client batches of ${CLIENT_BATCH}`, batched.row, xadd.row, js),
+      ...cpuComparisons(`${label}, batching off`, writer.cpu, xadd.cpu),
     ],
   };
+}
+
+/** The 1-partition XADD row's CPU, which the SDK row is compared against too (read back from its comparison). */
+function cpuOfXadd(comparisons: Comparison[]): CpuPerMessage {
+  const first = comparisons.find((c) => c.figure.startsWith('CPU per 1 KiB publish, 1 partition, batching off, every'));
+  return { total: first?.peerValue ?? 0 } as CpuPerMessage;
+}
+
+/** CPU per unbatched publish: our total beside raw XADD's (client + Redis), and the writer owner's alone. */
+function cpuComparisons(what: string, ours: CpuPerMessage, xadd: CpuPerMessage): Comparison[] {
+  const figure = `CPU per 1 KiB publish, ${what}`;
+  return [
+    {
+      figure: `${figure}, every process`,
+      unit: 'µs/msg',
+      ours: ours.total,
+      peer: 'raw pipelined XADD: client + Redis',
+      peerValue: xadd.total,
+      higherIsBetter: false,
+      target: { ratio: CPU_TOTAL_VERSUS_XADD, atLeast: false },
+    },
+    {
+      figure: `${figure}, writer owner alone`,
+      unit: 'µs/msg',
+      ours: ours['writer owner'] ?? 0,
+      peer: `the issue's budget (${WRITER_MICROS_TARGET} µs)`,
+      peerValue: WRITER_MICROS_TARGET,
+      higherIsBetter: false,
+      target: { ratio: 1, atLeast: false },
+    },
+  ];
 }
 
 function publishComparisons(what: string, ours: ThroughputRow, xadd: ThroughputRow, js: ThroughputRow): Comparison[] {

@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   try {
     for await (const message of consumer) {
       console.log(`${message.offset} ${message.key ?? '-'} ${Buffer.from(message.payload).toString()}`);
+      // Resolves at once; close() (Ctrl-C) persists the acks made so far before it closes.
       await consumer.ack(message);
     }
   } finally {

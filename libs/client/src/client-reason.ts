@@ -22,6 +22,11 @@ export const ClientReason = {
   CUMULATIVE_ACK_NOT_ALLOWED: 'CUMULATIVE_ACK_NOT_ALLOWED',
   /** A seek target that does not fit the topic (an offset on a partitioned topic without a partition). */
   INVALID_SEEK_TARGET: 'INVALID_SEEK_TARGET',
+  /**
+   * The owner did not confirm acknowledgements within the operation timeout (an ack with
+   * ackReceipts, or flushAcks). They stay queued and are sent again after a reconnect.
+   */
+  ACK_NOT_CONFIRMED: 'ACK_NOT_CONFIRMED',
   /** A message handed to ack/nack that this consumer did not deliver. */
   UNKNOWN_MESSAGE: 'UNKNOWN_MESSAGE',
   /** The owner answered out of order: a receipt for another sequence id than the oldest one in flight. */

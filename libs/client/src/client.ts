@@ -2,7 +2,8 @@ import { LedgerlineError } from '@ledgerline/errors';
 import type { GetTopicStatsResponse } from '@ledgerline/proto';
 import { callOwner, partitionTopic, type ClientContext } from './client-context.js';
 import { ClientReason } from './client-reason.js';
-import { Consumer, subscribeSettings, type SubscribeOptions } from './consumer.js';
+import { Consumer } from './consumer.js';
+import { subscribeSettings, type SubscribeOptions } from './subscribe-options.js';
 import {
   DEFAULT_MAX_RECONNECT_ATTEMPTS,
   DEFAULT_OPERATION_TIMEOUT_MS,

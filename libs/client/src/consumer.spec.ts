@@ -102,9 +102,14 @@ describe('consumer', () => {
     expect(again.redeliveryCount).toBe(1);
   });
 
-  it('acknowledges cumulatively up to a message inside a batch', async () => {
+  it('acknowledges cumulatively up to a message inside a batch (ackReceipts: resolved once applied)', async () => {
     await produce(6, { maxMessages: 3 });
-    const consumer = await client.subscribe({ topic: TOPIC, subscription: 's', initialPosition: 'earliest' });
+    const consumer = await client.subscribe({
+      topic: TOPIC,
+      subscription: 's',
+      initialPosition: 'earliest',
+      ackReceipts: true,
+    });
     const received: Message[] = [];
     for (let index = 0; index < 5; index++) received.push(await consumer.receive());
     await consumer.ackCumulative(received[4]!);
@@ -152,30 +157,38 @@ describe('consumer', () => {
     });
   });
 
-  it('resumes after its owner moves, drops connections and cancels its streams, redelivering no acknowledged message', async () => {
-    await produce(40, { maxMessages: 4 });
-    const consumer = await client.subscribe({
-      topic: TOPIC,
-      subscription: 's',
-      initialPosition: 'earliest',
-      receiverQueueSize: 5,
-    });
-    const acked: string[] = [];
-    for await (const message of consumer) {
-      expect(acked).not.toContain(text(message));
-      // The ack of message 10 is in flight while the topic moves: it must not come back.
-      const ack = consumer.ack(message);
-      acked.push(text(message));
-      if (acked.length === 11) cluster.moveTopic(TOPIC, 1);
-      if (acked.length === 25) cluster.dropConnections(1);
-      // A server closing its connections at its drain bound: the stream ends CANCELLED, which the client did not ask for.
-      if (acked.length === 32) cluster.cancelStreams(1);
-      await ack;
-      if (acked.length === 40) break;
-    }
-    expect(acked).toEqual(Array.from({ length: 40 }, (_, index) => `m${index}`));
-    expect(cluster.subscription(TOPIC, 's')!.backlog).toBe(0);
-  });
+  it.each([
+    ['ackReceipts', true],
+    ['acks resolved before persistence', false],
+  ])(
+    'resumes after its owner moves, drops connections and cancels its streams, redelivering no acknowledged message (%s)',
+    async (_, ackReceipts) => {
+      await produce(40, { maxMessages: 4 });
+      const consumer = await client.subscribe({
+        topic: TOPIC,
+        subscription: 's',
+        initialPosition: 'earliest',
+        receiverQueueSize: 5,
+        ackReceipts,
+      });
+      const acked: string[] = [];
+      for await (const message of consumer) {
+        expect(acked).not.toContain(text(message));
+        // The ack of message 10 is in flight while the topic moves: it must not come back.
+        const ack = consumer.ack(message);
+        acked.push(text(message));
+        if (acked.length === 11) cluster.moveTopic(TOPIC, 1);
+        if (acked.length === 25) cluster.dropConnections(1);
+        // A server closing its connections at its drain bound: the stream ends CANCELLED, which the client did not ask for.
+        if (acked.length === 32) cluster.cancelStreams(1);
+        await ack;
+        if (acked.length === 40) break;
+      }
+      expect(acked).toEqual(Array.from({ length: 40 }, (_, index) => `m${index}`));
+      await consumer.flushAcks();
+      expect(cluster.subscription(TOPIC, 's')!.backlog).toBe(0);
+    },
+  );
 
   it('seeks by offset and by time, and redelivers from there', async () => {
     await produce(5);
@@ -240,6 +253,9 @@ describe('consumer', () => {
     await expect(
       client.subscribe({ topic: TOPIC, subscription: 's', type: 'Exclusif' as never }),
     ).rejects.toMatchObject({ details: { option: 'type' } });
+    await expect(
+      client.subscribe({ topic: TOPIC, subscription: 's', ackReceipts: 'yes' as never }),
+    ).rejects.toMatchObject({ reason: ClientReason.INVALID_OPTION, details: { option: 'ackReceipts' } });
   });
 
   it('sends an ack made just before close, and settles its promise', async () => {
@@ -251,18 +267,28 @@ describe('consumer', () => {
     expect(cluster.subscription(TOPIC, 's')!.isAcked(0)).toBe(true);
   });
 
-  it('fails an ack the owner never confirmed with CONSUMER_CLOSED when the consumer closes, rather than leaving it waiting', async () => {
+  it('fails an ack the owner never confirmed with CONSUMER_CLOSED when the consumer closes, rather than leaving it waiting (ackReceipts)', async () => {
     await produce(2);
     const quick = createClient({ serviceUrl: cluster.serviceUrl, operationTimeoutMs: 200 });
     try {
-      const consumer = await quick.subscribe({ topic: TOPIC, subscription: 's', initialPosition: 'earliest' });
+      const consumer = await quick.subscribe({
+        topic: TOPIC,
+        subscription: 's',
+        initialPosition: 'earliest',
+        ackReceipts: true,
+      });
       const first = await consumer.receive();
       cluster.holdAckReceipts = true;
       const unconfirmed = consumer.ack(first);
       await consumer.close();
       await expect(unconfirmed).rejects.toMatchObject({ reason: ClientReason.CONSUMER_CLOSED });
       // The same when the whole client closes under a consumer with an ack in flight.
-      const again = await quick.subscribe({ topic: TOPIC, subscription: 's2', initialPosition: 'earliest' });
+      const again = await quick.subscribe({
+        topic: TOPIC,
+        subscription: 's2',
+        initialPosition: 'earliest',
+        ackReceipts: true,
+      });
       const inFlight = again.ack(await again.receive());
       await quick.close();
       await expect(inFlight).rejects.toMatchObject({ reason: ClientReason.CLIENT_CLOSED });

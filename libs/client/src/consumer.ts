@@ -1,145 +1,18 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { InitialPosition, SubscriptionType, type SeekRequestSchema } from '@ledgerline/proto';
+import type { SeekRequestSchema } from '@ledgerline/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { AsyncQueue } from './async-queue.js';
 import { abandonPartitions, closePartitions } from './partition-set.js';
 import { callOwner, partitionTopic, type ClientContext } from './client-context.js';
 import { ClientReason } from './client-reason.js';
 import type { Message, MessageId } from './message.js';
-import {
-  choiceOption,
-  DEFAULT_NACK_REDELIVERY_DELAY_MS,
-  DEFAULT_RECEIVER_QUEUE_SIZE,
-  integerOption,
-  invalidOption,
-  MAX_ACK_TIMEOUT_MS,
-  MAX_DEAD_LETTER_REDELIVERIES,
-  MAX_RECEIVER_QUEUE_SIZE,
-  MAX_REDELIVERY_DELAY_MS,
-  MIN_ACK_TIMEOUT_MS,
-  stringOption,
-} from './options.js';
+import { invalidOption } from './options.js';
 import { PartitionConsumer, type Delivered } from './partition-consumer.js';
-import { generatedName } from './producer.js';
-
-/** Pulsar's subscription types: one consumer, one active of several, round-robin, or by key. */
-export type SubscriptionTypeName = 'Exclusive' | 'Failover' | 'Shared' | 'Key_Shared';
-
-/** The subscription types, for validation and help texts. */
-export const SUBSCRIPTION_TYPES: readonly SubscriptionTypeName[] = ['Exclusive', 'Failover', 'Shared', 'Key_Shared'];
-
-/** Where a new subscription starts: the end, the beginning, or an offset. */
-export type InitialPositionOption = 'latest' | 'earliest' | { offset: number | bigint };
-
-/** What to do with a message redelivered too often. */
-export interface DeadLetterOptions {
-  /** Deliveries after which a message goes to the dead-letter topic. From 1 to 1,000,000. Required. */
-  maxRedeliveries: number;
-  /** The dead-letter topic. Default: `<topic>-<subscription>-DLQ`. */
-  topic?: string;
-}
-
-/** Options of `client.subscribe`. */
-export interface SubscribeOptions {
-  /** The topic (the writer topic's name, also through a read-only owner group). Required. */
-  topic: string;
-  /** The subscription's name. Required; at most 256 characters. */
-  subscription: string;
-  /** The subscription type. Default 'Exclusive'. */
-  type?: SubscriptionTypeName;
-  /** This consumer's name (Failover picks the active consumer by it). Default: a unique name. */
-  consumerName?: string;
-  /** Where a subscription that does not exist yet starts. Default 'latest'. Ignored for an existing one. */
-  initialPosition?: InitialPositionOption;
-  /** Messages the owner may push ahead of the application, per partition. Default 1000, from 1 to 100,000. */
-  receiverQueueSize?: number;
-  /** Unacknowledged messages are redelivered this long after delivery. Default 0 (never); else from 1,000 to 86,400,000. */
-  ackTimeoutMs?: number;
-  /** A nacked message is redelivered after this delay. Default 60,000; from 0 to 86,400,000. */
-  nackRedeliveryDelayMs?: number;
-  /** Dead-letter policy. Default: none (redeliver for ever). */
-  deadLetter?: DeadLetterOptions;
-}
+import { offsetValue, type subscribeSettings, type SubscriptionTypeName } from './subscribe-options.js';
 
 /** Where `consumer.seek` moves the subscription. */
 export type SeekTarget =
   { offset: number | bigint; partition?: number } | { timestamp: Date | number } | { messageId: MessageId };
-
-const TYPE_CODES: Record<SubscriptionTypeName, SubscriptionType> = {
-  Exclusive: SubscriptionType.EXCLUSIVE,
-  Failover: SubscriptionType.FAILOVER,
-  Shared: SubscriptionType.SHARED,
-  Key_Shared: SubscriptionType.KEY_SHARED,
-};
-
-function offsetValue(option: string, value: unknown): bigint {
-  if (typeof value === 'bigint' && value >= 0n) return value;
-  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
-  throw invalidOption(option, 'must be a non-negative integer');
-}
-
-function initialPositionOf(value: InitialPositionOption | undefined) {
-  if (value === undefined || value === 'latest') return { initialPosition: InitialPosition.LATEST };
-  if (value === 'earliest') return { initialPosition: InitialPosition.EARLIEST };
-  if (typeof value === 'object' && value !== null && 'offset' in value) {
-    return {
-      initialPosition: InitialPosition.EARLIEST,
-      startOffset: offsetValue('initialPosition.offset', value.offset),
-    };
-  }
-  throw invalidOption('initialPosition', "must be 'latest', 'earliest' or { offset }");
-}
-
-function deadLetterOf(value: DeadLetterOptions | undefined) {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null) throw invalidOption('deadLetter', 'must be an object');
-  const maxRedeliveries = integerOption(
-    'deadLetter.maxRedeliveries',
-    value.maxRedeliveries ?? -1,
-    0,
-    1,
-    MAX_DEAD_LETTER_REDELIVERIES,
-  );
-  const topic = value.topic === undefined ? '' : stringOption('deadLetter.topic', value.topic, '', 1024);
-  return { deadLetter: { maxRedeliveries, topic } };
-}
-
-/** The settings of a Subscribe command, validated. */
-export function subscribeSettings(options: SubscribeOptions) {
-  const subscription = stringOption('subscription', options.subscription ?? '', '');
-  const type = choiceOption('type', options.type, 'Exclusive', SUBSCRIPTION_TYPES);
-  const ackTimeoutMs = integerOption('ackTimeoutMs', options.ackTimeoutMs, 0, 0, MAX_ACK_TIMEOUT_MS);
-  if (ackTimeoutMs > 0 && ackTimeoutMs < MIN_ACK_TIMEOUT_MS) {
-    throw invalidOption('ackTimeoutMs', `must be 0 or from ${MIN_ACK_TIMEOUT_MS} to ${MAX_ACK_TIMEOUT_MS}`);
-  }
-  return {
-    type,
-    receiverQueueSize: integerOption(
-      'receiverQueueSize',
-      options.receiverQueueSize,
-      DEFAULT_RECEIVER_QUEUE_SIZE,
-      1,
-      MAX_RECEIVER_QUEUE_SIZE,
-    ),
-    subscribe: {
-      subscription,
-      type: TYPE_CODES[type],
-      consumerName: stringOption('consumerName', options.consumerName, generatedName('consumer')),
-      ackTimeoutMs: BigInt(ackTimeoutMs),
-      nackRedeliveryDelayMs: BigInt(
-        integerOption(
-          'nackRedeliveryDelayMs',
-          options.nackRedeliveryDelayMs,
-          DEFAULT_NACK_REDELIVERY_DELAY_MS,
-          0,
-          MAX_REDELIVERY_DELAY_MS,
-        ),
-      ),
-      ...initialPositionOf(options.initialPosition),
-      ...deadLetterOf(options.deadLetter),
-    },
-  };
-}
 
 /**
  * Receives a subscription's messages from one topic, over all its partitions
@@ -170,8 +43,11 @@ export class Consumer implements AsyncIterable<Message> {
         context,
         name,
         partitionCount === 0 ? -1 : index,
-        { ...settings.subscribe, topic: name, group: context.group },
-        settings.receiverQueueSize,
+        {
+          subscribe: { ...settings.subscribe, topic: name, group: context.group },
+          receiverQueueSize: settings.receiverQueueSize,
+          ackReceipts: settings.ackReceipts,
+        },
         this.incoming,
         stopped,
         (error) => this.incoming.fail(error),
@@ -202,13 +78,23 @@ export class Consumer implements AsyncIterable<Message> {
     return next.value;
   }
 
-  /** Acknowledges one message; resolves once the owner has applied it to the subscription. */
+  /**
+   * Acknowledges one message. Resolves once the ack is recorded here and
+   * queued to the owner (with `ackReceipts`: once the owner persisted it).
+   * From then on this consumer never hands the message out again, also
+   * across reconnects. Rejects only for a closed consumer (CONSUMER_CLOSED,
+   * CLIENT_CLOSED, or the failure that stopped its stream for good) or a
+   * message it did not deliver (UNKNOWN_MESSAGE). An ack that waits for its
+   * receipt (`ackReceipts`, or past MAX_UNCONFIRMED_ACKS) also rejects when
+   * the owner has not confirmed it within the operation timeout
+   * (ACK_NOT_CONFIRMED; the ack stays queued and is sent again).
+   */
   async ack(message: Message): Promise<void> {
     const delivered = this.deliveredOf(message);
     return delivered.from.ack(delivered);
   }
 
-  /** Acknowledges a message and every message before it on its partition (Exclusive and Failover only). */
+  /** Acknowledges a message and everything before it on its partition (Exclusive and Failover only), as `ack`. */
   async ackCumulative(message: Message): Promise<void> {
     if (this.type === 'Shared' || this.type === 'Key_Shared') {
       throw new LedgerlineError(
@@ -227,6 +113,18 @@ export class Consumer implements AsyncIterable<Message> {
     delivered.from.nack(delivered);
   }
 
+  /**
+   * Sends the acks still grouped now and resolves once the owner persisted
+   * every ack made so far (in both modes). Rejects if the consumer closes
+   * first (CONSUMER_CLOSED), when its stream fails for good (the reason),
+   * or after the operation timeout (ACK_NOT_CONFIRMED: the acks stay queued
+   * and are sent again; call it again to keep waiting).
+   */
+  async flushAcks(): Promise<void> {
+    this.throwIfClosed();
+    await Promise.all(this.partitions.map((partition) => partition.flushAcks()));
+  }
+
   /** Asks for every message delivered and not acknowledged to be redelivered. */
   redeliverUnacknowledgedMessages(): void {
     this.throwIfClosed();
@@ -236,11 +134,14 @@ export class Consumer implements AsyncIterable<Message> {
   /**
    * Moves the subscription to an offset, a time or a message id; delivery
    * continues from there (messages acknowledged after that point come again).
-   * An offset needs `partition` on a partitioned topic.
+   * An offset needs `partition` on a partitioned topic. Acks made before the
+   * seek are persisted first (flushAcks), so none lands after it.
    */
   async seek(target: SeekTarget): Promise<void> {
     this.throwIfClosed();
-    for (const { partition, request } of this.seekRequests(target)) {
+    const requests = this.seekRequests(target);
+    await this.flushAcks();
+    for (const { partition, request } of requests) {
       await callOwner(
         this.context,
         partition.topic,
@@ -267,7 +168,13 @@ export class Consumer implements AsyncIterable<Message> {
     }
   }
 
-  /** Waits for acknowledgements in flight (within the operation timeout), then closes; iteration ends. */
+  /**
+   * Closes; iteration ends. First sends the acks still grouped and waits,
+   * within the operation timeout, for the owner to persist every ack; an ack
+   * or flushAcks() still waiting then rejects with CONSUMER_CLOSED. An ack
+   * that resolved but was not persisted by then may be delivered again to
+   * this subscription's next consumer.
+   */
   async close(): Promise<void> {
     if (this.closed !== undefined) return;
     this.closed = this.closedError();
@@ -286,8 +193,10 @@ export class Consumer implements AsyncIterable<Message> {
     return this.incoming.next().then((result) => {
       if (result.done === true) return result;
       const delivered = result.value;
-      this.delivered.set(delivered.message, delivered);
       delivered.from.taken(delivered);
+      // A redelivery queued before the application acknowledged an earlier copy: never handed out again.
+      if (delivered.from.isAcked(delivered)) return this.next();
+      this.delivered.set(delivered.message, delivered);
       return { value: delivered.message, done: false };
     });
   }

@@ -2,14 +2,15 @@ export { createClient, LedgerlineClient } from './client.js';
 export type { ClientOptions } from './client.js';
 export { Producer } from './producer.js';
 export type { ProducerOptions, BatchingOptions, SendOptions } from './producer.js';
-export { Consumer, SUBSCRIPTION_TYPES } from './consumer.js';
+export { Consumer } from './consumer.js';
+export type { SeekTarget } from './consumer.js';
+export { SUBSCRIPTION_TYPES } from './subscribe-options.js';
 export type {
   SubscribeOptions,
   SubscriptionTypeName,
   InitialPositionOption,
   DeadLetterOptions,
-  SeekTarget,
-} from './consumer.js';
+} from './subscribe-options.js';
 export { Reader } from './reader.js';
 export type { ReaderOptions, ReaderStart } from './reader.js';
 export type { Message, MessageId, SendReceipt } from './message.js';
@@ -47,7 +48,7 @@ export {
 } from './options.js';
 export { READER_MAX_WAIT_MS, READER_MAX_ENTRIES_PER_FETCH } from './reader.js';
 export { MAX_CACHED_LOOKUPS } from './topic-lookup.js';
-export { MAX_REMEMBERED_ACKS } from './partition-acks.js';
+export { MAX_REMEMBERED_ACKS, MAX_UNCONFIRMED_ACKS, ACK_GROUP_TIME_MS, MAX_ACK_GROUP_SIZE } from './partition-acks.js';
 export { MAX_ENTRIES_PER_RESPONSE } from './partition-consumer.js';
 export { MAX_COALESCED_ENTRIES, MAX_COALESCED_BYTES } from './partition-producer.js';
 

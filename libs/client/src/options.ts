@@ -76,6 +76,13 @@ export function stringOption(option: string, value: unknown, fallback: string, m
   return value;
 }
 
+/** A boolean option, or its default when absent. */
+export function booleanOption(option: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw invalidOption(option, `must be true or false, got a ${typeof value}`);
+  return value;
+}
+
 /** One of the allowed values, or the default when absent. */
 export function choiceOption<T extends string>(option: string, value: unknown, fallback: T, allowed: readonly T[]): T {
   if (value === undefined) return fallback;

@@ -1,17 +1,22 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { AckSchema } from '@ledgerline/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { AckMemory, messageKey, type Position } from './ack-memory.js';
+import { AckWaiters } from './ack-waiters.js';
 import { ClientReason } from './client-reason.js';
-import { comparePositions, positionKey } from './message.js';
+import { positionKey } from './message.js';
+
+export { MAX_REMEMBERED_ACKS, type Position } from './ack-memory.js';
 
 type AckInit = MessageInitShape<typeof AckSchema>;
 
 /**
- * Acknowledgements remembered to drop redeliveries of messages already
- * acknowledged (an ack in flight when the owner moved); the oldest are
- * forgotten first.
+ * Acks per partition that may resolve before the owner confirmed them (the
+ * default mode). Past it, an ack waits for its receipt as with ackReceipts,
+ * so the acks the client must remember and resend stay bounded when the
+ * owner stops confirming.
  */
-export const MAX_REMEMBERED_ACKS = 100_000;
+export const MAX_UNCONFIRMED_ACKS = 10_000;
 /**
  * Individual acks made within this long go to the owner as one Ack command
  * with one receipt (Pulsar's clients group acks too): an owner persists the
@@ -22,72 +27,87 @@ export const ACK_GROUP_TIME_MS = 10;
 /** Most positions in one grouped Ack command; a full group goes at once. */
 export const MAX_ACK_GROUP_SIZE = 1_000;
 
-/** An entry position. */
-export interface Position {
-  readonly ledgerId: bigint;
-  readonly entryId: bigint;
-}
-
 interface BatchIndexAck {
   position: Position;
   ackedIndexes: number[];
   batchSize: number;
 }
 
-interface Waiter {
-  resolve(): void;
-  reject(error: unknown): void;
+/** Acks on their way to the owner: a group still filling, or a command sent and not yet confirmed. */
+interface Outgoing {
+  /** The messages it acknowledges, as remembered; its receipt moves them to the confirmed acks. */
+  readonly keys: string[];
+  /** The ack promises that wait for its receipt (ackReceipts, or past MAX_UNCONFIRMED_ACKS). */
+  readonly waiters: AckWaiters;
 }
 
-interface PendingAck extends Waiter {
+interface AckGroup extends Outgoing {
+  readonly positions: Map<string, Position>;
+  /** The acked indexes of batch entries, copied when the group is sent (acks to come add to them). */
+  readonly batchIndexAcks: Map<string, { position: Position; indexes: ReadonlySet<number>; batchSize: number }>;
+  readonly timer: NodeJS.Timeout;
+}
+
+interface AckCommand extends Outgoing {
   readonly ack: AckInit;
 }
 
-/** Individual acks waiting to go out as one command. */
-interface AckGroup {
-  positions: Map<string, Position>;
-  batchIndexAcks: Map<string, BatchIndexAck>;
-  waiters: Waiter[];
-  timer: NodeJS.Timeout;
+/** A flushAcks() call: the commands it waits for. */
+interface FlushWaiter {
+  readonly outstanding: Set<bigint>;
+  readonly waiters: AckWaiters;
+}
+
+export interface PartitionAcksOptions {
+  /** The topic (or partition), for errors. */
+  readonly topic: string;
+  /** ackReceipts: every ack promise waits for the owner's receipt. */
+  readonly receipts: boolean;
+  /** The longest an ack promise or flushAcks() waits for receipts (the operation timeout). */
+  readonly timeoutMs: number;
+  /** Sends an Ack command on the current stream, if there is one. */
+  readonly send: (ack: AckInit) => void;
+  /** Why the consumer no longer takes acks; undefined while it does. */
+  readonly closedError: () => LedgerlineError | undefined;
 }
 
 /**
- * The acknowledgements of one partition consumer: individual acks grouped
- * into one command, acks sent and waiting for their receipt (sent again on
- * every new stream until one comes), and what was acknowledged, so that a
- * redelivery of it is not handed out again.
+ * The acknowledgements of one partition consumer. An ack is remembered
+ * (AckMemory) and added to the current group at once; by default its promise
+ * resolves then. The group goes to the owner as one command with a request
+ * id; the command is sent again on every new stream until the owner's
+ * receipt says it persisted it. With ackReceipts an ack's promise waits for
+ * that receipt. Every promise settles within the operation timeout.
  */
 export class PartitionAcks {
   private nextRequestId = 1n;
-  private readonly pending = new Map<bigint, PendingAck>();
+  private readonly inFlight = new Map<bigint, AckCommand>();
   private group: AckGroup | undefined;
-  /** Indexes acknowledged so far of each batch entry not yet wholly acknowledged. */
-  private readonly batchAcks = new Map<string, Set<number>>();
-  private readonly acked = new Map<string, true>();
-  private cumulativeUpTo: Position | undefined;
+  private readonly memory = new AckMemory();
+  private readonly flushWaiters = new Set<FlushWaiter>();
+  private stopped: LedgerlineError | undefined;
+  private closing: LedgerlineError | undefined;
 
-  constructor(
-    /** The topic (or partition), for errors. */
-    private readonly topic: string,
-    /** Sends an Ack command on the current stream, if there is one. */
-    private readonly send: (ack: AckInit) => void,
-    /** Why the consumer no longer takes acks; undefined while it does. */
-    private readonly closedError: () => LedgerlineError | undefined,
-  ) {}
+  constructor(private readonly options: PartitionAcksOptions) {}
 
-  /** Acknowledges one message; resolves once the owner confirms. */
+  /** Acknowledges one message: resolves once queued (or, when it waits, once the owner confirms). */
   ack(position: Position, batchIndex: number, batchSize: number): Promise<void> {
-    this.remember(`${positionKey(position.ledgerId, position.entryId)}:${batchIndex}`);
-    if (batchSize <= 1) return this.groupAck(position, undefined);
-    const key = positionKey(position.ledgerId, position.entryId);
-    const indexes = this.batchAcks.get(key) ?? new Set<number>();
-    indexes.add(batchIndex);
-    if (indexes.size >= batchSize) {
-      this.batchAcks.delete(key);
-      return this.groupAck(position, undefined);
-    }
-    this.batchAcks.set(key, indexes);
-    return this.groupAck(position, { position, ackedIndexes: [...indexes], batchSize });
+    const refused = this.refusal();
+    if (refused !== undefined) return Promise.reject(refused);
+    const waits = this.waitsForReceipt();
+    const key = messageKey(position, batchIndex);
+    this.memory.remember(key);
+    const group = this.currentGroup();
+    group.keys.push(key);
+    const entry = positionKey(position.ledgerId, position.entryId);
+    const indexes = batchSize <= 1 ? undefined : this.memory.ackBatchIndex(position, batchIndex, batchSize);
+    if (indexes === undefined) {
+      group.batchIndexAcks.delete(entry);
+      group.positions.set(entry, position);
+    } else group.batchIndexAcks.set(entry, { position, indexes, batchSize });
+    const done = waits ? group.waiters.wait() : Promise.resolve();
+    if (group.positions.size + group.batchIndexAcks.size >= MAX_ACK_GROUP_SIZE) this.flush();
+    return done;
   }
 
   /** Acknowledges this message and everything before it; `previous` is the entry delivered before this one. */
@@ -97,143 +117,162 @@ export class PartitionAcks {
     batchSize: number,
     previous: Position | undefined,
   ): Promise<void> {
+    const refused = this.refusal();
+    if (refused !== undefined) return Promise.reject(refused);
+    const waits = this.waitsForReceipt();
+    // A cumulative ack goes after the individual ones made before it.
+    this.flush();
+    let command: AckCommand;
     if (batchSize <= 1 || batchIndex >= batchSize - 1) {
-      this.cumulativeUpTo = position;
-      return this.sendAck({ cumulative: position });
+      this.memory.rememberCumulative(position);
+      command = this.send({ cumulative: position }, []);
+    } else {
+      // Inside a batch: everything before this entry, plus this entry's indexes up to this one.
+      const ackedIndexes = Array.from({ length: batchIndex + 1 }, (_, at) => at);
+      const keys = ackedIndexes.map((at) => messageKey(position, at));
+      for (const key of keys) this.memory.remember(key);
+      if (previous !== undefined) this.memory.rememberCumulative(previous);
+      command = this.send(
+        {
+          ...(previous === undefined ? {} : { cumulative: previous }),
+          batchIndexAcks: [{ position, ackedIndexes, batchSize }],
+        },
+        keys,
+      );
     }
-    // Inside a batch: everything before this entry, plus this entry's indexes up to this one.
-    const ackedIndexes = Array.from({ length: batchIndex + 1 }, (_, at) => at);
-    for (const at of ackedIndexes) this.remember(`${positionKey(position.ledgerId, position.entryId)}:${at}`);
-    if (previous !== undefined) this.cumulativeUpTo = previous;
-    return this.sendAck({
-      ...(previous === undefined ? {} : { cumulative: previous }),
-      batchIndexAcks: [{ position, ackedIndexes, batchSize }],
-    });
+    return waits ? command.waiters.wait() : Promise.resolve();
   }
 
   /** Whether this message was acknowledged here already (a redelivery of it is dropped). */
   isAcked(position: Position, batchIndex: number): boolean {
-    if (this.cumulativeUpTo !== undefined && comparePositions(position, this.cumulativeUpTo) <= 0) return true;
-    return this.acked.has(`${positionKey(position.ledgerId, position.entryId)}:${batchIndex}`);
+    return this.memory.isAcked(position, batchIndex);
   }
 
   /** A batch entry delivered with only `present` of its indexes: the owner has the others acknowledged. */
   batchDelivered(position: Position, batchSize: number, present: ReadonlySet<number>): void {
-    const key = positionKey(position.ledgerId, position.entryId);
-    const indexes = this.batchAcks.get(key) ?? new Set<number>();
-    for (let index = 0; index < batchSize; index++) if (!present.has(index)) indexes.add(index);
-    if (indexes.size > 0) this.batchAcks.set(key, indexes);
+    this.memory.batchDelivered(position, batchSize, present);
   }
 
   /** After a seek: the application asked to see acknowledged messages again. */
   forget(): void {
-    this.acked.clear();
-    this.batchAcks.clear();
-    this.cumulativeUpTo = undefined;
+    this.memory.forget();
   }
 
   /** Acks sent and not yet confirmed, to send again on a new stream. */
   unconfirmed(): AckInit[] {
-    return [...this.pending.values()].map((pending) => pending.ack);
+    return [...this.inFlight.values()].map((command) => command.ack);
   }
 
-  /** The owner confirmed the ack of `requestId`. */
+  /** The owner persisted the ack of `requestId`. */
   receipt(requestId: bigint): void {
-    const pending = this.pending.get(requestId);
-    this.pending.delete(requestId);
-    pending?.resolve();
+    const command = this.inFlight.get(requestId);
+    // A second receipt for a command sent on two streams finds nothing left to do.
+    if (command === undefined) return;
+    this.inFlight.delete(requestId);
+    this.memory.confirm(command.keys);
+    command.waiters.resolve();
+    for (const flush of this.flushWaiters) {
+      flush.outstanding.delete(requestId);
+      if (flush.outstanding.size === 0) flush.waiters.resolve();
+    }
   }
 
-  /** Sends the current group of acks as one command (`closing`: as the consumer closes, which still sends it). */
-  flush(closing = false): void {
+  /** Sends the current group of acks now, as one command. */
+  flush(): void {
     const group = this.group;
     if (group === undefined) return;
     this.group = undefined;
     clearTimeout(group.timer);
-    const sent = this.sendAck(
-      { positions: [...group.positions.values()], batchIndexAcks: [...group.batchIndexAcks.values()] },
-      closing,
+    const batchIndexAcks: BatchIndexAck[] = [...group.batchIndexAcks.values()].map(
+      ({ position, indexes, batchSize }) => ({ position, ackedIndexes: [...indexes], batchSize }),
     );
-    sent.then(
-      () => group.waiters.forEach((waiter) => waiter.resolve()),
-      (error: unknown) => group.waiters.forEach((waiter) => waiter.reject(error)),
-    );
+    this.send({ positions: [...group.positions.values()], batchIndexAcks }, group.keys, group.waiters);
   }
 
-  /** Resolves once the owner confirmed (or something failed) every ack in flight, or after `timeoutMs`. */
-  async settled(timeoutMs: number): Promise<void> {
-    const confirmed = [...this.pending.values()].map(
-      (pending) =>
-        new Promise<void>((resolve) => {
-          const { resolve: settle, reject: fail } = pending;
-          pending.resolve = () => (settle(), resolve());
-          pending.reject = (error) => (fail(error), resolve());
-        }),
-    );
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(confirmed), new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)))]);
-    clearTimeout(timer);
+  /**
+   * Sends the grouped acks now and resolves once the owner confirmed every
+   * ack made so far; rejects with ACK_NOT_CONFIRMED after the operation
+   * timeout, or with why the acks stopped (stop()).
+   */
+  flushAcks(): Promise<void> {
+    if (this.stopped !== undefined) return Promise.reject(this.stopped);
+    this.flush();
+    if (this.inFlight.size === 0) return Promise.resolve();
+    const flush: FlushWaiter = { outstanding: new Set(this.inFlight.keys()), waiters: this.newWaiters() };
+    this.flushWaiters.add(flush);
+    const done = flush.waiters.wait();
+    const forget = (): void => void this.flushWaiters.delete(flush);
+    done.then(forget, forget);
+    return done;
   }
 
-  /** Fails the acks in flight with `error` (the stream failed for good); grouped acks stay. */
-  failInFlight(error: LedgerlineError): void {
-    for (const pending of this.pending.values()) pending.reject(error);
-    this.pending.clear();
+  /**
+   * The consumer started closing: a promise whose deadline passes from now on
+   * rejects with `error` (CONSUMER_CLOSED) rather than ACK_NOT_CONFIRMED,
+   * since its ack is not sent again after the close.
+   */
+  closeStarted(error: LedgerlineError): void {
+    this.closing = error;
   }
 
-  /** Fails every ack the owner has not confirmed (grouped or in flight): the consumer is gone. */
-  failUnconfirmed(): void {
-    const error =
-      this.closedError() ??
-      new LedgerlineError(
-        'FAILED_PRECONDITION',
-        ClientReason.CONSUMER_CLOSED,
-        `the consumer of ${this.topic} closed before the owner confirmed the acknowledgement`,
-      );
+  /**
+   * Settles everything still waiting with `error`: grouped acks, commands in
+   * flight and flushAcks() calls. The consumer is closing or its stream
+   * failed for good; later acks are refused with `error`.
+   */
+  stop(error: LedgerlineError): void {
+    this.stopped ??= error;
     const group = this.group;
     this.group = undefined;
     if (group !== undefined) {
       clearTimeout(group.timer);
-      for (const waiter of group.waiters) waiter.reject(error);
+      group.waiters.reject(error);
     }
-    this.failInFlight(error);
+    for (const command of this.inFlight.values()) command.waiters.reject(error);
+    this.inFlight.clear();
+    for (const flush of this.flushWaiters) flush.waiters.reject(error);
+    this.flushWaiters.clear();
   }
 
-  /** Adds an individual ack to the current group (a whole entry, or a batch's acked indexes so far). */
-  private groupAck(position: Position, batchIndexAck: BatchIndexAck | undefined): Promise<void> {
-    const closed = this.closedError();
-    if (closed !== undefined) return Promise.reject(closed);
-    const group = (this.group ??= {
+  private refusal(): LedgerlineError | undefined {
+    return this.stopped ?? this.options.closedError();
+  }
+
+  private waitsForReceipt(): boolean {
+    return this.options.receipts || this.memory.unconfirmedCount >= MAX_UNCONFIRMED_ACKS;
+  }
+
+  private currentGroup(): AckGroup {
+    return (this.group ??= {
       positions: new Map(),
       batchIndexAcks: new Map(),
-      waiters: [] as Waiter[],
+      keys: [],
+      waiters: this.newWaiters(),
       timer: setTimeout(() => this.flush(), ACK_GROUP_TIME_MS),
     });
-    const key = positionKey(position.ledgerId, position.entryId);
-    if (batchIndexAck === undefined) {
-      group.batchIndexAcks.delete(key);
-      group.positions.set(key, position);
-    } else group.batchIndexAcks.set(key, batchIndexAck);
-    const done = new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
-    if (group.positions.size + group.batchIndexAcks.size >= MAX_ACK_GROUP_SIZE) this.flush();
-    return done;
   }
 
-  private sendAck(ack: AckInit, closing = false): Promise<void> {
-    const closed = this.closedError();
-    if (closed !== undefined && !closing) return Promise.reject(closed);
-    // A cumulative ack goes after the individual ones made before it.
-    if (ack.cumulative !== undefined) this.flush();
+  private send(ack: AckInit, keys: string[], waiters = this.newWaiters()): AckCommand {
     const requestId = this.nextRequestId++;
-    const withId = { ...ack, requestId };
-    return new Promise<void>((resolve, reject) => {
-      this.pending.set(requestId, { ack: withId, resolve, reject });
-      this.send(withId);
-    });
+    const command: AckCommand = { ack: { ...ack, requestId }, keys, waiters };
+    this.inFlight.set(requestId, command);
+    this.options.send(command.ack);
+    return command;
   }
 
-  private remember(key: string): void {
-    this.acked.set(key, true);
-    if (this.acked.size > MAX_REMEMBERED_ACKS) this.acked.delete(this.acked.keys().next().value as string);
+  private newWaiters(): AckWaiters {
+    const { topic, timeoutMs } = this.options;
+    return new AckWaiters(
+      timeoutMs,
+      () =>
+        this.closing ??
+        new LedgerlineError(
+          'DEADLINE_EXCEEDED',
+          ClientReason.ACK_NOT_CONFIRMED,
+          `the owner of ${topic} did not confirm the acknowledgement within ${timeoutMs} ms; ` +
+            'it stays queued and is sent again after a reconnect',
+          { details: { topic } },
+        ),
+    );
   }
 }

@@ -17,6 +17,14 @@ type SubscribeInit = MessageInitShape<typeof SubscribeSchema>;
  */
 export const MAX_ENTRIES_PER_RESPONSE = 1_000;
 
+/** How one partition consumer subscribes and acknowledges. */
+export interface PartitionSettings {
+  readonly subscribe: SubscribeInit;
+  readonly receiverQueueSize: number;
+  /** Whether ack promises wait for the owner's receipt. */
+  readonly ackReceipts: boolean;
+}
+
 /** A message handed out, with what acknowledging it needs. */
 export interface Delivered {
   readonly message: Message;
@@ -31,7 +39,7 @@ export interface Delivered {
 /**
  * Consumes one topic (or partition) over one Consume stream: subscribes,
  * grants flow permits as the application takes messages (half the receiver
- * queue at a time, as Pulsar does), acknowledges with receipts, and
+ * queue at a time, as Pulsar does), acknowledges (PartitionAcks), and
  * reconnects when the owner moves or the connection drops. On reconnect it
  * resubscribes, resends acks not yet confirmed, and drops queued messages the
  * owner will redeliver.
@@ -57,8 +65,7 @@ export class PartitionConsumer {
     private readonly context: ClientContext,
     readonly topic: string,
     readonly partition: number,
-    private readonly subscribe: SubscribeInit,
-    private readonly receiverQueueSize: number,
+    private readonly settings: PartitionSettings,
     private readonly incoming: AsyncQueue<Delivered>,
     private readonly closedError: () => LedgerlineError | undefined,
     private readonly onFatal: (error: LedgerlineError) => void,
@@ -68,11 +75,13 @@ export class PartitionConsumer {
       this.rejectReady = reject;
     });
     this.ready.catch(() => undefined);
-    this.acks = new PartitionAcks(
+    this.acks = new PartitionAcks({
       topic,
-      (ack) => this.stream?.requests.push({ command: { case: 'ack', value: ack } }),
+      receipts: settings.ackReceipts,
+      timeoutMs: context.operationTimeoutMs,
+      send: (ack) => this.stream?.requests.push({ command: { case: 'ack', value: ack } }),
       closedError,
-    );
+    });
   }
 
   start(): void {
@@ -85,7 +94,7 @@ export class PartitionConsumer {
     this.grant(1);
   }
 
-  /** Acknowledges one message; resolves once the owner confirms. */
+  /** Acknowledges one message; see PartitionAcks.ack for when it resolves. */
   ack(delivered: Delivered): Promise<void> {
     return this.acks.ack(delivered.position, delivered.message.messageId.batchIndex, delivered.batchSize);
   }
@@ -94,6 +103,16 @@ export class PartitionConsumer {
   ackCumulative(delivered: Delivered): Promise<void> {
     const { position, batchSize, previous } = delivered;
     return this.acks.ackCumulative(position, delivered.message.messageId.batchIndex, batchSize, previous);
+  }
+
+  /** Whether a message was acknowledged since it was queued (a redelivery of one already acknowledged). */
+  isAcked(delivered: Delivered): boolean {
+    return this.acks.isAcked(delivered.position, delivered.message.messageId.batchIndex);
+  }
+
+  /** Resolves once the owner confirmed every ack made so far on this partition. */
+  flushAcks(): Promise<void> {
+    return this.acks.flushAcks();
   }
 
   /** Asks for a message's redelivery after the subscription's nack delay. */
@@ -124,44 +143,62 @@ export class PartitionConsumer {
   /** Cancels the stream without waiting for anything (the client is closing). */
   abandon(): void {
     this.closing = true;
-    this.acks.failUnconfirmed();
+    this.acks.stop(this.closedError() ?? this.unconfirmedError());
     this.stream?.abort.abort();
   }
 
   /**
-   * Sends the acks still grouped, waits (within the operation timeout) for the owner to confirm the
-   * acks in flight, then ends the stream. An ack still unconfirmed then fails, so no ack() promise
-   * is left waiting: its message may be delivered again, to this subscription's next consumer.
+   * Sends the acks still grouped and waits, within the operation timeout, for
+   * the owner to confirm every ack; the stream keeps reconnecting meanwhile,
+   * so acks in flight when it dropped are sent again. Then every promise still
+   * waiting rejects (CONSUMER_CLOSED): an ack the owner never confirmed may be
+   * delivered again, to this subscription's next consumer. The stream ends
+   * gracefully, or is cancelled if the owner has not ended it by the bound.
    */
   async close(): Promise<void> {
-    this.acks.flush(true);
+    const deadline = Date.now() + this.context.operationTimeoutMs;
+    this.acks.closeStarted(this.unconfirmedError());
+    await this.acks.flushAcks().catch(() => undefined);
     this.closing = true;
-    await this.acks.settled(this.context.operationTimeoutMs);
-    this.acks.failUnconfirmed();
+    this.acks.stop(this.unconfirmedError());
     this.stream?.requests.end();
+    if (!(await settlesWithin(this.loop, deadline - Date.now()))) this.stream?.abort.abort();
     await this.loop;
+  }
+
+  private unconfirmedError(): LedgerlineError {
+    return new LedgerlineError(
+      'FAILED_PRECONDITION',
+      ClientReason.CONSUMER_CLOSED,
+      `the consumer of ${this.topic} closed before the owner confirmed the acknowledgement`,
+    );
   }
 
   private grant(permits: number, now = false): void {
     this.permitsToGrant += permits;
-    const threshold = now ? 1 : Math.max(1, Math.floor(this.receiverQueueSize / 2));
+    const threshold = now ? 1 : Math.max(1, Math.floor(this.settings.receiverQueueSize / 2));
     if (this.stream !== undefined && this.permitsToGrant >= threshold) {
       this.stream.requests.push({ command: { case: 'flow', value: { permits: this.permitsToGrant } } });
       this.permitsToGrant = 0;
     }
   }
 
-  private readonly stopped = (): LedgerlineError | undefined => this.closedError();
+  /**
+   * Why the stream stops reconnecting: the client closed, or close() is past
+   * flushing acks. A consumer that is closing keeps reconnecting until then.
+   */
+  private readonly stopped = (): LedgerlineError | undefined =>
+    this.closing ? (this.closedError() ?? this.unconfirmedError()) : this.context.closedError();
 
   private async connectionLoop(): Promise<void> {
-    while (!this.closing && this.closedError() === undefined) {
+    while (this.stopped() === undefined) {
       try {
         await withReconnect(this.context.reconnect, this.topic, this.context.lookup, this.stopped, () =>
           this.runStream(),
         );
       } catch (error) {
         const failure = LedgerlineError.from(error);
-        this.acks.failInFlight(failure);
+        this.acks.stop(failure);
         this.rejectReady(failure);
         if (!this.closing && this.closedError() === undefined) this.onFatal(failure);
         return;
@@ -180,10 +217,13 @@ export class PartitionConsumer {
     this.incoming.remove((delivered) => delivered.from === this);
     this.lastPosition = undefined;
     requests.push({
-      command: { case: 'subscribe', value: { ...this.subscribe, maxEntriesPerResponse: MAX_ENTRIES_PER_RESPONSE } },
+      command: {
+        case: 'subscribe',
+        value: { ...this.settings.subscribe, maxEntriesPerResponse: MAX_ENTRIES_PER_RESPONSE },
+      },
     });
     for (const ack of this.acks.unconfirmed()) requests.push({ command: { case: 'ack', value: ack } });
-    requests.push({ command: { case: 'flow', value: { permits: this.receiverQueueSize } } });
+    requests.push({ command: { case: 'flow', value: { permits: this.settings.receiverQueueSize } } });
     this.permitsToGrant = 0;
     this.stream = { requests, abort };
     return responses;
@@ -266,4 +306,19 @@ export class PartitionConsumer {
     // Permits of messages not handed out (already acknowledged) come back at once.
     if (batchSize - queued > 0) this.grant(batchSize - queued);
   }
+}
+
+/** Whether `promise` settles within `timeoutMs` (it is not cancelled either way). */
+async function settlesWithin(promise: Promise<void> | undefined, timeoutMs: number): Promise<boolean> {
+  if (promise === undefined) return true;
+  let timer: NodeJS.Timeout | undefined;
+  const settled = await Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, timeoutMs)))),
+  ]);
+  clearTimeout(timer);
+  return settled;
 }

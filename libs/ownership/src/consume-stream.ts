@@ -2,10 +2,12 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ConsumeRequest, ConsumeResponseSchema, Subscribe } from '@ledgerline/proto';
+import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import type { CallContext } from '@ledgerline/rpc';
 import type { Consumer, ConsumerSink, Delivery, DispatchEntry } from '@ledgerline/subscriptions';
 import { positionFromRequest, positionMessage } from './proto-mapping.js';
 import { OwnerReason } from './reasons.js';
+import { topicUnloaded } from './owner-errors.js';
 
 export type ConsumeResponse = MessageInitShape<typeof ConsumeResponseSchema>;
 type Response = ConsumeResponse;
@@ -160,6 +162,22 @@ async function handle<E extends DispatchEntry>(
   }
 }
 
+const CLOSED_UNDER_THE_STREAM = new Set<string>([
+  ManagedLedgerReason.CURSOR_CLOSED,
+  ManagedLedgerReason.MANAGED_LEDGER_CLOSED,
+]);
+
+/**
+ * A subscribe, ack, flush or read that met a cursor or managed ledger closed
+ * under the stream means the topic is leaving this owner (unload, drain): the
+ * client must hear TOPIC_UNLOADED and resubscribe where the topic went, not a
+ * failure it cannot act on. Acks arriving while an unload closes the cursor
+ * race the consumer's own TOPIC_UNLOADED, and either may end the stream first.
+ */
+function requestFailure(topic: string, error: LedgerlineError): LedgerlineError {
+  return CLOSED_UNDER_THE_STREAM.has(error.reason) ? topicUnloaded(topic, `its ${error.message}`) : error;
+}
+
 /**
  * One Consume stream, the same on both kinds of owner: the first request
  * subscribes (through `open`); then flow permits, acks, nacks and
@@ -186,7 +204,10 @@ export async function* consumeStream<E extends DispatchEntry>(
     activeChanged: (active) => outbox.push({ event: { case: 'activeConsumerChange', value: { active } } }),
     close: (error) => outbox.close(error),
   };
-  const session = await open(first.value.command.value, sink);
+  const subscribe = first.value.command.value;
+  const session = await open(subscribe, sink).catch((error: unknown) => {
+    throw requestFailure(subscribe.topic, LedgerlineError.from(error));
+  });
   opened.session = session;
   const { consumer } = session;
   const markDelete = session.markDelete();
@@ -219,5 +240,6 @@ export async function* consumeStream<E extends DispatchEntry>(
     context.signal.removeEventListener('abort', stop);
     consumer.close();
   }
-  if (outbox.closedWith !== undefined && !context.signal.aborted) throw outbox.closedWith;
+  if (outbox.closedWith !== undefined && !context.signal.aborted)
+    throw requestFailure(session.topic, outbox.closedWith);
 }

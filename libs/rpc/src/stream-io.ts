@@ -41,29 +41,45 @@ export async function writeAll(stream: Writable, messages: AsyncIterable<unknown
  * back on the client. A malformed request ends the iteration with
  * INVALID_ARGUMENT; a cancelled call ends it with CANCELLED. Leaving the loop
  * early does not destroy the stream, which still carries the responses.
+ *
+ * It reads with `read()` and the 'readable'/'end'/'close' events rather than
+ * `stream.iterator()`: that iterator destroys the stream on an 'error' event,
+ * and grpc-js's way to end a call with a status is an 'error' emitted on it, so
+ * a handler failing while a response was still being written lost the status
+ * (the write dropped, `_final` never ran) and the client's stream hung open.
  */
 export async function* readRequests(
   stream: Readable,
   cancelled: AbortSignal,
 ): AsyncGenerator<unknown, void, undefined> {
-  const iterator = stream.iterator({ destroyOnReturn: false }) as AsyncIterator<DecodedRequest>;
-  let completed = false;
-  try {
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done === true) {
-        completed = true;
-        return;
-      }
-      if (!next.value.ok) throw next.value.error;
-      yield next.value.message;
+  for (;;) {
+    const next = stream.read() as DecodedRequest | null;
+    if (next !== null) {
+      if (!next.ok) throw next.error;
+      yield next.message;
+      continue;
     }
-  } catch (error) {
-    completed = true;
-    if (cancelled.aborted)
-      throw new LedgerlineError('CANCELLED', RpcReason.CANCELLED, 'the call was cancelled', { cause: error });
-    throw error;
-  } finally {
-    if (!completed) await iterator.return?.();
+    if (stream.readableEnded) return;
+    if (cancelled.aborted || stream.destroyed) {
+      throw new LedgerlineError('CANCELLED', RpcReason.CANCELLED, 'the call was cancelled');
+    }
+    await readableOrEnded(stream, cancelled);
   }
+}
+
+/** Resolves once the stream has a message, ended, closed, or the call was cancelled. */
+function readableOrEnded(stream: Readable, cancelled: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('readable', done);
+      stream.off('end', done);
+      stream.off('close', done);
+      cancelled.removeEventListener('abort', done);
+      resolve();
+    };
+    stream.on('readable', done);
+    stream.on('end', done);
+    stream.on('close', done);
+    cancelled.addEventListener('abort', done, { once: true });
+  });
 }

@@ -1,16 +1,12 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Server } from '@grpc/grpc-js';
 import { LedgerlineError, type CodeName } from '@ledgerline/errors';
 import {
   AdminService,
-  InitialPosition,
   LookupService,
   OwnerRole,
   TopicsService,
-  type ConsumeRequest,
-  type ConsumeResponseSchema,
   type PublishMessage,
-  type PublishResponseSchema,
+  type SeekRequest,
 } from '@ledgerline/proto';
 import {
   bindInsecure,
@@ -20,21 +16,12 @@ import {
   type CallContext,
   type ServiceImpl,
 } from '@ledgerline/rpc';
-import { AsyncQueue } from '../async-queue.js';
 import { ServiceReason } from '../client-reason.js';
-import { FakeSubscription, type FakeConsumer } from './fake-subscription.js';
+import { FakeConsumeService } from './fake-consume.js';
+import { FakePublishService } from './fake-publish.js';
+import { canonicalTopic, FakeClusterReason, partial, type OpenStream, type OwnerHost } from './fake-rpc.js';
+import type { FakeSubscription } from './fake-subscription.js';
 import { FakeTopic } from './fake-topic.js';
-
-/** Reasons only the fake cluster raises, for failures it stages (a dropped connection, a shutdown). */
-const FakeClusterReason = {
-  UNIMPLEMENTED: 'UNIMPLEMENTED',
-  CONNECTION_LOST: 'CONNECTION_LOST',
-  SHUTTING_DOWN: 'SHUTTING_DOWN',
-  SUBSCRIBE_FIRST: 'SUBSCRIBE_FIRST',
-} as const;
-
-type PublishResponseInit = MessageInitShape<typeof PublishResponseSchema>;
-type ConsumeResponseInit = MessageInitShape<typeof ConsumeResponseSchema>;
 
 /** Settings of a fake cluster. */
 export interface FakeClusterOptions {
@@ -48,49 +35,7 @@ export interface FakeClusterOptions {
   maxMessagesPerPublishRequest?: number;
 }
 
-interface OpenStream {
-  readonly owner: number;
-  topic: string | undefined;
-  readonly abort: AbortController;
-}
-
-/** The full name of a topic, as the fake keys it. */
-export function canonicalTopic(topic: string): string {
-  return topic.includes('://') ? topic : `persistent://${topic}`;
-}
-
-function unimplemented(): never {
-  throw new LedgerlineError(
-    'UNIMPLEMENTED',
-    FakeClusterReason.UNIMPLEMENTED,
-    'the fake cluster does not serve this call',
-  );
-}
-
-/** A service implementation whose unlisted methods fail UNIMPLEMENTED. */
-function partial<T extends object>(impl: Partial<T>): T {
-  return new Proxy(impl, {
-    get: (target, name) => (target as Record<string | symbol, unknown>)[name] ?? unimplemented,
-  }) as T;
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
+export { canonicalTopic };
 
 /**
  * An in-memory Ledgerline for client tests, over real gRPC on loopback: a
@@ -103,33 +48,30 @@ export class FakeCluster {
   private readonly topics = new Map<string, FakeTopic>();
   private readonly partitionCounts = new Map<string, number>();
   private readonly owners = new Map<string, number>();
-  private readonly subscriptions = new Map<string, FakeSubscription>();
   private readonly streams = new Set<OpenStream>();
-  private readonly lostReceipts = new Map<string, number>();
-  /** While true, owners take acks but send no receipts (an owner that stalls or dies before persisting). */
-  holdAckReceipts = false;
   /** FindPosition and FetchByOffset calls answered, for tests that count round trips. */
   findPositionCalls = 0;
   fetchByOffsetCalls = 0;
-  private readonly refusals = new Map<string, { code: CodeName; reason: string }[]>();
   private servers: Server[] = [];
   /** The metadata service's address: the client's serviceUrl. */
   serviceUrl = '';
   /** The owners' addresses, by owner index. */
   ownerAddresses: string[] = [];
-  /** Every entry the owners received (for assertions on batching). */
-  readonly published: PublishMessage[] = [];
-  /** How many entries each Publish request the owners read carried, in order (for assertions on coalescing). */
-  readonly entriesPerRequest: number[] = [];
-  private maxMessagesPerPublishRequest = 1_000;
-  private readonly refusedSequenceIds = new Map<string, { code: CodeName; reason: string }>();
+  private readonly host: OwnerHost = {
+    owned: (owner, topic) => this.owned(owner, topic),
+    openStream: (owner, context) => this.openStream(owner, context),
+    closeStream: (stream) => this.streams.delete(stream),
+  };
+  /** The Consume side: subscriptions, and ack receipts held, released or lost on demand. */
+  readonly consume = new FakeConsumeService(this.host);
+  private publisher = new FakePublishService(this.host, 1_000);
   /** Lookups answered (for assertions on caching). */
   lookups = 0;
 
   /** Starts the metadata address and the owners on free loopback ports. */
   static async start(options: FakeClusterOptions = {}): Promise<FakeCluster> {
     const cluster = new FakeCluster();
-    cluster.maxMessagesPerPublishRequest = options.maxMessagesPerPublishRequest ?? 1_000;
+    cluster.publisher = new FakePublishService(cluster.host, options.maxMessagesPerPublishRequest ?? 1_000);
     await cluster.listen(options.owners ?? 2);
     return cluster;
   }
@@ -155,7 +97,25 @@ export class FakeCluster {
 
   /** A subscription's state, for assertions. */
   subscription(topic: string, subscription: string): FakeSubscription | undefined {
-    return this.subscriptions.get(`${canonicalTopic(topic)}\n${subscription}`);
+    return this.consume.subscription(topic, subscription);
+  }
+
+  /** Every entry the owners received (for assertions on batching). */
+  get published(): readonly PublishMessage[] {
+    return this.publisher.published;
+  }
+
+  /** How many entries each Publish request the owners read carried, in order (for assertions on coalescing). */
+  get entriesPerRequest(): readonly number[] {
+    return this.publisher.entriesPerRequest;
+  }
+
+  /** While true, owners apply acks but hold their receipts back; see FakeConsumeService. */
+  get holdAckReceipts(): boolean {
+    return this.consume.holdAckReceipts;
+  }
+  set holdAckReceipts(hold: boolean) {
+    this.consume.holdAckReceipts = hold;
   }
 
   /** The payloads stored in a topic, in order, as UTF-8 text. */
@@ -202,18 +162,17 @@ export class FakeCluster {
 
   /** The next `count` entries published to the topic are stored, but their stream breaks before the receipt. */
   loseReceipts(topic: string, count: number): void {
-    this.lostReceipts.set(canonicalTopic(topic), count);
+    this.publisher.loseReceipts(topic, count);
   }
 
   /** The next publish to the topic is refused with this code and reason (a PublishFailure). */
   refuseNext(topic: string, code: CodeName, reason: string): void {
-    const name = canonicalTopic(topic);
-    this.refusals.set(name, [...(this.refusals.get(name) ?? []), { code, reason }]);
+    this.publisher.refuseNext(topic, code, reason);
   }
 
   /** The entry with this sequence id is refused with this code and reason (a PublishFailure), once. */
   refuseSequenceId(topic: string, sequenceId: bigint, code: CodeName, reason: string): void {
-    this.refusedSequenceIds.set(`${canonicalTopic(topic)}\n${sequenceId}`, { code, reason });
+    this.publisher.refuseSequenceId(topic, sequenceId, code, reason);
   }
 
   /** Open streams (publish and consume) per owner. */
@@ -229,10 +188,8 @@ export class FakeCluster {
     return Promise.resolve();
   }
 
-  private consumeStreams = new WeakSet<OpenStream>();
-
   private isConsumeStream(stream: OpenStream): boolean {
-    return this.consumeStreams.has(stream);
+    return this.consume.isConsumeStream(stream);
   }
 
   private async listen(owners: number): Promise<void> {
@@ -301,198 +258,31 @@ export class FakeCluster {
     return stream;
   }
 
-  private publishOne(owner: number, stream: OpenStream, message: PublishMessage): PublishResponseInit {
-    const name = canonicalTopic(message.topic);
-    stream.topic = name;
-    this.published.push(message);
-    let topic: FakeTopic;
-    try {
-      topic = this.owned(owner, name);
-    } catch (error) {
-      const refusal = LedgerlineError.from(error);
-      return {
-        result: {
-          case: 'failure',
-          value: {
-            sequenceId: message.sequenceId,
-            code: refusal.grpcCode,
-            reason: refusal.reason,
-            message: refusal.message,
-            details: refusal.details,
-          },
-        },
-      };
-    }
-    const bySequenceId = `${name}\n${message.sequenceId}`;
-    const refusal = this.refusedSequenceIds.get(bySequenceId) ?? this.refusals.get(name)?.shift();
-    this.refusedSequenceIds.delete(bySequenceId);
-    if (refusal !== undefined) {
-      const code = new LedgerlineError(refusal.code, refusal.reason, '').grpcCode;
-      return {
-        result: {
-          case: 'failure',
-          value: {
-            sequenceId: message.sequenceId,
-            code,
-            reason: refusal.reason,
-            message: `refused: ${refusal.reason}`,
-          },
-        },
-      };
-    }
-    const { entry, duplicate } = topic.append(message);
-    const lost = this.lostReceipts.get(name) ?? 0;
-    if (lost > 0 && !duplicate) {
-      this.lostReceipts.set(name, lost - 1);
-      throw new LedgerlineError(
-        'UNAVAILABLE',
-        FakeClusterReason.CONNECTION_LOST,
-        'the connection dropped before the receipt',
-      );
-    }
-    return {
-      result: {
-        case: 'receipt',
-        value: {
-          sequenceId: message.sequenceId,
-          duplicate,
-          ...(entry === undefined
-            ? {}
-            : {
-                position: { ledgerId: entry.ledgerId, entryId: entry.entryId },
-                firstOffset: entry.firstOffset,
-                lastOffset: entry.lastOffset,
-                publishTimeMs: entry.timestampMs,
-              }),
-        },
-      },
-    };
-  }
-
-  private async *publish(
-    owner: number,
-    requests: AsyncIterable<{ message?: PublishMessage; more: PublishMessage[] }>,
-    context: CallContext,
-  ) {
-    const stream = this.openStream(owner, context);
-    const iterator = requests[Symbol.asyncIterator]();
-    const limit = this.maxMessagesPerPublishRequest;
-    try {
-      for (;;) {
-        const next = await abortable(iterator.next(), stream.abort.signal);
-        if (next.done === true) return;
-        const request = next.value;
-        const entries = limit === 0 ? [request.message!] : [request.message!, ...request.more];
-        if (entries.length > Math.max(limit, 1)) throw new Error(`a request carried ${entries.length} entries`);
-        this.entriesPerRequest.push(entries.length);
-        const answers = entries.map((message) => this.publishOne(owner, stream, message));
-        yield {
-          ...answers[0]!,
-          more: answers.slice(1).map((answer) => ({ result: answer.result })),
-          maxMessagesPerRequest: limit,
-        } as PublishResponseInit;
-      }
-    } finally {
-      this.streams.delete(stream);
-    }
-  }
-
-  private subscriptionFor(
-    topic: FakeTopic,
-    name: string,
-    request: NonNullable<Extract<ConsumeRequest['command'], { case: 'subscribe' }>['value']>,
-  ) {
-    const key = `${name}\n${request.subscription}`;
-    let subscription = this.subscriptions.get(key);
-    if (subscription === undefined) {
-      const start =
-        request.startOffset !== undefined
-          ? topic.indexOfOffset(request.startOffset)
-          : request.initialPosition === InitialPosition.EARLIEST
-            ? 0
-            : topic.entries.length;
-      subscription = new FakeSubscription(topic, request.type, start);
-      this.subscriptions.set(key, subscription);
-      topic.onAppend(() => subscription!.dispatch());
-    }
-    return subscription;
-  }
-
-  private command(subscription: FakeSubscription, consumer: FakeConsumer, request: ConsumeRequest): void {
-    const command = request.command;
-    if (command.case === 'flow') {
-      consumer.permits += command.value.permits;
-      subscription.dispatch();
-    } else if (command.case === 'ack') {
-      subscription.ack(command.value);
-      if (command.value.requestId !== 0n && !this.holdAckReceipts) {
-        consumer.out.push({ event: { case: 'ackReceipt', value: { requestId: command.value.requestId } } });
-      }
-    } else if (command.case === 'nack') {
-      subscription.nack(command.value.positions.map((position) => position.entryId));
-    } else if (command.case === 'redeliverUnacknowledged') {
-      subscription.redeliverAll(consumer);
-    }
-  }
-
-  private async *consume(
-    owner: number,
-    requests: AsyncIterable<ConsumeRequest>,
-    context: CallContext,
-  ): AsyncGenerator<ConsumeResponseInit> {
-    const stream = this.openStream(owner, context);
-    this.consumeStreams.add(stream);
-    const iterator = requests[Symbol.asyncIterator]();
-    try {
-      const first = await abortable(iterator.next(), stream.abort.signal);
-      if (first.done === true || first.value.command.case !== 'subscribe') {
-        throw new LedgerlineError(
-          'INVALID_ARGUMENT',
-          FakeClusterReason.SUBSCRIBE_FIRST,
-          'the first command must be subscribe',
-        );
-      }
-      const request = first.value.command.value;
-      const name = canonicalTopic(request.topic);
-      stream.topic = name;
-      const subscription = this.subscriptionFor(this.owned(owner, name), name, request);
-      const consumer: FakeConsumer = {
-        name: request.consumerName,
-        out: new AsyncQueue<ConsumeResponseInit>(),
-        permits: 0,
-        maxEntriesPerResponse: request.maxEntriesPerResponse,
-      };
-      subscription.attach(consumer);
-      try {
-        consumer.out.push({
-          event: { case: 'subscribed', value: { topic: name, active: subscription.consumers[0] === consumer } },
-        });
-        stream.abort.signal.addEventListener('abort', () => consumer.out.fail(stream.abort.signal.reason), {
-          once: true,
-        });
-        void (async () => {
-          for (;;) {
-            const next = await abortable(iterator.next(), stream.abort.signal);
-            if (next.done === true) return consumer.out.end();
-            this.command(subscription, consumer, next.value);
-          }
-        })().catch((error: unknown) => consumer.out.fail(error));
-        yield* consumer.out;
-      } finally {
-        subscription.detach(consumer);
-      }
-    } finally {
-      this.streams.delete(stream);
-    }
+  private seek(owner: number, request: SeekRequest) {
+    const topic = this.owned(owner, request.topic);
+    const subscription = this.subscription(request.topic, request.subscription);
+    if (subscription === undefined)
+      throw new LedgerlineError('NOT_FOUND', ServiceReason.SUBSCRIPTION_NOT_FOUND, 'no such subscription');
+    const target = request.target;
+    const index =
+      target.case === 'offset'
+        ? topic.indexOfOffset(target.value)
+        : target.case === 'position'
+          ? Number(target.value.entryId)
+          : target.case === 'timestampMs'
+            ? topic.entries.findIndex((entry) => entry.timestampMs >= target.value)
+            : 0;
+    subscription.seek(index === -1 ? topic.entries.length : index);
+    return {};
   }
 
   private topicsService(owner: number): ServiceImpl<typeof TopicsService> {
     return partial<ServiceImpl<typeof TopicsService>>({
-      publish: (requests, context) => this.publish(owner, requests, context),
-      consume: (requests, context) => this.consume(owner, requests, context),
+      publish: (requests, context) => this.publisher.publish(owner, requests, context),
+      consume: (requests, context) => this.consume.consume(owner, requests, context),
       publishOne: (request) => {
         const stream: OpenStream = { owner, topic: undefined, abort: new AbortController() };
-        const response = this.publishOne(owner, stream, request.message!);
+        const response = this.publisher.publishOne(owner, stream, request.message!);
         if (response.result?.case === 'failure') {
           const failure = response.result.value;
           throw new LedgerlineError('FAILED_PRECONDITION', failure.reason!, failure.message ?? '', {
@@ -501,27 +291,10 @@ export class FakeCluster {
         }
         return { receipt: response.result!.value };
       },
-      seek: (request) => {
-        const topic = this.owned(owner, request.topic);
-        const subscription = this.subscription(request.topic, request.subscription);
-        if (subscription === undefined)
-          throw new LedgerlineError('NOT_FOUND', ServiceReason.SUBSCRIPTION_NOT_FOUND, 'no such subscription');
-        const target = request.target;
-        const index =
-          target.case === 'offset'
-            ? topic.indexOfOffset(target.value)
-            : target.case === 'position'
-              ? Number(target.value.entryId)
-              : target.case === 'timestampMs'
-                ? topic.entries.findIndex((entry) => entry.timestampMs >= target.value)
-                : 0;
-        const at = index === -1 ? topic.entries.length : index;
-        subscription.seek(at);
-        return {};
-      },
+      seek: (request) => this.seek(owner, request),
       unsubscribe: (request) => {
         this.owned(owner, request.topic);
-        this.subscriptions.delete(`${canonicalTopic(request.topic)}\n${request.subscription}`);
+        this.consume.subscriptions.delete(`${canonicalTopic(request.topic)}\n${request.subscription}`);
         return {};
       },
       findPosition: (request) => {
@@ -551,7 +324,7 @@ export class FakeCluster {
       getTopicStats: (request) => {
         const name = canonicalTopic(request.topic);
         const topic = this.owned(owner, name);
-        const subscriptions = [...this.subscriptions]
+        const subscriptions = [...this.consume.subscriptions]
           .filter(([key]) => key.startsWith(`${name}\n`))
           .map(([key, subscription]) => ({
             name: key.slice(name.length + 1),

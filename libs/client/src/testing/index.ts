@@ -5,3 +5,4 @@ export type { StoredEntry } from './fake-topic.js';
 export { FakeSubscription } from './fake-subscription.js';
 export type { FakeConsumer } from './fake-subscription.js';
 export { waitFor, WAIT_FOR_TIMEOUT_MS } from './wait-for.js';
+export type { ReceivedAck } from './fake-consume.js';
