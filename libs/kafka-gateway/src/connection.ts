@@ -17,9 +17,11 @@ import type { Session } from './session.js';
 /**
  * One Kafka client connection. Requests are handled concurrently, up to
  * kafkaMaxInFlightRequests, and answered strictly in the order they came, as
- * Kafka clients require. Reading pauses while that many are in flight or while
- * more than kafkaMaxOutputBufferBytes of answers wait for the client to read
- * them; a client that lets twice that pile up is disconnected. A frame that
+ * Kafka clients require. No request starts while that many are in flight or
+ * while more than kafkaMaxOutputBufferBytes of answers wait for the client to
+ * read them, so a client that stops reading holds at most that bound plus one
+ * answer per request in flight (a Fetch answer is at most
+ * kafkaMaxFetchResponseBytes); it is closed once idle for kafkaConnectionIdleMs. A frame that
  * cannot be decoded closes the connection, as a Kafka broker does (except
  * ApiVersions in a version not served, which is answered in v0).
  */
@@ -27,6 +29,8 @@ export class KafkaConnection {
   private readonly frames: FrameDecoder;
   private readonly session: Session;
   private inFlight = 0;
+  /** Frames read but not yet started: one read can hold thousands of small requests. */
+  private readonly waitingFrames: Buffer[] = [];
   private answered: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -40,9 +44,13 @@ export class KafkaConnection {
     socket.setNoDelay(true);
     socket.setTimeout(context.settings.kafkaConnectionIdleMs, () => this.close('idle'));
     socket.on('data', (chunk: Buffer) => this.received(chunk));
-    socket.on('drain', () => this.maybeResume());
+    socket.on('drain', () => this.startWaiting());
     socket.on('error', () => this.close('socket error'));
     socket.on('close', () => this.close('closed by the client'));
+  }
+
+  get bufferedOutputBytes(): number {
+    return this.socket.writableLength;
   }
 
   close(why: string): void {
@@ -62,7 +70,23 @@ export class KafkaConnection {
       this.close('bad frame');
       return;
     }
-    for (const frame of frames) this.enqueue(frame);
+    this.waitingFrames.push(...frames);
+    this.startWaiting();
+  }
+
+  /** Starts waiting requests while fewer than kafkaMaxInFlightRequests are in flight and the output is within bounds. */
+  private startWaiting(): void {
+    while (this.waitingFrames.length > 0 && this.hasRoom()) this.enqueue(this.waitingFrames.shift() as Buffer);
+    if (this.waitingFrames.length > 0 || !this.hasRoom()) this.socket.pause();
+    else this.socket.resume();
+  }
+
+  private hasRoom(): boolean {
+    const settings = this.context.settings;
+    return (
+      this.inFlight < settings.kafkaMaxInFlightRequests &&
+      this.socket.writableLength <= settings.kafkaMaxOutputBufferBytes
+    );
   }
 
   private enqueue(frame: Buffer): void {
@@ -76,36 +100,12 @@ export class KafkaConnection {
         if (this.closed) return;
         if (bytes === 'close') return this.close('request refused');
         if (bytes !== undefined) this.socket.write(bytes);
-        if (this.socket.writableLength > 2 * this.context.settings.kafkaMaxOutputBufferBytes) {
-          return this.close('the client does not read its answers');
-        }
-        this.maybeResume();
+        this.startWaiting();
       })
       .catch((error: unknown) => {
         this.context.logger.error({ err: error }, 'kafka answer could not be written');
         this.close('internal error');
       });
-    this.maybePause();
-  }
-
-  private maybePause(): void {
-    const settings = this.context.settings;
-    if (
-      this.inFlight >= settings.kafkaMaxInFlightRequests ||
-      this.socket.writableLength > settings.kafkaMaxOutputBufferBytes
-    ) {
-      this.socket.pause();
-    }
-  }
-
-  private maybeResume(): void {
-    const settings = this.context.settings;
-    if (
-      this.inFlight < settings.kafkaMaxInFlightRequests &&
-      this.socket.writableLength <= settings.kafkaMaxOutputBufferBytes
-    ) {
-      this.socket.resume();
-    }
   }
 
   /** The encoded answer, undefined for none, or 'close' when the request cannot be answered. */

@@ -20,6 +20,13 @@ export class KafkaGatewayServer {
     return this.connections.size;
   }
 
+  /** Answer bytes queued for clients to read, over every connection (each is bounded by kafkaMaxOutputBufferBytes). */
+  get bufferedOutputBytes(): number {
+    let total = 0;
+    for (const connection of this.connections) total += connection.bufferedOutputBytes;
+    return total;
+  }
+
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);

@@ -127,9 +127,16 @@ describe('the group coordinator', () => {
       KafkaErrorCode.INCONSISTENT_GROUP_PROTOCOL,
     );
     expect((await coordinator.sync('g', 1, 'nobody', [])).errorCode).toBe(KafkaErrorCode.UNKNOWN_MEMBER_ID);
-    for (let index = 0; index < 9; index++) void coordinator.join(joinRequest('', { groupId: `other-${index}` }));
+    const others = Array.from({ length: 9 }, (_, index) =>
+      coordinator.join(joinRequest('', { groupId: `other-${index}` })),
+    );
     expect((await coordinator.join(joinRequest('', { groupId: 'one-too-many' }))).errorCode).toBe(
       KafkaErrorCode.COORDINATOR_NOT_AVAILABLE,
+    );
+    // Joins still waiting for their rebalance when the coordinator closes are answered, not left hanging.
+    coordinator.close();
+    expect(new Set((await Promise.all(others)).map((result) => result.errorCode))).toEqual(
+      new Set([KafkaErrorCode.COORDINATOR_NOT_AVAILABLE]),
     );
   });
 });

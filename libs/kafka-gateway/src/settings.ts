@@ -42,7 +42,14 @@ export const kafkaGatewaySettings = {
     .max(1024 * MiB)
     .default(32 * MiB),
   /** Requests of one connection being handled at once (Kafka clients pipeline up to 5 by default). */
-  kafkaMaxInFlightRequests: z.number().int().min(1).max(1_000).default(64),
+  kafkaMaxInFlightRequests: z.number().int().min(1).max(1_000).default(16),
+  /** Largest Fetch answer, whatever max_bytes asks (the first batch is always sent, as KIP-74 requires). */
+  kafkaMaxFetchResponseBytes: z
+    .number()
+    .int()
+    .min(64 * KiB)
+    .max(256 * MiB)
+    .default(8 * MiB),
   /** Kafka connections open at once; more are closed as they arrive. */
   kafkaMaxConnections: z.number().int().min(1).max(100_000).default(10_000),
   /** A connection silent this long is closed (Kafka's connections.max.idle.ms). */

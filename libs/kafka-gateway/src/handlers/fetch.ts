@@ -138,7 +138,17 @@ export async function handleFetch(
   await Promise.all(fetches.map((fetch) => fetchOne(context, fetch, 0, session)));
   const found = fetches.reduce((sum, fetch) => sum + bytesOf(fetch), 0);
   if (found < Math.max(minBytes, 1) && waitMs > 0) await longPoll(context, fetches, waitMs, session);
-  encodeWithin(fetches, maxBytes > 0 ? maxBytes : Number.MAX_SAFE_INTEGER);
+  // An answer is at most kafkaMaxFetchResponseBytes: that bounds what a connection's answers can hold.
+  encodeWithin(
+    fetches,
+    Math.min(maxBytes > 0 ? maxBytes : Number.MAX_SAFE_INTEGER, context.settings.kafkaMaxFetchResponseBytes),
+  );
+  // An answer is at most kafkaMaxFetchResponseBytes: that bounds what a connection's answers can hold.
+  const limit = Math.min(
+    maxBytes > 0 ? maxBytes : Number.MAX_SAFE_INTEGER,
+    context.settings.kafkaMaxFetchResponseBytes,
+  );
+  encodeWithin(fetches, limit);
   const responses: Message[] = [];
   for (const fetch of fetches) {
     let topic = responses.at(-1);
