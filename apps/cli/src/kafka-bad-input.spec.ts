@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
-import { resolveKafkaGatewaySettings, startKafkaGateway, type RunningKafkaGateway } from '@ledgerline/kafka-gateway';
+import type { RunningKafkaGateway } from '@ledgerline/kafka-gateway';
 import {
   ApiKey,
   apiSpec,
@@ -155,23 +155,20 @@ describe('the Kafka gateway under bad input', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledgerline-kafka-bad-'));
-    standalone = await startTestStandalone(join(dir, 'data'));
-    gateway = await startKafkaGateway({
-      settings: resolveKafkaGatewaySettings({
-        kafkaHost: '127.0.0.1',
-        kafkaPort: 0,
-        kafkaMaxFrameSizeBytes: 1024 * 1024,
-        kafkaMaxOutputBufferBytes: MAX_OUTPUT_BYTES,
-        kafkaMaxInFlightRequests: IN_FLIGHT,
-        kafkaMaxFetchResponseBytes: MAX_FETCH_BYTES,
-      }),
-      metadataAddress: `127.0.0.1:${standalone.grpcPort}`,
-      logger: standalone.writer.service.logger,
-    });
+    standalone = await startTestStandalone(join(dir, 'data'), 'silent', [
+      '--kafka-max-frame-size-bytes',
+      String(1024 * 1024),
+      '--kafka-max-output-buffer-bytes',
+      String(MAX_OUTPUT_BYTES),
+      '--kafka-max-in-flight-requests',
+      String(IN_FLIGHT),
+      '--kafka-max-fetch-response-bytes',
+      String(MAX_FETCH_BYTES),
+    ]);
+    gateway = standalone.kafka!;
   });
   afterAll(async () => {
     for (const connection of opened) connection.end();
-    await gateway.close();
     await standalone.shutdown('test over');
     rmSync(dir, { recursive: true, force: true });
   });

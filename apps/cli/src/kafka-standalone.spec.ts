@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type LedgerlineClient, type Message, type Reader } from '@ledgerline/client';
-import { resolveKafkaGatewaySettings, startKafkaGateway, type RunningKafkaGateway } from '@ledgerline/kafka-gateway';
 import { Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
@@ -56,20 +55,15 @@ async function take(reader: Reader, count: number): Promise<Message[]> {
 describe('kafkajs against the Kafka gateway over a standalone', () => {
   let dir: string;
   let standalone: RunningStandalone;
-  let gateway: RunningKafkaGateway;
   let kafka: Kafka;
   let client: LedgerlineClient;
 
   async function start(): Promise<void> {
-    standalone = await startTestStandalone(join(dir, 'data'));
-    gateway = await startKafkaGateway({
-      settings: resolveKafkaGatewaySettings({ kafkaHost: '127.0.0.1', kafkaPort: 0, groupInitialRebalanceDelayMs: 0 }),
-      metadataAddress: `127.0.0.1:${standalone.grpcPort}`,
-      logger: standalone.writer.service.logger,
-    });
+    // The Kafka listener standalone serves (on a free port here); a group's first rebalance does not wait.
+    standalone = await startTestStandalone(join(dir, 'data'), 'silent', ['--group-initial-rebalance-delay-ms', '0']);
     kafka = new Kafka({
       clientId: 'spec',
-      brokers: [`127.0.0.1:${gateway.port}`],
+      brokers: [`127.0.0.1:${standalone.kafka!.port}`],
       logLevel: logLevel.NOTHING,
       retry: { retries: 3, initialRetryTime: 50 },
     });
@@ -78,7 +72,6 @@ describe('kafkajs against the Kafka gateway over a standalone', () => {
 
   async function stop(): Promise<void> {
     await client.close();
-    await gateway.close();
     await standalone.shutdown('test over');
   }
 

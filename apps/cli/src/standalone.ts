@@ -22,6 +22,7 @@ import {
   startReadOnlyOwnerService,
   type RunningReadOnlyOwner,
 } from '@ledgerline/readonly-owner';
+import { kafkaGatewaySettings, startKafkaGateway, type RunningKafkaGateway } from '@ledgerline/kafka-gateway';
 import { z } from 'zod';
 import { standaloneCollector } from './standalone-collector.js';
 
@@ -42,6 +43,9 @@ export const standaloneServerConfigSchema = standaloneConfigSchema.extend({
   readOnlyGrpcPort: z.number().int().min(0).max(65_535).default(0),
   /** The owner group the read-only owner serves: give it to a reader namespace (`namespaces create --owner-group`). */
   readOnlyOwnerGroup: z.string().min(1).max(128).default('readers'),
+  /** Serve the Kafka protocol (on kafkaPort, 9092 by default); `--kafka-enabled false` turns it off. */
+  kafkaEnabled: z.boolean().default(true),
+  ...kafkaGatewaySettings,
 });
 export type StandaloneServerConfig = z.output<typeof standaloneServerConfigSchema>;
 
@@ -52,6 +56,8 @@ export interface RunningStandalone {
   readonly admin: MetadataAdmin;
   readonly writer: RunningWriterOwner;
   readonly readOnly: RunningReadOnlyOwner;
+  /** The Kafka listener; undefined with kafkaEnabled false. */
+  readonly kafka: RunningKafkaGateway | undefined;
   shutdown(reason?: string): Promise<void>;
 }
 
@@ -174,6 +180,14 @@ export async function startStandalone(
     await writer.shutdown('the read-only owner did not start');
     throw error;
   }
+  let kafka: RunningKafkaGateway | undefined;
+  try {
+    kafka = config.kafkaEnabled ? await startStandaloneKafka(config, writer) : undefined;
+  } catch (error) {
+    await readOnly.shutdown('the Kafka listener did not start');
+    await writer.shutdown('the Kafka listener did not start');
+    throw error;
+  }
   return {
     dataDir,
     grpcPort: writer.port,
@@ -181,10 +195,41 @@ export async function startStandalone(
     admin: stores.admin,
     writer,
     readOnly,
+    kafka,
     async shutdown(reason) {
+      // Kafka clients first: the gateway reaches the owners over this process's ports.
+      await kafka?.close();
       // The read-only owner first: its last acks go to the writer owner, which must still be there.
       await readOnly.shutdown(reason);
       await writer.shutdown(reason);
     },
   };
+}
+
+/**
+ * The Kafka gateway, reaching lookup, admin and the owners over the writer's
+ * port as a cluster gateway would. A Kafka port already taken (a local Kafka,
+ * a second standalone) leaves the rest of standalone running: the start line
+ * and the log say the Kafka listener is off.
+ */
+async function startStandaloneKafka(
+  config: StandaloneServerConfig,
+  writer: RunningWriterOwner,
+): Promise<RunningKafkaGateway | undefined> {
+  let kafka: RunningKafkaGateway;
+  try {
+    kafka = await startKafkaGateway({
+      settings: config,
+      metadataAddress: `localhost:${writer.port}`,
+      channelSettings: writer.service.channelSettings,
+      logger: writer.service.logger,
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    writer.service.logger.warn({ kafkaPort: config.kafkaPort }, 'the Kafka port is taken: the Kafka listener is off');
+    return undefined;
+  }
+  // A signal-started shutdown closes the listener too (shutdown() closes it first).
+  writer.service.addCloser({ name: 'kafka-gateway', close: () => kafka.close() });
+  return kafka;
 }

@@ -52,6 +52,11 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         io.out(
           `  metrics: http://${hostForPeople(config.metricsHost)}:${running.metricsPort}/metrics (--metrics-port)`,
         );
+        io.out(
+          running.kafka === undefined
+            ? `  kafka:   off (${config.kafkaEnabled ? `port ${config.kafkaPort} is taken; ` : ''}--kafka-port, --kafka-enabled)`
+            : `  kafka:   ${hostForPeople(config.kafkaHost)}:${running.kafka.port} (--kafka-port; --kafka-enabled false turns it off)`,
+        );
         io.out(`  data:    ${running.dataDir}`);
         io.out(`  security: ${running.writer.service.securitySummary}`);
         io.out(`  try:     npx ledgerline tenants create my-tenant --url ${host}:${running.grpcPort}`);
