@@ -17,6 +17,8 @@ export const CliReason = {
   TLS_OPTIONS_INCOMPLETE: 'TLS_OPTIONS_INCOMPLETE',
   /** `tokens create` without a secret or private key to sign with. */
   TOKEN_KEY_MISSING: 'TOKEN_KEY_MISSING',
+  /** An owner named on the command line (an instance id or address) that no live owner registered as. */
+  UNKNOWN_OWNER: 'UNKNOWN_OWNER',
 } as const;
 
 /** Reasons of failures found on this side, in the command line or its settings (exit status 2). */

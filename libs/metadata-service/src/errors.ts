@@ -66,4 +66,8 @@ export const MetadataServiceReason = {
   INVALID_MANAGED_LEDGER_PATH: 'INVALID_MANAGED_LEDGER_PATH',
   /** The owner session expired or does not exist: open a new session; what it held is released. */
   SESSION_EXPIRED: 'SESSION_EXPIRED',
+  /** A transfer names the instance that already holds the lease. */
+  TRANSFER_TO_SELF: 'TRANSFER_TO_SELF',
+  /** ReclaimLease after the transfer's target took the lease up (or the lease moved on): the target owns the topic. */
+  LEASE_TAKEN_UP: 'LEASE_TAKEN_UP',
 } as const;

@@ -26,7 +26,7 @@ export interface Lease {
   acquiredAtMs: number;
 }
 
-function toLease(topic: TopicName, found: VersionedRecord<LeaseRecord>): Lease {
+export function toLease(topic: TopicName, found: VersionedRecord<LeaseRecord>): Lease {
   const { instanceId, advertisedAddress, acquiredAtMs } = found.record;
   return { topic: topic.toString(), instanceId, advertisedAddress, version: found.version, acquiredAtMs };
 }
@@ -46,13 +46,13 @@ export async function resolveOwnableTopic(context: AdminContext, name: string | 
 }
 
 /** True when the lease is held by a live session. */
-async function holderIsLive(context: AdminContext, lease: LeaseRecord): Promise<boolean> {
+export async function holderIsLive(context: AdminContext, lease: LeaseRecord): Promise<boolean> {
   if (lease.sessionId === '') return false;
   const owner = await readRecord(context.store, ownerPath(lease.group, lease.instanceId), OwnerRecordSchema);
   return owner !== undefined && owner.record.sessionId === lease.sessionId && isLive(owner.record, context.now());
 }
 
-function checkEligible(scope: TopicScope, owner: OwnerRecord): void {
+export function checkEligible(scope: TopicScope, owner: OwnerRecord): void {
   const wanted = scope.readonly ? 'readonly' : 'writer';
   if (owner.role !== wanted) {
     throw new LedgerlineError(
@@ -79,7 +79,7 @@ export async function acquireLease(context: AdminContext, topicName: string, ses
   const path = leasePath(scope.topic);
   return retryOnConflict(`acquiring the lease of ${scope.topic.toString()}`, async () => {
     const current = await readRecord(context.store, path, LeaseRecordSchema);
-    if (current !== undefined && current.record.sessionId === sessionId) return toLease(scope.topic, current);
+    if (current !== undefined && current.record.sessionId === sessionId) return takeUp(context, scope.topic, current);
     if (current !== undefined && (await holderIsLive(context, current.record))) {
       throw new LedgerlineError(
         'FAILED_PRECONDITION',
@@ -98,6 +98,17 @@ export async function acquireLease(context: AdminContext, topicName: string, ses
     const version = await writeRecord(context.store, path, record, current?.version ?? 'absent');
     return toLease(scope.topic, { record, version, createdAtMs: 0, modifiedAtMs: 0 });
   });
+}
+
+/**
+ * A lease this session already holds. One handed over by a transfer is taken
+ * up here, by compare-and-set: from then on its source can no longer reclaim it.
+ */
+async function takeUp(context: AdminContext, topic: TopicName, current: VersionedRecord<LeaseRecord>): Promise<Lease> {
+  if (current.record.handedOverBy === undefined) return toLease(topic, current);
+  const { handedOverBy: _source, ...record } = current.record;
+  const version = await writeRecord(context.store, leasePath(topic), record, current.version);
+  return toLease(topic, { record, version, createdAtMs: 0, modifiedAtMs: 0 });
 }
 
 /** Confirms the lease is still this session's and keeps the session alive. */

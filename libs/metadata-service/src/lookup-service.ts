@@ -50,6 +50,17 @@ export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Look
       await admin.releaseLease(request.topic, request.sessionId);
       return {};
     },
+    async transferLease(request) {
+      return { lease: leaseMessage(await admin.transferLease(request.topic, request.sessionId, request.targetInstanceId)) };
+    },
+    async reclaimLease(request) {
+      const version = safeNumber(request.version, 'version', 'INVALID_VERSION');
+      return { lease: leaseMessage(await admin.reclaimLease(request.topic, request.sessionId, version)) };
+    },
+    async setOwnerDraining(request) {
+      await admin.setOwnerDraining(request.sessionId, request.draining);
+      return {};
+    },
     async getLease(request) {
       const lease = await admin.getLease(request.topic);
       return lease === undefined ? {} : { lease: leaseMessage(lease) };

@@ -7,7 +7,7 @@ import { readNamespace } from './namespaces.js';
 import { listLiveOwners } from './owner-sessions.js';
 import { validateOwnerGroup } from './policies.js';
 import type { OwnerRoleName } from './records.js';
-import { rendezvousPick } from './rendezvous.js';
+import { placeTopic } from './placement.js';
 import { parseTopic } from './topic-scope.js';
 import { MetadataServiceReason } from './errors.js';
 
@@ -22,8 +22,9 @@ export interface LookupAnswer {
 }
 
 /**
- * Which instance serves a topic. Without a lease, a live instance of the
- * namespace's owner group is chosen by rendezvous hashing (stable and even).
+ * Which instance serves a topic: the holder of its live lease; without one, a
+ * live instance of the namespace's owner group that is not draining, chosen
+ * by rendezvous hashing (stable and even).
  *
  * PIP-63: when the lookup arrives through `group` and that group serves a
  * reader namespace whose writer namespace is the topic's namespace, the answer
@@ -67,7 +68,7 @@ async function ownerFor(context: AdminContext, topic: TopicName, group: string, 
     return { instanceId: lease.instanceId, advertisedAddress: lease.advertisedAddress, role, owned: true };
   }
   const owners = await listLiveOwners(context, group, role);
-  const chosen = rendezvousPick(owners, (owner) => owner.instanceId, topic.toString());
+  const chosen = placeTopic(owners, topic.toString());
   if (chosen === undefined) {
     throw new LedgerlineError(
       'UNAVAILABLE',

@@ -5,6 +5,7 @@ import { LEDGER_ID_SEQUENCE } from '@ledgerline/naming';
 import { finishTopicDeletion } from './topic-deletion-finish.js';
 import { lookupTopic } from './lookup.js';
 import { acquireLease, getLiveLease, releaseLease, renewLease } from './leases.js';
+import { reclaimLease, setOwnerDraining, transferLease } from './lease-transfer.js';
 import { createNamespace, setWriterNamespace, updateNamespace } from './namespace-admin.js';
 import { deleteNamespace } from './namespace-deletion.js';
 import { getNamespace, listNamespaces, parseNamespace } from './namespaces.js';
@@ -106,6 +107,11 @@ export class MetadataAdmin {
   acquireLease = (topic: string, sessionId: string) => acquireLease(this.context, topic, sessionId);
   renewLease = (topic: string, sessionId: string) => renewLease(this.context, topic, sessionId);
   releaseLease = (topic: string, sessionId: string) => releaseLease(this.context, topic, sessionId);
+  transferLease = (topic: string, sessionId: string, targetInstanceId: string) =>
+    transferLease(this.context, topic, sessionId, targetInstanceId);
+  reclaimLease = (topic: string, sessionId: string, version: number) =>
+    reclaimLease(this.context, topic, sessionId, version);
+  setOwnerDraining = (sessionId: string, draining: boolean) => setOwnerDraining(this.context, sessionId, draining);
   async getLease(topicName: string) {
     const scope = await resolveTopic(this.context, topicName);
     return getLiveLease(this.context, scope.topic);

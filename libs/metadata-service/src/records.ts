@@ -65,6 +65,8 @@ export const OwnerRecordSchema = z.object({
   /** The load reported with the last keep-alive, and when it arrived (this service's clock). */
   load: OwnerLoadRecordSchema.optional(),
   loadReportedAtMs: z.number().optional(),
+  /** A draining owner keeps its leases, but lookups place no topic without a lease on it. */
+  draining: z.boolean().optional(),
 });
 export type OwnerRecord = z.infer<typeof OwnerRecordSchema>;
 
@@ -82,5 +84,11 @@ export const LeaseRecordSchema = z.object({
   instanceId: z.string(),
   advertisedAddress: z.string(),
   acquiredAtMs: z.number(),
+  /**
+   * Set by a transfer: the session that handed the lease over, until the
+   * target takes it up (acquires it), so the source may reclaim a lease its
+   * target never loaded.
+   */
+  handedOverBy: z.string().optional(),
 });
 export type LeaseRecord = z.infer<typeof LeaseRecordSchema>;

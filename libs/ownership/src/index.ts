@@ -17,6 +17,7 @@ export type { DrainingShutdownOptions } from './draining-shutdown.js';
 export { OwnerReason } from './reasons.js';
 export { notOwner, topicUnloaded } from './owner-errors.js';
 export { unloadOnRequest } from './unload-request.js';
+export { PeerOwners, MAX_PEER_CHANNELS } from './peer-owners.js';
 export type { UnloadableTopics } from './unload-request.js';
 
 // The Consume stream both owners serve, and the wire mapping of what it carries.

@@ -24,6 +24,11 @@ export const INTERNAL_API_CALLERS: Readonly<Record<string, readonly ServiceIdent
   '/ledgerline.v1.LookupService/RenewLease': OWNERS,
   '/ledgerline.v1.LookupService/ReleaseLease': OWNERS,
   '/ledgerline.v1.LookupService/GetLease': OWNERS,
+  '/ledgerline.v1.LookupService/TransferLease': OWNERS,
+  '/ledgerline.v1.LookupService/ReclaimLease': OWNERS,
+  '/ledgerline.v1.LookupService/SetOwnerDraining': OWNERS,
+  // The source of a transfer has its target load the topic.
+  '/ledgerline.v1.OwnerControlService/LoadTopic': [WRITER_OWNER],
   // Only the writer opens ledgers.
   '/ledgerline.v1.LookupService/AllocateLedgerId': [WRITER_OWNER],
   // Read-only owners keep their subscriptions' cursors on the writer (PIP-63).

@@ -90,6 +90,15 @@ export const writerSettings = {
     .min(0)
     .max(7 * 24 * HOUR_MS)
     .default(10 * MINUTE_MS),
+  /** A transfer's bound on each of its steps (finishing what is in flight, the hand-over, the target's load). */
+  transferTimeoutMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(10 * MINUTE_MS)
+    .default(10_000),
+  /** Transfers one drain runs at once (SIGTERM, or `ledgerline owners drain`). */
+  drainTransferConcurrency: z.number().int().min(1).max(1_000).default(16),
 };
 
 /** The cluster writer owner: metadata over gRPC, Redis for ledgers, NATS for notifications. */

@@ -54,7 +54,7 @@ class TopicSubscriptions {
       (cursor) =>
         new Subscription<WriterEntry>({
           name,
-          source: new CursorSource(topic.ledger, cursor),
+          source: new CursorSource(topic.ledger, cursor, topic),
           deadLetter: (entry, policy) => this.deadLetter(topic, name, entry, policy),
           partitionIndex: Math.max(0, TopicName.parse(topic.name).partitionIndex),
           onError: (error) =>

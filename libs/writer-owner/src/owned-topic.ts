@@ -75,6 +75,10 @@ export class OwnedTopic {
   private unloadError: LedgerlineError | undefined;
   private readonly unloadListeners = new Set<(error: LedgerlineError) => void>();
   private readonly stopAdopting: () => void;
+  /** While a transfer runs: new entries wait here until the topic is elsewhere (or the transfer gave up). */
+  private handOver: { ended: Promise<void>; end: () => void } | undefined;
+  /** Receipts of entries handed to the managed ledger and not yet answered: a transfer waits for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly options: OwnedTopicOptions) {
     this.name = options.name;
@@ -114,6 +118,22 @@ export class OwnedTopic {
     if (this.unloadError !== undefined) throw this.unloadError;
   }
 
+  /** True while a transfer moves this topic away: lease checks leave it to the transfer. */
+  get handingOver(): boolean {
+    return this.handOver !== undefined;
+  }
+
+  /** Resolves once no transfer of this topic is under way (at once when none is). */
+  async afterHandOver(): Promise<void> {
+    while (this.handOver !== undefined) await this.handOver.ended;
+  }
+
+  /** Takes the topic's entries through the hand-over gate: they wait while a transfer runs, then see its outcome. */
+  private async passHandOver(): Promise<void> {
+    while (this.handOver !== undefined && this.unloadError === undefined) await this.handOver.ended;
+    this.checkLoaded();
+  }
+
   /** Encodes and checks a publish request; INVALID_ARGUMENT or RESOURCE_EXHAUSTED before any work is done. */
   prepare(message: PublishMessage): { bytes: Uint8Array; numMessages: number } {
     if (message.producerName.length > MAX_DEDUP_PRODUCER_NAME_LENGTH) {
@@ -151,7 +171,7 @@ export class OwnedTopic {
    * with the receipt still to come.
    */
   async submit(message: PublishMessage, signal?: AbortSignal): Promise<{ receipt: Promise<Receipt> }> {
-    this.checkLoaded();
+    await this.passHandOver();
     const { bytes, numMessages } = this.prepare(message);
     const waiting = this.budget.acquire(bytes.length, signal);
     if (waiting !== undefined) await waiting;
@@ -165,8 +185,10 @@ export class OwnedTopic {
       }
     }
     let handedOver = false;
+    let admitted: (() => void) | undefined;
     try {
-      this.checkLoaded();
+      await this.passHandOver();
+      admitted = this.admit();
       const duplicate = await this.deduplicate(message);
       if (duplicate !== undefined) return { receipt: Promise.resolve(duplicate) };
       const appending = this.ledger.append(bytes, numMessages);
@@ -177,8 +199,10 @@ export class OwnedTopic {
         this.entryBudget.release(1);
       };
       void receipt.then(release, release);
+      this.track(receipt);
       return { receipt };
     } finally {
+      admitted?.();
       if (!handedOver) {
         this.budget.release(bytes.length);
         this.entryBudget.release(1);
@@ -244,12 +268,14 @@ export class OwnedTopic {
 
   /** Appends an entry already in the stored layout (dead letters), within the topic's byte bound. */
   async appendStored(bytes: Uint8Array, numMessages: number): Promise<void> {
-    this.checkLoaded();
+    await this.passHandOver();
     const waiting = this.budget.acquire(bytes.length);
     if (waiting !== undefined) await waiting;
     await this.entryBudget.acquire(1);
     try {
-      const result = await this.ledger.append(bytes, numMessages);
+      const appending = this.ledger.append(bytes, numMessages);
+      this.track(appending);
+      const result = await appending;
       this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
     } catch (thrown) {
       throw this.appendFailure(LedgerlineError.from(thrown));
@@ -279,6 +305,65 @@ export class OwnedTopic {
     }
     if (isClosed(error) && this.unloadError !== undefined) return this.unloadError;
     return error;
+  }
+
+  /** An entry past the gate and not yet handed to the ledger counts as in flight: a transfer waits for it too. */
+  private admit(): () => void {
+    let done = (): void => undefined;
+    this.track(new Promise<void>((resolve) => (done = resolve)));
+    return done;
+  }
+
+  private track(answer: Promise<unknown>): void {
+    const settled: Promise<unknown> = answer.then(
+      (): boolean => this.inFlight.delete(settled),
+      (): boolean => this.inFlight.delete(settled),
+    );
+    this.inFlight.add(settled);
+  }
+
+  /**
+   * The first steps of a transfer: new entries wait from now on; once every
+   * entry in flight is answered, the deduplication state is snapshotted and
+   * the managed ledger closed (cursors flushed), so the next owner opens it
+   * without fencing and starts with both warm. Consumers are told only when
+   * the transfer ends (endHandOver).
+   */
+  async stopForHandOver(): Promise<void> {
+    if (this.handOver !== undefined || this.unloadError !== undefined) {
+      throw topicUnloaded(this.name, 'it is being moved or was unloaded already');
+    }
+    let end = (): void => undefined;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    this.handOver = { ended, end };
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    this.stopAdopting();
+    if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {
+      await this.dedup.snapshot(this.ledger.lastConfirmedPosition()).catch(() => undefined);
+    }
+    await this.options.closeLedger();
+  }
+
+  /**
+   * Ends a transfer: the topic is unloaded here with `error` (NOT_OWNER
+   * naming the new owner, or TOPIC_UNLOADED when the transfer gave up), which
+   * the entries that waited and the consumers get.
+   */
+  async endHandOver(error: LedgerlineError): Promise<void> {
+    if (this.unloadError === undefined) this.finishUnload(error);
+    const gate = this.handOver;
+    this.handOver = undefined;
+    gate?.end();
+    // The ledger may still be open when stopping failed part way.
+    await this.options.closeLedger().catch(() => undefined);
+  }
+
+  private finishUnload(error: LedgerlineError): void {
+    this.unloadError = error;
+    this.stopAdopting();
+    for (const listener of [...this.unloadListeners]) listener(error);
+    this.unloadListeners.clear();
+    this.options.onUnloaded(this, error);
   }
 
   /**

@@ -211,10 +211,15 @@ async function submit(message: PublishMessage | undefined, state: StreamState): 
     throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'a publish request carries a message');
   }
   const bound = state.boundTopics.get(message.topic);
-  // The topic this stream is bound to, while loaded, is the one the registry would name: skip the lookup.
-  if (bound !== undefined && !bound.unloaded) return bound.submit(message, state.signal);
+  if (bound !== undefined) {
+    // The topic this stream is bound to, while loaded, is the one the registry would name: skip the lookup.
+    if (!bound.unloaded) return bound.submit(message, state.signal);
+    // Unloaded, it refuses every later entry of this stream with what it was unloaded with (after a transfer,
+    // NOT_OWNER naming the new owner) at once: a lookup per entry would hold the stream's answers back.
+    bound.checkLoaded();
+    throw topicUnloaded(message.topic, 'it was unloaded while this publish stream was open');
+  }
   const topic = await state.options.getTopic(message.topic);
-  if (bound === undefined) state.boundTopics.set(message.topic, topic);
-  else if (bound !== topic) throw topicUnloaded(message.topic, 'it was unloaded while this publish stream was open');
+  state.boundTopics.set(message.topic, topic);
   return topic.submit(message, state.signal);
 }

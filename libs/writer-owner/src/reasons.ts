@@ -10,4 +10,11 @@ export const WriterReason = {
   INVALID_SEQUENCE_ID: 'INVALID_SEQUENCE_ID',
   /** The topic is not loaded on this instance: look it up and ask its owner. */
   TOPIC_NOT_LOADED: 'TOPIC_NOT_LOADED',
+  /**
+   * A transfer did not complete (the target refused or failed to load the topic, or it took longer than
+   * transferTimeoutMs): the topic stays with this owner, or goes to whoever the next lookup names.
+   */
+  TRANSFER_FAILED: 'TRANSFER_FAILED',
+  /** Another transfer of the same topic is under way on this owner. */
+  TRANSFER_IN_PROGRESS: 'TRANSFER_IN_PROGRESS',
 } as const;

@@ -97,6 +97,9 @@ export async function startWriterOwnerService(options: WriterOwnerServiceOptions
       ? late.connect(`localhost:${service.grpcPort}`, service.selfClientOptions)
       : late.connect(options.metadataAddress, service.channelSettings);
   service.addCloser({ name: 'metadata-clients', close: disconnect });
+  // Transfers call the target owner with the same identity as calls to the metadata service.
+  owner.peers.connect(options.metadataAddress === undefined ? service.selfClientOptions : service.channelSettings);
+  service.addCloser({ name: 'peer-owners', close: () => owner.peers.close() });
   Object.assign(identity, ownerIdentity('writer', options.settings, service.grpcPort));
   try {
     await owner.start();

@@ -4,6 +4,7 @@ import type { ManagedLedgerConfigInput, ManagedLedgerFactory } from '@ledgerline
 import { TopicName } from '@ledgerline/naming';
 import {
   acquireLease,
+  notOwner,
   OwnerReason,
   renewLeaseOrLoss,
   type MetadataClients,
@@ -61,6 +62,8 @@ export class TopicRegistry {
   private readonly canonicalNames = new Map<string, string>();
   private readonly loaded = new Map<string, OwnedTopic>();
   private serving = false;
+  /** False while the owner drains: topics loaded here are served (and moved away), no new one is loaded. */
+  private loadingNew = true;
   private monitor: NodeJS.Timeout | undefined;
   private monitoring = false;
 
@@ -82,6 +85,11 @@ export class TopicRegistry {
   /** No new topic is loaded and no request served from now on. */
   stopServing(): void {
     this.serving = false;
+  }
+
+  /** A drain: new topics are refused (their lookups go elsewhere); with true again, taken as before. */
+  acceptNewTopics(accept: boolean): void {
+    this.loadingNew = accept;
   }
 
   get isServing(): boolean {
@@ -107,6 +115,7 @@ export class TopicRegistry {
     if (!this.serving) throw notServing();
     const known = this.topics.get(name);
     if (known !== undefined) return known;
+    if (!this.loadingNew) return this.elsewhere(name);
     if (this.topics.size >= this.options.settings.maxTopics) {
       throw new LedgerlineError(
         'RESOURCE_EXHAUSTED',
@@ -120,6 +129,13 @@ export class TopicRegistry {
       if (this.topics.get(name) === loading) this.topics.delete(name);
     });
     return loading;
+  }
+
+  /** While draining: NOT_OWNER naming the topic's owner when it is another instance, else not serving. */
+  private async elsewhere(name: string): Promise<never> {
+    const answer = await this.options.clients.lookup.lookupTopic({ topic: name });
+    if (answer.instanceId !== this.options.identity.instanceId) throw notOwner(name, answer.advertisedAddress);
+    throw notServing();
   }
 
   /** The topic's canonical name (INVALID_ARGUMENT for a bad one); at most MAX_CACHED_NAMES are remembered. */
@@ -211,6 +227,11 @@ export class TopicRegistry {
     this.options.metrics.leasesHeld.set(this.loaded.size);
   }
 
+  /** Gives up the lease of a topic no longer loaded here (a drain whose transfer failed). */
+  releaseLease(name: string): Promise<void> {
+    return this.release(name);
+  }
+
   private async release(name: string): Promise<void> {
     let sessionId: string;
     try {
@@ -260,6 +281,8 @@ export class TopicRegistry {
     this.monitoring = true;
     try {
       for (const topic of this.all()) {
+        // A transfer hands the lease over itself: its loss is the point, not a reason to unload.
+        if (topic.handingOver) continue;
         if (topic.ledger.state === 'fenced') {
           await this.unloadTopic(topic, 'another owner fenced its ledger', false);
           continue;

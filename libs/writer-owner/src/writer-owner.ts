@@ -3,7 +3,8 @@ import type { Bus } from '@ledgerline/bus';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import type { Position } from '@ledgerline/cursor-codec';
 import { ManagedLedgerFactory, type ManagedLedgerMetadata, type SeekTarget } from '@ledgerline/managed-ledger';
-import { OwnerSession, type MetadataClients, type OwnerIdentity } from '@ledgerline/ownership';
+import { notOwner, OwnerSession, PeerOwners, type MetadataClients, type OwnerIdentity } from '@ledgerline/ownership';
+import { LedgerlineError } from '@ledgerline/errors';
 import {
   CursorsService,
   TopicsService,
@@ -24,6 +25,11 @@ import type { OwnedTopic } from './owned-topic.js';
 import { refreshSubscriptionGauges } from './subscription-gauges.js';
 import { TopicRegistry } from './topic-registry.js';
 import { topicsServiceImpl } from './topics-service.js';
+import { ownerControlServiceImpl } from './owner-control-service.js';
+import { markDraining, transferEverything, type DrainContext, type DrainOutcome } from './owner-drain.js';
+import { transferTopic, type TransferOutcome } from './topic-transfer.js';
+import { WriterReason } from './reasons.js';
+import { OwnerControlService } from '@ledgerline/proto';
 
 /** What a subscription's live side (its consumers) reports for topic stats. */
 export interface LiveSubscriptionStats {
@@ -82,6 +88,9 @@ export class WriterOwner {
   private readonly drainController = new AbortController();
   private readonly backend: ConsumeBackend;
   private draining: Promise<void> | undefined;
+  /** Channels to the other owners, for transfers (connected once the service serves). */
+  readonly peers = new PeerOwners();
+  private readonly transfers = new Map<string, Promise<TransferOutcome>>();
 
   constructor(options: WriterOwnerOptions) {
     const now = options.now ?? Date.now;
@@ -153,10 +162,64 @@ export class WriterOwner {
     return this.drainController.signal;
   }
 
-  /** The topic, loaded here when this instance should own it. */
+  /** The topic, loaded here when this instance should own it (while draining, only those still here). */
   topic(name: string): Promise<OwnedTopic> {
-    if (this.draining !== undefined) return Promise.reject(notServing());
     return this.registry.get(name);
+  }
+
+  /**
+   * Moves a topic loaded here to another owner without a stall (topic-transfer.ts);
+   * NOT_OWNER when another instance holds it, TOPIC_NOT_LOADED when nobody does.
+   */
+  async transfer(name: string, targetInstanceId: string): Promise<TransferOutcome> {
+    const topic = this.registry.find(name);
+    if (topic === undefined) {
+      const answer = await this.clients.lookup.lookupTopic({ topic: name });
+      if (answer.owned && answer.instanceId !== this.identity.instanceId)
+        throw notOwner(name, answer.advertisedAddress);
+      throw new LedgerlineError('NOT_FOUND', WriterReason.TOPIC_NOT_LOADED, `${name} is not loaded on this owner`);
+    }
+    return this.transferLoaded(topic, targetInstanceId);
+  }
+
+  private transferLoaded(topic: OwnedTopic, targetInstanceId: string): Promise<TransferOutcome> {
+    if (this.transfers.has(topic.name) || topic.handingOver) {
+      const error = `${topic.name} is being moved already`;
+      return Promise.reject(new LedgerlineError('ABORTED', WriterReason.TRANSFER_IN_PROGRESS, error));
+    }
+    const context = {
+      lookup: this.clients.lookup,
+      session: this.session,
+      peers: this.peers,
+      timeoutMs: this.settings.transferTimeoutMs,
+      logger: this.logger,
+    };
+    const moving = transferTopic(context, topic, targetInstanceId).finally(() => this.transfers.delete(topic.name));
+    this.transfers.set(topic.name, moving);
+    return moving;
+  }
+
+  private drainContext(): DrainContext {
+    return {
+      registry: this.registry,
+      lookup: this.clients.lookup,
+      session: this.session,
+      transfer: (topic, target) => this.transferLoaded(topic, target),
+      concurrency: this.settings.drainTransferConcurrency,
+      logger: this.logger,
+    };
+  }
+
+  /**
+   * Maintenance: moves every topic to other owners and takes no new one
+   * (`ledgerline owners drain`); `resume` takes topics again.
+   */
+  async drainTopics(resume: boolean): Promise<DrainOutcome> {
+    if (this.draining !== undefined) throw notServing();
+    if (!resume) return transferEverything(this.drainContext());
+    await markDraining(this.drainContext(), false);
+    this.registry.acceptNewTopics(true);
+    return { transferred: 0, unloaded: 0 };
   }
 
   consume(requests: AsyncIterable<ConsumeRequest>, context: CallContext) {
@@ -185,24 +248,33 @@ export class WriterOwner {
   }
 
   services(): GrpcServiceRegistration[] {
-    return [grpcService(TopicsService, topicsServiceImpl(this)), grpcService(CursorsService, cursorsServiceImpl(this))];
+    return [
+      grpcService(TopicsService, topicsServiceImpl(this)),
+      grpcService(CursorsService, cursorsServiceImpl(this)),
+      grpcService(OwnerControlService, ownerControlServiceImpl(this)),
+    ];
   }
 
   /**
-   * SIGTERM: take no new work, let publish streams answer what they read and
-   * end, unload every topic (appends in flight finish, cursors flush, ledgers
-   * close) and release its lease, so the next owner takes over at once; then
-   * end the session.
+   * SIGTERM: take no new topic and move every topic to another owner by
+   * transfer (its clients are sent straight there); then let publish streams
+   * answer what they read and end, unload what could not move (appends in
+   * flight finish, cursors flush, ledgers close) and release its lease, so
+   * the next owner takes over at once; then end the session.
    */
   drain(): Promise<void> {
     this.draining ??= (async () => {
-      this.logger.info({}, 'draining: releasing every topic');
+      this.logger.info({}, 'draining: moving every topic to other owners');
+      await transferEverything(this.drainContext()).catch((error: unknown) =>
+        this.logger.warn({ err: String(error) }, 'moving topics off failed: unloading them'),
+      );
       this.drainController.abort();
       this.registry.stopServing();
       this.registry.stop();
       await this.registry.unloadAll('the owner is shutting down', true);
       await this.session.stop();
       await this.factory.close();
+      this.peers.close();
     })();
     return this.draining;
   }

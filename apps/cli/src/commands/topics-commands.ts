@@ -7,6 +7,7 @@ import { withClient } from '../client-connection.js';
 import { integerIn, toJson, withAdmin } from '../admin-command.js';
 import { createInBatches, generatedNames, namesFromFile } from './topic-bulk.js';
 import { descriptionOf } from '../command-index.js';
+import { registerTransferCommand } from './owner-moves.js';
 
 /** The most topics `create-many` makes in one run. */
 const MAX_BULK_TOPICS = 10_000_000;
@@ -79,7 +80,7 @@ function registerOwnerCommands(topics: Command, io: CliIo): void {
     );
 }
 
-/** `ledgerline topics create|create-many|get|list|count|delete|lookup|stats|unload`. */
+/** `ledgerline topics create|create-many|get|list|count|delete|lookup|stats|unload|transfer`. */
 export function registerTopicCommands(program: Command, io: CliIo): void {
   const topics = program.command('topics').description(descriptionOf('topics'));
   topics
@@ -98,6 +99,7 @@ export function registerTopicCommands(program: Command, io: CliIo): void {
     );
   registerCreateMany(topics, io);
   registerOwnerCommands(topics, io);
+  registerTransferCommand(topics, io);
   topics
     .command('get <topic>')
     .description('show a topic as JSON')

@@ -1,4 +1,4 @@
-import { AdminService, LookupService, TopicsService } from '@ledgerline/proto';
+import { AdminService, LookupService, OwnerControlService, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
 import type { LocalCluster } from '../local-cluster.js';
 
@@ -11,6 +11,7 @@ export class ClusterClients {
   readonly admin: Client<typeof AdminService>;
   readonly lookup: Client<typeof LookupService>;
   private readonly topics = new Map<string, Client<typeof TopicsService>>();
+  private readonly controls = new Map<string, Client<typeof OwnerControlService>>();
 
   constructor(private readonly cluster: LocalCluster) {
     const metadata = cluster.byRole('metadata');
@@ -28,6 +29,24 @@ export class ClusterClients {
     return client;
   }
 
+  /** The OwnerControlService (transfers, drains) of the owner at `address`. */
+  controlAt(address: string): Client<typeof OwnerControlService> {
+    let client = this.controls.get(address);
+    if (client === undefined) {
+      client = createClient(OwnerControlService, address, this.cluster.clientOptions);
+      this.controls.set(address, client);
+    }
+    return client;
+  }
+
+  /** The instance id the owner at `address` registered with. */
+  async instanceIdAt(address: string): Promise<string> {
+    const { owners } = await this.lookup.listOwners({ group: '' });
+    const owner = owners.find((candidate) => candidate.advertisedAddress === address);
+    if (owner === undefined) throw new Error(`no live owner registered at ${address}`);
+    return owner.instanceId;
+  }
+
   /**
    * Creates `tenant/namespace` (and the tenant) with retention kept, so that what no subscription
    * consumed stays and a test can read the whole log back.
@@ -43,6 +62,7 @@ export class ClusterClients {
   }
 
   close(): void {
-    for (const client of [this.admin, this.lookup, ...this.topics.values()]) closeClient(client);
+    for (const client of [this.admin, this.lookup, ...this.topics.values(), ...this.controls.values()])
+      closeClient(client);
   }
 }

@@ -24,6 +24,8 @@ export interface Ack {
   offset: bigint;
   duplicate: boolean;
   atMs: number;
+  /** From the send to its acknowledgement. */
+  latencyMs: number;
 }
 
 export class Workload {
@@ -95,9 +97,17 @@ export class Workload {
     const inFlight = new Set<Promise<void>>();
     while (this.running) {
       const payload = `m${this.sent++}`;
+      const sentMs = performance.now();
       const send: Promise<void> = this.producer.send(payload).then(
         (receipt) => {
-          this.acks.push({ payload, offset: receipt.offset, duplicate: receipt.duplicate, atMs: Date.now() });
+          const latencyMs = performance.now() - sentMs;
+          this.acks.push({
+            payload,
+            offset: receipt.offset,
+            duplicate: receipt.duplicate,
+            atMs: Date.now(),
+            latencyMs,
+          });
           for (const listener of this.ackListeners) listener();
         },
         (error: unknown) => {

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/lookup.proto.
  */
 export const file_ledgerline_v1_lookup: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWRnZXJsaW5lL3YxL2xvb2t1cC5wcm90bxINbGVkZ2VybGluZS52MSLSAQoJT3duZXJJbmZvEhMKC2luc3RhbmNlX2lkGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZRINCgVncm91cBgDIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYBCABKAkSGAoQcmVnaXN0ZXJlZF9hdF9tcxgFIAEoAxImCgRsb2FkGAYgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQSGwoTbG9hZF9yZXBvcnRlZF9hdF9tcxgHIAEoAyLxAQoJT3duZXJMb2FkEhQKDHRvcGljc19vd25lZBgBIAEoBRIeChZtZXNzYWdlc19pbl9wZXJfc2Vjb25kGAIgASgBEhsKE2J5dGVzX2luX3Blcl9zZWNvbmQYAyABKAESHwoXbWVzc2FnZXNfb3V0X3Blcl9zZWNvbmQYBCABKAESHAoUYnl0ZXNfb3V0X3Blcl9zZWNvbmQYBSABKAESEQoJY29uc3VtZXJzGAYgASgFEhcKD3BlbmRpbmdfZW50cmllcxgHIAEoAxIRCgljcHVfc2hhcmUYCCABKAESEwoLaW50ZXJ2YWxfbXMYCSABKAMiVwoUUmVnaXN0ZXJPd25lclJlcXVlc3QSJwoFb3duZXIYASABKAsyGC5sZWRnZXJsaW5lLnYxLk93bmVySW5mbxIWCg5zZXNzaW9uX3R0bF9tcxgCIAEoAyJDChVSZWdpc3Rlck93bmVyUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg5zZXNzaW9uX3R0bF9tcxgCIAEoAyJTChVLZWVwQWxpdmVPd25lclJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRImCgRsb2FkGAIgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQiGAoWS2VlcEFsaXZlT3duZXJSZXNwb25zZSIuChhXYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSI3ChlXYXRjaE93bmVyU2Vzc2lvblJlc3BvbnNlEhoKEmVhcmx5X2V4cGlyeV9hcm1lZBgBIAEoCCIsChZVbnJlZ2lzdGVyT3duZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiGQoXVW5yZWdpc3Rlck93bmVyUmVzcG9uc2UiSgoRTGlzdE93bmVyc1JlcXVlc3QSDQoFZ3JvdXAYASABKAkSJgoEcm9sZRgCIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlIj4KEkxpc3RPd25lcnNSZXNwb25zZRIoCgZvd25lcnMYASADKAsyGC5sZWRnZXJsaW5lLnYxLk93bmVySW5mbyJwCgVMZWFzZRINCgV0b3BpYxgBIAEoCRITCgtpbnN0YW5jZV9pZBgCIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAyABKAkSDwoHdmVyc2lvbhgEIAEoAxIWCg5hY3F1aXJlZF9hdF9tcxgFIAEoAyI4ChNBY3F1aXJlTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiOwoUQWNxdWlyZUxlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIjYKEVJlbmV3TGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiOQoSUmVuZXdMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSI4ChNSZWxlYXNlTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiFgoUUmVsZWFzZUxlYXNlUmVzcG9uc2UiIAoPR2V0TGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJIjcKEEdldExlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIjIKEkxvb2t1cFRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCRINCgVncm91cBgCIAEoCSKVAQoTTG9va3VwVG9waWNSZXNwb25zZRITCgtpbnN0YW5jZV9pZBgBIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAiABKAkSJgoEcm9sZRgDIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlEhYKDnJlZGlyZWN0X3RvcGljGAQgASgJEg0KBW93bmVkGAUgASgIIhkKF0FsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0Ii0KGEFsbG9jYXRlTGVkZ2VySWRSZXNwb25zZRIRCglsZWRnZXJfaWQYASABKAMy9gcKDUxvb2t1cFNlcnZpY2USWgoNUmVnaXN0ZXJPd25lchIjLmxlZGdlcmxpbmUudjEuUmVnaXN0ZXJPd25lclJlcXVlc3QaJC5sZWRnZXJsaW5lLnYxLlJlZ2lzdGVyT3duZXJSZXNwb25zZRJdCg5LZWVwQWxpdmVPd25lchIkLmxlZGdlcmxpbmUudjEuS2VlcEFsaXZlT3duZXJSZXF1ZXN0GiUubGVkZ2VybGluZS52MS5LZWVwQWxpdmVPd25lclJlc3BvbnNlEmgKEVdhdGNoT3duZXJTZXNzaW9uEicubGVkZ2VybGluZS52MS5XYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QaKC5sZWRnZXJsaW5lLnYxLldhdGNoT3duZXJTZXNzaW9uUmVzcG9uc2UwARJgCg9VbnJlZ2lzdGVyT3duZXISJS5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlc3BvbnNlElEKCkxpc3RPd25lcnMSIC5sZWRnZXJsaW5lLnYxLkxpc3RPd25lcnNSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5MaXN0T3duZXJzUmVzcG9uc2USVwoMQWNxdWlyZUxlYXNlEiIubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXNwb25zZRJRCgpSZW5ld0xlYXNlEiAubGVkZ2VybGluZS52MS5SZW5ld0xlYXNlUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuUmVuZXdMZWFzZVJlc3BvbnNlElcKDFJlbGVhc2VMZWFzZRIiLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVzcG9uc2USSwoIR2V0TGVhc2USHi5sZWRnZXJsaW5lLnYxLkdldExlYXNlUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0TGVhc2VSZXNwb25zZRJUCgtMb29rdXBUb3BpYxIhLmxlZGdlcmxpbmUudjEuTG9va3VwVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5Mb29rdXBUb3BpY1Jlc3BvbnNlEmMKEEFsbG9jYXRlTGVkZ2VySWQSJi5sZWRnZXJsaW5lLnYxLkFsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0GicubGVkZ2VybGluZS52MS5BbGxvY2F0ZUxlZGdlcklkUmVzcG9uc2ViBnByb3RvMw", [file_ledgerline_v1_common]);
+  fileDesc("ChpsZWRnZXJsaW5lL3YxL2xvb2t1cC5wcm90bxINbGVkZ2VybGluZS52MSLSAQoJT3duZXJJbmZvEhMKC2luc3RhbmNlX2lkGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZRINCgVncm91cBgDIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYBCABKAkSGAoQcmVnaXN0ZXJlZF9hdF9tcxgFIAEoAxImCgRsb2FkGAYgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQSGwoTbG9hZF9yZXBvcnRlZF9hdF9tcxgHIAEoAyLxAQoJT3duZXJMb2FkEhQKDHRvcGljc19vd25lZBgBIAEoBRIeChZtZXNzYWdlc19pbl9wZXJfc2Vjb25kGAIgASgBEhsKE2J5dGVzX2luX3Blcl9zZWNvbmQYAyABKAESHwoXbWVzc2FnZXNfb3V0X3Blcl9zZWNvbmQYBCABKAESHAoUYnl0ZXNfb3V0X3Blcl9zZWNvbmQYBSABKAESEQoJY29uc3VtZXJzGAYgASgFEhcKD3BlbmRpbmdfZW50cmllcxgHIAEoAxIRCgljcHVfc2hhcmUYCCABKAESEwoLaW50ZXJ2YWxfbXMYCSABKAMiVwoUUmVnaXN0ZXJPd25lclJlcXVlc3QSJwoFb3duZXIYASABKAsyGC5sZWRnZXJsaW5lLnYxLk93bmVySW5mbxIWCg5zZXNzaW9uX3R0bF9tcxgCIAEoAyJDChVSZWdpc3Rlck93bmVyUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg5zZXNzaW9uX3R0bF9tcxgCIAEoAyJTChVLZWVwQWxpdmVPd25lclJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRImCgRsb2FkGAIgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQiGAoWS2VlcEFsaXZlT3duZXJSZXNwb25zZSIuChhXYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSI3ChlXYXRjaE93bmVyU2Vzc2lvblJlc3BvbnNlEhoKEmVhcmx5X2V4cGlyeV9hcm1lZBgBIAEoCCIsChZVbnJlZ2lzdGVyT3duZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiGQoXVW5yZWdpc3Rlck93bmVyUmVzcG9uc2UiSgoRTGlzdE93bmVyc1JlcXVlc3QSDQoFZ3JvdXAYASABKAkSJgoEcm9sZRgCIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlIj4KEkxpc3RPd25lcnNSZXNwb25zZRIoCgZvd25lcnMYASADKAsyGC5sZWRnZXJsaW5lLnYxLk93bmVySW5mbyJwCgVMZWFzZRINCgV0b3BpYxgBIAEoCRITCgtpbnN0YW5jZV9pZBgCIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAyABKAkSDwoHdmVyc2lvbhgEIAEoAxIWCg5hY3F1aXJlZF9hdF9tcxgFIAEoAyI4ChNBY3F1aXJlTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiOwoUQWNxdWlyZUxlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIjYKEVJlbmV3TGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiOQoSUmVuZXdMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSI4ChNSZWxlYXNlTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiFgoUUmVsZWFzZUxlYXNlUmVzcG9uc2UiVQoUVHJhbnNmZXJMZWFzZVJlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIaChJ0YXJnZXRfaW5zdGFuY2VfaWQYAyABKAkiPAoVVHJhbnNmZXJMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSJJChNSZWNsYWltTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoAyI7ChRSZWNsYWltTGVhc2VSZXNwb25zZRIjCgVsZWFzZRgBIAEoCzIULmxlZGdlcmxpbmUudjEuTGVhc2UiPwoXU2V0T3duZXJEcmFpbmluZ1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghkcmFpbmluZxgCIAEoCCIaChhTZXRPd25lckRyYWluaW5nUmVzcG9uc2UiIAoPR2V0TGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJIjcKEEdldExlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIjIKEkxvb2t1cFRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCRINCgVncm91cBgCIAEoCSKVAQoTTG9va3VwVG9waWNSZXNwb25zZRITCgtpbnN0YW5jZV9pZBgBIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAiABKAkSJgoEcm9sZRgDIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlEhYKDnJlZGlyZWN0X3RvcGljGAQgASgJEg0KBW93bmVkGAUgASgIIhkKF0FsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0Ii0KGEFsbG9jYXRlTGVkZ2VySWRSZXNwb25zZRIRCglsZWRnZXJfaWQYASABKAMykAoKDUxvb2t1cFNlcnZpY2USWgoNUmVnaXN0ZXJPd25lchIjLmxlZGdlcmxpbmUudjEuUmVnaXN0ZXJPd25lclJlcXVlc3QaJC5sZWRnZXJsaW5lLnYxLlJlZ2lzdGVyT3duZXJSZXNwb25zZRJdCg5LZWVwQWxpdmVPd25lchIkLmxlZGdlcmxpbmUudjEuS2VlcEFsaXZlT3duZXJSZXF1ZXN0GiUubGVkZ2VybGluZS52MS5LZWVwQWxpdmVPd25lclJlc3BvbnNlEmgKEVdhdGNoT3duZXJTZXNzaW9uEicubGVkZ2VybGluZS52MS5XYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QaKC5sZWRnZXJsaW5lLnYxLldhdGNoT3duZXJTZXNzaW9uUmVzcG9uc2UwARJgCg9VbnJlZ2lzdGVyT3duZXISJS5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlc3BvbnNlElEKCkxpc3RPd25lcnMSIC5sZWRnZXJsaW5lLnYxLkxpc3RPd25lcnNSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5MaXN0T3duZXJzUmVzcG9uc2USVwoMQWNxdWlyZUxlYXNlEiIubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXNwb25zZRJRCgpSZW5ld0xlYXNlEiAubGVkZ2VybGluZS52MS5SZW5ld0xlYXNlUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuUmVuZXdMZWFzZVJlc3BvbnNlElcKDFJlbGVhc2VMZWFzZRIiLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVzcG9uc2USSwoIR2V0TGVhc2USHi5sZWRnZXJsaW5lLnYxLkdldExlYXNlUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0TGVhc2VSZXNwb25zZRJaCg1UcmFuc2ZlckxlYXNlEiMubGVkZ2VybGluZS52MS5UcmFuc2ZlckxlYXNlUmVxdWVzdBokLmxlZGdlcmxpbmUudjEuVHJhbnNmZXJMZWFzZVJlc3BvbnNlElcKDFJlY2xhaW1MZWFzZRIiLmxlZGdlcmxpbmUudjEuUmVjbGFpbUxlYXNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuUmVjbGFpbUxlYXNlUmVzcG9uc2USYwoQU2V0T3duZXJEcmFpbmluZxImLmxlZGdlcmxpbmUudjEuU2V0T3duZXJEcmFpbmluZ1JlcXVlc3QaJy5sZWRnZXJsaW5lLnYxLlNldE93bmVyRHJhaW5pbmdSZXNwb25zZRJUCgtMb29rdXBUb3BpYxIhLmxlZGdlcmxpbmUudjEuTG9va3VwVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5Mb29rdXBUb3BpY1Jlc3BvbnNlEmMKEEFsbG9jYXRlTGVkZ2VySWQSJi5sZWRnZXJsaW5lLnYxLkFsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0GicubGVkZ2VybGluZS52MS5BbGxvY2F0ZUxlZGdlcklkUmVzcG9uc2ViBnByb3RvMw", [file_ledgerline_v1_common]);
 
 /**
  * @generated from message ledgerline.v1.OwnerInfo
@@ -474,6 +474,140 @@ export const ReleaseLeaseResponseSchema: GenMessage<ReleaseLeaseResponse> = /*@_
   messageDesc(file_ledgerline_v1_lookup, 18);
 
 /**
+ * @generated from message ledgerline.v1.TransferLeaseRequest
+ */
+export type TransferLeaseRequest = Message<"ledgerline.v1.TransferLeaseRequest"> & {
+  /**
+   * @generated from field: string topic = 1;
+   */
+  topic: string;
+
+  /**
+   * The holder's session.
+   *
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * The owner to hand the lease to; empty lets the metadata service pick the
+   * rendezvous choice among the group's other live owners that are not draining.
+   *
+   * @generated from field: string target_instance_id = 3;
+   */
+  targetInstanceId: string;
+};
+
+/**
+ * Describes the message ledgerline.v1.TransferLeaseRequest.
+ * Use `create(TransferLeaseRequestSchema)` to create a new message.
+ */
+export const TransferLeaseRequestSchema: GenMessage<TransferLeaseRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 19);
+
+/**
+ * @generated from message ledgerline.v1.TransferLeaseResponse
+ */
+export type TransferLeaseResponse = Message<"ledgerline.v1.TransferLeaseResponse"> & {
+  /**
+   * The lease as the target holds it now (its version is the one ReclaimLease names).
+   *
+   * @generated from field: ledgerline.v1.Lease lease = 1;
+   */
+  lease?: Lease | undefined;
+};
+
+/**
+ * Describes the message ledgerline.v1.TransferLeaseResponse.
+ * Use `create(TransferLeaseResponseSchema)` to create a new message.
+ */
+export const TransferLeaseResponseSchema: GenMessage<TransferLeaseResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 20);
+
+/**
+ * @generated from message ledgerline.v1.ReclaimLeaseRequest
+ */
+export type ReclaimLeaseRequest = Message<"ledgerline.v1.ReclaimLeaseRequest"> & {
+  /**
+   * @generated from field: string topic = 1;
+   */
+  topic: string;
+
+  /**
+   * The session that handed the lease over.
+   *
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * The version TransferLease answered.
+   *
+   * @generated from field: int64 version = 3;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message ledgerline.v1.ReclaimLeaseRequest.
+ * Use `create(ReclaimLeaseRequestSchema)` to create a new message.
+ */
+export const ReclaimLeaseRequestSchema: GenMessage<ReclaimLeaseRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 21);
+
+/**
+ * @generated from message ledgerline.v1.ReclaimLeaseResponse
+ */
+export type ReclaimLeaseResponse = Message<"ledgerline.v1.ReclaimLeaseResponse"> & {
+  /**
+   * @generated from field: ledgerline.v1.Lease lease = 1;
+   */
+  lease?: Lease | undefined;
+};
+
+/**
+ * Describes the message ledgerline.v1.ReclaimLeaseResponse.
+ * Use `create(ReclaimLeaseResponseSchema)` to create a new message.
+ */
+export const ReclaimLeaseResponseSchema: GenMessage<ReclaimLeaseResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 22);
+
+/**
+ * @generated from message ledgerline.v1.SetOwnerDrainingRequest
+ */
+export type SetOwnerDrainingRequest = Message<"ledgerline.v1.SetOwnerDrainingRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: bool draining = 2;
+   */
+  draining: boolean;
+};
+
+/**
+ * Describes the message ledgerline.v1.SetOwnerDrainingRequest.
+ * Use `create(SetOwnerDrainingRequestSchema)` to create a new message.
+ */
+export const SetOwnerDrainingRequestSchema: GenMessage<SetOwnerDrainingRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 23);
+
+/**
+ * @generated from message ledgerline.v1.SetOwnerDrainingResponse
+ */
+export type SetOwnerDrainingResponse = Message<"ledgerline.v1.SetOwnerDrainingResponse"> & {
+};
+
+/**
+ * Describes the message ledgerline.v1.SetOwnerDrainingResponse.
+ * Use `create(SetOwnerDrainingResponseSchema)` to create a new message.
+ */
+export const SetOwnerDrainingResponseSchema: GenMessage<SetOwnerDrainingResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 24);
+
+/**
  * @generated from message ledgerline.v1.GetLeaseRequest
  */
 export type GetLeaseRequest = Message<"ledgerline.v1.GetLeaseRequest"> & {
@@ -488,7 +622,7 @@ export type GetLeaseRequest = Message<"ledgerline.v1.GetLeaseRequest"> & {
  * Use `create(GetLeaseRequestSchema)` to create a new message.
  */
 export const GetLeaseRequestSchema: GenMessage<GetLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 19);
+  messageDesc(file_ledgerline_v1_lookup, 25);
 
 /**
  * @generated from message ledgerline.v1.GetLeaseResponse
@@ -507,7 +641,7 @@ export type GetLeaseResponse = Message<"ledgerline.v1.GetLeaseResponse"> & {
  * Use `create(GetLeaseResponseSchema)` to create a new message.
  */
 export const GetLeaseResponseSchema: GenMessage<GetLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 20);
+  messageDesc(file_ledgerline_v1_lookup, 26);
 
 /**
  * @generated from message ledgerline.v1.LookupTopicRequest
@@ -531,7 +665,7 @@ export type LookupTopicRequest = Message<"ledgerline.v1.LookupTopicRequest"> & {
  * Use `create(LookupTopicRequestSchema)` to create a new message.
  */
 export const LookupTopicRequestSchema: GenMessage<LookupTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 21);
+  messageDesc(file_ledgerline_v1_lookup, 27);
 
 /**
  * @generated from message ledgerline.v1.LookupTopicResponse
@@ -573,7 +707,7 @@ export type LookupTopicResponse = Message<"ledgerline.v1.LookupTopicResponse"> &
  * Use `create(LookupTopicResponseSchema)` to create a new message.
  */
 export const LookupTopicResponseSchema: GenMessage<LookupTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 22);
+  messageDesc(file_ledgerline_v1_lookup, 28);
 
 /**
  * @generated from message ledgerline.v1.AllocateLedgerIdRequest
@@ -586,7 +720,7 @@ export type AllocateLedgerIdRequest = Message<"ledgerline.v1.AllocateLedgerIdReq
  * Use `create(AllocateLedgerIdRequestSchema)` to create a new message.
  */
 export const AllocateLedgerIdRequestSchema: GenMessage<AllocateLedgerIdRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 23);
+  messageDesc(file_ledgerline_v1_lookup, 29);
 
 /**
  * @generated from message ledgerline.v1.AllocateLedgerIdResponse
@@ -603,7 +737,7 @@ export type AllocateLedgerIdResponse = Message<"ledgerline.v1.AllocateLedgerIdRe
  * Use `create(AllocateLedgerIdResponseSchema)` to create a new message.
  */
 export const AllocateLedgerIdResponseSchema: GenMessage<AllocateLedgerIdResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 24);
+  messageDesc(file_ledgerline_v1_lookup, 30);
 
 /**
  * @generated from service ledgerline.v1.LookupService
@@ -688,6 +822,39 @@ export const LookupService: GenService<{
     methodKind: "unary";
     input: typeof GetLeaseRequestSchema;
     output: typeof GetLeaseResponseSchema;
+  },
+  /**
+   * Hands a topic's lease from its holder to another live owner of its group
+   * at once (a transfer: the target does not wait for the lease to lapse).
+   *
+   * @generated from rpc ledgerline.v1.LookupService.TransferLease
+   */
+  transferLease: {
+    methodKind: "unary";
+    input: typeof TransferLeaseRequestSchema;
+    output: typeof TransferLeaseResponseSchema;
+  },
+  /**
+   * Takes back a lease handed over that its target has not taken up yet (the
+   * target failed to load the topic); refused once the target confirmed it.
+   *
+   * @generated from rpc ledgerline.v1.LookupService.ReclaimLease
+   */
+  reclaimLease: {
+    methodKind: "unary";
+    input: typeof ReclaimLeaseRequestSchema;
+    output: typeof ReclaimLeaseResponseSchema;
+  },
+  /**
+   * A draining owner keeps its session and leases, but lookups place no
+   * topic without a lease on it (maintenance drains, SIGTERM drains).
+   *
+   * @generated from rpc ledgerline.v1.LookupService.SetOwnerDraining
+   */
+  setOwnerDraining: {
+    methodKind: "unary";
+    input: typeof SetOwnerDrainingRequestSchema;
+    output: typeof SetOwnerDrainingResponseSchema;
   },
   /**
    * Which instance serves a topic; with a read-only group, the redirect.

@@ -1,0 +1,63 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import type { MetadataClients } from '@ledgerline/ownership';
+import type { OwnedTopic } from './owned-topic.js';
+import type { TopicRegistry } from './topic-registry.js';
+import type { TransferOutcome } from './topic-transfer.js';
+
+/** What a drain needs of its owner. */
+export interface DrainContext {
+  registry: TopicRegistry;
+  lookup: MetadataClients['lookup'];
+  session: { readonly sessionId: string };
+  transfer: (topic: OwnedTopic, targetInstanceId: string) => Promise<TransferOutcome>;
+  concurrency: number;
+  logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
+}
+
+export interface DrainOutcome {
+  transferred: number;
+  /** Topics no other owner could take: unloaded with their lease released, so the next lookup places them. */
+  unloaded: number;
+}
+
+/** Marks this owner draining (or not) in the metadata service; the drain goes on without it. */
+export async function markDraining(context: DrainContext, draining: boolean): Promise<void> {
+  try {
+    await context.lookup.setOwnerDraining({ sessionId: context.session.sessionId, draining }, { deadlineMs: 5_000 });
+  } catch (thrown) {
+    context.logger.warn({ err: LedgerlineError.from(thrown).message }, 'marking this owner draining failed');
+  }
+}
+
+/**
+ * Moves every topic loaded here to other owners, at most `concurrency` at
+ * once, each to the placement's choice among the group's other owners that
+ * are not draining. From the start no new topic is loaded here and lookups
+ * place none here. A topic that cannot move is unloaded and its lease released.
+ */
+export async function transferEverything(context: DrainContext): Promise<DrainOutcome> {
+  await markDraining(context, true);
+  context.registry.acceptNewTopics(false);
+  const outcome: DrainOutcome = { transferred: 0, unloaded: 0 };
+  const queue = context.registry.all();
+  const worker = async (): Promise<void> => {
+    for (let topic = queue.shift(); topic !== undefined; topic = queue.shift()) {
+      if (topic.unloaded || topic.handingOver) continue;
+      try {
+        await context.transfer(topic, '');
+        outcome.transferred++;
+      } catch (thrown) {
+        context.logger.warn(
+          { topic: topic.name, err: LedgerlineError.from(thrown).message },
+          'moving a topic off a draining owner failed: releasing it',
+        );
+        await context.registry.unloadTopic(topic, 'the owner is draining', true);
+        await context.registry.releaseLease(topic.name);
+        outcome.unloaded++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, context.concurrency) }, worker));
+  context.logger.info({ ...outcome }, 'drained: topics moved to other owners');
+  return outcome;
+}
