@@ -107,7 +107,7 @@ function produceRequest(topic: string, records: Buffer): Buffer {
   });
 }
 
-function batch(compression: number = Compression.NONE): Buffer {
+function batch(compression: number = Compression.NONE, producer = { producerId: -1n, baseSequence: -1 }): Buffer {
   return encodeRecordBatch({
     baseOffset: 0n,
     partitionLeaderEpoch: 0,
@@ -118,9 +118,9 @@ function batch(compression: number = Compression.NONE): Buffer {
     lastOffsetDelta: 0,
     baseTimestamp: BigInt(Date.now()),
     maxTimestamp: BigInt(Date.now()),
-    producerId: -1n,
-    producerEpoch: -1,
-    baseSequence: -1,
+    producerId: producer.producerId,
+    producerEpoch: producer.producerId < 0n ? -1 : 0,
+    baseSequence: producer.baseSequence,
     records: [{ offsetDelta: 0, timestampDelta: 0n, key: null, value: Buffer.from(`c${compression}`), headers: [] }],
   });
 }
@@ -232,6 +232,25 @@ describe('the Kafka gateway under bad input', () => {
     );
     const answer = decodeResponse(spec(ApiKey.ListOffsets), 2, (await connection.next())!);
     expect((answer.body['topics'] as { partitions: { offset: bigint }[] }[])[0]!.partitions[0]!.offset).toBe(1n);
+  });
+
+  it("stores an idempotent producer's resent batch once and answers the resend as stored", async () => {
+    const producer = { producerId: 123_456n, baseSequence: 0 };
+    const offsetOf = async (): Promise<[number, bigint]> => {
+      const connection = await open();
+      connection.send(produceRequest('idempotent', batch(Compression.NONE, producer)));
+      const answer = decodeResponse(spec(ApiKey.Produce), 7, (await connection.next())!);
+      const partition = (answer.body['responses'] as { partitions: { errorCode: number; baseOffset: bigint }[] }[])[0]!
+        .partitions[0]!;
+      return [partition.errorCode, partition.baseOffset];
+    };
+    expect(await offsetOf()).toEqual([KafkaErrorCode.NONE, 0n]);
+    const resent = await offsetOf();
+    expect([KafkaErrorCode.NONE, KafkaErrorCode.DUPLICATE_SEQUENCE_NUMBER]).toContain(resent[0]);
+    // Answered as stored, at the original's offset when the owner still knows it.
+    if (resent[0] === KafkaErrorCode.NONE) expect(resent[1]).toBe(0n);
+    producer.baseSequence = 1;
+    expect(await offsetOf()).toEqual([KafkaErrorCode.NONE, 1n]);
   });
 
   it('survives mutated requests of every API: each gets an answer or a closed connection', async () => {

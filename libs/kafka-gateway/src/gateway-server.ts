@@ -59,9 +59,20 @@ export class KafkaGatewayServer {
   }
 }
 
-/** What Metadata answers for this gateway: the advertised address, or localhost and the bound port. */
-export function advertisedBroker(nodeId: number, advertisedAddress: string, boundPort: number): AdvertisedBroker {
-  if (advertisedAddress === '') return { nodeId, host: 'localhost', port: boundPort };
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '']);
+
+/**
+ * What Metadata answers for this gateway: the advertised address; without
+ * one, the bound interface (localhost for a wildcard) and the bound port.
+ */
+export function advertisedBroker(
+  nodeId: number,
+  advertisedAddress: string,
+  boundHost: string,
+  boundPort: number,
+): AdvertisedBroker {
+  if (advertisedAddress === '')
+    return { nodeId, host: WILDCARD_HOSTS.has(boundHost) ? 'localhost' : boundHost, port: boundPort };
   const match = /^(.*?)(?::(\d+))?$/.exec(advertisedAddress);
   const host = match?.[1] ?? advertisedAddress;
   return { nodeId, host, port: match?.[2] === undefined ? boundPort : Number(match[2]) };

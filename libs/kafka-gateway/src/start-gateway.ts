@@ -41,7 +41,12 @@ export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<R
   const backend = new LedgerlineBackend(router);
   const groups = new GroupCoordinator(settings);
   const names = new TopicNames({ tenant: settings.kafkaTenant, namespace: settings.kafkaNamespace });
-  let broker = advertisedBroker(settings.kafkaNodeId, settings.kafkaAdvertisedAddress, settings.kafkaPort);
+  let broker = advertisedBroker(
+    settings.kafkaNodeId,
+    settings.kafkaAdvertisedAddress,
+    settings.kafkaHost,
+    settings.kafkaPort,
+  );
   const context = new GatewayContext(settings, backend, names, groups, () => broker, logger);
   if (settings.kafkaCreateNamespace) {
     await backend.ensureNamespace(settings.kafkaTenant, settings.kafkaNamespace, ANONYMOUS).catch((error: unknown) => {
@@ -56,7 +61,7 @@ export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<R
     router.close();
     throw error;
   }
-  broker = advertisedBroker(settings.kafkaNodeId, settings.kafkaAdvertisedAddress, port);
+  broker = advertisedBroker(settings.kafkaNodeId, settings.kafkaAdvertisedAddress, settings.kafkaHost, port);
   logger.info(
     { port, namespace: names.namespace, advertised: `${broker.host}:${broker.port}` },
     'kafka gateway listening',
