@@ -34,6 +34,8 @@ export interface PodRunnerOptions {
   root?: string;
   log?: (line: string) => void;
   upTimeoutMs?: number;
+  /** False: `up` returns once every pod is made, ready or not (a test of pods that never get ready). */
+  waitForReady?: boolean;
 }
 
 /** One row of `cluster pods`. */
@@ -101,7 +103,7 @@ export class PodRunner {
     process.once('exit', runner.exitCleanup);
     try {
       await createBridge(runner.bridge, runner.subnet);
-      await runner.startWorkloads(options.upTimeoutMs ?? UP_TIMEOUT_MS);
+      await runner.startWorkloads(options.upTimeoutMs ?? UP_TIMEOUT_MS, options.waitForReady ?? true);
     } catch (error) {
       await runner.down();
       throw error;
@@ -109,7 +111,7 @@ export class PodRunner {
     return runner;
   }
 
-  private async startWorkloads(timeoutMs: number): Promise<void> {
+  private async startWorkloads(timeoutMs: number, waitForReady: boolean): Promise<void> {
     const statefulSets: Promise<void>[] = [];
     for (const workload of this.manifests.workloads) {
       this.replicas.set(workload.metadata.name, workload.spec.replicas ?? 1);
@@ -119,6 +121,7 @@ export class PodRunner {
       else statefulSets.push(this.startStatefulSet(workload, timeoutMs));
     }
     await Promise.all(statefulSets);
+    if (!waitForReady) return;
     const ready = await this.waitUntil(() => [...this.pods.values()].every((pod) => pod.ready), timeoutMs);
     if (!ready) throw this.notReadyError(timeoutMs);
   }
@@ -189,7 +192,7 @@ export class PodRunner {
   async createPod(workload: Workload | undefined, name: string): Promise<Pod> {
     if (this.stopped) throw new LedgerlineError('FAILED_PRECONDITION', PodRunnerReason.NO_RUNNER, 'the run is down');
     const template = workload?.spec.template;
-    const subdomain = workload?.kind === 'StatefulSet' ? workload.spec.serviceName : undefined;
+    const subdomain = workload === undefined ? undefined : this.governingService(workload);
     const address = this.takeAddress();
     const pod = await Pod.create(
       {
@@ -217,6 +220,23 @@ export class PodRunner {
     this.pods.set(name, pod);
     this.refreshHosts();
     return pod;
+  }
+
+  /**
+   * A StatefulSet pod's DNS name `<pod>.<serviceName>` exists only when its
+   * governing Service is headless (clusterIP: None), as Kubernetes' DNS
+   * gives it; with any other Service the name does not resolve.
+   */
+  private governingService(workload: Workload): string | undefined {
+    if (workload.kind !== 'StatefulSet' || workload.spec.serviceName === undefined) return undefined;
+    const service = this.manifests.services.find((candidate) => candidate.metadata.name === workload.spec.serviceName);
+    if (service?.spec.clusterIP !== 'None') {
+      this.log(
+        `StatefulSet ${workload.metadata.name}: Service ${workload.spec.serviceName} is not headless, so its pods get no DNS names`,
+      );
+      return undefined;
+    }
+    return service.metadata.name;
   }
 
   /** A namespace of the run's with no containers, whose hosts file resolves the Services like every pod's. */

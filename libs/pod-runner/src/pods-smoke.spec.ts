@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { findRepositoryRoot } from '@ledgerline/cluster';
@@ -47,6 +48,20 @@ describe('the dev overlay as pods', () => {
     for (const pod of pods) pod.pids.forEach((pid) => pids.add(pid));
 
     await runner.addClientPod('client');
+    // A StatefulSet's pods have DNS names only behind a headless governing Service (this found redis and nats without one).
+    for (const [pod, service] of [
+      ['redis-0', 'redis'],
+      ['nats-0', 'nats'],
+    ] as const) {
+      const answer = spawnSync(
+        'ip',
+        ['netns', 'exec', runner.pod('client').plan.netns, 'getent', 'hosts', `${pod}.${service}`],
+        {
+          encoding: 'utf8',
+        },
+      );
+      expect(answer.stdout.split(/\s+/)[0]).toBe(runner.pod(pod).ip);
+    }
     workload = await PodWorkload.start(runner, 'client', 'smoke');
     await workload.waitForAcks(200, 60_000);
 
