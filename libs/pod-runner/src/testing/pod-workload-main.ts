@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { createClient, type Consumer, type Message } from '@ledgerline/client';
 import { AdminService } from '@ledgerline/proto';
 import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
@@ -18,7 +19,7 @@ const MAX_IN_FLIGHT = 16;
 /** How long the consumer gets to catch up after producing stops. */
 const CATCH_UP_MS = 60_000;
 
-const [service, name] = process.argv.slice(2);
+const [service, name, acksFile] = process.argv.slice(2);
 if (service === undefined || name === undefined) {
   process.stderr.write('usage: pod-workload-main <metadata host:port> <name>\n');
   process.exit(2);
@@ -137,6 +138,9 @@ async function main(): Promise<void> {
   await consumer.close().catch(() => undefined);
   await consuming;
   await client.close();
+  // Every acknowledgement for a test that lines them up with the faults it injected (payload, offset, when).
+  if (acksFile !== undefined)
+    writeFileSync(acksFile, JSON.stringify(acks.map((ack) => [ack.payload, Number(ack.offset), ack.atMs])));
   print({
     event: 'summary',
     sent,

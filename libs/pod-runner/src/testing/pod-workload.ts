@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcessGroup } from '@ledgerline/cluster';
 import type { PodRunner } from '../pod-runner.js';
@@ -28,7 +28,16 @@ const SUMMARY_TIMEOUT_MS = 180_000;
 
 /** The producer and consumer of a pod test, running in a client pod of the run. */
 export class PodWorkload {
-  private constructor(private readonly group: ChildProcessGroup) {}
+  private constructor(
+    private readonly group: ChildProcessGroup,
+    private readonly acksFile: string,
+  ) {}
+
+  /** Each acknowledgement once stopped: payload, offset, when (ms since the epoch). */
+  ackRecords(): { payload: string; offset: number; atMs: number }[] {
+    const rows = JSON.parse(readFileSync(this.acksFile, 'utf8')) as [string, number, number][];
+    return rows.map(([payload, offset, atMs]) => ({ payload, offset, atMs }));
+  }
 
   /** Starts the load from `clientPod`, talking to the metadata Service by its name. */
   static async start(
@@ -38,8 +47,9 @@ export class PodWorkload {
     service = 'ledgerline-metadata:6650',
   ): Promise<PodWorkload> {
     const main = join(__dirname, 'pod-workload-main.ts');
-    const group = runner.exec(clientPod, process.execPath, ['--import', 'tsx', main, service, name]);
-    const workload = new PodWorkload(group);
+    const acksFile = join(runner.runDir, `${name}-acks.json`);
+    const group = runner.exec(clientPod, process.execPath, ['--import', 'tsx', main, service, name, acksFile]);
+    const workload = new PodWorkload(group, acksFile);
     await group.waitForOutput(/"event":"producing"/, START_TIMEOUT_MS);
     return workload;
   }

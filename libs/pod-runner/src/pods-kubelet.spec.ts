@@ -1,0 +1,99 @@
+import { spawnSync } from 'node:child_process';
+import { findRepositoryRoot } from '@ledgerline/cluster';
+import { linksWithPrefix, namespacesWithPrefix } from './index.js';
+import { PodRunner } from './pod-runner.js';
+
+/*
+ * The kubelet's rules on real pods, with small manifests of our own: a
+ * failing liveness probe restarts the container, a pod whose readiness probe
+ * fails is not behind its Service while a ready one is, and deletion runs
+ * preStop, then SIGTERM, then SIGKILL when the grace period ends.
+ */
+
+const root = findRepositoryRoot(__dirname);
+
+const deployment = (name: string, container: string): string => `
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: ${name} }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: ${name} } }
+  template:
+    metadata: { labels: { app: ${name} } }
+    spec:
+      terminationGracePeriodSeconds: 3
+      containers:
+${container}
+---
+apiVersion: v1
+kind: Service
+metadata: { name: ${name} }
+spec:
+  selector: { app: ${name} }
+  ports: [{ port: 6379 }]
+---`;
+
+const YAML = [
+  deployment(
+    'ready',
+    `        - name: redis
+          image: redis:7.2.5
+          args: ['--appendonly', 'no', '--save', '']
+          readinessProbe: { tcpSocket: { port: 6379 }, periodSeconds: 1 }`,
+  ),
+  deployment(
+    'unready',
+    `        - name: redis
+          image: redis:7.2.5
+          args: ['--appendonly', 'no', '--save', '']
+          readinessProbe: { exec: { command: ['false'] }, periodSeconds: 1 }`,
+  ),
+  deployment(
+    'dead-port',
+    `        - name: redis
+          image: redis:7.2.5
+          args: ['--appendonly', 'no', '--save', '']
+          livenessProbe: { tcpSocket: { port: 6390 }, periodSeconds: 1, failureThreshold: 2 }`,
+  ),
+  deployment(
+    'stubborn',
+    `        - name: node
+          image: ledgerline:0.1.0
+          command: ['node', '-e', "process.on('SIGTERM', () => console.log('SIGTERM ignored')); setInterval(() => {}, 1000)"]
+          lifecycle: { preStop: { exec: { command: ['sleep', '1'] } } }`,
+  ),
+].join('\n');
+
+describe('the kubelet rules on pods', () => {
+  let runner: PodRunner | undefined;
+
+  afterAll(async () => {
+    await runner?.down();
+  }, 120_000);
+
+  it('restarts on liveness failure, keeps an unready pod out of its Service, and kills at the grace period', async () => {
+    runner = await PodRunner.up({ yaml: YAML, root, waitForReady: false });
+    const only = (name: string) => runner!.podsOf(name)[0]!;
+    const [ready, unready, deadPort, stubborn] = ['ready', 'unready', 'dead-port', 'stubborn'].map(only);
+    expect(await runner.waitUntil(() => ready!.ready && deadPort!.restarts >= 1, 30_000)).toBe(true);
+    const resolve = (name: string): string =>
+      spawnSync('ip', ['netns', 'exec', stubborn!.plan.netns, 'getent', 'hosts', name], { encoding: 'utf8' }).stdout;
+    expect(resolve('ready').split(/\s+/)[0]).toBe(ready!.ip);
+    expect(unready!.ready).toBe(false);
+    expect(resolve('unready')).toBe('');
+
+    const deletedAtMs = Date.now();
+    const outcomes = await runner.deletePod(stubborn!.name);
+    const tookMs = Date.now() - deletedAtMs;
+    expect(outcomes).toEqual(['killed at the grace period (SIGKILL)']);
+    expect(stubborn!.containers[0]!.output).toContain('SIGTERM ignored');
+    // preStop (1 s) and the ignored SIGTERM both fit in the 3 s grace period, which ends in the SIGKILL.
+    expect(tookMs).toBeGreaterThanOrEqual(2_900);
+
+    const prefix = runner.prefix;
+    await runner.down();
+    runner = undefined;
+    expect([...namespacesWithPrefix(prefix), ...linksWithPrefix(prefix)]).toEqual([]);
+  }, 120_000);
+});
