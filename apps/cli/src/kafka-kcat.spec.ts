@@ -1,0 +1,94 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type LedgerlineClient, type Message, type Reader } from '@ledgerline/client';
+import type { RunningStandalone } from './standalone.js';
+import { startTestStandalone } from './testing/test-standalone.js';
+
+// kcat 1.7 (librdkafka 2.0, Debian's package, installed by .ci/run) against
+// standalone's Kafka listener: librdkafka opens with ApiVersions v3 (flexible),
+// then uses the highest versions the gateway announces.
+
+const KCAT_TIMEOUT_MS = 20_000;
+
+function kcat(args: readonly string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('kcat', args, { timeout: KCAT_TIMEOUT_MS }, (error, stdout, stderr) => {
+      if (error !== null) reject(new Error(`kcat ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+    child.stdin?.end(input ?? '');
+  });
+}
+
+async function take(reader: Reader, count: number): Promise<Message[]> {
+  const got: Message[] = [];
+  for await (const message of reader) {
+    got.push(message);
+    if (got.length === count) break;
+  }
+  return got;
+}
+
+describe('kcat against standalone', () => {
+  let dir: string;
+  let standalone: RunningStandalone;
+  let client: LedgerlineClient;
+  let broker: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledgerline-kcat-'));
+    standalone = await startTestStandalone(join(dir, 'data'), 'silent', ['--group-initial-rebalance-delay-ms', '0']);
+    broker = `127.0.0.1:${standalone.kafka!.port}`;
+    client = createClient({ serviceUrl: `127.0.0.1:${standalone.grpcPort}` });
+  });
+  afterAll(async () => {
+    await client.close();
+    await standalone.shutdown('test over');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('produces with keys and headers, reads back through kcat and the SDK at the same offsets, and lists metadata', async () => {
+    await kcat(['-b', broker, '-P', '-t', 'kcat-orders', '-K', ':', '-H', 'source=kcat'], 'k1:one\nk2:two\nk3:three\n');
+    const consumed = await kcat([
+      '-b',
+      broker,
+      '-C',
+      '-t',
+      'kcat-orders',
+      '-o',
+      'beginning',
+      '-e',
+      '-f',
+      '%o %k %s %h\n',
+    ]);
+    expect(consumed.trim().split('\n')).toEqual([
+      '0 k1 one source=kcat',
+      '1 k2 two source=kcat',
+      '2 k3 three source=kcat',
+    ]);
+    const reader = await client.reader({ topic: 'public/default/kcat-orders', start: { offset: 0 } });
+    const read = await take(reader, 3);
+    await reader.close();
+    expect(
+      read.map((message) => [message.offset, message.key, Buffer.from(message.payload).toString(), message.properties]),
+    ).toEqual([
+      [0n, 'k1', 'one', { source: 'kcat' }],
+      [1n, 'k2', 'two', { source: 'kcat' }],
+      [2n, 'k3', 'three', { source: 'kcat' }],
+    ]);
+    const metadata = await kcat(['-b', broker, '-L', '-t', 'kcat-orders']);
+    expect(metadata).toContain('topic "kcat-orders" with 1 partitions');
+    expect(metadata).toContain(`broker 1 at ${broker}`);
+  });
+
+  it('consumes with a group (-G), committing on close, so a second run of the group reads only what is new', async () => {
+    // kcat -G with -o would assign that offset itself; auto.offset.reset only applies without a commit.
+    const group = ['-b', broker, '-G', 'kcat-readers', '-X', 'auto.offset.reset=earliest', '-e', '-f', '%o %s\n'];
+    await kcat(['-b', broker, '-P', '-t', 'kcat-group'], 'a\nb\n');
+    expect((await kcat([...group, 'kcat-group'])).trim().split('\n')).toEqual(['0 a', '1 b']);
+    await kcat(['-b', broker, '-P', '-t', 'kcat-group'], 'c\n');
+    expect((await kcat([...group, 'kcat-group'])).trim().split('\n')).toEqual(['2 c']);
+  });
+});
