@@ -82,6 +82,10 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import('./perf/perf-command.js')).registerPerfCommand,
   },
   {
+    commands: { owners: { term: 'owners', description: 'owner instances per group and the load each reports' } },
+    load: async () => (await import('./commands/owners-commands.js')).registerOwnersCommands,
+  },
+  {
     commands: { gc: { term: 'gc', description: 'the garbage collector: status, pending deletions, passes' } },
     load: async () => (await import('./commands/gc-commands.js')).registerGcCommands,
   },

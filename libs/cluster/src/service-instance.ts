@@ -90,6 +90,15 @@ export class ServiceInstance {
     return group.stop(signal, timeoutMs);
   }
 
+  /**
+   * Sends `signal` to the process group and returns at once: SIGSTOP makes a
+   * process that hangs with its sockets open (a stall, not a crash), SIGCONT
+   * lets it run again.
+   */
+  signal(signal: NodeJS.Signals): void {
+    this.group?.signal(signal);
+  }
+
   /** How many times the process was started. */
   get startCount(): number {
     return this.starts;

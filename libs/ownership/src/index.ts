@@ -4,6 +4,7 @@ export type { OwnerSessionOptions } from './owner-session.js';
 export { LoadMeter, IDLE_LOAD } from './owner-load.js';
 export type { OwnerLoad, LoadTotals, LoadSource, LoadMeterOptions } from './owner-load.js';
 export { loadMessage } from './load-mapping.js';
+export { exportLoadMetrics } from './load-metrics.js';
 export { ownerIdentity } from './owner-identity.js';
 export type { OwnerIdentity, OwnerIdentitySettings } from './owner-identity.js';
 export { acquireLease, renewLeaseOrLoss } from './lease.js';

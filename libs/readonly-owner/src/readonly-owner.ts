@@ -4,9 +4,16 @@ import type { ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { OwnerRole, TopicsService } from '@ledgerline/proto';
 import type { ClientOptions } from '@ledgerline/rpc';
 import { grpcService, type GrpcServiceRegistration } from '@ledgerline/service-kit';
-import { OwnerSession, type MetadataClients, type OwnerIdentity } from '@ledgerline/ownership';
+import {
+  exportLoadMetrics,
+  LoadMeter,
+  OwnerSession,
+  type LoadTotals,
+  type MetadataClients,
+  type OwnerIdentity,
+} from '@ledgerline/ownership';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
+import { register as defaultRegistry, type Counter, type Registry } from 'prom-client';
 import type { ReadOnlySettings } from './config.js';
 import { readOnlyMetrics, type ReadOnlyMetrics } from './metrics.js';
 import type { ReadOnlyTopic } from './readonly-topic.js';
@@ -44,6 +51,8 @@ export class ReadOnlyOwner {
   readonly metrics: ReadOnlyMetrics;
   readonly registry: ReadOnlyRegistry;
   readonly writer: WriterClients;
+  /** The load this owner reports with its keep-alive (and exports as metrics). */
+  readonly load: LoadMeter;
   private readonly session: OwnerSession;
   private draining: Promise<void> | undefined;
 
@@ -53,6 +62,8 @@ export class ReadOnlyOwner {
     this.clients = options.clients;
     this.logger = options.logger;
     this.metrics = readOnlyMetrics(options.metricsRegistry);
+    this.load = new LoadMeter(() => this.loadTotals());
+    exportLoadMetrics(options.metricsRegistry ?? defaultRegistry, 'readonly', this.load);
     this.writer = new WriterClients(
       () => options.clients.lookup,
       options.settings.writerCallTimeoutMs,
@@ -64,6 +75,7 @@ export class ReadOnlyOwner {
       ttlMs: options.settings.leaseTtlMs,
       role: OwnerRole.READONLY,
       logger: options.logger,
+      load: this.load,
       onLost: () => {
         this.registry
           .unloadAll('owner session lost', false)
@@ -101,6 +113,18 @@ export class ReadOnlyOwner {
     return topic;
   }
 
+  /** A read-only owner stores nothing: its load is what it delivers, to how many consumers, over how many topics. */
+  private async loadTotals(): Promise<LoadTotals> {
+    return {
+      messagesIn: 0,
+      bytesIn: 0,
+      messagesOut: await total(this.metrics.messagesOut),
+      bytesOut: await total(this.metrics.bytesOut),
+      topicsOwned: this.registry.all().length,
+      pendingEntries: 0,
+    };
+  }
+
   services(): GrpcServiceRegistration[] {
     return [grpcService(TopicsService, readOnlyTopicsServiceImpl(this))];
   }
@@ -116,4 +140,9 @@ export class ReadOnlyOwner {
     })();
     return this.draining;
   }
+}
+
+/** A counter's total over every label (topics): it never goes down when a topic unloads. */
+async function total(counter: Counter<'topic'>): Promise<number> {
+  return (await counter.get()).values.reduce((sum, value) => sum + value.value, 0);
 }

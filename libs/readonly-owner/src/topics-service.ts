@@ -107,7 +107,9 @@ export function readOnlyTopicsServiceImpl(owner: ReadOnlyOwner): ServiceImpl<typ
     publish: (requests) => refusePublishStream(owner, requests),
     publishOne: (request) => refuseWrite(owner, request.message),
     consume: (requests, context) =>
-      consumeStream<WriterEntry>(requests, context, (request, sink) => subscribe(owner, request, sink)),
+      owner.load.countConsumer(
+        consumeStream<WriterEntry>(requests, context, (request, sink) => subscribe(owner, request, sink)),
+      ),
     seek: (request) => seek(owner, request),
     // The offset index lives with the writer's ledgers' metadata; the lookup is one cheap call there.
     findPosition: async (request) => {

@@ -104,6 +104,11 @@ export class OwnedTopic {
     return this.budget.usedBytes;
   }
 
+  /** Entries handed to the managed ledger and not yet answered (the owner's load report sums them). */
+  get pendingEntries(): number {
+    return this.entryBudget.usedBytes;
+  }
+
   /** Runs `listener` when the topic is unloaded; returns the function that removes it. */
   onUnload(listener: (error: LedgerlineError) => void): () => void {
     if (this.unloadError !== undefined) {

@@ -25,6 +25,9 @@ import type { OwnedTopic } from './owned-topic.js';
 import { refreshSubscriptionGauges } from './subscription-gauges.js';
 import { TopicRegistry } from './topic-registry.js';
 import { topicsServiceImpl } from './topics-service.js';
+import { exportLoadMetrics, LoadMeter } from '@ledgerline/ownership';
+import { register as defaultRegistry } from 'prom-client';
+import { writerLoadTotals } from './load-totals.js';
 import { ownerControlServiceImpl } from './owner-control-service.js';
 import { markDraining, transferEverything, type DrainContext, type DrainOutcome } from './owner-drain.js';
 import { transferTopic, type TransferOutcome } from './topic-transfer.js';
@@ -83,6 +86,8 @@ export class WriterOwner {
   readonly metrics: WriterMetrics;
   readonly registry: TopicRegistry;
   readonly logger: Logger;
+  /** The load this owner reports with its keep-alive (and exports as metrics). */
+  readonly load: LoadMeter;
   private readonly session: OwnerSession;
   private readonly factory: ManagedLedgerFactory;
   private readonly drainController = new AbortController();
@@ -99,12 +104,15 @@ export class WriterOwner {
     this.clients = options.clients;
     this.logger = options.logger;
     this.metrics = writerMetrics(options.metricsRegistry);
+    this.load = new LoadMeter(() => writerLoadTotals(this), { now });
+    exportLoadMetrics(options.metricsRegistry ?? defaultRegistry, 'writer', this.load);
     this.session = new OwnerSession({
       clients: options.clients,
       identity: options.identity,
       ttlMs: options.settings.leaseTtlMs,
       logger: options.logger,
       now,
+      load: this.load,
       onLost: () => {
         this.registry
           .unloadAll('owner session lost', false)
@@ -223,7 +231,7 @@ export class WriterOwner {
   }
 
   consume(requests: AsyncIterable<ConsumeRequest>, context: CallContext) {
-    return this.backend.consume(requests, context);
+    return this.load.countConsumer(this.backend.consume(requests, context));
   }
 
   /** Moves a subscription: through its live consumers when it has some, else the cursor alone. */

@@ -2,5 +2,7 @@ export { renderKustomization, strategicMerge, deployFolder } from './render-kust
 export type { K8sObject } from './render-kustomization.js';
 export { Workload, percentile } from './workload.js';
 export type { Ack } from './workload.js';
+export { LatencyLoad } from './latency-load.js';
+export type { TimedAck } from './latency-load.js';
 export { ClusterClients } from './clients.js';
 export { takeoverSettings } from './takeover-settings.js';
