@@ -43,6 +43,15 @@ async function consumeCount(consumer: Consumer, count: number): Promise<Received
   return got;
 }
 
+/** Polls `done` until it holds, bounded by WAIT_MS. */
+async function until(what: string, done: () => boolean): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function take(reader: Reader, count: number): Promise<Message[]> {
   const got: Message[] = [];
   for await (const message of reader) {
@@ -246,4 +255,43 @@ describe('kafkajs against the Kafka gateway over a standalone', () => {
     for (const { partition, message } of second)
       expect(Number(message.offset)).toBeGreaterThanOrEqual(next.get(partition) ?? 0);
   });
+
+  it('rebalances a group of three when one member leaves and when another joins', async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'trio', numPartitions: 3 }] });
+    await admin.disconnect();
+    const assigned = new Map<Consumer, number[]>();
+    const member = async (): Promise<Consumer> => {
+      // Members learn of a rebalance from a heartbeat, sent between fetches: short polls make that quick.
+      const consumer = kafka.consumer({
+        groupId: 'trio',
+        heartbeatInterval: 200,
+        sessionTimeout: 10_000,
+        maxWaitTimeInMs: 300,
+      });
+      consumer.on(consumer.events.GROUP_JOIN, (event) =>
+        assigned.set(consumer, event.payload.memberAssignment['trio'] ?? []),
+      );
+      await consumer.connect();
+      await consumer.subscribe({ topic: 'trio', fromBeginning: true });
+      await consumer.run({ eachMessage: async () => undefined });
+      return consumer;
+    };
+    const covers = (members: Consumer[], each: number): boolean => {
+      const partitions = members.flatMap((consumer) => assigned.get(consumer) ?? []);
+      return (
+        members.every((consumer) => (assigned.get(consumer)?.length ?? 0) >= each) &&
+        new Set(partitions).size === 3 &&
+        partitions.length === 3
+      );
+    };
+    const [a, b, c] = [await member(), await member(), await member()];
+    await until('three members with one partition each', () => covers([a, b, c], 1));
+    await c.disconnect();
+    await until('the two left sharing all three partitions', () => covers([a, b], 1));
+    const d = await member();
+    await until('a newcomer taking a partition', () => covers([a, b, d], 1));
+    await Promise.all([a, b, d].map((consumer) => consumer.disconnect()));
+  }, 60_000);
 });
