@@ -23,7 +23,7 @@ export interface SessionLivenessSettings {
 
 export const DEFAULT_SESSION_LIVENESS: SessionLivenessSettings = {
   probeTimeoutMs: 1_000,
-  confirmDelayMs: 200,
+  confirmDelayMs: 100,
   armAttempts: 20,
   armIntervalMs: 500,
 };

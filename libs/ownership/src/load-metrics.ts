@@ -4,23 +4,35 @@ import type { LoadMeter, OwnerLoad } from './owner-load.js';
 type Figure = Exclude<keyof OwnerLoad, 'intervalMs'>;
 
 /** Each figure of an owner's load as a gauge, by the owner's role (standalone hosts both owners in one process). */
-const GAUGES: readonly [Figure, string, string][] = [
-  ['topicsOwned', 'ledgerline_owner_topics_owned', 'Topics this owner holds the lease of'],
-  ['messagesInPerSecond', 'ledgerline_owner_messages_in_per_second', 'Messages stored per second (last keep-alive)'],
-  ['bytesInPerSecond', 'ledgerline_owner_bytes_in_per_second', 'Entry bytes stored per second (last keep-alive)'],
-  [
-    'messagesOutPerSecond',
-    'ledgerline_owner_messages_out_per_second',
-    'Messages delivered per second (last keep-alive)',
-  ],
-  [
-    'bytesOutPerSecond',
-    'ledgerline_owner_bytes_out_per_second',
-    'Payload bytes delivered per second (last keep-alive)',
-  ],
-  ['consumers', 'ledgerline_owner_consumers', 'Open consume streams'],
-  ['pendingEntries', 'ledgerline_owner_pending_entries', 'Entries taken and not yet stored'],
-  ['cpuShare', 'ledgerline_owner_cpu_share', 'CPU time of the process over wall time (1 = one core busy)'],
+const GAUGES: readonly { figure: Figure; name: string; help: string }[] = [
+  { figure: 'topicsOwned', name: 'ledgerline_owner_topics_owned', help: 'Topics this owner holds the lease of' },
+  {
+    figure: 'messagesInPerSecond',
+    name: 'ledgerline_owner_messages_in_per_second',
+    help: 'Messages stored per second (last keep-alive)',
+  },
+  {
+    figure: 'bytesInPerSecond',
+    name: 'ledgerline_owner_bytes_in_per_second',
+    help: 'Entry bytes stored per second (last keep-alive)',
+  },
+  {
+    figure: 'messagesOutPerSecond',
+    name: 'ledgerline_owner_messages_out_per_second',
+    help: 'Messages delivered per second (last keep-alive)',
+  },
+  {
+    figure: 'bytesOutPerSecond',
+    name: 'ledgerline_owner_bytes_out_per_second',
+    help: 'Payload bytes delivered per second (last keep-alive)',
+  },
+  { figure: 'consumers', name: 'ledgerline_owner_consumers', help: 'Open consume streams' },
+  { figure: 'pendingEntries', name: 'ledgerline_owner_pending_entries', help: 'Entries taken and not yet stored' },
+  {
+    figure: 'cpuShare',
+    name: 'ledgerline_owner_cpu_share',
+    help: 'CPU time of the process over wall time (1 = one core busy)',
+  },
 ];
 
 const meters = new WeakMap<Registry, Map<string, LoadMeter>>();
@@ -38,7 +50,7 @@ export function exportLoadMetrics(registry: Registry, role: string, meter: LoadM
   }
   const byRole = new Map([[role, meter]]);
   meters.set(registry, byRole);
-  for (const [figure, name, help] of GAUGES) {
+  for (const { figure, name, help } of GAUGES) {
     new Gauge({
       name,
       help,
