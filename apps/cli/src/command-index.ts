@@ -86,6 +86,10 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import('./commands/owners-commands.js')).registerOwnersCommands,
   },
   {
+    commands: { balancer: { term: 'balancer', description: 'the balancer: what it saw, decided and did' } },
+    load: async () => (await import('./commands/balancer-commands.js')).registerBalancerCommands,
+  },
+  {
     commands: { gc: { term: 'gc', description: 'the garbage collector: status, pending deletions, passes' } },
     load: async () => (await import('./commands/gc-commands.js')).registerGcCommands,
   },

@@ -117,6 +117,24 @@ function topicAndPermissionMethods(admin: MetadataAdmin): Omit<AdminImpl, keyof 
     async revokePermission(request) {
       return { permissions: permissionsMessage(await admin.revokePermission(request.namespace, request.role)) };
     },
+    async getBalancerStatus() {
+      const status = await admin.balancerStatus();
+      if (status === undefined) return { active: false };
+      return {
+        active: true,
+        leaderId: status.leaderId,
+        lastRoundAtMs: BigInt(status.lastRoundAtMs),
+        rounds: BigInt(status.rounds),
+        movesTotal: BigInt(status.movesTotal),
+        decisions: status.decisions,
+        owners: status.owners,
+        recentMoves: status.recentMoves.map((move) => ({
+          ...move,
+          atMs: BigInt(move.atMs),
+          pausedMs: BigInt(move.pausedMs),
+        })),
+      };
+    },
     async getPermissions(request) {
       const policies = await admin.getAuthPolicies(request.namespace);
       return { permissions: permissionsMessage(policies.permissions), tenantAdminRoles: policies.tenantAdminRoles };

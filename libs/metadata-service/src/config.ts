@@ -17,6 +17,33 @@ export const maintenanceSettings = {
   ownerSweepIntervalMs: z.number().int().min(100).max(3_600_000).default(10_000),
 };
 
+/** The balancer's settings (see balancer.ts and docs/balancer.md); one metadata instance at a time runs it. */
+export const balancerSettings = {
+  /** Whether this instance competes to run the balancer. */
+  balancerEnabled: z.boolean().default(true),
+  /** How often the balancer looks at every owner group, in ms. */
+  balancerIntervalMs: z.number().int().min(100).max(3_600_000).default(30_000),
+  /** Topic moves started per round, over every group. */
+  balancerMaxMovesPerRound: z.number().int().min(1).max(10_000).default(100),
+  /** An owner further than this from its group's mean load, in percent, is out of balance. */
+  balancerThresholdPercent: z.number().min(1).max(1_000).default(25),
+  /** Rounds in a row a group must stay out of balance before topics are shed. */
+  balancerWindowRounds: z.number().int().min(1).max(1_000).default(3),
+  /** A topic the balancer moved is not moved again for this long, in ms. */
+  balancerTopicCooldownMs: z.number().int().min(0).max(86_400_000).default(600_000),
+  /** An owner registered this recently has joined: topics whose placement now points at it move to it, in ms. */
+  balancerJoinWindowMs: z.number().int().min(0).max(86_400_000).default(300_000),
+  /** Messages per second (in plus out) that weigh as much as owning one topic. */
+  balancerMessagesPerTopic: z.number().min(1).max(1e9).default(100),
+};
+const balancerSettingsSchema = z.object(balancerSettings);
+export type BalancerConfig = z.output<typeof balancerSettingsSchema>;
+
+/** Every balancer setting, with the defaults filled in for those not given. */
+export function resolveBalancerSettings(input: Partial<BalancerConfig> = {}): BalancerConfig {
+  return balancerSettingsSchema.parse(input);
+}
+
 /** The metadata service in a cluster: Redis for metadata, NATS for notifications. */
 export const clusterConfigSchema = serviceConfigSchema.extend({
   /** `redis://host:port` of the metadata Redis (LEDGERLINE_REDIS_URL). */
@@ -31,6 +58,7 @@ export const clusterConfigSchema = serviceConfigSchema.extend({
     .regex(/^[^{}]+$/, 'may not contain { or }')
     .default('ledgerline'),
   ...maintenanceSettings,
+  ...balancerSettings,
 });
 export type ClusterConfig = z.output<typeof clusterConfigSchema>;
 
@@ -39,6 +67,7 @@ export const standaloneConfigSchema = serviceConfigSchema.extend({
   /** Where the SQLite files live. */
   dataDir: z.string().min(1).default('./data'),
   ...maintenanceSettings,
+  ...balancerSettings,
 });
 export type StandaloneConfig = z.output<typeof standaloneConfigSchema>;
 

@@ -6,6 +6,7 @@ import { finishTopicDeletion } from './topic-deletion-finish.js';
 import { lookupTopic } from './lookup.js';
 import { acquireLease, getLiveLease, releaseLease, renewLease } from './leases.js';
 import { reclaimLease, setOwnerDraining, transferLease } from './lease-transfer.js';
+import { readBalancerStatus } from './balancer.js';
 import { createNamespace, setWriterNamespace, updateNamespace } from './namespace-admin.js';
 import { deleteNamespace } from './namespace-deletion.js';
 import { getNamespace, listNamespaces, parseNamespace } from './namespaces.js';
@@ -118,5 +119,6 @@ export class MetadataAdmin {
   }
 
   lookupTopic = (topic: string, group = '') => lookupTopic(this.context, topic, group);
+  balancerStatus = () => readBalancerStatus(this.context);
   allocateLedgerId = () => this.context.store.nextId(LEDGER_ID_SEQUENCE);
 }

@@ -11,7 +11,8 @@ import {
 } from '@ledgerline/service-kit';
 import type { Logger } from 'pino';
 import { adminServiceImpl } from './admin-service.js';
-import type { MaintenanceConfig } from './config.js';
+import type { BalancerConfig, MaintenanceConfig } from './config.js';
+import { Balancer } from './balancer.js';
 import { lookupServiceImpl } from './lookup-service.js';
 import { MetadataMaintenance } from './maintenance.js';
 import { MetadataAdmin } from './metadata-admin.js';
@@ -30,7 +31,8 @@ export function metadataServices(admin: MetadataAdmin, store: MetadataStore, bus
 export interface MetadataServiceOptions {
   store: MetadataStore;
   bus: Bus;
-  config: ServiceConfig & MaintenanceConfig;
+  /** The balancer's settings are optional here: those not given take their defaults (config.ts). */
+  config: ServiceConfig & MaintenanceConfig & Partial<BalancerConfig>;
   /** The name in logs and metrics; default 'metadata'. */
   name?: string;
   logger?: Logger;
@@ -64,6 +66,7 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
     onCountDrift: (namespace) => maintenance.suspect(namespace),
   });
   const maintenance = new MetadataMaintenance(admin.context, config);
+  const balancer = new Balancer(admin.context, balancerSettingsOf(config));
   const service = await serve({
     name: options.name ?? 'metadata',
     config,
@@ -77,11 +80,16 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
       { name: 'bus', close: () => bus.close() },
       { name: 'metadata-store', close: () => store.close() },
       { name: 'maintenance', close: () => maintenance.stop() },
+      { name: 'balancer', close: () => balancer.stop() },
       { name: 'session-liveness', close: () => admin.sessionLiveness.close() },
     ],
   });
   admin.sessionLiveness.logger = service.logger;
   maintenance.start(service.logger);
+  balancer.logger = service.logger;
+  // The balancer calls owners as this service: with mutual TLS, its own certificate.
+  balancer.clientOptions = service.channelSettings;
+  balancer.start();
   return {
     admin,
     service,
@@ -90,4 +98,13 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
       await service.shutdown(reason);
     },
   };
+}
+
+/** The balancer settings among a service's config (the rest is not the balancer's). */
+function balancerSettingsOf(config: Partial<BalancerConfig>): Partial<BalancerConfig> {
+  const picked: Partial<BalancerConfig> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (key.startsWith('balancer') && value !== undefined) (picked as Record<string, unknown>)[key] = value;
+  }
+  return picked;
 }

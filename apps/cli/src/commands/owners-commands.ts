@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { toJson, withAdmin } from '../admin-command.js';
 import type { CliIo } from '../cli-io.js';
 import { descriptionOf } from '../command-index.js';
+import { registerDrainCommand } from './owner-moves.js';
 
 const ROLES: Record<string, OwnerRole> = { writer: OwnerRole.WRITER, readonly: OwnerRole.READONLY };
 
@@ -106,5 +107,6 @@ export function registerOwnersCommands(program: Command, io: CliIo): Command {
         for (const line of ownersTable(live, Date.now())) io.out(line);
       }),
     );
+  registerDrainCommand(owners, io);
   return owners;
 }

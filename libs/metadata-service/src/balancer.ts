@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
+import { OwnerControlService } from '@ledgerline/proto';
+import { closeClient, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { AdminContext } from './admin-context.js';
+import { planGroup, ownerLoad, type BalancerMemory, type OwnerTopics, type PlannedMove } from './balancer-plan.js';
+import { resolveBalancerSettings, type BalancerConfig } from './config.js';
+import { isBadVersion } from './cas-retry.js';
+import { LEASES_DIR } from './layout.js';
+import { listLiveOwners } from './owner-sessions.js';
+import { LeaseRecordSchema, type OwnerRecord } from './records.js';
+import { listNamespaces } from './namespaces.js';
+import { forEachChildPage, readRecord, writeRecord } from './store-records.js';
+import { listTenants } from './tenants.js';
+
+/** Where the balancer's leader lease and its last status live. */
+export const BALANCER_LEADER_PATH = '/admin/balancer/leader';
+export const BALANCER_STATUS_PATH = '/admin/balancer/status';
+/** Moves the status remembers, newest last. */
+export const MAX_REMEMBERED_MOVES = 50;
+
+const LeaderRecordSchema = z.object({ holderId: z.string(), expiresAtMs: z.number() });
+
+const MoveRecordSchema = z.object({
+  topic: z.string(),
+  fromInstanceId: z.string(),
+  toInstanceId: z.string(),
+  reason: z.string(),
+  atMs: z.number(),
+  outcome: z.string(),
+  pausedMs: z.number(),
+});
+export type BalancerMoveRecord = z.infer<typeof MoveRecordSchema>;
+
+export const BalancerStatusRecordSchema = z.object({
+  leaderId: z.string(),
+  lastRoundAtMs: z.number(),
+  rounds: z.number(),
+  movesTotal: z.number(),
+  decisions: z.array(z.string()),
+  owners: z.array(z.object({ group: z.string(), instanceId: z.string(), topics: z.number(), load: z.number() })),
+  recentMoves: z.array(MoveRecordSchema),
+});
+export type BalancerStatusRecord = z.infer<typeof BalancerStatusRecordSchema>;
+
+/** Java's URLEncoder form of a local name (the lease node's name) back to the name. */
+function decodeLocalName(encoded: string): string {
+  return decodeURIComponent(encoded.replace(/\+/g, ' '));
+}
+
+/**
+ * The balancer: one metadata instance at a time (the holder of a leader
+ * lease in the metadata store, renewed every round and lapsing after three
+ * intervals) looks at every writer owner group each interval, plans moves
+ * (balancer-plan.ts: joins follow placement; shedding past the threshold for
+ * the window, with a per-topic cooldown) and has each source owner transfer
+ * its topic (OwnerControlService.TransferTopic), at most
+ * balancerMaxMovesPerRound per round. What it saw, decided and did is
+ * written to the store for `ledgerline balancer status`.
+ */
+export class Balancer {
+  readonly settings: BalancerConfig;
+  readonly holderId = randomUUID();
+  private readonly memory: BalancerMemory = { streaks: new Map(), movedAtMs: new Map() };
+  private readonly controls = new Map<string, Client<typeof OwnerControlService>>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private status: BalancerStatusRecord | undefined;
+  logger: Pick<Logger, 'info' | 'warn'> | undefined;
+  /** How to reach owners (the service's own TLS settings); set once the service serves. */
+  clientOptions: ClientOptions | undefined;
+
+  constructor(
+    private readonly context: AdminContext,
+    settings: Partial<BalancerConfig> = {},
+  ) {
+    this.settings = resolveBalancerSettings(settings);
+  }
+
+  start(): void {
+    if (!this.settings.balancerEnabled || this.timer !== undefined) return;
+    this.timer = setInterval(() => this.round().catch(unexpectedRejection), this.settings.balancerIntervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    for (const client of this.controls.values()) closeClient(client);
+    this.controls.clear();
+  }
+
+  /** One round: lead (or not), look, plan, move, record. */
+  async round(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      if (!(await this.lead())) return;
+      await this.balance();
+    } catch (thrown) {
+      this.logger?.warn({ err: LedgerlineError.from(thrown).message }, 'balancer round failed; trying next interval');
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** Takes or renews the leader lease; false when another live balancer holds it. */
+  private async lead(): Promise<boolean> {
+    const now = this.context.now();
+    const current = await readRecord(this.context.store, BALANCER_LEADER_PATH, LeaderRecordSchema);
+    if (current !== undefined && current.record.holderId !== this.holderId && current.record.expiresAtMs > now)
+      return false;
+    const record = { holderId: this.holderId, expiresAtMs: now + 3 * this.settings.balancerIntervalMs };
+    try {
+      await writeRecord(this.context.store, BALANCER_LEADER_PATH, record, current?.version ?? 'absent');
+      return true;
+    } catch (error) {
+      if (isBadVersion(error)) return false;
+      throw error;
+    }
+  }
+
+  private async balance(): Promise<void> {
+    const now = this.context.now();
+    const groups = await this.ownersWithTopics();
+    const decisions: string[] = [];
+    const planned: PlannedMove[] = [];
+    for (const [group, entries] of groups) {
+      const budget = this.settings.balancerMaxMovesPerRound - planned.length;
+      const plan = planGroup(group, entries, this.memory, now, this.settings, Math.max(0, budget));
+      decisions.push(`${group}: ${plan.decision}`);
+      planned.push(...plan.moves);
+    }
+    const done: BalancerMoveRecord[] = [];
+    for (const move of planned) done.push(await this.execute(move));
+    await this.record(now, groups, decisions, done);
+  }
+
+  /** Every live writer owner by group, with the topics it holds a live lease on. */
+  private async ownersWithTopics(): Promise<Map<string, OwnerTopics[]>> {
+    const owners = await listLiveOwners(this.context, '', 'writer');
+    const byKey = new Map<string, OwnerTopics>();
+    const groups = new Map<string, OwnerTopics[]>();
+    for (const owner of owners) {
+      const entry = { owner, topics: [] };
+      byKey.set(`${owner.group}/${owner.instanceId}`, entry);
+      groups.set(owner.group, [...(groups.get(owner.group) ?? []), entry]);
+    }
+    const store = this.context.store;
+    // Lease nodes sit under their namespace's path, which is no node itself: namespaces come from the admin records.
+    for (const tenant of await listTenants(this.context)) {
+      for (const namespace of await listNamespaces(this.context, tenant).catch(() => [])) {
+        const full = namespace.includes('/') ? namespace : `${tenant}/${namespace}`;
+        const dir = `${LEASES_DIR}/${full}`;
+        await forEachChildPage(store, dir, async (names) => {
+          for (const name of names) {
+            const lease = await readRecord(store, `${dir}/${name}`, LeaseRecordSchema);
+            if (lease === undefined || lease.record.sessionId === '') continue;
+            const entry = byKey.get(`${lease.record.group}/${lease.record.instanceId}`);
+            if (entry?.owner.sessionId !== lease.record.sessionId) continue;
+            entry.topics.push(`persistent://${full}/${decodeLocalName(name)}`);
+          }
+        });
+      }
+    }
+    for (const entries of groups.values()) for (const entry of entries) entry.topics.sort();
+    return groups;
+  }
+
+  private control(owner: OwnerRecord): Client<typeof OwnerControlService> {
+    let client = this.controls.get(owner.advertisedAddress);
+    if (client === undefined) {
+      client = createClient(OwnerControlService, owner.advertisedAddress, this.clientOptions ?? {});
+      this.controls.set(owner.advertisedAddress, client);
+    }
+    return client;
+  }
+
+  private async execute(move: PlannedMove): Promise<BalancerMoveRecord> {
+    const base = {
+      topic: move.topic,
+      fromInstanceId: move.from.instanceId,
+      toInstanceId: move.to.instanceId,
+      reason: move.reason,
+      atMs: this.context.now(),
+    };
+    this.memory.movedAtMs.set(move.topic, base.atMs);
+    try {
+      const moved = await this.control(move.from).transferTopic(
+        { topic: move.topic, targetInstanceId: move.to.instanceId },
+        { deadlineMs: 60_000 },
+      );
+      this.logger?.info({ ...base }, 'balancer moved a topic');
+      return { ...base, outcome: 'moved', pausedMs: Number(moved.pausedMs) };
+    } catch (thrown) {
+      const error = LedgerlineError.from(thrown);
+      this.logger?.warn({ ...base, err: error.message }, 'balancer move failed');
+      return { ...base, outcome: `failed: ${error.reason || error.code}`, pausedMs: 0 };
+    }
+  }
+
+  private async record(
+    now: number,
+    groups: Map<string, OwnerTopics[]>,
+    decisions: string[],
+    moves: BalancerMoveRecord[],
+  ): Promise<void> {
+    const previous = this.status;
+    const status: BalancerStatusRecord = {
+      leaderId: this.holderId,
+      lastRoundAtMs: now,
+      rounds: (previous?.rounds ?? 0) + 1,
+      movesTotal: (previous?.movesTotal ?? 0) + moves.filter((move) => move.outcome === 'moved').length,
+      decisions,
+      owners: [...groups.values()].flat().map((entry) => ({
+        group: entry.owner.group,
+        instanceId: entry.owner.instanceId,
+        topics: entry.topics.length,
+        load: ownerLoad(entry, this.settings),
+      })),
+      recentMoves: [...(previous?.recentMoves ?? []), ...moves].slice(-MAX_REMEMBERED_MOVES),
+    };
+    this.status = status;
+    await writeRecord(this.context.store, BALANCER_STATUS_PATH, status);
+  }
+}
+
+/** The last status the active balancer wrote, or undefined before its first round. */
+export async function readBalancerStatus(context: AdminContext): Promise<BalancerStatusRecord | undefined> {
+  return (await readRecord(context.store, BALANCER_STATUS_PATH, BalancerStatusRecordSchema))?.record;
+}
