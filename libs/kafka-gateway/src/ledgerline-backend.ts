@@ -2,7 +2,6 @@ import { LedgerlineError } from '@ledgerline/errors';
 import type { CursorData, Entry, PublishReceipt } from '@ledgerline/proto';
 import type { Caller, OwnerRouter } from './owner-router.js';
 import type { StoredMessage } from './record-mapping.js';
-import { GatewayReason } from './reasons.js';
 
 /** The cursor property holding a Kafka group's committed offset, exactly (positions only say which entry). */
 export const COMMITTED_OFFSET_PROPERTY = 'kafka.committed.offset';
@@ -82,25 +81,20 @@ export class LedgerlineBackend {
     }
   }
 
-  /** Stores one Kafka batch as one entry; the receipt carries its first and last offsets. */
+  /**
+   * Stores one Kafka batch as one entry; the receipt carries its first and
+   * last offsets. Batches for one owner share a Publish stream and travel
+   * coalesced, several entries per request, as the SDK's do.
+   */
   async publish(topic: string, entry: PublishEntry, caller: Caller): Promise<PublishReceipt> {
-    return this.router.withOwner(topic, caller, async (owner) => {
-      const answer = await owner.topics.publishOne(
-        {
-          message: {
-            topic,
-            sequenceId: entry.sequenceId,
-            producerName: entry.producerName,
-            messages: entry.messages,
-          },
-        },
-        this.router.callOptions(caller),
-      );
-      if (answer.receipt === undefined) {
-        throw new LedgerlineError('INTERNAL', GatewayReason.OWNER_NOT_REACHED, `the owner of ${topic} sent no receipt`);
-      }
-      return answer.receipt;
-    });
+    return this.router.withPublisher(topic, caller, (publisher) =>
+      publisher.publish({
+        topic,
+        sequenceId: entry.sequenceId,
+        producerName: entry.producerName,
+        messages: entry.messages,
+      }),
+    );
   }
 
   async fetch(

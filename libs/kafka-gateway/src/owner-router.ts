@@ -3,6 +3,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { OwnerReason } from '@ledgerline/ownership';
 import { AdminService, CursorsService, LookupService, TopicsService } from '@ledgerline/proto';
 import { createChannel, createClient, type CallOptions, type ChannelSettings, type Client } from '@ledgerline/rpc';
+import { OwnerPublisher } from './owner-publisher.js';
 import { GatewayReason } from './reasons.js';
 
 /** Owners whose channels the gateway keeps; the least recently opened closes first beyond it. */
@@ -35,6 +36,8 @@ export class OwnerRouter {
   private readonly metadataChannel: Channel;
   private readonly channels = new Map<string, { channel: Channel; clients: OwnerClients }>();
   private readonly owners = new Map<string, string>();
+  /** One Publish stream per owner and caller: a stream carries the token of whoever opened it. */
+  private readonly publishers = new Map<string, OwnerPublisher>();
 
   constructor(
     metadataAddress: string,
@@ -58,12 +61,21 @@ export class OwnerRouter {
   }
 
   /** Runs `call` against the owner of `topic`, following moves. */
-  async withOwner<T>(topic: string, caller: Caller, call: (clients: OwnerClients) => Promise<T>): Promise<T> {
+  withOwner<T>(topic: string, caller: Caller, call: (clients: OwnerClients) => Promise<T>): Promise<T> {
+    return this.following(topic, caller, (address) => call(this.clientsOf(address)));
+  }
+
+  /** Runs `call` with the shared Publish stream to the owner of `topic`, following moves. */
+  withPublisher<T>(topic: string, caller: Caller, call: (publisher: OwnerPublisher) => Promise<T>): Promise<T> {
+    return this.following(topic, caller, (address) => call(this.publisherOf(address, caller)));
+  }
+
+  private async following<T>(topic: string, caller: Caller, call: (address: string) => Promise<T>): Promise<T> {
     let lastError: unknown;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const address = await this.ownerOf(topic, caller);
       try {
-        return await call(this.clientsOf(address));
+        return await call(address);
       } catch (error) {
         lastError = error;
         if (!this.followMove(topic, error)) throw error;
@@ -121,7 +133,23 @@ export class OwnerRouter {
     return clients;
   }
 
+  private publisherOf(address: string, caller: Caller): OwnerPublisher {
+    const key = `${address}\u0000${caller.token ?? ''}`;
+    const known = this.publishers.get(key);
+    if (known !== undefined) return known;
+    const publisher = new OwnerPublisher(this.clientsOf(address), () => this.callOptions(caller));
+    this.publishers.set(key, publisher);
+    if (this.publishers.size > MAX_OWNER_CHANNELS) {
+      const [oldest, entry] = this.publishers.entries().next().value as [string, OwnerPublisher];
+      entry.close();
+      this.publishers.delete(oldest);
+    }
+    return publisher;
+  }
+
   close(): void {
+    for (const publisher of this.publishers.values()) publisher.close();
+    this.publishers.clear();
     for (const { channel } of this.channels.values()) channel.close();
     this.channels.clear();
     this.metadataChannel.close();
