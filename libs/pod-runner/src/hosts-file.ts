@@ -35,18 +35,25 @@ export function serviceEndpoints(service: Service, pods: readonly PodEndpoint[])
 }
 
 /**
- * The hosts file of one pod. A Service has no virtual IP here: its name
- * resolves to the addresses of its ready pods, one line each (what a headless
- * Service gives through DNS), so a pod that stops being ready leaves the name
- * when the files are rewritten. StatefulSet pods are also `<pod>.<service>`.
+ * The hosts file of one pod. A Service with a cluster IP (see
+ * service-proxy.ts) resolves to it; a headless Service resolves to the
+ * addresses of its ready pods, one line each, as cluster DNS answers, so a pod
+ * that stops being ready leaves the name when the files are rewritten.
+ * StatefulSet pods behind a headless Service are also `<pod>.<service>`.
  */
 export function hostsFile(
   self: { name: string; ip: string },
   services: readonly Service[],
   pods: readonly PodEndpoint[],
+  clusterIPs: ReadonlyMap<string, string> = new Map(),
 ): string {
   const lines = ['127.0.0.1 localhost', `${self.ip} ${self.name}`];
   for (const service of services) {
+    const clusterIP = clusterIPs.get(service.metadata.name);
+    if (clusterIP !== undefined) {
+      lines.push(`${clusterIP} ${qualified(service.metadata.name).join(' ')}`);
+      continue;
+    }
     for (const pod of serviceEndpoints(service, pods))
       lines.push(`${pod.ip} ${qualified(service.metadata.name).join(' ')}`);
   }

@@ -119,4 +119,19 @@ describe('hosts files', () => {
     expect(lines.some((line) => line.startsWith('10.0.0.5 redis-0.redis '))).toBe(true);
     expect(lines[1]).toBe('10.0.0.9 client');
   });
+
+  it('resolve a Service with a cluster IP to that address alone', () => {
+    const content = hostsFile(
+      { name: 'client', ip: '10.0.0.9' },
+      [service('meta', 'm')],
+      [endpoint('m-1', '10.0.0.2', 'm', true)],
+      new Map([['meta', '10.0.0.254']]),
+    );
+    expect(
+      content
+        .trim()
+        .split('\n')
+        .filter((line) => line.includes(' meta ')),
+    ).toEqual(['10.0.0.254 meta meta.default meta.default.svc meta.default.svc.cluster.local']);
+  });
 });

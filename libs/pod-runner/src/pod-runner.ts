@@ -4,20 +4,14 @@ import { join, resolve } from 'node:path';
 import { ChildProcessGroup, findRepositoryRoot } from '@ledgerline/cluster';
 import { LedgerlineError } from '@ledgerline/errors';
 import { hostsFile } from './hosts-file.js';
-import { parseManifests, renderOverlay, selects, type Manifests, type Workload } from './manifests.js';
-import {
-  addBlackhole,
-  createBridge,
-  ip,
-  pickSubnet,
-  removeBlackhole,
-  removeByPrefix,
-  writeHostsFile,
-} from './network.js';
+import { parseManifests, renderOverlay, selects, type Manifests, type Service, type Workload } from './manifests.js';
+import { createBridge, ip, pickSubnet, removeBlackhole, removeByPrefix, writeHostsFile } from './network.js';
 import { Pod } from './pod.js';
 import { PodRunnerReason } from './reasons.js';
 import { newRunPrefix, registerRun, sweepStaleRuns, unregisterRun } from './run-registry.js';
+import { cutOff, type Cut } from './partitions.js';
 import { rollDeployment, rollStatefulSet, waitFor } from './rollout.js';
+import { ServiceProxy } from './service-proxy.js';
 
 /** How long `up` waits for every pod to be ready. */
 export const UP_TIMEOUT_MS = 180_000;
@@ -49,12 +43,6 @@ export interface PodStatus {
   pids: number[];
 }
 
-/** A blackhole route the runner added, to take out on heal. */
-interface Cut {
-  netns: string;
-  address: string;
-}
-
 /**
  * The rendered manifests run as pods on this machine: see ARCHITECTURE.md
  * ("Pods without Kubernetes") and this package's README.
@@ -64,6 +52,8 @@ export class PodRunner {
   readonly replicas = new Map<string, number>();
   readonly revisions = new Map<string, string>();
   private readonly cuts: Cut[] = [];
+  /** Each Service with a cluster IP (not headless): its proxy on the bridge. */
+  readonly proxies = new Map<string, ServiceProxy>();
   private readonly addresses = new Set<string>();
   private nextVeth = 0;
   private readonly exitCleanup = (): void => removeByPrefix(this.prefix);
@@ -103,6 +93,7 @@ export class PodRunner {
     process.once('exit', runner.exitCleanup);
     try {
       await createBridge(runner.bridge, runner.subnet);
+      await runner.startProxies();
       await runner.startWorkloads(options.upTimeoutMs ?? UP_TIMEOUT_MS, options.waitForReady ?? true);
     } catch (error) {
       await runner.down();
@@ -174,6 +165,23 @@ export class PodRunner {
       made.push(await this.createPod(workload, name));
     }
     return made;
+  }
+
+  /** Cluster IPs from the top of the run's /24 down, one per Service that is not headless. */
+  private async startProxies(): Promise<void> {
+    let host = 254;
+    for (const service of this.manifests.services) {
+      if (service.spec.clusterIP === 'None' || service.spec.selector === undefined) continue;
+      const clusterIP = `${this.subnet}.${host--}`;
+      this.addresses.add(clusterIP);
+      const proxy = await ServiceProxy.start(service, clusterIP, this.bridge, () => this.endpointsOf(service));
+      this.proxies.set(service.metadata.name, proxy);
+    }
+  }
+
+  /** The ready, not terminating pods a Service selects. */
+  endpointsOf(service: Service): Pod[] {
+    return [...this.pods.values()].filter((pod) => pod.ready && selects(service.spec.selector, pod.plan.labels));
   }
 
   /** Takes the lowest free address; it is the pod's until the pod is gone (see forget). */
@@ -259,12 +267,19 @@ export class PodRunner {
     for (const pod of this.pods.values()) {
       if (pod.terminating) continue;
       try {
-        writeHostsFile(pod.plan.netns, hostsFile({ name: pod.name, ip: pod.ip }, this.manifests.services, endpoints));
+        writeHostsFile(
+          pod.plan.netns,
+          hostsFile({ name: pod.name, ip: pod.ip }, this.manifests.services, endpoints, this.clusterIPs()),
+        );
       } catch {
         // The namespace is being removed.
       }
     }
     for (const listener of this.readinessListeners) listener();
+  }
+
+  private clusterIPs(): Map<string, string> {
+    return new Map([...this.proxies].map(([name, proxy]) => [name, proxy.clusterIP]));
   }
 
   /** Resolves true once `condition` holds (checked on every readiness change and each second), false at the bound. */
@@ -327,30 +342,9 @@ export class PodRunner {
     else await rollStatefulSet(this, workload, timeoutMs);
   }
 
-  /** The pods a name stands for: a pod, or every pod (not terminating) a Service selects. */
-  podsNamed(name: string): Pod[] {
-    const service = this.manifests.services.find((candidate) => candidate.metadata.name === name);
-    if (service !== undefined)
-      return [...this.pods.values()].filter(
-        (pod) => !pod.terminating && selects(service.spec.selector, pod.plan.labels),
-      );
-    return [this.pod(name)];
-  }
-
-  /** Cuts `podName` off from each of `from` both ways, with blackhole routes in both namespaces. */
+  /** Cuts `podName` off from each of `from` (pods or Services) both ways; see partitions.ts. */
   async partition(podName: string, from: readonly string[]): Promise<Cut[]> {
-    const pod = this.pod(podName);
-    const made: Cut[] = [];
-    for (const other of from.flatMap((name) => this.podsNamed(name))) {
-      if (other === pod) continue;
-      for (const cut of [
-        { netns: pod.plan.netns, address: other.ip },
-        { netns: other.plan.netns, address: pod.ip },
-      ]) {
-        await addBlackhole(cut.netns, cut.address);
-        made.push(cut);
-      }
-    }
+    const made = await cutOff(this, this.pod(podName), from, this.proxies);
     this.cuts.push(...made);
     return made;
   }
@@ -383,6 +377,8 @@ export class PodRunner {
     await Promise.all(first.map((pod) => pod.delete().catch(() => [])));
     await Promise.all(pods.map((pod) => pod.delete().catch(() => [])));
     this.pods.clear();
+    await Promise.all([...this.proxies.values()].map((proxy) => proxy.stop()));
+    this.proxies.clear();
     await ip(['link', 'del', this.bridge]).catch(() => undefined);
     removeByPrefix(this.prefix);
     rmSync(join(this.runDir, 'claims'), { recursive: true, force: true });

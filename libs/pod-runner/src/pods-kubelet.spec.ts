@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { findRepositoryRoot } from '@ledgerline/cluster';
 import { linksWithPrefix, namespacesWithPrefix } from './index.js';
 import { PodRunner } from './pod-runner.js';
@@ -11,6 +12,7 @@ import { PodRunner } from './pod-runner.js';
  */
 
 const root = findRepositoryRoot(__dirname);
+const execFileAsync = promisify(execFile);
 
 const deployment = (name: string, container: string): string => `
 apiVersion: apps/v1
@@ -77,11 +79,16 @@ describe('the kubelet rules on pods', () => {
     const only = (name: string) => runner!.podsOf(name)[0]!;
     const [ready, unready, deadPort, stubborn] = ['ready', 'unready', 'dead-port', 'stubborn'].map(only);
     expect(await runner.waitUntil(() => ready!.ready && deadPort!.restarts >= 1, 30_000)).toBe(true);
-    const resolve = (name: string): string =>
-      spawnSync('ip', ['netns', 'exec', stubborn!.plan.netns, 'getent', 'hosts', name], { encoding: 'utf8' }).stdout;
-    expect(resolve('ready').split(/\s+/)[0]).toBe(ready!.ip);
+    // Through each Service's cluster IP: the ready pod answers, the Service of the unready one has no endpoint.
+    // Not spawnSync: the proxies run in this process, so its event loop must stay free while redis-cli waits.
+    const ping = async (service: string): Promise<string> => {
+      const args = ['netns', 'exec', stubborn!.plan.netns, 'redis-cli', '-h', service, 'ping'];
+      const { stdout } = await execFileAsync('ip', args, { timeout: 10_000 }).catch(() => ({ stdout: '' }));
+      return stdout.trim();
+    };
+    expect(await ping('ready')).toBe('PONG');
     expect(unready!.ready).toBe(false);
-    expect(resolve('unready')).toBe('');
+    expect(await ping('unready')).not.toBe('PONG');
 
     const deletedAtMs = Date.now();
     const outcomes = await runner.deletePod(stubborn!.name);

@@ -8,6 +8,7 @@ import {
   readRunState,
   removeByPrefix,
   serveControl,
+  sweepStaleRuns,
   type PodStatus,
 } from '@ledgerline/pod-runner';
 import type { Command } from 'commander';
@@ -79,7 +80,9 @@ export async function downPods(io: CliIo, runDir: string): Promise<boolean> {
     io.out(`asked the pod runner (pid ${state.pid}) to delete every pod`);
   } else {
     removeByPrefix(state.prefix);
+    sweepStaleRuns();
     forgetRun(folder);
+    rmSync(join(folder, 'claims'), { recursive: true, force: true });
     io.out(`the pod runner (pid ${state.pid}) is gone; removed what run ${state.prefix} left behind`);
   }
   return true;

@@ -54,18 +54,36 @@ async function prepare(): Promise<void> {
   }
 }
 
-async function consume(consumer: Consumer): Promise<void> {
-  for (;;) {
-    let message: Message;
+/** The subscription's consumer now: a new one replaces one that gave up. */
+let consumer: Consumer | undefined;
+
+/**
+ * Receives and acknowledges until closed. A consumer that gives up while the
+ * workload runs is recorded in consumerStops and replaced by a new one on the
+ * same subscription, as an application would, so what it never received is
+ * redelivered and still counts against `unconsumed` if it never arrives.
+ */
+async function consume(client: ReturnType<typeof createClient>): Promise<void> {
+  while (!closing) {
     try {
-      message = await consumer.receive();
+      consumer = await client.subscribe({ topic, subscription: 'load', initialPosition: 'earliest' });
     } catch (error) {
-      if (!closing) consumerStops.push(String(error));
-      return;
+      consumerStops.push(`subscribe: ${String(error)}`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      continue;
     }
-    lastReceivedAtMs = Date.now();
-    consumed.add(Buffer.from(message.payload).toString());
-    consumer.ack(message).catch(() => undefined);
+    for (;;) {
+      let message: Message;
+      try {
+        message = await consumer.receive();
+      } catch (error) {
+        if (!closing) consumerStops.push(String(error));
+        break;
+      }
+      lastReceivedAtMs = Date.now();
+      consumed.add(Buffer.from(message.payload).toString());
+      consumer.ack(message).catch(() => undefined);
+    }
   }
 }
 
@@ -108,8 +126,7 @@ async function main(): Promise<void> {
   await prepare();
   const client = createClient({ serviceUrl: service!, maxReconnectAttempts: 400, reconnectMaxDelayMs: 500 });
   const producer = await client.producer({ topic, producerName: `${name}-producer`, batching: false });
-  const consumer = await client.subscribe({ topic, subscription: 'load', initialPosition: 'earliest' });
-  const consuming = consume(consumer);
+  const consuming = consume(client);
   const startedMs = Date.now();
   process.once('SIGTERM', () => (running = false));
   print({ event: 'producing', topic });
@@ -135,7 +152,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   const check = await readBack(client);
   closing = true;
-  await consumer.close().catch(() => undefined);
+  await consumer?.close().catch(() => undefined);
   await consuming;
   await client.close();
   // Every acknowledgement for a test that lines them up with the faults it injected (payload, offset, when).
