@@ -185,4 +185,47 @@ describe('topic transfers between writer owner processes', () => {
     await producer.close();
     await cluster.add('writer-owner');
   }, 180_000);
+
+  it('drains an owner for maintenance: every topic moves off, lookups place none there, resume takes topics again', async () => {
+    const workload = await Workload.start(cluster, 'drained');
+    try {
+      await clients.createRetainedNamespace('idle/ns');
+      const idle = Array.from({ length: 12 }, (_, i) => `persistent://idle/ns/t${i}`);
+      await clients.admin.createTopics({ topics: idle });
+      const client = sdkClient();
+      for (const topic of idle) await client.topicStats(topic);
+      expect(await workload.waitForAcks(ACKS_BETWEEN_MOVES, PROGRESS_TIMEOUT_MS)).toBe(true);
+      const drained = await cluster.ownerOf(workload.topic);
+      const held = async () => {
+        let count = 0;
+        for (const topic of [workload.topic, ...idle])
+          if ((await cluster.lease(topic)).lease?.advertisedAddress === drained.address) count++;
+        return count;
+      };
+      const before = await held();
+      const outcome = await clients.controlAt(drained.address).drainOwner({}, { deadlineMs: 60_000 });
+      // It also holds topics of the tests before this one.
+      expect(outcome.transferred).toBeGreaterThanOrEqual(before);
+      expect(outcome.unloaded).toBe(0);
+      expect(await held()).toBe(0);
+      // New topics are not placed on a draining owner.
+      // 24 topics: with three owners, the chance that placement gives none of them to one owner is (2/3)^24, 6e-5.
+      const fresh = Array.from({ length: 24 }, (_, i) => `persistent://idle/ns/fresh${i}`);
+      await clients.admin.createTopics({ topics: fresh });
+      for (const topic of fresh) expect(await clients.ownerAddress(topic)).not.toBe(drained.address);
+      expect(await workload.waitForAcks(ACKS_BETWEEN_MOVES, PROGRESS_TIMEOUT_MS)).toBe(true);
+      await clients.controlAt(drained.address).drainOwner({ resume: true });
+      const placedThere: string[] = [];
+      for (const topic of fresh) if ((await clients.ownerAddress(topic)) === drained.address) placedThere.push(topic);
+      expect(placedThere.length).toBeGreaterThan(0);
+      await workload.stopProducing();
+      expect(workload.failures).toEqual([]);
+      expect(await workload.check()).toEqual([]);
+      console.log(
+        `maintenance drain: ${outcome.transferred} topic(s) moved, ${workload.acks.length} acknowledged, 0 failed`,
+      );
+    } finally {
+      await workload.close();
+    }
+  }, 180_000);
 });
