@@ -134,7 +134,14 @@ export class Balancer {
       planned.push(...plan.moves);
     }
     const done: BalancerMoveRecord[] = [];
-    for (const move of planned) done.push(await this.execute(move));
+    for (const move of planned) {
+      // A round's moves may outlast the leader lease: it is renewed before each, and a balancer that lost it stops.
+      if (!(await this.lead())) {
+        decisions.push(`leadership lost: ${planned.length - done.length} planned move(s) left to the new leader`);
+        break;
+      }
+      done.push(await this.execute(move));
+    }
     await this.record(now, groups, decisions, done);
   }
 

@@ -8,7 +8,9 @@ import { ClusterClients, Workload } from '../testing/index.js';
  * The balancer against real processes: three writer owners hold every topic,
  * three more join, and the balancer (in the metadata service) moves topics to
  * them by transfer until every owner is within ±20% of the mean, while a
- * workload publishes and consumes throughout with nothing lost.
+ * workload publishes and consumes throughout with nothing lost. Both metadata
+ * instances run a balancer; one leads at a time, so no move is refused for
+ * another under way.
  */
 
 const TOPICS = 120;
@@ -22,7 +24,7 @@ describe('the balancer: three writer owners, then six', () => {
 
   beforeAll(async () => {
     cluster = await LocalCluster.start({
-      counts: { metadata: 1, 'writer-owner': 3 },
+      counts: { metadata: 2, 'writer-owner': 3 },
       settings: {
         metadata: {
           LEDGERLINE_BALANCER_INTERVAL_MS: '1000',
