@@ -45,6 +45,7 @@ const SECTIONS: Section[] = [
   { name: 'ack-loop', load: () => import('./consume-ack-loop.js') },
   { name: 'standalone-publish', load: () => import('./standalone-publish.js') },
   { name: 'readonly-fanout', load: () => import('./readonly-fanout.js') },
+  { name: 'owner-crash', load: () => import('./owner-crash-failover.js') },
   { name: 'kafka-produce', load: () => import('./kafka-gateway-produce.js') },
 ];
 

@@ -94,38 +94,58 @@ describe('early session expiry (WatchOwnerSession)', () => {
     await fixture.admin.keepAliveOwner(owner.sessionId);
   });
 
-  it.each<[string, ProbeVerdict[]]>([
-    ['the address gives no answer after the drop (cut off)', ['accepted', 'unknown']],
-    ['the second attempt is accepted', ['accepted', 'refused', 'accepted']],
-    ['the address never accepted (nothing to compare a refusal with)', ['refused', 'refused', 'refused', 'refused']],
-  ])('keeps the session when %s', async (_case, verdicts) => {
-    const answers = [...verdicts];
-    const probe = async (): Promise<ProbeVerdict> => answers.shift() ?? 'refused';
+  /** A probe answering `verdicts` in turn, then the last one again; counts its calls. */
+  function scripted(verdicts: ProbeVerdict[], onProbe: (call: number) => Promise<void> = async () => undefined) {
+    const state = { calls: 0 };
+    const probe = async (): Promise<ProbeVerdict> => {
+      const verdict = verdicts[Math.min(state.calls, verdicts.length - 1)]!;
+      state.calls++;
+      await onProbe(state.calls);
+      return verdict;
+    };
+    return { probe, state };
+  }
+
+  it.each<[string, ProbeVerdict[], number]>([
+    ['the address gives no answer after the drop (cut off)', ['accepted', 'unknown'], 6],
+    ['an attempt after a refusal is accepted', ['accepted', 'refused', 'accepted'], 3],
+    ['the address never accepted (nothing to compare a refusal with)', ['refused'], 1],
+  ])('keeps the session when %s', async (_case, verdicts, probes) => {
+    const { probe, state } = scripted(verdicts);
     const liveness = new SessionLiveness(fixture.admin.context, { ...FAST, armAttempts: 1 }, probe);
     const owner = await ownerAt('owner.example:6650');
     const call = new AbortController();
     await armedState(liveness.watch(owner.sessionId, call.signal));
     call.abort();
-    await eventually(() => answers.length === 0 || verdicts[0] === 'refused', { attempts: 100 });
+    await eventually(() => state.calls >= probes, { attempts: 100 });
     await liveness.close();
+    expect(state.calls).toBe(probes);
     expect((await fixture.admin.getLease(TOPIC))?.instanceId).toBe('writer-1');
   });
 
+  it('expires the session when attempts without an answer are followed by two refusals', async () => {
+    const { probe } = scripted(['accepted', 'unknown', 'unknown', 'refused']);
+    const liveness = new SessionLiveness(fixture.admin.context, FAST, probe);
+    const owner = await ownerAt('owner.example:6650');
+    const call = new AbortController();
+    expect(await armedState(liveness.watch(owner.sessionId, call.signal))).toBe(true);
+    call.abort();
+    await eventually(async () => (await fixture.admin.getLease(TOPIC)) === undefined, { attempts: 100 });
+    await liveness.close();
+  });
+
   it('keeps the session when a keep-alive arrives between the drop and the verdict', async () => {
-    const owner: { sessionId: string } = { sessionId: '' };
-    const answers: ProbeVerdict[] = ['accepted', 'refused'];
-    const probe = async (): Promise<ProbeVerdict> => {
-      const verdict = answers.shift() ?? 'refused';
-      // The owner's keep-alive lands while the drop is judged: it was alive after all.
-      if (answers.length === 0 && verdict === 'refused') await fixture.admin.keepAliveOwner(owner.sessionId);
-      return verdict;
-    };
+    const owner = { sessionId: '' };
+    // The owner's keep-alive lands while the drop is judged (on the first attempt after it): it was alive after all.
+    const { probe, state } = scripted(['accepted', 'refused'], async (call) => {
+      if (call === 2) await fixture.admin.keepAliveOwner(owner.sessionId);
+    });
     const liveness = new SessionLiveness(fixture.admin.context, FAST, probe);
     owner.sessionId = (await ownerAt('owner.example:6650')).sessionId;
     const call = new AbortController();
     expect(await armedState(liveness.watch(owner.sessionId, call.signal))).toBe(true);
     call.abort();
-    await eventually(() => answers.length === 0, { attempts: 100 });
+    await eventually(() => state.calls >= 3, { attempts: 100 });
     await liveness.close();
     expect((await fixture.admin.getLease(TOPIC))?.instanceId).toBe('writer-1');
   });

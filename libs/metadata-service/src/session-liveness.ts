@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
-import { probeAddress, type AddressProbe } from './address-probe.js';
+import { probeAddress, type AddressProbe, type ProbeVerdict } from './address-probe.js';
 import { isBadVersion } from './cas-retry.js';
 import { MetadataServiceReason } from './errors.js';
 import { ownerPath } from './layout.js';
@@ -10,6 +10,10 @@ import { readRecord, writeRecord } from './store-records.js';
 
 /** The most WatchOwnerSession streams one metadata instance holds (one per owner, with room for restarts). */
 export const MAX_WATCHED_SESSIONS = 10_000;
+
+/** Refused connections it takes to call an owner's process gone, and the most attempts made after a drop. */
+const REFUSALS_NEEDED = 2;
+const MAX_DROP_PROBES = 5;
 
 export interface SessionLivenessSettings {
   /** How long a connection attempt to an owner may take before it says nothing (`unknown`). */
@@ -36,8 +40,8 @@ const quiet: Logger = { info: () => undefined, warn: () => undefined };
  * Ends the session of an owner whose process is known to be gone before its
  * TTL runs out (docs/failover.md). An owner holds a WatchOwnerSession stream
  * open; when the stream drops without this service ending it, the owner's
- * advertised address is tried twice, `confirmDelayMs` apart. Only when both
- * attempts are refused, the address accepted a connection earlier in this
+ * advertised address is tried, `confirmDelayMs` apart. Only when two
+ * attempts are refused (and none accepted), the address accepted a connection earlier in this
  * session (so a refusal there means something), and no keep-alive moved the
  * owner record since the drop (one compare-and-set on the version read at the
  * drop), is the session expired now: its leases are free for the next
@@ -121,17 +125,30 @@ export class SessionLiveness {
     const path = ownerPath(owner.group, owner.instanceId);
     const atDrop = await readRecord(this.context.store, path, OwnerRecordSchema);
     if (atDrop === undefined || atDrop.record.sessionId !== owner.sessionId) return;
-    const { probeTimeoutMs, confirmDelayMs } = this.settings;
-    const first = await this.probe(owner.advertisedAddress, probeTimeoutMs);
-    if (first === 'refused') await delay(confirmDelayMs);
-    const second = first === 'refused' ? await this.probe(owner.advertisedAddress, probeTimeoutMs) : first;
-    const details = { instanceId: owner.instanceId, address: owner.advertisedAddress, verdict: second };
+    const verdict = await this.judge(owner.advertisedAddress);
+    const details = { instanceId: owner.instanceId, address: owner.advertisedAddress, verdict };
     // A stream opened again meanwhile means the process reached this service after the drop.
-    if (second !== 'refused' || this.watching.has(owner.sessionId) || this.closed) {
+    if (verdict !== 'refused' || this.watching.has(owner.sessionId) || this.closed) {
       this.logger.info(details, 'owner session watch dropped; the owner is not known dead, its session keeps its TTL');
       return;
     }
     await this.expire(atDrop.record, atDrop.version, path);
+  }
+
+  /**
+   * `refused` after REFUSALS_NEEDED refused attempts `confirmDelayMs` apart, `accepted` as soon as one is
+   * accepted, else `unknown`. An attempt without an answer (a busy machine can hold this process past the
+   * probe's timeout) is tried again, at most MAX_DROP_PROBES attempts in all.
+   */
+  private async judge(address: string): Promise<ProbeVerdict> {
+    let refusals = 0;
+    for (let attempt = 0; attempt < MAX_DROP_PROBES; attempt++) {
+      if (attempt > 0) await delay(this.settings.confirmDelayMs);
+      const verdict = await this.probe(address, this.settings.probeTimeoutMs);
+      if (verdict === 'accepted') return 'accepted';
+      if (verdict === 'refused' && ++refusals === REFUSALS_NEEDED) return 'refused';
+    }
+    return 'unknown';
   }
 
   /** One compare-and-set on the version read at the drop: a keep-alive since then keeps the session. */

@@ -58,6 +58,8 @@ export class SessionWatch {
         if (signal.aborted) return;
         // An expired session is the keep-alive's to notice and replace; watching it again is pointless.
         if (error.reason === MetadataServiceReason.SESSION_EXPIRED) return;
+        // A metadata service from before WatchOwnerSession (a rolling upgrade): the TTL alone it is.
+        if (error.code === 'UNIMPLEMENTED') return;
         this.options.logger.warn({ err: error.message }, 'owner session watch ended; opening it again');
       }
       await sleep(retryMs, signal);
