@@ -14,7 +14,7 @@ export const KafkaProtocolReason = {
   KAFKA_UNSUPPORTED_VERSION: 'KAFKA_UNSUPPORTED_VERSION',
   /** A record batch is not magic 2, its CRC-32C does not match, or its records do not add up. */
   KAFKA_CORRUPT_RECORD: 'KAFKA_CORRUPT_RECORD',
-  /** A record batch uses a compression type no library is installed for here (snappy, lz4, zstd). */
+  /** A record batch uses a compression type Kafka does not define, or one this Node cannot write (zstd before 22.15). */
   KAFKA_UNSUPPORTED_COMPRESSION: 'KAFKA_UNSUPPORTED_COMPRESSION',
   /** Bytes were left over after a message or a record was fully read. */
   KAFKA_TRAILING_BYTES: 'KAFKA_TRAILING_BYTES',

@@ -57,6 +57,8 @@ describe('RecordBatch v2', () => {
   it.each([
     ['uncompressed', Compression.NONE],
     ['gzip', Compression.GZIP],
+    ['snappy', Compression.SNAPPY],
+    ['lz4', Compression.LZ4],
   ])('round-trips a %s batch with keys, null values and headers', (_name, compression) => {
     const batch = batchOf(threeRecords, { compression });
     const [decoded, ...rest] = decodeRecordBatches(encodeRecordBatch(batch));
@@ -119,8 +121,8 @@ describe('RecordBatch v2', () => {
     );
   });
 
-  it('refuses snappy, lz4 and zstd with KAFKA_UNSUPPORTED_COMPRESSION', () => {
-    for (const compression of [Compression.SNAPPY, Compression.LZ4, Compression.ZSTD]) {
+  it('refuses the compression types Kafka does not define with KAFKA_UNSUPPORTED_COMPRESSION', () => {
+    for (const compression of [5, 6, 7]) {
       const good = Buffer.from(encodeRecordBatch(batchOf(threeRecords)));
       good.writeInt16BE(compression, 21);
       good.writeUInt32BE(crc32c(good.subarray(21)), 17);
@@ -130,12 +132,25 @@ describe('RecordBatch v2', () => {
     }
   });
 
-  it('bounds what a gzip batch may inflate to', () => {
+  it('refuses records that are not what their snappy, lz4 or zstd attribute says with KAFKA_CORRUPT_RECORD', () => {
+    for (const compression of [Compression.SNAPPY, Compression.LZ4, Compression.ZSTD]) {
+      const good = Buffer.from(encodeRecordBatch(batchOf(threeRecords)));
+      good.writeInt16BE(compression, 21);
+      good.writeUInt32BE(crc32c(good.subarray(21)), 17);
+      expect(() => decodeRecordBatches(good)).toThrow(
+        expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_CORRUPT_RECORD }),
+      );
+    }
+  });
+
+  it.each([
+    ['gzip', Compression.GZIP],
+    ['snappy', Compression.SNAPPY],
+    ['lz4', Compression.LZ4],
+  ])('bounds what a %s batch may inflate to', (_name, compression) => {
     const big = batchOf(
       [{ offsetDelta: 0, timestampDelta: 0n, key: null, value: Buffer.alloc(1_000_000), headers: [] }],
-      {
-        compression: Compression.GZIP,
-      },
+      { compression },
     );
     expect(() => decodeRecordBatches(encodeRecordBatch(big), { maxDecompressedBytes: 10_000 })).toThrow(
       expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_CORRUPT_RECORD }),

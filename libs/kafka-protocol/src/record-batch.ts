@@ -1,7 +1,7 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
 import { crc32c } from '@node-rs/crc32';
 import { ByteReader } from './byte-reader.js';
 import { ByteWriter } from './byte-writer.js';
+import { type CompressionValue, compressRecords, decompressRecords } from './compression.js';
 import { KafkaProtocolReason, protocolError } from './protocol-error.js';
 
 /** Bytes of a RecordBatch v2 before its records (baseOffset .. recordCount). */
@@ -14,8 +14,7 @@ const LOG_OVERHEAD_BYTES = 12;
 /** Default bound on the records a compressed batch may expand to. */
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
 
-export const Compression = { NONE: 0, GZIP: 1, SNAPPY: 2, LZ4: 3, ZSTD: 4 } as const;
-export type CompressionValue = (typeof Compression)[keyof typeof Compression];
+export { Compression, type CompressionValue } from './compression.js';
 
 export interface RecordHeader {
   readonly key: string;
@@ -53,22 +52,6 @@ export interface DecodeBatchOptions {
 
 function corrupt(message: string): Error {
   return protocolError(KafkaProtocolReason.KAFKA_CORRUPT_RECORD, message);
-}
-
-function decompress(compression: number, bytes: Buffer, maxBytes: number): Buffer {
-  if (compression === Compression.NONE) return bytes;
-  if (compression === Compression.GZIP) {
-    try {
-      return gunzipSync(bytes, { maxOutputLength: maxBytes });
-    } catch (error) {
-      throw corrupt(`gzip records do not inflate within ${maxBytes} bytes: ${(error as Error).message}`);
-    }
-  }
-  // Callers map this to UNSUPPORTED_COMPRESSION_TYPE: the codec is known, no library for it is installed here.
-  throw protocolError(
-    KafkaProtocolReason.KAFKA_UNSUPPORTED_COMPRESSION,
-    `compression type ${compression} is not supported`,
-  );
 }
 
 function readRecord(reader: ByteReader): KafkaRecord {
@@ -131,7 +114,7 @@ function readBatch(reader: ByteReader, options: DecodeBatchOptions): RecordBatch
     baseSequence: batch.int32('base sequence'),
   };
   const count = batch.int32('record count');
-  const raw = decompress(
+  const raw = decompressRecords(
     header.compression,
     batch.bytes(batch.remaining),
     options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
@@ -183,21 +166,14 @@ function encodeRecord(record: KafkaRecord): Buffer {
   return writer.finish();
 }
 
-/** Encodes one RecordBatch v2, uncompressed or gzip, with its CRC-32C. */
+/** Encodes one RecordBatch v2, uncompressed or compressed as its attributes say, with its CRC-32C. */
 export function encodeRecordBatch(batch: RecordBatch): Buffer {
   const records = new ByteWriter();
   for (const record of batch.records) {
     const encoded = encodeRecord(record);
     records.varint(encoded.length).raw(encoded);
   }
-  let recordBytes = records.finish();
-  if (batch.compression === Compression.GZIP) recordBytes = gzipSync(recordBytes);
-  else if (batch.compression !== Compression.NONE) {
-    throw protocolError(
-      KafkaProtocolReason.KAFKA_UNSUPPORTED_COMPRESSION,
-      `cannot write compression ${batch.compression}`,
-    );
-  }
+  const recordBytes = compressRecords(batch.compression, records.finish());
   const attributes =
     batch.compression | (batch.timestampType << 3) | (batch.transactional ? 0x10 : 0) | (batch.control ? 0x20 : 0);
   const writer = new ByteWriter();
