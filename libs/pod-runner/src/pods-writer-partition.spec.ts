@@ -1,11 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { findRepositoryRoot } from '@ledgerline/cluster';
-import { LookupService } from '@ledgerline/proto';
-import { closeClient, createClient } from '@ledgerline/rpc';
 import { linksWithPrefix, namespacesWithPrefix } from './index.js';
 import { PodRunner } from './pod-runner.js';
-import { PodWorkload, ensureAppBundles } from './testing/index.js';
+import { PodWorkload, ensureAppBundles, ownerPodOf, stretchAcross } from './testing/index.js';
 
 /*
  * Robustness on pods (issue 30, item 2): a writer owner cut off from Redis
@@ -32,25 +30,6 @@ function ledgerStates(runner: PodRunner): { ledgers: number; fenced: number } {
   return { ledgers: keys.length, fenced: keys.filter((key) => redis('hget', key, 'fenced') === '1').length };
 }
 
-/** The longest time between consecutive instants (sorted). */
-function longestStretch(instants: readonly number[]): number {
-  let longest = 0;
-  for (let index = 1; index < instants.length; index++)
-    longest = Math.max(longest, instants[index]! - instants[index - 1]!);
-  return longest;
-}
-
-async function ownerPodOf(runner: PodRunner): Promise<string> {
-  const metadata = runner.podsOf('ledgerline-metadata').find((pod) => pod.ready)!;
-  const lookup = createClient(LookupService, `${metadata.ip}:6650`);
-  try {
-    const { advertisedAddress } = await lookup.lookupTopic({ topic: TOPIC });
-    return runner.podsOf('ledgerline-writer-owner').find((pod) => `${pod.ip}:6650` === advertisedAddress)!.name;
-  } finally {
-    closeClient(lookup);
-  }
-}
-
 describe('a writer owner cut off from Redis and the metadata service, its clients still reaching it', () => {
   let runner: PodRunner | undefined;
   let workload: PodWorkload | undefined;
@@ -75,7 +54,7 @@ describe('a writer owner cut off from Redis and the metadata service, its client
     await runner.addClientPod('client');
     workload = await PodWorkload.start(runner, 'client', 'cut');
     await workload.waitForAcks(300, 60_000);
-    const owner = await ownerPodOf(runner);
+    const owner = await ownerPodOf(runner, TOPIC);
     const before = ledgerStates(runner);
 
     const cutAtMs = Date.now();
@@ -83,7 +62,7 @@ describe('a writer owner cut off from Redis and the metadata service, its client
     const ackedAtCut = workload.acked();
     // The clients move while the old owner is still cut off: acknowledgements resume through the other owner.
     await workload.waitForAcks(ackedAtCut + 300, 120_000);
-    const newOwner = await ownerPodOf(runner);
+    const newOwner = await ownerPodOf(runner, TOPIC);
     const after = ledgerStates(runner);
     await runner.heal();
     const healedAtMs = Date.now();
@@ -92,9 +71,8 @@ describe('a writer owner cut off from Redis and the metadata service, its client
     const records = workload.ackRecords();
     workload = undefined;
 
-    const during = records.filter((ack) => ack.atMs >= cutAtMs && ack.atMs <= healedAtMs).map((ack) => ack.atMs);
-    const lastBefore = Math.max(...records.filter((ack) => ack.atMs < cutAtMs).map((ack) => ack.atMs));
-    const outageMs = longestStretch([lastBefore, ...during.sort((a, b) => a - b)]);
+    const during = records.filter((ack) => ack.atMs >= cutAtMs && ack.atMs <= healedAtMs);
+    const outageMs = stretchAcross(records, cutAtMs, healedAtMs);
     process.stdout.write(
       `writer owner cut from redis and metadata: faults injected 1 (${owner} partitioned from redis and ledgerline-metadata ` +
         `for ${healedAtMs - cutAtMs} ms), acked ${summary.acked} (${during.length} while cut off), failed ${summary.failed}, ` +

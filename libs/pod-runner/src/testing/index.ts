@@ -1,2 +1,3 @@
 export { PodWorkload, ensureAppBundles } from './pod-workload.js';
 export type { WorkloadSummary } from './pod-workload.js';
+export { ownerPodOf, longestStretch, stretchAcross } from './pod-checks.js';
