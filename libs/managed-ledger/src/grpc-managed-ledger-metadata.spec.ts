@@ -64,6 +64,9 @@ function lookupService(store: InMemoryMetadataStore): ServiceImpl<typeof LookupS
     renewLease: unused,
     releaseLease: unused,
     getLease: unused,
+    transferLease: unused,
+    reclaimLease: unused,
+    setOwnerDraining: unused,
     lookupTopic: unused,
     allocateLedgerId: async () => ({ ledgerId: BigInt(await store.nextId(LEDGER_ID_SEQUENCE)) }),
   };
