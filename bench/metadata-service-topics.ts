@@ -38,6 +38,7 @@ interface Row {
   listSeconds: number;
   pages: number;
   childrenReadsPerPageMax: number;
+  childrenReadsPerPageMean: number;
   redisBytesPerTopic: number;
 }
 
@@ -64,6 +65,7 @@ async function listEverything(admin: Client<typeof AdminService>, childrenReads:
   let listed = 0;
   let worstPage = 0;
   const started = performance.now();
+  const readsAtStart = childrenReads();
   do {
     const readsBefore = childrenReads();
     const page = await admin.listTopics({ namespace: 'bench/topics', pageToken, pageSize: PAGE });
@@ -72,7 +74,8 @@ async function listEverything(admin: Client<typeof AdminService>, childrenReads:
     pages++;
     pageToken = page.nextPageToken;
   } while (pageToken !== '');
-  return { listSeconds: (performance.now() - started) / 1000, pages, listed, worstPage };
+  const meanPage = (childrenReads() - readsAtStart) / Math.max(1, pages);
+  return { listSeconds: (performance.now() - started) / 1000, pages, listed, worstPage, meanPage };
 }
 
 async function runRow(url: string, probe: Redis, buckets: number): Promise<Row> {
@@ -119,7 +122,7 @@ async function runRow(url: string, probe: Redis, buckets: number): Promise<Row> 
     const count = (await admin.countTopics({ namespace: 'bench/topics' })).count;
     if (count !== BigInt(TOPICS)) throw new Error(`CountTopics says ${count}, expected ${TOPICS}`);
 
-    const { listSeconds, pages, listed, worstPage } = await listEverything(admin, counted.childrenReads);
+    const { listSeconds, pages, listed, worstPage, meanPage } = await listEverything(admin, counted.childrenReads);
     if (listed !== TOPICS) throw new Error(`listed ${listed} topics, expected ${TOPICS}`);
     return {
       buckets,
@@ -128,6 +131,7 @@ async function runRow(url: string, probe: Redis, buckets: number): Promise<Row> 
       listSeconds: Number(listSeconds.toFixed(2)),
       pages,
       childrenReadsPerPageMax: worstPage,
+      childrenReadsPerPageMean: Number(meanPage.toFixed(1)),
       redisBytesPerTopic: Math.round((after - before) / TOPICS),
     };
   } finally {

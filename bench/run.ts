@@ -39,6 +39,7 @@ const SECTIONS: Section[] = [
   { name: 'dispatch', load: () => import('./subscriptions-dispatch.js') },
   { name: 'ack-holes', load: () => import('./cursor-codec-sizes.js') },
   { name: 'offsets', load: () => import('./offset-index-lookup.js') },
+  { name: 'reader-by-time', load: () => import('./reader-by-time.js') },
   { name: 'topics', load: () => import('./metadata-service-topics.js') },
   { name: 'gc', load: () => import('./gc-reclaim.js') },
   { name: 'consume', load: () => import('./consume-shared.js') },

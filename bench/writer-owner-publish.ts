@@ -52,6 +52,7 @@ import {
   type ThroughputRow,
 } from './baselines';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+import { scrapeStages, stageRows } from './stage-latency.js';
 import { clusterProcesses, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
@@ -328,6 +329,7 @@ export async function run(): Promise<BenchReport> {
       }),
     );
     const writerPort = await freePort();
+    const writerMetricsPort = await freePort();
     children.push(
       await startService('writer-owner', writerPort, {
         LEDGERLINE_METADATA_ADDRESS: `127.0.0.1:${metadataPort}`,
@@ -335,7 +337,7 @@ export async function run(): Promise<BenchReport> {
         LEDGERLINE_NATS_URL: nats.url,
         LEDGERLINE_REDIS_KEY_PREFIX: 'bench-ledgers',
         LEDGERLINE_ADVERTISED_ADDRESS: `127.0.0.1:${writerPort}`,
-        LEDGERLINE_METRICS_PORT: '0',
+        LEDGERLINE_METRICS_PORT: String(writerMetricsPort),
       }),
     );
     const noopPort = await freePort();
@@ -365,6 +367,7 @@ export async function run(): Promise<BenchReport> {
           { metadata: children[0]!.pid, writer: children[1]!.pid },
           { redis: redis.pid, nats: nats.pid },
         ),
+        writerMetricsPort,
       );
     } finally {
       for (const client of [admin, lookup, topics]) closeClient(client);
@@ -391,6 +394,7 @@ async function measure(
   natsUrl: string,
   metadataAddress: string,
   processes: Metered,
+  writerMetricsPort: number,
 ): Promise<BenchReport> {
   await admin.createTenant({ tenant: 'bench' });
   await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
@@ -446,8 +450,11 @@ async function measure(
     ),
   );
   const latency: LatencyRow[] = [];
+  const stages: Record<string, string | number>[] = [];
   for (const rate of RATES_PER_SECOND) {
+    const stagesBefore = await scrapeStages(writerMetricsPort);
     const { endToEnd: ours, publish } = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
+    stages.push(...stageRows(`at ${rate} msg/s`, stagesBefore, await scrapeStages(writerMetricsPort)));
     const redisStreams = await redisStreamsLatency(redisUrl, rate, PACED_SECONDS, payload);
     const jetStream = await jetStreamLatency(natsUrl, rate);
     latency.push(ours, publish, redisStreams, jetStream);
@@ -468,6 +475,7 @@ async function measure(
       { title: 'publish throughput', rows: rows.map((row) => ({ ...row })) },
       { title: 'CPU time per message, each process (µs)', rows: cpuRows },
       { title: 'end-to-end latency (publish -> delivery)', rows: latency.map((row) => ({ ...row })) },
+      { title: "where the time goes in the writer owner (its stage histogram's bucket bounds)", rows: stages },
     ],
     comparisons,
   };

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, keyHashPartition, type LedgerlineClient, type Message, type Reader } from '@ledgerline/client';
+import { TopicsService } from '@ledgerline/proto';
+import { closeClient as closeRpcClient, createClient as createRpcClient } from '@ledgerline/rpc';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
 
@@ -124,6 +126,40 @@ describe('the client SDK against an in-process standalone', () => {
         ).rejects.toMatchObject({ reason: 'CONSUMER_BUSY' });
       }
       await consumer.close();
+    }
+  });
+
+  it('answers a fetch of many small batched messages under the gRPC message limit', async () => {
+    // 20 entries of 1 000 one-byte messages: about 30 KB stored, but on the wire every message carries its
+    // own offset, times and producer name (256 characters here), so the 20 entries are about 6.6 MB.
+    await standalone.admin.createTopic('acme/orders/tiny', 0);
+    const producer = await client.producer({
+      topic: 'acme/orders/tiny',
+      producerName: 'p'.repeat(256),
+      batching: { maxMessages: 1_000, maxDelayMs: 50 },
+    });
+    const count = 20_000;
+    const receipts = await Promise.all(Array.from({ length: count }, () => producer.send('x')));
+    expect(receipts.at(-1)!.offset).toBe(BigInt(count - 1));
+    await producer.close();
+    const topics = createRpcClient(TopicsService, `127.0.0.1:${standalone.grpcPort}`);
+    try {
+      let offset = 0n;
+      let fetches = 0;
+      while (offset < BigInt(count)) {
+        const { entries } = await topics.fetchByOffset({
+          topic: 'persistent://acme/orders/tiny',
+          offset,
+          maxEntries: 500,
+        });
+        expect(entries.length).toBeGreaterThan(0);
+        expect(entries[0]!.firstOffset).toBe(offset);
+        offset = entries.at(-1)!.lastOffset + 1n;
+        fetches++;
+      }
+      expect(fetches).toBeGreaterThan(1);
+    } finally {
+      closeRpcClient(topics);
     }
   });
 

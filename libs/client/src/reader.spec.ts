@@ -56,6 +56,18 @@ describe('reader', () => {
     expect(await take(exact, 1)).toEqual(['m2']);
   });
 
+  it('asks for one entry first, then for as many as its queue holds in messages, batches counted whole', async () => {
+    // Batches of 2 messages: a receiver queue of 10 holds 5 of them.
+    await produceAt([1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000]);
+    const reader = await client.reader({ topic: TOPIC, start: 'earliest', receiverQueueSize: 10 });
+    expect(await take(reader, 20)).toEqual(Array.from({ length: 20 }, (_, index) => `m${index}`));
+    await reader.close();
+    expect(cluster.fetchMaxEntries[0]).toBe(1);
+    const later = cluster.fetchMaxEntries.slice(1);
+    expect(later.every((entries) => entries >= 1 && entries <= 5)).toBe(true);
+    expect(later.some((entries) => entries > 1)).toBe(true);
+  });
+
   it('finds where to start by time with one FindPosition call, not a search of fetches', async () => {
     await produceAt([1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000]);
     const fetchesBefore = cluster.fetchByOffsetCalls;

@@ -1,4 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import type { Entry } from '@ledgerline/proto';
 import { AsyncQueue } from './async-queue.js';
 import { abandonPartitions, closePartitions } from './partition-set.js';
 import { callOwner, partitionTopic, type ClientContext } from './client-context.js';
@@ -62,6 +63,8 @@ function startOf(start: ReaderStart | undefined): Start {
 class PartitionReader {
   private offset = 0n;
   private queued = 0;
+  /** Messages per entry in the last fetch; undefined before the first. */
+  private messagesPerEntry: number | undefined;
   private room: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private readonly abort = new AbortController();
@@ -133,6 +136,25 @@ class PartitionReader {
     return found.offset;
   }
 
+  /**
+   * Entries to ask for: as many as the receiver queue has room for, in
+   * messages. Entries may be batches of many messages, so the count follows
+   * the messages per entry seen so far; the first fetch asks for one entry, so
+   * a reader of a batched topic hands out its first message after one small
+   * read instead of decoding hundreds of batches first.
+   */
+  private entriesWanted(): number {
+    if (this.messagesPerEntry === undefined) return 1;
+    const room = this.receiverQueueSize - this.queued;
+    return Math.max(1, Math.min(READER_MAX_ENTRIES_PER_FETCH, Math.floor(room / this.messagesPerEntry)));
+  }
+
+  private learnBatchSize(entries: readonly Entry[]): void {
+    if (entries.length === 0) return;
+    const messages = entries.reduce((sum, entry) => sum + Math.max(1, entry.numMessages), 0);
+    this.messagesPerEntry = messages / entries.length;
+  }
+
   private async run(from: Start): Promise<void> {
     if (from === 'earliest') this.offset = 0n;
     else if (from === 'latest') this.offset = await this.nextOffsetOfTopic();
@@ -144,8 +166,8 @@ class PartitionReader {
         await new Promise<void>((resolve) => (this.room = resolve));
         continue;
       }
-      const wanted = Math.min(READER_MAX_ENTRIES_PER_FETCH, this.receiverQueueSize - this.queued);
-      const { entries } = await this.fetch(this.offset, wanted, waitMs);
+      const { entries } = await this.fetch(this.offset, this.entriesWanted(), waitMs);
+      this.learnBatchSize(entries);
       for (const entry of entries) {
         for (const message of messagesOfEntry(entry, this.topic, this.partition)) {
           if (message.offset < this.offset) continue;

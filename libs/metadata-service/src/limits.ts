@@ -36,6 +36,14 @@ export const MAX_TOPIC_PAGE = 10_000;
 export const MAX_LIST_CALLS_PER_PAGE = 128;
 export const MAX_LIST_WAVES_PER_PAGE = 4;
 
+/**
+ * ListTopics keeps what a page read past the names it handed out, for the page
+ * that continues it (topic-listing.ts, ListingCache): at most this many names
+ * in all, each kept at most this long.
+ */
+export const LISTING_CACHE_MAX_NAMES = 500_000;
+export const LISTING_CACHE_TTL_MS = 10_000;
+
 /** The largest continuation token ListTopics hands out or accepts, in bytes. */
 export const MAX_PAGE_TOKEN_BYTES = 64 * 1024;
 

@@ -18,7 +18,7 @@ import type { OwnerLoadRecord } from './owner-load.js';
 import { SessionLiveness, type SessionLivenessSettings } from './session-liveness.js';
 import { createTenant, deleteTenant, listTenants } from './tenants.js';
 import { createTopicsBatch } from './topic-batch.js';
-import { listTopicPage, type TopicPage } from './topic-listing.js';
+import { ListingCache, listTopicPage, type TopicPage } from './topic-listing.js';
 import { reconcileTopicCount } from './topic-recount.js';
 import { TopicReservations } from './topic-reservations.js';
 import { resolveNamespaceStorage, resolveTopic } from './topic-scope.js';
@@ -84,16 +84,23 @@ export class MetadataAdmin {
   finishTopicDeletion = (managedLedgerPath: string, expectedVersion: number) =>
     finishTopicDeletion(this.context, managedLedgerPath, expectedVersion);
 
+  /** What listings in progress read ahead, so their next pages need fewer store reads. */
+  readonly #listings = new ListingCache();
+
   async listTopics(namespaceName: string, pageToken = '', pageSize = 0): Promise<TopicPage> {
     const namespace = parseNamespace(namespaceName);
     const storage = await resolveNamespaceStorage(this.context, namespace);
-    return listTopicPage(this.context.store, {
-      storageNamespace: storage.storageNamespace,
-      buckets: storage.storageBuckets,
-      displayNamespace: namespace,
-      pageToken,
-      pageSize,
-    });
+    return listTopicPage(
+      this.context.store,
+      {
+        storageNamespace: storage.storageNamespace,
+        buckets: storage.storageBuckets,
+        displayNamespace: namespace,
+        pageToken,
+        pageSize,
+      },
+      this.#listings,
+    );
   }
 
   /** Recounts a namespace's topics and repairs its counter if a crash left it high. */

@@ -5,6 +5,40 @@ import { ManagedLedgerInfoSchema, ManagedLedgerState } from '@ledgerline/proto';
 import { MAX_PAGE_TOKEN_BYTES } from './limits.js';
 import { sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 import type { MetadataAdmin } from './metadata-admin.js';
+import type { MetadataStore } from '@ledgerline/metadata-store';
+import { NamespaceName } from '@ledgerline/naming';
+import { ListingCache, listTopicPage } from './topic-listing.js';
+
+/** The store, counting its children reads. */
+function counting(inner: MetadataStore): { store: MetadataStore; reads: () => number } {
+  let reads = 0;
+  const store = Object.create(inner) as MetadataStore;
+  store.children = (path, options) => {
+    reads++;
+    return inner.children(path, options);
+  };
+  return { store, reads: () => reads };
+}
+
+/** Every page of a namespace through listTopicPage, `cacheFor(page)` choosing the cache each page uses. */
+async function pages(
+  store: MetadataStore,
+  namespace: string,
+  buckets: number,
+  pageSize: number,
+  cacheFor: (page: number) => ListingCache | undefined,
+): Promise<string[]> {
+  const name = NamespaceName.parse(namespace);
+  const topics: string[] = [];
+  let pageToken = '';
+  for (let page = 0; page === 0 || pageToken !== ''; page++) {
+    const request = { storageNamespace: name, buckets, displayNamespace: name, pageToken, pageSize };
+    const answer = await listTopicPage(store, request, cacheFor(page));
+    topics.push(...answer.topics);
+    pageToken = answer.nextPageToken;
+  }
+  return topics;
+}
 
 async function listAll(
   admin: MetadataAdmin,
@@ -116,5 +150,52 @@ describe('topic listing across buckets', () => {
     const { topics, pages } = await listAll(admin, 'prop/long', 7);
     expect(topics).toEqual(expectedOrder('prop/long', locals));
     expect(pages).toBeGreaterThan(locals.length / 7);
+  });
+
+  describe('with the read-ahead kept between pages', () => {
+    const locals = Array.from({ length: 2_000 }, (_, index) => `r${String(index).padStart(5, '0')}`);
+    beforeAll(async () => {
+      await fixture.admin.createNamespace('prop/ahead', { numberOfTopicBuckets: 64 });
+      const results = await fixture.admin.createTopics(locals.map((local) => `prop/ahead/${local}`));
+      expect(results.every((result) => result.created)).toBe(true);
+    });
+
+    it('lists the same topics with fewer than half the store reads', async () => {
+      const plain = counting(fixture.store);
+      const withoutCache = await pages(plain.store, 'prop/ahead', 64, 100, () => undefined);
+      const cached = counting(fixture.store);
+      const cache = new ListingCache();
+      const withCache = await pages(cached.store, 'prop/ahead', 64, 100, () => cache);
+      expect(withoutCache).toEqual(expectedOrder('prop/ahead', locals));
+      expect(withCache).toEqual(withoutCache);
+      expect(cached.reads()).toBeLessThan(plain.reads() / 2);
+      // The last page's token is '': nothing is left behind for a listing that ended.
+      expect(cache.size).toBe(0);
+    });
+
+    it('continues from a token alone when the page before it was read elsewhere or its read-ahead expired', async () => {
+      let now = 0;
+      const cache = new ListingCache(500_000, 1_000, () => now);
+      const topics = await pages(fixture.store, 'prop/ahead', 64, 100, (page) => {
+        // Every third page comes to a replica without the read-ahead; every fifth finds it expired.
+        if (page % 5 === 4) now += 5_000;
+        return page % 3 === 2 ? undefined : cache;
+      });
+      expect(topics).toEqual(expectedOrder('prop/ahead', locals));
+    });
+
+    it('keeps at most its bound of names, the oldest listings going first', async () => {
+      const cache = new ListingCache(100, 60_000, () => 0);
+      const buffers = (names: number) => ({ runs: [], markers: undefined, names });
+      cache.keep('a', buffers(60));
+      cache.keep('b', buffers(30));
+      cache.keep('c', buffers(30));
+      expect(cache.take('a')).toBeUndefined();
+      expect(cache.take('b')).toBeDefined();
+      cache.keep('huge', buffers(101));
+      expect(cache.take('huge')).toBeUndefined();
+      expect(cache.take('c')).toBeDefined();
+      expect(cache.size).toBe(0);
+    });
   });
 });

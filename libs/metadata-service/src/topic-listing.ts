@@ -9,7 +9,14 @@ import {
 } from '@ledgerline/naming';
 import { invalidArgument } from '@ledgerline/errors';
 import { deletingTopicsDir } from './layout.js';
-import { DEFAULT_TOPIC_PAGE, MAX_LIST_CALLS_PER_PAGE, MAX_LIST_WAVES_PER_PAGE, MAX_TOPIC_PAGE } from './limits.js';
+import {
+  DEFAULT_TOPIC_PAGE,
+  LISTING_CACHE_MAX_NAMES,
+  LISTING_CACHE_TTL_MS,
+  MAX_LIST_CALLS_PER_PAGE,
+  MAX_LIST_WAVES_PER_PAGE,
+  MAX_TOPIC_PAGE,
+} from './limits.js';
 import { readLiveManagedLedger } from './managed-ledger-nodes.js';
 import { decodePageToken, encodePageToken, initialListingState, type BucketHead } from './page-token.js';
 import { MetadataServiceReason } from './errors.js';
@@ -51,7 +58,7 @@ export const MAX_VERIFICATIONS_PER_PAGE = 32;
 
 const BEFORE_EVERY_TOPIC = '$~';
 
-interface BucketRun {
+export interface BucketRun {
   head: BucketHead;
   buffer: string[];
   position: number;
@@ -59,7 +66,7 @@ interface BucketRun {
 }
 
 /** Deletion markers after `last`, read alongside the buckets. */
-interface MarkerRun {
+export interface MarkerRun {
   names: Set<string>;
   through: string | undefined;
   exhausted: boolean;
@@ -76,21 +83,89 @@ export function normalisePageSize(pageSize: number): number {
   return pageSize;
 }
 
-export async function listTopicPage(store: MetadataStore, request: ListingRequest): Promise<TopicPage> {
+export async function listTopicPage(
+  store: MetadataStore,
+  request: ListingRequest,
+  cache?: ListingCache,
+): Promise<TopicPage> {
   const pageSize = normalisePageSize(request.pageSize);
   const scope = request.storageNamespace.toString();
   const state =
     request.pageToken === ''
       ? initialListingState(request.buckets)
       : decodePageToken(request.pageToken, scope, request.buckets);
-  const merge = new PageMerge(store, request, pageSize, state.last, state.heads);
+  const cached = request.pageToken === '' ? undefined : cache?.take(`${scope}\n${request.pageToken}`);
+  const merge = new PageMerge(store, request, pageSize, state.last, state.heads, cached, cache !== undefined);
   const names = await merge.run();
   const kept = await verifyMarked(store, request, names, merge.markedForCheck);
   const finished = merge.finished();
+  const nextPageToken = finished ? '' : encodePageToken(scope, { last: merge.last, heads: merge.heads() });
+  if (nextPageToken !== '') cache?.keep(`${scope}\n${nextPageToken}`, merge.buffers());
   return {
     topics: kept.map((encoded) => `persistent://${request.displayNamespace.toString()}/${decodeLocalName(encoded)}`),
-    nextPageToken: finished ? '' : encodePageToken(scope, { last: merge.last, heads: merge.heads() }),
+    nextPageToken,
   };
+}
+
+/** What one page read beyond what it handed out: each bucket's run and the deletion markers. */
+export interface ListingBuffers {
+  runs: BucketRun[];
+  markers: MarkerRun | undefined;
+  names: number;
+}
+
+/**
+ * The read-ahead of listings in progress, by the token that continues them,
+ * so that the next page starts from what this one read past instead of
+ * reading every bucket again: with many buckets each read brings only a few
+ * names per page (65 store reads per 1000-name page with 64 buckets). A token
+ * is the whole truth of where a listing stands; the cache only saves reads,
+ * so a page whose token is not here (another replica served the last page, it
+ * was evicted, or it expired) reads the store as before. Buffered names are at
+ * most LISTING_CACHE_TTL_MS old: a topic created or deleted meanwhile inside a
+ * range already read may be missed or still listed, as with any paged listing
+ * that is not a snapshot.
+ */
+export class ListingCache {
+  readonly #entries = new Map<string, { buffers: ListingBuffers; expiresAt: number }>();
+  #names = 0;
+
+  constructor(
+    private readonly maxNames = LISTING_CACHE_MAX_NAMES,
+    private readonly ttlMs = LISTING_CACHE_TTL_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  take(key: string): ListingBuffers | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#drop(key);
+    return entry.expiresAt > this.now() ? entry.buffers : undefined;
+  }
+
+  keep(key: string, buffers: ListingBuffers): void {
+    if (buffers.names > this.maxNames) return;
+    this.#drop(key);
+    const now = this.now();
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#names + buffers.names <= this.maxNames && entry.expiresAt > now) break;
+      this.#drop(oldest);
+    }
+    this.#entries.set(key, { buffers, expiresAt: now + this.ttlMs });
+    this.#names += buffers.names;
+  }
+
+  /** Listings held, for tests. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #drop(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#entries.delete(key);
+    this.#names -= entry.buffers.names;
+  }
 }
 
 class PageMerge {
@@ -99,6 +174,8 @@ class PageMerge {
   readonly #markerDir: string;
   readonly #pageSize: number;
   readonly #chunk: number;
+  /** Fewer names left than this in a bucket's buffer and the next round refills it. */
+  readonly #lowWater: number;
   readonly #runs: BucketRun[];
   #markers: MarkerRun | undefined;
   #calls = 0;
@@ -112,18 +189,35 @@ class PageMerge {
     pageSize: number,
     last: string | undefined,
     heads: BucketHead[],
+    cached: ListingBuffers | undefined,
+    readAhead: boolean,
   ) {
     this.#store = store;
     this.#dirs = topicListingPaths(request.storageNamespace, request.buckets);
     this.#markerDir = deletingTopicsDir(request.storageNamespace);
     this.#pageSize = pageSize;
+    // Each bucket read asks for about twice its share of a page, or four times when what it reads past
+    // the page is kept for the next one.
+    const shares = readAhead ? 4 : 2;
     this.#chunk = Math.min(
       MAX_CHILDREN_PAGE,
       pageSize + 1,
-      Math.max(16, Math.ceil((2 * pageSize) / request.buckets) + 8),
+      Math.max(16, Math.ceil((shares * pageSize) / request.buckets) + 8),
     );
-    this.#runs = heads.map((head) => ({ head, buffer: [], position: 0, more: true }));
+    this.#lowWater = Math.ceil((2 * pageSize) / request.buckets) + 1;
+    this.#runs =
+      cached !== undefined && cached.runs.length === heads.length
+        ? cached.runs
+        : heads.map((head) => ({ head, buffer: [], position: 0, more: true }));
+    this.#markers = cached?.markers;
     this.last = last;
+  }
+
+  /** What this page read and did not hand out, for the next page. */
+  buffers(): ListingBuffers {
+    const names =
+      this.#runs.reduce((sum, run) => sum + run.buffer.length - run.position, 0) + (this.#markers?.names.size ?? 0);
+    return { runs: this.#runs, markers: this.#markers, names };
   }
 
   heads(): BucketHead[] {
@@ -194,8 +288,10 @@ class PageMerge {
     if (this.#waves >= MAX_LIST_WAVES_PER_PAGE || room < 0) return false;
     // With more buckets than the budget, a page learns some heads and the token carries them to the next page.
     const unknown = this.#bucketsWhere((run) => run.head.kind === 'unknown').slice(0, room);
+    // Prefetch refills every bucket that may run dry within this page, so a page kept from the last one
+    // (whose buckets are left with different amounts) still needs one round, not one per bucket that runs out.
     const prefetch = this.#bucketsWhere(
-      (run) => run.head.kind === 'at' && run.position >= run.buffer.length && run.more,
+      (run) => run.head.kind === 'at' && run.buffer.length - run.position < this.#lowWater && run.more,
     )
       .sort((a, b) => (this.#headName(a) < this.#headName(b) ? -1 : 1))
       .slice(0, room - unknown.length);
@@ -231,12 +327,14 @@ class PageMerge {
     const run = this.#runs[bucket]!;
     // Encoded names never start with `$` (it is always %-encoded), and `$<digits>` sorts before every
     // encoded name, so starting after `$~` skips any bucket directory that sits beside unbucketed topics.
-    const after = run.head.kind === 'at' ? run.head.name : (this.last ?? BEFORE_EVERY_TOPIC);
+    // A bucket refilled before it ran dry keeps what it still holds and reads on after it.
+    const held = run.head.kind === 'at' ? run.buffer.slice(run.position) : [];
+    const after = run.head.kind === 'at' ? (held.at(-1) ?? run.head.name) : (this.last ?? BEFORE_EVERY_TOPIC);
     const page = await this.#store.children(this.#dirs[bucket]!, { limit: this.#chunk, after });
     const names = page.names;
     const more = page.next !== undefined && page.names.length > 0;
     if (run.head.kind === 'at') {
-      run.buffer = names;
+      run.buffer = held.length === 0 ? names : [...held, ...names];
     } else if (names.length > 0) {
       run.head = { kind: 'at', name: names[0]! };
       run.buffer = names.slice(1);

@@ -8,6 +8,7 @@ import type { Consumer, ConsumerSink, Delivery, DispatchEntry } from '@ledgerlin
 import { positionFromRequest, positionMessage } from './proto-mapping.js';
 import { OwnerReason } from './reasons.js';
 import { topicUnloaded } from './owner-errors.js';
+import { entryWireBytes } from './wire-size.js';
 
 export type ConsumeResponse = MessageInitShape<typeof ConsumeResponseSchema>;
 type Response = ConsumeResponse;
@@ -36,9 +37,10 @@ export type OpenConsumeSession<E extends DispatchEntry> = (
 
 /**
  * The most entries one ConsumeResponse carries (also bounded by what the
- * subscriber reads, Subscribe.max_entries_per_response), and the most payload
- * bytes: well under the gRPC message limit (4 MiB), so coalescing never makes
- * a response the transport refuses. An entry larger than that goes alone.
+ * subscriber reads, Subscribe.max_entries_per_response), and the most bytes
+ * on the wire (entryWireBytes, every message's own fields counted, not only
+ * payloads): well under the gRPC message limit (4 MiB), so coalescing never
+ * makes a response the transport refuses. An entry larger than that goes alone.
  */
 export const MAX_ENTRIES_PER_CONSUME_RESPONSE = 1_000;
 export const MAX_CONSUME_RESPONSE_BYTES = 1024 * 1024;
@@ -47,12 +49,6 @@ type EntryInit = Extract<NonNullable<Response['event']>, { case: 'entry' }>['val
 
 function entryOf(response: Response): EntryInit | undefined {
   return response.event?.case === 'entry' ? response.event.value : undefined;
-}
-
-function entryBytes(entry: EntryInit): number {
-  let sizeBytes = 0;
-  for (const message of entry.messages ?? []) sizeBytes += message.payload?.length ?? 0;
-  return sizeBytes;
 }
 
 /** Outgoing events of one consumer, waited on by the stream's generator. */
@@ -96,11 +92,11 @@ class Outbox {
     const entry = entryOf(first);
     if (entry !== undefined && maxEntries > 1) {
       const more: EntryInit[] = [];
-      let sizeBytes = entryBytes(entry);
+      let sizeBytes = entryWireBytes(entry);
       while (this.head < this.items.length && more.length + 1 < maxEntries) {
         const next = entryOf(this.items[this.head]!);
         if (next === undefined) break;
-        const nextBytes = entryBytes(next);
+        const nextBytes = entryWireBytes(next);
         if (sizeBytes + nextBytes > MAX_CONSUME_RESPONSE_BYTES) break;
         sizeBytes += nextBytes;
         more.push(next);

@@ -30,3 +30,4 @@ export { checkSubscriptionName, RESERVED_SUBSCRIPTION_PREFIX } from './subscript
 export { entryResponse, writerEntry } from './writer-entry.js';
 export type { WriterEntry } from './writer-entry.js';
 export { entryMessage, positionFromRequest, positionMessage, safeNumber, seekTarget } from './proto-mapping.js';
+export { entryWireBytes, MAX_FETCH_RESPONSE_BYTES, messageWireBytes, withinWireBytes } from './wire-size.js';

@@ -2,6 +2,8 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
 import { TopicName } from '@ledgerline/naming';
 import {
+  MAX_FETCH_RESPONSE_BYTES,
+  withinWireBytes,
   checkSubscriptionName,
   consumeStream,
   consumerOptions,
@@ -165,10 +167,15 @@ async function fetchByOffset(
     await topic.view.waitForEntries(from, AbortSignal.any([context.signal, AbortSignal.timeout(maxWaitMs)]));
     entries = await topic.view.readEntries(from, maxEntries);
   }
-  const last = entries[entries.length - 1];
+  // As on the writer owner: bounded by what the response takes on the wire, not only by entry count.
+  const sent = withinWireBytes(
+    entries.map((e) => entryMessage(e)),
+    MAX_FETCH_RESPONSE_BYTES,
+  );
+  const last = sent[sent.length - 1];
   return {
-    entries: entries.map((e) => entryMessage(e)),
-    nextOffset: last === undefined ? request.offset : BigInt(last.lastOffset + 1),
+    entries: sent,
+    nextOffset: last === undefined ? request.offset : (last.lastOffset ?? -1n) + 1n,
   };
 }
 

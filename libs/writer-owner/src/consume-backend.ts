@@ -1,3 +1,4 @@
+import { DeliveryStage } from './metrics.js';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { CursorStart } from '@ledgerline/managed-ledger';
 import {
@@ -177,6 +178,10 @@ async function subscribe(
 
 function deliveryMessage(owner: WriterOwner, topic: OwnedTopic, delivery: Delivery<WriterEntry>): ConsumeResponse {
   const response = entryResponse(delivery);
+  if (delivery.redeliveryCount === 0) {
+    const waitedMs = Date.now() - delivery.entry.stored.brokerTimestampMs;
+    owner.metrics.stageLatency.observe({ stage: DeliveryStage.APPENDED_TO_DELIVERED }, Math.max(0, waitedMs) / 1000);
+  }
   const { numMessages, bytes } = deliveredCounts(response);
   owner.metrics.messagesOut.inc({ topic: topic.name }, numMessages);
   owner.metrics.bytesOut.inc({ topic: topic.name }, bytes);

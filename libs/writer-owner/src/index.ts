@@ -11,6 +11,6 @@ export { consumeBackend } from './consume-backend.js';
 // For other packages and tests: limits, reserved names, the pieces the services are built from. What
 // both kinds of owner share (sessions, leases, the Consume stream, OwnerReason) is @ledgerline/ownership's.
 export { DEDUP_CURSOR_NAME, MAX_DEDUP_PRODUCER_NAME_LENGTH } from './deduplication.js';
-export { writerMetrics } from './metrics.js';
+export { DeliveryStage, writerMetrics } from './metrics.js';
 export type { WriterMetrics } from './metrics.js';
 export { cursorData } from './cursors-service.js';

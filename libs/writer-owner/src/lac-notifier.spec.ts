@@ -34,4 +34,22 @@ describe('LacNotifier', () => {
     await turn();
     expect(sent).toHaveLength(2);
   });
+
+  it('reports how long after its entry was stored each hint went out, and nothing for a hint that failed', async () => {
+    let fail = false;
+    const bus = {
+      publish: () =>
+        new Promise<void>((resolve, reject) => setTimeout(() => (fail ? reject(new Error('down')) : resolve()), 20)),
+    } as unknown as Bus;
+    const delays: number[] = [];
+    const notifier = new LacNotifier(bus, (delayMs) => delays.push(delayMs));
+    notifier.advanced(7, 0, 0);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(delays).toHaveLength(1);
+    expect(delays[0]).toBeGreaterThanOrEqual(15);
+    fail = true;
+    notifier.advanced(7, 1, 1);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(delays).toHaveLength(1);
+  });
 });

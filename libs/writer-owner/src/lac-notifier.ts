@@ -21,7 +21,11 @@ export class LacNotifier {
   private inFlight = false;
   private next: Pending | undefined;
 
-  constructor(private readonly bus: Bus | undefined) {}
+  /** `published` hears, for each hint sent, how long after its entry was stored it went out. */
+  constructor(
+    private readonly bus: Bus | undefined,
+    private readonly published: (delayMs: number) => void = () => undefined,
+  ) {}
 
   advanced(ledgerId: number, entryId: number, offset: number): void {
     if (this.bus === undefined) return;
@@ -39,7 +43,10 @@ export class LacNotifier {
         await this.bus!.publish(
           ledgerLacSubject(ledgerId),
           encodeLacAdvanced({ ledgerId, lac: entryId, offset, confirmedAtMs }),
-        ).catch(() => undefined);
+        ).then(
+          () => this.published(Date.now() - confirmedAtMs),
+          () => undefined,
+        );
       }
     } finally {
       this.inFlight = false;

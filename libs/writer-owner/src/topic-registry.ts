@@ -16,7 +16,7 @@ import type { WriterSettings } from './config.js';
 import { Deduplication } from './deduplication.js';
 import { notServing } from './errors.js';
 import { LacNotifier } from './lac-notifier.js';
-import type { WriterMetrics } from './metrics.js';
+import { DeliveryStage, type WriterMetrics } from './metrics.js';
 import { OwnedTopic } from './owned-topic.js';
 import { WriterReason } from './reasons.js';
 
@@ -192,7 +192,9 @@ export class TopicRegistry {
         name,
         ledger,
         dedup,
-        lac: new LacNotifier(this.options.bus),
+        lac: new LacNotifier(this.options.bus, (delayMs) =>
+          metrics.stageLatency.observe({ stage: DeliveryStage.STORED_TO_LAC_HINT }, delayMs / 1000),
+        ),
         metrics,
         maxPendingBytes: settings.maxPendingBytesPerTopic,
         maxPendingEntries: settings.maxPendingEntriesPerTopic,

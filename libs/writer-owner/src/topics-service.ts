@@ -1,6 +1,9 @@
+import { DeliveryStage } from './metrics.js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
 import {
+  MAX_FETCH_RESPONSE_BYTES,
+  withinWireBytes,
   checkSubscriptionName,
   entryMessage,
   unloadOnRequest,
@@ -97,7 +100,9 @@ async function publishOne(
   const startedMs = performance.now();
   const topic = await owner.topic(message.topic);
   const receipt = await topic.publish(message, context.signal);
-  owner.metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
+  const seconds = (performance.now() - startedMs) / 1000;
+  owner.metrics.publishLatency.observe(seconds);
+  owner.metrics.stageLatency.observe({ stage: DeliveryStage.RECEIVED_TO_STORED }, seconds);
   return { receipt: receiptMessage(receipt) };
 }
 
@@ -148,12 +153,18 @@ async function fetchByOffset(
   }
   if (offset > ledger.lastOffset) return { entries: [], nextOffset: BigInt(ledger.lastOffset + 1) };
   const found = await ledger.findPosition(offset);
-  const entries = await ledger.readEntries(found, { maxEntries, ...(maxBytes === undefined ? {} : { maxBytes }) });
-  topic.rateOut.record(
-    entries.reduce((sum, e) => sum + e.numMessages, 0),
-    entries.reduce((sum, e) => sum + e.payload.length, 0),
+  const read = await ledger.readEntries(found, { maxEntries, ...(maxBytes === undefined ? {} : { maxBytes }) });
+  // max_bytes bounds stored bytes; the response is also bounded by what it takes on the wire.
+  const entries = withinWireBytes(
+    read.map((e) => entryMessage(e)),
+    MAX_FETCH_RESPONSE_BYTES,
   );
-  return { entries: entries.map((e) => entryMessage(e)), nextOffset: BigInt(ledger.lastOffset + 1) };
+  const sent = read.slice(0, entries.length);
+  topic.rateOut.record(
+    sent.reduce((sum, e) => sum + e.numMessages, 0),
+    sent.reduce((sum, e) => sum + e.payload.length, 0),
+  );
+  return { entries, nextOffset: BigInt(ledger.lastOffset + 1) };
 }
 
 async function unsubscribe(

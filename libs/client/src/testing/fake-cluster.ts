@@ -52,6 +52,8 @@ export class FakeCluster {
   /** FindPosition and FetchByOffset calls answered, for tests that count round trips. */
   findPositionCalls = 0;
   fetchByOffsetCalls = 0;
+  /** The max_entries of every FetchByOffset call answered, in order. */
+  readonly fetchMaxEntries: number[] = [];
   private servers: Server[] = [];
   /** The metadata service's address: the client's serviceUrl. */
   serviceUrl = '';
@@ -313,6 +315,7 @@ export class FakeCluster {
       fetchByOffset: async (request, context) => {
         const topic = this.owned(owner, request.topic);
         this.fetchByOffsetCalls++;
+        this.fetchMaxEntries.push(request.maxEntries);
         if (topic.indexOfOffset(request.offset) >= topic.entries.length && request.maxWaitMs > 0n) {
           await topic.waitForAppend(Number(request.maxWaitMs), context.signal);
         }
