@@ -6,6 +6,7 @@ import * as networkingV1 from 'kubernetes-models/networking.k8s.io/v1';
 import * as policyV1 from 'kubernetes-models/policy/v1';
 import * as coreV1 from 'kubernetes-models/v1';
 import { clusterCollectorConfigSchema } from '@ledgerline/garbage-collector';
+import { kafkaGatewayClusterConfigSchema } from '@ledgerline/kafka-gateway';
 import { clusterConfigSchema } from '@ledgerline/metadata-service';
 import { serviceConfigSchema, settingSource } from '@ledgerline/service-kit';
 import { writerClusterConfigSchema } from '@ledgerline/writer-owner';
@@ -32,27 +33,41 @@ function sampleInstance() {
   return { name: 'x-0', index: 0, grpcPort: 1, redisUrl: 'redis://r:1', natsUrl: 'nats://n:1', metadataTarget: 'm:1' };
 }
 
-/** The settings schema of each role's app; null where the app is not in this checkout yet. */
-const SCHEMAS: Record<ClusterRole, z.ZodObject | null> = {
+/** Apps deployed beside the local cluster's roles: the Kafka gateway (Kubernetes only, so far). */
+const GATEWAY = 'kafka-gateway';
+type DeployedApp = ClusterRole | typeof GATEWAY;
+/*
+ * The overlays that deploy the gateway. The dev overlay is also what the pod
+ * runner starts (libs/pod-runner), whose specs expect the four roles there, so
+ * the gateway joins dev together with a change there.
+ */
+const GATEWAY_OVERLAYS = new Set(['prod']);
+const deployedApps = (overlay: string): DeployedApp[] =>
+  GATEWAY_OVERLAYS.has(overlay) ? [...CLUSTER_ROLES, GATEWAY] : [...CLUSTER_ROLES];
+
+/** The settings schema of each deployed app; null where the app is not in this checkout yet. */
+const SCHEMAS: Record<DeployedApp, z.ZodObject | null> = {
   metadata: clusterConfigSchema,
   'writer-owner': writerClusterConfigSchema,
   'readonly-owner': readOnlyClusterConfigSchema,
   'garbage-collector': clusterCollectorConfigSchema,
+  [GATEWAY]: kafkaGatewayClusterConfigSchema,
 };
 
-function harnessEnvs(role: ClusterRole): string[] {
-  return Object.keys(ROLE_SPECS.find((spec) => spec.role === role)!.settings(sampleInstance()));
+function harnessEnvs(role: DeployedApp): string[] {
+  const spec = ROLE_SPECS.find((candidate) => candidate.role === role);
+  return spec === undefined ? [] : Object.keys(spec.settings(sampleInstance()));
 }
 
 /** The LEDGERLINE_* variables an app reads. */
-function knownSettings(role: ClusterRole): Set<string> {
+function knownSettings(role: DeployedApp): Set<string> {
   const schema = SCHEMAS[role];
   if (schema === null) return new Set([...settingEnvs(serviceConfigSchema), ...harnessEnvs(role)]);
   return settingEnvs(schema);
 }
 
 /** The LEDGERLINE_* variables an app cannot start without. */
-function requiredSettings(role: ClusterRole): string[] {
+function requiredSettings(role: DeployedApp): string[] {
   const schema = SCHEMAS[role];
   if (schema === null) return harnessEnvs(role).filter((name) => name !== 'LEDGERLINE_ADVERTISED_ADDRESS');
   return Object.entries(schema.shape)
@@ -133,7 +148,7 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
   const workloads = [...ofKind('Deployment'), ...ofKind('StatefulSet')];
   const deployments = ofKind('Deployment');
   const appOf = (deployment: K8sObject) =>
-    podSpec(deployment).containers[0]!.env!.find((entry) => entry.name === 'APP')!.value as ClusterRole;
+    podSpec(deployment).containers[0]!.env!.find((entry) => entry.name === 'APP')!.value as DeployedApp;
   /** A container's LEDGERLINE_* settings: its own env and every ConfigMap it loads. */
   const settingsOf = (container: Container): Map<string, string | undefined> => {
     const settings = new Map<string, string | undefined>();
@@ -152,8 +167,8 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it('runs every service of the local cluster as a Deployment of the one image, APP naming the app', () => {
-    expect(deployments.map(appOf).sort()).toEqual([...CLUSTER_ROLES].sort());
+  it('runs every service of the local cluster (and in prod the Kafka gateway) as a Deployment of the one image, APP naming the app', () => {
+    expect(deployments.map(appOf).sort()).toEqual(deployedApps(overlay).sort());
     for (const deployment of deployments) {
       expect(deployment.metadata.name).toBe(`ledgerline-${appOf(deployment)}`);
       const image = podSpec(deployment).containers[0]!.image;
@@ -268,6 +283,11 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
           Number(port),
         );
       }
+      // The Kafka gateway reaches only the metadata service and the owners: no NATS.
+      if (role === GATEWAY) {
+        expect(settings.has('LEDGERLINE_NATS_URL')).toBe(false);
+        continue;
+      }
       const natsUrl = settings.get('LEDGERLINE_NATS_URL')!;
       expect(natsUrl.split(',').every((url) => /^nats:\/\/[^,]+:\d+$/.test(url))).toBe(true);
       if (overlay === 'dev') expect(named('Service', new URL(natsUrl).hostname)).toBeDefined();
@@ -279,23 +299,61 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
       }
     }
   });
+
+  if (GATEWAY_OVERLAYS.has(overlay))
+    it('makes every Kafka gateway pod addressable as a broker: it advertises its own pod IP and Kafka port', () => {
+      const deployment = named('Deployment', 'ledgerline-kafka-gateway')!;
+      const container = podSpec(deployment).containers[0]!;
+      const env = container.env as { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+      const kafkaPort = container.ports!.find((port) => port.name === 'kafka')!.containerPort;
+      const podIp = env.findIndex((entry) => entry.valueFrom?.fieldRef?.fieldPath === 'status.podIP');
+      const advertised = env.findIndex((entry) => entry.name === 'LEDGERLINE_KAFKA_ADVERTISED_ADDRESS');
+      // $(VAR) expands only variables defined before it in the list.
+      expect(podIp).toBeGreaterThanOrEqual(0);
+      expect(advertised).toBeGreaterThan(podIp);
+      expect(env[advertised]!.value).toBe(`$(${env[podIp]!.name}):${kafkaPort}`);
+      expect(settingsOf(container).get('LEDGERLINE_KAFKA_PORT')).toBe(String(kafkaPort));
+      const service = named('Service', 'ledgerline-kafka-gateway')!;
+      expect((service['spec'] as { ports: { port: number; targetPort: string }[] }).ports).toContainEqual(
+        expect.objectContaining({ port: kafkaPort, targetPort: 'kafka' }),
+      );
+      const policy = named('NetworkPolicy', 'ledgerline-kafka-gateway')!;
+      const ingress = (policy['spec'] as { ingress: { from?: unknown[]; ports: { port: number }[] }[] }).ingress;
+      expect(
+        ingress.some((rule) => rule.from === undefined && rule.ports.some((port) => port.port === kafkaPort)),
+      ).toBe(true);
+      const egress = (
+        policy['spec'] as { egress: { to?: { podSelector?: { matchLabels: Record<string, string> } }[] }[] }
+      ).egress;
+      const reached = egress
+        .flatMap((rule) => rule.to ?? [])
+        .map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name']);
+      expect(reached.sort()).toEqual(['ledgerline-metadata', 'ledgerline-readonly-owner', 'ledgerline-writer-owner']);
+    });
 });
 
 describe('deploy/', () => {
-  it('holds one Kustomize base per service of the local cluster, each in both overlays', () => {
+  it('holds one Kustomize base per service of the local cluster and the Kafka gateway, each in the overlays that deploy it', () => {
     const bases = readdirSync(DEPLOY, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && !['overlays', 'grafana', 'components'].includes(entry.name))
       .map((entry) => entry.name)
       .sort();
-    expect(bases).toEqual(ROLE_SPECS.map((spec) => spec.app).sort());
+    expect(bases).toEqual([...ROLE_SPECS.map((spec) => spec.app), GATEWAY].sort());
+    for (const overlay of OVERLAYS) {
+      const resources = readFileSync(join(DEPLOY, 'overlays', overlay, 'kustomization.yaml'), 'utf8');
+      for (const base of deployedApps(overlay)) expect(resources).toContain(`- ../../${base}\n`);
+    }
   });
 
-  it.each(ROLE_SPECS.map((spec) => spec.app))('base %s renders alone, passes the schemas and pins its image', (app) => {
-    const objects = renderKustomization(join(DEPLOY, app));
-    for (const object of objects) expect(() => validateSchema(object)).not.toThrow();
-    const deployment = objects.find((object) => object.kind === 'Deployment')!;
-    expect(podSpec(deployment).containers[0]!.image).toMatch(/^ledgerline:\d+\.\d+\.\d+$/);
-  });
+  it.each([...ROLE_SPECS.map((spec) => spec.app), GATEWAY])(
+    'base %s renders alone, passes the schemas and pins its image',
+    (app) => {
+      const objects = renderKustomization(join(DEPLOY, app));
+      for (const object of objects) expect(() => validateSchema(object)).not.toThrow();
+      const deployment = objects.find((object) => object.kind === 'Deployment')!;
+      expect(podSpec(deployment).containers[0]!.image).toMatch(/^ledgerline:\d+\.\d+\.\d+$/);
+    },
+  );
 
   it('charts only metrics the services register', () => {
     const dashboard = JSON.parse(readFileSync(join(DEPLOY, 'grafana', 'ledgerline-dashboard.json'), 'utf8')) as {

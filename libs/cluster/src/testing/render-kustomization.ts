@@ -108,9 +108,12 @@ function applyJsonPatch(object: K8sObject, operations: { op: string; path: strin
 function matches(object: K8sObject, target: Target): boolean {
   if (target.kind !== undefined && object.kind !== target.kind) return false;
   if (target.name !== undefined && object.metadata.name !== target.name) return false;
+  // Equality requirements, `key=value` and `key!=value`, as Kubernetes label selectors write them.
   for (const requirement of target.labelSelector?.split(',') ?? []) {
-    const [key, value] = requirement.split('=');
-    if (object.metadata.labels?.[key!.trim()] !== value?.trim()) return false;
+    const negated = requirement.includes('!=');
+    const [key, value] = requirement.split(negated ? '!=' : '=');
+    const equal = object.metadata.labels?.[key!.trim()] === value?.trim();
+    if (equal === negated) return false;
   }
   return true;
 }
