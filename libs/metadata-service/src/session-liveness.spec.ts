@@ -134,20 +134,26 @@ describe('early session expiry (WatchOwnerSession)', () => {
     await liveness.close();
   });
 
-  it('keeps the session when a keep-alive arrives between the drop and the verdict', async () => {
+  it.each([
+    ['keeps the session when keep-alives keep landing while the drop is judged', 2, 1 + 3 * 2, 'writer-1'],
+    ['judges again, and expires, when one keep-alive landed during the first round', 2, 1 + 2 * 2, undefined],
+  ])('%s', async (_case, firstKeepAlive, probes, holder) => {
     const owner = { sessionId: '' };
-    // The owner's keep-alive lands while the drop is judged (on the first attempt after it): it was alive after all.
+    const keepAliveFrom = firstKeepAlive as number;
+    // Keep-alives land as the drop is judged; in the second case only the one sent just before the end.
     const { probe, state } = scripted(['accepted', 'refused'], async (call) => {
-      if (call === 2) await fixture.admin.keepAliveOwner(owner.sessionId);
+      if (call >= keepAliveFrom && (holder !== undefined || call === keepAliveFrom))
+        await fixture.admin.keepAliveOwner(owner.sessionId);
     });
     const liveness = new SessionLiveness(fixture.admin.context, FAST, probe);
     owner.sessionId = (await ownerAt('owner.example:6650')).sessionId;
     const call = new AbortController();
     expect(await armedState(liveness.watch(owner.sessionId, call.signal))).toBe(true);
     call.abort();
-    await eventually(() => state.calls >= 3, { attempts: 100 });
+    await eventually(() => state.calls >= (probes as number), { attempts: 100 });
     await liveness.close();
-    expect((await fixture.admin.getLease(TOPIC))?.instanceId).toBe('writer-1');
+    expect(state.calls).toBe(probes);
+    expect((await fixture.admin.getLease(TOPIC))?.instanceId).toBe(holder);
   });
 
   it('refuses to watch a session that is not live', async () => {

@@ -14,6 +14,8 @@ export const MAX_WATCHED_SESSIONS = 10_000;
 /** Refused connections it takes to call an owner's process gone, and the most attempts made after a drop. */
 const REFUSALS_NEEDED = 2;
 const MAX_DROP_PROBES = 5;
+/** Judging rounds after a drop: a keep-alive the process sent just before it died can land during the first. */
+const MAX_DROP_ROUNDS = 3;
 
 export interface SessionLivenessSettings {
   /** How long a connection attempt to an owner may take before it says nothing (`unknown`). */
@@ -43,8 +45,8 @@ const quiet: Logger = { info: () => undefined, warn: () => undefined };
  * advertised address is tried, `confirmDelayMs` apart. Only when two
  * attempts are refused (and none accepted), the address accepted a connection earlier in this
  * session (so a refusal there means something), and no keep-alive moved the
- * owner record since the drop (one compare-and-set on the version read at the
- * drop), is the session expired now: its leases are free for the next
+ * owner record during the round (one compare-and-set on the version read
+ * before it; up to MAX_DROP_ROUNDS rounds), is the session expired now: its leases are free for the next
  * acquisition. A stopped, slow or unreachable owner keeps its full TTL, and the
  * ledger fencing of the next owner stays the guard against two writers.
  */
@@ -123,16 +125,22 @@ export class SessionLiveness {
 
   private async expireIfGone(owner: OwnerRecord): Promise<void> {
     const path = ownerPath(owner.group, owner.instanceId);
-    const atDrop = await readRecord(this.context.store, path, OwnerRecordSchema);
-    if (atDrop === undefined || atDrop.record.sessionId !== owner.sessionId) return;
-    const verdict = await this.judge(owner.advertisedAddress);
-    const details = { instanceId: owner.instanceId, address: owner.advertisedAddress, verdict };
-    // A stream opened again meanwhile means the process reached this service after the drop.
-    if (verdict !== 'refused' || this.watching.has(owner.sessionId) || this.closed) {
-      this.logger.info(details, 'owner session watch dropped; the owner is not known dead, its session keeps its TTL');
-      return;
+    for (let round = 1; round <= MAX_DROP_ROUNDS; round++) {
+      const read = await readRecord(this.context.store, path, OwnerRecordSchema);
+      if (read === undefined || read.record.sessionId !== owner.sessionId) return;
+      const verdict = await this.judge(owner.advertisedAddress);
+      const details = { instanceId: owner.instanceId, address: owner.advertisedAddress, verdict, round };
+      // A stream opened again meanwhile means the process reached this service after the drop.
+      if (verdict !== 'refused' || this.watching.has(owner.sessionId) || this.closed) {
+        this.logger.info(
+          details,
+          'owner session watch dropped; the owner is not known dead, its session keeps its TTL',
+        );
+        return;
+      }
+      if (await this.expire(read.record, read.version, path)) return;
+      this.logger.warn(details, 'a keep-alive landed while a dropped owner was judged; judging again');
     }
-    await this.expire(atDrop.record, atDrop.version, path);
   }
 
   /**
@@ -151,20 +159,21 @@ export class SessionLiveness {
     return 'unknown';
   }
 
-  /** One compare-and-set on the version read at the drop: a keep-alive since then keeps the session. */
-  private async expire(record: OwnerRecord, version: number, path: string): Promise<void> {
+  /** One compare-and-set on the version read before the round: false when a keep-alive moved it meanwhile. */
+  private async expire(record: OwnerRecord, version: number, path: string): Promise<boolean> {
     const now = this.context.now();
-    if (!isLive(record, now)) return;
+    if (!isLive(record, now)) return true;
     try {
       await writeRecord(this.context.store, path, { ...record, expiresAtMs: now }, version);
     } catch (error) {
-      if (isBadVersion(error)) return;
+      if (isBadVersion(error)) return false;
       throw error;
     }
     this.logger.warn(
       { instanceId: record.instanceId, address: record.advertisedAddress, ttlLeftMs: record.expiresAtMs - now },
       'owner process gone (connection dropped, address refuses connections): its session expired early',
     );
+    return true;
   }
 }
 
