@@ -3,7 +3,7 @@ import { OwnerRole } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import { eventually, sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { startClusterMetadataService } from './cluster.js';
-import type { ClusterConfig } from './config.js';
+import { resolveBalancerSettings, type ClusterConfig } from './config.js';
 import { sleep } from './sleep.js';
 import type { RunningMetadataService } from './metadata-server.js';
 import { connectClients, testServiceConfig, type ServiceClients } from './testing/service-fixtures.js';
@@ -48,6 +48,8 @@ describe('two metadata instances over one Redis racing each other', () => {
       redisUrl,
       natsUrl,
       redisKeyPrefix: uniqueNamespace('metadata-race'),
+      // The balancer has specs of its own; here two instances race over the store without it.
+      ...resolveBalancerSettings({ balancerEnabled: false }),
     };
     instances = await Promise.all([
       startClusterMetadataService(config, { signals: [], name: 'metadata-a' }),

@@ -1,7 +1,7 @@
 import { serviceConfigSchema } from '@ledgerline/service-kit';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { startClusterMetadataService } from './cluster.js';
-import type { ClusterConfig } from './config.js';
+import { resolveBalancerSettings, type ClusterConfig } from './config.js';
 import { metadataE2ESuite } from './testing/e2e-suite.js';
 
 describe('metadata service end to end: cluster (Redis, NATS, two instances over one Redis)', () => {
@@ -21,6 +21,8 @@ describe('metadata service end to end: cluster (Redis, NATS, two instances over 
       reconcileIntervalMs: 3_600_000,
       recountSettleMs: 30_000,
       ownerSweepIntervalMs: 1000,
+      // The balancer has specs of its own; here two instances race over the store without it.
+      ...resolveBalancerSettings({ balancerEnabled: false }),
     };
     const instances = await Promise.all([
       startClusterMetadataService(config, { signals: [], name: 'metadata-a' }),
