@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import * as hdr from 'hdr-histogram-js';
 import { Redis } from 'ioredis';
 import { LookupService, TopicsService } from '@ledgerline/proto';
+import type { LedgerlineClient } from '@ledgerline/client';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
 import { freePort, waitForPort } from '@ledgerline/testing';
 
@@ -655,4 +656,22 @@ export async function publishStream(
     wake?.();
   }
   return answered;
+}
+
+/** Sends `count` copies of `payload` through one SDK producer (its own pending limit bounds what is in flight). */
+export async function produceWithSdk(
+  client: LedgerlineClient,
+  topic: string,
+  count: number,
+  batching: boolean,
+  payload: Uint8Array,
+): Promise<void> {
+  const producer = await client.producer({ topic, ...(batching ? {} : { batching: false }) });
+  try {
+    const sends: Promise<unknown>[] = [];
+    for (let i = 0; i < count; i++) sends.push(producer.send(payload));
+    await Promise.all(sends);
+  } finally {
+    await producer.close();
+  }
 }

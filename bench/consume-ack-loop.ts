@@ -29,7 +29,15 @@ import { createClient as createSdkClient, type LedgerlineClient } from '@ledgerl
 import { AdminService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { freePort, startNats, startRedis } from '@ledgerline/testing';
-import { startStandalone, startWriterCluster, stopChild, stopChildren, throughput, waitForOwner } from './baselines.js';
+import {
+  startStandalone,
+  startWriterCluster,
+  stopChild,
+  stopChildren,
+  throughput,
+  waitForOwner,
+  produceWithSdk,
+} from './baselines.js';
 import { formatNumber, runAlone, sized, type BenchReport } from './bench-report.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 50_000, full: 200_000 });
@@ -46,17 +54,6 @@ interface LoopRow {
   /** Including the wait for the owner to persist every ack (flushAcks). */
   persistedMessagesPerSecond: number;
   target: string;
-}
-
-async function produce(client: LedgerlineClient, topic: string, count: number, batching: boolean): Promise<void> {
-  const producer = await client.producer({ topic, ...(batching ? {} : { batching: false }) });
-  try {
-    const sends: Promise<unknown>[] = [];
-    for (let i = 0; i < count; i++) sends.push(producer.send(payload));
-    await Promise.all(sends);
-  } finally {
-    await producer.close();
-  }
 }
 
 /** The README's loop over `count` messages: timed from subscribe to the last awaited ack, then to flushAcks. */
@@ -103,10 +100,10 @@ async function rows(address: string, where: string): Promise<LoopRow[]> {
   await waitForOwner(address, topic('warm-up'));
   const client = createSdkClient({ serviceUrl: address });
   try {
-    await produce(client, topic('warm-up'), 5_000, true);
-    await produce(client, topic('batched'), MESSAGES, true);
-    await produce(client, topic('single'), MESSAGES, false);
-    await produce(client, topic('receipts'), RECEIPT_MESSAGES, true);
+    await produceWithSdk(client, topic('warm-up'), 5_000, true, payload);
+    await produceWithSdk(client, topic('batched'), MESSAGES, true, payload);
+    await produceWithSdk(client, topic('single'), MESSAGES, false, payload);
+    await produceWithSdk(client, topic('receipts'), RECEIPT_MESSAGES, true, payload);
     // Warm-up: topic loads, connections, JIT on both sides.
     await awaitedAckLoop(client, topic('warm-up'), 5_000, false, 'warm-up');
     return [

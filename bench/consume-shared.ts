@@ -24,7 +24,7 @@
 // Run: npx tsx bench/consume-shared.ts [--full]   (also part of `npm run bench`)
 //   Default 30 000 messages per row; --full 200 000; the runner's default 20 000.
 import { AdminService } from '@ledgerline/proto';
-import { createClient as createSdkClient, type LedgerlineClient, type Message } from '@ledgerline/client';
+import { createClient as createSdkClient, type Message } from '@ledgerline/client';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { startNats, startRedis } from '@ledgerline/testing';
 import {
@@ -37,6 +37,7 @@ import {
   type ConsumeMode,
   type ThroughputRow,
   type WriterCluster,
+  produceWithSdk,
 } from './baselines.js';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 import { clusterProcesses, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
@@ -46,18 +47,6 @@ const MESSAGE_BYTES = 1024;
 const CONSUMERS = 4;
 const NAMESPACE = 'bench/consume';
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
-
-/** Sends `count` messages through one SDK producer (its own pending limit bounds what is in flight). */
-async function produce(client: LedgerlineClient, topic: string, count: number, batching: boolean): Promise<void> {
-  const producer = await client.producer({ topic, ...(batching ? {} : { batching: false }) });
-  try {
-    const sends: Promise<unknown>[] = [];
-    for (let i = 0; i < count; i++) sends.push(producer.send(payload));
-    await Promise.all(sends);
-  } finally {
-    await producer.close();
-  }
-}
 
 /**
  * CONSUMERS SDK consumers (one client each) of one Shared subscription read
@@ -141,9 +130,9 @@ async function oursRows(cluster: WriterCluster, processes: Metered): Promise<Met
   const producer = createSdkClient({ serviceUrl: cluster.metadataAddress });
   try {
     // Warm-up: topic loads, connections, JIT on both sides.
-    await produce(producer, topic('warm-up'), 2_000, false);
+    await produceWithSdk(producer, topic('warm-up'), 2_000, false, payload);
     await sdkShared(cluster.metadataAddress, topic('warm-up'), 'backlog', 2_000, () => Promise.resolve());
-    await produce(producer, topic('backlog'), MESSAGES, false);
+    await produceWithSdk(producer, topic('backlog'), MESSAGES, false, payload);
     // The tailing row's CPU includes the producer's: every message is published and consumed in it.
     const backlog = await metered(processes.ours, async () => ({
       row: await sdkShared(cluster.metadataAddress, topic('backlog'), 'backlog', MESSAGES, () => Promise.resolve()),
@@ -151,7 +140,7 @@ async function oursRows(cluster: WriterCluster, processes: Metered): Promise<Met
     }));
     const tailing = await metered(processes.ours, async () => ({
       row: await sdkShared(cluster.metadataAddress, topic('tailing'), 'tailing', MESSAGES, () =>
-        produce(producer, topic('tailing'), MESSAGES, true),
+        produceWithSdk(producer, topic('tailing'), MESSAGES, true, payload),
       ),
       messages: MESSAGES,
     }));
