@@ -1,6 +1,7 @@
 // Where an entry's time goes inside the writer owner, from its
-// `ledgerline_writer_stage_seconds` histogram (received_to_stored,
-// stored_to_lac_hint, appended_to_delivered): scraped before and after a
+// histograms (`ledgerline_writer_publish_latency_seconds` for received to
+// stored, then `ledgerline_writer_stage_seconds`: stored_to_lac_hint,
+// appended_to_delivered): scraped before and after a
 // measured stretch, the difference gives that stretch's own samples.
 
 /** Cumulative bucket counts by stage, then by upper bound in seconds. */
@@ -9,14 +10,15 @@ export type StageBuckets = Map<string, Map<number, number>>;
 export async function scrapeStages(metricsPort: number): Promise<StageBuckets> {
   const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const stages: StageBuckets = new Map();
-  const pattern = /^ledgerline_writer_stage_seconds_bucket\{([^}]*)\} (\S+)$/gm;
+  // The first stage, received to stored, is the publish latency histogram.
+  const pattern = /^ledgerline_writer_(stage|publish_latency)_seconds_bucket\{([^}]*)\} (\S+)$/gm;
   for (const match of text.matchAll(pattern)) {
-    const labels = new Map([...match[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
-    const stage = labels.get('stage');
+    const labels = new Map([...match[2]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]));
+    const stage = match[1] === 'publish_latency' ? 'received_to_stored' : labels.get('stage');
     const le = labels.get('le');
     if (stage === undefined || le === undefined) continue;
     const buckets = stages.get(stage) ?? new Map<number, number>();
-    buckets.set(le === '+Inf' ? Infinity : Number(le), Number(match[2]));
+    buckets.set(le === '+Inf' ? Infinity : Number(le), Number(match[3]));
     stages.set(stage, buckets);
   }
   return stages;

@@ -180,7 +180,7 @@ function deliveryMessage(owner: WriterOwner, topic: OwnedTopic, delivery: Delive
   const response = entryResponse(delivery);
   if (delivery.redeliveryCount === 0) {
     const waitedMs = Date.now() - delivery.entry.stored.brokerTimestampMs;
-    owner.metrics.stageLatency.observe({ stage: DeliveryStage.APPENDED_TO_DELIVERED }, Math.max(0, waitedMs) / 1000);
+    owner.metrics.stageLatency[DeliveryStage.APPENDED_TO_DELIVERED].observe(Math.max(0, waitedMs) / 1000);
   }
   const { numMessages, bytes } = deliveredCounts(response);
   owner.metrics.messagesOut.inc({ topic: topic.name }, numMessages);

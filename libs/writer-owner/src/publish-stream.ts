@@ -3,7 +3,7 @@ import { OwnerReason, topicUnloaded } from '@ledgerline/ownership';
 import type { PublishMessage, PublishRequest, PublishResponseSchema } from '@ledgerline/proto';
 import type { CallContext, EncodedMessage } from '@ledgerline/rpc';
 import { ByteBudget } from './byte-budget.js';
-import { DeliveryStage, type WriterMetrics } from './metrics.js';
+import type { WriterMetrics } from './metrics.js';
 import type { OwnedTopic, Receipt } from './owned-topic.js';
 import { failureMessage } from './publish-mapping.js';
 import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
@@ -196,9 +196,7 @@ async function handAll(
 }
 
 function receiptResult(receipt: Receipt, startedMs: number, metrics: WriterMetrics): Result {
-  const seconds = (performance.now() - startedMs) / 1000;
-  metrics.publishLatency.observe(seconds);
-  metrics.stageLatency.observe({ stage: DeliveryStage.RECEIVED_TO_STORED }, seconds);
+  metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
   return { receipt };
 }
 

@@ -193,7 +193,7 @@ export class TopicRegistry {
         ledger,
         dedup,
         lac: new LacNotifier(this.options.bus, (delayMs) =>
-          metrics.stageLatency.observe({ stage: DeliveryStage.STORED_TO_LAC_HINT }, delayMs / 1000),
+          metrics.stageLatency[DeliveryStage.STORED_TO_LAC_HINT].observe(delayMs / 1000),
         ),
         metrics,
         maxPendingBytes: settings.maxPendingBytesPerTopic,

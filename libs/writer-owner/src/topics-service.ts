@@ -1,4 +1,3 @@
-import { DeliveryStage } from './metrics.js';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
 import {
@@ -100,9 +99,7 @@ async function publishOne(
   const startedMs = performance.now();
   const topic = await owner.topic(message.topic);
   const receipt = await topic.publish(message, context.signal);
-  const seconds = (performance.now() - startedMs) / 1000;
-  owner.metrics.publishLatency.observe(seconds);
-  owner.metrics.stageLatency.observe({ stage: DeliveryStage.RECEIVED_TO_STORED }, seconds);
+  owner.metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
   return { receipt: receiptMessage(receipt) };
 }
 
