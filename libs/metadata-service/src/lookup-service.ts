@@ -51,7 +51,9 @@ export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Look
       return {};
     },
     async transferLease(request) {
-      return { lease: leaseMessage(await admin.transferLease(request.topic, request.sessionId, request.targetInstanceId)) };
+      return {
+        lease: leaseMessage(await admin.transferLease(request.topic, request.sessionId, request.targetInstanceId)),
+      };
     },
     async reclaimLease(request) {
       const version = safeNumber(request.version, 'version', 'INVALID_VERSION');
