@@ -57,9 +57,14 @@ describe('wire size bounds', () => {
     const entry = (payloadBytes: number) => ({ messages: [{ payload: new Uint8Array(payloadBytes) }] });
     const entries = [entry(1_000), entry(1_000), entry(1_000)];
     const one = entryWireBytes(entries[0]!);
-    expect(withinWireBytes(entries, 2 * one)).toHaveLength(2);
-    expect(withinWireBytes(entries, 3 * one)).toHaveLength(3);
-    expect(withinWireBytes(entries, 10)).toHaveLength(1);
-    expect(withinWireBytes([], 10)).toHaveLength(0);
+    const same = (e: (typeof entries)[number]) => e;
+    expect(withinWireBytes(entries, same, 2 * one)).toHaveLength(2);
+    expect(withinWireBytes(entries, same, 3 * one)).toHaveLength(3);
+    expect(withinWireBytes(entries, same, 10)).toHaveLength(1);
+    expect(withinWireBytes([], same, 10)).toHaveLength(0);
+    // Past the bound, nothing more is converted.
+    const converted: number[] = [];
+    withinWireBytes([1, 2, 3, 4], (n) => (converted.push(n), entry(1_000)), 2 * one);
+    expect(converted).toEqual([1, 2, 3]);
   });
 });

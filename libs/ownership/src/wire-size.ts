@@ -46,17 +46,24 @@ export function entryWireBytes(entry: EntryInit): number {
 }
 
 /**
- * The leading entries whose wire size stays within `maxBytes`; the first is
- * always kept (an entry is bounded by the largest entry the owner stores), so
- * a reader always makes progress.
+ * The leading items, as entries, whose wire size stays within `maxBytes`; the
+ * first is always kept (an entry is bounded by the largest entry the owner
+ * stores), so a reader always makes progress. Items are turned into entries
+ * one at a time and the rest are never converted: decoding a batch is the
+ * costly part of a fetch, and a fetch may read many more than fit.
  */
-export function withinWireBytes<E extends EntryInit>(entries: readonly E[], maxBytes: number): E[] {
+export function withinWireBytes<T, E extends EntryInit>(
+  items: readonly T[],
+  toEntry: (item: T) => E,
+  maxBytes: number,
+): E[] {
+  const entries: E[] = [];
   let bytes = 0;
-  let count = 0;
-  for (const entry of entries) {
+  for (const item of items) {
+    const entry = toEntry(item);
     bytes += entryWireBytes(entry);
-    if (count > 0 && bytes > maxBytes) break;
-    count++;
+    if (entries.length > 0 && bytes > maxBytes) break;
+    entries.push(entry);
   }
-  return entries.slice(0, count);
+  return entries;
 }

@@ -168,10 +168,7 @@ async function fetchByOffset(
     entries = await topic.view.readEntries(from, maxEntries);
   }
   // As on the writer owner: bounded by what the response takes on the wire, not only by entry count.
-  const sent = withinWireBytes(
-    entries.map((e) => entryMessage(e)),
-    MAX_FETCH_RESPONSE_BYTES,
-  );
+  const sent = withinWireBytes(entries, (e) => entryMessage(e), MAX_FETCH_RESPONSE_BYTES);
   const last = sent[sent.length - 1];
   return {
     entries: sent,

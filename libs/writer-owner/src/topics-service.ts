@@ -152,10 +152,7 @@ async function fetchByOffset(
   const found = await ledger.findPosition(offset);
   const read = await ledger.readEntries(found, { maxEntries, ...(maxBytes === undefined ? {} : { maxBytes }) });
   // max_bytes bounds stored bytes; the response is also bounded by what it takes on the wire.
-  const entries = withinWireBytes(
-    read.map((e) => entryMessage(e)),
-    MAX_FETCH_RESPONSE_BYTES,
-  );
+  const entries = withinWireBytes(read, (e) => entryMessage(e), MAX_FETCH_RESPONSE_BYTES);
   const sent = read.slice(0, entries.length);
   topic.rateOut.record(
     sent.reduce((sum, e) => sum + e.numMessages, 0),
