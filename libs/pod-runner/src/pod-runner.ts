@@ -102,18 +102,21 @@ export class PodRunner {
     return runner;
   }
 
+  /** One deadline for the whole of `up`: each StatefulSet pod waits only for what is left of it. */
   private async startWorkloads(timeoutMs: number, waitForReady: boolean): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const left = (): number => Math.max(0, deadline - Date.now());
     const statefulSets: Promise<void>[] = [];
     for (const workload of this.manifests.workloads) {
       this.replicas.set(workload.metadata.name, workload.spec.replicas ?? 1);
       this.revisions.set(workload.metadata.name, randomBytes(4).toString('hex'));
       if (workload.kind === 'Deployment') await this.addDeploymentPods(workload, workload.spec.replicas ?? 1);
       // OrderedReady: each StatefulSet pod is ready before the next is made.
-      else statefulSets.push(this.startStatefulSet(workload, timeoutMs));
+      else statefulSets.push(this.startStatefulSet(workload, left, waitForReady ? timeoutMs : undefined));
     }
     await Promise.all(statefulSets);
     if (!waitForReady) return;
-    const ready = await this.waitUntil(() => [...this.pods.values()].every((pod) => pod.ready), timeoutMs);
+    const ready = await this.waitUntil(() => [...this.pods.values()].every((pod) => pod.ready), left());
     if (!ready) throw this.notReadyError(timeoutMs);
   }
 
@@ -127,11 +130,13 @@ export class PodRunner {
     );
   }
 
-  private async startStatefulSet(workload: Workload, timeoutMs: number): Promise<void> {
+  /** OrderedReady; with `timeoutMs` (waiting for ready), a pod not ready by the deadline ends the start. */
+  private async startStatefulSet(workload: Workload, left: () => number, timeoutMs?: number): Promise<void> {
     const replicas = this.replicas.get(workload.metadata.name)!;
     for (let ordinal = 0; ordinal < replicas; ordinal++) {
       const pod = await this.createPod(workload, `${workload.metadata.name}-${ordinal}`);
-      await this.waitUntil(() => pod.ready, timeoutMs);
+      const ready = await this.waitUntil(() => pod.ready, left());
+      if (!ready && timeoutMs !== undefined) throw this.notReadyError(timeoutMs);
     }
   }
 
