@@ -269,12 +269,13 @@ export class PodRunner {
   /** Rewrites every pod's hosts file from the pods' readiness now (the endpoints controller and DNS in one). */
   refreshHosts(): void {
     const endpoints = [...this.pods.values()].map((pod) => pod.endpoint());
+    const clusterIPs = this.clusterIPs();
     for (const pod of this.pods.values()) {
       if (pod.terminating) continue;
       try {
         writeHostsFile(
           pod.plan.netns,
-          hostsFile({ name: pod.name, ip: pod.ip }, this.manifests.services, endpoints, this.clusterIPs()),
+          hostsFile({ name: pod.name, ip: pod.ip }, this.manifests.services, endpoints, clusterIPs),
         );
       } catch {
         // The namespace is being removed.
