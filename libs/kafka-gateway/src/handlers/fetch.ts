@@ -139,11 +139,6 @@ export async function handleFetch(
   const found = fetches.reduce((sum, fetch) => sum + bytesOf(fetch), 0);
   if (found < Math.max(minBytes, 1) && waitMs > 0) await longPoll(context, fetches, waitMs, session);
   // An answer is at most kafkaMaxFetchResponseBytes: that bounds what a connection's answers can hold.
-  encodeWithin(
-    fetches,
-    Math.min(maxBytes > 0 ? maxBytes : Number.MAX_SAFE_INTEGER, context.settings.kafkaMaxFetchResponseBytes),
-  );
-  // An answer is at most kafkaMaxFetchResponseBytes: that bounds what a connection's answers can hold.
   const limit = Math.min(
     maxBytes > 0 ? maxBytes : Number.MAX_SAFE_INTEGER,
     context.settings.kafkaMaxFetchResponseBytes,
