@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type LedgerlineClient, type Message, type Reader } from '@ledgerline/client';
+import { eventually } from '@ledgerline/testing';
 import { CompressionCodecs, CompressionTypes, Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
@@ -49,12 +50,8 @@ async function consumeCount(consumer: Consumer, count: number): Promise<Received
 }
 
 /** Polls `done` until it holds, bounded by WAIT_MS. */
-async function until(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + WAIT_MS;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function until(what: string, done: () => boolean): Promise<void> {
+  return eventually(done, { attempts: WAIT_MS / 50, intervalMs: 50, description: what });
 }
 
 async function take(reader: Reader, count: number): Promise<Message[]> {
