@@ -4,7 +4,7 @@ import type { CallOptions } from '@ledgerline/rpc';
 import type { OwnerClients } from './owner-router.js';
 import { GatewayReason } from './reasons.js';
 
-/** Entries queued for one owner's stream and not yet sent; past it a publish waits for room (Kafka's clients retry). */
+/** Entries queued for or sent on one owner's stream and not yet answered; past it a publish is refused (Kafka's clients retry). */
 export const MAX_QUEUED_ENTRIES = 10_000;
 /** Bytes one coalesced request carries at most (below the gRPC message bound). */
 const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
@@ -65,6 +65,8 @@ function failureError(result: PublishResult['result'] | PublishResponse['result'
 export class OwnerPublisher {
   private queued: Pending[] = [];
   private readonly inFlight: Pending[][] = [];
+  /** Entries in inFlight: flush moves every queued entry there at once, so the bound counts both. */
+  private inFlightEntries = 0;
   private requests: RequestQueue<object> | undefined;
   private abort: AbortController | undefined;
   private maxPerRequest = 1;
@@ -76,7 +78,7 @@ export class OwnerPublisher {
   ) {}
 
   publish(message: PublishMessageInit): Promise<PublishReceipt> {
-    if (this.queued.length >= MAX_QUEUED_ENTRIES) {
+    if (this.queued.length + this.inFlightEntries >= MAX_QUEUED_ENTRIES) {
       return Promise.reject(
         new LedgerlineError('UNAVAILABLE', GatewayReason.OWNER_NOT_REACHED, 'too many entries queued for this owner'),
       );
@@ -107,6 +109,7 @@ export class OwnerPublisher {
         batch.push(next);
       }
       this.inFlight.push(batch);
+      this.inFlightEntries += batch.length;
       requests.push({ message: batch[0]!.message, more: batch.slice(1).map((pending) => pending.message) });
     }
   }
@@ -136,6 +139,7 @@ export class OwnerPublisher {
       for await (const response of responses) {
         if (response.maxMessagesPerRequest > this.maxPerRequest) this.maxPerRequest = response.maxMessagesPerRequest;
         const batch = this.inFlight.shift() ?? [];
+        this.inFlightEntries -= batch.length;
         const results = [response.result, ...response.more.map((more) => more.result)];
         batch.forEach((pending, index) => {
           const result = results[index];
@@ -153,6 +157,7 @@ export class OwnerPublisher {
       this.abort = undefined;
     }
     requests.end();
+    this.inFlightEntries = 0;
     for (const batch of this.inFlight.splice(0)) for (const pending of batch) pending.reject(failure);
   }
 
