@@ -1,7 +1,7 @@
 export { renderKustomization, strategicMerge, deployFolder } from './render-kustomization.js';
 export type { K8sObject } from './render-kustomization.js';
 export { Workload, percentile } from './workload.js';
-export type { Ack } from './workload.js';
+export type { Ack } from './ack-check.js';
 export { LatencyLoad } from './latency-load.js';
 export type { TimedAck } from './latency-load.js';
 export { ClusterClients } from './clients.js';

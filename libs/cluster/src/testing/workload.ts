@@ -1,6 +1,7 @@
 import { createClient, type Consumer, type LedgerlineClient, type Message, type Producer } from '@ledgerline/client';
 import type { LocalCluster } from '../local-cluster.js';
 import { READ_ONLY_GROUP } from '../roles.js';
+import { checkStoredAgainstAcks, type Ack } from './ack-check.js';
 import { ClusterClients } from './clients.js';
 
 /*
@@ -17,16 +18,6 @@ import { ClusterClients } from './clients.js';
 
 /** Publishes one or more in flight at once; the producer's own queue bounds the rest. */
 const MAX_IN_FLIGHT = 32;
-
-export interface Ack {
-  payload: string;
-  /** -1n when the owner answered that it had stored the payload already (a resend after a failover). */
-  offset: bigint;
-  duplicate: boolean;
-  atMs: number;
-  /** From the send to its acknowledgement. */
-  latencyMs: number;
-}
 
 export class Workload {
   readonly acks: Ack[] = [];
@@ -166,36 +157,9 @@ export class Workload {
     await this.producer.close();
   }
 
-  /**
-   * Reads the topic from offset 0 and checks it against the acknowledgements:
-   * returns what is wrong (empty when nothing is) so a test shows all of it.
-   */
-  async check(): Promise<string[]> {
-    const problems: string[] = [];
-    const [stats] = await this.client.topicStats(this.topic);
-    const stored = Number(stats!.stats.nextOffset);
-    const reader = await this.client.reader({ topic: this.topic, start: 'earliest' });
-    const offsetOf = new Map<string, bigint>();
-    try {
-      for (let index = 0; index < stored; index++) {
-        const message = await reader.readNext();
-        const payload = Buffer.from(message.payload).toString();
-        if (message.offset !== BigInt(index)) problems.push(`offset ${message.offset} where ${index} was next`);
-        if (offsetOf.has(payload))
-          problems.push(`${payload} stored twice (offsets ${offsetOf.get(payload)} and ${message.offset})`);
-        offsetOf.set(payload, message.offset);
-      }
-    } finally {
-      await reader.close();
-    }
-    for (const ack of this.acks) {
-      const offset = offsetOf.get(ack.payload);
-      if (offset === undefined) problems.push(`${ack.payload} acknowledged at offset ${ack.offset} and lost`);
-      // An owner that took over knows a resend is a duplicate but not always where the original went (-1).
-      else if (offset !== ack.offset && !(ack.duplicate && ack.offset === -1n))
-        problems.push(`${ack.payload} acknowledged at offset ${ack.offset}, stored at ${offset}`);
-    }
-    return problems.slice(0, 20);
+  /** What is wrong with the stored topic against the acknowledgements (empty when nothing is). */
+  check(): Promise<string[]> {
+    return checkStoredAgainstAcks(this.client, this.topic, this.acks);
   }
 
   /** How many acknowledged payloads the consumer has not received yet. */
