@@ -54,14 +54,6 @@ export function startCpuMeter(processes: readonly MeteredProcess[]): {
   };
 }
 
-/** A table row: the system, then µs per message of each process and the total. */
-export function cpuRow(system: string, cpu: CpuPerMessage): Record<string, string | number> {
-  const row: Record<string, string | number> = { system };
-  for (const [name, micros] of Object.entries(cpu)) if (name !== 'total') row[`${name} µs/msg`] = micros;
-  row['total µs/msg'] = cpu.total;
-  return row;
-}
-
 /** Every process of the Ledgerline rows (the bench process is the client), and the peer's (client + its server). */
 export interface Metered {
   ours: MeteredProcess[];
@@ -84,11 +76,10 @@ export function cpuTableRow(
   cpu: CpuPerMessage,
   columns: readonly MeteredProcess[],
 ): Record<string, string | number> {
-  const row = cpuRow(system, cpu);
-  const filled: Record<string, string | number> = { system };
-  for (const { name } of columns) filled[`${name} µs/msg`] = row[`${name} µs/msg`] ?? '-';
-  filled['total µs/msg'] = cpu.total;
-  return filled;
+  const row: Record<string, string | number> = { system };
+  for (const { name } of columns) row[`${name} µs/msg`] = cpu[name] ?? '-';
+  row['total µs/msg'] = cpu.total;
+  return row;
 }
 
 /** The processes of a cluster row: the bench process as client, then the services and the stores. */

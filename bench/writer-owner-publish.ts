@@ -415,11 +415,13 @@ async function measure(
   const rows: ThroughputRow[] = [];
   const cpuRows: Record<string, string | number>[] = [];
   const comparisons: Comparison[] = [];
+  const xaddCpu: CpuPerMessage[] = [];
   for (const partitions of PARTITION_COUNTS) {
     const measured = await throughputRows(topics, partitions, redisUrl, natsUrl, processes);
     rows.push(...measured.rows);
     cpuRows.push(...measured.cpuRows);
     comparisons.push(...measured.comparisons);
+    xaddCpu.push(measured.xaddCpu);
   }
   const [single, batched, xadd, js] = rows as [ThroughputRow, ThroughputRow, ThroughputRow, ThroughputRow];
   const sdkRun = await metered(processes.ours, async () => ({
@@ -429,7 +431,7 @@ async function measure(
   const sdk = sdkRun.row;
   rows.push(sdk);
   cpuRows.push(cpuTableRow(sdk.system, sdkRun.cpu, processes.ours));
-  comparisons.push(...cpuComparisons('1 partition, SDK producer, batching off', sdkRun.cpu, cpuOfXadd(comparisons)));
+  comparisons.push(...cpuComparisons('1 partition, SDK producer, batching off', sdkRun.cpu, xaddCpu[0]!));
   comparisons.push(...publishComparisons('1 partition, SDK producer, batching off', sdk, xadd, js));
   const ceiling = await noopCeilingRows(noopPort);
   rows.push(...ceiling);
@@ -498,7 +500,12 @@ async function throughputRows(
   redisUrl: string,
   natsUrl: string,
   processes: Metered,
-): Promise<{ rows: ThroughputRow[]; cpuRows: Record<string, string | number>[]; comparisons: Comparison[] }> {
+): Promise<{
+  rows: ThroughputRow[];
+  cpuRows: Record<string, string | number>[];
+  comparisons: Comparison[];
+  xaddCpu: CpuPerMessage;
+}> {
   const names = partitionTopics(partitions);
   const spread = partitions === 1 ? '' : `, ${partitions} topics`;
   const publishAll = async (batchSize: number): Promise<{ row: ThroughputRow; messages: number }> => {
@@ -531,13 +538,8 @@ async function throughputRows(
       ...publishComparisons(`${label}, client batches of ${CLIENT_BATCH}`, batched.row, xadd.row, js),
       ...cpuComparisons(`${label}, batching off`, writer.cpu, xadd.cpu),
     ],
+    xaddCpu: xadd.cpu,
   };
-}
-
-/** The 1-partition XADD row's CPU, which the SDK row is compared against too (read back from its comparison). */
-function cpuOfXadd(comparisons: Comparison[]): CpuPerMessage {
-  const first = comparisons.find((c) => c.figure.startsWith('CPU per 1 KiB publish, 1 partition, batching off, every'));
-  return { total: first?.peerValue ?? 0 } as CpuPerMessage;
 }
 
 /** CPU per unbatched publish: our total beside raw XADD's (client + Redis), and the writer owner's alone. */
