@@ -162,6 +162,7 @@ export function requestArbitraries(seeds: FuzzSeeds) {
       }),
       revokePermission: optionalFields({ namespace, role: fc.oneof(near('app'), chaosString) }),
       getPermissions: optionalFields({ namespace }),
+      getBalancerStatus: fc.constant({}),
     },
     LookupService: {
       registerOwner: optionalFields({ owner, sessionTtlMs: int64 }),
@@ -186,6 +187,10 @@ export function requestArbitraries(seeds: FuzzSeeds) {
       renewLease: optionalFields({ topic, sessionId }),
       releaseLease: optionalFields({ topic, sessionId }),
       getLease: optionalFields({ topic }),
+      transferLease: optionalFields({ topic, sessionId, targetInstanceId: near('w-fuzz', 'r-fuzz', '') }),
+      reclaimLease: optionalFields({ topic, sessionId, version: int64 }),
+      // Draining the seeded owner would change where later lookups place topics: an unknown session drains instead.
+      setOwnerDraining: optionalFields({ sessionId: otherSessionId, draining: fc.boolean() }),
       lookupTopic: optionalFields({ topic, group }),
       allocateLedgerId: fc.constant({}),
     },
