@@ -211,17 +211,23 @@ describe('the Kafka gateway under bad input', () => {
     expect(decodeResponse(spec(ApiKey.ApiVersions), 3, (await connection.next())!).body['errorCode']).toBe(0);
   });
 
-  it('answers a truncated batch and a bad CRC with CORRUPT_MESSAGE, snappy with UNSUPPORTED_COMPRESSION_TYPE, and stores none', async () => {
+  it('answers a truncated batch, a bad CRC and records mislabelled snappy with CORRUPT_MESSAGE, an undefined compression type with UNSUPPORTED_COMPRESSION_TYPE, and stores none', async () => {
     const good = batch();
     expect(await producePartitionError(good)).toBe(KafkaErrorCode.NONE);
     expect(await producePartitionError(good.subarray(0, good.length - 3))).toBe(KafkaErrorCode.CORRUPT_MESSAGE);
     const flipped = Buffer.from(good);
     flipped[flipped.length - 1] = (flipped[flipped.length - 1] as number) ^ 1;
     expect(await producePartitionError(flipped)).toBe(KafkaErrorCode.CORRUPT_MESSAGE);
+    // Records labelled snappy that are not snappy data: snappy is served, so they are corrupt.
     const snappy = Buffer.from(good);
     snappy.writeInt16BE(Compression.SNAPPY, 21);
     snappy.writeUInt32BE(crc32c(snappy.subarray(21)), 17);
-    expect(await producePartitionError(snappy)).toBe(KafkaErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
+    expect(await producePartitionError(snappy)).toBe(KafkaErrorCode.CORRUPT_MESSAGE);
+    // A compression type Kafka does not define (5) is refused as unsupported.
+    const unknown = Buffer.from(good);
+    unknown.writeInt16BE(5, 21);
+    unknown.writeUInt32BE(crc32c(unknown.subarray(21)), 17);
+    expect(await producePartitionError(unknown)).toBe(KafkaErrorCode.UNSUPPORTED_COMPRESSION_TYPE);
     const connection = await open();
     connection.send(
       request(ApiKey.ListOffsets, 2, {
