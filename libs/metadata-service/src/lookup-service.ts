@@ -29,7 +29,7 @@ export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Look
       return {};
     },
     watchOwnerSession(request, context) {
-      return admin.sessionLiveness.watch(request.sessionId, context.signal);
+      return admin.sessionLiveness.watch(request.sessionId, context.signal, context.draining);
     },
     async unregisterOwner(request) {
       await admin.unregisterOwner(request.sessionId);

@@ -66,8 +66,16 @@ export class SessionLiveness {
     this.settings = { ...DEFAULT_SESSION_LIVENESS, ...settings };
   }
 
-  /** The WatchOwnerSession stream: says when early expiry is armed, then holds until the call ends. */
-  async *watch(sessionId: string, signal: AbortSignal): AsyncIterable<{ earlyExpiryArmed: boolean }> {
+  /**
+   * The WatchOwnerSession stream: says when early expiry is armed, then holds
+   * until the call ends, or ends it (OK) when this service drains: the owner
+   * is alive then and opens its watch again, with another instance if need be.
+   */
+  async *watch(
+    sessionId: string,
+    signal: AbortSignal,
+    draining?: AbortSignal,
+  ): AsyncIterable<{ earlyExpiryArmed: boolean }> {
     const owner = await requireLiveOwner(this.context, sessionId);
     if (this.watchers >= MAX_WATCHED_SESSIONS) {
       throw new LedgerlineError(
@@ -87,7 +95,7 @@ export class SessionLiveness {
       yield { earlyExpiryArmed: false };
       armed = await this.arm(owner, signal);
       if (armed) yield { earlyExpiryArmed: true };
-      await untilAborted(signal);
+      await untilAborted(draining === undefined ? signal : AbortSignal.any([signal, draining]));
     } finally {
       this.watchers--;
       const left = (this.watching.get(sessionId) ?? 1) - 1;

@@ -52,6 +52,8 @@ export class SessionWatch {
         for await (const answer of this.options.clients.lookup.watchOwnerSession({ sessionId }, { signal })) {
           this.armed = answer.earlyExpiryArmed;
         }
+        // The metadata instance ended it (it is draining): not armed until a new watch says so.
+        this.armed = false;
       } catch (thrown) {
         const error = LedgerlineError.from(thrown);
         this.armed = false;

@@ -21,6 +21,13 @@ export interface CallContext {
    * unverified one never shows up here).
    */
   readonly peerCertificate?: PeerCertificate;
+  /**
+   * Aborted when the server starts to drain (a graceful shutdown). A stream
+   * that never ends on its own (a watch) ends then, answering OK, so the drain
+   * need not wait out its bound for it; every other call just finishes.
+   * Absent when the server was started without one.
+   */
+  readonly draining?: AbortSignal;
 }
 
 /** Per-call options of a client method. */

@@ -42,6 +42,8 @@ export interface HandlerHooks {
   onCallStart?: (method: string) => void;
   onCallEnd?: (info: CallEndInfo) => void;
   authorize?: Authorize;
+  /** Handed to every call as CallContext.draining. */
+  draining?: AbortSignal;
 }
 
 interface GrpcCallLike {
@@ -79,6 +81,7 @@ function startCall(method: DescMethod, call: GrpcCallLike, hooks: HandlerHooks):
     metadata: call.metadata,
     // grpc-js reports the peer certificate only when the handshake verified it.
     ...peerCertificateOf(call),
+    ...(hooks.draining === undefined ? {} : { draining: hooks.draining }),
   };
   hooks.onCallStart?.(context.method);
   return {

@@ -123,6 +123,25 @@ describe('startGrpcServer', () => {
     }
   });
 
+  it('ends a watch when the drain begins, so the drain is clean and waits for no bound', async () => {
+    const { address, server } = await start();
+    const client = createClient(MetadataStoreService, address);
+    try {
+      const changes: string[] = [];
+      const watching = (async () => {
+        for await (const change of client.watch({ pathPrefix: '/until-drain' })) changes.push(change.path);
+      })();
+      await eventually(() => changes.length === 1);
+      // Without the drain ending it, the watch would hold the server until this bound and be cancelled.
+      const outcome = await server.shutdown(30_000);
+      expect(outcome).toEqual({ forced: false, cancelledCalls: [] });
+      await watching;
+      expect(changes).toEqual(['/until-drain']);
+    } finally {
+      closeClient(client);
+    }
+  });
+
   it('refuses new calls once shutdown has begun', async () => {
     const { address, server } = await start();
     await server.shutdown(1000);

@@ -50,8 +50,9 @@ export interface RunningGrpcServer {
   /** Sets grpc.health.v1 for the whole server ('') and for every registered service. */
   setServing(serving: boolean): void;
   /**
-   * Marks the server NOT_SERVING, stops accepting calls, waits up to
-   * drainTimeoutMs for in-flight calls to finish, then cancels what is left.
+   * Marks the server NOT_SERVING, ends the watches (CallContext.draining),
+   * stops accepting calls, waits up to drainTimeoutMs for in-flight calls to
+   * finish, then cancels what is left.
    */
   shutdown(drainTimeoutMs: number): Promise<ShutdownOutcome>;
 }
@@ -65,8 +66,10 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
   const names = ['', ...options.services.map((s) => s.service.typeName)];
   const health = new HealthImplementation(Object.fromEntries(names.map((name) => [name, 'NOT_SERVING'])));
   const inFlight = new InFlightCalls();
+  const draining = new AbortController();
   const hooks: RegisterServiceOptions = {
     ...options,
+    draining: draining.signal,
     onCallStart: (method) => {
       inFlight.started(method);
       options.onCallStart?.(method);
@@ -93,7 +96,11 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
     port,
     health,
     setServing,
-    shutdown: (drainTimeoutMs) => drain(server, setServing, drainTimeoutMs, inFlight),
+    shutdown: (drainTimeoutMs) => {
+      // Watches end at once (CallContext.draining), so the drain waits only for calls that finish.
+      draining.abort();
+      return drain(server, setServing, drainTimeoutMs, inFlight);
+    },
   };
 }
 

@@ -50,8 +50,15 @@ export function waitingService(): WaitingService {
     async children() {
       return { names: [] };
     },
-    async *watch(request) {
+    async *watch(request, context) {
       yield { path: request.pathPrefix, kind: ChangeKind.CREATED, version: 0n };
+      // '/until-drain' holds the stream open as a watch does, until the server drains.
+      if (request.pathPrefix === '/until-drain' && context.draining !== undefined) {
+        const draining = context.draining;
+        await new Promise<void>((resolve) =>
+          draining.aborted ? resolve() : draining.addEventListener('abort', () => resolve(), { once: true }),
+        );
+      }
     },
   });
   return { registration, started, aborted };
