@@ -9,6 +9,8 @@ import { planGroup, ownerLoad, type BalancerMemory, type OwnerTopics, type Plann
 import { resolveBalancerSettings, type BalancerConfig } from './config.js';
 import { isBadVersion } from './cas-retry.js';
 import { LEASES_DIR } from './layout.js';
+import { CREATE_CONCURRENCY } from './limits.js';
+import { mapConcurrent } from './map-concurrent.js';
 import { listLiveOwners } from './owner-sessions.js';
 import { LeaseRecordSchema, type OwnerRecord } from './records.js';
 import { listNamespaces } from './namespaces.js';
@@ -125,6 +127,7 @@ export class Balancer {
   private async balance(): Promise<void> {
     const now = this.context.now();
     const groups = await this.ownersWithTopics();
+    this.forgetThePast(now, groups);
     const decisions: string[] = [];
     const planned: PlannedMove[] = [];
     for (const [group, entries] of groups) {
@@ -161,19 +164,36 @@ export class Balancer {
       for (const namespace of await listNamespaces(this.context, tenant).catch(() => [])) {
         const full = namespace.includes('/') ? namespace : `${tenant}/${namespace}`;
         const dir = `${LEASES_DIR}/${full}`;
+        // A page's leases are read CREATE_CONCURRENCY at a time, not one round trip after another.
         await forEachChildPage(store, dir, async (names) => {
-          for (const name of names) {
+          await mapConcurrent(names, CREATE_CONCURRENCY, async (name) => {
             const lease = await readRecord(store, `${dir}/${name}`, LeaseRecordSchema);
-            if (lease === undefined || lease.record.sessionId === '') continue;
+            if (lease === undefined || lease.record.sessionId === '') return;
             const entry = byKey.get(`${lease.record.group}/${lease.record.instanceId}`);
-            if (entry?.owner.sessionId !== lease.record.sessionId) continue;
+            if (entry?.owner.sessionId !== lease.record.sessionId) return;
             entry.topics.push(`persistent://${full}/${decodeLocalName(name)}`);
-          }
+          });
         });
       }
     }
     for (const entries of groups.values()) for (const entry of entries) entry.topics.sort();
     return groups;
+  }
+
+  /**
+   * Keeps what the balancer remembers bounded by what is live: moves whose
+   * cooldown has passed, and clients of owners that are no longer registered.
+   */
+  private forgetThePast(now: number, groups: Map<string, OwnerTopics[]>): void {
+    for (const [topic, movedAt] of this.memory.movedAtMs) {
+      if (now - movedAt >= this.settings.balancerTopicCooldownMs) this.memory.movedAtMs.delete(topic);
+    }
+    const live = new Set([...groups.values()].flat().map((entry) => entry.owner.advertisedAddress));
+    for (const [address, client] of this.controls) {
+      if (live.has(address)) continue;
+      closeClient(client);
+      this.controls.delete(address);
+    }
   }
 
   private control(owner: OwnerRecord): Client<typeof OwnerControlService> {
