@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, type LedgerlineClient, type Message, type Reader } from '@ledgerline/client';
+import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
+import { take } from './testing/take-messages.js';
 
 // kcat 1.7 (librdkafka 2.0, Debian's package, installed by .ci/run) against
 // standalone's Kafka listener: librdkafka opens with ApiVersions v3 (flexible),
@@ -20,15 +21,6 @@ function kcat(args: readonly string[], input?: string): Promise<string> {
     });
     child.stdin?.end(input ?? '');
   });
-}
-
-async function take(reader: Reader, count: number): Promise<Message[]> {
-  const got: Message[] = [];
-  for await (const message of reader) {
-    got.push(message);
-    if (got.length === count) break;
-  }
-  return got;
 }
 
 describe('kcat against standalone', () => {

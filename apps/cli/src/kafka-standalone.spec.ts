@@ -1,11 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, type LedgerlineClient, type Message, type Reader } from '@ledgerline/client';
+import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { eventually } from '@ledgerline/testing';
 import { CompressionCodecs, CompressionTypes, Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
+import { take } from './testing/take-messages.js';
 
 // kafkajs 2.2.4, a real Kafka client, against the Kafka gateway in front of a
 // real standalone: produce with every acks setting, consume with a group,
@@ -52,15 +53,6 @@ async function consumeCount(consumer: Consumer, count: number): Promise<Received
 /** Polls `done` until it holds, bounded by WAIT_MS. */
 function until(what: string, done: () => boolean): Promise<void> {
   return eventually(done, { attempts: WAIT_MS / 50, intervalMs: 50, description: what });
-}
-
-async function take(reader: Reader, count: number): Promise<Message[]> {
-  const got: Message[] = [];
-  for await (const message of reader) {
-    got.push(message);
-    if (got.length === count) break;
-  }
-  return got;
 }
 
 describe('kafkajs against the Kafka gateway over a standalone', () => {

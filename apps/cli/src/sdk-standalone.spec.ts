@@ -1,24 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, keyHashPartition, type LedgerlineClient, type Message, type Reader } from '@ledgerline/client';
+import { createClient, keyHashPartition, type LedgerlineClient, type Message } from '@ledgerline/client';
 import { TopicsService } from '@ledgerline/proto';
 import { closeClient as closeRpcClient, createClient as createRpcClient } from '@ledgerline/rpc';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
+import { take } from './testing/take-messages.js';
 
 // The SDK end to end against a real standalone in this process: the metadata
 // service's lookups and admin, the writer owner's publish with deduplication,
 // fetches by offset, stats and unload.
-
-async function take(reader: Reader, count: number): Promise<Message[]> {
-  const got: Message[] = [];
-  for await (const message of reader) {
-    got.push(message);
-    if (got.length === count) break;
-  }
-  return got;
-}
 
 const text = (message: Message): string => Buffer.from(message.payload).toString();
 
