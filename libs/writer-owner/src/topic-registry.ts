@@ -106,6 +106,16 @@ export class TopicRegistry {
     return this.loaded.get(TopicName.parse(topic).toString());
   }
 
+  /**
+   * A topic loaded here or being loaded, without starting a load: a request
+   * that arrives while a producer's first publish is still loading the topic
+   * waits for that load instead of finding nothing.
+   */
+  async findOrLoading(topic: string): Promise<OwnedTopic | undefined> {
+    const loading = this.topics.get(TopicName.parse(topic).toString());
+    return loading === undefined ? undefined : loading.catch(() => undefined);
+  }
+
   /** The topic, loaded here if this instance should own it. */
   async get(topic: string): Promise<OwnedTopic> {
     if (typeof topic !== 'string' || topic === '') {
@@ -261,7 +271,7 @@ export class TopicRegistry {
 
   /** Unloads a topic by name (admin request); NOT_FOUND when it is not loaded here. */
   async unload(name: string): Promise<void> {
-    const topic = this.find(name);
+    const topic = await this.findOrLoading(name);
     if (topic === undefined) {
       throw new LedgerlineError('NOT_FOUND', WriterReason.TOPIC_NOT_LOADED, `${name} is not loaded on this owner`);
     }

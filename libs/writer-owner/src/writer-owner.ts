@@ -180,7 +180,7 @@ export class WriterOwner {
    * NOT_OWNER when another instance holds it, TOPIC_NOT_LOADED when nobody does.
    */
   async transfer(name: string, targetInstanceId: string): Promise<TransferOutcome> {
-    const topic = this.registry.find(name);
+    const topic = await this.registry.findOrLoading(name);
     if (topic === undefined) {
       const answer = await this.clients.lookup.lookupTopic({ topic: name });
       if (answer.owned && answer.instanceId !== this.identity.instanceId)
