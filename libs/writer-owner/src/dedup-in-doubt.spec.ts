@@ -9,8 +9,9 @@ import {
   type TestBackends,
 } from '@ledgerline/managed-ledger/testing';
 import { decodeMessageEntry } from '@ledgerline/message-format';
-import { startRedis, type ServerProcess } from '@ledgerline/testing';
+import { refusal, startRedis, type ServerProcess } from '@ledgerline/testing';
 import type { DedupSettings } from './deduplication.js';
+import { WriterReason } from './reasons.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { openTestTopic } from './testing/test-topic.js';
 
@@ -38,13 +39,17 @@ async function openTopic(backends: TestBackends): Promise<OwnedTopic> {
   return openTestTopic(TOPIC, backends, SETTINGS, LEDGER_CONFIG);
 }
 
-function publish(topic: OwnedTopic, sequenceId: bigint) {
-  return topic.publish({
-    topic: TOPIC,
-    producerName: 'p',
-    sequenceId,
-    payload: new TextEncoder().encode(`m${sequenceId}`),
-  } as never);
+/** `stream` stands for the publish stream the entry comes on (the owner tells streams apart by their signal). */
+function publish(topic: OwnedTopic, sequenceId: bigint, stream?: AbortSignal) {
+  return topic.publish(
+    {
+      topic: TOPIC,
+      producerName: 'p',
+      sequenceId,
+      payload: new TextEncoder().encode(`m${sequenceId}`),
+    } as never,
+    stream,
+  );
 }
 
 function failureOf(publishing: Promise<unknown>): Promise<string> {
@@ -125,6 +130,52 @@ describe('deduplication of an append whose write outcome was in doubt', () => {
     expect(await logOf(topic)).toEqual([
       [0, 0n],
       [1, 1n],
+    ]);
+  });
+});
+
+describe('the order of a producer whose append failed while the store was away', () => {
+  let store: FaultInjectingLedgerStore;
+  let topic: OwnedTopic;
+  const stream = new AbortController().signal;
+  beforeEach(async () => {
+    store = new FaultInjectingLedgerStore(new InMemoryLedgerStore());
+    topic = await openTopic(testBackends({ ledgerStore: store }));
+    expect((await publish(topic, 0n, stream)).firstOffset).toBe(0);
+    store.faults.push({ call: 'append', mode: 'before' });
+    for (let i = 0; i < OUTAGE_FAULTS; i++) store.faults.push({ call: 'fence', mode: 'before' });
+    expect(await failureOf(publish(topic, 1n, stream))).toBe(
+      `UNAVAILABLE ${ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN}`,
+    );
+    store.faults.splice(0);
+  });
+  afterEach(async () => topic.unload('test finished'));
+
+  it('refuses a later sequence id on the same stream until the failed one is resent, which is then stored, not taken for a duplicate', async () => {
+    // Pipelined behind the failed entry, it arrives once the store is back. Stored, it would make the resend of 1 a "duplicate".
+    expect(await failureOf(publish(topic, 2n, stream))).toBe(`UNAVAILABLE ${WriterReason.SEQUENCE_GAP}`);
+    expect(await failureOf(publish(topic, 3n, stream))).toBe(`UNAVAILABLE ${WriterReason.SEQUENCE_GAP}`);
+    const resend = await publish(topic, 1n, stream);
+    expect([resend.duplicate, resend.firstOffset]).toEqual([false, 1]);
+    expect((await publish(topic, 2n, stream)).firstOffset).toBe(2);
+    expect(await logOf(topic)).toEqual([
+      [0, 0n],
+      [1, 1n],
+      [2, 2n],
+    ]);
+  });
+
+  it('names the sequence id to resend from in the refusal', async () => {
+    const refused = await refusal(publish(topic, 5n, stream));
+    expect(refused.details).toMatchObject({ producerName: 'p', sequenceId: '5', resendFromSequenceId: '1' });
+  });
+
+  it('takes a later sequence id on a new stream: the producer reconnected without the entry it gave up on', async () => {
+    const reconnected = new AbortController().signal;
+    expect((await publish(topic, 2n, reconnected)).firstOffset).toBe(1);
+    expect(await logOf(topic)).toEqual([
+      [0, 0n],
+      [1, 2n],
     ]);
   });
 });

@@ -128,7 +128,7 @@ describe('deduplication snapshots', () => {
     backends.clock.advance(6 * HOUR_MS + 1);
     expect(dedup.check('a', 3n).kind).toBe('new');
     dedup.pushed('a', 3n, Promise.resolve());
-    dedup.failed('a');
+    dedup.failed('a', 3n);
     await dedup.snapshot(position);
     await ledger.close();
     const reopened = await ManagedLedger.open(TOPIC, backends.deps());

@@ -27,6 +27,13 @@ interface ProducerState {
   lastReceipt: StoredReceipt | undefined;
   /** Settles when this producer's appends in flight have settled. */
   inFlight: Promise<unknown>;
+  /**
+   * Set when an append of this producer failed: the lowest sequence id not
+   * stored, and the stream it came on. Until the producer resends from it
+   * (or reconnects), a later entry on that stream is refused: stored, it
+   * would make the resend of the failed one look like a duplicate.
+   */
+  gap: { from: bigint; stream: object | undefined } | undefined;
 }
 
 export interface DedupSettings {
@@ -40,7 +47,9 @@ export type DedupVerdict =
   | { kind: 'new' }
   | { kind: 'duplicate'; receipt: StoredReceipt | undefined; sequenceId: bigint }
   /** Wait for this producer's appends in flight, then ask again. */
-  | { kind: 'wait'; until: Promise<unknown> };
+  | { kind: 'wait'; until: Promise<unknown> }
+  /** An earlier entry of this producer was not stored: it must be resent first. */
+  | { kind: 'gap'; resendFrom: bigint };
 
 /**
  * Pulsar's message deduplication for one topic: per producer name, the
@@ -52,6 +61,12 @@ export type DedupVerdict =
  * maxProducers producers (least recently active evicted), and a producer
  * silent for producerInactivityMs is forgotten (on its next publish, and
  * dropped from the next snapshot).
+ *
+ * Order within a stream: once an append fails, the producer's later entries
+ * on the same stream are refused until it resends from the failed one, as
+ * Pulsar fences the topic so its producers reconnect and resend in order. A
+ * new stream starts afresh (the producer resends what it still holds; what it
+ * gave up on it no longer sends).
  */
 export class Deduplication {
   private readonly producers = new Map<string, ProducerState>();
@@ -105,8 +120,10 @@ export class Deduplication {
    * first..highest. A producer silent past producerInactivityMs is forgotten
    * here, not only at the next snapshot, so when it is forgotten does not
    * depend on other producers' traffic. A re-send counts as activity.
+   * `stream` is the stream the entry came on (any object that is the same
+   * for the stream's life).
    */
-  check(producer: string, first: bigint): DedupVerdict {
+  check(producer: string, first: bigint, stream?: object): DedupVerdict {
     const state = this.producers.get(producer);
     if (state === undefined) return { kind: 'new' };
     if (this.inactive(state, this.now() - this.settings.producerInactivityMs)) {
@@ -117,6 +134,10 @@ export class Deduplication {
       this.touch(producer);
       const receipt = state.lastReceipt?.sequenceId === first ? state.lastReceipt : undefined;
       return { kind: 'duplicate', receipt, sequenceId: first };
+    }
+    if (state.gap !== undefined) {
+      if (state.gap.stream === stream && first > state.gap.from) return { kind: 'gap', resendFrom: state.gap.from };
+      state.gap = undefined;
     }
     if (first <= state.pushed) return { kind: 'wait', until: state.inFlight };
     return { kind: 'new' };
@@ -137,6 +158,8 @@ export class Deduplication {
       state.lastReceipt = receipt;
     }
     if (state.pushed < state.persisted) state.pushed = state.persisted;
+    // An append failed as in doubt that had landed after all: nothing is missing.
+    if (state.gap !== undefined && state.persisted >= state.gap.from) state.gap = undefined;
     this.entriesSinceSnapshot++;
   }
 
@@ -159,10 +182,18 @@ export class Deduplication {
     return state.lastActiveMs < cutoff && state.pushed === state.persisted;
   }
 
-  /** An append failed: what was in flight was not stored, so it may come again. */
-  failed(producer: string): void {
+  /**
+   * An append of `producer` from sequence id `first`, sent on `stream`,
+   * failed: what was in flight was not stored, so it may come again, and
+   * nothing after it may be stored before it.
+   */
+  failed(producer: string, first: bigint, stream?: object): void {
     const state = this.producers.get(producer);
-    if (state !== undefined) state.pushed = state.persisted;
+    if (state === undefined) return;
+    state.pushed = state.persisted;
+    if (first <= state.persisted) return;
+    const gap = state.gap;
+    if (gap === undefined || gap.stream !== stream || first < gap.from) state.gap = { from: first, stream };
   }
 
   private touch(producer: string): ProducerState {
@@ -170,7 +201,14 @@ export class Deduplication {
     if (state !== undefined) {
       this.producers.delete(producer); // Re-inserted last: the map's order is least recently active first.
     } else {
-      state = { persisted: -1n, pushed: -1n, lastActiveMs: 0, lastReceipt: undefined, inFlight: Promise.resolve() };
+      state = {
+        persisted: -1n,
+        pushed: -1n,
+        lastActiveMs: 0,
+        lastReceipt: undefined,
+        inFlight: Promise.resolve(),
+        gap: undefined,
+      };
       const oldest = this.producers.keys().next();
       if (this.producers.size >= this.settings.maxProducers && oldest.done !== true)
         this.producers.delete(oldest.value);

@@ -2,6 +2,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
 import { OwnerReason } from '@ledgerline/ownership';
+import { WriterReason } from './reasons.js';
 
 export function notServing(): LedgerlineError {
   return new LedgerlineError(
@@ -37,5 +38,16 @@ export function subscriptionNotFound(topic: string, subscription: string): Ledge
     {
       details: { topic, subscription },
     },
+  );
+}
+
+/** UNAVAILABLE, so a producer reconnects and resends everything it holds from the oldest, in order. */
+export function sequenceGap(producer: string, sequenceId: bigint, resendFrom: bigint): LedgerlineError {
+  return new LedgerlineError(
+    'UNAVAILABLE',
+    WriterReason.SEQUENCE_GAP,
+    `producer ${producer}'s entry from sequence id ${resendFrom} was not stored, so ${sequenceId} cannot be stored ` +
+      `before it: resend from ${resendFrom} in order, or reconnect`,
+    { details: { producerName: producer, sequenceId: String(sequenceId), resendFromSequenceId: String(resendFrom) } },
   );
 }

@@ -7,7 +7,7 @@ import { OwnerReason, topicUnloaded } from '@ledgerline/ownership';
 import type { PublishMessage } from '@ledgerline/proto';
 import { ByteBudget } from './byte-budget.js';
 import { MAX_DEDUP_PRODUCER_NAME_LENGTH, type Deduplication, type StoredReceipt } from './deduplication.js';
-import { isClosed, isOwnershipLost } from './errors.js';
+import { isClosed, isOwnershipLost, sequenceGap } from './errors.js';
 import type { LacNotifier } from './lac-notifier.js';
 import type { WriterMetrics } from './metrics.js';
 import { RateMeter } from './rate-meter.js';
@@ -194,10 +194,11 @@ export class OwnedTopic {
     try {
       await this.passHandOver();
       admitted = this.admit();
-      const duplicate = await this.deduplicate(message);
+      // The call's signal is the stream's for its whole life: deduplication keeps order per stream by it.
+      const duplicate = await this.deduplicate(message, signal);
       if (duplicate !== undefined) return { receipt: Promise.resolve(duplicate) };
       const appending = this.ledger.append(bytes, numMessages);
-      const receipt = this.complete(message, appending, bytes.length, numMessages);
+      const receipt = this.complete(message, appending, bytes.length, numMessages, signal);
       handedOver = true;
       const release = (): void => {
         this.budget.release(bytes.length);
@@ -216,7 +217,7 @@ export class OwnedTopic {
   }
 
   /** The duplicate's receipt, or undefined when the entry is new (then it counts as pushed). */
-  private async deduplicate(message: PublishMessage): Promise<Receipt | undefined> {
+  private async deduplicate(message: PublishMessage, stream: object | undefined): Promise<Receipt | undefined> {
     const producer = message.producerName;
     if (producer === '') return undefined;
     for (;;) {
@@ -229,9 +230,10 @@ export class OwnedTopic {
         this.checkLoaded();
         continue;
       }
-      const verdict = this.dedup.check(producer, message.sequenceId);
+      const verdict = this.dedup.check(producer, message.sequenceId, stream);
       if (verdict.kind === 'new') return undefined;
       if (verdict.kind === 'duplicate') return this.duplicate(verdict.receipt, message.sequenceId);
+      if (verdict.kind === 'gap') throw sequenceGap(producer, message.sequenceId, verdict.resendFrom);
       await verdict.until;
       this.checkLoaded();
     }
@@ -242,6 +244,7 @@ export class OwnedTopic {
     appending: Promise<AppendResult>,
     sizeBytes: number,
     numMessages: number,
+    stream: object | undefined,
   ): Promise<Receipt> {
     const producer = message.producerName;
     const first = message.sequenceId;
@@ -258,7 +261,7 @@ export class OwnedTopic {
         return { ...stored, duplicate: false };
       },
       (thrown: unknown) => {
-        if (producer !== '') this.dedup.failed(producer);
+        if (producer !== '') this.dedup.failed(producer, first, stream);
         throw this.appendFailure(LedgerlineError.from(thrown));
       },
     );

@@ -8,6 +8,11 @@ export const WriterReason = {
   MESSAGE_TOO_LARGE: 'MESSAGE_TOO_LARGE',
   /** The producer's sequence id is not a valid one. */
   INVALID_SEQUENCE_ID: 'INVALID_SEQUENCE_ID',
+  /**
+   * An earlier entry of the same producer failed to store on this stream: a later one is refused until the
+   * producer resends from the failed one (or reconnects), so the resend is not taken for a duplicate.
+   */
+  SEQUENCE_GAP: 'SEQUENCE_GAP',
   /** The topic is not loaded on this instance: look it up and ask its owner. */
   TOPIC_NOT_LOADED: 'TOPIC_NOT_LOADED',
   /**
