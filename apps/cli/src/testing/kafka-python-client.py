@@ -1,0 +1,88 @@
+"""kafka-python (Debian's python3-kafka 2.0.2, a pure-Python Kafka client) driven
+by the kafka-python spec: one command per run, records out as JSON lines.
+
+  produce <broker> <topic> <count> <compression>   keys k<i>, values v<i>, header src=python
+  consume <broker> <topic> <group> <count>         reads up to count records, commits, prints them
+  offset-for-time <broker> <topic> <ms>            ListOffsets by timestamp on partition 0
+"""
+import json
+import sys
+
+from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+
+# A bound on every wait, so a gateway that stops answering fails the run instead of hanging it.
+TIMEOUT_MS = 15000
+
+
+def text(value):
+    return None if value is None else value.decode('utf-8')
+
+
+def produce(broker, topic, count, compression):
+    producer = KafkaProducer(
+        bootstrap_servers=broker,
+        compression_type=None if compression == 'none' else compression,
+        linger_ms=20,
+        request_timeout_ms=TIMEOUT_MS,
+    )
+    futures = [
+        producer.send(topic, key=b'k%d' % i, value=b'v%d' % i, headers=[('src', b'python')]) for i in range(count)
+    ]
+    producer.flush(timeout=TIMEOUT_MS / 1000)
+    for future in futures:
+        metadata = future.get(timeout=TIMEOUT_MS / 1000)
+        print(json.dumps({'offset': metadata.offset, 'partition': metadata.partition}))
+    producer.close()
+
+
+def consume(broker, topic, group, count):
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=broker,
+        group_id=group,
+        auto_offset_reset='earliest',
+        enable_auto_commit=False,
+        consumer_timeout_ms=TIMEOUT_MS,
+    )
+    seen = 0
+    for record in consumer:
+        print(
+            json.dumps(
+                {
+                    'offset': record.offset,
+                    'key': text(record.key),
+                    'value': text(record.value),
+                    'headers': {name: text(value) for name, value in record.headers},
+                    'timestamp': record.timestamp,
+                }
+            )
+        )
+        seen += 1
+        if seen >= count:
+            break
+    consumer.commit()
+    consumer.close()
+
+
+def offset_for_time(broker, topic, ms):
+    consumer = KafkaConsumer(bootstrap_servers=broker, request_timeout_ms=TIMEOUT_MS + 1000)
+    partition = TopicPartition(topic, 0)
+    found = consumer.offsets_for_times({partition: ms})[partition]
+    print(json.dumps({'offset': None if found is None else found.offset}))
+    consumer.close()
+
+
+def main(argv):
+    command, broker, topic = argv[1], argv[2], argv[3]
+    if command == 'produce':
+        produce(broker, topic, int(argv[4]), argv[5])
+    elif command == 'consume':
+        consume(broker, topic, argv[4], int(argv[5]))
+    elif command == 'offset-for-time':
+        offset_for_time(broker, topic, int(argv[4]))
+    else:
+        sys.exit('unknown command %s' % command)
+
+
+if __name__ == '__main__':
+    main(sys.argv)
