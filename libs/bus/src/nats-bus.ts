@@ -1,5 +1,6 @@
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
+import { backOff } from 'exponential-backoff';
 import { BoundedSubscription, resolveSubscribeOptions } from './bounded-subscription.js';
 import {
   DEFAULT_MAX_PAYLOAD_BYTES,
@@ -29,6 +30,9 @@ export interface NatsBusOptions {
   maxPayloadBytes?: number;
 }
 
+/** The first wait before connecting again at start; it doubles up to reconnectWaitMs. */
+const FIRST_RETRY_MS = 50;
+
 /**
  * The bus on NATS core subjects. It reconnects forever with a bounded wait
  * between attempts and resubscribes by itself. While disconnected, publish
@@ -53,27 +57,42 @@ export class NatsBus implements Bus {
     this.watchStatus().catch(unexpectedRejection);
   }
 
-  /** Connects to NATS; fails with UNAVAILABLE / BUS_UNAVAILABLE when no server answers within connectTimeoutMs. */
+  /**
+   * Connects to NATS, trying again (a server refusing or a name not resolving
+   * yet, as while the pods of a cluster start) until connectTimeoutMs has
+   * gone by; then fails with UNAVAILABLE / BUS_UNAVAILABLE.
+   */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
     const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+    const deadline = Date.now() + connectTimeoutMs;
+    const reconnectWaitMs = options.reconnectWaitMs ?? 500;
     try {
-      const connection = await connect({
-        servers: options.servers,
-        name: options.name ?? 'ledgerline',
-        timeout: connectTimeoutMs,
-        reconnect: true,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: options.reconnectWaitMs ?? 500,
-        reconnectJitter: 100,
-        pingInterval: options.pingIntervalMs ?? 5000,
-        maxPingOut: 2,
-      });
+      const connection = await backOff(
+        () =>
+          connect({
+            servers: options.servers,
+            name: options.name ?? 'ledgerline',
+            timeout: Math.max(1, deadline - Date.now()),
+            reconnect: true,
+            maxReconnectAttempts: -1,
+            reconnectTimeWait: reconnectWaitMs,
+            reconnectJitter: 100,
+            pingInterval: options.pingIntervalMs ?? 5000,
+            maxPingOut: 2,
+          }),
+        {
+          numOfAttempts: Number.MAX_SAFE_INTEGER,
+          startingDelay: FIRST_RETRY_MS,
+          maxDelay: reconnectWaitMs,
+          retry: () => Date.now() + FIRST_RETRY_MS < deadline,
+        },
+      );
       return new NatsBus(connection, options);
     } catch (cause) {
       throw new LedgerlineError(
         'UNAVAILABLE',
         BusReason.BUS_UNAVAILABLE,
-        `cannot connect to NATS at ${String(options.servers)}`,
+        `cannot connect to NATS at ${String(options.servers)} within ${connectTimeoutMs} ms`,
         {
           cause,
         },

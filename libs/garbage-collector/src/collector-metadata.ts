@@ -102,6 +102,20 @@ export class GrpcCollectorMetadata implements CollectorMetadata {
     this.channel?.close();
   }
 
+  /**
+   * Resolves once the metadata service answers, waiting up to the deadline
+   * for it to come up (pods starting together) instead of failing at once.
+   */
+  async reachable(): Promise<void> {
+    try {
+      await this.store.get({ path: '/' }, { deadlineMs: this.deadlineMs, waitForReady: true });
+    } catch (thrown) {
+      // Any answer (a refusal included) says the service is up; what it refuses shows in the calls that matter.
+      const error = LedgerlineError.from(thrown);
+      if (error.code === 'UNAVAILABLE' || error.code === 'DEADLINE_EXCEEDED') throw error;
+    }
+  }
+
   private options(): { deadlineMs: number } {
     return { deadlineMs: this.deadlineMs };
   }

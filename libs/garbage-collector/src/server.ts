@@ -117,6 +117,7 @@ export async function startClusterCollector(
     });
     const store = ledgerStore;
     const openedBus = bus;
+    await metadata.reachable();
     return await startCollectorService({
       metadata: metadata as CollectorMetadata,
       ledgerStore: store,

@@ -69,7 +69,8 @@ export class OwnerSession {
   }
 
   async start(): Promise<void> {
-    await this.register();
+    // The metadata service may be starting too (pods coming up together): wait for it within the TTL.
+    await this.register(true);
     this.timer = setInterval(
       () => this.tick().catch(unexpectedRejection),
       Math.max(100, Math.floor(this.options.ttlMs / KEEP_ALIVES_PER_TTL)),
@@ -77,7 +78,7 @@ export class OwnerSession {
     this.timer.unref();
   }
 
-  private async register(): Promise<void> {
+  private async register(waitForReady = false): Promise<void> {
     const { identity, clients, ttlMs } = this.options;
     const started = this.now();
     const answer = await clients.lookup.registerOwner(
@@ -90,7 +91,7 @@ export class OwnerSession {
         },
         sessionTtlMs: BigInt(ttlMs),
       },
-      { deadlineMs: ttlMs },
+      { deadlineMs: ttlMs, waitForReady },
     );
     this.id = answer.sessionId;
     this.lastConfirmedMs = started;

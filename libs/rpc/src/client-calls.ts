@@ -22,6 +22,15 @@ export interface CallDefaults {
 }
 
 function callMetadata(options: CallOptions, defaults: CallDefaults): Metadata {
+  const metadata = mergedMetadata(options, defaults);
+  if (options.waitForReady !== true) return metadata;
+  // grpc-js takes waitForReady from the call's metadata options; the caller's own object is left as it was.
+  const waiting = metadata === options.metadata ? metadata.clone() : metadata;
+  waiting.setOptions({ ...waiting.getOptions(), waitForReady: true });
+  return waiting;
+}
+
+function mergedMetadata(options: CallOptions, defaults: CallDefaults): Metadata {
   if (defaults.defaultMetadata === undefined) return options.metadata ?? new Metadata();
   const metadata = defaults.defaultMetadata.clone();
   if (options.metadata === undefined) return metadata;

@@ -38,6 +38,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Request metadata (headers) to send. */
   metadata?: Metadata;
+  /**
+   * Wait (within the deadline) for the channel to connect instead of failing
+   * at once with UNAVAILABLE while the server cannot be reached: for a
+   * service's first call at start, when its peers may be starting too.
+   */
+  waitForReady?: boolean;
 }
 
 type Input<M extends DescMethod> = M['input'];

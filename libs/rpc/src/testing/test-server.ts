@@ -90,14 +90,15 @@ export interface TestServer {
 export async function startTestServer(
   limits: GrpcLimits = {},
   options: RegisterServiceOptions = {},
+  port = 0,
 ): Promise<TestServer> {
   const server = createGrpcServer(limits);
   const seen: ServerObservations = { started: [], aborted: [], received: [] };
   registerService(server, TestService, testServiceImpl(seen), options);
-  const port = await bindInsecure(server, '127.0.0.1', 0);
+  const bound = await bindInsecure(server, '127.0.0.1', port);
   return {
     server,
-    address: `127.0.0.1:${port}`,
+    address: `127.0.0.1:${bound}`,
     seen,
     stop: () =>
       new Promise<void>((resolve) => {
