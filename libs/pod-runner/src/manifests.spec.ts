@@ -51,7 +51,16 @@ describe('the dev overlay, rendered and mapped onto local processes', () => {
     const server = containerProcess(redis, { root, env: {}, mounts: new Map([['/data', '/tmp/claims/data-redis-0']]) });
     expect(server.command).toBe('redis-server');
     expect(server.args).toEqual(
-      expect.arrayContaining(['--appendonly', 'yes', '--dir', '/tmp/claims/data-redis-0', '--protected-mode', 'no']),
+      expect.arrayContaining([
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'always',
+        '--dir',
+        '/tmp/claims/data-redis-0',
+        '--protected-mode',
+        'no',
+      ]),
     );
   });
 

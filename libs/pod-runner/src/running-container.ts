@@ -83,7 +83,9 @@ export class RunningContainer {
     group.exited.then(
       ({ code, signal }) => {
         if (life.signal.aborted) return;
-        this.events.log(`container ${this.spec.name} exited (${signal ?? `status ${code}`})`);
+        // Its last line says why, as `kubectl logs --previous` would.
+        const last = group.output.trimEnd().split('\n').at(-1) ?? '';
+        this.events.log(`container ${this.spec.name} exited (${signal ?? `status ${code}`})${last ? `: ${last}` : ''}`);
         this.background(this.restart('exited'));
       },
       () => undefined,

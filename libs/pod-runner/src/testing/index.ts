@@ -1,3 +1,10 @@
 export { PodWorkload, ensureAppBundles } from './pod-workload.js';
 export type { WorkloadSummary } from './pod-workload.js';
-export { ownerPodOf, longestStretch, stretchAcross } from './pod-checks.js';
+export {
+  NO_VIOLATIONS,
+  modelViolations,
+  ownerPodOf,
+  longestStretch,
+  stretchAcross,
+  summaryFigures,
+} from './pod-checks.js';

@@ -10,8 +10,9 @@ import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
  * acknowledgement, a consumer acknowledges what it receives. On SIGTERM it
  * stops producing, waits for the consumer to catch up, reads the topic back
  * from offset 0 and prints one JSON summary line: acknowledged, failed,
- * lost, duplicated (stored twice), unconsumed, offset gaps, and the longest
- * stretch without an acknowledgement.
+ * lost, duplicated (stored twice), unconsumed, offset gaps, redelivered
+ * after its ack was persisted, and the longest stretch without an
+ * acknowledgement.
  */
 
 /** Sends in flight at once. */
@@ -28,6 +29,9 @@ const topic = `persistent://${name}/ns/load`;
 const acks: { payload: string; offset: bigint; duplicate: boolean; atMs: number }[] = [];
 const failures: string[] = [];
 const consumed = new Set<string>();
+/** Payloads whose consumer ack the owner confirmed persisted (ackReceipts): none may be delivered again. */
+const ackPersisted = new Set<string>();
+let redeliveredAfterAck = 0;
 /** Why the consumer stopped receiving before it was closed, and when it last received. */
 const consumerStops: string[] = [];
 let lastReceivedAtMs = 0;
@@ -66,7 +70,12 @@ let consumer: Consumer | undefined;
 async function consume(client: ReturnType<typeof createClient>): Promise<void> {
   while (!closing) {
     try {
-      consumer = await client.subscribe({ topic, subscription: 'load', initialPosition: 'earliest' });
+      consumer = await client.subscribe({
+        topic,
+        subscription: 'load',
+        initialPosition: 'earliest',
+        ackReceipts: true,
+      });
     } catch (error) {
       consumerStops.push(`subscribe: ${String(error)}`);
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -81,8 +90,13 @@ async function consume(client: ReturnType<typeof createClient>): Promise<void> {
         break;
       }
       lastReceivedAtMs = Date.now();
-      consumed.add(Buffer.from(message.payload).toString());
-      consumer.ack(message).catch(() => undefined);
+      const payload = Buffer.from(message.payload).toString();
+      if (ackPersisted.has(payload)) redeliveredAfterAck++;
+      consumed.add(payload);
+      consumer.ack(message).then(
+        () => void ackPersisted.add(payload),
+        () => undefined,
+      );
     }
   }
 }
@@ -165,6 +179,7 @@ async function main(): Promise<void> {
     failed: failures.length,
     firstFailures: failures.slice(0, 5),
     unconsumed: acks.filter((ack) => !consumed.has(ack.payload)).length,
+    redeliveredAfterAck,
     consumerStops,
     lastReceivedMsAgo: Date.now() - lastReceivedAtMs,
     longestGapMs: longestGapMs(startedMs, endedMs),

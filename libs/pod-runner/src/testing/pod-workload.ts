@@ -11,6 +11,8 @@ export interface WorkloadSummary {
   failed: number;
   firstFailures: string[];
   unconsumed: number;
+  /** Messages delivered again after the owner had confirmed their ack persisted. */
+  redeliveredAfterAck: number;
   consumerStops: string[];
   lastReceivedMsAgo: number;
   longestGapMs: number;
