@@ -107,18 +107,23 @@ describe('ledgerline cluster', () => {
       '0',
       '--collectors',
       '1',
+      '--gateways',
+      '1',
       '--state-file',
       stateFile,
     ]);
     await up.waitForOutput(/Press Ctrl-C to stop every process/, 180_000);
     expect(up.output).toMatch(/redis: +redis:\/\/127\.0\.0\.1:\d+/);
     expect(up.output).toMatch(/writer-owner-1 +grpc 127\.0\.0\.1:\d+/);
+    expect(up.output).toMatch(/kafka-gateway-0 +grpc 127\.0\.0\.1:\d+ .* kafka 127\.0\.0\.1:\d+/);
+    expect(up.output).toMatch(/kafka: +echo hello \| kcat -b 127\.0\.0\.1:\d+ -P -t orders/);
     const description = describedAt(stateFile);
     expect(description.processes.map((process) => process.role)).toEqual([
       'metadata',
       'writer-owner',
       'writer-owner',
       'garbage-collector',
+      'kafka-gateway',
     ]);
 
     const status = await ledgerline('cluster', 'status', '--state-file', stateFile, '--timeout', STATUS_TIMEOUT);
@@ -126,7 +131,7 @@ describe('ledgerline cluster', () => {
     expect(status).toMatchObject({ code: 0, stderr: '' });
     const lines = status.stdout.trim().split('\n');
     expect(lines[1]).toMatch(/^NAME +ROLE +PID +ADDRESS +PROCESS +HEALTH +OWNED TOPICS$/);
-    expect(lines.filter((line) => / running +SERVING /.test(line))).toHaveLength(4);
+    expect(lines.filter((line) => / running +SERVING /.test(line))).toHaveLength(5);
     expect(lines.filter((line) => /^(redis|nats) .* running +- +-$/.test(line))).toHaveLength(2);
 
     // One service dies: status says so and fails, the others go on.
@@ -156,6 +161,8 @@ describe('ledgerline cluster', () => {
       '--readers',
       '0',
       '--collectors',
+      '0',
+      '--gateways',
       '0',
       '--state-file',
       downFile,

@@ -33,17 +33,8 @@ function sampleInstance() {
   return { name: 'x-0', index: 0, grpcPort: 1, redisUrl: 'redis://r:1', natsUrl: 'nats://n:1', metadataTarget: 'm:1' };
 }
 
-/** Apps deployed beside the local cluster's roles: the Kafka gateway (Kubernetes only, so far). */
-const GATEWAY = 'kafka-gateway';
-type DeployedApp = ClusterRole | typeof GATEWAY;
-/*
- * The overlays that deploy the gateway. The dev overlay is also what the pod
- * runner starts (libs/pod-runner), whose specs expect the four roles there, so
- * the gateway joins dev together with a change there.
- */
-const GATEWAY_OVERLAYS = new Set(['prod']);
-const deployedApps = (overlay: string): DeployedApp[] =>
-  GATEWAY_OVERLAYS.has(overlay) ? [...CLUSTER_ROLES, GATEWAY] : [...CLUSTER_ROLES];
+const GATEWAY: ClusterRole = 'kafka-gateway';
+type DeployedApp = ClusterRole;
 
 /** The settings schema of each deployed app; null where the app is not in this checkout yet. */
 const SCHEMAS: Record<DeployedApp, z.ZodObject | null> = {
@@ -51,7 +42,7 @@ const SCHEMAS: Record<DeployedApp, z.ZodObject | null> = {
   'writer-owner': writerClusterConfigSchema,
   'readonly-owner': readOnlyClusterConfigSchema,
   'garbage-collector': clusterCollectorConfigSchema,
-  [GATEWAY]: kafkaGatewayClusterConfigSchema,
+  'kafka-gateway': kafkaGatewayClusterConfigSchema,
 };
 
 function harnessEnvs(role: DeployedApp): string[] {
@@ -168,7 +159,7 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
   });
 
   it('runs every service of the local cluster (and in prod the Kafka gateway) as a Deployment of the one image, APP naming the app', () => {
-    expect(deployments.map(appOf).sort()).toEqual(deployedApps(overlay).sort());
+    expect(deployments.map(appOf).sort()).toEqual([...CLUSTER_ROLES].sort());
     for (const deployment of deployments) {
       expect(deployment.metadata.name).toBe(`ledgerline-${appOf(deployment)}`);
       const image = podSpec(deployment).containers[0]!.image;
@@ -300,60 +291,56 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
     }
   });
 
-  if (GATEWAY_OVERLAYS.has(overlay))
-    it('makes every Kafka gateway pod addressable as a broker: it advertises its own pod IP and Kafka port', () => {
-      const deployment = named('Deployment', 'ledgerline-kafka-gateway')!;
-      const container = podSpec(deployment).containers[0]!;
-      const env = container.env as { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
-      const kafkaPort = container.ports!.find((port) => port.name === 'kafka')!.containerPort;
-      const podIp = env.findIndex((entry) => entry.valueFrom?.fieldRef?.fieldPath === 'status.podIP');
-      const advertised = env.findIndex((entry) => entry.name === 'LEDGERLINE_KAFKA_ADVERTISED_ADDRESS');
-      // $(VAR) expands only variables defined before it in the list.
-      expect(podIp).toBeGreaterThanOrEqual(0);
-      expect(advertised).toBeGreaterThan(podIp);
-      expect(env[advertised]!.value).toBe(`$(${env[podIp]!.name}):${kafkaPort}`);
-      expect(settingsOf(container).get('LEDGERLINE_KAFKA_PORT')).toBe(String(kafkaPort));
-      const service = named('Service', 'ledgerline-kafka-gateway')!;
-      expect((service['spec'] as { ports: { port: number; targetPort: string }[] }).ports).toContainEqual(
-        expect.objectContaining({ port: kafkaPort, targetPort: 'kafka' }),
-      );
-      const policy = named('NetworkPolicy', 'ledgerline-kafka-gateway')!;
-      const ingress = (policy['spec'] as { ingress: { from?: unknown[]; ports: { port: number }[] }[] }).ingress;
-      expect(
-        ingress.some((rule) => rule.from === undefined && rule.ports.some((port) => port.port === kafkaPort)),
-      ).toBe(true);
-      const egress = (
-        policy['spec'] as { egress: { to?: { podSelector?: { matchLabels: Record<string, string> } }[] }[] }
-      ).egress;
-      const reached = egress
-        .flatMap((rule) => rule.to ?? [])
-        .map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name']);
-      expect(reached.sort()).toEqual(['ledgerline-metadata', 'ledgerline-readonly-owner', 'ledgerline-writer-owner']);
-    });
+  it('makes every Kafka gateway pod addressable as a broker: it advertises its own pod IP and Kafka port', () => {
+    const deployment = named('Deployment', 'ledgerline-kafka-gateway')!;
+    const container = podSpec(deployment).containers[0]!;
+    const env = container.env as { name: string; value?: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
+    const kafkaPort = container.ports!.find((port) => port.name === 'kafka')!.containerPort;
+    const podIp = env.findIndex((entry) => entry.valueFrom?.fieldRef?.fieldPath === 'status.podIP');
+    const advertised = env.findIndex((entry) => entry.name === 'LEDGERLINE_KAFKA_ADVERTISED_ADDRESS');
+    // $(VAR) expands only variables defined before it in the list.
+    expect(podIp).toBeGreaterThanOrEqual(0);
+    expect(advertised).toBeGreaterThan(podIp);
+    expect(env[advertised]!.value).toBe(`$(${env[podIp]!.name}):${kafkaPort}`);
+    expect(settingsOf(container).get('LEDGERLINE_KAFKA_PORT')).toBe(String(kafkaPort));
+    const service = named('Service', 'ledgerline-kafka-gateway')!;
+    expect((service['spec'] as { ports: { port: number; targetPort: string }[] }).ports).toContainEqual(
+      expect.objectContaining({ port: kafkaPort, targetPort: 'kafka' }),
+    );
+    const policy = named('NetworkPolicy', 'ledgerline-kafka-gateway')!;
+    const ingress = (policy['spec'] as { ingress: { from?: unknown[]; ports: { port: number }[] }[] }).ingress;
+    expect(ingress.some((rule) => rule.from === undefined && rule.ports.some((port) => port.port === kafkaPort))).toBe(
+      true,
+    );
+    const egress = (
+      policy['spec'] as { egress: { to?: { podSelector?: { matchLabels: Record<string, string> } }[] }[] }
+    ).egress;
+    const reached = egress
+      .flatMap((rule) => rule.to ?? [])
+      .map((peer) => peer.podSelector?.matchLabels['app.kubernetes.io/name']);
+    expect(reached.sort()).toEqual(['ledgerline-metadata', 'ledgerline-readonly-owner', 'ledgerline-writer-owner']);
+  });
 });
 
 describe('deploy/', () => {
-  it('holds one Kustomize base per service of the local cluster and the Kafka gateway, each in the overlays that deploy it', () => {
+  it('holds one Kustomize base per service of the local cluster, each in every overlay', () => {
     const bases = readdirSync(DEPLOY, { withFileTypes: true })
       .filter((entry) => entry.isDirectory() && !['overlays', 'grafana', 'components'].includes(entry.name))
       .map((entry) => entry.name)
       .sort();
-    expect(bases).toEqual([...ROLE_SPECS.map((spec) => spec.app), GATEWAY].sort());
+    expect(bases).toEqual(ROLE_SPECS.map((spec) => spec.app).sort());
     for (const overlay of OVERLAYS) {
       const resources = readFileSync(join(DEPLOY, 'overlays', overlay, 'kustomization.yaml'), 'utf8');
-      for (const base of deployedApps(overlay)) expect(resources).toContain(`- ../../${base}\n`);
+      for (const base of CLUSTER_ROLES) expect(resources).toContain(`- ../../${base}\n`);
     }
   });
 
-  it.each([...ROLE_SPECS.map((spec) => spec.app), GATEWAY])(
-    'base %s renders alone, passes the schemas and pins its image',
-    (app) => {
-      const objects = renderKustomization(join(DEPLOY, app));
-      for (const object of objects) expect(() => validateSchema(object)).not.toThrow();
-      const deployment = objects.find((object) => object.kind === 'Deployment')!;
-      expect(podSpec(deployment).containers[0]!.image).toMatch(/^ledgerline:\d+\.\d+\.\d+$/);
-    },
-  );
+  it.each(ROLE_SPECS.map((spec) => spec.app))('base %s renders alone, passes the schemas and pins its image', (app) => {
+    const objects = renderKustomization(join(DEPLOY, app));
+    for (const object of objects) expect(() => validateSchema(object)).not.toThrow();
+    const deployment = objects.find((object) => object.kind === 'Deployment')!;
+    expect(podSpec(deployment).containers[0]!.image).toMatch(/^ledgerline:\d+\.\d+\.\d+$/);
+  });
 
   it('charts only metrics the services register', () => {
     const dashboard = JSON.parse(readFileSync(join(DEPLOY, 'grafana', 'ledgerline-dashboard.json'), 'utf8')) as {

@@ -201,6 +201,7 @@ export class LocalCluster {
   ): Promise<ServiceInstance> {
     const spec = roleSpec(role);
     const [grpcPort, metricsPort] = [await this.unreservedPort(), await this.unreservedPort()];
+    const kafkaPort = spec.servesKafka === true ? await this.unreservedPort() : undefined;
     const context: InstanceContext = {
       name: `${role}-${index}`,
       index,
@@ -208,6 +209,7 @@ export class LocalCluster {
       redisUrl: this.redisUrl,
       natsUrl: this.natsUrl,
       metadataTarget: this.metadataTarget,
+      ...(kafkaPort === undefined ? {} : { kafkaPort }),
     };
     const inherited = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
     const env: NodeJS.ProcessEnv = {
@@ -230,6 +232,7 @@ export class LocalCluster {
       launchApp(this.root, spec.app),
       env,
       this.clientTls,
+      kafkaPort,
     );
     this.instances.push(instance);
     try {

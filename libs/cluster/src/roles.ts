@@ -1,10 +1,16 @@
 /**
  * The services a cluster runs, in the order they start: the metadata service
- * first (everyone else reaches metadata through it), then the owners and the
- * collector. Adding a service to `ledgerline cluster`, the failure tests and
- * the Kubernetes manifests' checks is one entry here.
+ * first (everyone else reaches metadata through it), then the owners, the
+ * collector and the Kafka gateway. Adding a service to `ledgerline cluster`,
+ * the failure tests and the Kubernetes manifests' checks is one entry here.
  */
-export const CLUSTER_ROLES = ['metadata', 'writer-owner', 'readonly-owner', 'garbage-collector'] as const;
+export const CLUSTER_ROLES = [
+  'metadata',
+  'writer-owner',
+  'readonly-owner',
+  'garbage-collector',
+  'kafka-gateway',
+] as const;
 export type ClusterRole = (typeof CLUSTER_ROLES)[number];
 
 /** Where the shared servers are and how one instance is reached. */
@@ -18,6 +24,8 @@ export interface InstanceContext {
   natsUrl: string;
   /** grpc-js target listing every metadata instance, so a service carries on when one of them dies. */
   metadataTarget: string;
+  /** The Kafka listener's port, for a role that serves Kafka. */
+  kafkaPort?: number;
 }
 
 export interface RoleSpec {
@@ -34,6 +42,8 @@ export interface RoleSpec {
    * lookup made then cannot name it yet; this line comes after registering.
    */
   readyLine?: RegExp;
+  /** The role serves the Kafka protocol on a port of its own besides gRPC. */
+  servesKafka?: boolean;
 }
 
 /** The owner group the cluster's read-only owners register in; reader namespaces name it. */
@@ -80,6 +90,21 @@ export const ROLE_SPECS: readonly RoleSpec[] = [
       LEDGERLINE_NATS_URL: instance.natsUrl,
       LEDGERLINE_INSTANCE_ID: instance.name,
     }),
+  },
+  {
+    role: 'kafka-gateway',
+    app: 'kafka-gateway',
+    countFlag: 'gateways',
+    servesKafka: true,
+    // Each gateway is a broker of its own to Kafka clients: its own id and address.
+    settings: (instance) => ({
+      LEDGERLINE_METADATA_ADDRESS: instance.metadataTarget,
+      LEDGERLINE_KAFKA_HOST: '127.0.0.1',
+      LEDGERLINE_KAFKA_PORT: String(instance.kafkaPort ?? 0),
+      LEDGERLINE_KAFKA_ADVERTISED_ADDRESS: `127.0.0.1:${instance.kafkaPort ?? 0}`,
+      LEDGERLINE_KAFKA_NODE_ID: String(instance.index + 1),
+    }),
+    readyLine: /kafka gateway listening/,
   },
 ];
 

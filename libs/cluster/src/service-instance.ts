@@ -20,10 +20,17 @@ export class ServiceInstance {
     private readonly env: NodeJS.ProcessEnv,
     /** The files health checks use when the cluster serves TLS. */
     private readonly tls?: ClusterTlsFiles,
+    /** The Kafka listener's port, for a Kafka gateway. */
+    readonly kafkaPort?: number,
   ) {}
 
   get address(): string {
     return `127.0.0.1:${this.grpcPort}`;
+  }
+
+  /** host:port of the Kafka listener (a Kafka client's bootstrap server); undefined for other roles. */
+  get kafkaAddress(): string | undefined {
+    return this.kafkaPort === undefined ? undefined : `127.0.0.1:${this.kafkaPort}`;
   }
 
   get pid(): number | undefined {

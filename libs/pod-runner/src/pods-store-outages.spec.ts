@@ -3,6 +3,7 @@ import { findRepositoryRoot } from '@ledgerline/cluster';
 import { linksWithPrefix, namespacesWithPrefix } from './index.js';
 import { PodRunner } from './pod-runner.js';
 import {
+  DEV_DEPLOYMENTS,
   NO_VIOLATIONS,
   PodWorkload,
   ensureAppBundles,
@@ -24,19 +25,12 @@ import {
 
 const root = findRepositoryRoot(__dirname);
 const NATS_CUT_MS = 30_000;
-/** The Deployments of the dev overlay: none of their containers may need a restart to recover. */
-const DEPLOYMENTS = [
-  'ledgerline-metadata',
-  'ledgerline-writer-owner',
-  'ledgerline-readonly-owner',
-  'ledgerline-garbage-collector',
-];
 
 describe('the stores going away under load: NATS cut off for 30 s, Redis killed and restarted', () => {
   let runner: PodRunner | undefined;
   let workload: PodWorkload | undefined;
 
-  beforeAll(() => ensureAppBundles(root, ['metadata', 'writer-owner', 'readonly-owner', 'garbage-collector']), 900_000);
+  beforeAll(() => ensureAppBundles(root), 900_000);
 
   afterAll(async () => {
     await workload?.kill();
@@ -56,7 +50,7 @@ describe('the stores going away under load: NATS cut off for 30 s, Redis killed 
     await run.addClientPod('client');
     workload = await PodWorkload.start(run, 'client', 'outages');
     await workload.waitForAcks(300, 60_000);
-    const ours = () => DEPLOYMENTS.flatMap((name) => run.podsOf(name));
+    const ours = () => DEV_DEPLOYMENTS.flatMap((name) => run.podsOf(name));
     const podsBefore = ours().map((pod) => pod.name);
     // Counted from here: a container that exits while the pods start (its dependencies not ready yet) is the
     // kubelet's ordinary restart, not a recovery from the faults below.

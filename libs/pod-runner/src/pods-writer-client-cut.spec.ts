@@ -27,7 +27,7 @@ describe('a writer owner cut off from its clients only', () => {
   let runner: PodRunner | undefined;
   let workload: PodWorkload | undefined;
 
-  beforeAll(() => ensureAppBundles(root, ['metadata', 'writer-owner', 'readonly-owner', 'garbage-collector']), 900_000);
+  beforeAll(() => ensureAppBundles(root), 900_000);
 
   afterAll(async () => {
     await workload?.kill();

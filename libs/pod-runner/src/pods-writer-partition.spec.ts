@@ -42,7 +42,7 @@ describe('a writer owner cut off from Redis and the metadata service, its client
   let runner: PodRunner | undefined;
   let workload: PodWorkload | undefined;
 
-  beforeAll(() => ensureAppBundles(root, ['metadata', 'writer-owner', 'readonly-owner', 'garbage-collector']), 900_000);
+  beforeAll(() => ensureAppBundles(root), 900_000);
 
   afterAll(async () => {
     await workload?.kill();

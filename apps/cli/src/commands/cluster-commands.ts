@@ -31,6 +31,7 @@ const DEFAULT_COUNTS: Record<ClusterRole, number> = {
   'writer-owner': 3,
   'readonly-owner': 2,
   'garbage-collector': 2,
+  'kafka-gateway': 1,
 };
 
 interface UpOptions {
@@ -82,7 +83,8 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
   io.out(`  nats:   ${cluster.natsUrl}`);
   for (const instance of cluster.instances) {
     io.out(
-      `  ${instance.name.padEnd(22)} grpc ${instance.address}  metrics http://127.0.0.1:${instance.metricsPort}/metrics  pid ${instance.pid}`,
+      `  ${instance.name.padEnd(22)} grpc ${instance.address}  metrics http://127.0.0.1:${instance.metricsPort}/metrics  pid ${instance.pid}` +
+        (instance.kafkaAddress === undefined ? '' : `  kafka ${instance.kafkaAddress}`),
     );
   }
   const metadata = cluster.byRole('metadata')[0]!;
@@ -90,6 +92,11 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
   const tlsFlags = tls === undefined ? '' : ` --tls-ca ${tls.ca} --tls-cert ${tls.cert} --tls-key ${tls.key}`;
   if (tls !== undefined) io.out(`  tls:    every port serves TLS, mutual TLS between services; CA ${tls.ca}`);
   io.out(`  try:    npx ledgerline tenants create my-tenant --url ${metadata.address}${tlsFlags}`);
+  const gateway = cluster.byRole('kafka-gateway')[0];
+  if (gateway?.kafkaAddress !== undefined)
+    io.out(
+      `  kafka:  echo hello | kcat -b ${gateway.kafkaAddress} -P -t orders   (any Kafka client, this bootstrap server)`,
+    );
   io.out(`  status: npx ledgerline cluster status --state-file ${stateFile}`);
   io.out('Press Ctrl-C to stop every process.');
   let stopping = false;

@@ -1,4 +1,4 @@
-export { PodWorkload, ensureAppBundles } from './pod-workload.js';
+export { DEV_DEPLOYMENTS, DEV_OVERLAY_APPS, PodWorkload, ensureAppBundles } from './pod-workload.js';
 export type { WorkloadSummary } from './pod-workload.js';
 export {
   NO_VIOLATIONS,

@@ -93,7 +93,11 @@ export class PodWorkload {
 }
 
 /** The app bundles the pods run; builds them (`npx nx run-many -t build`) when one is missing. */
-export function ensureAppBundles(root: string, apps: readonly string[]): void {
+/** The apps the dev overlay's Deployments run, and those Deployments. */
+export const DEV_OVERLAY_APPS = ['metadata', 'writer-owner', 'readonly-owner', 'garbage-collector', 'kafka-gateway'];
+export const DEV_DEPLOYMENTS = DEV_OVERLAY_APPS.map((app) => `ledgerline-${app}`);
+
+export function ensureAppBundles(root: string, apps: readonly string[] = DEV_OVERLAY_APPS): void {
   if (apps.every((app) => existsSync(join(root, 'dist', 'apps', app, 'main.js')))) return;
   const built = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static'], {
     cwd: root,
