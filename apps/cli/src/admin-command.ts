@@ -16,6 +16,13 @@ export function integerIn(min: number, max: number): (value: string) => number {
   };
 }
 
+/** Parses a `true` or `false` option; anything else is a command-line mistake (exit status 2). */
+export function booleanValue(value: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new InvalidArgumentError('expected true or false.');
+}
+
 /** The --url of the command line (a global option), or the default. */
 export function urlOf(command: Command): string {
   return (command.optsWithGlobals() as { url?: string }).url ?? DEFAULT_URL;

@@ -183,6 +183,58 @@ describe('the ledgerline CLI against a running standalone', () => {
     expect(mistake.stderr).toMatch(/^error: option '--partitions <n>' argument 'many' is invalid[^\n]*\n$/);
   });
 
+  it('sets allowAutoTopicCreation on create and update, shows it, and a lookup then creates an absent topic', async () => {
+    const policy = async (namespace: string) => {
+      const got = await ledgerline('namespaces', 'get', namespace, '--url', url);
+      expect(got.code).toBe(0);
+      return (JSON.parse(got.stdout) as { policies: { allowAutoTopicCreation?: boolean } }).policies
+        .allowAutoTopicCreation;
+    };
+    expect(await policy('acme/orders')).toBe(false);
+    const created = await ledgerline(
+      'namespaces',
+      'create',
+      'acme/auto',
+      '--allow-auto-topic-creation',
+      'true',
+      '--url',
+      url,
+    );
+    expect(created).toMatchObject({ code: 0, stdout: 'created namespace acme/auto with 1 topic bucket(s)\n' });
+    expect(await policy('acme/auto')).toBe(true);
+    expect(await ledgerline('topics', 'lookup', 'acme/auto/fresh', '--url', url)).toMatchObject({ code: 0 });
+    expect(await ledgerline('topics', 'list', 'acme/auto', '--url', url)).toMatchObject({
+      code: 0,
+      stdout: 'persistent://acme/auto/fresh\n',
+    });
+    const updated = await ledgerline(
+      'namespaces',
+      'update',
+      'acme/auto',
+      '--allow-auto-topic-creation',
+      'false',
+      '--url',
+      url,
+    );
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ policies: { allowAutoTopicCreation: false } });
+    const refused = await ledgerline('topics', 'lookup', 'acme/auto/typo', '--url', url);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: NOT_FOUND TOPIC_NOT_FOUND: /);
+    const mistake = await ledgerline(
+      'namespaces',
+      'update',
+      'acme/auto',
+      '--allow-auto-topic-creation',
+      'yes',
+      '--url',
+      url,
+    );
+    expect(mistake).toMatchObject({ code: 2, stdout: '' });
+    expect(mistake.stderr).toContain('expected true or false');
+    expect(await policy('acme/auto')).toBe(false);
+  });
+
   it('reports and drives the garbage collector standalone hosts', async () => {
     const status = await ledgerline('gc', 'status', '--url', url);
     expect(status.code).toBe(0);

@@ -81,6 +81,13 @@ export const CAS_BACKOFF_START_MS = 1;
 export const MAX_PENDING_RESERVATIONS = 100_000;
 
 /**
+ * Topics one instance remembers it is auto-creating on lookup, so racing
+ * lookups of one topic share its creation; past it a lookup creates on its own
+ * (still correct: the loser's ALREADY_EXISTS counts as created).
+ */
+export const MAX_SHARED_AUTO_CREATIONS = 10_000;
+
+/**
  * A topic counter is recounted only when it has not changed for this long, so
  * that no create that reserved a slot is still writing its node.
  */

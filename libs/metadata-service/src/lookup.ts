@@ -8,6 +8,7 @@ import { listLiveOwners } from './owner-sessions.js';
 import { validateOwnerGroup } from './policies.js';
 import type { OwnerRoleName } from './records.js';
 import { placeTopic } from './placement.js';
+import type { TopicAutoCreation } from './topic-auto-creation.js';
 import { parseTopic } from './topic-scope.js';
 import { MetadataServiceReason } from './errors.js';
 
@@ -31,8 +32,17 @@ export interface LookupAnswer {
  * is a read-only owner of that group, with redirectTopic = the same local name
  * in the reader namespace. The client keeps the writer topic's name and only
  * connects to another address.
+ *
+ * A topic that does not exist is NOT_FOUND / TOPIC_NOT_FOUND, unless its
+ * namespace's allowAutoTopicCreation policy lets the lookup create it
+ * (topic-auto-creation.ts); a redirected lookup never creates one.
  */
-export async function lookupTopic(context: AdminContext, topicName: string, group: string): Promise<LookupAnswer> {
+export async function lookupTopic(
+  context: AdminContext,
+  autoCreation: TopicAutoCreation,
+  topicName: string,
+  group: string,
+): Promise<LookupAnswer> {
   const topic = parseTopic(topicName);
   const viaGroup = group === '' ? undefined : validateOwnerGroup(group);
   const namespace = await readNamespace(context, topic.namespaceName);
@@ -46,7 +56,7 @@ export async function lookupTopic(context: AdminContext, topicName: string, grou
       return { ...answer, redirectTopic: view.toString() };
     }
   }
-  await resolveOwnableTopic(context, topic);
+  await autoCreation.resolve(topic, policies);
   const role = policies.writerNamespace === '' ? 'writer' : 'readonly';
   return { ...(await ownerFor(context, topic, policies.ownerGroup, role)), redirectTopic: '' };
 }

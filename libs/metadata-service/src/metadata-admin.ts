@@ -23,6 +23,7 @@ import { reconcileTopicCount } from './topic-recount.js';
 import { TopicReservations } from './topic-reservations.js';
 import { resolveNamespaceStorage, resolveTopic } from './topic-scope.js';
 import { TopicAdmin, type CountDriftListener } from './topics.js';
+import { TopicAutoCreation } from './topic-auto-creation.js';
 import { DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
 
 export interface MetadataAdminOptions {
@@ -48,6 +49,7 @@ export class MetadataAdmin {
   readonly topicAdmin: TopicAdmin;
   /** Ends the sessions of owners whose process is known gone (WatchOwnerSession). */
   readonly sessionLiveness: SessionLiveness;
+  readonly #autoCreation: TopicAutoCreation;
   readonly #onCountDrift: CountDriftListener;
   readonly #settleMs: number;
 
@@ -57,6 +59,7 @@ export class MetadataAdmin {
     this.#settleMs = options.recountSettleMs ?? DEFAULT_RECOUNT_SETTLE_MS;
     this.topicAdmin = new TopicAdmin(this.context, new TopicReservations(this.context), this.#onCountDrift);
     this.sessionLiveness = new SessionLiveness(this.context, options.sessionLiveness);
+    this.#autoCreation = new TopicAutoCreation(this.context, (topic) => this.topicAdmin.createTopic(topic));
   }
 
   createTenant = (tenant: string, adminRoles: readonly string[] = []) => createTenant(this.context, tenant, adminRoles);
@@ -125,7 +128,8 @@ export class MetadataAdmin {
     return getLiveLease(this.context, scope.topic);
   }
 
-  lookupTopic = (topic: string, group = '') => lookupTopic(this.context, topic, group);
+  /** Creates the topic first when it is absent and its namespace's allowAutoTopicCreation policy allows it. */
+  lookupTopic = (topic: string, group = '') => lookupTopic(this.context, this.#autoCreation, topic, group);
   balancerStatus = () => readBalancerStatus(this.context);
   allocateLedgerId = () => this.context.store.nextId(LEDGER_ID_SEQUENCE);
 }

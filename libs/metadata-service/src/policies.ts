@@ -16,6 +16,7 @@ export interface PolicyInput {
   ownerGroup?: string | undefined;
   writerNamespace?: string | undefined;
   readonly?: boolean | undefined;
+  allowAutoTopicCreation?: boolean | undefined;
 }
 
 /** The owner group of a namespace whose policies name none. */
@@ -29,6 +30,8 @@ export const DEFAULT_POLICIES: PoliciesRecord = {
   ownerGroup: DEFAULT_OWNER_GROUP,
   writerNamespace: '',
   readonly: false,
+  // Unlike Pulsar's broker default (true): a topic is created first, so a mistyped name is refused, not created.
+  allowAutoTopicCreation: false,
 };
 
 const OWNER_GROUP = /^[A-Za-z0-9_.:-]+$/;
@@ -128,6 +131,7 @@ function mergePolicies(base: PoliciesRecord, input: PolicyInput): PoliciesRecord
     );
   }
   if (input.ownerGroup !== undefined) merged.ownerGroup = validateOwnerGroup(input.ownerGroup);
+  if (input.allowAutoTopicCreation !== undefined) merged.allowAutoTopicCreation = input.allowAutoTopicCreation;
   return merged;
 }
 

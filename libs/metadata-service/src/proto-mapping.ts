@@ -29,6 +29,7 @@ export function policyInput(policies: Policies | undefined): PolicyInput {
     ownerGroup: policies.ownerGroup,
     writerNamespace: policies.writerNamespace,
     readonly: policies.readonly,
+    allowAutoTopicCreation: policies.allowAutoTopicCreation,
   };
 }
 
@@ -41,6 +42,7 @@ export function policiesMessage(policies: PoliciesRecord): MessageInitShape<type
     ownerGroup: policies.ownerGroup,
     ...(policies.writerNamespace === '' ? {} : { writerNamespace: policies.writerNamespace }),
     readonly: policies.readonly,
+    allowAutoTopicCreation: policies.allowAutoTopicCreation,
   };
 }
 

@@ -12,6 +12,8 @@ export const PoliciesRecordSchema = z.object({
   /** `tenant/ns` of the writer namespace on a reader namespace, else ''. */
   writerNamespace: z.string(),
   readonly: z.boolean(),
+  /** Records written before the policy existed have none: they never auto-created, so absent reads as false. */
+  allowAutoTopicCreation: z.boolean().default(false),
 });
 export type PoliciesRecord = z.infer<typeof PoliciesRecordSchema>;
 

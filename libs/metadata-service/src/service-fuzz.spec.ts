@@ -73,6 +73,10 @@ async function seed(clients: ServiceClients): Promise<FuzzSeeds> {
   await admin.createTopic({ topic: 'persistent://fz/ns/t' });
   await admin.createTopic({ topic: 'persistent://fz/ns/p', partitions: 2 });
   await admin.createNamespace({ namespace: 'fz/rd', policies: { ownerGroup: 'readers', writerNamespace: 'fz/ns' } });
+  await admin.createNamespace({
+    namespace: 'fz/auto',
+    policies: { ownerGroup: 'writers', maxTopics: 8, allowAutoTopicCreation: true },
+  });
   const registered = await lookup.registerOwner({
     owner: { instanceId: 'w-seed', role: OwnerRole.WRITER, group: 'writers', advertisedAddress: '127.0.0.1:6650' },
     sessionTtlMs: 300_000n,
@@ -81,6 +85,7 @@ async function seed(clients: ServiceClients): Promise<FuzzSeeds> {
     tenant: 'fz',
     namespace: 'fz/ns',
     readerNamespace: 'fz/rd',
+    autoNamespace: 'fz/auto',
     topic: 'persistent://fz/ns/t',
     partitionedTopic: 'persistent://fz/ns/p',
     ownerGroup: 'writers',

@@ -1,4 +1,7 @@
+import { NamespaceName } from '@ledgerline/naming';
 import { WriteGate } from './testing/crashing-store.js';
+import { namespacePath } from './layout.js';
+import { encodeRecord } from './record-codec.js';
 import { MetadataAdmin } from './metadata-admin.js';
 import { failure, sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 
@@ -62,6 +65,7 @@ describe('tenants and namespaces', () => {
       ownerGroup: 'west',
       writerNamespace: '',
       readonly: false,
+      allowAutoTopicCreation: false,
     });
     const updated = await admin.updateNamespace('acme/orders', { maxTopics: 5, numberOfTopicBuckets: 16 });
     expect(updated.policies).toMatchObject({ maxTopics: 5, numberOfTopicBuckets: 16, ownerGroup: 'west' });
@@ -70,6 +74,23 @@ describe('tenants and namespaces', () => {
     expect(immutable).toMatchObject({ code: 'FAILED_PRECONDITION', reason: 'BUCKETS_IMMUTABLE' });
     expect((await admin.getNamespace('acme/orders')).policies.numberOfTopicBuckets).toBe(16);
     expect(await admin.listNamespaces('acme')).toEqual(['acme/orders']);
+  });
+
+  it('reads a namespace record written before allowAutoTopicCreation existed as not allowing it', async () => {
+    const { admin, store } = fixture;
+    await admin.createTenant('acme');
+    await admin.createNamespace('acme/old');
+    const path = namespacePath(NamespaceName.parse('acme/old'));
+    const node = (await store.get(path))!;
+    const stored = JSON.parse(Buffer.from(node.value.subarray(2)).toString('utf8')) as {
+      policies: Record<string, unknown>;
+    };
+    delete stored.policies['allowAutoTopicCreation'];
+    await store.put(path, encodeRecord(stored), { expectedVersion: node.version });
+    expect((await admin.getNamespace('acme/old')).policies.allowAutoTopicCreation).toBe(false);
+    const updated = await admin.updateNamespace('acme/old', { allowAutoTopicCreation: true });
+    expect(updated.policies.allowAutoTopicCreation).toBe(true);
+    expect((await admin.getNamespace('acme/old')).policies.allowAutoTopicCreation).toBe(true);
   });
 
   it('lays the managed-ledger directories out as PIP-157 says', async () => {

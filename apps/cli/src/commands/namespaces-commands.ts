@@ -3,7 +3,7 @@ import { MAX_NAMESPACE_TOPIC_BUCKETS, MAX_TOPICS_POLICY } from '@ledgerline/meta
 import type { PoliciesSchema } from '@ledgerline/proto';
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import { integerIn, toJson, withAdmin } from '../admin-command.js';
+import { booleanValue, integerIn, toJson, withAdmin } from '../admin-command.js';
 import { registerPermissionCommands } from './permission-commands.js';
 import { descriptionOf } from '../command-index.js';
 
@@ -14,6 +14,7 @@ interface PolicyOptions {
   retentionMb?: number;
   ownerGroup?: string;
   writerNamespace?: string;
+  allowAutoTopicCreation?: boolean;
 }
 
 function addPolicyOptions(command: Command): Command {
@@ -30,7 +31,12 @@ function addPolicyOptions(command: Command): Command {
     )
     .option('--retention-minutes <n>', 'retention time; -1 = infinite', integerIn(-1, Number.MAX_SAFE_INTEGER))
     .option('--retention-mb <n>', 'retention size; -1 = infinite', integerIn(-1, Number.MAX_SAFE_INTEGER))
-    .option('--owner-group <group>', 'the owner group (isolation policy) whose instances own the topics');
+    .option('--owner-group <group>', 'the owner group (isolation policy) whose instances own the topics')
+    .option(
+      '--allow-auto-topic-creation <true|false>',
+      'a lookup (or the Kafka gateway) of a topic that does not exist creates it; default false',
+      booleanValue,
+    );
 }
 
 function policies(options: PolicyOptions): MessageInitShape<typeof PoliciesSchema> {
@@ -41,6 +47,7 @@ function policies(options: PolicyOptions): MessageInitShape<typeof PoliciesSchem
     ...(options.retentionMb === undefined ? {} : { retentionSizeMb: BigInt(options.retentionMb) }),
     ...(options.ownerGroup === undefined ? {} : { ownerGroup: options.ownerGroup }),
     ...(options.writerNamespace === undefined ? {} : { writerNamespace: options.writerNamespace }),
+    ...(options.allowAutoTopicCreation === undefined ? {} : { allowAutoTopicCreation: options.allowAutoTopicCreation }),
   };
 }
 

@@ -59,6 +59,7 @@ export function metadataE2ESuite(start: () => Promise<E2EDeployment>): void {
   topicDeletionFlow(next);
   leaseTakeoverFlow(next);
   readerRedirectFlow(next);
+  autoCreationFlow(next);
   badInputFlow(next);
   watchFlow(next);
 }
@@ -290,6 +291,39 @@ function readerRedirectFlow(next: () => Clients): void {
       code: 'FAILED_PRECONDITION',
       reason: 'NAMESPACE_READONLY',
     });
+  });
+}
+
+/** End to end: topic creation on lookup (allowAutoTopicCreation). `next` hands out the clients of the next instance. */
+function autoCreationFlow(next: () => Clients): void {
+  it('creates an absent topic on lookup only where the namespace allows it, once however many lookups race', async () => {
+    await next().admin.createTenant({ tenant: 'e2e-auto' });
+    const open = await next().admin.createNamespace({
+      namespace: 'e2e-auto/open',
+      policies: { ownerGroup: 'auto-writers', allowAutoTopicCreation: true },
+    });
+    expect(open.namespace?.policies?.allowAutoTopicCreation).toBe(true);
+    await next().admin.createNamespace({ namespace: 'e2e-auto/closed', policies: { ownerGroup: 'auto-writers' } });
+    const closed = await next().admin.getNamespace({ namespace: 'e2e-auto/closed' });
+    expect(closed.namespace?.policies?.allowAutoTopicCreation).toBe(false);
+    await next().lookup.registerOwner({
+      owner: { instanceId: 'aw-1', role: OwnerRole.WRITER, group: 'auto-writers', advertisedAddress: 'aw-1:6650' },
+      sessionTtlMs: 60_000n,
+    });
+    expect(await failure(next().lookup.lookupTopic({ topic: 'e2e-auto/closed/typo' }))).toMatchObject({
+      code: 'NOT_FOUND',
+      reason: 'TOPIC_NOT_FOUND',
+    });
+    const topics = ['one', 'two', 'three'].map((name) => `persistent://e2e-auto/open/${name}`);
+    // Each topic's lookups alternate between the instances, all at once.
+    const answers = await Promise.all(
+      topics.flatMap((topic) => Array.from({ length: 4 }, () => next().lookup.lookupTopic({ topic }))),
+    );
+    expect(answers.every((answer) => answer.instanceId === 'aw-1' && answer.role === OwnerRole.WRITER)).toBe(true);
+    expect((await next().admin.listTopics({ namespace: 'e2e-auto/open' })).topics).toEqual([...topics].sort());
+    expect((await next().admin.countTopics({ namespace: 'e2e-auto/open' })).count).toBe(3n);
+    expect((await next().admin.getTopic({ topic: topics[0]! })).topic?.partitions).toBe(0);
+    expect((await next().admin.countTopics({ namespace: 'e2e-auto/closed' })).count).toBe(0n);
   });
 }
 

@@ -12,6 +12,8 @@ export interface FuzzSeeds {
   tenant: string;
   namespace: string;
   readerNamespace: string;
+  /** A namespace whose policy lets lookups create topics (allowAutoTopicCreation), with a small maxTopics. */
+  autoNamespace: string;
   topic: string;
   partitionedTopic: string;
   ownerGroup: string;
@@ -92,7 +94,13 @@ function optionalFields<T extends Record<string, fc.Arbitrary<unknown>>>(fields:
 
 export function requestArbitraries(seeds: FuzzSeeds) {
   const tenant = near(seeds.tenant, 'fresh-tenant');
-  const namespace = near(seeds.namespace, seeds.readerNamespace, `${seeds.tenant}/fresh`, 'nobody/ns');
+  const namespace = near(
+    seeds.namespace,
+    seeds.readerNamespace,
+    seeds.autoNamespace,
+    `${seeds.tenant}/fresh`,
+    'nobody/ns',
+  );
   const topic = near(
     seeds.topic,
     seeds.partitionedTopic,
@@ -100,6 +108,7 @@ export function requestArbitraries(seeds: FuzzSeeds) {
     `persistent://${seeds.readerNamespace}/t`,
     `non-persistent://${seeds.namespace}/t`,
     `${seeds.namespace}/fresh`,
+    `${seeds.autoNamespace}/fresh`,
     'persistent://nobody/ns/t',
   );
   const group = near(seeds.ownerGroup, seeds.readerGroup, '');
@@ -115,6 +124,7 @@ export function requestArbitraries(seeds: FuzzSeeds) {
     ownerGroup: group,
     writerNamespace: namespace,
     readonly: fc.boolean(),
+    allowAutoTopicCreation: fc.boolean(),
   });
   const owner = optionalFields({
     instanceId: near('w-fuzz', 'r-fuzz'),
