@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
-import { eventually } from '@ledgerline/testing';
+import { AdminService } from '@ledgerline/proto';
+import { closeClient, createClient as createGrpcClient } from '@ledgerline/rpc';
+import { eventually, refusal } from '@ledgerline/testing';
 import { CompressionCodecs, CompressionTypes, Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
@@ -124,6 +126,34 @@ describe('kafkajs against the Kafka gateway over a standalone', () => {
       await reader.close();
     } finally {
       await producer.disconnect();
+    }
+  });
+
+  it('auto-creates a topic only in a namespace whose policy allowAutoTopicCreation allows it', async () => {
+    const admin = createGrpcClient(AdminService, `127.0.0.1:${standalone.grpcPort}`);
+    const producer = kafka.producer({ allowAutoTopicCreation: true, retry: { retries: 1, initialRetryTime: 50 } });
+    await producer.connect();
+    try {
+      // Standalone made the Kafka namespace with the policy on: plain names auto-create (the acks test above).
+      const home = await admin.getNamespace({ namespace: 'public/default' });
+      expect(home.namespace?.policies?.allowAutoTopicCreation).toBe(true);
+      await admin.createNamespace({ namespace: 'public/closed' });
+      const refused = await producer.send({ topic: 'public/closed/orders', acks: -1, messages: [{ value: 'x' }] }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      // kafkajs retries the refusal, then reports it as the cause of running out of retries.
+      expect(refused).toMatchObject({ cause: { type: 'UNKNOWN_TOPIC_OR_PARTITION' } });
+      expect(await refusal(admin.getTopic({ topic: 'public/closed/orders' }))).toMatchObject({
+        reason: 'TOPIC_NOT_FOUND',
+      });
+      await admin.updateNamespace({ namespace: 'public/closed', policies: { allowAutoTopicCreation: true } });
+      const [receipt] = await producer.send({ topic: 'public/closed/orders', acks: -1, messages: [{ value: 'y' }] });
+      expect(receipt!.baseOffset).toBe('0');
+      expect((await admin.getTopic({ topic: 'public/closed/orders' })).topic?.partitions).toBe(1);
+    } finally {
+      await producer.disconnect();
+      closeClient(admin);
     }
   });
 

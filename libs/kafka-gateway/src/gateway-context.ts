@@ -37,12 +37,17 @@ export class GatewayContext {
     readonly logger: Logger,
   ) {}
 
-  /** A topic's Ledgerline partition count (0: not partitioned), creating it when allowed; undefined when absent. */
+  /**
+   * A topic's Ledgerline partition count (0: not partitioned); undefined when
+   * absent. With `create`, an absent topic is created when both the gateway
+   * (kafkaAutoCreateTopics) and the topic's namespace (its policy
+   * allowAutoTopicCreation) allow it.
+   */
   async partitionCount(topic: string, caller: Caller, create: boolean): Promise<number | undefined> {
     const cached = this.partitionCounts.get(topic);
     if (cached !== undefined && Date.now() - cached.readAtMs < PARTITION_COUNT_TTL_MS) return cached.count;
     let count = await this.backend.partitions(topic, caller);
-    if (count === undefined && create && this.settings.kafkaAutoCreateTopics) {
+    if (count === undefined && create && (await this.mayAutoCreate(topic, caller))) {
       count = await this.createTopic(topic, this.settings.kafkaDefaultPartitions, caller);
     }
     if (count === undefined) return undefined;
@@ -52,6 +57,11 @@ export class GatewayContext {
       this.partitionCounts.delete(this.partitionCounts.keys().next().value as string);
     }
     return count;
+  }
+
+  private async mayAutoCreate(topic: string, caller: Caller): Promise<boolean> {
+    if (!this.settings.kafkaAutoCreateTopics) return false;
+    return this.backend.allowsAutoTopicCreation(this.names.namespaceOf(topic), caller);
   }
 
   /** Creates a partitioned topic (a Kafka topic always has partitions); a concurrent creation is not an error. */

@@ -1,5 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import type { CursorData, Entry, PublishReceipt } from '@ledgerline/proto';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { CursorData, Entry, PoliciesSchema, PublishReceipt } from '@ledgerline/proto';
 import type { Caller, OwnerRouter } from './owner-router.js';
 import type { StoredMessage } from './record-mapping.js';
 
@@ -45,6 +46,22 @@ export class LedgerlineBackend {
     }
   }
 
+  /**
+   * Whether the namespace lets topics be created on first use: its policy
+   * allowAutoTopicCreation, never on a reader namespace. A namespace that does
+   * not exist allows nothing (its topics are unknown, as Kafka says).
+   */
+  async allowsAutoTopicCreation(namespace: string, caller: Caller): Promise<boolean> {
+    try {
+      const answer = await this.router.admin.getNamespace({ namespace }, this.router.callOptions(caller));
+      const policies = answer.namespace?.policies;
+      return policies?.allowAutoTopicCreation === true && policies.readonly !== true;
+    } catch (error) {
+      if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return false;
+      throw error;
+    }
+  }
+
   async createTopic(topic: string, partitions: number, caller: Caller): Promise<void> {
     await this.router.admin.createTopic({ topic, partitions }, this.router.callOptions(caller));
   }
@@ -68,10 +85,20 @@ export class LedgerlineBackend {
     return topics;
   }
 
-  async ensureNamespace(tenant: string, namespace: string, caller: Caller): Promise<void> {
+  /** Creates the tenant and namespace unless they exist; an existing namespace keeps its policies. */
+  async ensureNamespace(
+    tenant: string,
+    namespace: string,
+    policies: MessageInitShape<typeof PoliciesSchema>,
+    caller: Caller,
+  ): Promise<void> {
     for (const create of [
       () => this.router.admin.createTenant({ tenant, adminRoles: [] }, this.router.callOptions(caller)),
-      () => this.router.admin.createNamespace({ namespace: `${tenant}/${namespace}` }, this.router.callOptions(caller)),
+      () =>
+        this.router.admin.createNamespace(
+          { namespace: `${tenant}/${namespace}`, policies },
+          this.router.callOptions(caller),
+        ),
     ]) {
       try {
         await create();

@@ -21,9 +21,15 @@ export const kafkaGatewaySettings = {
   /** The tenant and namespace a plain Kafka topic name lives in (KoP's kafkaTenant / kafkaNamespace). */
   kafkaTenant: z.string().min(1).max(128).default('public'),
   kafkaNamespace: z.string().min(1).max(128).default('default'),
-  /** Create the tenant and namespace at start when missing (standalone; a cluster's admin usually does it). */
+  /**
+   * Create the tenant and namespace at start when missing (standalone; a cluster's admin usually does it), the
+   * namespace with allowAutoTopicCreation = kafkaAutoCreateTopics.
+   */
   kafkaCreateNamespace: z.boolean().default(true),
-  /** Create a topic a producer or a Metadata request names when it does not exist (Kafka's auto.create.topics.enable). */
+  /**
+   * Create a topic a producer or a Metadata request names when it does not exist (Kafka's auto.create.topics.enable),
+   * in a namespace whose policy allowAutoTopicCreation allows it; elsewhere the topic is UNKNOWN_TOPIC_OR_PARTITION.
+   */
   kafkaAutoCreateTopics: z.boolean().default(true),
   /** Partitions of an auto-created topic, and of CreateTopics with num_partitions -1 (Kafka's num.partitions). */
   kafkaDefaultPartitions: z.number().int().min(1).max(10_000).default(1),

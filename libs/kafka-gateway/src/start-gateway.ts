@@ -28,8 +28,9 @@ export interface RunningKafkaGateway {
 /**
  * Starts the Kafka listener: what the cluster app and standalone both host.
  * With kafkaCreateNamespace, the home tenant and namespace are created first
- * when missing (a failure to do so is logged, not fatal: an admin may have
- * restricted it).
+ * when missing, the namespace with allowAutoTopicCreation as kafkaAutoCreateTopics
+ * says (a failure to do so is logged, not fatal: an admin may have restricted
+ * it; a namespace that exists keeps its policies).
  */
 export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<RunningKafkaGateway> {
   const { settings, logger } = options;
@@ -49,9 +50,13 @@ export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<R
   );
   const context = new GatewayContext(settings, backend, names, groups, () => broker, logger);
   if (settings.kafkaCreateNamespace) {
-    await backend.ensureNamespace(settings.kafkaTenant, settings.kafkaNamespace, ANONYMOUS).catch((error: unknown) => {
-      logger.warn({ err: error, namespace: names.namespace }, 'the Kafka namespace could not be created');
-    });
+    // Kafka's own topics live here, so it allows auto-creation as the gateway does (auto.create.topics.enable).
+    const policies = { allowAutoTopicCreation: settings.kafkaAutoCreateTopics };
+    await backend
+      .ensureNamespace(settings.kafkaTenant, settings.kafkaNamespace, policies, ANONYMOUS)
+      .catch((error: unknown) => {
+        logger.warn({ err: error, namespace: names.namespace }, 'the Kafka namespace could not be created');
+      });
   }
   const server = new KafkaGatewayServer(context);
   let port: number;

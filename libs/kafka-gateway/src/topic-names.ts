@@ -6,6 +6,8 @@ const KAFKA_TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 /** tenant/namespace/topic, optionally with persistent://: a topic of any namespace named from Kafka. */
 const QUALIFIED_NAME = /^(?:persistent:\/\/)?([^/\s]+)\/([^/\s]+)\/([^/\s]+)$/;
 const PARTITION_SUFFIX = /-partition-(\d+)$/;
+/** The `tenant/namespace` of a `persistent://tenant/namespace/topic` name. */
+const TOPIC_NAMESPACE = /^persistent:\/\/([^/]+\/[^/]+)\/[^/]+$/;
 
 export interface NamespaceName {
   readonly tenant: string;
@@ -45,6 +47,13 @@ export class TopicNames {
       );
     }
     return `persistent://${this.namespace}/${kafkaTopic}`;
+  }
+
+  /** The `tenant/namespace` of a Ledgerline topic name ledgerlineTopic made. */
+  namespaceOf(ledgerlineTopic: string): string {
+    const match = TOPIC_NAMESPACE.exec(ledgerlineTopic);
+    if (match === null) throw new Error(`${ledgerlineTopic} is not a topic name ledgerlineTopic makes`);
+    return match[1]!;
   }
 
   /** The Ledgerline topic serving one Kafka partition (`partitions` 0 means not partitioned). */

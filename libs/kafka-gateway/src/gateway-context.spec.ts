@@ -1,0 +1,154 @@
+import {
+  ApiKey,
+  apiSpec,
+  Compression,
+  encodeRecordBatch,
+  KafkaErrorCode,
+  type DecodedRequest,
+  type Message,
+} from '@ledgerline/kafka-protocol';
+import type { PublishReceipt } from '@ledgerline/proto';
+import { createLogger } from '@ledgerline/service-kit';
+import { GatewayContext } from './gateway-context.js';
+import { GroupCoordinator } from './group-coordinator.js';
+import { handleMetadata } from './handlers/metadata.js';
+import { handleProduce } from './handlers/produce.js';
+import type { LedgerlineBackend } from './ledgerline-backend.js';
+import { ANONYMOUS } from './owner-router.js';
+import type { Session } from './session.js';
+import { resolveKafkaGatewaySettings, type KafkaGatewaySettings } from './settings.js';
+import { TopicNames } from './topic-names.js';
+
+/**
+ * The metadata service as the gateway sees it, in memory: topics with their
+ * partition counts, and which namespaces' policies allow auto-creation.
+ */
+class FakeBackend {
+  readonly topics = new Map<string, number>();
+  readonly autoCreating = new Set<string>();
+  readonly namespacesAsked: string[] = [];
+
+  async partitions(topic: string): Promise<number | undefined> {
+    return this.topics.get(topic);
+  }
+
+  async allowsAutoTopicCreation(namespace: string): Promise<boolean> {
+    this.namespacesAsked.push(namespace);
+    return this.autoCreating.has(namespace);
+  }
+
+  async createTopic(topic: string, partitions: number): Promise<void> {
+    this.topics.set(topic, partitions);
+  }
+
+  async publish(): Promise<PublishReceipt> {
+    return { firstOffset: 0n, lastOffset: 0n, duplicate: false } as PublishReceipt;
+  }
+}
+
+const session: Session = { caller: ANONYMOUS, clientHost: '127.0.0.1', saslMechanism: undefined };
+
+function contextOver(backend: FakeBackend, overrides: Partial<KafkaGatewaySettings> = {}): GatewayContext {
+  const settings = resolveKafkaGatewaySettings({ kafkaDefaultPartitions: 2, ...overrides });
+  return new GatewayContext(
+    settings,
+    backend as unknown as LedgerlineBackend,
+    new TopicNames({ tenant: 'public', namespace: 'default' }),
+    new GroupCoordinator(settings),
+    () => ({ nodeId: 1, host: 'localhost', port: 9092 }),
+    createLogger('gateway-context-spec', { level: 'silent' }),
+  );
+}
+
+function request(apiKey: number, apiVersion: number, body: Message): DecodedRequest {
+  return { header: { apiKey, apiVersion, correlationId: 1, clientId: 'spec' }, spec: apiSpec(apiKey)!, body };
+}
+
+async function metadataErrors(context: GatewayContext, names: string[]): Promise<number[]> {
+  const body = { topics: names.map((name) => ({ name })), allowAutoTopicCreation: true };
+  const answer = await handleMetadata(context, request(ApiKey.Metadata, 8, body), session);
+  return (answer['topics'] as { errorCode: number }[]).map((topic) => topic.errorCode);
+}
+
+function records(): Buffer {
+  return encodeRecordBatch({
+    baseOffset: 0n,
+    partitionLeaderEpoch: 0,
+    compression: Compression.NONE,
+    timestampType: 0,
+    transactional: false,
+    control: false,
+    lastOffsetDelta: 0,
+    baseTimestamp: 0n,
+    maxTimestamp: 0n,
+    producerId: -1n,
+    producerEpoch: -1,
+    baseSequence: -1,
+    records: [{ offsetDelta: 0, timestampDelta: 0n, key: null, value: Buffer.from('hello'), headers: [] }],
+  });
+}
+
+async function produceError(context: GatewayContext, topic: string): Promise<number> {
+  const body = {
+    transactionalId: null,
+    acks: -1,
+    timeoutMs: 1000,
+    topics: [{ name: topic, partitions: [{ partitionIndex: 0, records: records() }] }],
+  };
+  const answer = (await handleProduce(context, request(ApiKey.Produce, 7, body), session))!;
+  const [response] = answer['responses'] as { partitions: { errorCode: number }[] }[];
+  return response!.partitions[0]!.errorCode;
+}
+
+describe('auto-creation of Kafka topics', () => {
+  it('refuses an unknown topic with UNKNOWN_TOPIC_OR_PARTITION where the namespace does not allow it', async () => {
+    const backend = new FakeBackend();
+    const context = contextOver(backend);
+    expect(await metadataErrors(context, ['orders', 'acme/closed/orders'])).toEqual([
+      KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    ]);
+    expect(await produceError(context, 'orders')).toBe(KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect(backend.topics.size).toBe(0);
+    expect(new Set(backend.namespacesAsked)).toEqual(new Set(['public/default', 'acme/closed']));
+  });
+
+  it('creates an unknown topic on Metadata and Produce where the namespace allows it', async () => {
+    const backend = new FakeBackend();
+    backend.autoCreating.add('public/default');
+    backend.autoCreating.add('acme/open');
+    const context = contextOver(backend);
+    expect(await metadataErrors(context, ['orders', 'acme/open/orders', 'acme/closed/orders'])).toEqual([
+      KafkaErrorCode.NONE,
+      KafkaErrorCode.NONE,
+      KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    ]);
+    expect(await produceError(context, 'payments')).toBe(KafkaErrorCode.NONE);
+    expect([...backend.topics]).toEqual([
+      ['persistent://public/default/orders', 2],
+      ['persistent://acme/open/orders', 2],
+      ['persistent://public/default/payments', 2],
+    ]);
+  });
+
+  it('creates nothing when kafkaAutoCreateTopics is off, whatever the namespace allows', async () => {
+    const backend = new FakeBackend();
+    backend.autoCreating.add('public/default');
+    const context = contextOver(backend, { kafkaAutoCreateTopics: false });
+    expect(await metadataErrors(context, ['orders'])).toEqual([KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
+    expect(await produceError(context, 'orders')).toBe(KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect(backend.topics.size).toBe(0);
+    expect(backend.namespacesAsked).toEqual([]);
+  });
+
+  it('does not create on a Metadata request that does not ask for it, nor ask the namespace', async () => {
+    const backend = new FakeBackend();
+    backend.autoCreating.add('public/default');
+    const context = contextOver(backend);
+    const body = { topics: [{ name: 'orders' }], allowAutoTopicCreation: false };
+    const answer = await handleMetadata(context, request(ApiKey.Metadata, 8, body), session);
+    expect((answer['topics'] as { errorCode: number }[])[0]!.errorCode).toBe(KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    expect(backend.topics.size).toBe(0);
+    expect(backend.namespacesAsked).toEqual([]);
+  });
+});
