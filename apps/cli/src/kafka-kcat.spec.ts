@@ -1,10 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createClient, type LedgerlineClient } from '@ledgerline/client';
-import type { RunningStandalone } from './standalone.js';
-import { startTestStandalone } from './testing/test-standalone.js';
+import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 import { take } from './testing/take-messages.js';
 
 // kcat 1.7 (librdkafka 2.0, Debian's package, installed by .ci/run) against
@@ -24,28 +19,16 @@ function kcat(args: readonly string[], input?: string): Promise<string> {
 }
 
 describe('kcat against standalone', () => {
-  let dir: string;
-  let standalone: RunningStandalone;
-  let client: LedgerlineClient;
-  let broker: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ledgerline-kcat-'));
-    standalone = await startTestStandalone(join(dir, 'data'), 'silent', ['--group-initial-rebalance-delay-ms', '0']);
-    broker = `127.0.0.1:${standalone.kafka!.port}`;
-    client = createClient({ serviceUrl: `127.0.0.1:${standalone.grpcPort}` });
-  });
-  afterAll(async () => {
-    await client.close();
-    await standalone.shutdown('test over');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const kafka = kafkaStandaloneRun('kcat');
 
   it('produces with keys and headers, reads back through kcat and the SDK at the same offsets, and lists metadata', async () => {
-    await kcat(['-b', broker, '-P', '-t', 'kcat-orders', '-K', ':', '-H', 'source=kcat'], 'k1:one\nk2:two\nk3:three\n');
+    await kcat(
+      ['-b', kafka.broker, '-P', '-t', 'kcat-orders', '-K', ':', '-H', 'source=kcat'],
+      'k1:one\nk2:two\nk3:three\n',
+    );
     const consumed = await kcat([
       '-b',
-      broker,
+      kafka.broker,
       '-C',
       '-t',
       'kcat-orders',
@@ -60,7 +43,7 @@ describe('kcat against standalone', () => {
       '1 k2 two source=kcat',
       '2 k3 three source=kcat',
     ]);
-    const reader = await client.reader({ topic: 'public/default/kcat-orders', start: { offset: 0 } });
+    const reader = await kafka.client.reader({ topic: 'public/default/kcat-orders', start: { offset: 0 } });
     const read = await take(reader, 3);
     await reader.close();
     expect(
@@ -70,9 +53,9 @@ describe('kcat against standalone', () => {
       [1n, 'k2', 'two', { source: 'kcat' }],
       [2n, 'k3', 'three', { source: 'kcat' }],
     ]);
-    const metadata = await kcat(['-b', broker, '-L', '-t', 'kcat-orders']);
+    const metadata = await kcat(['-b', kafka.broker, '-L', '-t', 'kcat-orders']);
     expect(metadata).toContain('topic "kcat-orders" with 1 partitions');
-    expect(metadata).toContain(`broker 1 at ${broker}`);
+    expect(metadata).toContain(`broker 1 at ${kafka.broker}`);
   });
 
   it.each(['gzip', 'snappy', 'lz4', 'zstd'])(
@@ -83,12 +66,12 @@ describe('kcat against standalone', () => {
       // a batch uncompressed when compression would not make it smaller).
       const lines = Array.from({ length: 500 }, (_, index) => `k${index}:value-${index}-${'x'.repeat(100)}`);
       await kcat(
-        ['-b', broker, '-P', '-t', topic, '-K', ':', '-z', codec, '-X', 'linger.ms=50'],
+        ['-b', kafka.broker, '-P', '-t', topic, '-K', ':', '-z', codec, '-X', 'linger.ms=50'],
         `${lines.join('\n')}\n`,
       );
-      const consumed = await kcat(['-b', broker, '-C', '-t', topic, '-o', 'beginning', '-e', '-f', '%o %k %s\n']);
+      const consumed = await kcat(['-b', kafka.broker, '-C', '-t', topic, '-o', 'beginning', '-e', '-f', '%o %k %s\n']);
       expect(consumed.trim().split('\n')).toEqual(lines.map((line, index) => `${index} ${line.replace(':', ' ')}`));
-      const reader = await client.reader({ topic: `public/default/${topic}`, start: { offset: 0 } });
+      const reader = await kafka.client.reader({ topic: `public/default/${topic}`, start: { offset: 0 } });
       const read = await take(reader, lines.length);
       await reader.close();
       expect(read.map((message) => `${message.key}:${Buffer.from(message.payload).toString()}`)).toEqual(lines);
@@ -98,10 +81,10 @@ describe('kcat against standalone', () => {
 
   it('consumes with a group (-G), committing on close, so a second run of the group reads only what is new', async () => {
     // kcat -G with -o would assign that offset itself; auto.offset.reset only applies without a commit.
-    const group = ['-b', broker, '-G', 'kcat-readers', '-X', 'auto.offset.reset=earliest', '-e', '-f', '%o %s\n'];
-    await kcat(['-b', broker, '-P', '-t', 'kcat-group'], 'a\nb\n');
+    const group = ['-b', kafka.broker, '-G', 'kcat-readers', '-X', 'auto.offset.reset=earliest', '-e', '-f', '%o %s\n'];
+    await kcat(['-b', kafka.broker, '-P', '-t', 'kcat-group'], 'a\nb\n');
     expect((await kcat([...group, 'kcat-group'])).trim().split('\n')).toEqual(['0 a', '1 b']);
-    await kcat(['-b', broker, '-P', '-t', 'kcat-group'], 'c\n');
+    await kcat(['-b', kafka.broker, '-P', '-t', 'kcat-group'], 'c\n');
     expect((await kcat([...group, 'kcat-group'])).trim().split('\n')).toEqual(['2 c']);
   });
 });

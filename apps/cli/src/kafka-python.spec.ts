@@ -1,10 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient, type LedgerlineClient } from '@ledgerline/client';
-import type { RunningStandalone } from './standalone.js';
-import { startTestStandalone } from './testing/test-standalone.js';
+import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 import { take } from './testing/take-messages.js';
 
 // kafka-python 2.0.2 (Debian's python3-kafka, installed by .ci/run): a Kafka
@@ -40,30 +36,15 @@ function python(args: readonly string[]): Promise<Record<string, unknown>[]> {
 }
 
 describe('kafka-python against standalone', () => {
-  let dir: string;
-  let standalone: RunningStandalone;
-  let client: LedgerlineClient;
-  let broker: string;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ledgerline-kafka-python-'));
-    standalone = await startTestStandalone(join(dir, 'data'), 'silent', ['--group-initial-rebalance-delay-ms', '0']);
-    broker = `127.0.0.1:${standalone.kafka!.port}`;
-    client = createClient({ serviceUrl: `127.0.0.1:${standalone.grpcPort}` });
-  });
-  afterAll(async () => {
-    await client.close();
-    await standalone.shutdown('test over');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const kafka = kafkaStandaloneRun('kafka-python');
 
   it('produces gzip batches with keys and headers that read back through a group and the SDK at the offsets it was told', async () => {
     const count = 1_000;
-    const produced = await python(['produce', broker, 'py-orders', String(count), 'gzip']);
+    const produced = await python(['produce', kafka.broker, 'py-orders', String(count), 'gzip']);
     expect(produced.map((receipt) => receipt['offset'])).toEqual(Array.from({ length: count }, (_, i) => i));
     const consumed = (await python([
       'consume',
-      broker,
+      kafka.broker,
       'py-orders',
       'py-readers',
       String(count),
@@ -71,7 +52,7 @@ describe('kafka-python against standalone', () => {
     expect(consumed.map((record) => [record.offset, record.key, record.value, record.headers])).toEqual(
       Array.from({ length: count }, (_, i) => [i, `k${i}`, `v${i}`, { src: 'python' }]),
     );
-    const reader = await client.reader({ topic: 'public/default/py-orders', start: { offset: 0 } });
+    const reader = await kafka.client.reader({ topic: 'public/default/py-orders', start: { offset: 0 } });
     const read = await take(reader, count);
     await reader.close();
     expect(
@@ -81,14 +62,14 @@ describe('kafka-python against standalone', () => {
 
   it("resumes a group right after its commit, reading what the SDK published with the SDK's offsets", async () => {
     const topic = 'py-resume';
-    await python(['produce', broker, topic, '3', 'none']);
-    const first = (await python(['consume', broker, topic, 'py-group', '3'])) as unknown as PythonRecord[];
+    await python(['produce', kafka.broker, topic, '3', 'none']);
+    const first = (await python(['consume', kafka.broker, topic, 'py-group', '3'])) as unknown as PythonRecord[];
     expect(first.map((record) => record.offset)).toEqual([0, 1, 2]);
-    const producer = await client.producer({ topic: `public/default/${topic}` });
+    const producer = await kafka.client.producer({ topic: `public/default/${topic}` });
     const receipts = [];
     for (const value of ['sdk-a', 'sdk-b']) receipts.push(await producer.send(value, { key: value }));
     await producer.close();
-    const second = (await python(['consume', broker, topic, 'py-group', '2'])) as unknown as PythonRecord[];
+    const second = (await python(['consume', kafka.broker, topic, 'py-group', '2'])) as unknown as PythonRecord[];
     expect(second.map((record) => [record.offset, record.key, record.value])).toEqual([
       [Number(receipts[0]!.offset), 'sdk-a', 'sdk-a'],
       [Number(receipts[1]!.offset), 'sdk-b', 'sdk-b'],
@@ -99,9 +80,9 @@ describe('kafka-python against standalone', () => {
   it('finds offsets by time (ListOffsets): the first message at or after it, none past the end', async () => {
     const topic = 'py-times';
     const before = Date.now() - 60_000;
-    await python(['produce', broker, topic, '5', 'none']);
-    expect(await python(['offset-for-time', broker, topic, String(before)])).toEqual([{ offset: 0 }]);
-    expect(await python(['offset-for-time', broker, topic, String(Date.now() + 3_600_000)])).toEqual([
+    await python(['produce', kafka.broker, topic, '5', 'none']);
+    expect(await python(['offset-for-time', kafka.broker, topic, String(before)])).toEqual([{ offset: 0 }]);
+    expect(await python(['offset-for-time', kafka.broker, topic, String(Date.now() + 3_600_000)])).toEqual([
       { offset: null },
     ]);
   });

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { findRepositoryRoot } from '@ledgerline/cluster';
-import { linksWithPrefix, namespacesWithPrefix } from './index.js';
 import { PodRunner } from './pod-runner.js';
 import {
   DEV_DEPLOYMENTS,
   NO_VIOLATIONS,
   PodWorkload,
-  ensureAppBundles,
+  downAndLeftovers,
+  podSpecRun,
   modelViolations,
   stretchAcross,
   summaryFigures,
@@ -27,28 +27,19 @@ const root = findRepositoryRoot(__dirname);
 const NATS_CUT_MS = 30_000;
 
 describe('the stores going away under load: NATS cut off for 30 s, Redis killed and restarted', () => {
-  let runner: PodRunner | undefined;
-  let workload: PodWorkload | undefined;
-
-  beforeAll(() => ensureAppBundles(root), 900_000);
-
-  afterAll(async () => {
-    await workload?.kill();
-    await runner?.down();
-  }, 300_000);
+  const pods = podSpecRun(root);
 
   it('keeps acknowledging without NATS, recovers every service unaided after Redis, and loses nothing', async () => {
-    runner = await PodRunner.up({
+    const run = (pods.runner = await PodRunner.up({
       overlay: join(root, 'deploy/overlays/dev'),
       root,
       // Why a container restarted, as it happens: the figures below count restarts, these lines say why.
       log: (line) => {
         if (/exited|probe failed/.test(line)) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
       },
-    });
-    const run = runner;
+    }));
     await run.addClientPod('client');
-    workload = await PodWorkload.start(run, 'client', 'outages');
+    const workload = (pods.workload = await PodWorkload.start(run, 'client', 'outages'));
     await workload.waitForAcks(300, 60_000);
     const ours = () => DEV_DEPLOYMENTS.flatMap((name) => run.podsOf(name));
     const podsBefore = ours().map((pod) => pod.name);
@@ -77,7 +68,7 @@ describe('the stores going away under load: NATS cut off for 30 s, Redis killed 
     await workload.waitForAcks(ackedAtRedisBack + 300, 120_000);
     const summary = await workload.stop();
     const acks = workload.ackRecords();
-    workload = undefined;
+    pods.workload = undefined;
 
     const natsDuring = acks.filter((ack) => ack.atMs >= natsCutAtMs && ack.atMs <= natsHealedAtMs).length;
     const firstAfterRedis = acks.find((ack) => ack.atMs >= redisBackAtMs)?.atMs ?? NaN;
@@ -97,9 +88,6 @@ describe('the stores going away under load: NATS cut off for 30 s, Redis killed 
     // Unaided: the same pods, none of their containers restarted by a failing probe or an exit.
     expect(ours().map((pod) => pod.name)).toEqual(podsBefore);
     expect(restarts.filter((line) => !line.endsWith(' 0'))).toEqual([]);
-    const prefix = run.prefix;
-    await run.down();
-    runner = undefined;
-    expect([...namespacesWithPrefix(prefix), ...linksWithPrefix(prefix)]).toEqual([]);
+    expect(await downAndLeftovers(pods)).toEqual([]);
   }, 900_000);
 });

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { findRepositoryRoot } from '@ledgerline/cluster';
-import { linksWithPrefix, namespacesWithPrefix } from './index.js';
 import { PodRunner } from './pod-runner.js';
 import {
   NO_VIOLATIONS,
   PodWorkload,
-  ensureAppBundles,
+  downAndLeftovers,
+  podSpecRun,
   modelViolations,
   ownerPodOf,
   stretchAcross,
@@ -24,24 +24,16 @@ const root = findRepositoryRoot(__dirname);
 const CUT_MS = 20_000;
 
 describe('a writer owner cut off from its clients only', () => {
-  let runner: PodRunner | undefined;
-  let workload: PodWorkload | undefined;
-
-  beforeAll(() => ensureAppBundles(root), 900_000);
-
-  afterAll(async () => {
-    await workload?.kill();
-    await runner?.down();
-  }, 300_000);
+  const pods = podSpecRun(root);
 
   it('loses nothing and stores nothing twice; the clients resume once the partition heals', async () => {
-    runner = await PodRunner.up({ overlay: join(root, 'deploy/overlays/dev'), root });
+    const runner = (pods.runner = await PodRunner.up({ overlay: join(root, 'deploy/overlays/dev'), root }));
     await runner.scale('ledgerline-writer-owner', 2);
     expect(
-      await runner.waitUntil(() => runner!.podsOf('ledgerline-writer-owner').every((pod) => pod.ready), 120_000),
+      await runner.waitUntil(() => runner.podsOf('ledgerline-writer-owner').every((pod) => pod.ready), 120_000),
     ).toBe(true);
     await runner.addClientPod('client');
-    workload = await PodWorkload.start(runner, 'client', 'clientcut');
+    const workload = (pods.workload = await PodWorkload.start(runner, 'client', 'clientcut'));
     await workload.waitForAcks(300, 60_000);
     const owner = await ownerPodOf(runner, 'persistent://clientcut/ns/load');
 
@@ -54,7 +46,7 @@ describe('a writer owner cut off from its clients only', () => {
     await workload.waitForAcks(workload.acked() + 300, 90_000);
     const summary = await workload.stop();
     const acks = workload.ackRecords();
-    workload = undefined;
+    pods.workload = undefined;
 
     const during = acks.filter((ack) => ack.atMs >= cutAtMs && ack.atMs <= healedAtMs).length;
     process.stdout.write(
@@ -63,9 +55,6 @@ describe('a writer owner cut off from its clients only', () => {
         `owner at heal ${ownerAtHeal === owner ? 'unchanged' : ownerAtHeal}\n`,
     );
     expect(modelViolations(summary)).toEqual(NO_VIOLATIONS);
-    const prefix = runner.prefix;
-    await runner.down();
-    runner = undefined;
-    expect([...namespacesWithPrefix(prefix), ...linksWithPrefix(prefix)]).toEqual([]);
+    expect(await downAndLeftovers(pods)).toEqual([]);
   }, 900_000);
 });

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { findRepositoryRoot } from '@ledgerline/cluster';
-import { linksWithPrefix, namespacesWithPrefix } from './index.js';
 import { PodRunner } from './pod-runner.js';
 import {
   NO_VIOLATIONS,
   PodWorkload,
-  ensureAppBundles,
+  downAndLeftovers,
+  podSpecRun,
   modelViolations,
   ownerPodOf,
   stretchAcross,
@@ -39,28 +39,20 @@ function ledgerStates(runner: PodRunner): { ledgers: number; fenced: number } {
 }
 
 describe('a writer owner cut off from Redis and the metadata service, its clients still reaching it', () => {
-  let runner: PodRunner | undefined;
-  let workload: PodWorkload | undefined;
-
-  beforeAll(() => ensureAppBundles(root), 900_000);
-
-  afterAll(async () => {
-    await workload?.kill();
-    await runner?.down();
-  }, 300_000);
+  const pods = podSpecRun(root);
 
   it('stops acknowledging, the other owner fences its ledger and takes the clients, and nothing is lost or stored twice', async () => {
-    runner = await PodRunner.up({
+    const runner = (pods.runner = await PodRunner.up({
       overlay: join(root, 'deploy/overlays/dev'),
       root,
       log: (line) => process.stdout.write(`${line}\n`),
-    });
+    }));
     await runner.scale('ledgerline-writer-owner', 2);
     expect(
-      await runner.waitUntil(() => runner!.podsOf('ledgerline-writer-owner').every((pod) => pod.ready), 120_000),
+      await runner.waitUntil(() => runner.podsOf('ledgerline-writer-owner').every((pod) => pod.ready), 120_000),
     ).toBe(true);
     await runner.addClientPod('client');
-    workload = await PodWorkload.start(runner, 'client', 'cut');
+    const workload = (pods.workload = await PodWorkload.start(runner, 'client', 'cut'));
     await workload.waitForAcks(300, 60_000);
     const owner = await ownerPodOf(runner, TOPIC);
     const before = ledgerStates(runner);
@@ -77,7 +69,7 @@ describe('a writer owner cut off from Redis and the metadata service, its client
     await workload.waitForAcks(workload.acked() + 300, 60_000);
     const summary = await workload.stop();
     const records = workload.ackRecords();
-    workload = undefined;
+    pods.workload = undefined;
 
     const during = records.filter((ack) => ack.atMs >= cutAtMs && ack.atMs <= healedAtMs);
     const outageMs = stretchAcross(records, cutAtMs, healedAtMs);
@@ -90,9 +82,6 @@ describe('a writer owner cut off from Redis and the metadata service, its client
     expect(newOwner).not.toBe(owner);
     expect(after.fenced).toBeGreaterThan(before.fenced);
     expect(modelViolations(summary)).toEqual(NO_VIOLATIONS);
-    const prefix = runner.prefix;
-    await runner.down();
-    runner = undefined;
-    expect([...namespacesWithPrefix(prefix), ...linksWithPrefix(prefix)]).toEqual([]);
+    expect(await downAndLeftovers(pods)).toEqual([]);
   }, 900_000);
 });

@@ -8,3 +8,5 @@ export {
   stretchAcross,
   summaryFigures,
 } from './pod-checks.js';
+export { downAndLeftovers, podSpecRun } from './pod-spec-run.js';
+export type { PodSpecRun } from './pod-spec-run.js';

@@ -1,0 +1,34 @@
+import { linksWithPrefix, namespacesWithPrefix } from '../network.js';
+import type { PodRunner } from '../pod-runner.js';
+import { ensureAppBundles, type PodWorkload } from './pod-workload.js';
+
+/** The run and the workload of one pod spec: whatever the spec leaves set is stopped after it. */
+export interface PodSpecRun {
+  runner: PodRunner | undefined;
+  workload: PodWorkload | undefined;
+}
+
+/**
+ * Registers a pod spec's set-up and tear-down: the app bundles are built
+ * before it, and after it (failed or not) the workload is killed and every
+ * pod deleted, so a failing spec leaves nothing behind either.
+ */
+export function podSpecRun(root: string): PodSpecRun {
+  const run: PodSpecRun = { runner: undefined, workload: undefined };
+  beforeAll(() => ensureAppBundles(root), 900_000);
+  afterAll(async () => {
+    await run.workload?.kill();
+    await run.runner?.down();
+  }, 300_000);
+  return run;
+}
+
+/** Takes the run down and returns what it left on the machine: its network namespaces and links ([] when clean). */
+export async function downAndLeftovers(run: PodSpecRun): Promise<string[]> {
+  const runner = run.runner;
+  if (runner === undefined) return [];
+  const prefix = runner.prefix;
+  await runner.down();
+  run.runner = undefined;
+  return [...namespacesWithPrefix(prefix), ...linksWithPrefix(prefix)];
+}
