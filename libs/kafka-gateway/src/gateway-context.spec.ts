@@ -8,6 +8,7 @@ import {
   type Message,
 } from '@ledgerline/kafka-protocol';
 import type { PublishReceipt } from '@ledgerline/proto';
+import { LedgerlineError } from '@ledgerline/errors';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from './gateway-context.js';
 import { GroupCoordinator } from './group-coordinator.js';
@@ -150,5 +151,16 @@ describe('auto-creation of Kafka topics', () => {
     expect((answer['topics'] as { errorCode: number }[])[0]!.errorCode).toBe(KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     expect(backend.topics.size).toBe(0);
     expect(backend.namespacesAsked).toEqual([]);
+  });
+});
+
+describe('Metadata for every topic of a namespace that does not exist yet', () => {
+  it('answers with no topics instead of failing the request (which closes the connection)', async () => {
+    const backend = new FakeBackend() as FakeBackend & { listTopics(): Promise<string[]> };
+    backend.listTopics = async () => {
+      throw new LedgerlineError('NOT_FOUND', 'NAMESPACE_NOT_FOUND', 'namespace public/default does not exist');
+    };
+    const answer = await handleMetadata(contextOver(backend), request(ApiKey.Metadata, 8, { topics: null }), session);
+    expect(answer['topics']).toEqual([]);
   });
 });

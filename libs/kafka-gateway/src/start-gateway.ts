@@ -1,12 +1,20 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChannelSettings } from '@ledgerline/rpc';
 import type { Logger } from '@ledgerline/service-kit';
 import { GatewayContext } from './gateway-context.js';
 import { advertisedBroker, KafkaGatewayServer } from './gateway-server.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { LedgerlineBackend } from './ledgerline-backend.js';
-import { ANONYMOUS, OwnerRouter } from './owner-router.js';
+import { ensureKafkaNamespace } from './kafka-namespace.js';
+import { OwnerRouter } from './owner-router.js';
 import type { KafkaGatewaySettings } from './settings.js';
 import { TopicNames } from './topic-names.js';
+
+/** How long the start waits for the Kafka namespace before it listens anyway. */
+const NAMESPACE_WAIT_MS = 5_000;
+
+/** A wait that does not hold the process open. */
+const delay = (ms: number): Promise<void> => sleep(ms, undefined, { ref: false });
 
 export interface KafkaGatewayOptions {
   settings: KafkaGatewaySettings;
@@ -22,15 +30,17 @@ export interface RunningKafkaGateway {
   readonly port: number;
   readonly server: KafkaGatewayServer;
   readonly groups: GroupCoordinator;
+  /** Settles once the Kafka namespace exists (true) or will not be created by this gateway (false). */
+  readonly namespaceEnsured: Promise<boolean>;
   close(): Promise<void>;
 }
 
 /**
  * Starts the Kafka listener: what the cluster app and standalone both host.
- * With kafkaCreateNamespace, the home tenant and namespace are created first
- * when missing, the namespace with allowAutoTopicCreation as kafkaAutoCreateTopics
- * says (a failure to do so is logged, not fatal: an admin may have restricted
- * it; a namespace that exists keeps its policies).
+ * With kafkaCreateNamespace, the home tenant and namespace are created when
+ * missing (kafka-namespace.ts: in the background, waiting for a metadata
+ * service still starting; a refusal is logged, not fatal: an admin may have
+ * restricted it; a namespace that exists keeps its policies).
  */
 export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<RunningKafkaGateway> {
   const { settings, logger } = options;
@@ -49,20 +59,19 @@ export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<R
     settings.kafkaPort,
   );
   const context = new GatewayContext(settings, backend, names, groups, () => broker, logger);
-  if (settings.kafkaCreateNamespace) {
-    // Kafka's own topics live here, so it allows auto-creation as the gateway does (auto.create.topics.enable).
-    const policies = { allowAutoTopicCreation: settings.kafkaAutoCreateTopics };
-    await backend
-      .ensureNamespace(settings.kafkaTenant, settings.kafkaNamespace, policies, ANONYMOUS)
-      .catch((error: unknown) => {
-        logger.warn({ err: error, namespace: names.namespace }, 'the Kafka namespace could not be created');
-      });
-  }
+  // Waited for a moment, so clients that connect at once find it; past that it goes on in the background
+  // (a metadata service still starting) while the listener serves.
+  const stopEnsuring = new AbortController();
+  const ensured = settings.kafkaCreateNamespace
+    ? ensureKafkaNamespace(backend, settings, logger, stopEnsuring.signal)
+    : Promise.resolve(false);
+  await Promise.race([ensured, delay(NAMESPACE_WAIT_MS)]);
   const server = new KafkaGatewayServer(context);
   let port: number;
   try {
     port = await server.listen(settings.kafkaHost, settings.kafkaPort);
   } catch (error) {
+    stopEnsuring.abort();
     router.close();
     throw error;
   }
@@ -75,7 +84,9 @@ export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<R
     port,
     server,
     groups,
+    namespaceEnsured: ensured,
     async close() {
+      stopEnsuring.abort();
       groups.close();
       await server.close();
       router.close();

@@ -1,3 +1,4 @@
+import { LedgerlineError } from '@ledgerline/errors';
 import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from '../gateway-context.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
@@ -47,7 +48,15 @@ async function topicMetadata(
 }
 
 async function allTopics(context: GatewayContext, session: Session): Promise<string[]> {
-  const listed = await context.backend.listTopics(context.names.namespace, session.caller);
+  let listed: string[];
+  try {
+    listed = await context.backend.listTopics(context.names.namespace, session.caller);
+  } catch (error) {
+    // No namespace yet (not created, or its creation still under way): it holds no topics. Failing the
+    // request instead would close the connection, and a client asking for every topic would never get in.
+    if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return [];
+    throw error;
+  }
   const names = new Set<string>();
   for (const topic of listed) {
     const kafkaName = context.names.kafkaTopicOf(topic);
