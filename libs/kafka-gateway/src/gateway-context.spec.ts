@@ -9,6 +9,7 @@ import {
 } from '@ledgerline/kafka-protocol';
 import type { PublishReceipt } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
+import { MetadataServiceReason } from '@ledgerline/metadata-service';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from './gateway-context.js';
 import { GroupCoordinator } from './group-coordinator.js';
@@ -158,7 +159,11 @@ describe('Metadata for every topic of a namespace that does not exist yet', () =
   it('answers with no topics instead of failing the request (which closes the connection)', async () => {
     const backend = new FakeBackend() as FakeBackend & { listTopics(): Promise<string[]> };
     backend.listTopics = async () => {
-      throw new LedgerlineError('NOT_FOUND', 'NAMESPACE_NOT_FOUND', 'namespace public/default does not exist');
+      throw new LedgerlineError(
+        'NOT_FOUND',
+        MetadataServiceReason.NAMESPACE_NOT_FOUND,
+        'namespace public/default does not exist',
+      );
     };
     const answer = await handleMetadata(contextOver(backend), request(ApiKey.Metadata, 8, { topics: null }), session);
     expect(answer['topics']).toEqual([]);

@@ -1,4 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { RpcReason } from '@ledgerline/rpc';
+import { SecurityReason } from '@ledgerline/security';
 import { ensureKafkaNamespace } from './kafka-namespace.js';
 
 const SETTINGS = { kafkaTenant: 'public', kafkaNamespace: 'default', kafkaAutoCreateTopics: true };
@@ -17,7 +19,8 @@ function backendFailing(...failures: LedgerlineError[]) {
   };
 }
 
-const unreachable = () => new LedgerlineError('UNAVAILABLE', 'TRANSPORT_UNAVAILABLE', 'no connection established');
+const unreachable = () =>
+  new LedgerlineError('UNAVAILABLE', RpcReason.TRANSPORT_UNAVAILABLE, 'no connection established');
 
 describe('the Kafka namespace at start', () => {
   it('tries again while the metadata service cannot be reached, then creates it with auto-creation allowed', async () => {
@@ -28,7 +31,10 @@ describe('the Kafka namespace at start', () => {
   });
 
   it('stops at a refusal: an admin restricted it', async () => {
-    const backend = backendFailing(new LedgerlineError('PERMISSION_DENIED', 'NOT_AUTHORIZED', 'no'), unreachable());
+    const backend = backendFailing(
+      new LedgerlineError('PERMISSION_DENIED', SecurityReason.TENANT_ADMIN_REQUIRED, 'no'),
+      unreachable(),
+    );
     expect(await ensureKafkaNamespace(backend, SETTINGS, silent, new AbortController().signal)).toBe(false);
     expect(backend.calls).toHaveLength(1);
   });
