@@ -50,6 +50,8 @@ describe('two metadata instances over one Redis racing each other', () => {
       redisKeyPrefix: uniqueNamespace('metadata-race'),
       // The balancer has specs of its own; here two instances race over the store without it.
       ...resolveBalancerSettings({ balancerEnabled: false }),
+      storeCheckIntervalMs: 1_000,
+      storeCheckFailures: 2,
     };
     instances = await Promise.all([
       startClusterMetadataService(config, { signals: [], name: 'metadata-a' }),

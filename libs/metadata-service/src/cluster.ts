@@ -4,6 +4,7 @@ import { createLogger, loadConfig } from '@ledgerline/service-kit';
 import { redisTarget } from '@ledgerline/storage-kit';
 import { clusterConfigSchema, type ClusterConfig } from './config.js';
 import { startMetadataService, type MetadataServiceOptions, type RunningMetadataService } from './metadata-server.js';
+import { StoreHealthGate } from './store-health-gate.js';
 
 /**
  * The metadata service of a cluster: metadata in Redis (keys under
@@ -30,7 +31,9 @@ export async function startClusterMetadataService(
       bus,
       logger,
     });
-    return await startMetadataService({ ...options, logger, store, bus, config });
+    const running = await startMetadataService({ ...options, logger, store, bus, config });
+    new StoreHealthGate(store, running.service.grpc, config, running.service.logger).start();
+    return running;
   } catch (error) {
     await bus.close();
     throw error;

@@ -57,6 +57,13 @@ export const clusterConfigSchema = serviceConfigSchema.extend({
     .max(64)
     .regex(/^[^{}]+$/, 'may not contain { or }')
     .default('ledgerline'),
+  /**
+   * How often the instance tries Redis, in ms (store-health-gate.ts): after
+   * storeCheckFailures failed tries in a row it stops serving and sends its
+   * clients to the other replicas, until a try succeeds.
+   */
+  storeCheckIntervalMs: z.number().int().min(100).max(60_000).default(1_000),
+  storeCheckFailures: z.number().int().min(1).max(100).default(2),
   ...maintenanceSettings,
   ...balancerSettings,
 });

@@ -23,6 +23,8 @@ describe('metadata service end to end: cluster (Redis, NATS, two instances over 
       ownerSweepIntervalMs: 1000,
       // The balancer has specs of its own; here two instances race over the store without it.
       ...resolveBalancerSettings({ balancerEnabled: false }),
+      storeCheckIntervalMs: 1_000,
+      storeCheckFailures: 2,
     };
     const instances = await Promise.all([
       startClusterMetadataService(config, { signals: [], name: 'metadata-a' }),

@@ -8,7 +8,7 @@ import { OwnerSession } from './owner-session.js';
 
 const SESSION = '00000000-0000-0000-0000-000000000001';
 
-function fakeClients(keepAlive: (request?: unknown) => Promise<object>): {
+function fakeClients(keepAlive: (request?: unknown, options?: { deadlineMs?: number }) => Promise<object>): {
   clients: MetadataClients;
   registrations: number;
 } {
@@ -61,6 +61,30 @@ describe('OwnerSession', () => {
     await session.start();
     expect((await lost).reason).toBe('TRANSPORT_UNAVAILABLE');
     expect(session.isLive()).toBe(false);
+    await session.stop();
+  });
+
+  it('tries again within the TTL when a keep-alive hangs (a metadata replica that lost its store), keeping the session', async () => {
+    let calls = 0;
+    // The first keep-alive gets no answer: it ends at its deadline, as a gRPC call does.
+    const fake = fakeClients(async (_request, options) => {
+      calls++;
+      if (calls > 1) return {};
+      await new Promise((resolve) => setTimeout(resolve, options?.deadlineMs ?? 0));
+      throw new LedgerlineError('DEADLINE_EXCEEDED', RpcReason.DEADLINE_EXCEEDED, 'no answer');
+    });
+    let lostWith: LedgerlineError | undefined;
+    const session = new OwnerSession({
+      clients: fake.clients,
+      identity,
+      ttlMs: 600,
+      onLost: (error) => (lostWith = error),
+      logger,
+    });
+    await session.start();
+    await eventually(() => calls >= 3, { attempts: 100, intervalMs: 20 });
+    expect(lostWith).toBeUndefined();
+    expect(session.sessionId).toBe(SESSION);
     await session.stop();
   });
 

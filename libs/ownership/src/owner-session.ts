@@ -68,13 +68,14 @@ export class OwnerSession {
     return this.id !== undefined && this.now() - this.lastConfirmedMs < this.options.ttlMs;
   }
 
+  private get keepAliveIntervalMs(): number {
+    return Math.max(100, Math.floor(this.options.ttlMs / KEEP_ALIVES_PER_TTL));
+  }
+
   async start(): Promise<void> {
     // The metadata service may be starting too (pods coming up together): wait for it within the TTL.
     await this.register(true);
-    this.timer = setInterval(
-      () => this.tick().catch(unexpectedRejection),
-      Math.max(100, Math.floor(this.options.ttlMs / KEEP_ALIVES_PER_TTL)),
-    );
+    this.timer = setInterval(() => this.tick().catch(unexpectedRejection), this.keepAliveIntervalMs);
     this.timer.unref();
   }
 
@@ -110,9 +111,11 @@ export class OwnerSession {
       }
       const started = this.now();
       const load = this.options.load === undefined ? undefined : loadMessage(await this.options.load.sample());
+      // Bounded by half the TTL, not all of it: one keep-alive that gets no answer (a metadata replica that
+      // lost its store) must leave time for the next, on a fresh connection, before the session lapses.
       await this.options.clients.lookup.keepAliveOwner(
         { sessionId: this.id, ...(load === undefined ? {} : { load }) },
-        { deadlineMs: this.options.ttlMs },
+        { deadlineMs: Math.max(100, Math.floor(this.options.ttlMs / 2)) },
       );
       this.lastConfirmedMs = started;
     } catch (thrown) {

@@ -64,7 +64,7 @@ describe('metadata replicas cut off from each other, then one of them from Redis
         `then from redis for ${healedAtMs - cutAtMs} ms), ${summaryFigures(summary)}; ` +
         `longest stretch across the split ${stretchAcross(acks, splitAtMs, splitHealedAtMs)} ms, across the Redis cut ` +
         `${stretchAcross(acks, cutAtMs, healedAtMs)} ms (${ackedWhileCut} acked during it), after the heal ` +
-        `${stretchAcross(acks, healedAtMs, Date.now())} ms\n`,
+        `${stretchAcross(acks, healedAtMs, workload.stoppedAtMs)} ms\n`,
     );
     expect(modelViolations(summary)).toEqual(NO_VIOLATIONS);
     expect(await downAndLeftovers(pods)).toEqual([]);

@@ -78,7 +78,7 @@ describe('the stores going away under load: NATS cut off for 30 s, Redis killed 
         `redis-0 SIGKILLed, back and ready after ${redisBackAtMs - redisKilledAtMs} ms), ${summaryFigures(summary)}; ` +
         `${natsDuring} acked while NATS was cut off, longest stretch across the NATS cut ` +
         `${stretchAcross(acks, natsCutAtMs, natsHealedAtMs)} ms; first ack ${firstAfterRedis - redisBackAtMs} ms after Redis ` +
-        `was ready (${stretchAcross(acks, redisKilledAtMs, Date.now())} ms without one across the kill); ` +
+        `was ready (${stretchAcross(acks, redisKilledAtMs, workload.stoppedAtMs)} ms without one across the kill); ` +
         `restarts of our containers during the faults: ${restarts.join(', ')} ` +
         `(while the pods started: ${[...restartsBefore.values()].reduce((sum, count) => sum + count, 0)})\n`,
     );

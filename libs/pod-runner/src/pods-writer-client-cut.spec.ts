@@ -51,7 +51,7 @@ describe('a writer owner cut off from its clients only', () => {
     const during = acks.filter((ack) => ack.atMs >= cutAtMs && ack.atMs <= healedAtMs).length;
     process.stdout.write(
       `writer owner cut from its clients: faults injected 1 (${owner} partitioned from the client pod for ${healedAtMs - cutAtMs} ms), ` +
-        `${summaryFigures(summary)} (${stretchAcross(acks, cutAtMs, Date.now())} ms across the cut), ${during} acked while cut off, ` +
+        `${summaryFigures(summary)} (${stretchAcross(acks, cutAtMs, workload.stoppedAtMs)} ms across the cut), ${during} acked while cut off, ` +
         `owner at heal ${ownerAtHeal === owner ? 'unchanged' : ownerAtHeal}\n`,
     );
     expect(modelViolations(summary)).toEqual(NO_VIOLATIONS);

@@ -5,6 +5,7 @@ export type { RegisterServiceOptions } from './register-service.js';
 export {
   createGrpcServer,
   bindInsecure,
+  bindAddress,
   bindServer,
   DEFAULT_MAX_MESSAGE_SIZE_BYTES,
   DEFAULT_MAX_CONCURRENT_STREAMS,

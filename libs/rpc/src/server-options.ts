@@ -47,6 +47,11 @@ export function bindInsecure(server: Server, host: string, port: number): Promis
   return bindServer(server, host, port, ServerCredentials.createInsecure());
 }
 
+/** The address a server is bound with (an IPv6 host in brackets): grpc-js names the bound port by it. */
+export function bindAddress(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
 /** Binds a server with the given credentials (TLS or not) and resolves with the port it got. */
 export function bindServer(
   server: Server,
@@ -55,7 +60,7 @@ export function bindServer(
   credentials: ServerCredentials,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (error, boundPort) => {
+    server.bindAsync(bindAddress(host, port), credentials, (error, boundPort) => {
       if (error === null) resolve(boundPort);
       else
         reject(

@@ -1,6 +1,7 @@
 import type { DescService } from '@bufbuild/protobuf';
 import { ServerCredentials, type Server } from '@grpc/grpc-js';
 import {
+  bindAddress,
   bindServer,
   createGrpcServer,
   registerService,
@@ -50,6 +51,14 @@ export interface RunningGrpcServer {
   /** Sets grpc.health.v1 for the whole server ('') and for every registered service. */
   setServing(serving: boolean): void;
   /**
+   * Sends every open connection GOAWAY (cut after `graceMs`) and keeps
+   * listening: clients reconnect, through a Service to whichever replica is
+   * ready, instead of staying pinned to this one.
+   */
+  closeConnections(graceMs: number): void;
+  /** Aborted when the graceful shutdown begins. */
+  readonly draining: AbortSignal;
+  /**
    * Marks the server NOT_SERVING, ends the watches (CallContext.draining),
    * stops accepting calls, waits up to drainTimeoutMs for in-flight calls to
    * finish, then cancels what is left.
@@ -85,7 +94,8 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
   health.addToServer(server);
   createReflection(options.services.map((s) => s.service)).addToServer(server);
   const credentials = options.credentials ?? ServerCredentials.createInsecure();
-  const port = await bindServer(server, options.host ?? '0.0.0.0', options.port, credentials);
+  const host = options.host ?? '0.0.0.0';
+  const port = await bindServer(server, host, options.port, credentials);
   const setServing = (serving: boolean): void => {
     const status: ServingStatus = serving ? 'SERVING' : 'NOT_SERVING';
     for (const name of names) health.setStatus(name, status);
@@ -96,6 +106,9 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
     port,
     health,
     setServing,
+    // grpc-js names a bound port by the address it was bound with.
+    closeConnections: (graceMs) => server.drain(bindAddress(host, options.port), graceMs),
+    draining: draining.signal,
     shutdown: (drainTimeoutMs) => {
       // Watches end at once (CallContext.draining), so the drain waits only for calls that finish.
       draining.abort();

@@ -23,14 +23,18 @@ export function longestStretch(instants: readonly number[]): number {
   return longest;
 }
 
-/** The longest stretch without an acknowledgement from the last one before `fromMs` to `toMs`. */
+/**
+ * The longest stretch without an acknowledgement from the last one before
+ * `fromMs` to `toMs` (the end of the window counts: a stall that outlasts it
+ * is a stretch up to it).
+ */
 export function stretchAcross(acks: readonly { atMs: number }[], fromMs: number, toMs: number): number {
   const during = acks.filter((ack) => ack.atMs >= fromMs && ack.atMs <= toMs).map((ack) => ack.atMs);
   // A loop, not Math.max(...): a run acknowledges far more messages than a call takes arguments.
-  let lastBefore = fromMs;
-  for (const ack of acks)
-    if (ack.atMs < fromMs && (lastBefore === fromMs || ack.atMs > lastBefore)) lastBefore = ack.atMs;
-  return longestStretch([lastBefore, ...during.sort((a, b) => a - b)]);
+  let lastBefore = -Infinity;
+  for (const ack of acks) if (ack.atMs < fromMs && ack.atMs > lastBefore) lastBefore = ack.atMs;
+  if (lastBefore === -Infinity) lastBefore = fromMs;
+  return longestStretch([lastBefore, ...during.sort((a, b) => a - b), toMs]);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcessGroup } from '@ledgerline/cluster';
 import type { PodRunner } from '../pod-runner.js';
@@ -33,6 +33,7 @@ export class PodWorkload {
   private constructor(
     private readonly group: ChildProcessGroup,
     private readonly acksFile: string,
+    private readonly runDir: string,
   ) {}
 
   /** Each acknowledgement once stopped: payload, offset, when (ms since the epoch). */
@@ -51,7 +52,7 @@ export class PodWorkload {
     const main = join(__dirname, 'pod-workload-main.ts');
     const acksFile = join(runner.runDir, `${name}-acks.json`);
     const group = runner.exec(clientPod, process.execPath, ['--import', 'tsx', main, service, name, acksFile]);
-    const workload = new PodWorkload(group, acksFile);
+    const workload = new PodWorkload(group, acksFile, runner.runDir);
     await group.waitForOutput(/"event":"producing"/, START_TIMEOUT_MS);
     return workload;
   }
@@ -62,7 +63,8 @@ export class PodWorkload {
     while (this.acked() < count) {
       if (Date.now() > deadline || !this.group.running)
         throw new Error(
-          `the workload reported ${this.acked()} of ${count} acknowledgements: ${this.output.slice(-1000)}`,
+          `the workload reported ${this.acked()} of ${count} acknowledgements: ${this.output.slice(-1000)}\n` +
+            `what the pods logged above info:\n${podLogTails(this.runDir)}`,
         );
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -78,8 +80,12 @@ export class PodWorkload {
     return this.group.output;
   }
 
+  /** When stop() told the workload to stop producing (ms since the epoch): the end of its acknowledgements. */
+  stoppedAtMs = NaN;
+
   /** Stops producing and returns the summary of what the clients saw and what the topic holds. */
   async stop(): Promise<WorkloadSummary> {
+    this.stoppedAtMs = Date.now();
     this.group.signal('SIGTERM');
     await this.group.waitForOutput(/"event":"summary"/, SUMMARY_TIMEOUT_MS);
     await this.group.stop('SIGTERM', 10_000);
@@ -106,4 +112,24 @@ export function ensureAppBundles(root: string, apps: readonly string[] = DEV_OVE
     env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
   });
   if (built.status !== 0) throw new Error(`npx nx run-many -t build failed (status ${built.status})`);
+}
+
+/** The last lines above info level each pod logged: why a run made no progress. */
+function podLogTails(runDir: string): string {
+  const pods = join(runDir, 'pods');
+  if (!existsSync(pods)) return '(no pod logs)';
+  return readdirSync(pods)
+    .flatMap((pod) => {
+      const logs = join(pods, pod, 'logs');
+      if (!existsSync(logs)) return [];
+      return readdirSync(logs).map((file) => {
+        const lines = readFileSync(join(logs, file), 'utf8')
+          .split('\n')
+          .filter((line) => line !== '' && !line.includes('"level":30'))
+          .slice(-8)
+          .map((line) => `  ${line.slice(0, 400)}`);
+        return `${pod}/${file}:\n${lines.join('\n')}`;
+      });
+    })
+    .join('\n');
 }
