@@ -1,3 +1,4 @@
+import { unexpectedRejection } from '@ledgerline/errors';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 
 /** What the gate does to the server it guards (service-kit's RunningGrpcServer has both). */
@@ -47,7 +48,7 @@ export class StoreHealthGate {
 
   start(): void {
     if (this.timer !== undefined) return;
-    this.timer = setInterval(() => void this.check(), this.settings.storeCheckIntervalMs);
+    this.timer = setInterval(() => this.check().catch(unexpectedRejection), this.settings.storeCheckIntervalMs);
     this.timer.unref();
     this.server.draining.addEventListener('abort', () => this.stop(), { once: true });
   }
