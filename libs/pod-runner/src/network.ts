@@ -31,12 +31,23 @@ export function ip(args: readonly string[]): Promise<string> {
   );
 }
 
-/** The /24 the run's addresses come from: 10.213.<octet>.0/24 for the first octet no address or route uses. */
+/** The third octet the last run of this process took: the next run starts looking past it. */
+let lastOctet = 39;
+
+/**
+ * The /24 the run's addresses come from: 10.213.<octet>.0/24 for the next
+ * octet no address or route uses. A run never takes the subnet the run before
+ * it in this process had, so nothing the kernel still holds for those
+ * addresses (neighbour and connection-tracking entries) meets the new pods.
+ */
 export async function pickSubnet(): Promise<string> {
   const used = (await ip(['-4', 'addr'])) + (await ip(['-4', 'route']));
-  for (let third = 0; third < 256; third++) {
-    const candidate = `10.213.${(third + 40) % 256}`;
-    if (!used.includes(`${candidate}.`)) return candidate;
+  for (let step = 1; step <= 256; step++) {
+    const octet = (lastOctet + step) % 256;
+    const candidate = `10.213.${octet}`;
+    if (used.includes(`${candidate}.`)) continue;
+    lastOctet = octet;
+    return candidate;
   }
   throw new LedgerlineError('RESOURCE_EXHAUSTED', PodRunnerReason.NETWORK_FAILED, 'every 10.213.x.0/24 is in use');
 }

@@ -1,6 +1,4 @@
-import { join } from 'node:path';
 import { findRepositoryRoot } from '@ledgerline/cluster';
-import { PodRunner } from './pod-runner.js';
 import {
   NO_VIOLATIONS,
   PodWorkload,
@@ -26,13 +24,7 @@ describe('metadata replicas cut off from each other, then one of them from Redis
   const pods = podSpecRun(root);
 
   it('keeps acknowledging through the other replica and loses nothing', async () => {
-    const run = (pods.runner = await PodRunner.up({
-      overlay: join(root, 'deploy/overlays/dev'),
-      root,
-      log: (line) => {
-        if (/exited|probe failed/.test(line)) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-      },
-    }));
+    const run = await pods.up();
     await run.scale('ledgerline-metadata', 2);
     expect(await run.waitUntil(() => run.podsOf('ledgerline-metadata').every((pod) => pod.ready), 120_000)).toBe(true);
     await run.addClientPod('client');

@@ -1,6 +1,4 @@
-import { join } from 'node:path';
 import { findRepositoryRoot } from '@ledgerline/cluster';
-import { PodRunner } from './pod-runner.js';
 import {
   DEV_DEPLOYMENTS,
   NO_VIOLATIONS,
@@ -30,14 +28,7 @@ describe('the stores going away under load: NATS cut off for 30 s, Redis killed 
   const pods = podSpecRun(root);
 
   it('keeps acknowledging without NATS, recovers every service unaided after Redis, and loses nothing', async () => {
-    const run = (pods.runner = await PodRunner.up({
-      overlay: join(root, 'deploy/overlays/dev'),
-      root,
-      // Why a container restarted, as it happens: the figures below count restarts, these lines say why.
-      log: (line) => {
-        if (/exited|probe failed/.test(line)) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
-      },
-    }));
+    const run = await pods.up();
     await run.addClientPod('client');
     const workload = (pods.workload = await PodWorkload.start(run, 'client', 'outages'));
     await workload.waitForAcks(300, 60_000);

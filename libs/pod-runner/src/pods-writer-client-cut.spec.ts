@@ -1,6 +1,4 @@
-import { join } from 'node:path';
 import { findRepositoryRoot } from '@ledgerline/cluster';
-import { PodRunner } from './pod-runner.js';
 import {
   NO_VIOLATIONS,
   PodWorkload,
@@ -27,7 +25,7 @@ describe('a writer owner cut off from its clients only', () => {
   const pods = podSpecRun(root);
 
   it('loses nothing and stores nothing twice; the clients resume once the partition heals', async () => {
-    const runner = (pods.runner = await PodRunner.up({ overlay: join(root, 'deploy/overlays/dev'), root }));
+    const runner = await pods.up();
     await runner.scale('ledgerline-writer-owner', 2);
     expect(
       await runner.waitUntil(() => runner.podsOf('ledgerline-writer-owner').every((pod) => pod.ready), 120_000),

@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { findRepositoryRoot } from '@ledgerline/cluster';
-import { PodRunner } from './pod-runner.js';
+import type { PodRunner } from './pod-runner.js';
 import {
   NO_VIOLATIONS,
   PodWorkload,
@@ -42,11 +41,7 @@ describe('a writer owner cut off from Redis and the metadata service, its client
   const pods = podSpecRun(root);
 
   it('stops acknowledging, the other owner fences its ledger and takes the clients, and nothing is lost or stored twice', async () => {
-    const runner = (pods.runner = await PodRunner.up({
-      overlay: join(root, 'deploy/overlays/dev'),
-      root,
-      log: (line) => process.stdout.write(`${line}\n`),
-    }));
+    const runner = await pods.up();
     await runner.scale('ledgerline-writer-owner', 2);
     expect(
       await runner.waitUntil(() => runner.podsOf('ledgerline-writer-owner').every((pod) => pod.ready), 120_000),

@@ -1,11 +1,14 @@
 import { linksWithPrefix, namespacesWithPrefix } from '../network.js';
-import type { PodRunner } from '../pod-runner.js';
+import { join } from 'node:path';
+import { PodRunner } from '../pod-runner.js';
 import { ensureAppBundles, type PodWorkload } from './pod-workload.js';
 
 /** The run and the workload of one pod spec: whatever the spec leaves set is stopped after it. */
 export interface PodSpecRun {
   runner: PodRunner | undefined;
   workload: PodWorkload | undefined;
+  /** Runs the dev overlay as pods (this spec's runner), printing why a container exited as it happens. */
+  up(): Promise<PodRunner>;
 }
 
 /**
@@ -14,7 +17,20 @@ export interface PodSpecRun {
  * pod deleted, so a failing spec leaves nothing behind either.
  */
 export function podSpecRun(root: string): PodSpecRun {
-  const run: PodSpecRun = { runner: undefined, workload: undefined };
+  const run: PodSpecRun = {
+    runner: undefined,
+    workload: undefined,
+    async up() {
+      run.runner = await PodRunner.up({
+        overlay: join(root, 'deploy/overlays/dev'),
+        root,
+        log: (line) => {
+          if (/exited|probe failed/.test(line)) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+        },
+      });
+      return run.runner;
+    },
+  };
   beforeAll(() => ensureAppBundles(root), 900_000);
   afterAll(async () => {
     await run.workload?.kill();
