@@ -76,8 +76,8 @@ export class RunningContainer {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout.on('data', (chunk: Buffer) => this.logFile.write(chunk));
-    child.stderr.on('data', (chunk: Buffer) => this.logFile.write(chunk));
+    child.stdout.on('data', (chunk: Buffer) => this.log(chunk));
+    child.stderr.on('data', (chunk: Buffer) => this.log(chunk));
     const group = new ChildProcessGroup(this.spec.name, child);
     this.group = group;
     group.exited.then(
@@ -91,6 +91,15 @@ export class RunningContainer {
       () => undefined,
     );
     this.background(this.probeLoops(life.signal));
+  }
+
+  /**
+   * Output reaches the pipe after the process has exited, so the last of it
+   * can come once terminate() closed the file: that much is dropped, not
+   * written after the end (which throws).
+   */
+  private log(chunk: Buffer): void {
+    if (!this.logFile.writableEnded) this.logFile.write(chunk);
   }
 
   private async probeLoops(signal: AbortSignal): Promise<void> {
