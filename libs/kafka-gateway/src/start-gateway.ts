@@ -30,8 +30,6 @@ export interface RunningKafkaGateway {
   readonly port: number;
   readonly server: KafkaGatewayServer;
   readonly groups: GroupCoordinator;
-  /** Settles once the Kafka namespace exists (true) or will not be created by this gateway (false). */
-  readonly namespaceEnsured: Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -84,7 +82,6 @@ export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<R
     port,
     server,
     groups,
-    namespaceEnsured: ensured,
     async close() {
       stopEnsuring.abort();
       groups.close();
