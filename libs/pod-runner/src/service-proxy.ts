@@ -21,6 +21,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
 export class ServiceProxy {
   private readonly servers: Server[] = [];
   private readonly sockets = new Set<Socket>();
+  /** Each proxied connection open now: who, to which pod, since when (for a stalled run's diagnostics). */
+  private readonly open = new Map<Socket, { upstream: Socket; pod: string; sinceMs: number }>();
   private next = 0;
 
   private constructor(
@@ -84,6 +86,8 @@ export class ServiceProxy {
     }
     const upstream = connect({ host: pod.ip, port: resolvePort(container, targetPort), timeout: CONNECT_TIMEOUT_MS });
     this.sockets.add(upstream);
+    this.open.set(client, { upstream, pod: pod.name, sinceMs: Date.now() });
+    client.once('close', () => this.open.delete(client));
     upstream.once('close', () => this.sockets.delete(upstream));
     upstream.once('connect', () => upstream.setTimeout(0));
     upstream.once('timeout', () => upstream.destroy());
@@ -92,6 +96,16 @@ export class ServiceProxy {
     upstream.once('error', () => client.destroy());
     client.once('close', () => upstream.destroy());
     upstream.once('close', () => client.destroy());
+  }
+
+  /** One line per open proxied connection: client, pod, age and bytes each way (a silent one shows as stuck counts). */
+  describeConnections(): string[] {
+    const now = Date.now();
+    return [...this.open].map(
+      ([client, { upstream, pod, sinceMs }]) =>
+        `${this.service.metadata.name} ${client.remoteAddress}:${client.remotePort} -> ${pod} ` +
+        `(${now - sinceMs} ms, ${client.bytesRead} bytes up, ${upstream.bytesRead} bytes down)`,
+    );
   }
 
   /** Closes the listeners and every proxied connection, and takes the address off the bridge. */

@@ -14,23 +14,25 @@ import {
   type CallDefaults,
 } from './client-calls.js';
 import type { Client } from './method-types.js';
+import { keepaliveOptions, type KeepaliveSettings } from './keepalive.js';
 import { messageSizeOptions } from './server-options.js';
 
-export interface ChannelSettings {
+export interface ChannelSettings extends KeepaliveSettings {
   /** Defaults to no TLS: services talk inside a trusted network or over loopback. */
   credentials?: ChannelCredentials;
   /** Larger messages fail with RESOURCE_EXHAUSTED. Defaults to DEFAULT_MAX_MESSAGE_SIZE_BYTES. */
   maxMessageSizeBytes?: number;
-  /** Further grpc-js channel options (keepalive, load balancing). */
+  /** Further grpc-js channel options (load balancing and the like); they win over the settings above. */
   channelOptions?: ChannelOptions;
 }
 
 export interface ClientOptions extends ChannelSettings, CallDefaults {}
 
-/** One HTTP/2 connection (with reconnects) that several service clients may share. */
+/** One HTTP/2 connection (with reconnects and keepalive pings) that several service clients may share. */
 export function createChannel(address: string, settings: ChannelSettings = {}): Channel {
   return new Channel(address, settings.credentials ?? grpcCredentials.createInsecure(), {
     ...messageSizeOptions(settings.maxMessageSizeBytes),
+    ...keepaliveOptions(settings),
     ...settings.channelOptions,
   });
 }

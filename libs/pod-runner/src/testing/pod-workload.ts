@@ -34,6 +34,7 @@ export class PodWorkload {
     private readonly group: ChildProcessGroup,
     private readonly acksFile: string,
     private readonly runDir: string,
+    private readonly runner: PodRunner,
   ) {}
 
   /** Each acknowledgement once stopped: payload, offset, when (ms since the epoch). */
@@ -52,7 +53,7 @@ export class PodWorkload {
     const main = join(__dirname, 'pod-workload-main.ts');
     const acksFile = join(runner.runDir, `${name}-acks.json`);
     const group = runner.exec(clientPod, process.execPath, ['--import', 'tsx', main, service, name, acksFile]);
-    const workload = new PodWorkload(group, acksFile, runner.runDir);
+    const workload = new PodWorkload(group, acksFile, runner.runDir, runner);
     await group.waitForOutput(/"event":"producing"/, START_TIMEOUT_MS);
     return workload;
   }
@@ -64,7 +65,11 @@ export class PodWorkload {
       if (Date.now() > deadline || !this.group.running)
         throw new Error(
           `the workload reported ${this.acked()} of ${count} acknowledgements: ${this.output.slice(-1000)}\n` +
-            `what the pods logged above info:\n${podLogTails(this.runDir)}`,
+            `what the pods logged above info:\n${podLogTails(this.runDir)}\n` +
+            `connections through the Services now:\n${[...this.runner.proxies.values()]
+              .flatMap((proxy) => proxy.describeConnections())
+              .map((line) => `  ${line}`)
+              .join('\n')}`,
         );
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
