@@ -9,4 +9,5 @@ export { Pod } from './pod.js';
 export { parseManifests, renderOverlay } from './manifests.js';
 export type { Manifests, KubeObject, Workload, Service } from './manifests.js';
 export { namespacesWithPrefix, linksWithPrefix, removeByPrefix } from './network.js';
-export { RUN_PREFIX_ROOT, sweepStaleRuns, processAlive } from './run-registry.js';
+export { RUN_PREFIX_ROOT, sweepStaleRuns } from './run-registry.js';
+export { processAlive } from './process-alive.js';

@@ -1,6 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { LedgerlineError } from '@ledgerline/errors';
+import { processAlive } from './process-alive.js';
 import { PodRunnerReason } from './reasons.js';
 
 /*
@@ -33,23 +35,51 @@ export function ip(args: readonly string[]): Promise<string> {
 
 /** The third octet the last run of this process took: the next run starts looking past it. */
 let lastOctet = 39;
+/** One file per /24 a live run holds, named by its third octet, holding the run's pid and prefix. */
+export const SUBNET_CLAIMS_DIR = '/tmp/ledgerline-pod-runs/subnets';
 
 /**
  * The /24 the run's addresses come from: 10.213.<octet>.0/24 for the next
- * octet no address or route uses. A run never takes the subnet the run before
- * it in this process had, so nothing the kernel still holds for those
- * addresses (neighbour and connection-tracking entries) meets the new pods.
+ * octet no address or route uses and no other live run has claimed. The claim
+ * (a file made with O_EXCL) settles two runs that start at the same moment,
+ * as two test workers do, which would otherwise both see the subnet free and
+ * make two bridges with the same addresses. A run never takes the subnet the
+ * run before it in this process had, so nothing the kernel still holds for
+ * those addresses (neighbour entries) meets the new pods.
  */
-export async function pickSubnet(): Promise<string> {
+export async function pickSubnet(prefix: string): Promise<string> {
   const used = (await ip(['-4', 'addr'])) + (await ip(['-4', 'route']));
+  mkdirSync(SUBNET_CLAIMS_DIR, { recursive: true });
   for (let step = 1; step <= 256; step++) {
     const octet = (lastOctet + step) % 256;
     const candidate = `10.213.${octet}`;
-    if (used.includes(`${candidate}.`)) continue;
+    if (used.includes(`${candidate}.`) || !claimSubnet(octet, prefix)) continue;
     lastOctet = octet;
     return candidate;
   }
   throw new LedgerlineError('RESOURCE_EXHAUSTED', PodRunnerReason.NETWORK_FAILED, 'every 10.213.x.0/24 is in use');
+}
+
+/** Takes the claim on `octet`, or the claim of a run whose process is gone; false when a live run holds it. */
+function claimSubnet(octet: number, prefix: string): boolean {
+  const file = join(SUBNET_CLAIMS_DIR, String(octet));
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, `${process.pid} ${prefix}`, { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let holder = NaN;
+    try {
+      holder = Number(readFileSync(file, 'utf8').split(' ')[0]);
+    } catch {
+      // Released between the two calls: try again.
+    }
+    if (processAlive(holder)) return false;
+    rmSync(file, { force: true });
+  }
+  return false;
 }
 
 export async function createBridge(name: string, subnet: string): Promise<void> {
@@ -124,7 +154,8 @@ export function namespacePids(netns: string): number[] {
 /**
  * Removes everything whose name starts with `prefix`, without waiting on
  * promises, so it also runs from a process's exit handler: processes in the
- * namespaces (SIGKILL), the namespaces, the links, the /etc/netns folders.
+ * namespaces (SIGKILL), the namespaces, the links, the /etc/netns folders,
+ * the claim on the subnet.
  */
 export function removeByPrefix(prefix: string): void {
   for (const netns of namespacesWithPrefix(prefix)) {
@@ -142,5 +173,19 @@ export function removeByPrefix(prefix: string): void {
   if (existsSync(NETNS_ETC)) {
     for (const entry of readdirSync(NETNS_ETC).filter((name) => name.startsWith(prefix)))
       rmSync(`${NETNS_ETC}/${entry}`, { recursive: true, force: true });
+  }
+  releaseSubnets(prefix);
+}
+
+/** Gives up the claims of the run (the claim file names its prefix after its pid). */
+function releaseSubnets(prefix: string): void {
+  if (!existsSync(SUBNET_CLAIMS_DIR)) return;
+  for (const file of readdirSync(SUBNET_CLAIMS_DIR)) {
+    const path = join(SUBNET_CLAIMS_DIR, file);
+    try {
+      if (readFileSync(path, 'utf8').split(' ')[1] === prefix) rmSync(path, { force: true });
+    } catch {
+      // Released meanwhile.
+    }
   }
 }

@@ -85,7 +85,7 @@ export class PodRunner {
     const runner = new PodRunner(
       manifests,
       prefix,
-      await pickSubnet(),
+      await pickSubnet(prefix),
       runDir,
       options.root ?? findRepositoryRoot(),
       options.log ?? (() => undefined),

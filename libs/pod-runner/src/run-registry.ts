@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeByPrefix } from './network.js';
+import { processAlive } from './process-alive.js';
 
 /*
  * Every run owns the names starting with `llpr<4 hex>` (bridge, veths,
@@ -34,16 +35,6 @@ export function registerRun(record: RunRecord): void {
 
 export function unregisterRun(prefix: string): void {
   rmSync(join(REGISTRY_DIR, `${prefix}.json`), { force: true });
-}
-
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Removes what runs whose process is gone left behind; returns their prefixes. */
