@@ -1,6 +1,5 @@
 import type { ChannelOptions } from '@grpc/grpc-js';
-import { LedgerlineError } from '@ledgerline/errors';
-import { RpcReason } from './errors.js';
+import { checkedInteger } from './server-options.js';
 
 /*
  * HTTP/2 pings on every channel. A connection whose far end went silent
@@ -21,24 +20,13 @@ export interface KeepaliveSettings {
   keepaliveTimeoutMs?: number;
 }
 
-function nonNegativeInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 0) {
-    throw new LedgerlineError(
-      'INVALID_ARGUMENT',
-      RpcReason.BAD_LIMIT,
-      `${name} must be a non-negative integer, got ${value}`,
-    );
-  }
-  return value;
-}
-
 /** grpc-js channel options for the pings (grpc-js servers accept pings at any rate). */
 export function keepaliveOptions(settings: KeepaliveSettings = {}): ChannelOptions {
-  const timeMs = nonNegativeInteger(settings.keepaliveTimeMs ?? DEFAULT_KEEPALIVE_TIME_MS, 'keepaliveTimeMs');
+  const timeMs = checkedInteger(settings.keepaliveTimeMs ?? DEFAULT_KEEPALIVE_TIME_MS, 'keepaliveTimeMs', 0);
   if (timeMs === 0) return {};
   return {
     'grpc.keepalive_time_ms': timeMs,
-    'grpc.keepalive_timeout_ms': nonNegativeInteger(
+    'grpc.keepalive_timeout_ms': checkedInteger(
       settings.keepaliveTimeoutMs ?? DEFAULT_KEEPALIVE_TIMEOUT_MS,
       'keepaliveTimeoutMs',
     ),

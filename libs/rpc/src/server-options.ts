@@ -14,12 +14,13 @@ export interface GrpcLimits {
   maxConcurrentStreams?: number;
 }
 
-function positiveInteger(value: number, name: string): number {
-  if (!Number.isInteger(value) || value <= 0) {
+/** `value` when it is an integer of at least `min` (1 unless given), else INVALID_ARGUMENT / BAD_LIMIT naming `name`. */
+export function checkedInteger(value: number, name: string, min = 1): number {
+  if (!Number.isInteger(value) || value < min) {
     throw new LedgerlineError(
       'INVALID_ARGUMENT',
       RpcReason.BAD_LIMIT,
-      `${name} must be a positive integer, got ${value}`,
+      `${name} must be an integer of at least ${min}, got ${value}`,
     );
   }
   return value;
@@ -27,7 +28,7 @@ function positiveInteger(value: number, name: string): number {
 
 /** grpc-js channel options that enforce the message size bound in both directions. */
 export function messageSizeOptions(maxMessageSizeBytes = DEFAULT_MAX_MESSAGE_SIZE_BYTES): ChannelOptions {
-  const bytes = positiveInteger(maxMessageSizeBytes, 'maxMessageSizeBytes');
+  const bytes = checkedInteger(maxMessageSizeBytes, 'maxMessageSizeBytes');
   return { 'grpc.max_receive_message_length': bytes, 'grpc.max_send_message_length': bytes };
 }
 
@@ -35,7 +36,7 @@ export function messageSizeOptions(maxMessageSizeBytes = DEFAULT_MAX_MESSAGE_SIZ
 export function createGrpcServer(limits: GrpcLimits = {}): Server {
   return new Server({
     ...messageSizeOptions(limits.maxMessageSizeBytes),
-    'grpc.max_concurrent_streams': positiveInteger(
+    'grpc.max_concurrent_streams': checkedInteger(
       limits.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
       'maxConcurrentStreams',
     ),
