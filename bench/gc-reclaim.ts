@@ -19,7 +19,7 @@ import { create, toBinary } from '@bufbuild/protobuf';
 import * as hdr from 'hdr-histogram-js';
 import { InProcessBus } from '@ledgerline/bus';
 import { GarbageCollector, InProcessCollectorMetadata } from '@ledgerline/garbage-collector';
-import { OwnerTag, RedisLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
+import { OwnerTag, RedisLedgerStore, type LedgerInfo, type LedgerStore } from '@ledgerline/ledger-store';
 import { ManagedLedger, MetadataStoreManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { DeletableLedgerSchema, LedgerComponent, ManagedLedgerInfoSchema } from '@ledgerline/proto';
@@ -179,6 +179,19 @@ class TimedDeletes implements LedgerStore {
   async delete(ledgerId: number): Promise<void> {
     await this.inner.delete(ledgerId);
     this.deletedAtMs.set(ledgerId, Date.now());
+  }
+  /** The collector deletes in batches where the store can: time those too, so the row measures that path. */
+  async deleteMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<void>[]> {
+    const results = this.inner.deleteMany
+      ? await this.inner.deleteMany(ledgerIds)
+      : await Promise.allSettled(ledgerIds.map((id) => this.inner.delete(id)));
+    const now = Date.now();
+    results.forEach((result, i) => result.status === 'fulfilled' && this.deletedAtMs.set(ledgerIds[i]!, now));
+    return results;
+  }
+  infoMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<LedgerInfo | undefined>[]> {
+    if (this.inner.infoMany) return this.inner.infoMany(ledgerIds);
+    return Promise.allSettled(ledgerIds.map((id) => this.inner.info(id)));
   }
   create: LedgerStore['create'] = (id, options) => this.inner.create(id, options);
   fence: LedgerStore['fence'] = (id) => this.inner.fence(id);

@@ -16,6 +16,7 @@ import {
 import { CountingMetadata, type CollectorMetadata } from './collector-metadata.js';
 import { resolveCollectorConfig, type CollectorConfig, type CollectorConfigInput } from './config.js';
 import { CollectorReason } from './errors.js';
+import { forEachBounded } from './bounded-pool.js';
 import { fullScan } from './full-scan.js';
 import { IndexWalker } from './index-entries.js';
 import { Membership } from './membership.js';
@@ -293,7 +294,9 @@ export class GarbageCollector {
     const paths = [...this.hinted];
     this.hinted.clear();
     const counts = emptyCounts();
-    for (const path of paths) await this.walker.collectEntry(pendingDeletionEntryPath(path), counts);
+    await forEachBounded(paths, this.config.managedLedgerConcurrency, (path) =>
+      this.walker.collectEntry(pendingDeletionEntryPath(path), counts),
+    );
     addCounts(this.totals, counts);
     this.updateGauges(this.membership.ownedShards(PENDING_DELETION_SHARDS).length);
   }

@@ -28,9 +28,14 @@ export const collectorSettings = {
   orphanGraceMs: ms(0, 30 * 24 * HOUR_MS).default(HOUR_MS),
   /** Ledgers one sweep looks at; the next sweep continues after the last one. */
   maxSweepLedgersPerPass: z.number().int().min(1).max(1_000_000).default(10_000),
-  /** Managed ledgers collected at once. */
+  /** Managed ledgers collected at once, across all the index shards this instance owns. */
   managedLedgerConcurrency: z.number().int().min(1).max(1_024).default(16),
-  /** Ledger deletions in flight at once within one managed ledger. */
+  /**
+   * Ledgers of one managed ledger in flight at once: each info and each
+   * delete call to the ledger store carries a batch of at most this many (at
+   * most the store's MAX_BATCH_LEDGERS; one round trip each on Redis), one
+   * batch at a time; a store without batch calls gets at most this many single calls at once.
+   */
   deleteConcurrency: z.number().int().min(1).max(1_024).default(64),
   /** Markers of one managed ledger handled per pass (the rest wait for the next). */
   maxMarkersPerManagedLedgerPerPass: z.number().int().min(1).max(1_000_000).default(10_000),

@@ -5,7 +5,8 @@ import {
 } from '@ledgerline/managed-ledger';
 import type { CollectorContext, PassCounts } from './collector-context.js';
 import { isBadVersionError } from './errors.js';
-import { collectManagedLedger, forEachConcurrently } from './managed-ledger-collection.js';
+import { forEachBounded } from './bounded-pool.js';
+import { collectManagedLedger } from './managed-ledger-collection.js';
 
 /** Index entries listed per page. */
 const INDEX_PAGE = 1_000;
@@ -32,23 +33,32 @@ export class IndexWalker {
     private readonly monotonicNow: () => number = () => performance.now(),
   ) {}
 
-  /** Every entry of the shards, `managedLedgerConcurrency` managed ledgers at a time. */
+  /**
+   * Every entry of the shards, `managedLedgerConcurrency` managed ledgers at
+   * a time across all of them (a shard holds few entries when little is
+   * pending, and waiting for each shard to finish would idle most workers).
+   */
   async walkShards(shards: readonly number[], counts: PassCounts): Promise<void> {
+    await forEachBounded(this.entryPaths(shards), this.ctx.config.managedLedgerConcurrency, (entryPath) =>
+      this.collectEntry(entryPath, counts),
+    );
+    const known = new Set<string>();
+    for (const shard of shards) known.add(pendingDeletionShardDir(shard));
+    for (const path of [...this.sightings.keys()]) {
+      if (!known.has(path.slice(0, path.lastIndexOf('/')))) this.sightings.delete(path);
+    }
+  }
+
+  /** The entries of the shards, listed one page (INDEX_PAGE) at a time as the walk reaches it. */
+  private async *entryPaths(shards: readonly number[]): AsyncGenerator<string> {
     for (const shard of shards) {
       const dir = pendingDeletionShardDir(shard);
       let after: string | undefined;
       do {
         const page = await this.ctx.metadata.children(dir, after, INDEX_PAGE);
-        await forEachConcurrently(page.names, this.ctx.config.managedLedgerConcurrency, (name) =>
-          this.collectEntry(`${dir}/${name}`, counts),
-        );
+        for (const name of page.names) yield `${dir}/${name}`;
         after = page.next;
       } while (after !== undefined);
-    }
-    const known = new Set<string>();
-    for (const shard of shards) known.add(pendingDeletionShardDir(shard));
-    for (const path of [...this.sightings.keys()]) {
-      if (!known.has(path.slice(0, path.lastIndexOf('/')))) this.sightings.delete(path);
     }
   }
 

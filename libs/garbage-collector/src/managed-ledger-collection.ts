@@ -1,5 +1,4 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
-import { OwnerTag, type LedgerInfo } from '@ledgerline/ledger-store';
 import { LedgerlineError } from '@ledgerline/errors';
 import {
   LedgerComponent,
@@ -13,22 +12,19 @@ import type { CollectorContext, PassCounts } from './collector-context.js';
 import { addCursorLedgers } from './cursor-ledgers.js';
 import type { StoredNode } from './collector-metadata.js';
 import { CollectorReason, isBadVersionError } from './errors.js';
-import { retryDelayMs, type PendingDeletion } from './pending-table.js';
+import { deleteMarkedLedgers } from './ledger-deletion.js';
 
 /** Attempts of the marker compare-and-set when others keep changing the node (the owner, another collector). */
 const MARKER_CAS_ATTEMPTS = 20;
 
 export type CollectionOutcome = 'missing' | 'finished' | 'no-markers' | 'pending';
 
-type LedgerOutcome = 'deleted' | 'gone' | 'referenced' | 'refused' | 'failed' | 'not-due';
-
 /**
- * Collects one managed ledger (PIP-129 phase 2): for each marked ledger that
- * is due, checks it is referenced nowhere and that its owner tags name the
- * managed ledger (or cursor) that marked it, deletes it from the ledger store
- * (already gone counts as done), then removes the finished markers with one
- * compare-and-set on the version read (re-read and retried on BAD_VERSION).
- * A deleted topic whose last marker is gone has its node removed.
+ * Collects one managed ledger (PIP-129 phase 2): deletes the marked ledgers
+ * that are due, in batches (ledger-deletion.ts: none referenced, owner tags
+ * checked, already gone counts as done), and only then removes the finished
+ * markers with one compare-and-set on the version read (re-read and retried
+ * on BAD_VERSION). A deleted topic whose last marker is gone has its node removed.
  */
 export async function collectManagedLedger(
   ctx: CollectorContext,
@@ -49,10 +45,7 @@ export async function collectManagedLedger(
     .slice(0, ctx.config.maxMarkersPerManagedLedgerPerPass);
   if (due.length === 0) return 'pending';
   const referenced = await referencedLedgers(ctx, path, info);
-  const outcomes = new Map<number, LedgerOutcome>();
-  await forEachConcurrently(due, ctx.config.deleteConcurrency, async (marker) => {
-    outcomes.set(Number(marker.ledgerId), await deleteMarked(ctx, path, marker, referenced, counts));
-  });
+  const outcomes = await deleteMarkedLedgers(ctx, path, due, referenced, counts);
   const finished = [...outcomes].filter(([, o]) => o === 'deleted' || o === 'gone' || o === 'referenced');
   if (finished.length === 0) return 'pending';
   const cleared = await clearMarkers(ctx, path, node, new Set(finished.map(([id]) => id)));
@@ -132,92 +125,6 @@ async function referencedLedgers(ctx: CollectorContext, path: string, info: Mana
   return referenced;
 }
 
-async function deleteMarked(
-  ctx: CollectorContext,
-  path: string,
-  marker: DeletableLedger,
-  referenced: ReadonlySet<number>,
-  counts: PassCounts,
-): Promise<LedgerOutcome> {
-  const ledgerId = Number(marker.ledgerId);
-  if (referenced.has(ledgerId)) {
-    ctx.logger.warn(
-      { managedLedger: path, ledgerId },
-      'a ledger marked deletable is referenced again (ledger list or cursor): marker dropped, ledger kept',
-    );
-    return 'referenced';
-  }
-  try {
-    const info = await ctx.ledgerStore.info(ledgerId);
-    if (info === undefined) return 'gone';
-    const mismatch = ownerTagMismatch(info, path, marker);
-    if (mismatch !== undefined) {
-      refuse(ctx, path, ledgerId, mismatch, counts);
-      return 'refused';
-    }
-    await ctx.ledgerStore.delete(ledgerId);
-    return 'deleted';
-  } catch (error) {
-    recordFailure(ctx, path, ledgerId, error, counts);
-    return 'failed';
-  }
-}
-
-/** Why the owner tags do not match the marker; undefined when they do. */
-export function ownerTagMismatch(info: LedgerInfo, path: string, marker: DeletableLedger): string | undefined {
-  const tags = info.ownerTags;
-  const component = marker.component === LedgerComponent.CURSOR ? 'cursor' : 'managed-ledger';
-  if (tags[OwnerTag.managedLedger] !== path) {
-    return `owner tag ${OwnerTag.managedLedger} is ${JSON.stringify(tags[OwnerTag.managedLedger] ?? null)}, marked by ${path}`;
-  }
-  if (tags[OwnerTag.component] !== component) {
-    return `owner tag ${OwnerTag.component} is ${JSON.stringify(tags[OwnerTag.component] ?? null)}, marked as ${component}`;
-  }
-  if (component === 'cursor' && tags[OwnerTag.cursor] !== marker.cursorName) {
-    return `owner tag ${OwnerTag.cursor} is ${JSON.stringify(tags[OwnerTag.cursor] ?? null)}, marked by cursor ${JSON.stringify(marker.cursorName)}`;
-  }
-  return undefined;
-}
-
-function refuse(ctx: CollectorContext, path: string, ledgerId: number, why: string, counts: PassCounts): void {
-  const pending = ctx.table.get(ledgerId);
-  if (pending === undefined) return;
-  const first = pending.refusedReason === undefined;
-  pending.refusedReason = CollectorReason.OWNER_TAG_MISMATCH;
-  pending.lastError = why;
-  schedule(ctx, pending);
-  if (!first) return;
-  counts.ownerTagMismatches++;
-  ctx.metrics.ownerTagMismatches.inc();
-  ctx.logger.error(
-    { managedLedger: path, ledgerId, reason: CollectorReason.OWNER_TAG_MISMATCH, why },
-    'refusing to delete a marked ledger whose owner tags do not match the marker; a person must look',
-  );
-}
-
-function recordFailure(ctx: CollectorContext, path: string, ledgerId: number, error: unknown, counts: PassCounts) {
-  counts.failures++;
-  ctx.metrics.deletionFailures.inc();
-  const pending = ctx.table.get(ledgerId);
-  if (pending === undefined) return;
-  const failure = LedgerlineError.from(error);
-  pending.lastError = `${failure.code} ${failure.reason}: ${failure.message}`;
-  schedule(ctx, pending);
-  const threshold = ctx.config.attemptsWarnThreshold;
-  if (pending.attempts >= threshold && (pending.attempts - threshold) % 10 === 0) {
-    ctx.logger.warn(
-      { managedLedger: path, ledgerId, attempts: pending.attempts, lastError: pending.lastError },
-      'deleting a marked ledger keeps failing; it is retried with backoff',
-    );
-  }
-}
-
-function schedule(ctx: CollectorContext, pending: PendingDeletion): void {
-  pending.attempts++;
-  const delay = retryDelayMs(pending.attempts, ctx.config.retryBaseDelayMs, ctx.config.retryMaxDelayMs, ctx.random);
-  pending.nextAttemptAtMs = ctx.now() + delay;
-}
-
 /**
  * Removes the markers in `done` by compare-and-set, starting from the node
  * read at the start; on BAD_VERSION (the owner wrote, or another collector)
@@ -253,19 +160,4 @@ async function clearMarkers(
       retry: (error: unknown) => isBadVersionError(error),
     },
   );
-}
-
-export async function forEachConcurrently<T>(
-  items: readonly T[],
-  concurrency: number,
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await run(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }

@@ -16,6 +16,8 @@ export const LedgerStoreReason = {
   APPEND_TOO_LARGE: 'APPEND_TOO_LARGE',
   READ_RANGE_TOO_LARGE: 'READ_RANGE_TOO_LARGE',
   BAD_PAGE_LIMIT: 'BAD_PAGE_LIMIT',
+  /** A batch call carried more items than its bound allows (for the ledger store's infoMany / deleteMany, MAX_BATCH_LEDGERS ledgers): split it. */
+  BATCH_TOO_LARGE: 'BATCH_TOO_LARGE',
   BAD_OWNER_TAGS: 'BAD_OWNER_TAGS',
   OWNER_TAGS_TOO_LARGE: 'OWNER_TAGS_TOO_LARGE',
   REPLICATION_INCOMPLETE: 'REPLICATION_INCOMPLETE',

@@ -16,6 +16,7 @@ export {
   DEFAULT_MAX_APPEND_BYTES,
   DEFAULT_LIST_PAGE,
   MAX_LIST_PAGE,
+  MAX_BATCH_LEDGERS,
   MAX_OWNER_TAGS_BYTES,
 } from './store.js';
 export { createLedgerStore, LedgerStoreConfigSchema } from './create-ledger-store.js';

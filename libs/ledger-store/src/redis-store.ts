@@ -25,6 +25,7 @@ import {
   type RedisConnectionOptions,
   type StorageErrorOptions,
 } from '@ledgerline/storage-kit';
+import { eachLedger, isOvertakenAppend, settle, toInteger, unwrapTransaction } from './redis-replies.js';
 import { fromRedisError, scriptReason } from './redis-errors.js';
 import { LEDGER_SCRIPTS } from './redis-scripts.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
@@ -43,6 +44,7 @@ import {
   encodeOwnerTags,
   resolveLimits,
   validateAppend,
+  validateLedgerBatch,
   validateLedgerId,
   validateListOptions,
   validateReadRange,
@@ -210,6 +212,51 @@ export class RedisLedgerStore implements LedgerStore {
     await this.call(ledgerId, () => this.client.zrem(this.keys.index, String(ledgerId)));
   }
 
+  async infoMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<LedgerInfo | undefined>[]> {
+    const ids = validateLedgerBatch(ledgerIds);
+    if (ids.length === 0) return [];
+    const replies = await this.call(-1, () =>
+      eachLedger(
+        this.client,
+        ids,
+        (pipeline, id) => void pipeline.hgetall(this.keys.meta(id)),
+        (id) => this.client.hgetall(this.keys.meta(id)),
+      ),
+    );
+    return replies.map(([error, fields], i) =>
+      settle(() => {
+        if (error) throw this.failure(error, ids[i]!);
+        return parseLedgerMeta(ids[i]!, fields as Record<string, string>);
+      }),
+    );
+  }
+
+  async deleteMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<void>[]> {
+    const ids = validateLedgerBatch(ledgerIds);
+    if (ids.length === 0) return [];
+    // As in delete: every ledger first, then the index entries of those that went, so none is left unlisted.
+    const replies = await this.call(-1, () =>
+      eachLedger(
+        this.client,
+        ids,
+        (pipeline, id) => void pipeline.unlink(this.keys.meta(id), this.keys.entries(id)),
+        (id) => this.client.unlink(this.keys.meta(id), this.keys.entries(id)),
+      ),
+    );
+    const results = replies.map(([error], i): PromiseSettledResult<void> =>
+      error ? { status: 'rejected', reason: this.failure(error, ids[i]!) } : { status: 'fulfilled', value: undefined },
+    );
+    const gone = ids.filter((_, i) => results[i]!.status === 'fulfilled');
+    if (gone.length === 0) return results;
+    try {
+      await this.call(-1, () => this.client.zrem(this.keys.index, ...gone.map(String)));
+    } catch (error) {
+      // Gone but still listed, as after an interrupted delete: failed, so that the caller deletes them again.
+      return results.map((result) => (result.status === 'fulfilled' ? { status: 'rejected', reason: error } : result));
+    }
+    return results;
+  }
+
   async list(options?: { after?: number; limit?: number }): Promise<{ ledgerIds: number[]; next?: number }> {
     const { after, limit } = validateListOptions(options);
     const members = await this.call(-1, () =>
@@ -334,25 +381,4 @@ function checkRedisOptions(options: RedisLedgerStoreOptions): CheckedRedisOption
     throw invalidArgument(ErrorReason.INVALID_CONFIG, 'connectTimeoutMs and commandTimeoutMs must be at least 1');
   }
   return checked;
-}
-
-function unwrapTransaction(replies: [Error | null, unknown][] | null, expected: number): unknown[] {
-  if (replies === null || replies.length !== expected) {
-    throw storeUnavailable('redis', 'the transaction was discarded');
-  }
-  return replies.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
-}
-
-function isOvertakenAppend(thrown: unknown): boolean {
-  const message = (thrown as { message?: unknown } | undefined)?.message;
-  return typeof message === 'string' && /^(ERR )?APPEND_OVERTAKEN\b/.test(message);
-}
-
-function toInteger(reply: unknown): number {
-  const value = typeof reply === 'number' ? reply : Number(String(reply));
-  if (!Number.isSafeInteger(value)) throw storeCorrupt(`Redis returned ${String(reply)} where an integer belongs`);
-  return value;
 }

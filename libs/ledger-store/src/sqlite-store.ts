@@ -40,6 +40,7 @@ import {
   encodeOwnerTags,
   resolveLimits,
   validateAppend,
+  validateLedgerBatch,
   validateLedgerId,
   validateListOptions,
   validateReadRange,
@@ -218,6 +219,32 @@ export class SqliteLedgerStore implements LedgerStore {
       this.sql.deleteEntries.run(ledgerId);
       this.sql.deleteLedger.run(ledgerId);
     });
+  }
+
+  async infoMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<LedgerInfo | undefined>[]> {
+    const ids = validateLedgerBatch(ledgerIds);
+    const rows = await this.query(() => ids.map((id) => this.sql.selectLedger.get(id) as LedgerRow | undefined));
+    return rows.map((row) => {
+      try {
+        return { status: 'fulfilled', value: row === undefined ? undefined : toInfo(row) };
+      } catch (reason) {
+        return { status: 'rejected', reason };
+      }
+    });
+  }
+
+  /** One transaction: every ledger of the batch goes, or (the call rejects) none does. */
+  async deleteMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<void>[]> {
+    const ids = validateLedgerBatch(ledgerIds);
+    if (ids.length > 0) {
+      await this.write(() => {
+        for (const id of ids) {
+          this.sql.deleteEntries.run(id);
+          this.sql.deleteLedger.run(id);
+        }
+      });
+    }
+    return ids.map(() => ({ status: 'fulfilled', value: undefined }));
   }
 
   async list(options?: { after?: number; limit?: number }): Promise<{ ledgerIds: number[]; next?: number }> {

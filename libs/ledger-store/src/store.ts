@@ -46,6 +46,24 @@ export interface LedgerStore {
    */
   list(options?: { after?: number; limit?: number }): Promise<{ ledgerIds: number[]; next?: number }>;
   close(): Promise<void>;
+  /**
+   * `info` for many ledgers in one round trip where the backend can (a Redis
+   * pipeline, one SQLite read). Result i answers for ledgerIds[i] exactly as
+   * `info` would, so one corrupt ledger fails only its own result; the call
+   * itself rejects only when none could be answered (bad input, a closed or
+   * unreachable store). At most MAX_BATCH_LEDGERS ids, else INVALID_ARGUMENT /
+   * BATCH_TOO_LARGE. Optional: wrappers and test stores may leave it out, and
+   * callers then fall back to `info`.
+   */
+  infoMany?(ledgerIds: readonly number[]): Promise<PromiseSettledResult<LedgerInfo | undefined>[]>;
+  /**
+   * `delete` for many ledgers in one round trip where the backend can, with
+   * the same ordering guarantees as `delete`. A fulfilled result i means
+   * ledgerIds[i] is gone; a rejected one, or a rejected call, says nothing
+   * about which were deleted (deleting is idempotent: retry them). Same bound
+   * and fallback as `infoMany`.
+   */
+  deleteMany?(ledgerIds: readonly number[]): Promise<PromiseSettledResult<void>[]>;
 }
 
 export interface CreateLedgerOptions {
@@ -106,6 +124,8 @@ export const DEFAULT_MAX_APPEND_BYTES = 64 * 1024 * 1024;
 /** Ledger ids per `list()` page when no limit is given, and the largest limit accepted. */
 export const DEFAULT_LIST_PAGE = 1_000;
 export const MAX_LIST_PAGE = 10_000;
+/** Ledger ids one `infoMany` / `deleteMany` call takes at most, else INVALID_ARGUMENT / BATCH_TOO_LARGE. */
+export const MAX_BATCH_LEDGERS = 1_000;
 /** Owner tags as stored (JSON, UTF-8): at most this many bytes, else RESOURCE_EXHAUSTED / OWNER_TAGS_TOO_LARGE. */
 export const MAX_OWNER_TAGS_BYTES = 4 * 1024;
 

@@ -6,6 +6,7 @@ import {
   DEFAULT_MAX_APPEND_ENTRIES,
   DEFAULT_MAX_ENTRY_BYTES,
   DEFAULT_MAX_READ_ENTRIES,
+  MAX_BATCH_LEDGERS,
   MAX_LIST_PAGE,
   MAX_OWNER_TAGS_BYTES,
   type LedgerStoreLimits,
@@ -136,6 +137,24 @@ export function decodeOwnerTags(json: string): Record<string, string> | undefine
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   for (const value of Object.values(parsed)) if (typeof value !== 'string') return undefined;
   return parsed as Record<string, string>;
+}
+
+/** Checks the ids of an infoMany / deleteMany call: an array of at most MAX_BATCH_LEDGERS valid ledger ids. */
+export function validateLedgerBatch(ledgerIds: unknown): readonly number[] {
+  if (!Array.isArray(ledgerIds)) {
+    throw invalidArgument(
+      LedgerStoreReason.BAD_LEDGER_ID,
+      `a batch takes an array of ledger ids, got ${describe(ledgerIds)}`,
+    );
+  }
+  if (ledgerIds.length > MAX_BATCH_LEDGERS) {
+    throw invalidArgument(
+      LedgerStoreReason.BATCH_TOO_LARGE,
+      `a batch may name at most ${MAX_BATCH_LEDGERS} ledgers (MAX_BATCH_LEDGERS), this one names ${ledgerIds.length}: split it`,
+    );
+  }
+  for (const ledgerId of ledgerIds) validateLedgerId(ledgerId);
+  return ledgerIds as readonly number[];
 }
 
 /** Resolves `list()` options: `after` -1 means from the start. */

@@ -3,5 +3,6 @@
 export * from './conformance-support.js';
 export * from './connection-drops.js';
 export * from './fencing-history.js';
+export * from './ledger-store-batches.conformance.js';
 export * from './ledger-store-edges.conformance.js';
 export * from './ledger-store.conformance.js';

@@ -10,6 +10,7 @@ import {
   type ConformanceBackend,
   type SuiteContext,
 } from './conformance-support.js';
+import { describeBatches } from './ledger-store-batches.conformance.js';
 import { describeDocumentedLimits, describeEdgeCases } from './ledger-store-edges.conformance.js';
 import { LedgerStoreReason } from '../errors.js';
 import {
@@ -52,6 +53,7 @@ export function describeLedgerStoreConformance(backend: ConformanceBackend): voi
     describeFencing(context);
     describeFenceThenClose(context);
     describeDeleteAndList(context);
+    describeBatches(context);
     describeBadInput(context);
     describeLimits(context);
     describeBinaryFidelity(context);
