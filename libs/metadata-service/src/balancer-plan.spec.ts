@@ -1,5 +1,6 @@
-import { planGroup, type BalancerMemory, type OwnerTopics } from './balancer-plan.js';
+import { emptyBalancerMemory, planGroup, type BalancerMemory, type OwnerTopics } from './balancer-plan.js';
 import { resolveBalancerSettings } from './config.js';
+import { placeTopic } from './placement.js';
 import type { OwnerRecord } from './records.js';
 
 const settings = resolveBalancerSettings({ balancerWindowRounds: 2, balancerMaxMovesPerRound: 1_000 });
@@ -31,7 +32,7 @@ function owner(instanceId: string, registeredAtMs: number, messagesPerSecond = 0
 
 const topics = (count: number, prefix = 't') =>
   Array.from({ length: count }, (_, i) => `persistent://a/b/${prefix}${i}`);
-const memory = (): BalancerMemory => ({ streaks: new Map(), movedAtMs: new Map() });
+const memory = (): BalancerMemory => emptyBalancerMemory();
 
 describe('the balancer plan', () => {
   it('moves to a joined owner exactly the topics placement now gives it, and only those', () => {
@@ -87,5 +88,102 @@ describe('the balancer plan', () => {
     // Bounded: one move per round when the budget says so.
     remembered.movedAtMs.clear();
     expect(planGroup('g', group, remembered, now + 3, settings, 1).moves).toHaveLength(1);
+  });
+});
+
+describe('the balancer plan when owners join', () => {
+  const now = 10 * HOUR;
+  const all = topics(600);
+
+  it('bounds join moves by their own setting, not by the shed bound', () => {
+    const group: OwnerTopics[] = [
+      { owner: owner('a', 0), topics: all.slice(0, 300) },
+      { owner: owner('b', 0), topics: all.slice(300) },
+      { owner: owner('c', now - 1_000), topics: [] },
+    ];
+    const joinSettings = { ...settings, balancerMaxMovesPerRound: 10, balancerMaxJoinMovesPerRound: 1_000 };
+    const { moves } = planGroup('g', group, memory(), now, joinSettings, 10);
+    // About a third of 600 follow placement to c in one round, though only 10 shed moves may start per round.
+    expect(moves.length).toBeGreaterThan(150);
+    expect(moves.every((move) => move.kind === 'join')).toBe(true);
+    expect(planGroup('g', group, memory(), now, joinSettings, 10, 25).moves).toHaveLength(25);
+  });
+
+  it('lets a topic follow placement again to the next owner that joins, but not back after a shed', () => {
+    const c = owner('c', now - 2_000);
+    const d = owner('d', now - 1_000);
+    const remembered = memory();
+    const first = planGroup(
+      'g',
+      [
+        { owner: owner('a', 0), topics: all },
+        { owner: c, topics: [] },
+      ],
+      remembered,
+      now,
+      settings,
+      1_000,
+    ).moves;
+    for (const move of first) remembered.movedAtMs.set(move.topic, now);
+    const onC = first.map((move) => move.topic);
+    const group: OwnerTopics[] = [
+      { owner: owner('a', 0), topics: all.filter((topic) => !onC.includes(topic)) },
+      { owner: c, topics: onC },
+      { owner: d, topics: [] },
+    ];
+    const second = planGroup('g', group, remembered, now + 1_000, settings, 1_000).moves;
+    expect(second.some((move) => move.from.instanceId === 'c' && move.to.instanceId === 'd')).toBe(true);
+    // A topic shed within the cooldown stays where shedding put it, even if placement now names a joined owner.
+    const shed = second.filter((move) => move.from.instanceId === 'c').map((move) => move.topic);
+    for (const topic of shed) remembered.shedAtMs.set(topic, now);
+    const third = planGroup('g', group, remembered, now + 2_000, settings, 1_000).moves;
+    expect(third.filter((move) => shed.includes(move.topic))).toEqual([]);
+    expect(third.length).toBe(second.length - shed.length);
+  });
+});
+
+describe('the balancer plan and topics placed after an owner joined', () => {
+  it('leaves in place a topic its owner took after the joined owner registered (looked up then, or moved by an operator)', () => {
+    const now = 10 * HOUR;
+    const all = topics(300);
+    const c = owner('c', now - 5_000);
+    const group: OwnerTopics[] = [
+      { owner: owner('a', 0), topics: all.slice(0, 150) },
+      { owner: owner('b', 0), topics: all.slice(150) },
+      { owner: c, topics: [] },
+    ];
+    const before = planGroup('g', group, memory(), now, settings, 1_000).moves;
+    expect(before.length).toBeGreaterThan(50);
+    // The same topics, now taken after c registered: what placement names c for was placed with c in view.
+    const late = (topicsHeld: string[]) => new Map(topicsHeld.map((topic) => [topic, now - 1_000]));
+    const lateGroup = group.map((entry) => ({ ...entry, acquiredAtMs: late(entry.topics) }));
+    expect(planGroup('g', lateGroup, memory(), now, settings, 1_000).moves).toEqual([]);
+    // Taken before c registered, they follow placement as without the map.
+    const early = group.map((entry) => ({
+      ...entry,
+      acquiredAtMs: new Map(entry.topics.map((topic) => [topic, now - 10_000])),
+    }));
+    expect(planGroup('g', early, memory(), now, settings, 1_000).moves).toHaveLength(before.length);
+  });
+});
+
+describe('the balancer plan in a group that scales out soon after it started', () => {
+  it('moves topics to the owners that joined though every owner registered within the join window', () => {
+    const now = 10 * HOUR;
+    const all = topics(300);
+    // a, b and c started a minute ago and hold every topic (placed among them); d, e and f just registered.
+    const first = ['a', 'b', 'c'].map((id) => owner(id, now - 60_000));
+    const group: OwnerTopics[] = [
+      ...first.map((each) => ({
+        owner: each,
+        topics: all.filter((topic) => placeTopic(first, topic)?.instanceId === each.instanceId),
+      })),
+      ...['d', 'e', 'f'].map((id) => ({ owner: owner(id, now - 1_000), topics: [] })),
+    ];
+    const { moves } = planGroup('g', group, memory(), now, settings, 1_000);
+    expect(moves.every((move) => move.kind === 'join' && ['d', 'e', 'f'].includes(move.to.instanceId))).toBe(true);
+    // About half the topics (placement over six owners gives the three new ones half).
+    expect(moves.length).toBeGreaterThan(110);
+    expect(moves.length).toBeLessThan(190);
   });
 });

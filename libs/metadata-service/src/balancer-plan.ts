@@ -5,8 +5,10 @@ import { rendezvousPick } from './rendezvous.js';
 /** The balancer's bounds (config.ts names them as settings, with their defaults). */
 export interface BalancerSettings {
   balancerIntervalMs: number;
-  /** Moves started per round, over every group. */
+  /** Shed moves started per round, over every group. */
   balancerMaxMovesPerRound: number;
+  /** Join moves (topics following placement to owners that joined) started per round, over every group. */
+  balancerMaxJoinMovesPerRound: number;
   /** An owner more than this far from its group's mean load (percent) is out of balance. */
   balancerThresholdPercent: number;
   /** Rounds in a row a group must be out of balance before topics are shed (the window). */
@@ -23,19 +25,42 @@ export interface BalancerSettings {
 export interface OwnerTopics {
   owner: OwnerRecord;
   topics: string[];
+  /** When the owner took each topic's lease (by lookup or transfer); a topic missing here counts as held for long. */
+  acquiredAtMs?: ReadonlyMap<string, number>;
 }
 
 export interface PlannedMove {
   topic: string;
   from: OwnerRecord;
   to: OwnerRecord;
+  /** `join`: the topic follows placement to an owner that joined; `shed`: it leaves an owner loaded too long. */
+  kind: 'join' | 'shed';
   reason: string;
 }
 
-/** What the plan remembers between rounds: imbalance streaks per group, and when topics last moved. */
+/** What the plan remembers between rounds. */
 export interface BalancerMemory {
+  /** Rounds in a row each group was out of balance. */
   streaks: Map<string, number>;
+  /**
+   * Per owner (ownerSideKey), rounds in a row it was above its group's mean
+   * (positive) or below it (negative), so that load swinging between owners
+   * from round to round never counts as a lasting imbalance.
+   */
+  sides: Map<string, number>;
+  /** When each topic last moved, for whatever reason (shedding waits out the cooldown after any move). */
   movedAtMs: Map<string, number>;
+  /** When each topic was last shed (a join move waits out the cooldown only after a shed, never after a join). */
+  shedAtMs: Map<string, number>;
+}
+
+export function emptyBalancerMemory(): BalancerMemory {
+  return { streaks: new Map(), sides: new Map(), movedAtMs: new Map(), shedAtMs: new Map() };
+}
+
+/** The key of an owner's side streak in BalancerMemory.sides. */
+export function ownerSideKey(groupKey: string, instanceId: string): string {
+  return `${groupKey}\n${instanceId}`;
 }
 
 /**
@@ -48,6 +73,15 @@ export function ownerLoad(entry: OwnerTopics, settings: BalancerSettings): numbe
   return entry.topics.length + messages / settings.balancerMessagesPerTopic;
 }
 
+/**
+ * How long a shed is remembered against join moves: the cooldown, and at least
+ * the join window, so that a topic shed away from an owner that joined is not
+ * pulled back to it while it still counts as joined.
+ */
+export function shedMemoryMs(settings: BalancerSettings): number {
+  return Math.max(settings.balancerTopicCooldownMs, settings.balancerJoinWindowMs);
+}
+
 /** Joins: topics whose rendezvous placement over the group's owners now names an owner that joined recently. */
 function joinMoves(group: OwnerTopics[], nowMs: number, settings: BalancerSettings): PlannedMove[] {
   const owners = group.map((entry) => entry.owner);
@@ -56,13 +90,24 @@ function joinMoves(group: OwnerTopics[], nowMs: number, settings: BalancerSettin
       .filter((owner) => owner.registeredAtMs > nowMs - settings.balancerJoinWindowMs && owner.draining !== true)
       .map((owner) => owner.instanceId),
   );
-  if (joined.size === 0 || joined.size === owners.length) return [];
+  // Every owner may have joined (a group scaled out soon after it started): placement then decides for all of them.
+  if (joined.size === 0) return [];
   const moves: PlannedMove[] = [];
   for (const entry of group) {
     for (const topic of entry.topics) {
       const placed = placeTopic(owners, topic);
-      if (placed !== undefined && placed.instanceId !== entry.owner.instanceId && joined.has(placed.instanceId)) {
-        moves.push({ topic, from: entry.owner, to: placed, reason: `placement: ${placed.instanceId} joined` });
+      if (placed === undefined || placed.instanceId === entry.owner.instanceId || !joined.has(placed.instanceId))
+        continue;
+      // Only a topic its owner took before the joined owner registered was placed without it: one looked up or
+      // transferred (by an operator, say) since was placed knowing it, and moving it would undo that.
+      if ((entry.acquiredAtMs?.get(topic) ?? -Infinity) < placed.registeredAtMs) {
+        moves.push({
+          topic,
+          from: entry.owner,
+          to: placed,
+          kind: 'join',
+          reason: `placement: ${placed.instanceId} joined`,
+        });
       }
     }
   }
@@ -74,8 +119,12 @@ function joinMoves(group: OwnerTopics[], nowMs: number, settings: BalancerSettin
  * further apart than the threshold of the mean, a topic goes from the first
  * to the second (preferring topics rendezvous hashing would place on the
  * receiver among the two, then the oldest moved), within `budget` moves.
+ * Only an owner that stayed above the mean for the window sheds, and only one
+ * that stayed below it receives: load that swings between owners faster than
+ * the window moves nothing, whichever owner is hot in the round at hand.
  */
 function shedMoves(
+  groupKey: string,
   group: OwnerTopics[],
   memory: BalancerMemory,
   nowMs: number,
@@ -84,15 +133,22 @@ function shedMoves(
 ): PlannedMove[] {
   const entries = group
     .filter((entry) => entry.owner.draining !== true)
-    .map((entry) => ({ entry, topics: [...entry.topics], load: ownerLoad(entry, settings) }));
+    .map((entry) => ({
+      entry,
+      topics: [...entry.topics],
+      load: ownerLoad(entry, settings),
+      side: memory.sides.get(ownerSideKey(groupKey, entry.owner.instanceId)) ?? 0,
+    }));
   if (entries.length < 2) return [];
   const mean = entries.reduce((sum, each) => sum + each.load, 0) / entries.length;
   const band = (settings.balancerThresholdPercent / 100) * mean;
+  const senders = entries.filter((each) => each.side >= settings.balancerWindowRounds);
+  const receivers = entries.filter((each) => each.side <= -settings.balancerWindowRounds);
+  if (senders.length === 0 || receivers.length === 0) return [];
   const moves: PlannedMove[] = [];
   while (moves.length < budget) {
-    entries.sort((a, b) => b.load - a.load);
-    const hot = entries[0]!;
-    const cold = entries[entries.length - 1]!;
+    const hot = senders.reduce((most, each) => (each.load > most.load ? each : most));
+    const cold = receivers.reduce((least, each) => (each.load < least.load ? each : least));
     const perTopic = hot.topics.length === 0 ? 0 : hot.load / hot.topics.length;
     // Moving one topic must narrow the gap, not swap who is hot; and with no per-topic rates at hand, an owner
     // hot by traffic on few topics keeps them (moving its idle topics away would not cool it).
@@ -115,10 +171,26 @@ function shedMoves(
       topic,
       from: hot.entry.owner,
       to: cold.entry.owner,
+      kind: 'shed',
       reason: `shed: ${hot.entry.owner.instanceId} was ${percent}% above its group's mean load ${mean.toFixed(1)}`,
     });
   }
   return moves;
+}
+
+/** Counts, per owner of the group, the rounds in a row it was above (positive) or below (negative) the mean. */
+function trackSides(groupKey: string, group: OwnerTopics[], memory: BalancerMemory, settings: BalancerSettings): void {
+  const serving = group.filter((entry) => entry.owner.draining !== true);
+  const loads = serving.map((entry) => ownerLoad(entry, settings));
+  const mean = loads.reduce((sum, load) => sum + load, 0) / Math.max(1, loads.length);
+  for (const entry of group) {
+    const key = ownerSideKey(groupKey, entry.owner.instanceId);
+    const index = serving.indexOf(entry);
+    const previous = memory.sides.get(key) ?? 0;
+    if (index === -1 || loads[index] === mean) memory.sides.set(key, 0);
+    else if (loads[index]! > mean) memory.sides.set(key, Math.max(previous, 0) + 1);
+    else memory.sides.set(key, Math.min(previous, 0) - 1);
+  }
 }
 
 /** True when some owner of the group is further from the mean than the threshold. */
@@ -132,8 +204,12 @@ export function outOfBalance(group: OwnerTopics[], settings: BalancerSettings): 
 
 /**
  * One round's moves for one owner group: joins first (they follow
- * placement, so they never fight it), shedding only when no join is pending
- * and the group stayed out of balance for the window.
+ * placement, so they never fight it), within `joinBudget`; shedding, within
+ * `budget`, only when no join is pending and the group stayed out of balance
+ * for the window. A topic that followed placement to one joined owner may
+ * follow it again to the next one that joins (placement only ever moves it
+ * forward); only a shed topic waits (shedMemoryMs) before it follows
+ * placement, so a join never pulls back a topic shedding moved away.
  */
 export function planGroup(
   groupKey: string,
@@ -142,13 +218,18 @@ export function planGroup(
   nowMs: number,
   settings: BalancerSettings,
   budget: number,
+  joinBudget = settings.balancerMaxJoinMovesPerRound,
 ): { moves: PlannedMove[]; decision: string } {
-  const cooled = (move: PlannedMove): boolean =>
-    nowMs - (memory.movedAtMs.get(move.topic) ?? -Infinity) >= settings.balancerTopicCooldownMs;
-  const joins = joinMoves(group, nowMs, settings).filter(cooled);
+  trackSides(groupKey, group, memory, settings);
+  const notJustShed = (move: PlannedMove): boolean =>
+    nowMs - (memory.shedAtMs.get(move.topic) ?? -Infinity) >= shedMemoryMs(settings);
+  const joins = joinMoves(group, nowMs, settings).filter(notJustShed);
   if (joins.length > 0) {
     memory.streaks.set(groupKey, 0);
-    return { moves: joins.slice(0, budget), decision: `${joins.length} topic(s) follow placement to joined owners` };
+    return {
+      moves: joins.slice(0, joinBudget),
+      decision: `${joins.length} topic(s) follow placement to joined owners`,
+    };
   }
   if (!outOfBalance(group, settings)) {
     memory.streaks.set(groupKey, 0);
@@ -159,6 +240,6 @@ export function planGroup(
   if (streak < settings.balancerWindowRounds) {
     return { moves: [], decision: `out of balance for ${streak} of ${settings.balancerWindowRounds} rounds` };
   }
-  const moves = shedMoves(group, memory, nowMs, settings, budget);
+  const moves = shedMoves(groupKey, group, memory, nowMs, settings, budget);
   return { moves, decision: `out of balance for ${streak} rounds: shedding ${moves.length} topic(s)` };
 }

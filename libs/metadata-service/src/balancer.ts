@@ -5,7 +5,15 @@ import { closeClient, createClient, type Client, type ClientOptions } from '@led
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { AdminContext } from './admin-context.js';
-import { planGroup, ownerLoad, type BalancerMemory, type OwnerTopics, type PlannedMove } from './balancer-plan.js';
+import {
+  emptyBalancerMemory,
+  ownerLoad,
+  ownerSideKey,
+  planGroup,
+  shedMemoryMs,
+  type OwnerTopics,
+  type PlannedMove,
+} from './balancer-plan.js';
 import { resolveBalancerSettings, type BalancerConfig } from './config.js';
 import { isBadVersion } from './cas-retry.js';
 import { LEASES_DIR } from './layout.js';
@@ -52,6 +60,9 @@ function decodeLocalName(encoded: string): string {
   return decodeURIComponent(encoded.replace(/\+/g, ' '));
 }
 
+/** Carries out one planned move; by default the source owner transfers the topic (OwnerControlService). */
+export type TopicMover = (move: PlannedMove) => Promise<{ pausedMs: number }>;
+
 /**
  * The balancer: one metadata instance at a time (the holder of a leader
  * lease in the metadata store, renewed every round and lapsing after three
@@ -59,16 +70,28 @@ function decodeLocalName(encoded: string): string {
  * (balancer-plan.ts: joins follow placement; shedding past the threshold for
  * the window, with a per-topic cooldown) and has each source owner transfer
  * its topic (OwnerControlService.TransferTopic), at most
- * balancerMaxMovesPerRound per round. What it saw, decided and did is
- * written to the store for `ledgerline balancer status`.
+ * balancerMaxMovesPerRound shed moves and balancerMaxJoinMovesPerRound join
+ * moves per round, balancerTransferConcurrency at a time. An owner that joins
+ * starts a round within balancerJoinCheckIntervalMs rather than at the next
+ * interval. What it saw, decided and did is written to the store for
+ * `ledgerline balancer status`.
  */
 export class Balancer {
   readonly settings: BalancerConfig;
   readonly holderId = randomUUID();
-  private readonly memory: BalancerMemory = { streaks: new Map(), movedAtMs: new Map() };
+  private readonly memory = emptyBalancerMemory();
   private readonly controls = new Map<string, Client<typeof OwnerControlService>>();
+  private readonly mover: TopicMover;
   private timer: NodeJS.Timeout | undefined;
+  private joinTimer: NodeJS.Timeout | undefined;
   private running = false;
+  /** The owner sessions the last round planned with: any other one that joined since starts a round early. */
+  private plannedWith = new Set<string>();
+  /** The sessions that joined since the last round, as the previous join check saw them. */
+  private joinedAtLastCheck = '';
+  /** When this balancer last took or renewed the leader lease, and the renewal under way (one at a time). */
+  private ledAtMs = -Infinity;
+  private leading: Promise<boolean> | undefined;
   private status: BalancerStatusRecord | undefined;
   logger: Pick<Logger, 'info' | 'warn'> | undefined;
   /** How to reach owners (the service's own TLS settings); set once the service serves. */
@@ -77,19 +100,30 @@ export class Balancer {
   constructor(
     private readonly context: AdminContext,
     settings: Partial<BalancerConfig> = {},
+    mover?: TopicMover,
   ) {
     this.settings = resolveBalancerSettings(settings);
+    this.mover = mover ?? ((move) => this.transfer(move));
   }
 
   start(): void {
     if (!this.settings.balancerEnabled || this.timer !== undefined) return;
     this.timer = setInterval(() => this.round().catch(unexpectedRejection), this.settings.balancerIntervalMs);
     this.timer.unref();
+    if (this.settings.balancerJoinCheckIntervalMs > 0) {
+      this.joinTimer = setInterval(
+        () => this.roundIfJoined().catch(unexpectedRejection),
+        this.settings.balancerJoinCheckIntervalMs,
+      );
+      this.joinTimer.unref();
+    }
   }
 
   stop(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
+    if (this.joinTimer !== undefined) clearInterval(this.joinTimer);
     this.timer = undefined;
+    this.joinTimer = undefined;
     for (const client of this.controls.values()) closeClient(client);
     this.controls.clear();
   }
@@ -108,6 +142,50 @@ export class Balancer {
     }
   }
 
+  /**
+   * Starts a round now when writer owners registered since the last round
+   * planned (a scale-out should not wait up to an interval); a cheap look at
+   * the owner records, not at every lease. The round starts once two checks
+   * in a row saw the same owners joined: owners started together (a
+   * Deployment scaled out) register seconds apart, and one round for all of
+   * them moves each topic once, where a round per owner would move some twice.
+   */
+  async roundIfJoined(): Promise<void> {
+    if (this.running) return;
+    try {
+      const now = this.context.now();
+      const owners = await listLiveOwners(this.context, '', 'writer');
+      const joined = owners
+        .filter(
+          (owner) =>
+            !this.plannedWith.has(owner.sessionId) &&
+            owner.draining !== true &&
+            owner.registeredAtMs > now - this.settings.balancerJoinWindowMs,
+        )
+        .map((owner) => owner.sessionId)
+        .sort()
+        .join(' ');
+      const settled = joined !== '' && joined === this.joinedAtLastCheck;
+      this.joinedAtLastCheck = joined;
+      if (settled) await this.round();
+    } catch (thrown) {
+      this.logger?.warn({ err: LedgerlineError.from(thrown).message }, 'balancer join check failed');
+    }
+  }
+
+  /**
+   * The leader lease, renewed at most once an interval while a round's moves
+   * run (it lasts three), and by one renewal at a time: moves run
+   * concurrently, and two compare-and-sets of one holder would refuse each other.
+   */
+  private stillLeading(): Promise<boolean> {
+    if (this.context.now() - this.ledAtMs < this.settings.balancerIntervalMs) return Promise.resolve(true);
+    this.leading ??= this.lead().finally(() => {
+      this.leading = undefined;
+    });
+    return this.leading;
+  }
+
   /** Takes or renews the leader lease; false when another live balancer holds it. */
   private async lead(): Promise<boolean> {
     const now = this.context.now();
@@ -117,6 +195,7 @@ export class Balancer {
     const record = { holderId: this.holderId, expiresAtMs: now + 3 * this.settings.balancerIntervalMs };
     try {
       await writeRecord(this.context.store, BALANCER_LEADER_PATH, record, current?.version ?? 'absent');
+      this.ledAtMs = now;
       return true;
     } catch (error) {
       if (isBadVersion(error)) return false;
@@ -128,22 +207,24 @@ export class Balancer {
     const now = this.context.now();
     const groups = await this.ownersWithTopics();
     this.forgetThePast(now, groups);
+    this.plannedWith = new Set([...groups.values()].flat().map((entry) => entry.owner.sessionId));
     const decisions: string[] = [];
     const planned: PlannedMove[] = [];
     for (const [group, entries] of groups) {
-      const budget = this.settings.balancerMaxMovesPerRound - planned.length;
-      const plan = planGroup(group, entries, this.memory, now, this.settings, Math.max(0, budget));
+      const count = (kind: PlannedMove['kind']) => planned.filter((move) => move.kind === kind).length;
+      const sheds = Math.max(0, this.settings.balancerMaxMovesPerRound - count('shed'));
+      const joins = Math.max(0, this.settings.balancerMaxJoinMovesPerRound - count('join'));
+      const plan = planGroup(group, entries, this.memory, now, this.settings, sheds, joins);
       decisions.push(`${group}: ${plan.decision}`);
       planned.push(...plan.moves);
     }
-    const done: BalancerMoveRecord[] = [];
-    for (const move of planned) {
-      // A round's moves may outlast the leader lease: it is renewed before each, and a balancer that lost it stops.
-      if (!(await this.lead())) {
-        decisions.push(`leadership lost: ${planned.length - done.length} planned move(s) left to the new leader`);
-        break;
-      }
-      done.push(await this.execute(move));
+    // A round's moves may outlast the leader lease: it is renewed while they run, and a balancer that lost it stops.
+    const results = await mapConcurrent(planned, this.settings.balancerTransferConcurrency, async (move) =>
+      (await this.stillLeading()) ? this.execute(move) : undefined,
+    );
+    const done = results.filter((result): result is BalancerMoveRecord => result !== undefined);
+    if (done.length < planned.length) {
+      decisions.push(`leadership lost: ${planned.length - done.length} planned move(s) left to the new leader`);
     }
     await this.record(now, groups, decisions, done);
   }
@@ -151,10 +232,10 @@ export class Balancer {
   /** Every live writer owner by group, with the topics it holds a live lease on. */
   private async ownersWithTopics(): Promise<Map<string, OwnerTopics[]>> {
     const owners = await listLiveOwners(this.context, '', 'writer');
-    const byKey = new Map<string, OwnerTopics>();
+    const byKey = new Map<string, OwnerTopics & { acquiredAtMs: Map<string, number> }>();
     const groups = new Map<string, OwnerTopics[]>();
     for (const owner of owners) {
-      const entry = { owner, topics: [] };
+      const entry = { owner, topics: [] as string[], acquiredAtMs: new Map<string, number>() };
       byKey.set(`${owner.group}/${owner.instanceId}`, entry);
       groups.set(owner.group, [...(groups.get(owner.group) ?? []), entry]);
     }
@@ -171,7 +252,9 @@ export class Balancer {
             if (lease === undefined || lease.record.sessionId === '') return;
             const entry = byKey.get(`${lease.record.group}/${lease.record.instanceId}`);
             if (entry?.owner.sessionId !== lease.record.sessionId) return;
-            entry.topics.push(`persistent://${full}/${decodeLocalName(name)}`);
+            const topic = `persistent://${full}/${decodeLocalName(name)}`;
+            entry.topics.push(topic);
+            entry.acquiredAtMs.set(topic, lease.record.acquiredAtMs);
           });
         });
       }
@@ -188,6 +271,14 @@ export class Balancer {
     for (const [topic, movedAt] of this.memory.movedAtMs) {
       if (now - movedAt >= this.settings.balancerTopicCooldownMs) this.memory.movedAtMs.delete(topic);
     }
+    for (const [topic, shedAt] of this.memory.shedAtMs) {
+      if (now - shedAt >= shedMemoryMs(this.settings)) this.memory.shedAtMs.delete(topic);
+    }
+    for (const group of this.memory.streaks.keys()) if (!groups.has(group)) this.memory.streaks.delete(group);
+    const owners = new Set(
+      [...groups].flatMap(([group, entries]) => entries.map((entry) => ownerSideKey(group, entry.owner.instanceId))),
+    );
+    for (const key of this.memory.sides.keys()) if (!owners.has(key)) this.memory.sides.delete(key);
     const live = new Set([...groups.values()].flat().map((entry) => entry.owner.advertisedAddress));
     for (const [address, client] of this.controls) {
       if (live.has(address)) continue;
@@ -214,18 +305,24 @@ export class Balancer {
       atMs: this.context.now(),
     };
     this.memory.movedAtMs.set(move.topic, base.atMs);
+    if (move.kind === 'shed') this.memory.shedAtMs.set(move.topic, base.atMs);
     try {
-      const moved = await this.control(move.from).transferTopic(
-        { topic: move.topic, targetInstanceId: move.to.instanceId },
-        { deadlineMs: 60_000 },
-      );
+      const moved = await this.mover(move);
       this.logger?.info({ ...base }, 'balancer moved a topic');
-      return { ...base, outcome: 'moved', pausedMs: Number(moved.pausedMs) };
+      return { ...base, outcome: 'moved', pausedMs: moved.pausedMs };
     } catch (thrown) {
       const error = LedgerlineError.from(thrown);
       this.logger?.warn({ ...base, err: error.message }, 'balancer move failed');
       return { ...base, outcome: `failed: ${error.reason || error.code}`, pausedMs: 0 };
     }
+  }
+
+  private async transfer(move: PlannedMove): Promise<{ pausedMs: number }> {
+    const moved = await this.control(move.from).transferTopic(
+      { topic: move.topic, targetInstanceId: move.to.instanceId },
+      { deadlineMs: 60_000 },
+    );
+    return { pausedMs: Number(moved.pausedMs) };
   }
 
   private async record(

@@ -17,14 +17,28 @@ export const maintenanceSettings = {
   ownerSweepIntervalMs: z.number().int().min(100).max(3_600_000).default(10_000),
 };
 
-/** The balancer's settings (see balancer.ts and docs/balancer.md); one metadata instance at a time runs it. */
+/** The balancer's settings (see balancer.ts and docs/placement.md); one metadata instance at a time runs it. */
 export const balancerSettings = {
   /** Whether this instance competes to run the balancer. */
   balancerEnabled: z.boolean().default(true),
   /** How often the balancer looks at every owner group, in ms. */
   balancerIntervalMs: z.number().int().min(100).max(3_600_000).default(30_000),
-  /** Topic moves started per round, over every group. */
+  /** Shed moves (topics leaving an owner loaded past the threshold) started per round, over every group. */
   balancerMaxMovesPerRound: z.number().int().min(1).max(10_000).default(100),
+  /**
+   * Join moves (topics following placement to owners that joined) started per
+   * round, over every group. Apart from the shed bound: joins follow placement,
+   * so they never flap, and scaling out should not wait a round per hundred topics.
+   */
+  balancerMaxJoinMovesPerRound: z.number().int().min(1).max(100_000).default(2_000),
+  /** Moves of one round carried out at once (each a transfer by its source owner). */
+  balancerTransferConcurrency: z.number().int().min(1).max(256).default(32),
+  /**
+   * How often the balancer looks for owners that joined since its last round,
+   * in ms; when two looks in a row see the same ones, a round starts then
+   * instead of at the next interval. 0 turns this off.
+   */
+  balancerJoinCheckIntervalMs: z.number().int().min(0).max(3_600_000).default(2_000),
   /** An owner further than this from its group's mean load, in percent, is out of balance. */
   balancerThresholdPercent: z.number().min(1).max(1_000).default(25),
   /** Rounds in a row a group must stay out of balance before topics are shed. */

@@ -43,6 +43,16 @@ export const MAX_LIST_WAVES_PER_PAGE = 4;
  */
 export const LISTING_CACHE_MAX_NAMES = 500_000;
 export const LISTING_CACHE_TTL_MS = 10_000;
+/** And at most this many listings, whatever they hold: each keeps its buckets' runs even when they are empty. */
+export const LISTING_CACHE_MAX_LISTINGS = 10_000;
+
+/**
+ * The most names one listing reads ahead, over all its buckets, when its
+ * read-ahead is kept: each bucket read of a long listing asks for at most this
+ * split evenly over the buckets (and at most four pages, and a store page), so
+ * that a page costs few store reads (page-merge.ts, bucketReadSizes).
+ */
+export const MAX_LISTING_READ_AHEAD_NAMES = 32_000;
 
 /** The largest continuation token ListTopics hands out or accepts, in bytes. */
 export const MAX_PAGE_TOKEN_BYTES = 64 * 1024;

@@ -14,7 +14,13 @@ import {
   MIN_SESSION_TTL_MS,
 } from './limits.js';
 import { validateOwnerGroup } from './policies.js';
-import { OwnerRecordSchema, SessionRecordSchema, type OwnerRecord, type OwnerRoleName } from './records.js';
+import {
+  OwnerRecordSchema,
+  OwnerRoleSchema,
+  SessionRecordSchema,
+  type OwnerRecord,
+  type OwnerRoleName,
+} from './records.js';
 import {
   deleteIfUnchanged,
   ensureDirectory,
@@ -58,8 +64,11 @@ function validateRegistration(owner: OwnerRegistration): void {
     );
   }
   validateOwnerGroup(owner.group);
-  if (owner.role !== 'writer' && owner.role !== 'readonly') {
-    throw invalidArgument(MetadataServiceReason.INVALID_OWNER_ROLE, `an owner's role is writer or readonly`);
+  if (!OwnerRoleSchema.options.includes(owner.role)) {
+    throw invalidArgument(
+      MetadataServiceReason.INVALID_OWNER_ROLE,
+      `an owner's role is ${OwnerRoleSchema.options.join(', ')}`,
+    );
   }
   if (advertisedAddress.length === 0 || advertisedAddress.length > MAX_ADVERTISED_ADDRESS_LENGTH) {
     throw invalidArgument(

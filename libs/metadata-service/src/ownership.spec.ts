@@ -1,4 +1,5 @@
 import { failure, sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
+import type { OwnerRoleName } from './records.js';
 
 describe('owners, leases and lookup', () => {
   let fixture: SqliteFixture;
@@ -14,7 +15,7 @@ describe('owners, leases and lookup', () => {
   });
 
   // Long TTLs and a clock moved by tens of seconds: the outcome never depends on how fast the machine is.
-  const register = (instanceId: string, group: string, role: 'writer' | 'readonly' = 'writer', ttlMs = 60_000) =>
+  const register = (instanceId: string, group: string, role: OwnerRoleName = 'writer', ttlMs = 60_000) =>
     fixture.admin.registerOwner({ instanceId, group, role, advertisedAddress: `${instanceId}:6650` }, ttlMs);
 
   it('hands a lapsed lease to another owner of the group', async () => {
@@ -59,8 +60,14 @@ describe('owners, leases and lookup', () => {
     const topic = 'my-tenant/writer-namespace/topic';
     const stranger = await register('other-1', 'others');
     const reader = await register('reader-1', 'writers', 'readonly');
+    // A Kafka gateway registers so that gateways find each other; it never serves a topic.
+    const gateway = await register('kafka-1-gateway-1:9092', 'writers', 'kafka-gateway');
     expect(await failure(admin.acquireLease(topic, stranger.sessionId))).toMatchObject({ reason: 'WRONG_OWNER_GROUP' });
     expect(await failure(admin.acquireLease(topic, reader.sessionId))).toMatchObject({ reason: 'WRONG_OWNER_ROLE' });
+    expect(await failure(admin.acquireLease(topic, gateway.sessionId))).toMatchObject({ reason: 'WRONG_OWNER_ROLE' });
+    expect((await admin.listOwners('writers', 'kafka-gateway')).map((owner) => owner.instanceId)).toEqual([
+      'kafka-1-gateway-1:9092',
+    ]);
     expect(await failure(admin.lookupTopic(topic))).toMatchObject({ code: 'UNAVAILABLE', reason: 'NO_LIVE_OWNER' });
     expect(await failure(admin.acquireLease('my-tenant/writer-namespace/none', stranger.sessionId))).toMatchObject({
       reason: 'TOPIC_NOT_FOUND',

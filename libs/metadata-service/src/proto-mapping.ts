@@ -67,14 +67,21 @@ export function topicMessage(info: TopicInfo): MessageInitShape<typeof TopicInfo
 export function roleName(role: OwnerRole): OwnerRoleName {
   if (role === OwnerRole.WRITER) return 'writer';
   if (role === OwnerRole.READONLY) return 'readonly';
+  if (role === OwnerRole.KAFKA_GATEWAY) return 'kafka-gateway';
   throw invalidArgument(
     MetadataServiceReason.INVALID_OWNER_ROLE,
-    'an owner role is OWNER_ROLE_WRITER or OWNER_ROLE_READONLY',
+    'an owner role is OWNER_ROLE_WRITER, OWNER_ROLE_READONLY or OWNER_ROLE_KAFKA_GATEWAY',
   );
 }
 
+const ROLE_VALUES: Record<OwnerRoleName, OwnerRole> = {
+  writer: OwnerRole.WRITER,
+  readonly: OwnerRole.READONLY,
+  'kafka-gateway': OwnerRole.KAFKA_GATEWAY,
+};
+
 export function roleValue(role: OwnerRoleName): OwnerRole {
-  return role === 'writer' ? OwnerRole.WRITER : OwnerRole.READONLY;
+  return ROLE_VALUES[role];
 }
 
 export function ownerMessage(owner: OwnerRecord): MessageInitShape<typeof OwnerInfoSchema> {

@@ -51,7 +51,8 @@ export const TombstoneRecordSchema = z.object({ deletedAtMs: z.number() });
 
 export const ReaderIndexRecordSchema = z.object({ reader: z.string() });
 
-export const OwnerRoleSchema = z.enum(['writer', 'readonly']);
+/** 'kafka-gateway': a Kafka gateway registered so gateways find each other; it never holds a lease. */
+export const OwnerRoleSchema = z.enum(['writer', 'readonly', 'kafka-gateway']);
 export type OwnerRoleName = z.infer<typeof OwnerRoleSchema>;
 
 /** An owner instance and the session that keeps it alive (`expiresAtMs` moves on every keep-alive). */

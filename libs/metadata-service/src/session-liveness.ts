@@ -11,8 +11,14 @@ import { readRecord, writeRecord } from './store-records.js';
 /** The most WatchOwnerSession streams one metadata instance holds (one per owner, with room for restarts). */
 export const MAX_WATCHED_SESSIONS = 10_000;
 
-/** Refused connections it takes to call an owner's process gone, and the most attempts made after a drop. */
+/**
+ * Refused connections it takes to call an owner's process gone, accepted ones to call it alive, and the most
+ * attempts made after a drop. One acceptance is not enough: a process being killed closes its connection to
+ * this service before its listening socket, and a busy machine can hold it between the two, so an attempt
+ * right after the drop can still be accepted by a process that is going.
+ */
 const REFUSALS_NEEDED = 2;
+const ACCEPTANCES_NEEDED = 2;
 const MAX_DROP_PROBES = 5;
 /** Judging rounds after a drop: a keep-alive the process sent just before it died can land during the first. */
 const MAX_DROP_ROUNDS = 3;
@@ -136,8 +142,14 @@ export class SessionLiveness {
     for (let round = 1; round <= MAX_DROP_ROUNDS; round++) {
       const read = await readRecord(this.context.store, path, OwnerRecordSchema);
       if (read === undefined || read.record.sessionId !== owner.sessionId) return;
-      const verdict = await this.judge(owner.advertisedAddress);
-      const details = { instanceId: owner.instanceId, address: owner.advertisedAddress, verdict, round };
+      const { verdict, attempts } = await this.judge(owner.advertisedAddress);
+      const details = {
+        instanceId: owner.instanceId,
+        address: owner.advertisedAddress,
+        verdict,
+        attempts: attempts.join(','),
+        round,
+      };
       // A stream opened again meanwhile means the process reached this service after the drop.
       if (verdict !== 'refused' || this.watching.has(owner.sessionId) || this.closed) {
         this.logger.info(
@@ -146,29 +158,31 @@ export class SessionLiveness {
         );
         return;
       }
-      if (await this.expire(read.record, read.version, path)) return;
+      if (await this.expire(read.record, read.version, path, details)) return;
       this.logger.warn(details, 'a keep-alive landed while a dropped owner was judged; judging again');
     }
   }
 
   /**
-   * `refused` after REFUSALS_NEEDED refused attempts `confirmDelayMs` apart, `accepted` as soon as one is
-   * accepted, else `unknown`. An attempt without an answer (a busy machine can hold this process past the
-   * probe's timeout) is tried again, at most MAX_DROP_PROBES attempts in all.
+   * `refused` after REFUSALS_NEEDED refused attempts `confirmDelayMs` apart, `accepted` after
+   * ACCEPTANCES_NEEDED accepted ones, whichever comes first, else `unknown`. An attempt without an answer (a
+   * busy machine can hold this process past the probe's timeout) is tried again, at most MAX_DROP_PROBES
+   * attempts in all.
    */
-  private async judge(address: string): Promise<ProbeVerdict> {
-    let refusals = 0;
+  private async judge(address: string): Promise<{ verdict: ProbeVerdict; attempts: ProbeVerdict[] }> {
+    const attempts: ProbeVerdict[] = [];
+    const count = (verdict: ProbeVerdict): number => attempts.filter((each) => each === verdict).length;
     for (let attempt = 0; attempt < MAX_DROP_PROBES; attempt++) {
       if (attempt > 0) await delay(this.settings.confirmDelayMs);
-      const verdict = await this.probe(address, this.settings.probeTimeoutMs);
-      if (verdict === 'accepted') return 'accepted';
-      if (verdict === 'refused' && ++refusals === REFUSALS_NEEDED) return 'refused';
+      attempts.push(await this.probe(address, this.settings.probeTimeoutMs));
+      if (count('accepted') === ACCEPTANCES_NEEDED) return { verdict: 'accepted', attempts };
+      if (count('refused') === REFUSALS_NEEDED) return { verdict: 'refused', attempts };
     }
-    return 'unknown';
+    return { verdict: 'unknown', attempts };
   }
 
   /** One compare-and-set on the version read before the round: false when a keep-alive moved it meanwhile. */
-  private async expire(record: OwnerRecord, version: number, path: string): Promise<boolean> {
+  private async expire(record: OwnerRecord, version: number, path: string, judged: object): Promise<boolean> {
     const now = this.context.now();
     if (!isLive(record, now)) return true;
     try {
@@ -178,7 +192,7 @@ export class SessionLiveness {
       throw error;
     }
     this.logger.warn(
-      { instanceId: record.instanceId, address: record.advertisedAddress, ttlLeftMs: record.expiresAtMs - now },
+      { ...judged, ttlLeftMs: record.expiresAtMs - now },
       'owner process gone (connection dropped, address refuses connections): its session expired early',
     );
     return true;

@@ -7,7 +7,8 @@ import { sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 import type { MetadataAdmin } from './metadata-admin.js';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import { NamespaceName } from '@ledgerline/naming';
-import { ListingCache, listTopicPage } from './topic-listing.js';
+import { ListingCache } from './listing-cache.js';
+import { listTopicPage } from './topic-listing.js';
 
 /** The store, counting its children reads. */
 function counting(inner: MetadataStore): { store: MetadataStore; reads: () => number } {
@@ -184,9 +185,21 @@ describe('topic listing across buckets', () => {
       expect(topics).toEqual(expectedOrder('prop/ahead', locals));
     });
 
+    it('keeps at most its bound of listings, however few names they hold, the oldest going first', () => {
+      const cache = new ListingCache(100, 60_000, () => 0, 2);
+      const empty = { ready: Promise.resolve({ runs: [], markers: undefined, reads: 0, rounds: 0 }), names: 0 };
+      for (const key of ['a', 'b', 'c']) cache.keep(key, empty);
+      expect(cache.size).toBe(2);
+      expect(cache.take('a')).toBeUndefined();
+      expect(cache.take('c')).toBeDefined();
+    });
+
     it('keeps at most its bound of names, the oldest listings going first', async () => {
       const cache = new ListingCache(100, 60_000, () => 0);
-      const buffers = (names: number) => ({ runs: [], markers: undefined, names });
+      const buffers = (names: number) => ({
+        ready: Promise.resolve({ runs: [], markers: undefined, reads: 0, rounds: 0 }),
+        names,
+      });
       cache.keep('a', buffers(60));
       cache.keep('b', buffers(30));
       cache.keep('c', buffers(30));

@@ -5,10 +5,14 @@ import type { CliIo } from '../cli-io.js';
 import { descriptionOf } from '../command-index.js';
 import { registerDrainCommand } from './owner-moves.js';
 
-const ROLES: Record<string, OwnerRole> = { writer: OwnerRole.WRITER, readonly: OwnerRole.READONLY };
+const ROLES: Record<string, OwnerRole> = {
+  writer: OwnerRole.WRITER,
+  readonly: OwnerRole.READONLY,
+  'kafka-gateway': OwnerRole.KAFKA_GATEWAY,
+};
 
 function roleName(role: OwnerRole): string {
-  return role === OwnerRole.WRITER ? 'writer' : role === OwnerRole.READONLY ? 'readonly' : 'unknown';
+  return Object.keys(ROLES).find((name) => ROLES[name] === role) ?? 'unknown';
 }
 
 /** The figures summed per group: what a balancer compares between groups' members. */
@@ -93,7 +97,7 @@ export function registerOwnersCommands(program: Command, io: CliIo): Command {
     .command('list')
     .description('list the live owners per group with the load each reported with its last keep-alive')
     .option('--group <group>', 'only this owner group')
-    .addOption(new Option('--role <role>', 'only writer or readonly owners').choices(Object.keys(ROLES)))
+    .addOption(new Option('--role <role>', 'only owners of this role').choices(Object.keys(ROLES)))
     .option('--json', 'print the owners and their load as JSON', false)
     .action(async (options: { group?: string; role?: string; json: boolean }, command: Command) =>
       withAdmin(io, command, async ({ lookup }) => {

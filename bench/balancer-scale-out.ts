@@ -1,0 +1,163 @@
+// Scale-out under the balancer (issue 28): a local cluster (1 metadata
+// instance, 3 writer owners, each its own process, on Redis and NATS) with
+// 1,000 idle topics spread over the three, plus a light load (4 producers with
+// deduplication at 25 msg/s each, on topics of their own). Then 3 more writer
+// owners start at once, as a Deployment scaled from 3 to 6 would, and the
+// balancer (default settings) moves topics to them. Prints the time from the
+// scale-out to the moment every writer owner holds within ±20% of the mean
+// topic count (as the owners report it with their keep-alives, every
+// ~2.5 s), the moves the balancer made, and the lost / duplicated counts of
+// the load. The issue's target: within 60 s, 0 lost, 0 duplicated. Every
+// process shares the machine's cores.
+//
+// Run: npx tsx bench/balancer-scale-out.ts [--topics 1000] [--transfer-concurrency 16]
+import { createClient, type LedgerlineClient } from '@ledgerline/client';
+import { LocalCluster } from '@ledgerline/cluster';
+import { ClusterClients, LatencyLoad } from '@ledgerline/cluster/testing';
+import { OwnerRole } from '@ledgerline/proto';
+import { runAlone, type BenchReport } from './bench-report.js';
+
+function flag(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? fallback : Number(process.argv[index + 1]);
+}
+
+const TOPICS = flag('topics', 1_000);
+/** LEDGERLINE_BALANCER_TRANSFER_CONCURRENCY; the default's when not given. */
+const TRANSFER_CONCURRENCY = flag('transfer-concurrency', 0);
+const WRITERS_BEFORE = 3;
+const WRITERS_AFTER = 6;
+const LOADS = 4;
+const MESSAGES_PER_SECOND_EACH = 25;
+const SPREAD = 0.2;
+const TARGET_MS = 60_000;
+/** How long the scale-out may take before the bench gives up (it reports the spread it reached). */
+const GIVE_UP_MS = 240_000;
+const POLL_MS = 250;
+const LOAD_CONCURRENCY = 16;
+
+async function forEachBounded<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await work(items[next++]!);
+    }),
+  );
+}
+
+/** Topics each live writer owner reports owning. */
+async function ownedCounts(clients: ClusterClients): Promise<number[]> {
+  const { owners } = await clients.lookup.listOwners({ group: '', role: OwnerRole.WRITER });
+  return owners.map((owner) => owner.load?.topicsOwned ?? 0);
+}
+
+function withinSpread(counts: number[], owners: number, total: number): boolean {
+  const sum = counts.reduce((all, count) => all + count, 0);
+  const mean = sum / Math.max(1, counts.length);
+  return counts.length === owners && sum === total && counts.every((count) => Math.abs(count - mean) <= SPREAD * mean);
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<number | undefined> {
+  const startedMs = Date.now();
+  while (Date.now() - startedMs < timeoutMs) {
+    if (await condition()) return Date.now() - startedMs;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return undefined;
+}
+
+async function spreadTopics(cluster: LocalCluster, clients: ClusterClients): Promise<void> {
+  await clients.createRetainedNamespace('scale/ns');
+  const names = Array.from({ length: TOPICS }, (_, i) => `persistent://scale/ns/t${i}`);
+  for (let i = 0; i < names.length; i += 100) await clients.admin.createTopics({ topics: names.slice(i, i + 100) });
+  const sdk: LedgerlineClient = createClient({ serviceUrl: cluster.metadataTarget });
+  try {
+    // Asking a topic's owner for its stats loads it there (placed among the live owners) and leases it.
+    await forEachBounded(names, LOAD_CONCURRENCY, async (topic) => {
+      await sdk.topicStats(topic);
+    });
+  } finally {
+    await sdk.close();
+  }
+}
+
+export async function run(): Promise<BenchReport> {
+  const metadata: Record<string, string> =
+    TRANSFER_CONCURRENCY > 0 ? { LEDGERLINE_BALANCER_TRANSFER_CONCURRENCY: String(TRANSFER_CONCURRENCY) } : {};
+  const cluster = await LocalCluster.start({
+    counts: { metadata: 1, 'writer-owner': WRITERS_BEFORE },
+    settings: { metadata },
+  });
+  const clients = new ClusterClients(cluster);
+  const loads: LatencyLoad[] = [];
+  try {
+    await spreadTopics(cluster, clients);
+    for (let i = 0; i < LOADS; i++)
+      loads.push(await LatencyLoad.start(cluster, `scale-load${i}`, MESSAGES_PER_SECOND_EACH));
+    const total = TOPICS + LOADS;
+    const settledBefore = await waitUntil(
+      async () => (await ownedCounts(clients)).reduce((sum, count) => sum + count, 0) === total,
+      60_000,
+    );
+    if (settledBefore === undefined)
+      throw new Error(`the ${WRITERS_BEFORE} writer owners never reported ${total} topics`);
+    const before = await ownedCounts(clients);
+    const statusBefore = await clients.admin.getBalancerStatus({});
+    const startedMs = Date.now();
+    await Promise.all(Array.from({ length: WRITERS_AFTER - WRITERS_BEFORE }, () => cluster.add('writer-owner')));
+    const servingMs = Date.now() - startedMs;
+    const settledMs = await waitUntil(
+      async () => withinSpread(await ownedCounts(clients), WRITERS_AFTER, total),
+      GIVE_UP_MS - servingMs,
+    );
+    const after = await ownedCounts(clients);
+    for (const load of loads) await load.stop();
+    const problems = (await Promise.all(loads.map((load) => load.check()))).flat();
+    const status = await clients.admin.getBalancerStatus({});
+    const moves = Number(status.movesTotal) - Number(statusBefore.movesTotal);
+    const mean = after.reduce((sum, count) => sum + count, 0) / after.length;
+    return {
+      section: 'Balancer: writer owners scaled from 3 to 6 under light load',
+      setup:
+        `1 metadata instance and ${WRITERS_BEFORE} writer owners (each its own process, Redis and NATS), ` +
+        `${TOPICS} idle topics plus ${LOADS} producers with deduplication at ${MESSAGES_PER_SECOND_EACH} msg/s each; ` +
+        `${WRITERS_AFTER - WRITERS_BEFORE} writer owners started at once; balancer settings at their defaults ` +
+        `(docs/placement.md); target: every owner within ±${SPREAD * 100}% of the mean topic count within ` +
+        `${TARGET_MS / 1000} s, 0 lost, 0 duplicated`,
+      tables: [
+        {
+          title: 'scale-out',
+          rows: [
+            {
+              topics: total,
+              'counts before': before.join(' '),
+              'counts after': after.join(' '),
+              'max off the mean %': Math.round(
+                (Math.max(...after.map((count) => Math.abs(count - mean))) / mean) * 100,
+              ),
+              'new owners serving ms': servingMs,
+              'scale-out→within ±20% ms':
+                settledMs === undefined ? `not within ${GIVE_UP_MS} ms` : servingMs + settledMs,
+              'balancer rounds': Number(status.rounds) - Number(statusBefore.rounds),
+              'balancer moves': moves,
+              'transfer concurrency': TRANSFER_CONCURRENCY > 0 ? TRANSFER_CONCURRENCY : 'default',
+              'moves failed': status.recentMoves.filter((move) => move.outcome !== 'moved').length,
+              acknowledged: loads.reduce((sum, load) => sum + load.acks.length, 0),
+              'sends failed': loads.reduce((sum, load) => sum + load.failures.length, 0),
+              lost: problems.filter((problem) => problem.endsWith('and lost')).length,
+              duplicated: problems.filter((problem) => problem.includes('stored twice')).length,
+              'other problems': problems.filter((p) => !p.endsWith('and lost') && !p.includes('stored twice')).length,
+            },
+          ],
+        },
+      ],
+      comparisons: [],
+    };
+  } finally {
+    for (const load of loads) await load.close().catch(() => undefined);
+    clients.close();
+    await cluster.stop();
+  }
+}
+
+runAlone(module, run);
