@@ -90,6 +90,47 @@ export async function paced(ratePerSecond: number, seconds: number, send: (index
   return total;
 }
 
+/**
+ * Calls `send` `total` times with at most `window` calls unanswered at once: a new one starts as soon as
+ * one is answered (a sliding window, as a producer with that many requests in flight sends), not in
+ * rounds that wait for the slowest of each. Rejects with the first failure.
+ */
+export async function inFlightWindow(total: number, window: number, send: () => Promise<unknown>): Promise<void> {
+  let started = 0;
+  const lane = async (): Promise<void> => {
+    while (started < total) {
+      started++;
+      await send();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(window, total) }, lane));
+}
+
+/**
+ * `work`'s outcome, or a rejection naming `what` after timeoutMs: a bounded wait that, unlike until(), wakes
+ * nothing while it waits, for waits that overlap what a row measures in this process.
+ */
+export async function within<T>(work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resolves once `condition` holds, checking every millisecond, or rejects after timeoutMs. */
+export async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 1));
+  }
+}
+
 /** Children stopChild was asked to stop: their exit is expected. */
 const stopping = new WeakSet<ChildProcess>();
 const KEPT_OUTPUT_LINES = 20;
@@ -195,13 +236,15 @@ export async function rawXadd(
   messages: number,
   payload: Uint8Array,
   streams = 1,
+  /** Which Redis it is, for the label: the one the row it stands beside uses, by default. */
+  redisLabel = 'same Redis',
 ): Promise<ThroughputRow> {
   const redis = new Redis(redisUrl);
   const keys = Array.from({ length: streams }, (_, i) => `bench:xadd:${i}`);
   const started = process.hrtime.bigint();
   const sent = await xaddPipelined(redis, keys, messages, payload);
   const label = streams === 1 ? '' : `, ${streams} streams`;
-  const row = throughput(`raw pipelined XADD (same Redis)${label}`, sent, payload.length, started);
+  const row = throughput(`raw pipelined XADD (${redisLabel})${label}`, sent, payload.length, started);
   await redis.del(...keys);
   redis.disconnect();
   return row;

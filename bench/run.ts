@@ -47,7 +47,9 @@ const SECTIONS: Section[] = [
   { name: 'standalone-publish', load: () => import('./standalone-publish.js') },
   { name: 'readonly-fanout', load: () => import('./readonly-fanout.js') },
   { name: 'owner-crash', load: () => import('./owner-crash-failover.js') },
+  { name: 'balancer-scale-out', load: () => import('./balancer-scale-out.js') },
   { name: 'kafka-produce', load: () => import('./kafka-gateway-produce.js') },
+  { name: 'kafka-fetch', load: () => import('./kafka-gateway-fetch.js') },
 ];
 
 function argument(name: string): string | undefined {

@@ -7,13 +7,20 @@ import { take } from './testing/take-messages.js';
 // then uses the highest versions the gateway announces.
 
 const KCAT_TIMEOUT_MS = 20_000;
+/** Messages produced with each codec, then read back through kcat and through the SDK. */
+const MESSAGES_PER_CODEC = 10_000;
 
 function kcat(args: readonly string[], input?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile('kcat', args, { timeout: KCAT_TIMEOUT_MS }, (error, stdout, stderr) => {
-      if (error !== null) reject(new Error(`kcat ${args.join(' ')} failed: ${error.message}\n${stderr}`));
-      else resolve(stdout);
-    });
+    const child = execFile(
+      'kcat',
+      args,
+      { timeout: KCAT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error !== null) reject(new Error(`kcat ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
     child.stdin?.end(input ?? '');
   });
 }
@@ -64,7 +71,10 @@ describe('kcat against standalone', () => {
       const topic = `kcat-${codec}`;
       // Repetitive values and a linger so librdkafka sends a few large batches it can shrink (it sends
       // a batch uncompressed when compression would not make it smaller).
-      const lines = Array.from({ length: 500 }, (_, index) => `k${index}:value-${index}-${'x'.repeat(100)}`);
+      const lines = Array.from(
+        { length: MESSAGES_PER_CODEC },
+        (_, index) => `k${index}:value-${index}-${'x'.repeat(100)}`,
+      );
       await kcat(
         ['-b', kafka.broker, '-P', '-t', topic, '-K', ':', '-z', codec, '-X', 'linger.ms=50'],
         `${lines.join('\n')}\n`,

@@ -5,8 +5,9 @@ import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { AdminService } from '@ledgerline/proto';
 import { closeClient, createClient as createGrpcClient } from '@ledgerline/rpc';
 import { eventually, refusal } from '@ledgerline/testing';
-import { CompressionCodecs, CompressionTypes, Kafka, logLevel, type Consumer, type KafkaMessage } from 'kafkajs';
+import { CompressionCodecs, CompressionTypes, Kafka, logLevel, type Consumer } from 'kafkajs';
 import type { RunningStandalone } from './standalone.js';
+import { KAFKA_WAIT_MS, consumeMessages } from './testing/kafka-clients.js';
 import { startTestStandalone } from './testing/test-standalone.js';
 import { take } from './testing/take-messages.js';
 
@@ -16,45 +17,14 @@ import { take } from './testing/take-messages.js';
 // by time, and see the same offsets, keys, headers and timestamps through the
 // SDK as through Kafka.
 
-const WAIT_MS = 20_000;
-
 // kafkajs writes snappy through a codec package it does not ship (raw snappy, as librdkafka sends it).
 type Codec = (typeof CompressionCodecs)[CompressionTypes.Snappy];
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 CompressionCodecs[CompressionTypes.Snappy] = require('kafkajs-snappy') as Codec;
 
-interface Received {
-  partition: number;
-  message: KafkaMessage;
-}
-
-/** Runs the consumer until `count` messages arrived (bounded by WAIT_MS); kafkajs commits nothing by itself. */
-async function consumeCount(consumer: Consumer, count: number): Promise<Received[]> {
-  const got: Received[] = [];
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`received ${got.length} of ${count} messages`)), WAIT_MS);
-    consumer
-      .run({
-        autoCommit: false,
-        eachMessage: async ({ partition, message }) => {
-          got.push({ partition, message });
-          if (got.length === count) {
-            clearTimeout(timer);
-            resolve();
-          }
-        },
-      })
-      .catch((error: unknown) => {
-        clearTimeout(timer);
-        reject(error as Error);
-      });
-  });
-  return got;
-}
-
-/** Polls `done` until it holds, bounded by WAIT_MS. */
+/** Polls `done` until it holds, bounded by KAFKA_WAIT_MS. */
 function until(what: string, done: () => boolean): Promise<void> {
-  return eventually(done, { attempts: WAIT_MS / 50, intervalMs: 50, description: what });
+  return eventually(done, { attempts: KAFKA_WAIT_MS / 50, intervalMs: 50, description: what });
 }
 
 describe('kafkajs against the Kafka gateway over a standalone', () => {
@@ -210,7 +180,7 @@ describe('kafkajs against the Kafka gateway over a standalone', () => {
     const consumer = kafka.consumer({ groupId: 'same-reader' });
     await consumer.connect();
     await consumer.subscribe({ topic: 'same', fromBeginning: true });
-    const got = await consumeCount(consumer, 6);
+    const got = await consumeMessages(consumer, 6, { autoCommit: false });
     await consumer.disconnect();
     expect(got.map(({ message }) => message.offset)).toEqual(['0', '1', '2', '3', '4', String(receipt.offset)]);
     const last = got[5]!.message;
@@ -256,7 +226,7 @@ describe('kafkajs against the Kafka gateway over a standalone', () => {
     const consumer = kafka.consumer({ groupId: 'billing', sessionTimeout: 10_000 });
     await consumer.connect();
     await consumer.subscribe({ topic: 'orders', fromBeginning: true });
-    const first = await consumeCount(consumer, 10);
+    const first = await consumeMessages(consumer, 10, { autoCommit: false });
     expect(first.map(({ message }) => message.value?.toString()).sort()).toEqual(
       Array.from({ length: 10 }, (_, index) => `first-${index}`).sort(),
     );
@@ -294,7 +264,7 @@ describe('kafkajs against the Kafka gateway over a standalone', () => {
     const resumed = kafka.consumer({ groupId: 'billing', sessionTimeout: 10_000 });
     await resumed.connect();
     await resumed.subscribe({ topic: 'orders', fromBeginning: true });
-    const second = await consumeCount(resumed, 4);
+    const second = await consumeMessages(resumed, 4, { autoCommit: false });
     await resumed.disconnect();
     expect(second.map(({ message }) => message.value?.toString()).sort()).toEqual([
       'second-0',
@@ -304,6 +274,36 @@ describe('kafkajs against the Kafka gateway over a standalone', () => {
     ]);
     for (const { partition, message } of second)
       expect(Number(message.offset)).toBeGreaterThanOrEqual(next.get(partition) ?? 0);
+  });
+
+  it("moves the group's subscription on every commit, forward and back, so its backlog is the group's lag", async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'lagging', numPartitions: 1 }] });
+    const producer = kafka.producer();
+    await producer.connect();
+    // One message per entry: a subscription's position is an entry, so its backlog moves by whole entries.
+    for (let index = 0; index < 30; index++)
+      await producer.send({ topic: 'lagging', messages: [{ value: `m${index}` }] });
+    await producer.disconnect();
+    const backlog = async (): Promise<bigint | undefined> => {
+      const [partition] = await client.topicStats('public/default/lagging');
+      return partition!.stats.subscriptions.find((subscription) => subscription.name === 'auditors')?.backlogMessages;
+    };
+    const consumer = kafka.consumer({ groupId: 'auditors', sessionTimeout: 10_000 });
+    await consumer.connect();
+    await consumer.subscribe({ topic: 'lagging', fromBeginning: true });
+    // A member of the group (it has read everything once) commits where it likes.
+    await consumeMessages(consumer, 30, { autoCommit: false });
+    // The first commit creates the subscription; every later one moves it, to the end as well.
+    for (const offset of [10, 25, 5, 30, 0]) {
+      await consumer.commitOffsets([{ topic: 'lagging', partition: 0, offset: String(offset) }]);
+      expect(await backlog()).toBe(BigInt(30 - offset));
+      const [committed] = await admin.fetchOffsets({ groupId: 'auditors', topics: ['lagging'] });
+      expect(committed!.partitions).toEqual([expect.objectContaining({ partition: 0, offset: String(offset) })]);
+    }
+    await consumer.disconnect();
+    await admin.disconnect();
   });
 
   it('rebalances a group of three when one member leaves and when another joins', async () => {

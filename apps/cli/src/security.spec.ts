@@ -20,7 +20,7 @@ import type { CliIo } from './cli-io.js';
 import { runCli } from './program.js';
 import type { RunningStandalone } from './standalone.js';
 import { eventually } from '@ledgerline/testing';
-import { startTestStandalone } from './testing/test-standalone.js';
+import { startTestStandalone, tokenAuthArgv } from './testing/test-standalone.js';
 
 const SECRET = 'a-development-secret-of-at-least-32-bytes';
 
@@ -60,14 +60,8 @@ describe('standalone with TLS and token authentication, through the CLI and the 
       join(certs, 'metadata-key.pem'),
       '--tls-ca',
       join(certs, 'ca.pem'),
-      '--auth-enabled',
-      '--auth-token-secret',
-      SECRET,
-      '--super-user-roles',
-      'ops',
       // A short bound keeps the waits for grants and revokes short; the default is 5 s.
-      '--auth-permission-cache-ms',
-      '200',
+      ...tokenAuthArgv(SECRET, 200),
     ]);
     url = `localhost:${running.grpcPort}`;
     opsToken = (

@@ -22,7 +22,14 @@ import {
   startReadOnlyOwnerService,
   type RunningReadOnlyOwner,
 } from '@ledgerline/readonly-owner';
-import { kafkaGatewaySettings, startKafkaGateway, type RunningKafkaGateway } from '@ledgerline/kafka-gateway';
+import {
+  kafkaGatewaySettings,
+  startKafkaGateway,
+  withServiceTlsDefaults,
+  type RunningKafkaGateway,
+} from '@ledgerline/kafka-gateway';
+import { TopicsService } from '@ledgerline/proto';
+import { serviceTokenVerifier } from '@ledgerline/service-kit';
 import { z } from 'zod';
 import { standaloneCollector } from './standalone-collector.js';
 
@@ -210,19 +217,28 @@ export async function startStandalone(
  * The Kafka gateway, reaching lookup, admin and the owners over the writer's
  * port as a cluster gateway would. A Kafka port already taken (a local Kafka,
  * a second standalone) leaves the rest of standalone running: the start line
- * and the log say the Kafka listener is off.
+ * and the log say the Kafka listener is off. The listener serves TLS with
+ * standalone's certificate unless given its own, and requires SASL logins
+ * when authEnabled, as the cluster gateway does.
  */
 async function startStandaloneKafka(
   config: StandaloneServerConfig,
   writer: RunningWriterOwner,
 ): Promise<RunningKafkaGateway | undefined> {
   let kafka: RunningKafkaGateway;
+  const tokenVerifier = await serviceTokenVerifier(config);
   try {
     kafka = await startKafkaGateway({
-      settings: config,
+      settings: withServiceTlsDefaults(config),
       metadataAddress: `localhost:${writer.port}`,
       channelSettings: writer.service.channelSettings,
       logger: writer.service.logger,
+      tlsReloadIntervalMs: config.tlsReloadIntervalMs,
+      ...(tokenVerifier === undefined ? {} : { tokenVerifier }),
+      localOwner: {
+        address: writer.owner.identity.advertisedAddress,
+        topics: writer.service.grpc.inProcessClient(TopicsService),
+      },
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;

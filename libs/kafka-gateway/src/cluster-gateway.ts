@@ -1,5 +1,12 @@
-import { serve, serviceChannel, serviceConfigSchema, type RunningService } from '@ledgerline/service-kit';
+import {
+  serve,
+  serviceChannel,
+  serviceConfigSchema,
+  serviceTokenVerifier,
+  type RunningService,
+} from '@ledgerline/service-kit';
 import { z } from 'zod';
+import { withServiceTlsDefaults } from './listener-tls.js';
 import { kafkaGatewaySettings } from './settings.js';
 import { startKafkaGateway, type RunningKafkaGateway } from './start-gateway.js';
 
@@ -7,6 +14,12 @@ import { startKafkaGateway, type RunningKafkaGateway } from './start-gateway.js'
 export const kafkaGatewayClusterConfigSchema = serviceConfigSchema.extend({
   /** host:port of the metadata service (LEDGERLINE_METADATA_ADDRESS). */
   metadataAddress: z.string().min(1).default('localhost:6651'),
+  /** The owner group gateways register in to find each other (group coordinators; the brokers Metadata names). */
+  kafkaGatewayGroup: z.string().min(1).max(128).default('kafka-gateways'),
+  /** How long a gateway that died keeps coordinating its consumer groups (its session's TTL). */
+  kafkaGatewaySessionTtlMs: z.number().int().min(1_000).max(300_000).default(10_000),
+  /** How often each gateway lists the live gateways. */
+  kafkaGatewayRefreshMs: z.number().int().min(100).max(60_000).default(1_000),
   ...kafkaGatewaySettings,
 });
 export type KafkaGatewayClusterConfig = z.output<typeof kafkaGatewayClusterConfigSchema>;
@@ -19,7 +32,9 @@ export interface RunningClusterKafkaGateway {
 /**
  * The gateway as its own process: gRPC health, reflection and metrics as
  * every service has, and the Kafka listener. Shutdown closes the listener
- * (clients reconnect elsewhere) after the gRPC server.
+ * (clients reconnect elsewhere) after the gRPC server. The Kafka listener's
+ * TLS files default to the service's (tlsCert, tlsKey, tlsCa), and with
+ * authEnabled Kafka clients must log in with SASL/PLAIN `token:<jwt>`.
  */
 export async function startClusterKafkaGateway(
   config: KafkaGatewayClusterConfig,
@@ -34,11 +49,19 @@ export async function startClusterKafkaGateway(
     closers: [{ name: 'tls-files', close: () => channel.close() }],
   });
   try {
+    const tokenVerifier = await serviceTokenVerifier(config);
     const gateway = await startKafkaGateway({
-      settings: config,
+      settings: withServiceTlsDefaults(config),
       metadataAddress: config.metadataAddress,
       channelSettings: channel.settings,
       logger: service.logger,
+      tlsReloadIntervalMs: config.tlsReloadIntervalMs,
+      registration: {
+        group: config.kafkaGatewayGroup,
+        ttlMs: config.kafkaGatewaySessionTtlMs,
+        refreshMs: config.kafkaGatewayRefreshMs,
+      },
+      ...(tokenVerifier === undefined ? {} : { tokenVerifier }),
     });
     service.addCloser({ name: 'kafka-listener', close: () => gateway.close() });
     return { service, gateway };

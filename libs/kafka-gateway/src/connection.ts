@@ -12,7 +12,17 @@ import {
 import type { GatewayContext } from './gateway-context.js';
 import { API_HANDLERS, unsupportedApiVersionsBody } from './handlers/index.js';
 import { ANONYMOUS } from './owner-router.js';
-import type { Session } from './session.js';
+import { newSession, type Session } from './session.js';
+
+/** What a connection may send before it authenticated, when authentication is required (as a Kafka SASL listener). */
+const BEFORE_AUTHENTICATION: ReadonlySet<number> = new Set([
+  ApiKey.ApiVersions,
+  ApiKey.SaslHandshake,
+  ApiKey.SaslAuthenticate,
+]);
+
+/** How long a connection closed after its last answer waits for the client to read it and hang up. */
+const CLOSE_LINGER_MS = 5_000;
 
 /**
  * One Kafka client connection. Requests are handled concurrently, up to
@@ -24,6 +34,11 @@ import type { Session } from './session.js';
  * kafkaMaxFetchResponseBytes); it is closed once idle for kafkaConnectionIdleMs. A frame that
  * cannot be decoded closes the connection, as a Kafka broker does (except
  * ApiVersions in a version not served, which is answered in v0).
+ *
+ * When the context requires authentication, a connection may send only
+ * ApiVersions, SaslHandshake and SaslAuthenticate, one at a time, until a
+ * SaslAuthenticate succeeds; anything else closes it, as a Kafka broker's
+ * SASL listener treats it as an authentication failure.
  */
 export class KafkaConnection {
   private readonly frames: FrameDecoder;
@@ -40,7 +55,7 @@ export class KafkaConnection {
     private readonly onClose: () => void,
   ) {
     this.frames = new FrameDecoder(context.settings.kafkaMaxFrameSizeBytes);
-    this.session = { caller: ANONYMOUS, clientHost: socket.remoteAddress ?? '', saslMechanism: undefined };
+    this.session = newSession(ANONYMOUS, socket.remoteAddress ?? '');
     socket.setNoDelay(true);
     socket.setTimeout(context.settings.kafkaConnectionIdleMs, () => this.close('idle'));
     socket.on('data', (chunk: Buffer) => this.received(chunk));
@@ -53,11 +68,17 @@ export class KafkaConnection {
     return this.socket.writableLength;
   }
 
-  close(why: string): void {
+  /** Closes at once, or with `afterWrites` once what was written reaches the client (a last answer). */
+  close(why: string, afterWrites = false): void {
     if (this.closed) return;
     this.closed = true;
     this.context.logger.debug({ client: this.session.clientHost, why }, 'kafka connection closed');
-    this.socket.destroy();
+    if (afterWrites) {
+      this.socket.end();
+      this.socket.setTimeout(CLOSE_LINGER_MS, () => this.socket.destroy());
+    } else {
+      this.socket.destroy();
+    }
     this.onClose();
   }
 
@@ -81,12 +102,16 @@ export class KafkaConnection {
     else this.socket.resume();
   }
 
+  /** Authentication is required and this connection has not authenticated yet. */
+  private get unauthenticated(): boolean {
+    return this.context.authentication !== undefined && !this.session.authenticated;
+  }
+
   private hasRoom(): boolean {
     const settings = this.context.settings;
-    return (
-      this.inFlight < settings.kafkaMaxInFlightRequests &&
-      this.socket.writableLength <= settings.kafkaMaxOutputBufferBytes
-    );
+    // One at a time before authentication, so a request pipelined after SaslAuthenticate sees its outcome.
+    const inFlightLimit = this.unauthenticated ? 1 : settings.kafkaMaxInFlightRequests;
+    return this.inFlight < inFlightLimit && this.socket.writableLength <= settings.kafkaMaxOutputBufferBytes;
   }
 
   private enqueue(frame: Buffer): void {
@@ -100,6 +125,7 @@ export class KafkaConnection {
         if (this.closed) return;
         if (bytes === 'close') return this.close('request refused');
         if (bytes !== undefined) this.socket.write(bytes);
+        if (this.session.closeAfterAnswer) return this.close('authentication failed', true);
         this.startWaiting();
       })
       .catch((error: unknown) => {
@@ -118,6 +144,13 @@ export class KafkaConnection {
     }
     const handler = API_HANDLERS.get(request.header.apiKey);
     if (handler === undefined) return 'close';
+    if (this.unauthenticated && !BEFORE_AUTHENTICATION.has(request.header.apiKey)) {
+      this.context.logger.warn(
+        { client: this.session.clientHost, apiKey: request.header.apiKey, api: request.spec.name },
+        'kafka request before SASL authentication: connection closed',
+      );
+      return 'close';
+    }
     try {
       const body = await handler(this.context, request, this.session);
       if (body === undefined) return undefined;

@@ -10,14 +10,15 @@ import {
 import type { PublishReceipt } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import { MetadataServiceReason } from '@ledgerline/metadata-service';
+import { RpcReason } from '@ledgerline/rpc';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from './gateway-context.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { handleMetadata } from './handlers/metadata.js';
 import { handleProduce } from './handlers/produce.js';
-import type { LedgerlineBackend } from './ledgerline-backend.js';
+import type { LedgerlineBackend, PublishEntry } from './ledgerline-backend.js';
 import { ANONYMOUS } from './owner-router.js';
-import type { Session } from './session.js';
+import { newSession, type Session } from './session.js';
 import { resolveKafkaGatewaySettings, type KafkaGatewaySettings } from './settings.js';
 import { TopicNames } from './topic-names.js';
 
@@ -29,8 +30,14 @@ class FakeBackend {
   readonly topics = new Map<string, number>();
   readonly autoCreating = new Set<string>();
   readonly namespacesAsked: string[] = [];
+  /** Calls that fail as a metadata service that cannot be reached fails them. */
+  unreachableCalls = 0;
 
   async partitions(topic: string): Promise<number | undefined> {
+    if (this.unreachableCalls > 0) {
+      this.unreachableCalls--;
+      throw new LedgerlineError('UNAVAILABLE', RpcReason.TRANSPORT_UNAVAILABLE, 'No connection established');
+    }
     return this.topics.get(topic);
   }
 
@@ -43,12 +50,17 @@ class FakeBackend {
     this.topics.set(topic, partitions);
   }
 
-  async publish(): Promise<PublishReceipt> {
+  /** The first payload of every entry published, in the order the owner got them. */
+  readonly published: string[] = [];
+
+  async publish(_topic: string, entry: PublishEntry, _caller: unknown, onIssued?: () => void): Promise<PublishReceipt> {
+    this.published.push(Buffer.from(entry.messages[0]?.payload ?? []).toString());
+    onIssued?.();
     return { firstOffset: 0n, lastOffset: 0n, duplicate: false } as PublishReceipt;
   }
 }
 
-const session: Session = { caller: ANONYMOUS, clientHost: '127.0.0.1', saslMechanism: undefined };
+const session: Session = newSession(ANONYMOUS, '127.0.0.1');
 
 function contextOver(backend: FakeBackend, overrides: Partial<KafkaGatewaySettings> = {}): GatewayContext {
   const settings = resolveKafkaGatewaySettings({ kafkaDefaultPartitions: 2, ...overrides });
@@ -72,7 +84,7 @@ async function metadataErrors(context: GatewayContext, names: string[]): Promise
   return (answer['topics'] as { errorCode: number }[]).map((topic) => topic.errorCode);
 }
 
-function records(): Buffer {
+function records(value = 'hello'): Buffer {
   return encodeRecordBatch({
     baseOffset: 0n,
     partitionLeaderEpoch: 0,
@@ -86,7 +98,7 @@ function records(): Buffer {
     producerId: -1n,
     producerEpoch: -1,
     baseSequence: -1,
-    records: [{ offsetDelta: 0, timestampDelta: 0n, key: null, value: Buffer.from('hello'), headers: [] }],
+    records: [{ offsetDelta: 0, timestampDelta: 0n, key: null, value: Buffer.from(value), headers: [] }],
   });
 }
 
@@ -167,5 +179,68 @@ describe('Metadata for every topic of a namespace that does not exist yet', () =
     };
     const answer = await handleMetadata(contextOver(backend), request(ApiKey.Metadata, 8, { topics: null }), session);
     expect(answer['topics']).toEqual([]);
+  });
+});
+
+describe('Metadata while the metadata service cannot be reached', () => {
+  // librdkafka fails every queued message of a topic whose Metadata carries a topic-level error (kcat did so in CI).
+  it('keeps trying within kafkaBackendTimeoutMs and answers the topic once the service is back', async () => {
+    const backend = new FakeBackend();
+    backend.topics.set('persistent://public/default/orders', 2);
+    backend.unreachableCalls = 3;
+    expect(await metadataErrors(contextOver(backend), ['orders'])).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.unreachableCalls).toBe(0);
+  });
+
+  it('answers LEADER_NOT_AVAILABLE, which clients retry, when the service stays out of reach', async () => {
+    const backend = new FakeBackend();
+    backend.unreachableCalls = Number.MAX_SAFE_INTEGER;
+    const context = contextOver(backend, { kafkaBackendTimeoutMs: 300 });
+    expect(await metadataErrors(context, ['orders'])).toEqual([KafkaErrorCode.LEADER_NOT_AVAILABLE]);
+  });
+
+  it('answers from a partition count read before the service went out of reach, however old', async () => {
+    const backend = new FakeBackend();
+    backend.topics.set('persistent://public/default/orders', 2);
+    const context = contextOver(backend, { kafkaBackendTimeoutMs: 300 });
+    const now = Date.now();
+    expect(await metadataErrors(context, ['orders'])).toEqual([KafkaErrorCode.NONE]);
+    backend.unreachableCalls = Number.MAX_SAFE_INTEGER;
+    jest.spyOn(Date, 'now').mockReturnValue(now + 3_600_000);
+    try {
+      expect(await produceError(context, 'orders')).toBe(KafkaErrorCode.NONE);
+    } finally {
+      jest.restoreAllMocks();
+    }
+  });
+});
+
+describe('produce requests pipelined on one connection', () => {
+  it("reach the partition's owner in the order they arrived, even when the first one's lookup is slower", async () => {
+    const backend = new FakeBackend();
+    backend.topics.set('persistent://public/default/orders', 1);
+    // The first lookup of the partition count is slow; the next ones are not, so the second request would overtake.
+    let lookups = 0;
+    const partitions = backend.partitions.bind(backend);
+    backend.partitions = async (topic: string) => {
+      if (lookups++ === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      return partitions(topic);
+    };
+    const context = contextOver(backend);
+    const connection = newSession(ANONYMOUS, '127.0.0.1');
+    const produce = (value: string) =>
+      handleProduce(
+        context,
+        request(ApiKey.Produce, 7, {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 1000,
+          topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, records: records(value) }] }],
+        }),
+        connection,
+      );
+    await Promise.all([produce('first'), produce('second'), produce('third')]);
+    expect(backend.published).toEqual(['first', 'second', 'third']);
+    expect(connection.produceOrder.size).toBe(0);
   });
 });

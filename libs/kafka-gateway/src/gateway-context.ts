@@ -1,6 +1,8 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Logger } from '@ledgerline/service-kit';
 import type { GroupCoordinator } from './group-coordinator.js';
+import { soloPeers, type GatewayPeers } from './gateway-peers.js';
+import { isTransientFailure } from './kafka-errors.js';
 import type { LedgerlineBackend } from './ledgerline-backend.js';
 import type { Caller } from './owner-router.js';
 import { GatewayReason } from './reasons.js';
@@ -24,9 +26,20 @@ export interface ResolvedPartition {
   readonly partitions: number;
 }
 
-/** What every request handler uses: settings, the way to Ledgerline, the names, the group coordinator. */
+/** Checks a bearer token: the role it names, or a LedgerlineError (TokenVerifier from @ledgerline/security). */
+export interface TokenCheck {
+  verify(token: string): Promise<string>;
+}
+
+/**
+ * What every request handler uses: settings, the way to Ledgerline, the
+ * names, the group coordinator, and the token check that, when present,
+ * makes SASL authentication required before any other request.
+ */
 export class GatewayContext {
   private readonly partitionCounts = new Map<string, { count: number; readAtMs: number }>();
+  /** The gateways clients may be sent to; alone until the host registers this one (gateway-peers.ts). */
+  peers: GatewayPeers = soloPeers(() => this.broker());
 
   constructor(
     readonly settings: KafkaGatewaySettings,
@@ -35,6 +48,7 @@ export class GatewayContext {
     readonly groups: GroupCoordinator,
     readonly broker: () => AdvertisedBroker,
     readonly logger: Logger,
+    readonly authentication?: TokenCheck,
   ) {}
 
   /**
@@ -46,7 +60,14 @@ export class GatewayContext {
   async partitionCount(topic: string, caller: Caller, create: boolean): Promise<number | undefined> {
     const cached = this.partitionCounts.get(topic);
     if (cached !== undefined && Date.now() - cached.readAtMs < PARTITION_COUNT_TTL_MS) return cached.count;
-    let count = await this.backend.partitions(topic, caller);
+    let count: number | undefined;
+    try {
+      count = await this.backend.partitions(topic, caller);
+    } catch (error) {
+      // Partitions are only ever added: a count read before the metadata service became unreachable still holds.
+      if (cached !== undefined && isTransientFailure(error)) return cached.count;
+      throw error;
+    }
     if (count === undefined && create && (await this.mayAutoCreate(topic, caller))) {
       count = await this.createTopic(topic, this.settings.kafkaDefaultPartitions, caller);
     }
@@ -75,6 +96,11 @@ export class GatewayContext {
       }
       throw error;
     }
+  }
+
+  /** True when this gateway coordinates `groupId`; elsewhere its group requests are answered NOT_COORDINATOR. */
+  coordinates(groupId: string): boolean {
+    return this.peers.coordinatorOf(groupId).nodeId === this.broker().nodeId;
   }
 
   forgetTopic(topic: string): void {

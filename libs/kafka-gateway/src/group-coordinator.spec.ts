@@ -140,3 +140,24 @@ describe('the group coordinator', () => {
     );
   });
 });
+
+describe('a group another gateway coordinates now', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('is let go: members waiting on a join are answered NOT_COORDINATOR, and the others stay', async () => {
+    jest.useFakeTimers();
+    const coordinator = new GroupCoordinator(settings);
+    try {
+      // A join waits out the initial rebalance delay: it is pending when the group is released.
+      const moving = coordinator.join(joinRequest());
+      const staying = coordinator.join(joinRequest('', { groupId: 'stays' }));
+      expect(coordinator.release((groupId) => groupId === 'stays')).toBe(1);
+      expect(await moving).toMatchObject({ errorCode: KafkaErrorCode.NOT_COORDINATOR });
+      expect(coordinator.get('g')).toBeUndefined();
+      await jest.advanceTimersByTimeAsync(100);
+      expect(await staying).toMatchObject({ errorCode: KafkaErrorCode.NONE });
+    } finally {
+      coordinator.close();
+    }
+  });
+});

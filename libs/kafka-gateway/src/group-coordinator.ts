@@ -150,15 +150,33 @@ export class GroupCoordinator {
 
   close(): void {
     this.closed = true;
-    for (const group of this.groups.values()) {
-      if (group.rebalanceTimer !== undefined) clearTimeout(group.rebalanceTimer);
-      for (const member of group.members.values()) {
-        this.clearSession(member);
-        member.awaitingJoin?.(joinError(KafkaErrorCode.COORDINATOR_NOT_AVAILABLE, member.memberId));
-        member.awaitingSync?.({ errorCode: KafkaErrorCode.COORDINATOR_NOT_AVAILABLE, assignment: EMPTY });
-      }
-    }
+    for (const group of this.groups.values()) this.endGroup(group, KafkaErrorCode.COORDINATOR_NOT_AVAILABLE);
     this.groups.clear();
+  }
+
+  /**
+   * Forgets every group `keep` does not keep (another gateway coordinates it
+   * now): members waiting on a join or a sync are answered NOT_COORDINATOR,
+   * so they find the new coordinator at once. Returns how many went.
+   */
+  release(keep: (groupId: string) => boolean): number {
+    let released = 0;
+    for (const [groupId, group] of this.groups) {
+      if (keep(groupId)) continue;
+      this.endGroup(group, KafkaErrorCode.NOT_COORDINATOR);
+      this.groups.delete(groupId);
+      released++;
+    }
+    return released;
+  }
+
+  private endGroup(group: ConsumerGroup, errorCode: number): void {
+    if (group.rebalanceTimer !== undefined) clearTimeout(group.rebalanceTimer);
+    for (const member of group.members.values()) {
+      this.clearSession(member);
+      member.awaitingJoin?.(joinError(errorCode, member.memberId));
+      member.awaitingSync?.({ errorCode, assignment: EMPTY });
+    }
   }
 
   private groupFor(groupId: string): ConsumerGroup | undefined {

@@ -1,19 +1,13 @@
-import { LedgerlineError } from '@ledgerline/errors';
 import type { Logger } from '@ledgerline/service-kit';
 import { backOff } from 'exponential-backoff';
 import type { LedgerlineBackend } from './ledgerline-backend.js';
+import { isTransientFailure } from './kafka-errors.js';
 import { ANONYMOUS } from './owner-router.js';
 import type { KafkaGatewaySettings } from './settings.js';
 
 /** Waits between tries while the metadata service cannot be reached: from this, doubling up to the max. */
 const FIRST_RETRY_MS = 200;
 const MAX_RETRY_MS = 5_000;
-
-/** Unreachable or too slow: the metadata service may still be starting (pods coming up together). */
-function worthRetrying(error: unknown): boolean {
-  const code = LedgerlineError.from(error).code;
-  return code === 'UNAVAILABLE' || code === 'DEADLINE_EXCEEDED';
-}
 
 /**
  * Creates the Kafka home tenant and namespace when missing (kafkaCreateNamespace),
@@ -38,7 +32,8 @@ export async function ensureKafkaNamespace(
       startingDelay: FIRST_RETRY_MS,
       maxDelay: MAX_RETRY_MS,
       retry: (error: unknown, attempt: number) => {
-        if (signal.aborted || !worthRetrying(error)) return false;
+        // Unreachable or too slow: the metadata service may still be starting (pods coming up together).
+        if (signal.aborted || !isTransientFailure(error)) return false;
         if (attempt === 1)
           logger.warn({ err: error, namespace }, 'the Kafka namespace cannot be created yet: retrying');
         return true;

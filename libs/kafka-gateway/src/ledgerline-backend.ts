@@ -1,6 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { NamespaceName, TopicName } from '@ledgerline/naming';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { CursorData, Entry, PoliciesSchema, PublishReceipt } from '@ledgerline/proto';
+import type { Entry, PoliciesSchema, PublishReceipt } from '@ledgerline/proto';
 import type { Caller, OwnerRouter } from './owner-router.js';
 import type { StoredMessage } from './record-mapping.js';
 
@@ -8,6 +9,9 @@ import type { StoredMessage } from './record-mapping.js';
 export const COMMITTED_OFFSET_PROPERTY = 'kafka.committed.offset';
 /** Beyond every offset (the largest the owners take): FindPosition answers past_end with the next offset. */
 const END_OF_TOPIC = BigInt(Number.MAX_SAFE_INTEGER);
+/** How long a namespace's writer namespace (PIP-63) is trusted before it is read again. */
+const WRITER_NAMESPACE_TTL_MS = 5_000;
+const MAX_CACHED_NAMESPACES = 10_000;
 
 export interface PublishEntry {
   messages: StoredMessage[];
@@ -33,6 +37,8 @@ export interface OffsetAt {
  * Cursors on each topic's writer owner.
  */
 export class LedgerlineBackend {
+  private readonly writerNamespaces = new Map<string, { writer: string; readAtMs: number }>();
+
   constructor(private readonly router: OwnerRouter) {}
 
   /** The topic's partition count (0: not partitioned), or undefined when it does not exist. */
@@ -113,14 +119,18 @@ export class LedgerlineBackend {
    * last offsets. Batches for one owner share a Publish stream and travel
    * coalesced, several entries per request, as the SDK's do.
    */
-  async publish(topic: string, entry: PublishEntry, caller: Caller): Promise<PublishReceipt> {
-    return this.router.withPublisher(topic, caller, (publisher) =>
-      publisher.publish({
-        topic,
-        sequenceId: entry.sequenceId,
-        producerName: entry.producerName,
-        messages: entry.messages,
-      }),
+  async publish(topic: string, entry: PublishEntry, caller: Caller, onIssued?: () => void): Promise<PublishReceipt> {
+    return this.router.withPublisher(
+      topic,
+      caller,
+      (publisher) =>
+        publisher.publish({
+          topic,
+          sequenceId: entry.sequenceId,
+          producerName: entry.producerName,
+          messages: entry.messages,
+        }),
+      onIssued,
     );
   }
 
@@ -191,8 +201,36 @@ export class LedgerlineBackend {
     });
   }
 
+  /**
+   * Where a group's cursor on `topic` lives: the topic itself, or for a topic
+   * of a reader namespace (PIP-63) the writer topic it mirrors, whose writer
+   * owner keeps every reader subscription's cursor. A read-only owner serves
+   * the reads and no cursor calls.
+   */
+  private async cursorTopic(topic: string, caller: Caller): Promise<string> {
+    const name = TopicName.parse(topic);
+    const writer = await this.writerNamespaceOf(name.namespaceName.toString(), caller);
+    return writer === ''
+      ? topic
+      : TopicName.inNamespace(NamespaceName.parse(writer), name.localName, name.domain).toString();
+  }
+
+  private async writerNamespaceOf(namespace: string, caller: Caller): Promise<string> {
+    const cached = this.writerNamespaces.get(namespace);
+    if (cached !== undefined && Date.now() - cached.readAtMs < WRITER_NAMESPACE_TTL_MS) return cached.writer;
+    const answer = await this.router.admin.getNamespace({ namespace }, this.router.callOptions(caller));
+    const writer = answer.namespace?.policies?.writerNamespace ?? '';
+    this.writerNamespaces.delete(namespace);
+    this.writerNamespaces.set(namespace, { writer, readAtMs: Date.now() });
+    if (this.writerNamespaces.size > MAX_CACHED_NAMESPACES) {
+      this.writerNamespaces.delete(this.writerNamespaces.keys().next().value as string);
+    }
+    return writer;
+  }
+
   /** The offset a group committed on a partition's topic, or -1 when it has none. */
   async committedOffset(topic: string, group: string, caller: Caller): Promise<bigint> {
+    topic = await this.cursorTopic(topic, caller);
     try {
       const answer = await this.router.withOwner(topic, caller, (owner) =>
         owner.cursors.getCursor({ topic, subscription: group }, this.router.callOptions(caller)),
@@ -212,37 +250,37 @@ export class LedgerlineBackend {
    * both at once.
    */
   async commitOffset(topic: string, group: string, offset: bigint, caller: Caller): Promise<void> {
+    topic = await this.cursorTopic(topic, caller);
     await this.router.withOwner(topic, caller, async (owner) => {
       const options = this.router.callOptions(caller);
       const properties = { [COMMITTED_OFFSET_PROPERTY]: offset };
-      const created = await owner.cursors.createCursor(
-        { topic, subscription: group, start: { case: 'offset', value: offset }, properties },
+      // Asked together: a consumer that commits after every batch (kafkajs's default) waits for this answer
+      // before it fetches again, so every round trip here is latency on its stream.
+      const [created, found] = await Promise.all([
+        owner.cursors.createCursor(
+          { topic, subscription: group, start: { case: 'offset', value: offset }, properties },
+          options,
+        ),
+        owner.topics.findPosition({ topic, target: { case: 'offset', value: offset } }, options),
+      ]);
+      if (created.created) return;
+      // One update moves the cursor and records the exact offset together.
+      await owner.cursors.updateCursor(
+        {
+          topic,
+          subscription: group,
+          ...(found.position === undefined
+            ? {}
+            : {
+                update: {
+                  case: 'reset' as const,
+                  value: { position: found.position, expectedResetEpoch: created.cursor?.resetEpoch ?? 0n },
+                },
+              }),
+          properties,
+        },
         options,
       );
-      if (created.created) return;
-      await owner.cursors.updateCursor({ topic, subscription: group, properties }, options);
-      await this.resetTo(owner, topic, group, offset, created.cursor, options);
     });
-  }
-
-  private async resetTo(
-    owner: Parameters<Parameters<OwnerRouter['withOwner']>[2]>[0],
-    topic: string,
-    group: string,
-    offset: bigint,
-    cursor: CursorData | undefined,
-    options: ReturnType<OwnerRouter['callOptions']>,
-  ): Promise<void> {
-    const found = await owner.topics.findPosition({ topic, target: { case: 'offset', value: offset } }, options);
-    if (found.position === undefined) return;
-    await owner.cursors.updateCursor(
-      {
-        topic,
-        subscription: group,
-        update: { case: 'reset', value: { position: found.position, expectedResetEpoch: cursor?.resetEpoch ?? 0n } },
-        properties: { [COMMITTED_OFFSET_PROPERTY]: offset },
-      },
-      options,
-    );
   }
 }

@@ -26,6 +26,17 @@ export interface Caller {
 export const ANONYMOUS: Caller = { token: undefined };
 
 /**
+ * An owner hosted in the gateway's own process (standalone's writer owner): its TopicsService calls
+ * (publish, fetch) run in process through the same authorization as over gRPC, instead of encoding every
+ * batch into a request, crossing loopback and decoding it again, which cost as much as the store itself.
+ */
+export interface LocalOwner {
+  /** The address lookups name for it. */
+  readonly address: string;
+  readonly topics: Client<typeof TopicsService>;
+}
+
+/**
  * The gateway's way to the owners: lookups through the metadata service,
  * cached per topic; one channel per owner; a call that meets a moved topic
  * goes to the owner the refusal names, or looks up again.
@@ -43,6 +54,7 @@ export class OwnerRouter {
     metadataAddress: string,
     private readonly channelSettings: ChannelSettings,
     readonly timeoutMs: number,
+    private readonly localOwner?: LocalOwner,
   ) {
     this.metadataChannel = createChannel(metadataAddress, channelSettings);
     this.admin = createClient(AdminService, this.metadataChannel);
@@ -65,17 +77,33 @@ export class OwnerRouter {
     return this.following(topic, caller, (address) => call(this.clientsOf(address)));
   }
 
-  /** Runs `call` with the shared Publish stream to the owner of `topic`, following moves. */
-  withPublisher<T>(topic: string, caller: Caller, call: (publisher: OwnerPublisher) => Promise<T>): Promise<T> {
-    return this.following(topic, caller, (address) => call(this.publisherOf(address, caller)));
+  /**
+   * Runs `call` with the shared Publish stream to the owner of `topic`,
+   * following moves; `onIssued` runs once the first attempt has queued its
+   * entry on the stream (what a caller keeping publishes in order waits for).
+   */
+  withPublisher<T>(
+    topic: string,
+    caller: Caller,
+    call: (publisher: OwnerPublisher) => Promise<T>,
+    onIssued?: () => void,
+  ): Promise<T> {
+    return this.following(topic, caller, (address) => call(this.publisherOf(address, caller)), onIssued);
   }
 
-  private async following<T>(topic: string, caller: Caller, call: (address: string) => Promise<T>): Promise<T> {
+  private async following<T>(
+    topic: string,
+    caller: Caller,
+    call: (address: string) => Promise<T>,
+    onIssued?: () => void,
+  ): Promise<T> {
     let lastError: unknown;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const address = await this.ownerOf(topic, caller);
       try {
-        return await call(address);
+        const answer = call(address);
+        if (attempt === 0) onIssued?.();
+        return await answer;
       } catch (error) {
         lastError = error;
         if (!this.followMove(topic, error)) throw error;
@@ -123,7 +151,8 @@ export class OwnerRouter {
     const known = this.channels.get(address);
     if (known !== undefined) return known.clients;
     const channel = createChannel(address, this.channelSettings);
-    const clients = { topics: createClient(TopicsService, channel), cursors: createClient(CursorsService, channel) };
+    const topics = address === this.localOwner?.address ? this.localOwner.topics : createClient(TopicsService, channel);
+    const clients = { topics, cursors: createClient(CursorsService, channel) };
     this.channels.set(address, { channel, clients });
     if (this.channels.size > MAX_OWNER_CHANNELS) {
       const [oldest, entry] = this.channels.entries().next().value as [string, { channel: Channel }];

@@ -1,5 +1,6 @@
 import type { DecodedRequest, Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from './gateway-context.js';
+import { IssueOrder } from './issue-order.js';
 import type { Caller } from './owner-router.js';
 
 /** One client connection's state: who it is, and whether its SASL exchange is done. */
@@ -7,6 +8,24 @@ export interface Session {
   caller: Caller;
   readonly clientHost: string;
   saslMechanism: string | undefined;
+  /** A SaslAuthenticate succeeded: with authentication required, only then may other requests come. */
+  authenticated: boolean;
+  /** The answer being sent is the last: the connection closes once it is written (a failed SaslAuthenticate). */
+  closeAfterAnswer: boolean;
+  /** Produce requests' batches reach their partition's owner in the order the requests arrived. */
+  readonly produceOrder: IssueOrder;
+}
+
+/** The state of a connection that has just opened. */
+export function newSession(caller: Caller, clientHost: string): Session {
+  return {
+    caller,
+    clientHost,
+    saslMechanism: undefined,
+    authenticated: false,
+    closeAfterAnswer: false,
+    produceOrder: new IssueOrder(),
+  };
 }
 
 /** A Kafka API's handler: the response body, or undefined for a request that gets none (Produce with acks 0). */

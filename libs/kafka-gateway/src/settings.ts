@@ -16,7 +16,7 @@ export const kafkaGatewaySettings = {
   kafkaPort: z.number().int().min(0).max(65_535).default(9092),
   /** host[:port] Kafka clients are told to reach this gateway at (Metadata, FindCoordinator); empty: localhost and the bound port. */
   kafkaAdvertisedAddress: z.string().max(256).default(''),
-  /** This gateway's broker id in Metadata answers. */
+  /** This gateway's broker id in Metadata answers; 0: one derived from its advertised address (what a Deployment's pods use). */
   kafkaNodeId: z.number().int().min(0).max(2_147_483_647).default(1),
   /** The tenant and namespace a plain Kafka topic name lives in (KoP's kafkaTenant / kafkaNamespace). */
   kafkaTenant: z.string().min(1).max(128).default('public'),
@@ -56,6 +56,17 @@ export const kafkaGatewaySettings = {
     .min(64 * KiB)
     .max(256 * MiB)
     .default(8 * MiB),
+  /**
+   * PEM certificate chain the Kafka listener presents; with kafkaTlsKeyFile (both or neither) the listener speaks
+   * TLS from the first byte (a Kafka SSL listener). Hosts default both to the service's tlsCert and tlsKey.
+   */
+  kafkaTlsCertFile: z.string().min(1).optional(),
+  /** PEM private key of kafkaTlsCertFile. */
+  kafkaTlsKeyFile: z.string().min(1).optional(),
+  /** PEM CA bundle Kafka client certificates are checked against (hosts default it to the service's tlsCa). */
+  kafkaTlsCaFile: z.string().min(1).optional(),
+  /** Refuse, at the handshake, a Kafka client without a certificate from kafkaTlsCaFile (Kafka's ssl.client.auth=required). */
+  kafkaTlsRequireClientCert: z.boolean().default(false),
   /** Kafka connections open at once; more are closed as they arrive. */
   kafkaMaxConnections: z.number().int().min(1).max(100_000).default(10_000),
   /** A connection silent this long is closed (Kafka's connections.max.idle.ms). */

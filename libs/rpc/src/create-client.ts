@@ -28,11 +28,20 @@ export interface ChannelSettings extends KeepaliveSettings {
 
 export interface ClientOptions extends ChannelSettings, CallDefaults {}
 
+/**
+ * Longest wait between reconnect attempts to a peer that cannot be reached.
+ * grpc-js grows its backoff to 120 s, so a channel that failed while its peer
+ * restarted (pods coming up together, a rolling restart) could fail calls for
+ * minutes after the peer was back; inside a cluster a few seconds is enough.
+ */
+export const MAX_RECONNECT_BACKOFF_MS = 5_000;
+
 /** One HTTP/2 connection (with reconnects and keepalive pings) that several service clients may share. */
 export function createChannel(address: string, settings: ChannelSettings = {}): Channel {
   return new Channel(address, settings.credentials ?? grpcCredentials.createInsecure(), {
     ...messageSizeOptions(settings.maxMessageSizeBytes),
     ...keepaliveOptions(settings),
+    'grpc.max_reconnect_backoff_ms': MAX_RECONNECT_BACKOFF_MS,
     ...settings.channelOptions,
   });
 }

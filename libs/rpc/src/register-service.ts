@@ -1,7 +1,7 @@
-import type { DescService } from '@bufbuild/protobuf';
+import type { DescMethod, DescService } from '@bufbuild/protobuf';
 import type { Server, UntypedServiceImplementation } from '@grpc/grpc-js';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { ServiceImpl } from './method-types.js';
+import type { CallContext, ServiceImpl } from './method-types.js';
 import { handlerFor, type HandlerHooks } from './server-handlers.js';
 import { createServiceDefinition } from './service-definition.js';
 import { RpcReason } from './errors.js';
@@ -22,16 +22,25 @@ export function registerService<S extends DescService>(
 ): void {
   const handlers: UntypedServiceImplementation = {};
   for (const method of service.methods) {
-    const handler = (impl as Record<string, unknown>)[method.localName];
-    if (typeof handler !== 'function') {
-      // A missing handler is a wiring bug: refuse to start rather than answer UNIMPLEMENTED later.
-      throw new LedgerlineError(
-        'INTERNAL',
-        RpcReason.HANDLER_MISSING,
-        `${service.typeName} has no handler for ${method.name} (expected a function named ${method.localName})`,
-      );
-    }
-    handlers[method.localName] = handlerFor(method, handler.bind(impl), options);
+    handlers[method.localName] = handlerFor(method, boundHandler(service, impl, method), options);
   }
   server.addService(createServiceDefinition(service), handlers);
+}
+
+/** `impl`'s handler of `method`, bound to `impl`; a missing one is refused (INTERNAL / HANDLER_MISSING). */
+export function boundHandler<S extends DescService>(
+  service: S,
+  impl: ServiceImpl<S>,
+  method: DescMethod,
+): (input: unknown, context: CallContext) => unknown {
+  const handler = (impl as Record<string, unknown>)[method.localName];
+  if (typeof handler !== 'function') {
+    // A missing handler is a wiring bug: refuse to start rather than answer UNIMPLEMENTED later.
+    throw new LedgerlineError(
+      'INTERNAL',
+      RpcReason.HANDLER_MISSING,
+      `${service.typeName} has no handler for ${method.name} (expected a function named ${method.localName})`,
+    );
+  }
+  return (handler as (input: unknown, context: CallContext) => unknown).bind(impl);
 }

@@ -46,6 +46,7 @@ export interface HandlerHooks {
   draining?: AbortSignal;
 }
 
+/** What startCall reads of a call: grpc-js's server calls, or an in-process call (in-process-client.ts). */
 interface GrpcCallLike {
   metadata: Metadata;
   getPeer(): string;
@@ -55,7 +56,7 @@ interface GrpcCallLike {
   on(event: 'cancelled', listener: () => void): unknown;
 }
 
-interface CallScope {
+export interface CallScope {
   context: CallContext;
   /**
    * Records the end of the call (`error` undefined means success). Called
@@ -65,7 +66,7 @@ interface CallScope {
   end(error?: LedgerlineError): void;
 }
 
-function startCall(method: DescMethod, call: GrpcCallLike, hooks: HandlerHooks): CallScope {
+export function startCall(method: DescMethod, call: GrpcCallLike, hooks: HandlerHooks): CallScope {
   const startedAt = performance.now();
   const cancelled = new AbortController();
   let ended = false;
@@ -112,7 +113,7 @@ async function requestOf(decoded: DecodedRequest, context: CallContext, hooks: H
 }
 
 /** The requests of a stream, each one authorized before the handler sees it. */
-async function* authorizedRequests(
+export async function* authorizedRequests(
   requests: AsyncIterable<unknown>,
   context: CallContext,
   authorize: Authorize,

@@ -98,7 +98,11 @@ async function check(call: GuardedCall, request: unknown, options: CallGuardOpti
   if (options.mutualTls && (isService || options.authentication === undefined)) {
     checkInternalCall(call.method, call.peerCertificate);
   }
-  if (isService || options.authentication === undefined) return;
+  if (options.authentication === undefined) return;
+  // A service acting for itself carries no token. One acting for a client (the Kafka gateway) forwards the
+  // client's token, and the client's rights then decide, as they would on a call of its own; internal APIs
+  // stay decided by the service's identity alone, since no client role may call them.
+  if (isService && (bearerToken(call) === undefined || internalApiCallers(call.method) !== undefined)) return;
   const role = await authenticate(call, options.authentication);
   await checkRole(call, request, role, options.authentication);
 }

@@ -3,8 +3,10 @@ import type { PeerCertificate } from 'node:tls';
 import { certificateNames, serviceIdentities, ServiceIdentity } from './service-identity.js';
 import { SecurityReason } from './security-reason.js';
 
-const { WRITER_OWNER, READONLY_OWNER, GARBAGE_COLLECTOR } = ServiceIdentity;
+const { WRITER_OWNER, READONLY_OWNER, GARBAGE_COLLECTOR, KAFKA_GATEWAY } = ServiceIdentity;
 const OWNERS = [WRITER_OWNER, READONLY_OWNER] as const;
+/** Gateways register too, so that they find each other (group coordinators), but take no lease. */
+const REGISTERED = [...OWNERS, KAFKA_GATEWAY] as const;
 
 /**
  * The internal APIs and the service identities that may call them
@@ -16,10 +18,10 @@ const OWNERS = [WRITER_OWNER, READONLY_OWNER] as const;
 export const INTERNAL_API_CALLERS: Readonly<Record<string, readonly ServiceIdentity[]>> = {
   // Owners load and store managed-ledger and cursor metadata; the collector reads and clears deletion markers.
   '/ledgerline.v1.MetadataStoreService/*': [...OWNERS, GARBAGE_COLLECTOR],
-  '/ledgerline.v1.LookupService/RegisterOwner': OWNERS,
-  '/ledgerline.v1.LookupService/KeepAliveOwner': OWNERS,
-  '/ledgerline.v1.LookupService/WatchOwnerSession': OWNERS,
-  '/ledgerline.v1.LookupService/UnregisterOwner': OWNERS,
+  '/ledgerline.v1.LookupService/RegisterOwner': REGISTERED,
+  '/ledgerline.v1.LookupService/KeepAliveOwner': REGISTERED,
+  '/ledgerline.v1.LookupService/WatchOwnerSession': REGISTERED,
+  '/ledgerline.v1.LookupService/UnregisterOwner': REGISTERED,
   '/ledgerline.v1.LookupService/AcquireLease': OWNERS,
   '/ledgerline.v1.LookupService/RenewLease': OWNERS,
   '/ledgerline.v1.LookupService/ReleaseLease': OWNERS,
@@ -31,8 +33,8 @@ export const INTERNAL_API_CALLERS: Readonly<Record<string, readonly ServiceIdent
   '/ledgerline.v1.OwnerControlService/LoadTopic': [WRITER_OWNER],
   // Only the writer opens ledgers.
   '/ledgerline.v1.LookupService/AllocateLedgerId': [WRITER_OWNER],
-  // Read-only owners keep their subscriptions' cursors on the writer (PIP-63).
-  '/ledgerline.v1.CursorsService/*': OWNERS,
+  // Read-only owners keep their subscriptions' cursors on the writer (PIP-63); a Kafka group's commits are cursors.
+  '/ledgerline.v1.CursorsService/*': REGISTERED,
   // The collector finishes a topic deletion once its ledgers are gone.
   '/ledgerline.v1.AdminService/FinishTopicDeletion': [GARBAGE_COLLECTOR],
   // Operators reach the collector with a service certificate (`ledgerline certs dev` makes one for it).

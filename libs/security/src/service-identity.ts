@@ -6,6 +6,7 @@ export const ServiceIdentity = {
   WRITER_OWNER: 'writer-owner',
   READONLY_OWNER: 'readonly-owner',
   GARBAGE_COLLECTOR: 'garbage-collector',
+  KAFKA_GATEWAY: 'kafka-gateway',
 } as const;
 
 export type ServiceIdentity = (typeof ServiceIdentity)[keyof typeof ServiceIdentity];

@@ -4,11 +4,15 @@ import {
   bindAddress,
   bindServer,
   createGrpcServer,
+  createInProcessClient,
+  RpcReason,
+  type Client,
   registerService,
   type GrpcLimits,
   type RegisterServiceOptions,
   type ServiceImpl,
 } from '@ledgerline/rpc';
+import { LedgerlineError } from '@ledgerline/errors';
 import { HealthImplementation, type ServingStatus } from 'grpc-health-check';
 import { createReflection } from './reflection.js';
 
@@ -58,6 +62,14 @@ export interface RunningGrpcServer {
   closeConnections(graceMs: number): void;
   /** Aborted when the graceful shutdown begins. */
   readonly draining: AbortSignal;
+  /**
+   * A client of one of this server's services whose calls run in this process
+   * through the hooks every call over the network goes through (authorization,
+   * in-flight tracking for the drain, metrics), for another service hosted in
+   * the same process. Refused (INTERNAL / HANDLER_MISSING) for a service this
+   * server does not serve.
+   */
+  inProcessClient<S extends DescService>(service: S): Client<S>;
   /**
    * Marks the server NOT_SERVING, ends the watches (CallContext.draining),
    * stops accepting calls, waits up to drainTimeoutMs for in-flight calls to
@@ -109,6 +121,17 @@ export async function startGrpcServer(options: StartGrpcServerOptions): Promise<
     // grpc-js names a bound port by the address it was bound with.
     closeConnections: (graceMs) => server.drain(bindAddress(host, options.port), graceMs),
     draining: draining.signal,
+    inProcessClient: (service) => {
+      const registered = options.services.find((each) => each.service.typeName === service.typeName);
+      if (registered === undefined) {
+        throw new LedgerlineError(
+          'INTERNAL',
+          RpcReason.HANDLER_MISSING,
+          `this server does not serve ${service.typeName}, so it has no in-process client for it`,
+        );
+      }
+      return createInProcessClient(service, registered.impl as ServiceImpl<typeof service>, hooks);
+    },
     shutdown: (drainTimeoutMs) => {
       // Watches end at once (CallContext.draining), so the drain waits only for calls that finish.
       draining.abort();

@@ -14,7 +14,7 @@ export type {
   RunningGrpcServer,
   ShutdownOutcome,
 } from './grpc-server.js';
-export { serviceSecurity, serviceChannel } from './service-security.js';
+export { serviceSecurity, serviceChannel, serviceTokenVerifier } from './service-security.js';
 export type { ServiceSecurity, ServiceChannel } from './service-security.js';
 export { createMetrics, startMetricsServer } from './metrics.js';
 export type { ServiceMetrics, MetricsOptions, MetricsServerOptions, RunningMetricsServer } from './metrics.js';

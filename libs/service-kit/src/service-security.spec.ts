@@ -45,7 +45,7 @@ describe('service security (TLS, mutual TLS, internal APIs)', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ledgerline-tls-'));
     [good, rogue] = await Promise.all([
-      createDevCertificates({ names: ['metadata', 'writer-owner', 'garbage-collector', 'client'] }),
+      createDevCertificates({ names: ['metadata', 'writer-owner', 'garbage-collector', 'kafka-gateway', 'client'] }),
       createDevCertificates({ names: ['metadata', 'writer-owner'] }),
     ]);
     for (const [name, pair] of Object.entries(good.leaves)) {
@@ -306,6 +306,32 @@ describe('service security (TLS, mutual TLS, internal APIs)', () => {
       await expect(owner.get({ path: '/wait/0' })).resolves.toBeDefined();
       const plain = plainClient(service, clientCredentials(good.ca.cert, good.leaves['client']));
       expect((await failure(plain.echo({ text: 'hi' }))).reason).toBe(SecurityReason.TOKEN_MISSING);
+    });
+
+    it("checks the client token a service forwards on public APIs, so a service's certificate lends it no rights", async () => {
+      const service = await start({
+        ...auth,
+        tlsCert: join(dir, 'metadata.pem'),
+        tlsKey: join(dir, 'metadata-key.pem'),
+        tlsCa: join(dir, 'ca.pem'),
+      });
+      const gatewayCredentials = clientCredentials(good.ca.cert, good.leaves['kafka-gateway']);
+      const gateway = plainClient(service, gatewayCredentials);
+      const app = bearer(await createToken({ subject: 'app', secret }));
+      const ops = bearer(await createToken({ subject: 'ops', secret }));
+      // On its own behalf (no token) the service passes; for a client, the client's role decides.
+      await expect(gateway.echo({ text: 'own' })).resolves.toMatchObject({ text: 'own' });
+      expect(await failure(gateway.echo({ text: 'for app' }, { metadata: app }))).toMatchObject({
+        code: 'PERMISSION_DENIED',
+        reason: SecurityReason.SUPER_USER_REQUIRED,
+      });
+      await expect(gateway.echo({ text: 'for ops' }, { metadata: ops })).resolves.toMatchObject({ text: 'for ops' });
+      expect(await failure(gateway.echo({ text: 'forged' }, { metadata: bearer('not.a.token') }))).toMatchObject({
+        code: 'UNAUTHENTICATED',
+      });
+      // Internal APIs stay the service identity's to pass (the gateway moves cursors for its clients' groups).
+      const internal = internalClient(service, clientCredentials(good.ca.cert, good.leaves['writer-owner']));
+      await expect(internal.get({ path: '/wait/0' }, { metadata: app })).resolves.toBeDefined();
     });
   });
 });

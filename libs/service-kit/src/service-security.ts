@@ -41,18 +41,28 @@ export interface ServiceSecurity {
   close(): void;
 }
 
-async function tokenAuthentication(
-  config: ServiceConfig,
-  policies: PolicySource | undefined,
-): Promise<TokenAuthentication | undefined> {
+/**
+ * The bearer-token check of a service's auth settings, or undefined when
+ * authEnabled is off: what its gRPC guard uses, and what a host that accepts
+ * tokens another way (the Kafka gateway's SASL logins) checks them with.
+ */
+export async function serviceTokenVerifier(config: ServiceConfig): Promise<TokenVerifier | undefined> {
   if (!config.authEnabled) return undefined;
-  const verifier = await TokenVerifier.create({
+  return TokenVerifier.create({
     ...(config.authTokenSecret === undefined ? {} : { secret: config.authTokenSecret }),
     ...(config.authPublicKeyFile === undefined ? {} : { publicKeyFile: config.authPublicKeyFile }),
     ...(config.authJwksFile === undefined ? {} : { jwksFile: config.authJwksFile }),
     ...(config.authIssuer === undefined ? {} : { issuer: config.authIssuer }),
     ...(config.authAudience === undefined ? {} : { audience: config.authAudience }),
   });
+}
+
+async function tokenAuthentication(
+  config: ServiceConfig,
+  policies: PolicySource | undefined,
+): Promise<TokenAuthentication | undefined> {
+  const verifier = await serviceTokenVerifier(config);
+  if (verifier === undefined) return undefined;
   const superUserRoles = config.superUserRoles
     .split(',')
     .map((role) => role.trim())

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { createDevCertificates, writeDevCertificates } from '@ledgerline/security/dev-certificates';
 import { loadConfig } from '@ledgerline/service-kit';
 import { standaloneServerConfigSchema, startStandalone, type RunningStandalone } from '../standalone.js';
 
@@ -33,4 +35,35 @@ export function startTestStandalone(
     ],
   });
   return startStandalone(config, { signals: [] });
+}
+
+/** The flags of a standalone serving mutual TLS with the metadata service's development certificate, and the CA. */
+export interface MutualTls {
+  readonly argv: readonly string[];
+  readonly ca: Buffer;
+}
+
+/** Writes development certificates under `dir`: a standalone given `argv` serves mutual TLS with them. */
+export async function mutualTlsArgv(dir: string): Promise<MutualTls> {
+  const files = await writeDevCertificates(dir, await createDevCertificates());
+  return {
+    argv: [
+      '--tls-cert',
+      files.leaves['metadata']!.cert,
+      '--tls-key',
+      files.leaves['metadata']!.key,
+      '--tls-ca',
+      files.caCert,
+    ],
+    ca: readFileSync(files.caCert),
+  };
+}
+
+/**
+ * The flags of a standalone requiring bearer tokens signed with `secret` (HS256), `ops` its super-user role;
+ * `permissionCacheMs` bounds how soon a grant or revoke reaches it (5 s by default).
+ */
+export function tokenAuthArgv(secret: string, permissionCacheMs?: number): string[] {
+  const cache = permissionCacheMs === undefined ? [] : ['--auth-permission-cache-ms', String(permissionCacheMs)];
+  return ['--auth-enabled', '--auth-token-secret', secret, '--super-user-roles', 'ops', ...cache];
 }

@@ -2,9 +2,25 @@ import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/k
 import type { GatewayContext } from '../gateway-context.js';
 import type { Session } from '../session.js';
 
-/** FindCoordinator v0-2: this gateway coordinates every group it is asked about. */
-export async function handleFindCoordinator(context: GatewayContext): Promise<Message> {
-  const broker = context.broker();
+/** Kafka's key type of a consumer group in FindCoordinator v1+ (1 is a transactional id). */
+const GROUP_KEY = 0;
+
+/**
+ * FindCoordinator v0-2: the live gateway rendezvous hashing picks for the
+ * group (gateway-peers.ts); transactional ids are refused, as transactions are.
+ */
+export async function handleFindCoordinator(context: GatewayContext, request: DecodedRequest): Promise<Message> {
+  if (request.header.apiVersion >= 1 && request.body['keyType'] !== GROUP_KEY) {
+    return {
+      throttleTimeMs: 0,
+      errorCode: KafkaErrorCode.COORDINATOR_NOT_AVAILABLE,
+      errorMessage: 'transactions are not supported',
+      nodeId: -1,
+      host: '',
+      port: -1,
+    };
+  }
+  const broker = context.peers.coordinatorOf(request.body['key'] as string);
   return {
     throttleTimeMs: 0,
     errorCode: KafkaErrorCode.NONE,
@@ -22,6 +38,17 @@ export async function handleJoinGroup(
   session: Session,
 ): Promise<Message> {
   const body = request.body;
+  if (!context.coordinates(body['groupId'] as string)) {
+    return {
+      throttleTimeMs: 0,
+      errorCode: KafkaErrorCode.NOT_COORDINATOR,
+      generationId: -1,
+      protocolName: '',
+      leader: '',
+      memberId: body['memberId'] as string,
+      members: [],
+    };
+  }
   const result = await context.groups.join({
     groupId: body['groupId'] as string,
     memberId: body['memberId'] as string,
@@ -39,6 +66,9 @@ export async function handleJoinGroup(
 /** SyncGroup v0-3: the leader's assignments, handed to each member. */
 export async function handleSyncGroup(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const body = request.body;
+  if (!context.coordinates(body['groupId'] as string)) {
+    return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NOT_COORDINATOR, assignment: Buffer.alloc(0) };
+  }
   const result = await context.groups.sync(
     body['groupId'] as string,
     body['generationId'] as number,
@@ -50,6 +80,8 @@ export async function handleSyncGroup(context: GatewayContext, request: DecodedR
 
 export async function handleHeartbeat(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const body = request.body;
+  if (!context.coordinates(body['groupId'] as string))
+    return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NOT_COORDINATOR };
   const errorCode = context.groups.heartbeat(
     body['groupId'] as string,
     body['generationId'] as number,
@@ -61,6 +93,8 @@ export async function handleHeartbeat(context: GatewayContext, request: DecodedR
 /** LeaveGroup v0-3 (v3 leaves several members at once). */
 export async function handleLeaveGroup(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const groupId = request.body['groupId'] as string;
+  if (!context.coordinates(groupId))
+    return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NOT_COORDINATOR, members: [] };
   if (request.header.apiVersion < 3) {
     return {
       throttleTimeMs: 0,
@@ -87,6 +121,10 @@ export async function handleListGroups(context: GatewayContext): Promise<Message
 /** DescribeGroups v0-4: a group this gateway does not know is reported Dead, as Kafka does. */
 export async function handleDescribeGroups(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const groups = (request.body['groups'] as string[]).map((groupId) => {
+    if (!context.coordinates(groupId)) {
+      const notHere = { groupState: '', protocolType: '', protocolData: '', members: [] };
+      return { errorCode: KafkaErrorCode.NOT_COORDINATOR, groupId, ...notHere };
+    }
     const group = context.groups.get(groupId);
     if (group === undefined) {
       return {

@@ -1,15 +1,41 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { backOff } from 'exponential-backoff';
 import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from '../gateway-context.js';
-import { kafkaErrorOf } from '../kafka-errors.js';
+import { isTransientFailure, kafkaErrorOf } from '../kafka-errors.js';
 import type { Session } from '../session.js';
 import { kafkaPartitionCount } from '../topic-names.js';
 
 /** Authorized operations are not computed (Kafka's "not requested" value). */
 const OPERATIONS_UNKNOWN = -2147483648;
+/** Waits between tries of a topic while the metadata service cannot be reached: from this, doubling up to the max. */
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 2_000;
 
 function topicError(name: string, errorCode: number): Message {
   return { errorCode, name, isInternal: false, partitions: [], topicAuthorizedOperations: OPERATIONS_UNKNOWN };
+}
+
+/**
+ * A topic's partition count, tried again for up to kafkaBackendTimeoutMs while
+ * the metadata service cannot be reached (restarting, its channel
+ * reconnecting). librdkafka fails every message queued for a topic whose
+ * Metadata carries a topic-level error other than an unknown topic, so a
+ * moment's outage answered at once would lose a producer's messages.
+ */
+function partitionCountRetrying(
+  context: GatewayContext,
+  topic: string,
+  create: boolean,
+  session: Session,
+): Promise<number | undefined> {
+  const deadlineMs = Date.now() + context.settings.kafkaBackendTimeoutMs;
+  return backOff(() => context.partitionCount(topic, session.caller, create), {
+    numOfAttempts: Number.MAX_SAFE_INTEGER,
+    startingDelay: FIRST_RETRY_MS,
+    maxDelay: MAX_RETRY_MS,
+    retry: (error: unknown) => isTransientFailure(error) && Date.now() < deadlineMs,
+  });
 }
 
 async function topicMetadata(
@@ -20,8 +46,10 @@ async function topicMetadata(
 ): Promise<Message> {
   let count: number | undefined;
   try {
-    count = await context.partitionCount(context.names.ledgerlineTopic(name), session.caller, create);
+    count = await partitionCountRetrying(context, context.names.ledgerlineTopic(name), create, session);
   } catch (error) {
+    // Still unreachable: Kafka's own answer for "not now, ask again", which Kafka clients retry.
+    if (isTransientFailure(error)) return topicError(name, KafkaErrorCode.LEADER_NOT_AVAILABLE);
     const code = kafkaErrorOf(error);
     return topicError(name, code === KafkaErrorCode.INVALID_REQUEST ? KafkaErrorCode.INVALID_TOPIC_EXCEPTION : code);
   }
@@ -65,7 +93,7 @@ async function allTopics(context: GatewayContext, session: Session): Promise<str
   return [...names].sort();
 }
 
-/** Metadata v0-8: this gateway as the only broker, leader of every partition of the topics asked for (or all). */
+/** Metadata v0-8: every live gateway as a broker, this one leader of every partition of the topics asked for (or all). */
 export async function handleMetadata(
   context: GatewayContext,
   request: DecodedRequest,
@@ -80,7 +108,10 @@ export async function handleMetadata(
   const broker = context.broker();
   return {
     throttleTimeMs: 0,
-    brokers: [{ nodeId: broker.nodeId, host: broker.host, port: broker.port, rack: null }],
+    // Every live gateway: a client reaches the coordinator FindCoordinator names by its broker id (kafkajs does).
+    brokers: context.peers
+      .brokers()
+      .map((peer) => ({ nodeId: peer.nodeId, host: peer.host, port: peer.port, rack: null })),
     clusterId: 'ledgerline',
     controllerId: broker.nodeId,
     topics,

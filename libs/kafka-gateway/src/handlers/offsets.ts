@@ -19,7 +19,9 @@ export async function handleOffsetCommit(
   const allowed =
     groupId === ''
       ? KafkaErrorCode.INVALID_GROUP_ID
-      : context.groups.canCommit(groupId, request.body['generationId'] as number, request.body['memberId'] as string);
+      : !context.coordinates(groupId)
+        ? KafkaErrorCode.NOT_COORDINATOR
+        : context.groups.canCommit(groupId, request.body['generationId'] as number, request.body['memberId'] as string);
   const topics = await Promise.all(
     (request.body['topics'] as CommitTopic[]).map(async (topic) => ({
       name: topic.name,

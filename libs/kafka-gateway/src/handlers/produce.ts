@@ -45,7 +45,10 @@ async function producePartition(
   data: PartitionData,
   session: Session,
 ): Promise<Message> {
+  // Taken before the first await, so in arrival order; released once this request's batches are with the owner.
+  const order = session.produceOrder.take(`${topicName}\u0000${data.partitionIndex}`);
   try {
+    await order.turn;
     const topic = await context.resolvePartition(topicName, data.partitionIndex, session.caller, true);
     if (data.records === null || data.records.length === 0) {
       return partitionResult(data.partitionIndex, KafkaErrorCode.CORRUPT_MESSAGE, -1n, 'no records');
@@ -55,7 +58,8 @@ async function producePartition(
     });
     let baseOffset: bigint | undefined;
     let duplicateUnknown = false;
-    for (const batch of batches) {
+    const last = batches.findLastIndex((batch) => !batch.control && batch.records.length > 0);
+    for (const [index, batch] of batches.entries()) {
       if (batch.control || batch.records.length === 0) continue;
       // One Kafka batch is one entry (a Pulsar batch): its messages take consecutive offsets.
       const receipt = await context.backend.publish(
@@ -66,6 +70,8 @@ async function producePartition(
           sequenceId: BigInt(Math.max(batch.baseSequence, 0)),
         },
         session.caller,
+        // Earlier batches of the request were stored before this one was sent; the next request goes after the last.
+        index === last ? order.issued : undefined,
       );
       if (receipt.duplicate && receipt.position === undefined) duplicateUnknown = true;
       baseOffset ??= receipt.firstOffset;
@@ -74,6 +80,8 @@ async function producePartition(
     return partitionResult(data.partitionIndex, KafkaErrorCode.NONE, baseOffset ?? -1n);
   } catch (error) {
     return partitionResult(data.partitionIndex, kafkaErrorOf(error), -1n, errorMessageOf(error));
+  } finally {
+    order.issued();
   }
 }
 

@@ -1,0 +1,264 @@
+// Fetch throughput through the Kafka gateway of `ledgerline standalone` (its
+// own process) with kafkajs and kcat, from offset 0 of a preloaded 1-partition
+// topic, and end-to-end latency of a paced kafkajs producer -> consumer stream
+// through it; beside the SDK's reader, and the SDK's producer -> consumer,
+// against the same standalone in the same run. Every client but kcat runs in
+// this process, so a send-stamped value is read back on the clock that stamped it.
+//
+// Run: npx tsx bench/kafka-gateway-fetch.ts [--full]   (also part of `npm run bench`)
+//   Default 20 000 messages and 10 s of paced latency; --full 100 000 and 30 s; the runner's default 10 000 and 5 s.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type LedgerlineClient } from '@ledgerline/client';
+import { freePort } from '@ledgerline/testing';
+import { Kafka, logLevel } from 'kafkajs';
+import {
+  latencyRow,
+  newHistogram,
+  paced,
+  sentAtMicros,
+  stamped,
+  startStandalone,
+  stopChild,
+  throughput,
+  until,
+  within,
+  type LatencyRow,
+  type ThroughputRow,
+} from './baselines.js';
+import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+
+const MESSAGES = sized({ quick: 10_000, normal: 20_000, full: 100_000 });
+const MESSAGE_BYTES = 1024;
+/** Messages per preloaded entry, as the produce bench's batches store them. */
+const BATCH = 100;
+const RATE = 1_000;
+const PACED_SECONDS = sized({ quick: 5, normal: 10, full: 30 });
+/** Bound on any one wait: a stalled fetch or a lost message fails the run instead of hanging it. */
+const WAIT_MS = 120_000;
+const FETCH_TOPIC = 'bench-fetch';
+const LATENCY_TOPICS = { kafkajs: 'bench-latency-kafkajs', sdk: 'bench-latency-sdk' };
+/** A group's first join would otherwise wait 3 s for more members, inside the kafkajs rows. */
+const NO_JOIN_DELAY = ['--group-initial-rebalance-delay-ms', '0'];
+const GATEWAY_ARGS = ['--read-only-grpc-port', '0', '--kafka-host', '127.0.0.1', ...NO_JOIN_DELAY];
+/** No newline in it: kcat prints one value per line. */
+const value = Buffer.alloc(MESSAGE_BYTES, 'x');
+const sdkTopic = (name: string): string => `public/default/${name}`;
+
+async function preload(client: LedgerlineClient): Promise<void> {
+  const producer = await client.producer({ topic: sdkTopic(FETCH_TOPIC), batching: { maxMessages: BATCH } });
+  for (let sent = 0; sent < MESSAGES; sent += BATCH) {
+    await Promise.all(Array.from({ length: BATCH }, () => producer.send(value)));
+  }
+  await producer.close();
+}
+
+async function kafkajsFetchRow(kafka: Kafka): Promise<ThroughputRow> {
+  const consumer = kafka.consumer({ groupId: 'bench-fetch' });
+  let received = 0;
+  let reachedAll = (_at: bigint): void => undefined;
+  const all = new Promise<bigint>((resolve) => (reachedAll = resolve));
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topic: FETCH_TOPIC, fromBeginning: true });
+    const started = process.hrtime.bigint();
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        received += batch.messages.length;
+        if (received >= MESSAGES) reachedAll(process.hrtime.bigint());
+      },
+    });
+    const finished = await within(all, WAIT_MS, `kafkajs to fetch ${MESSAGES} messages`);
+    const label = 'kafkajs 2.2.4 consumer group, eachBatch, through the gateway (group join inside the figure)';
+    return throughput(label, MESSAGES, MESSAGE_BYTES, started, finished);
+  } finally {
+    await consumer.disconnect();
+  }
+}
+
+/** Counts kcat's lines as they come rather than holding up to 100 MB of them. */
+function kcatFetchRow(broker: string): Promise<ThroughputRow | string> {
+  return new Promise((resolve) => {
+    const started = process.hrtime.bigint();
+    const child = spawn('kcat', ['-b', broker, '-C', '-t', FETCH_TOPIC, '-o', 'beginning', '-e', '-q'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: WAIT_MS,
+    });
+    let lines = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+    });
+    child.once('error', (error) => resolve(`kcat did not start: ${error.message}`));
+    child.once('close', (code, signal) => {
+      if (code !== 0 || lines !== MESSAGES) resolve(`kcat ended with ${signal ?? `code ${code}`} after ${lines} lines`);
+      else {
+        const label = 'kcat 1.7 (librdkafka 2.0) -C -e through the gateway (its start-up inside the figure)';
+        resolve(throughput(label, MESSAGES, MESSAGE_BYTES, started));
+      }
+    });
+  });
+}
+
+async function sdkFetchRow(client: LedgerlineClient): Promise<ThroughputRow> {
+  const started = process.hrtime.bigint();
+  const reader = await client.reader({ topic: sdkTopic(FETCH_TOPIC), start: { offset: 0 } });
+  let received = 0;
+  const reading = (async () => {
+    for await (const _message of reader) if (++received === MESSAGES) return process.hrtime.bigint();
+    throw new Error(`the SDK reader ended after ${received} of ${MESSAGES} messages`);
+  })();
+  try {
+    const finished = await within(reading, WAIT_MS, `the SDK reader to read ${MESSAGES} messages`);
+    return throughput('SDK reader from offset 0 (the same standalone)', MESSAGES, MESSAGE_BYTES, started, finished);
+  } finally {
+    await reader.close();
+  }
+}
+
+/** Deliveries of a paced stream: the first is the warm-up message, which carries no send time. */
+class Deliveries {
+  readonly histogram = newHistogram();
+  count = 0;
+
+  record(bytes: Uint8Array): void {
+    if (this.count++ > 0) this.histogram.recordValue(Math.max(1, performance.now() * 1000 - sentAtMicros(bytes)));
+  }
+}
+
+/**
+ * Sends one warm-up message and waits for it (the consumer then holds its
+ * partition and its position), then RATE messages a second on paced's
+ * absolute schedule, none awaited, so a slow send never lowers the rate.
+ */
+async function pacedThrough(send: (bytes: Uint8Array) => Promise<unknown>, to: Deliveries, what: string) {
+  let failure: unknown;
+  await send(value);
+  await until(() => to.count >= 1, WAIT_MS, `the ${what} warm-up message`);
+  const total = await paced(RATE, PACED_SECONDS, () => {
+    send(stamped(value)).catch((error: unknown) => (failure ??= error));
+  });
+  await until(() => failure !== undefined || to.count > total, WAIT_MS, `every paced ${what} message`);
+  if (failure !== undefined) throw failure;
+}
+
+async function kafkajsLatencyRow(kafka: Kafka): Promise<LatencyRow> {
+  const deliveries = new Deliveries();
+  const consumer = kafka.consumer({ groupId: 'bench-latency' });
+  const producer = kafka.producer();
+  try {
+    await Promise.all([consumer.connect(), producer.connect()]);
+    await consumer.subscribe({ topic: LATENCY_TOPICS.kafkajs, fromBeginning: true });
+    await consumer.run({ eachMessage: async ({ message }) => deliveries.record(message.value!) });
+    const send = (bytes: Uint8Array) =>
+      producer.send({ topic: LATENCY_TOPICS.kafkajs, acks: -1, messages: [{ value: Buffer.from(bytes) }] });
+    await pacedThrough(send, deliveries, 'kafkajs');
+  } finally {
+    await Promise.all([consumer.disconnect(), producer.disconnect()]);
+  }
+  const label = 'kafkajs producer (acks -1) -> kafkajs consumer group (commits after every batch, its default)';
+  return latencyRow(`${label}, through the gateway`, deliveries.histogram);
+}
+
+async function sdkLatencyRow(client: LedgerlineClient): Promise<LatencyRow> {
+  const deliveries = new Deliveries();
+  const topic = sdkTopic(LATENCY_TOPICS.sdk);
+  const consumer = await client.subscribe({ topic, subscription: 'latency', initialPosition: 'earliest' });
+  const reading = (async () => {
+    for await (const message of consumer) {
+      deliveries.record(message.payload);
+      await consumer.ack(message);
+    }
+  })();
+  reading.catch(() => undefined);
+  const producer = await client.producer({ topic, batching: false });
+  try {
+    await pacedThrough((bytes) => producer.send(bytes), deliveries, 'SDK');
+  } finally {
+    await producer.close();
+    await consumer.close();
+  }
+  return latencyRow('SDK producer (batching off) -> SDK consumer (the same standalone)', deliveries.histogram);
+}
+
+export async function run(): Promise<BenchReport> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-kafka-fetch-'));
+  let child: ChildProcess | undefined;
+  let client: LedgerlineClient | undefined;
+  try {
+    const [grpcPort, kafkaPort] = [await freePort(), await freePort()];
+    child = await startStandalone(dataDir, grpcPort, [...GATEWAY_ARGS, '--kafka-port', String(kafkaPort)]);
+    const broker = `127.0.0.1:${kafkaPort}`;
+    const kafka = new Kafka({ clientId: 'bench', brokers: [broker], logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createTopics({
+      topics: [FETCH_TOPIC, ...Object.values(LATENCY_TOPICS)].map((topic) => ({ topic, numPartitions: 1 })),
+    });
+    await admin.disconnect();
+    client = createClient({ serviceUrl: `127.0.0.1:${grpcPort}` });
+    await preload(client);
+    return report({
+      kafkajsFetch: await kafkajsFetchRow(kafka),
+      kcatFetch: await kcatFetchRow(broker),
+      sdkFetch: await sdkFetchRow(client),
+      kafkajsLatency: await kafkajsLatencyRow(kafka),
+      sdkLatency: await sdkLatencyRow(client),
+    });
+  } finally {
+    await client?.close();
+    if (child !== undefined) await stopChild(child);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+interface Rows {
+  kafkajsFetch: ThroughputRow;
+  /** Why kcat has no row, when it has none. */
+  kcatFetch: ThroughputRow | string;
+  sdkFetch: ThroughputRow;
+  kafkajsLatency: LatencyRow;
+  sdkLatency: LatencyRow;
+}
+
+function report({ kafkajsFetch, kcatFetch, sdkFetch, kafkajsLatency, sdkLatency }: Rows): BenchReport {
+  const kcat = typeof kcatFetch === 'string' ? [] : [kcatFetch];
+  const fetchVersus = (client: string, row: ThroughputRow): Comparison => ({
+    figure: `fetch 1 KiB from offset 0 through the Kafka gateway (${client}) vs the SDK reader`,
+    unit: 'msg/s',
+    ours: row.messagesPerSecond,
+    peer: sdkFetch.system,
+    peerValue: sdkFetch.messagesPerSecond,
+    higherIsBetter: true,
+  });
+  return {
+    section: 'Kafka gateway fetch and end-to-end latency',
+    setup:
+      `${MESSAGES} messages of ${MESSAGE_BYTES} B preloaded by the SDK in entries of ${BATCH} into one 1-partition topic of ` +
+      '`ledgerline standalone` (its own process), read from offset 0 to the end through its Kafka listener with kafkajs ' +
+      `and kcat and over gRPC with the SDK's reader; then ${RATE} msg/s for ${PACED_SECONDS} s, one message per send, ` +
+      'through the gateway with kafkajs and over gRPC with the SDK, latency from the send time stamped in each value',
+    tables: [
+      { title: 'fetch throughput', rows: [kafkajsFetch, ...kcat, sdkFetch].map((row) => ({ ...row })) },
+      { title: `end-to-end latency at ${RATE} msg/s`, rows: [{ ...kafkajsLatency }, { ...sdkLatency }] },
+    ],
+    comparisons: [
+      fetchVersus('kafkajs', kafkajsFetch),
+      ...kcat.map((row) => fetchVersus('kcat', row)),
+      {
+        figure: `end-to-end latency p99 at ${RATE} msg/s through the Kafka gateway (kafkajs)`,
+        unit: 'ms',
+        ours: kafkajsLatency.latencyMsP99,
+        peer: sdkLatency.system,
+        peerValue: sdkLatency.latencyMsP99,
+        higherIsBetter: false,
+      },
+    ],
+    ...(typeof kcatFetch === 'string'
+      ? { notMeasured: [{ figure: 'fetch 1 KiB through the Kafka gateway (kcat)', reason: kcatFetch }] }
+      : {}),
+  };
+}
+
+runAlone(module, run);

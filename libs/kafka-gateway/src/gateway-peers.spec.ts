@@ -1,0 +1,207 @@
+import { LedgerlineError } from '@ledgerline/errors';
+import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
+import type { MetadataClients } from '@ledgerline/ownership';
+import { OwnerRole, type OwnerInfo } from '@ledgerline/proto';
+import { RpcReason } from '@ledgerline/rpc';
+import { createLogger } from '@ledgerline/service-kit';
+import { GatewayContext, type AdvertisedBroker } from './gateway-context.js';
+import {
+  coordinatorAmong,
+  gatewayInstanceId,
+  peerBroker,
+  RegisteredPeers,
+  type GatewayPeers,
+} from './gateway-peers.js';
+import { GroupCoordinator } from './group-coordinator.js';
+import { API_HANDLERS } from './handlers/index.js';
+import type { LedgerlineBackend } from './ledgerline-backend.js';
+import { ANONYMOUS } from './owner-router.js';
+import { newSession } from './session.js';
+import { resolveKafkaGatewaySettings } from './settings.js';
+import { TopicNames } from './topic-names.js';
+
+const SELF: AdvertisedBroker = { nodeId: 1, host: 'gateway-1', port: 9092 };
+const OTHER: AdvertisedBroker = { nodeId: 2, host: 'gateway-2', port: 9092 };
+
+function brokers(count: number): AdvertisedBroker[] {
+  return Array.from({ length: count }, (_, index) => ({ nodeId: index + 1, host: `gateway-${index + 1}`, port: 9092 }));
+}
+
+describe('group coordinators over the live gateways', () => {
+  it('names the broker id in the instance id, and reads it back from a registration', () => {
+    const instanceId = gatewayInstanceId({ nodeId: 1234, host: '10.0.0.7', port: 9092 });
+    expect(peerBroker({ instanceId, advertisedAddress: '10.0.0.7:9092' })).toEqual({
+      nodeId: 1234,
+      host: '10.0.0.7',
+      port: 9092,
+    });
+    // Records no gateway wrote this way are skipped, not guessed at.
+    expect(peerBroker({ instanceId: 'writer-1', advertisedAddress: '10.0.0.7:9092' })).toBeUndefined();
+    expect(peerBroker({ instanceId, advertisedAddress: 'no-port' })).toBeUndefined();
+  });
+
+  it('spreads groups over the gateways, and a gateway that leaves moves only the groups it held', () => {
+    const groups = Array.from({ length: 600 }, (_, index) => `group-${index}`);
+    const three = brokers(3);
+    const before = new Map(groups.map((group) => [group, coordinatorAmong(three, group)!.nodeId]));
+    const perGateway = [1, 2, 3].map((nodeId) => [...before.values()].filter((held) => held === nodeId).length);
+    for (const count of perGateway) expect(count).toBeGreaterThan(120);
+    const withoutThird = three.slice(0, 2);
+    for (const group of groups) {
+      const after = coordinatorAmong(withoutThird, group)!.nodeId;
+      if (before.get(group) !== 3) expect(after).toBe(before.get(group));
+    }
+    // Every gateway that sees the same peers, in whatever order, gives the same answer.
+    expect(coordinatorAmong([...three].reverse(), 'group-7')).toEqual(coordinatorAmong(three, 'group-7'));
+  });
+});
+
+function contextWith(peers: GatewayPeers): GatewayContext {
+  const settings = resolveKafkaGatewaySettings({});
+  const context = new GatewayContext(
+    settings,
+    {} as LedgerlineBackend,
+    new TopicNames({ tenant: 'public', namespace: 'default' }),
+    new GroupCoordinator(settings),
+    () => SELF,
+    createLogger('gateway-peers-spec', { level: 'silent' }),
+  );
+  context.peers = peers;
+  return context;
+}
+
+async function handle(context: GatewayContext, apiKey: number, apiVersion: number, body: Message): Promise<Message> {
+  const request: DecodedRequest = {
+    header: { apiKey, apiVersion, correlationId: 1, clientId: 'spec' },
+    spec: apiSpec(apiKey)!,
+    body,
+  };
+  return (await API_HANDLERS.get(apiKey)!(context, request, newSession(ANONYMOUS, '127.0.0.1')))!;
+}
+
+describe('group requests on a gateway that does not coordinate the group', () => {
+  const elsewhere: GatewayPeers = { brokers: () => [SELF, OTHER], coordinatorOf: () => OTHER };
+  let context: GatewayContext;
+  beforeEach(() => {
+    context = contextWith(elsewhere);
+  });
+  afterEach(() => context.groups.close());
+
+  it('points FindCoordinator at the coordinator and lists every gateway as a broker in Metadata', async () => {
+    expect(await handle(context, ApiKey.FindCoordinator, 2, { key: 'billing', keyType: 0 })).toMatchObject({
+      errorCode: KafkaErrorCode.NONE,
+      nodeId: 2,
+      host: 'gateway-2',
+      port: 9092,
+    });
+    const metadata = await handle(context, ApiKey.Metadata, 8, { topics: [], allowAutoTopicCreation: false });
+    expect((metadata['brokers'] as { nodeId: number }[]).map((broker) => broker.nodeId)).toEqual([1, 2]);
+    // Transactions are refused, so no gateway coordinates a transactional id.
+    expect(await handle(context, ApiKey.FindCoordinator, 2, { key: 'tx', keyType: 1 })).toMatchObject({
+      errorCode: KafkaErrorCode.COORDINATOR_NOT_AVAILABLE,
+    });
+  });
+
+  it('answers JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit and DescribeGroups with NOT_COORDINATOR', async () => {
+    const member = { groupId: 'billing', generationId: 1, memberId: 'm-1' };
+    const join = await handle(context, ApiKey.JoinGroup, 5, {
+      ...member,
+      groupInstanceId: null,
+      sessionTimeoutMs: 10_000,
+      rebalanceTimeoutMs: 10_000,
+      protocolType: 'consumer',
+      protocols: [],
+    });
+    const sync = await handle(context, ApiKey.SyncGroup, 3, { ...member, groupInstanceId: null, assignments: [] });
+    const heartbeat = await handle(context, ApiKey.Heartbeat, 3, { ...member, groupInstanceId: null });
+    const leave = await handle(context, ApiKey.LeaveGroup, 3, {
+      groupId: 'billing',
+      members: [{ memberId: 'm-1', groupInstanceId: null }],
+    });
+    const commit = await handle(context, ApiKey.OffsetCommit, 7, {
+      ...member,
+      groupInstanceId: null,
+      topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedMetadata: null }] }],
+    });
+    const described = await handle(context, ApiKey.DescribeGroups, 4, {
+      groups: ['billing'],
+      includeAuthorizedOperations: false,
+    });
+    expect([
+      join['errorCode'],
+      sync['errorCode'],
+      heartbeat['errorCode'],
+      leave['errorCode'],
+      (commit['topics'] as { partitions: { errorCode: number }[] }[])[0]!.partitions[0]!.errorCode,
+      (described['groups'] as { errorCode: number }[])[0]!.errorCode,
+    ]).toEqual(Array.from({ length: 6 }, () => KafkaErrorCode.NOT_COORDINATOR));
+    expect(context.groups.list()).toEqual([]);
+  });
+});
+
+/** The metadata service as a gateway's session and peer list see it. */
+class FakeLookup {
+  readonly registered: OwnerInfo[] = [];
+  listFailures = 0;
+  others: Pick<OwnerInfo, 'instanceId' | 'advertisedAddress'>[] = [];
+
+  async registerOwner(request: { owner: OwnerInfo }) {
+    this.registered.push(request.owner);
+    return { sessionId: '00000000-0000-0000-0000-000000000001', ttlMs: 10_000n };
+  }
+
+  async keepAliveOwner() {
+    return {};
+  }
+
+  async unregisterOwner() {
+    return {};
+  }
+
+  async *watchOwnerSession() {}
+
+  async listOwners(request: { group: string; role: OwnerRole }) {
+    expect(request).toEqual({ group: 'kafka-gateways', role: OwnerRole.KAFKA_GATEWAY });
+    if (this.listFailures > 0) {
+      this.listFailures--;
+      throw new LedgerlineError('UNAVAILABLE', RpcReason.TRANSPORT_UNAVAILABLE, 'No connection established');
+    }
+    const self = { instanceId: gatewayInstanceId(SELF), advertisedAddress: 'gateway-1:9092' };
+    return { owners: [self, ...this.others] };
+  }
+}
+
+describe('gateways registered with the metadata service', () => {
+  it('register as KAFKA_GATEWAY, see each other, and keep the last list while the service is out of reach', async () => {
+    const lookup = new FakeLookup();
+    let changes = 0;
+    const peers = new RegisteredPeers({
+      clients: { lookup, admin: {} } as unknown as MetadataClients,
+      self: () => SELF,
+      group: 'kafka-gateways',
+      ttlMs: 60_000,
+      refreshMs: 60_000,
+      logger: createLogger('gateway-peers-spec', { level: 'silent' }),
+      onChange: () => changes++,
+    });
+    lookup.others = [{ instanceId: gatewayInstanceId(OTHER), advertisedAddress: 'gateway-2:9092' }];
+    try {
+      await peers.start().listed;
+      expect(lookup.registered).toMatchObject([
+        { instanceId: 'kafka-1-gateway-1:9092', role: OwnerRole.KAFKA_GATEWAY, group: 'kafka-gateways' },
+      ]);
+      expect(peers.brokers()).toEqual([SELF, OTHER]);
+      expect(changes).toBe(1);
+      lookup.listFailures = 1;
+      await (peers as unknown as { refresh(): Promise<void> }).refresh();
+      expect(peers.brokers()).toEqual([SELF, OTHER]);
+      lookup.others = [];
+      await (peers as unknown as { refresh(): Promise<void> }).refresh();
+      expect(peers.brokers()).toEqual([SELF]);
+      expect(peers.coordinatorOf('any-group')).toEqual(SELF);
+      expect(changes).toBe(2);
+    } finally {
+      await peers.stop();
+    }
+  });
+});

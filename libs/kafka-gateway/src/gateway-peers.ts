@@ -1,0 +1,164 @@
+import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
+import { rendezvousPick } from '@ledgerline/metadata-service/hashing';
+import { OwnerSession, type MetadataClients } from '@ledgerline/ownership';
+import { OwnerRole, type OwnerInfo } from '@ledgerline/proto';
+import type { Logger } from '@ledgerline/service-kit';
+import type { AdvertisedBroker } from './gateway-context.js';
+
+/**
+ * The gateways a client may be sent to: the brokers Metadata names, and the
+ * one that coordinates each consumer group.
+ */
+export interface GatewayPeers {
+  /** Every live gateway as a broker, this one included. */
+  brokers(): AdvertisedBroker[];
+  /** The gateway coordinating `groupId`: the same answer on every gateway that sees the same peers. */
+  coordinatorOf(groupId: string): AdvertisedBroker;
+}
+
+/** A gateway alone (standalone): it is every broker and coordinates every group. */
+export function soloPeers(self: () => AdvertisedBroker): GatewayPeers {
+  return { brokers: () => [self()], coordinatorOf: () => self() };
+}
+
+/** An instance id names the broker id, since a peer's is needed to answer FindCoordinator with it. */
+const INSTANCE_ID = /^kafka-(\d+)-/;
+
+export function gatewayInstanceId(broker: AdvertisedBroker): string {
+  return `kafka-${broker.nodeId}-${broker.host}:${broker.port}`.replace(/[^A-Za-z0-9_.:-]/g, '-').slice(0, 128);
+}
+
+/** A registered gateway as a broker; undefined for a record this gateway did not write (a bad id or address). */
+export function peerBroker(owner: Pick<OwnerInfo, 'instanceId' | 'advertisedAddress'>): AdvertisedBroker | undefined {
+  const nodeId = INSTANCE_ID.exec(owner.instanceId)?.[1];
+  const address = /^(.+):(\d{1,5})$/.exec(owner.advertisedAddress);
+  if (nodeId === undefined || address === null) return undefined;
+  return { nodeId: Number(nodeId), host: address[1]!, port: Number(address[2]) };
+}
+
+/**
+ * The coordinator of `groupId` among `brokers`: rendezvous hashing, as lookups
+ * place topics, so a gateway that joins or leaves moves only the groups it
+ * wins or held.
+ */
+export function coordinatorAmong(brokers: readonly AdvertisedBroker[], groupId: string): AdvertisedBroker | undefined {
+  return rendezvousPick(brokers, (broker) => `${broker.nodeId}@${broker.host}:${broker.port}`, groupId);
+}
+
+export interface RegisteredPeersOptions {
+  clients: MetadataClients;
+  /** This gateway as clients reach it; read when registering, so the bound port is known. */
+  self: () => AdvertisedBroker;
+  /** The owner group gateways register in (kafkaGatewayGroup). */
+  group: string;
+  /** The session's TTL (kafkaGatewaySessionTtlMs): a gateway gone longer stops coordinating. */
+  ttlMs: number;
+  /** How often the live gateways are listed again. */
+  refreshMs: number;
+  logger: Pick<Logger, 'info' | 'warn'>;
+  /** Called after a refresh changed the peers: the host lets go of the groups it no longer coordinates. */
+  onChange?: () => void;
+}
+
+/**
+ * Gateways that find each other through the metadata service: each registers
+ * an owner session of role KAFKA_GATEWAY (it never takes a lease) and lists
+ * the live ones every `refreshMs`. Both run in the background and are retried
+ * there: a gateway serves while the metadata service is still starting. Until
+ * the first list, and while the metadata service cannot be reached, the last
+ * list stands (at first: this gateway alone).
+ */
+export class RegisteredPeers implements GatewayPeers {
+  private session: OwnerSession | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private peers: AdvertisedBroker[] = [];
+  private registered = false;
+  private ticking: Promise<void> | undefined;
+  private stopped = false;
+  private warned = false;
+
+  constructor(private readonly options: RegisteredPeersOptions) {}
+
+  /** Starts registering and listing; `listed` resolves after the first attempt at both. */
+  start(): { listed: Promise<void> } {
+    const self = this.options.self();
+    this.session = new OwnerSession({
+      clients: this.options.clients,
+      identity: {
+        instanceId: gatewayInstanceId(self),
+        group: this.options.group,
+        advertisedAddress: `${self.host}:${self.port}`,
+      },
+      ttlMs: this.options.ttlMs,
+      role: OwnerRole.KAFKA_GATEWAY,
+      onLost: (error) => this.options.logger.warn({ reason: error.reason }, 'gateway session lost: registering again'),
+      logger: this.options.logger,
+    });
+    this.timer = setInterval(() => this.tick().catch(unexpectedRejection), this.options.refreshMs);
+    this.timer.unref();
+    return { listed: this.tick() };
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.ticking;
+    await this.session?.stop();
+  }
+
+  brokers(): AdvertisedBroker[] {
+    const self = this.options.self();
+    return [self, ...this.peers.filter((peer) => peer.nodeId !== self.nodeId)];
+  }
+
+  coordinatorOf(groupId: string): AdvertisedBroker {
+    return coordinatorAmong(this.brokers(), groupId) ?? this.options.self();
+  }
+
+  private tick(): Promise<void> {
+    this.ticking ??= (async () => {
+      try {
+        if (!this.registered) await this.register();
+        if (!this.stopped) await this.refresh();
+      } finally {
+        this.ticking = undefined;
+      }
+    })();
+    return this.ticking;
+  }
+
+  private async register(): Promise<void> {
+    try {
+      await this.session!.start();
+      this.registered = true;
+    } catch (thrown) {
+      this.warnOnce('registering this kafka gateway failed; retrying', thrown);
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    try {
+      const { owners } = await this.options.clients.lookup.listOwners(
+        { group: this.options.group, role: OwnerRole.KAFKA_GATEWAY },
+        { deadlineMs: Math.max(1_000, this.options.refreshMs * 2) },
+      );
+      const peers = owners.flatMap((owner) => peerBroker(owner) ?? []);
+      peers.sort((a, b) => a.nodeId - b.nodeId);
+      const changed = JSON.stringify(peers) !== JSON.stringify(this.peers);
+      this.peers = peers;
+      this.warned = false;
+      if (changed) {
+        this.options.logger.info({ gateways: peers.map((peer) => `${peer.host}:${peer.port}`) }, 'kafka gateways');
+        this.options.onChange?.();
+      }
+    } catch (thrown) {
+      this.warnOnce('listing the kafka gateways failed; keeping the last list', thrown);
+    }
+  }
+
+  private warnOnce(message: string, thrown: unknown): void {
+    if (!this.warned) this.options.logger.warn({ err: LedgerlineError.from(thrown).message }, message);
+    this.warned = true;
+  }
+}
