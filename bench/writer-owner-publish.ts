@@ -50,6 +50,7 @@ import {
   throughput as throughputOf,
   type LatencyRow,
   type ThroughputRow,
+  until,
 } from './baselines';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 import { scrapeStages, stageRows } from './stage-latency.js';
@@ -74,15 +75,6 @@ const paced = (rate: number, send: (index: number) => void): Promise<number> => 
 /** The issue's targets for CPU per unbatched 1 KiB publish: total ≤ 2× raw XADD's, the writer owner alone ≤ 8 µs. */
 const CPU_TOTAL_VERSUS_XADD = 2;
 const WRITER_MICROS_TARGET = 8;
-
-/** Resolves once `condition` holds, checking every millisecond, or rejects after timeoutMs. */
-async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 1));
-  }
-}
 
 /** A service as its own process (node with tsx's loader), as in a cluster. */
 function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {

@@ -10,10 +10,9 @@ import {
 } from '@ledgerline/managed-ledger/testing';
 import { decodeMessageEntry } from '@ledgerline/message-format';
 import { refusal, startRedis, type ServerProcess } from '@ledgerline/testing';
-import type { DedupSettings } from './deduplication.js';
 import { WriterReason } from './reasons.js';
 import type { OwnedTopic } from './owned-topic.js';
-import { openTestTopic } from './testing/test-topic.js';
+import { SHORT_WRITE_RETRIES, TEST_DEDUP_SETTINGS, openTestTopic } from './testing/test-topic.js';
 
 /*
  * A write that reaches the ledger store just as the store goes away: the
@@ -24,19 +23,11 @@ import { openTestTopic } from './testing/test-topic.js';
  */
 
 const TOPIC = 'persistent://t/ns/dedup-in-doubt';
-const SETTINGS: DedupSettings = {
-  maxProducers: 100,
-  producerInactivityMs: 3_600_000,
-  snapshotIntervalEntries: 1_000,
-  snapshotIntervalMs: 120_000,
-};
-/** Few and short retries, so the managed ledger gives up on a store that stays away within the test. */
-const LEDGER_CONFIG = { writeRetryMaxAttempts: 3, writeRetryInitialBackoffMs: 1, writeRetryMaxBackoffMs: 2 };
 /** More failures than the retries of one give-up and one resend take. */
 const OUTAGE_FAULTS = 20;
 
 async function openTopic(backends: TestBackends): Promise<OwnedTopic> {
-  return openTestTopic(TOPIC, backends, SETTINGS, LEDGER_CONFIG);
+  return openTestTopic(TOPIC, backends, TEST_DEDUP_SETTINGS, SHORT_WRITE_RETRIES);
 }
 
 /** `stream` stands for the publish stream the entry comes on (the owner tells streams apart by their signal). */
@@ -130,6 +121,48 @@ describe('deduplication of an append whose write outcome was in doubt', () => {
     expect(await logOf(topic)).toEqual([
       [0, 0n],
       [1, 1n],
+    ]);
+  });
+});
+
+describe('one producer resending on two streams at once', () => {
+  let store: FaultInjectingLedgerStore;
+  let topic: OwnedTopic;
+  beforeEach(async () => {
+    store = new FaultInjectingLedgerStore(new InMemoryLedgerStore());
+    topic = await openTopic(testBackends({ ledgerStore: store }));
+    expect((await publish(topic, 0n)).firstOffset).toBe(0);
+  });
+  afterEach(async () => topic.unload('test finished'));
+
+  // A producer that reconnected while its old stream still delivers (a stall at start, a half-open
+  // connection) sends the same ids on both. Both resends wait for the in-doubt append to be checked and
+  // then ask the deduplication together: it must hand the ids to one of them only.
+  it('stores entries waiting on an in-doubt append once, however many streams resend them', async () => {
+    store.faults.push({ call: 'append', mode: 'before' });
+    for (let i = 0; i < OUTAGE_FAULTS; i++) store.faults.push({ call: 'fence', mode: 'before' });
+    expect(await failureOf(publish(topic, 1n))).toBe(`UNAVAILABLE ${ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN}`);
+    store.faults.splice(0);
+    const streams = [0, 1, 2].map(() => new AbortController().signal);
+    const receipts = await Promise.all(streams.map((stream) => publish(topic, 1n, stream)));
+    expect(receipts.filter((receipt) => !receipt.duplicate)).toHaveLength(1);
+    expect(receipts.map((receipt) => receipt.firstOffset)).toEqual([1, 1, 1]);
+    expect(await logOf(topic)).toEqual([
+      [0, 0n],
+      [1, 1n],
+    ]);
+  });
+
+  it('stores entries waiting on the same entry in flight once, however many streams resend them', async () => {
+    const streams = [0, 1, 2].map(() => new AbortController().signal);
+    const receipts = await Promise.all(
+      [1n, 2n].flatMap((sequenceId) => streams.map((stream) => publish(topic, sequenceId, stream))),
+    );
+    expect(receipts.filter((receipt) => !receipt.duplicate)).toHaveLength(2);
+    expect(await logOf(topic)).toEqual([
+      [0, 0n],
+      [1, 1n],
+      [2, 2n],
     ]);
   });
 });

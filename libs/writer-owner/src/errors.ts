@@ -1,7 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
-import { OwnerReason } from '@ledgerline/ownership';
+import { OwnerReason, topicUnloaded } from '@ledgerline/ownership';
 import { WriterReason } from './reasons.js';
 
 export function notServing(): LedgerlineError {
@@ -28,6 +28,22 @@ export function isClosed(error: LedgerlineError): boolean {
   return (
     error.reason === ManagedLedgerReason.MANAGED_LEDGER_CLOSED || error.reason === ManagedLedgerReason.CURSOR_CLOSED
   );
+}
+
+/**
+ * Runs a call on `topic` that met its managed ledger closing under it (an
+ * unload or a move under way) as UNAVAILABLE / TOPIC_UNLOADED, so the client
+ * looks the topic up again and retries, instead of FAILED_PRECONDITION, which
+ * it takes for final.
+ */
+export async function unlessClosedUnder<T>(topic: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof LedgerlineError && isClosed(error))
+      throw topicUnloaded(topic, `${error.message} under this call`);
+    throw error;
+  }
 }
 
 export function subscriptionNotFound(topic: string, subscription: string): LedgerlineError {

@@ -6,7 +6,12 @@ import { encodeMessageEntry, messageCount, type EntryInput } from '@ledgerline/m
 import { OwnerReason, topicUnloaded } from '@ledgerline/ownership';
 import type { PublishMessage } from '@ledgerline/proto';
 import { ByteBudget } from './byte-budget.js';
-import { MAX_DEDUP_PRODUCER_NAME_LENGTH, type Deduplication, type StoredReceipt } from './deduplication.js';
+import {
+  MAX_DEDUP_PRODUCER_NAME_LENGTH,
+  type DedupVerdict,
+  type Deduplication,
+  type StoredReceipt,
+} from './deduplication.js';
 import { isClosed, isOwnershipLost, sequenceGap } from './errors.js';
 import type { LacNotifier } from './lac-notifier.js';
 import type { WriterMetrics } from './metrics.js';
@@ -194,9 +199,19 @@ export class OwnedTopic {
     try {
       await this.passHandOver();
       admitted = this.admit();
-      // The call's signal is the stream's for its whole life: deduplication keeps order per stream by it.
-      const duplicate = await this.deduplicate(message, signal);
-      if (duplicate !== undefined) return { receipt: Promise.resolve(duplicate) };
+      // The call's signal is the stream's for its whole life: deduplication keeps order per stream by it. The
+      // verdict that lets the entry through is taken in the synchronous run of the append that records its ids
+      // as pushed (every wait asks again), so two streams of one producer never both hear the same ids are new.
+      let verdict = this.dedupVerdict(message, signal);
+      while (verdict.kind === 'wait') {
+        await verdict.until;
+        this.checkLoaded();
+        verdict = this.dedupVerdict(message, signal);
+      }
+      if (verdict.kind === 'duplicate') {
+        return { receipt: Promise.resolve(this.duplicate(verdict.receipt, message.sequenceId)) };
+      }
+      if (verdict.kind === 'gap') throw sequenceGap(message.producerName, message.sequenceId, verdict.resendFrom);
       const appending = this.ledger.append(bytes, numMessages);
       const receipt = this.complete(message, appending, bytes.length, numMessages, signal);
       handedOver = true;
@@ -216,27 +231,17 @@ export class OwnedTopic {
     }
   }
 
-  /** The duplicate's receipt, or undefined when the entry is new (then it counts as pushed). */
-  private async deduplicate(message: PublishMessage, stream: object | undefined): Promise<Receipt | undefined> {
-    const producer = message.producerName;
-    if (producer === '') return undefined;
-    for (;;) {
-      // An append failed as in doubt may be in the log: until the ledger is checked (which reports what landed to
-      // the deduplication), no sequence id is known to be new. Any append would wait for that check anyway.
-      if (this.ledger.appendsInDoubt) {
-        await this.ledger.settleAppends().catch((thrown: unknown) => {
-          throw this.appendFailure(LedgerlineError.from(thrown));
-        });
-        this.checkLoaded();
-        continue;
-      }
-      const verdict = this.dedup.check(producer, message.sequenceId, stream);
-      if (verdict.kind === 'new') return undefined;
-      if (verdict.kind === 'duplicate') return this.duplicate(verdict.receipt, message.sequenceId);
-      if (verdict.kind === 'gap') throw sequenceGap(producer, message.sequenceId, verdict.resendFrom);
-      await verdict.until;
-      this.checkLoaded();
+  /** What deduplication says of `message` now, or what to wait for before asking again. */
+  private dedupVerdict(message: PublishMessage, stream: object | undefined): DedupVerdict {
+    if (message.producerName === '') return { kind: 'new' };
+    // An append failed as in doubt may be in the log: no id is new until the ledger is checked (as any append waits).
+    if (this.ledger.appendsInDoubt) {
+      const until = this.ledger.settleAppends().catch((thrown: unknown) => {
+        throw this.appendFailure(LedgerlineError.from(thrown));
+      });
+      return { kind: 'wait', until };
     }
+    return this.dedup.check(message.producerName, message.sequenceId, stream);
   }
 
   private complete(

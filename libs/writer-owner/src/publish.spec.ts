@@ -1,5 +1,5 @@
-import { getEventListeners } from 'node:events';
-import { refusal } from '@ledgerline/testing';
+import { getEventListeners, getMaxListeners } from 'node:events';
+import { eventually, refusal } from '@ledgerline/testing';
 import { noConsumers } from './testing/no-consumers.js';
 import { collect, requestsOf } from './testing/streams.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
@@ -60,6 +60,27 @@ describe('writer owner: publishing in process (SQLite, in-process bus)', () => {
       expect(responses.map((r) => r.result.case)).toEqual(['receipt']);
     }
     expect(getEventListeners(drainSignal, 'abort')).toHaveLength(before);
+  });
+
+  it('lets many publish streams listen for the drain at once without a listener-leak warning', async () => {
+    const topic = await harness.createTopic('many-streams');
+    const drainSignal = harness.writer.owner.drainSignal;
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    async function* heldOpen(): AsyncIterable<{ message: { topic: string; payload: Uint8Array } }> {
+      yield { message: { topic, payload: text('x') } };
+      await released;
+    }
+    const streams = Array.from({ length: 24 }, () => collect(harness.topics.publish(heldOpen())));
+    await eventually(() => getEventListeners(drainSignal, 'abort').length >= 24, {
+      description: 'every stream listening for the drain',
+    });
+    // Node warns (MaxListenersExceededWarning, once per process) when listeners pass the signal's limit, 10 by default.
+    const limit = getMaxListeners(drainSignal);
+    expect(limit).toBeGreaterThanOrEqual(getEventListeners(drainSignal, 'abort').length);
+    release();
+    for (const responses of await Promise.all(streams))
+      expect(responses.map((r) => r.result.case)).toEqual(['receipt']);
   });
 
   it('answers a re-sent sequence id as a duplicate with the original position, also after the topic is reloaded', async () => {

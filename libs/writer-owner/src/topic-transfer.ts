@@ -63,6 +63,7 @@ export async function transferTopic(
     await topic.endHandOver(topicUnloaded(name, 'a transfer could not stop it cleanly'));
     throw transferFailed(name, LedgerlineError.from(thrown).message, thrown);
   }
+  const stoppedMs = performance.now();
   const deadline = { deadlineMs: context.timeoutMs };
   let lease;
   try {
@@ -78,6 +79,7 @@ export async function transferTopic(
     throw transferFailed(name, 'the metadata service answered without the lease');
   }
   const address = lease.advertisedAddress;
+  const handedMs = performance.now();
   try {
     await context.peers.control(address).loadTopic({ topic: name }, deadline);
   } catch (thrown) {
@@ -92,9 +94,16 @@ export async function transferTopic(
     }
     // The target took the lease up: it serves the topic, whatever became of the answer.
   }
+  const loadedMs = performance.now();
   await topic.endHandOver(notOwner(name, address));
   const pausedMs = Math.round(performance.now() - startedMs);
-  context.logger.info({ topic: name, to: lease.instanceId, pausedMs }, 'topic transferred');
+  // Where the pause went: stopping here (entries in flight, snapshot, ledger close), the lease, the target's load.
+  const phases = {
+    stopMs: Math.round(stoppedMs - startedMs),
+    leaseMs: Math.round(handedMs - stoppedMs),
+    loadMs: Math.round(loadedMs - handedMs),
+  };
+  context.logger.info({ topic: name, to: lease.instanceId, pausedMs, ...phases }, 'topic transferred');
   return { targetInstanceId: lease.instanceId, targetAddress: address, pausedMs };
 }
 

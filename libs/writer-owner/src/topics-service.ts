@@ -27,7 +27,7 @@ import {
 } from '@ledgerline/proto';
 import type { CallContext, ServiceImpl } from '@ledgerline/rpc';
 import { ConnectionBudgets, type ConnectionBudgetLease } from './connection-budgets.js';
-import { subscriptionNotFound } from './errors.js';
+import { subscriptionNotFound, unlessClosedUnder } from './errors.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { receiptMessage } from './publish-mapping.js';
 import { publishStream } from './publish-stream.js';
@@ -56,11 +56,11 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
     publish: (requests, context) => publish(owner, connections, requests, context),
     publishOne: (request, context) => publishOne(owner, request, context),
     consume: (requests, context) => owner.consume(requests, context),
-    seek: (request) => seek(owner, request),
-    findPosition: (request) => findPosition(owner, request),
-    fetchByOffset: (request, context) => fetchByOffset(owner, request, context),
-    unsubscribe: (request) => unsubscribe(owner, request),
-    getTopicStats: (request) => topicStats(owner, request),
+    seek: (request) => unlessClosedUnder(request.topic, () => seek(owner, request)),
+    findPosition: (request) => unlessClosedUnder(request.topic, () => findPosition(owner, request)),
+    fetchByOffset: (request, context) => unlessClosedUnder(request.topic, () => fetchByOffset(owner, request, context)),
+    unsubscribe: (request) => unlessClosedUnder(request.topic, () => unsubscribe(owner, request)),
+    getTopicStats: (request) => unlessClosedUnder(request.topic, () => topicStats(owner, request)),
     unloadTopic: (request) =>
       unloadOnRequest(owner.registry, { clients: owner.clients, instanceId: owner.identity.instanceId }, request.topic),
   };

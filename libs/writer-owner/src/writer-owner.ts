@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Bus } from '@ledgerline/bus';
 import type { LedgerStore } from '@ledgerline/ledger-store';
@@ -104,6 +105,9 @@ export class WriterOwner {
     this.clients = options.clients;
     this.logger = options.logger;
     this.metrics = writerMetrics(options.metricsRegistry);
+    // Every open Publish stream listens for the drain until it ends: thousands of producers mean thousands of
+    // listeners, which is no leak, so Node's warning past 10 would only mislead whoever reads the log.
+    setMaxListeners(Number.POSITIVE_INFINITY, this.drainController.signal);
     this.load = new LoadMeter(() => writerLoadTotals(this), { now });
     exportLoadMetrics(options.metricsRegistry ?? defaultRegistry, 'writer', this.load);
     this.session = new OwnerSession({

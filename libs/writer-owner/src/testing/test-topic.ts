@@ -6,6 +6,21 @@ import { LacNotifier } from '../lac-notifier.js';
 import { writerMetrics } from '../metrics.js';
 import { OwnedTopic } from '../owned-topic.js';
 
+/** Deduplication settings for topic specs: room for every producer, no snapshot or expiry within a test. */
+export const TEST_DEDUP_SETTINGS: DedupSettings = {
+  maxProducers: 100,
+  producerInactivityMs: 3_600_000,
+  snapshotIntervalEntries: 1_000,
+  snapshotIntervalMs: 120_000,
+};
+
+/** Few and short write retries, so the managed ledger gives up on a store that stays away within a test. */
+export const SHORT_WRITE_RETRIES: ManagedLedgerConfigInput = {
+  writeRetryMaxAttempts: 3,
+  writeRetryInitialBackoffMs: 1,
+  writeRetryMaxBackoffMs: 2,
+};
+
 /**
  * A topic as the writer owner holds it (managed ledger, recovered deduplication), over the given
  * test backends and their hand-moved clock, without a server around it.
