@@ -7,6 +7,29 @@ import { NatsBus, type NatsBusOptions } from './nats-bus.js';
 export type BusConfig = ({ kind: 'in-process' } & InProcessBusOptions) | ({ kind: 'nats' } & NatsBusOptions);
 
 /**
+ * The bus of a cluster service: NATS at a comma-separated list of addresses,
+ * started even while no server answers yet (connectInBackground), since
+ * notifications are hints and the service converges without them; `warn` is
+ * told once when it starts that way.
+ */
+export function clusterBusConfig(
+  natsUrl: string,
+  name: string,
+  warn: (message: string) => void = (message) => process.stderr.write(`${name}: ${message}\n`),
+): BusConfig {
+  return {
+    kind: 'nats',
+    servers: natsUrl.split(',').map((server) => server.trim()),
+    name,
+    connectInBackground: true,
+    onConnectingInBackground: (cause) =>
+      warn(
+        `${String((cause as Error).message ?? cause)}; serving without notifications while NATS is connected in the background`,
+      ),
+  };
+}
+
+/**
  * Builds the bus a configuration names. The NATS bus waits for its first
  * connection (UNAVAILABLE / BUS_UNAVAILABLE after connectTimeoutMs) and then
  * reconnects by itself forever.

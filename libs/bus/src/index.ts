@@ -15,7 +15,7 @@ export {
   DEFAULT_MAX_PAYLOAD_BYTES,
   MAX_SUBSCRIPTIONS,
 } from './bus.js';
-export { createBus } from './create-bus.js';
+export { clusterBusConfig, createBus } from './create-bus.js';
 export type { BusConfig } from './create-bus.js';
 export { InProcessBus } from './in-process-bus.js';
 export type { InProcessBusOptions } from './in-process-bus.js';

@@ -42,6 +42,54 @@ describe('NatsBus connection', () => {
     }
   });
 
+  it('with connectInBackground, starts without a server, drops what it publishes, and receives once NATS is up', async () => {
+    const port = await freePort();
+    const told: unknown[] = [];
+    const bus = await NatsBus.connect({
+      servers: `nats://127.0.0.1:${port}`,
+      connectTimeoutMs: 300,
+      connectInBackground: true,
+      onConnectingInBackground: (cause) => told.push(cause),
+    });
+    expect(told).toEqual([expect.objectContaining({ reason: 'BUS_UNAVAILABLE' })]);
+    expect(bus.stats().connected).toBe(false);
+    const subscription = bus.subscribe('late.bus');
+    await bus.publish('late.bus', new Uint8Array([1]));
+    expect(bus.stats().publishDropped).toBe(1);
+    const server = await startNats(port);
+    try {
+      const deadline = Date.now() + 20_000;
+      while (!bus.stats().connected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(bus.stats().connected).toBe(true);
+      await bus.flush();
+      await bus.publish('late.bus', new Uint8Array([2]));
+      for await (const message of subscription) {
+        // The message published while disconnected was dropped, never delivered late.
+        expect([...message.data]).toEqual([2]);
+        break;
+      }
+      await bus.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('with connectInBackground, closes while it is still connecting and stops trying', async () => {
+    const bus = await NatsBus.connect({
+      servers: `nats://127.0.0.1:${await freePort()}`,
+      connectTimeoutMs: 200,
+      reconnectWaitMs: 100,
+      connectInBackground: true,
+    });
+    bus.subscribe('never.connected');
+    // Into the background tries, each as long as connectTimeoutMs.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await bus.close();
+    await expect(bus.publish('never.connected', new Uint8Array([1]))).rejects.toMatchObject({ reason: 'BUS_CLOSED' });
+    // The leak check of the test environment fails this file if a connect attempt or its timer outlives close.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  });
+
   it('rejects a configuration without servers', async () => {
     await expect(createBus({ kind: 'nats', servers: [] })).rejects.toMatchObject({ reason: 'INVALID_CONFIG' });
     await expect(createBus({ kind: 'carrier-pigeon' } as never)).rejects.toMatchObject({ reason: 'INVALID_CONFIG' });

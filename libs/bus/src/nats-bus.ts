@@ -28,6 +28,17 @@ export interface NatsBusOptions {
   pingIntervalMs?: number;
   /** Largest payload accepted (the server's own max_payload applies too); default DEFAULT_MAX_PAYLOAD_BYTES. */
   maxPayloadBytes?: number;
+  /**
+   * When no server answers within connectTimeoutMs: false (default) fails
+   * connect() with UNAVAILABLE; true returns a bus that is disconnected
+   * (publish drops, as during an outage) and keeps connecting in the
+   * background, its subscriptions receiving from the first connection on.
+   * Services start this way: notifications are hints, so NATS being late
+   * must not keep a service from serving.
+   */
+  connectInBackground?: boolean;
+  /** Told once when connect() returned a bus that is still connecting (connectInBackground). */
+  onConnectingInBackground?: (cause: unknown) => void;
 }
 
 /** The first wait before connecting again at start; it doubles up to reconnectWaitMs. */
@@ -40,21 +51,27 @@ const FIRST_RETRY_MS = 50;
  * bound); delivery is at most once either way.
  */
 export class NatsBus implements Bus {
-  private connected = true;
+  private connection: NatsConnection | undefined;
+  private connected = false;
   private closed = false;
-  private readonly live = new Map<BoundedSubscription, Subscription>();
+  /** Each subscription with its NATS subscription (none while the first connection is still being made). */
+  private readonly live = new Map<BoundedSubscription, Subscription | undefined>();
   private readonly counters = { published: 0, delivered: 0, publishDropped: 0, subscriberDropped: 0, disconnects: 0 };
-  private readonly maxPayloadBytes: number;
+  private maxPayloadBytes: number;
   private readonly flushTimeoutMs: number;
 
-  private constructor(
-    private readonly connection: NatsConnection,
-    options: NatsBusOptions,
-  ) {
-    const serverMax = connection.info?.max_payload ?? Number.MAX_SAFE_INTEGER;
-    this.maxPayloadBytes = Math.min(options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, serverMax);
+  private constructor(private readonly options: NatsBusOptions) {
+    this.maxPayloadBytes = options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES;
     this.flushTimeoutMs = options.flushTimeoutMs ?? 2000;
-    this.watchStatus().catch(unexpectedRejection);
+  }
+
+  private attach(connection: NatsConnection): void {
+    this.connection = connection;
+    this.connected = true;
+    const serverMax = connection.info?.max_payload ?? Number.MAX_SAFE_INTEGER;
+    this.maxPayloadBytes = Math.min(this.options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD_BYTES, serverMax);
+    for (const subscription of this.live.keys()) this.live.set(subscription, this.natsSubscribe(subscription));
+    this.watchStatus(connection).catch(unexpectedRejection);
   }
 
   /**
@@ -63,40 +80,29 @@ export class NatsBus implements Bus {
    * gone by; then fails with UNAVAILABLE / BUS_UNAVAILABLE.
    */
   static async connect(options: NatsBusOptions): Promise<NatsBus> {
-    const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-    const deadline = Date.now() + connectTimeoutMs;
-    const reconnectWaitMs = options.reconnectWaitMs ?? 500;
+    const bus = new NatsBus(options);
     try {
-      const connection = await backOff(
-        () =>
-          connect({
-            servers: options.servers,
-            name: options.name ?? 'ledgerline',
-            timeout: Math.max(1, deadline - Date.now()),
-            reconnect: true,
-            maxReconnectAttempts: -1,
-            reconnectTimeWait: reconnectWaitMs,
-            reconnectJitter: 100,
-            pingInterval: options.pingIntervalMs ?? 5000,
-            maxPingOut: 2,
-          }),
-        {
-          numOfAttempts: Number.MAX_SAFE_INTEGER,
-          startingDelay: FIRST_RETRY_MS,
-          maxDelay: reconnectWaitMs,
-          retry: () => Date.now() + FIRST_RETRY_MS < deadline,
-        },
-      );
-      return new NatsBus(connection, options);
+      bus.attach(await firstConnection(options));
     } catch (cause) {
-      throw new LedgerlineError(
-        'UNAVAILABLE',
-        BusReason.BUS_UNAVAILABLE,
-        `cannot connect to NATS at ${String(options.servers)} within ${connectTimeoutMs} ms`,
-        {
-          cause,
-        },
-      );
+      if (options.connectInBackground !== true) throw cause;
+      options.onConnectingInBackground?.(cause);
+      bus.connectInBackground().catch(unexpectedRejection);
+    }
+    return bus;
+  }
+
+  /** Tries again, each try as long as the first, until a connection is made or the bus is closed. */
+  private async connectInBackground(): Promise<void> {
+    while (!this.closed) {
+      let connection: NatsConnection;
+      try {
+        connection = await firstConnection(this.options, () => this.closed);
+      } catch {
+        continue;
+      }
+      if (this.closed) await withTimeout(connection.close(), this.flushTimeoutMs);
+      else this.attach(connection);
+      return;
     }
   }
 
@@ -104,7 +110,7 @@ export class NatsBus implements Bus {
     if (this.closed) throw busClosedError();
     validateSubject(subject);
     checkPayload(data, this.maxPayloadBytes);
-    if (!this.connected) {
+    if (!this.connected || this.connection === undefined) {
       this.counters.publishDropped++;
       return;
     }
@@ -132,20 +138,23 @@ export class NatsBus implements Bus {
       this.counters.subscriberDropped += dropped;
       const natsSubscription = this.live.get(ended);
       this.live.delete(ended);
-      if (natsSubscription !== undefined && !this.connection.isClosed()) natsSubscription.unsubscribe();
+      if (natsSubscription !== undefined && this.connection?.isClosed() === false) natsSubscription.unsubscribe();
     });
-    const natsSubscription = this.connection.subscribe(pattern, {
+    this.live.set(subscription, this.natsSubscribe(subscription));
+    return subscription;
+  }
+
+  private natsSubscribe(subscription: BoundedSubscription): Subscription | undefined {
+    return this.connection?.subscribe(subscription.pattern, {
       callback: (error, msg) => {
         if (error !== null) return subscription.unsubscribe();
         if (subscription.push({ subject: msg.subject, data: msg.data })) this.counters.delivered++;
       },
     });
-    this.live.set(subscription, natsSubscription);
-    return subscription;
   }
 
   async flush(): Promise<void> {
-    if (this.closed || !this.connected) return;
+    if (this.closed || !this.connected || this.connection === undefined) return;
     await withTimeout(this.connection.flush(), this.flushTimeoutMs);
   }
 
@@ -166,12 +175,14 @@ export class NatsBus implements Bus {
     if (this.closed) return;
     this.closed = true;
     for (const subscription of [...this.live.keys()]) subscription.unsubscribe();
-    if (this.connected) await withTimeout(this.connection.flush(), this.flushTimeoutMs);
-    await withTimeout(this.connection.close(), this.flushTimeoutMs);
+    const connection = this.connection;
+    if (connection === undefined) return;
+    if (this.connected) await withTimeout(connection.flush(), this.flushTimeoutMs);
+    await withTimeout(connection.close(), this.flushTimeoutMs);
   }
 
-  private async watchStatus(): Promise<void> {
-    for await (const status of this.connection.status()) {
+  private async watchStatus(connection: NatsConnection): Promise<void> {
+    for await (const status of connection.status()) {
       if (status.type === 'disconnect') {
         if (this.connected) this.counters.disconnects++;
         this.connected = false;
@@ -181,6 +192,46 @@ export class NatsBus implements Bus {
         this.connected = false;
       }
     }
+  }
+}
+
+/**
+ * One connection, trying again (a server refusing or a name not resolving
+ * yet, as while the pods of a cluster start) until connectTimeoutMs has gone
+ * by; then UNAVAILABLE / BUS_UNAVAILABLE.
+ */
+async function firstConnection(options: NatsBusOptions, stopped = (): boolean => false): Promise<NatsConnection> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+  const deadline = Date.now() + connectTimeoutMs;
+  const reconnectWaitMs = options.reconnectWaitMs ?? 500;
+  try {
+    return await backOff(
+      () =>
+        connect({
+          servers: options.servers,
+          name: options.name ?? 'ledgerline',
+          timeout: Math.max(1, deadline - Date.now()),
+          reconnect: true,
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: reconnectWaitMs,
+          reconnectJitter: 100,
+          pingInterval: options.pingIntervalMs ?? 5000,
+          maxPingOut: 2,
+        }),
+      {
+        numOfAttempts: Number.MAX_SAFE_INTEGER,
+        startingDelay: FIRST_RETRY_MS,
+        maxDelay: reconnectWaitMs,
+        retry: () => !stopped() && Date.now() + FIRST_RETRY_MS < deadline,
+      },
+    );
+  } catch (cause) {
+    throw new LedgerlineError(
+      'UNAVAILABLE',
+      BusReason.BUS_UNAVAILABLE,
+      `cannot connect to NATS at ${String(options.servers)} within ${connectTimeoutMs} ms`,
+      { cause },
+    );
   }
 }
 

@@ -1,4 +1,4 @@
-import { createBus, type Bus } from '@ledgerline/bus';
+import { clusterBusConfig, createBus, type Bus } from '@ledgerline/bus';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { redisTarget } from '@ledgerline/storage-kit';
 import { GarbageCollectorService } from '@ledgerline/proto';
@@ -105,11 +105,7 @@ export async function startClusterCollector(
   let bus: Bus | undefined;
   let ledgerStore: LedgerStore | undefined;
   try {
-    bus = await createBus({
-      kind: 'nats',
-      servers: config.natsUrl.split(',').map((server) => server.trim()),
-      name: 'ledgerline-garbage-collector',
-    });
+    bus = await createBus(clusterBusConfig(config.natsUrl, 'ledgerline-garbage-collector'));
     ledgerStore = createLedgerStore({
       kind: 'redis',
       ...redisTarget(config.ledgerRedisUrl),

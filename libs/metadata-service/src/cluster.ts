@@ -1,4 +1,4 @@
-import { createBus } from '@ledgerline/bus';
+import { clusterBusConfig, createBus } from '@ledgerline/bus';
 import { createMetadataStore } from '@ledgerline/metadata-store';
 import { createLogger, loadConfig } from '@ledgerline/service-kit';
 import { redisTarget } from '@ledgerline/storage-kit';
@@ -18,11 +18,9 @@ export async function startClusterMetadataService(
 ): Promise<RunningMetadataService> {
   // One logger for the service and its store, so the store's background errors land in the service's log.
   const logger = options.logger ?? createLogger(options.name ?? 'metadata', { level: config.logLevel });
-  const bus = await createBus({
-    kind: 'nats',
-    servers: config.natsUrl.split(',').map((server) => server.trim()),
-    name: 'ledgerline-metadata',
-  });
+  const bus = await createBus(
+    clusterBusConfig(config.natsUrl, 'ledgerline-metadata', (message) => logger.warn({}, message)),
+  );
   try {
     const store = await createMetadataStore({
       kind: 'redis',

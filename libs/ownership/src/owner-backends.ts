@@ -1,4 +1,4 @@
-import { createBus, type Bus } from '@ledgerline/bus';
+import { clusterBusConfig, createBus, type Bus } from '@ledgerline/bus';
 import { createLedgerStore, type LedgerStore } from '@ledgerline/ledger-store';
 import { GrpcManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { serviceChannel, type Closer, type ServiceConfig } from '@ledgerline/service-kit';
@@ -27,11 +27,7 @@ export interface OwnerBackends {
  * service's internal APIs.
  */
 export async function connectOwnerBackends(config: OwnerBackendSettings, busName: string): Promise<OwnerBackends> {
-  const bus = await createBus({
-    kind: 'nats',
-    servers: config.natsUrl.split(',').map((server) => server.trim()),
-    name: busName,
-  });
+  const bus = await createBus(clusterBusConfig(config.natsUrl, busName));
   const ledgerStore = createLedgerStore({
     kind: 'redis',
     ...redisTarget(config.redisUrl),

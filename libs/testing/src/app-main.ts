@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../../..');
@@ -29,4 +29,35 @@ export function runAppMain(app: string, settings: Record<string, string>): Promi
       },
     );
   });
+}
+
+/** An app's entry started as its own process and left running: what it printed so far, and how to stop it. */
+export interface RunningAppMain {
+  readonly pid: number;
+  /** stdout and stderr as printed so far. */
+  output(): string;
+  /** SIGKILLs the process (by its id) and waits for it to be gone. */
+  stop(): Promise<void>;
+}
+
+/** Starts `apps/<app>/src/main.ts` like runAppMain, but returns while it runs (a spec that checks it serves). */
+export function startAppMain(app: string, settings: Record<string, string>): RunningAppMain {
+  const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'apps', app, 'src/main.ts')], {
+    cwd: ROOT,
+    env: { ...Object.fromEntries(kept), ...settings },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    pid: child.pid!,
+    output: () => printed,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
 }

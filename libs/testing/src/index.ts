@@ -13,6 +13,6 @@ export { ConnectionDropper } from './connection-dropper.js';
 export type { DropKind } from './connection-dropper.js';
 export { runSqliteWorker, HOLD_LOCK_MAX_MS } from './sqlite-worker-script.js';
 export type { SqliteWorkerArgs, SqliteWorkerContext, SqliteWorkerMode } from './sqlite-worker-script.js';
-export { runAppMain } from './app-main.js';
-export type { AppMainOutcome } from './app-main.js';
+export { runAppMain, startAppMain } from './app-main.js';
+export type { AppMainOutcome, RunningAppMain } from './app-main.js';
 export { refusal } from './refusal.js';
