@@ -54,10 +54,25 @@ function count(value: string | undefined): number {
   return parsed;
 }
 
+/** The bound of a drain's evictions: 1 ms to an hour. */
+function milliseconds(value: string | undefined): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3_600_000) {
+    throw new LedgerlineError(
+      'INVALID_ARGUMENT',
+      PodRunnerReason.NO_SUCH_OBJECT,
+      `a drain's timeout is 1 to 3600000 ms, not ${value}`,
+    );
+  }
+  return parsed;
+}
+
 const HANDLERS: Record<string, Handler> = {
   pods: async (runner) => runner.status(),
   scale: async (runner, [name, replicas]) => runner.scale(name!, count(replicas)),
   'delete-pod': async (runner, [name]) => runner.deletePod(name!),
+  // The bound comes first, then the pods.
+  drain: async (runner, [timeoutMs, ...pods]) => runner.drain(pods, milliseconds(timeoutMs)),
   'rollout-restart': async (runner, [name]) => runner.rolloutRestart(name!),
   partition: async (runner, [pod, ...from]) => (await runner.partition(pod!, from)).length,
   heal: async (runner) => runner.heal(),
@@ -83,7 +98,9 @@ export function serveControl(runner: PodRunner, overlay: string, onDown: () => P
             return;
           }
           const handler = HANDLERS[command];
-          if (handler === undefined) throw new Error(`unknown command ${command}`);
+          if (handler === undefined) {
+            throw new LedgerlineError('INVALID_ARGUMENT', PodRunnerReason.NO_SUCH_OBJECT, `unknown command ${command}`);
+          }
           answer({ ok: true, result: (await handler(runner, args ?? [])) ?? null });
         } catch (error) {
           const e = LedgerlineError.from(error);

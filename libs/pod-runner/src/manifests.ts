@@ -113,10 +113,21 @@ export interface DataObject extends KubeObject {
 }
 
 /** The objects of one rendered overlay, by kind. */
+/** policy/v1 PodDisruptionBudget: what `cluster drain` honours (disruption.ts). */
+export interface DisruptionBudget extends KubeObject {
+  kind: 'PodDisruptionBudget';
+  spec: {
+    minAvailable?: number | string;
+    maxUnavailable?: number | string;
+    selector?: { matchLabels?: Record<string, string> };
+  };
+}
+
 export interface Manifests {
   readonly objects: readonly KubeObject[];
   readonly workloads: readonly Workload[];
   readonly services: readonly Service[];
+  readonly budgets: readonly DisruptionBudget[];
   readonly configMaps: ReadonlyMap<string, Record<string, string>>;
   readonly secrets: ReadonlyMap<string, Record<string, string>>;
 }
@@ -192,6 +203,7 @@ export function parseManifests(yamlText: string): Manifests {
     objects,
     workloads: objects.filter((o): o is Workload => o.kind === 'Deployment' || o.kind === 'StatefulSet'),
     services: objects.filter((o): o is Service => o.kind === 'Service'),
+    budgets: objects.filter((o): o is DisruptionBudget => o.kind === 'PodDisruptionBudget'),
     configMaps,
     secrets,
   };

@@ -2,7 +2,6 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LedgerlineError } from '@ledgerline/errors';
-import { processAlive } from './process-alive.js';
 import { PodRunnerReason } from './reasons.js';
 
 /*
@@ -60,26 +59,19 @@ export async function pickSubnet(prefix: string): Promise<string> {
   throw new LedgerlineError('RESOURCE_EXHAUSTED', PodRunnerReason.NETWORK_FAILED, 'every 10.213.x.0/24 is in use');
 }
 
-/** Takes the claim on `octet`, or the claim of a run whose process is gone; false when a live run holds it. */
+/**
+ * Takes the claim on `octet`; false when another run holds it. A claim of a
+ * run whose process is gone is released by sweepStaleRuns, which every `up`
+ * runs before it picks.
+ */
 function claimSubnet(octet: number, prefix: string): boolean {
-  const file = join(SUBNET_CLAIMS_DIR, String(octet));
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(file, `${process.pid} ${prefix}`, { flag: 'wx' });
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    let holder = NaN;
-    try {
-      holder = Number(readFileSync(file, 'utf8').split(' ')[0]);
-    } catch {
-      // Released between the two calls: try again.
-    }
-    if (processAlive(holder)) return false;
-    rmSync(file, { force: true });
+  try {
+    writeFileSync(join(SUBNET_CLAIMS_DIR, String(octet)), `${process.pid} ${prefix}`, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
   }
-  return false;
 }
 
 export async function createBridge(name: string, subnet: string): Promise<void> {

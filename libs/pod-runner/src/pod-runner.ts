@@ -5,12 +5,14 @@ import { ChildProcessGroup, findRepositoryRoot } from '@ledgerline/cluster';
 import { LedgerlineError } from '@ledgerline/errors';
 import { hostsFile } from './hosts-file.js';
 import { parseManifests, renderOverlay, selects, type Manifests, type Service, type Workload } from './manifests.js';
+import { drainPods } from './disruption.js';
 import { createBridge, ip, pickSubnet, removeBlackhole, removeByPrefix, writeHostsFile } from './network.js';
 import { Pod } from './pod.js';
 import { PodRunnerReason } from './reasons.js';
 import { newRunPrefix, registerRun, sweepStaleRuns, unregisterRun } from './run-registry.js';
 import { cutOff, type Cut } from './partitions.js';
 import { rollDeployment, rollStatefulSet, waitFor } from './rollout.js';
+import { RecentEvents } from './recent-events.js';
 import { ServiceProxy } from './service-proxy.js';
 
 /** How long `up` waits for every pod to be ready. */
@@ -43,10 +45,7 @@ export interface PodStatus {
   pids: number[];
 }
 
-/**
- * The rendered manifests run as pods on this machine: see ARCHITECTURE.md
- * ("Pods without Kubernetes") and this package's README.
- */
+/** The rendered manifests run as pods on this machine: ARCHITECTURE.md ("Pods without Kubernetes"), the README. */
 export class PodRunner {
   readonly pods = new Map<string, Pod>();
   readonly replicas = new Map<string, number>();
@@ -66,7 +65,8 @@ export class PodRunner {
     readonly subnet: string,
     readonly runDir: string,
     readonly root: string,
-    readonly log: (line: string) => void,
+    /** What the run logged lately, with times (printed when a spec fails). */
+    readonly events: RecentEvents,
   ) {}
 
   get bridge(): string {
@@ -88,7 +88,7 @@ export class PodRunner {
       await pickSubnet(prefix),
       runDir,
       options.root ?? findRepositoryRoot(),
-      options.log ?? (() => undefined),
+      new RecentEvents(options.log),
     );
     process.once('exit', runner.exitCleanup);
     try {
@@ -225,7 +225,7 @@ export class PodRunner {
         root: this.root,
         runDir: this.runDir,
       },
-      { readinessChanged: () => this.refreshHosts(), log: this.log },
+      { readinessChanged: () => this.refreshHosts(), log: this.events.log },
     ).catch((error: unknown) => {
       this.addresses.delete(address);
       throw error;
@@ -244,7 +244,7 @@ export class PodRunner {
     if (workload.kind !== 'StatefulSet' || workload.spec.serviceName === undefined) return undefined;
     const service = this.manifests.services.find((candidate) => candidate.metadata.name === workload.spec.serviceName);
     if (service?.spec.clusterIP !== 'None') {
-      this.log(
+      this.events.log(
         `StatefulSet ${workload.metadata.name}: Service ${workload.spec.serviceName} is not headless, so its pods get no DNS names`,
       );
       return undefined;
@@ -306,6 +306,11 @@ export class PodRunner {
     this.forget(pod);
     if (owner.kind === 'StatefulSet' && !this.stopped) await this.createPod(this.workload(owner.name), name);
     return outcomes;
+  }
+
+  /** `kubectl drain` of the pods named, honouring PodDisruptionBudgets (disruption.ts). */
+  drain(names: readonly string[], timeoutMs = 300_000): Promise<string[]> {
+    return drainPods(this, names, timeoutMs);
   }
 
   /** Sets a workload's replicas: new pods, or deletions of the not-ready first, then the newest. */

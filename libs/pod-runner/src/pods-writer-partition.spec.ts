@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { findRepositoryRoot } from '@ledgerline/cluster';
 import type { PodRunner } from './pod-runner.js';
 import {
@@ -8,6 +7,7 @@ import {
   podSpecRun,
   modelViolations,
   ownerPodOf,
+  storedLedgers,
   stretchAcross,
   summaryFigures,
 } from './testing/index.js';
@@ -26,15 +26,10 @@ import {
 const root = findRepositoryRoot(__dirname);
 const TOPIC = 'persistent://cut/ns/load';
 
-/** The ledgers in the ledger store and how many of them are fenced, read with redis-cli inside the Redis pod. */
+/** The ledgers in the ledger store and how many of them are fenced. */
 function ledgerStates(runner: PodRunner): { ledgers: number; fenced: number } {
-  const netns = runner.pod('redis-0').plan.netns;
-  const redis = (...args: string[]): string =>
-    spawnSync('ip', ['netns', 'exec', netns, 'redis-cli', ...args], { encoding: 'utf8' }).stdout.trim();
-  const keys = redis('--scan', '--pattern', '*:meta')
-    .split('\n')
-    .filter((key) => key.includes('{ledger:'));
-  return { ledgers: keys.length, fenced: keys.filter((key) => redis('hget', key, 'fenced') === '1').length };
+  const ledgers = storedLedgers(runner);
+  return { ledgers: ledgers.length, fenced: ledgers.filter((ledger) => ledger.fenced).length };
 }
 
 describe('a writer owner cut off from Redis and the metadata service, its clients still reaching it', () => {

@@ -148,6 +148,7 @@ export class RunningContainer {
   private setReady(ready: boolean): void {
     if (this.ready === ready) return;
     this.ready = ready;
+    this.events.log(`container ${this.spec.name} ${ready ? 'ready' : 'not ready'}`);
     this.events.readinessChanged();
   }
 

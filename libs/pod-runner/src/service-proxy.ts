@@ -20,7 +20,6 @@ const CONNECT_TIMEOUT_MS = 5_000;
 
 export class ServiceProxy {
   private readonly servers: Server[] = [];
-  private readonly sockets = new Set<Socket>();
   /** Each proxied connection open now: who, to which pod, since when (for a stalled run's diagnostics). */
   private readonly open = new Map<Socket, { upstream: Socket; pod: string; sinceMs: number }>();
   private next = 0;
@@ -67,8 +66,6 @@ export class ServiceProxy {
   }
 
   private forward(client: Socket, targetPort: number | string): void {
-    this.sockets.add(client);
-    client.once('close', () => this.sockets.delete(client));
     const pods = this.endpoints();
     const pod = pods[this.next++ % Math.max(1, pods.length)];
     const container = pod?.plan.spec.containers.find((candidate) => {
@@ -85,10 +82,8 @@ export class ServiceProxy {
       return;
     }
     const upstream = connect({ host: pod.ip, port: resolvePort(container, targetPort), timeout: CONNECT_TIMEOUT_MS });
-    this.sockets.add(upstream);
     this.open.set(client, { upstream, pod: pod.name, sinceMs: Date.now() });
     client.once('close', () => this.open.delete(client));
-    upstream.once('close', () => this.sockets.delete(upstream));
     upstream.once('connect', () => upstream.setTimeout(0));
     upstream.once('timeout', () => upstream.destroy());
     client.pipe(upstream).pipe(client);
@@ -110,7 +105,10 @@ export class ServiceProxy {
 
   /** Closes the listeners and every proxied connection, and takes the address off the bridge. */
   async stop(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
+    for (const [client, { upstream }] of this.open) {
+      client.destroy();
+      upstream.destroy();
+    }
     await Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
   }
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SUBNET_CLAIMS_DIR } from './network.js';
+import { REGISTRY_DIR } from './run-registry.js';
 
 /*
  * Two pod runs that start together (two test workers) must not take one
@@ -42,6 +43,10 @@ function exited(child: ChildProcess): Promise<void> {
 }
 
 function removeTestClaims(): void {
+  if (existsSync(REGISTRY_DIR)) {
+    for (const file of readdirSync(REGISTRY_DIR).filter((name) => name.startsWith(PREFIX)))
+      rmSync(join(REGISTRY_DIR, file), { force: true });
+  }
   if (!existsSync(SUBNET_CLAIMS_DIR)) return;
   for (const file of readdirSync(SUBNET_CLAIMS_DIR)) {
     const path = join(SUBNET_CLAIMS_DIR, file);

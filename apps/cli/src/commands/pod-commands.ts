@@ -131,6 +131,19 @@ export function registerPodCommands(cluster: Command, io: CliIo): void {
       action(io, async (dir, pod) => io.out(((await callRunner(dir, 'delete-pod', [pod!])) as string[]).join(', '))),
     );
   cluster
+    .command('drain <pods...>')
+    .description(
+      'evict pods as kubectl drain does: all at once, each once the PodDisruptionBudgets that select it allow it; their workloads replace them',
+    )
+    .option('--timeout-ms <ms>', 'how long an eviction may wait for its budget', '300000')
+    .option(...runDir)
+    .action((pods: string[], options: { runDir: string; timeoutMs: string }) =>
+      action(io, async (dir) => {
+        const lines = (await callRunner(dir, 'drain', [options.timeoutMs, ...pods])) as string[];
+        lines.forEach((line) => io.out(line));
+      })(options),
+    );
+  cluster
     .command('rollout')
     .description('rollouts of the pod run')
     .command('restart <workload>')

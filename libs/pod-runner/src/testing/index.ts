@@ -1,4 +1,4 @@
-export { DEV_DEPLOYMENTS, DEV_OVERLAY_APPS, PodWorkload, ensureAppBundles } from './pod-workload.js';
+export { DEV_DEPLOYMENTS, DEV_OVERLAY_APPS, PodWorkload, ensureAppBundles, podLogTails } from './pod-workload.js';
 export type { WorkloadSummary } from './pod-workload.js';
 export {
   NO_VIOLATIONS,
@@ -9,4 +9,6 @@ export {
   summaryFigures,
 } from './pod-checks.js';
 export { downAndLeftovers, podSpecRun } from './pod-spec-run.js';
+export { storedLedgers } from './stored-ledgers.js';
+export type { StoredLedger } from './stored-ledgers.js';
 export type { PodSpecRun } from './pod-spec-run.js';

@@ -69,6 +69,7 @@ export function summaryFigures(summary: WorkloadSummary): string {
     `acked ${summary.acked}, failed ${summary.failed}, lost ${summary.lost}, duplicated ${summary.duplicated}, ` +
     `gaps ${summary.gaps}, misplaced ${summary.misplaced}, unconsumed ${summary.unconsumed}, ` +
     `redelivered after ack ${summary.redeliveredAfterAck}, consumer stops ${summary.consumerStops.length}, ` +
-    `longest stretch without an ack ${summary.longestGapMs} ms`
+    `longest stretch without an ack ${summary.longestGapMs} ms` +
+    (summary.storedTwice.length === 0 ? '' : `; stored twice: ${summary.storedTwice.join('; ')}`)
   );
 }

@@ -17,6 +17,10 @@ import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
 
 /** Sends in flight at once. */
 const MAX_IN_FLIGHT = 16;
+/** Payloads stored twice that the summary names, with where each copy is. */
+const MAX_STORED_TWICE_SHOWN = 5;
+/** How long without a new acknowledgement before the workload reports a stall (and again each time as long). */
+const STALL_REPORT_MS = 5_000;
 /** How long the consumer gets to catch up after producing stops. */
 const CATCH_UP_MS = 60_000;
 
@@ -106,15 +110,24 @@ async function readBack(client: ReturnType<typeof createClient>): Promise<Record
   const stored = Number(stats!.stats.nextOffset);
   const reader = await client.reader({ topic, start: 'earliest' });
   const offsetOf = new Map<string, bigint>();
+  const placeOf = new Map<string, string>();
   let duplicated = 0;
   let gaps = 0;
+  // Where the first few payloads stored twice are (offset, ledger:entry), to tell which owner wrote each copy.
+  const storedTwice: string[] = [];
   try {
     for (let index = 0; index < stored; index++) {
       const message = await reader.readNext();
       const payload = Buffer.from(message.payload).toString();
+      const place = `${message.offset} (${message.messageId.ledgerId}:${message.messageId.entryId})`;
       if (message.offset !== BigInt(index)) gaps++;
-      if (offsetOf.has(payload)) duplicated++;
+      if (offsetOf.has(payload)) {
+        duplicated++;
+        if (storedTwice.length < MAX_STORED_TWICE_SHOWN)
+          storedTwice.push(`${payload} at ${placeOf.get(payload)} and ${place}`);
+      }
       offsetOf.set(payload, message.offset);
+      placeOf.set(payload, place);
     }
   } finally {
     await reader.close();
@@ -123,7 +136,7 @@ async function readBack(client: ReturnType<typeof createClient>): Promise<Record
   const misplaced = acks.filter(
     (ack) => offsetOf.has(ack.payload) && !ack.duplicate && offsetOf.get(ack.payload) !== ack.offset,
   ).length;
-  return { stored, lost, duplicated, gaps, misplaced };
+  return { stored, lost, duplicated, gaps, misplaced, storedTwice };
 }
 
 function longestGapMs(startedMs: number, endedMs: number): number {
@@ -147,6 +160,13 @@ async function main(): Promise<void> {
   const inFlight = new Set<Promise<void>>();
   let sent = 0;
   let reported = 0;
+  // A stall says so while it lasts (what is in flight, the last failure), so a spec that times out shows it.
+  let ackedAtLastLook = 0;
+  const stallWatch = setInterval(() => {
+    if (acks.length === ackedAtLastLook)
+      print({ event: 'stalled', acked: acks.length, inFlight: inFlight.size, lastFailure: failures.at(-1) });
+    ackedAtLastLook = acks.length;
+  }, STALL_REPORT_MS);
   while (running) {
     const payload = `m${sent++}`;
     const send = producer.send(payload).then(
@@ -159,6 +179,7 @@ async function main(): Promise<void> {
     if (acks.length - reported >= 200) print({ event: 'acks', count: (reported = acks.length) });
   }
   await Promise.all(inFlight);
+  clearInterval(stallWatch);
   const endedMs = Date.now();
   await producer.close();
   const catchUpDeadline = Date.now() + CATCH_UP_MS;

@@ -19,6 +19,8 @@ export interface WorkloadSummary {
   stored: number;
   lost: number;
   duplicated: number;
+  /** The first few payloads stored twice, each with both places (offset, ledger:entry). */
+  storedTwice: string[];
   gaps: number;
   misplaced: number;
 }
@@ -33,7 +35,6 @@ export class PodWorkload {
   private constructor(
     private readonly group: ChildProcessGroup,
     private readonly acksFile: string,
-    private readonly runDir: string,
     private readonly runner: PodRunner,
   ) {}
 
@@ -53,7 +54,7 @@ export class PodWorkload {
     const main = join(__dirname, 'pod-workload-main.ts');
     const acksFile = join(runner.runDir, `${name}-acks.json`);
     const group = runner.exec(clientPod, process.execPath, ['--import', 'tsx', main, service, name, acksFile]);
-    const workload = new PodWorkload(group, acksFile, runner.runDir, runner);
+    const workload = new PodWorkload(group, acksFile, runner);
     await group.waitForOutput(/"event":"producing"/, START_TIMEOUT_MS);
     return workload;
   }
@@ -65,7 +66,12 @@ export class PodWorkload {
       if (Date.now() > deadline || !this.group.running)
         throw new Error(
           `the workload reported ${this.acked()} of ${count} acknowledgements: ${this.output.slice(-1000)}\n` +
-            `what the pods logged above info:\n${podLogTails(this.runDir)}\n` +
+            `what the run saw lately:\n${this.runner.events
+              .timeline()
+              .slice(-60)
+              .map((line) => `  ${line}`)
+              .join('\n')}\n` +
+            `what the pods logged above info:\n${podLogTails(this.runner.runDir)}\n` +
             `connections through the Services now:\n${[...this.runner.proxies.values()]
               .flatMap((proxy) => proxy.describeConnections())
               .map((line) => `  ${line}`)
@@ -120,7 +126,7 @@ export function ensureAppBundles(root: string, apps: readonly string[] = DEV_OVE
 }
 
 /** The last lines above info level each pod logged: why a run made no progress. */
-function podLogTails(runDir: string): string {
+export function podLogTails(runDir: string): string {
   const pods = join(runDir, 'pods');
   if (!existsSync(pods)) return '(no pod logs)';
   return readdirSync(pods)
