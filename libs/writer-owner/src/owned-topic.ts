@@ -2,21 +2,15 @@ import type { Counter } from 'prom-client';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Position } from '@ledgerline/cursor-codec';
 import type { AppendResult, ManagedLedger } from '@ledgerline/managed-ledger';
-import { encodeMessageEntry, messageCount, type EntryInput } from '@ledgerline/message-format';
-import { OwnerReason, topicUnloaded } from '@ledgerline/ownership';
+import { topicUnloaded } from '@ledgerline/ownership';
 import type { PublishMessage } from '@ledgerline/proto';
 import { ByteBudget } from './byte-budget.js';
-import {
-  MAX_DEDUP_PRODUCER_NAME_LENGTH,
-  type DedupVerdict,
-  type Deduplication,
-  type StoredReceipt,
-} from './deduplication.js';
+import type { DedupVerdict, Deduplication, StoredReceipt } from './deduplication.js';
 import { isClosed, isOwnershipLost, sequenceGap } from './errors.js';
 import type { LacNotifier } from './lac-notifier.js';
 import type { WriterMetrics } from './metrics.js';
 import { RateMeter } from './rate-meter.js';
-import { WriterReason } from './reasons.js';
+import { prepareEntry } from './prepared-entry.js';
 
 /** What a publish resolves with: the entry's place, or the original's for a duplicate. */
 export interface Receipt {
@@ -46,20 +40,6 @@ export interface OwnedTopicOptions {
   onOwnershipLost: (topic: OwnedTopic, error: LedgerlineError) => void;
 }
 
-/** Turns a publish request into the codec's input; the owner stamps the publish time. */
-export function entryInput(message: PublishMessage, publishTimeMs: number): EntryInput {
-  return {
-    producerName: message.producerName,
-    sequenceId: message.sequenceId,
-    publishTimeMs,
-    payload: message.payload,
-    key: message.key,
-    properties: message.properties,
-    eventTimeMs: message.eventTimeMs,
-    messages: message.messages,
-  };
-}
-
 /**
  * A topic this instance owns: its managed ledger, deduplication, the bound on
  * bytes waiting for the ledger store, and the listeners (consumers) to tell
@@ -84,6 +64,13 @@ export class OwnedTopic {
   private handOver: { ended: Promise<void>; end: () => void } | undefined;
   /** Receipts of entries handed to the managed ledger and not yet answered: a transfer waits for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /**
+   * Rejected when the topic is unloaded because its ownership is lost: every receipt still owed is
+   * answered with that reason at once, so producers resend to the next owner instead of waiting for
+   * appends to a store this owner may not reach (the next owner's fence keeps those out anyway, and
+   * deduplication answers a resend of one that did land with its original place).
+   */
+  private readonly abandoned: { promise: Promise<never>; reject: (error: LedgerlineError) => void };
 
   constructor(private readonly options: OwnedTopicOptions) {
     this.name = options.name;
@@ -99,6 +86,10 @@ export class OwnedTopic {
     this.rateIn = new RateMeter(options.now);
     this.rateOut = new RateMeter(options.now);
     this.stopAdopting = options.ledger.onEntriesAdopted((entries) => options.dedup.adopted(entries));
+    let reject: (error: LedgerlineError) => void = () => undefined;
+    const promise = new Promise<never>((_resolve, fail) => (reject = fail));
+    promise.catch(() => undefined);
+    this.abandoned = { promise, reject };
   }
 
   get unloaded(): boolean {
@@ -144,27 +135,6 @@ export class OwnedTopic {
     this.checkLoaded();
   }
 
-  /** Encodes and checks a publish request; INVALID_ARGUMENT or RESOURCE_EXHAUSTED before any work is done. */
-  prepare(message: PublishMessage): { bytes: Uint8Array; numMessages: number } {
-    if (message.producerName.length > MAX_DEDUP_PRODUCER_NAME_LENGTH) {
-      throw new LedgerlineError(
-        'INVALID_ARGUMENT',
-        OwnerReason.INVALID_REQUEST,
-        `a producer name is at most ${MAX_DEDUP_PRODUCER_NAME_LENGTH} characters`,
-      );
-    }
-    const bytes = encodeMessageEntry(entryInput(message, this.options.now()));
-    if (bytes.length > this.options.maxMessageSizeBytes) {
-      throw new LedgerlineError(
-        'RESOURCE_EXHAUSTED',
-        WriterReason.MESSAGE_TOO_LARGE,
-        `the entry takes ${bytes.length} bytes; this topic accepts at most ${this.options.maxMessageSizeBytes}`,
-        { details: { sizeBytes: String(bytes.length), maxMessageSizeBytes: String(this.options.maxMessageSizeBytes) } },
-      );
-    }
-    return { bytes, numMessages: messageCount(message) };
-  }
-
   /**
    * Stores one entry and resolves with its receipt once the ledger store
    * holds it; a duplicate (by producer name and sequence id) resolves with the
@@ -182,7 +152,7 @@ export class OwnedTopic {
    */
   async submit(message: PublishMessage, signal?: AbortSignal): Promise<{ receipt: Promise<Receipt> }> {
     await this.passHandOver();
-    const { bytes, numMessages } = this.prepare(message);
+    const { bytes, numMessages } = prepareEntry(message, this.options.now(), this.options.maxMessageSizeBytes);
     const waiting = this.budget.acquire(bytes.length, signal);
     if (waiting !== undefined) await waiting;
     const waitingForRoom = this.entryBudget.acquire(1, signal);
@@ -221,7 +191,7 @@ export class OwnedTopic {
       };
       void receipt.then(release, release);
       this.track(receipt);
-      return { receipt };
+      return { receipt: Promise.race([receipt, this.abandoned.promise]) };
     } finally {
       admitted?.();
       if (!handedOver) {
@@ -381,13 +351,15 @@ export class OwnedTopic {
 
   /**
    * Stops taking publishes, tells consumers, and closes the managed ledger:
-   * appends in flight finish (their receipts still go out), cursors flush, the
-   * ledger being written is closed and recorded. The lease is the registry's.
+   * appends in flight finish (their receipts still go out, unless the
+   * ownership is lost: then they are answered with the unload at once), cursors
+   * flush, the ledger being written is closed and recorded. The lease is the registry's.
    */
-  async unload(why: string): Promise<void> {
+  async unload(why: string, ownershipLost = false): Promise<void> {
     if (this.unloadError !== undefined) return;
     const error = topicUnloaded(this.name, why);
     this.unloadError = error;
+    if (ownershipLost) this.abandoned.reject(error);
     this.stopAdopting();
     for (const listener of [...this.unloadListeners]) listener(error);
     this.unloadListeners.clear();

@@ -264,7 +264,8 @@ export class TopicRegistry {
   /** Unloads one topic; with `release`, its lease is given up so the next owner need not wait for the TTL. */
   async unloadTopic(topic: OwnedTopic, why: string, release: boolean): Promise<void> {
     if (this.loaded.get(topic.name) !== topic) return;
-    await topic.unload(why);
+    // A lease that is not released is one already lost (session, lease or ledger gone): nothing owed is kept.
+    await topic.unload(why, !release);
     if (release) await this.release(topic.name);
     this.options.logger.info({ topic: topic.name, why }, 'topic unloaded');
   }
