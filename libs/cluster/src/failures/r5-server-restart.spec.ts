@@ -69,7 +69,21 @@ describe('R5: Redis and NATS restarted under load', () => {
     });
     // The same processes, each serving again.
     expect(cluster.instances.map((instance) => instance.pid)).toEqual(pids);
-    for (const instance of cluster.instances) expect(await checkHealth(instance.address)).toBe('SERVING');
+    // Each serving again, by name: a metadata instance's store check (every 1 s, NOT_SERVING after two slow
+    // tries in a row) may be between a slow try and the good one that follows, so its answer is awaited.
+    const health = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          cluster.instances.map(async (instance) => [instance.name, await checkHealth(instance.address)]),
+        ),
+      );
+    const serving = Object.fromEntries(cluster.instances.map((instance) => [instance.name, 'SERVING']));
+    let seen = await health();
+    for (let attempt = 0; attempt < 50 && JSON.stringify(seen) !== JSON.stringify(serving); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      seen = await health();
+    }
+    expect(seen).toEqual(serving);
     console.log(
       `R5: ${load.acks.length} acknowledged, ${load.failures.length} sends failed; first ack after the restart: ` +
         `redis ${recoveryMs['redis']} ms, nats ${recoveryMs['nats']} ms`,
