@@ -242,3 +242,52 @@ describe('the balancer when a writer owner joins', () => {
     balancer.stop();
   }, 30_000);
 });
+
+describe('the balancer with read-only owners (PIP-63)', () => {
+  const fixture = withNamespace();
+
+  it('gives a read-only owner that joined its share of the reader topics, apart from the writer owners', async () => {
+    const { admin, clock } = fixture();
+    // Readers of t/ns, served by read-only owners of group default, the writer owners' group too.
+    await admin.createNamespace('t/readers', { ownerGroup: 'default', writerNamespace: 't/ns' });
+    const register = (id: string, role: 'writer' | 'readonly') =>
+      admin.registerOwner({ instanceId: id, group: 'default', role, advertisedAddress: `${id}:1` }, 60_000);
+    const writer = await register('w1', 'writer');
+    const reader = await register('r1', 'readonly');
+    for (let i = 0; i < 30; i++) {
+      await admin.createTopic(`persistent://t/ns/x${i}`);
+      await admin.acquireLease(`persistent://t/ns/x${i}`, writer.sessionId);
+      await admin.acquireLease(`persistent://t/readers/x${i}`, reader.sessionId);
+    }
+    const moved: PlannedMove[] = [];
+    const mover = async (move: PlannedMove) => {
+      await admin.transferLease(move.topic, move.from.sessionId, move.to.instanceId);
+      await admin.acquireLease(move.topic, move.to.sessionId);
+      moved.push(move);
+      return { pausedMs: 0 };
+    };
+    const balancer = new Balancer(admin.context, { balancerWindowRounds: 1 }, mover);
+    // w1 and r1 registered before the join window; then a second read-only owner joins.
+    for (let waited = 0; waited <= balancer.settings.balancerJoinWindowMs; waited += 30_000) {
+      clock.advance(30_000);
+      await admin.keepAliveOwner(writer.sessionId);
+      await admin.keepAliveOwner(reader.sessionId);
+    }
+    await register('r2', 'readonly');
+    await balancer.round();
+    const status = await readBalancerStatus(admin.context);
+    // Reader topics move between read-only owners only; the lone writer owner's topics stay.
+    expect(moved.length).toBeGreaterThan(5);
+    expect(moved.every((move) => move.topic.startsWith('persistent://t/readers/'))).toBe(true);
+    expect(moved.every((move) => move.from.instanceId === 'r1' && move.to.instanceId === 'r2')).toBe(true);
+    // The status shows what the round saw, each role as a group of its own.
+    expect(status!.owners.map((owner) => [owner.group, owner.instanceId, owner.topics]).sort()).toEqual([
+      ['default (read-only)', 'r1', 30],
+      ['default (read-only)', 'r2', 0],
+      ['default', 'w1', 30],
+    ]);
+    // Placement's share: about half of the reader topics.
+    expect(moved.length).toBeLessThan(25);
+    balancer.stop();
+  }, 30_000);
+});

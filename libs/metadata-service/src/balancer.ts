@@ -60,13 +60,29 @@ function decodeLocalName(encoded: string): string {
   return decodeURIComponent(encoded.replace(/\+/g, ' '));
 }
 
+/**
+ * The owners the balancer moves topics between: writer owners, and read-only
+ * owners for their consumers (PIP-63), each role balanced on its own. Kafka
+ * gateways register too but hold no lease.
+ */
+async function balancedOwners(context: AdminContext): Promise<OwnerRecord[]> {
+  const owners = await listLiveOwners(context, '');
+  return owners.filter((owner) => owner.role === 'writer' || owner.role === 'readonly');
+}
+
+/** The set of owners one plan balances: a group's writer owners, or its read-only owners, never the two mixed. */
+export function balanceGroup(owner: Pick<OwnerRecord, 'group' | 'role'>): string {
+  return owner.role === 'readonly' ? `${owner.group} (read-only)` : owner.group;
+}
+
 /** Carries out one planned move; by default the source owner transfers the topic (OwnerControlService). */
 export type TopicMover = (move: PlannedMove) => Promise<{ pausedMs: number }>;
 
 /**
  * The balancer: one metadata instance at a time (the holder of a leader
  * lease in the metadata store, renewed every round and lapsing after three
- * intervals) looks at every writer owner group each interval, plans moves
+ * intervals) looks at every owner group each interval (its writer owners and
+ * its read-only owners apart, balanceGroup), plans moves
  * (balancer-plan.ts: joins follow placement; shedding past the threshold for
  * the window, with a per-topic cooldown) and has each source owner transfer
  * its topic (OwnerControlService.TransferTopic), at most
@@ -143,7 +159,7 @@ export class Balancer {
   }
 
   /**
-   * Starts a round now when writer owners registered since the last round
+   * Starts a round now when owners registered since the last round
    * planned (a scale-out should not wait up to an interval); a cheap look at
    * the owner records, not at every lease. The round starts once two checks
    * in a row saw the same owners joined: owners started together (a
@@ -154,7 +170,7 @@ export class Balancer {
     if (this.running) return;
     try {
       const now = this.context.now();
-      const owners = await listLiveOwners(this.context, '', 'writer');
+      const owners = await balancedOwners(this.context);
       const joined = owners
         .filter(
           (owner) =>
@@ -229,15 +245,16 @@ export class Balancer {
     await this.record(now, groups, decisions, done);
   }
 
-  /** Every live writer owner by group, with the topics it holds a live lease on. */
+  /** Every live owner by balanced group (balanceGroup), with the topics it holds a live lease on. */
   private async ownersWithTopics(): Promise<Map<string, OwnerTopics[]>> {
-    const owners = await listLiveOwners(this.context, '', 'writer');
+    const owners = await balancedOwners(this.context);
     const byKey = new Map<string, OwnerTopics & { acquiredAtMs: Map<string, number> }>();
     const groups = new Map<string, OwnerTopics[]>();
     for (const owner of owners) {
       const entry = { owner, topics: [] as string[], acquiredAtMs: new Map<string, number>() };
       byKey.set(`${owner.group}/${owner.instanceId}`, entry);
-      groups.set(owner.group, [...(groups.get(owner.group) ?? []), entry]);
+      const group = balanceGroup(owner);
+      groups.set(group, [...(groups.get(group) ?? []), entry]);
     }
     const store = this.context.store;
     // Lease nodes sit under their namespace's path, which is no node itself: namespaces come from the admin records.
@@ -339,7 +356,7 @@ export class Balancer {
       movesTotal: (previous?.movesTotal ?? 0) + moves.filter((move) => move.outcome === 'moved').length,
       decisions,
       owners: [...groups.values()].flat().map((entry) => ({
-        group: entry.owner.group,
+        group: balanceGroup(entry.owner),
         instanceId: entry.owner.instanceId,
         topics: entry.topics.length,
         load: ownerLoad(entry, this.settings),

@@ -19,6 +19,9 @@ export { OwnerReason } from './reasons.js';
 export { notOwner, topicUnloaded } from './owner-errors.js';
 export { unloadOnRequest } from './unload-request.js';
 export { PeerOwners, MAX_PEER_CHANNELS } from './peer-owners.js';
+export { handOverLease } from './lease-hand-over.js';
+export { markOwnerDraining } from './owner-draining.js';
+export type { HandOverContext, HandedOver } from './lease-hand-over.js';
 export type { UnloadableTopics } from './unload-request.js';
 
 // The Consume stream both owners serve, and the wire mapping of what it carries.

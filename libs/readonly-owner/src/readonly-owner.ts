@@ -1,13 +1,16 @@
 import type { Bus } from '@ledgerline/bus';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import type { ManagedLedgerMetadata } from '@ledgerline/managed-ledger';
-import { OwnerRole, TopicsService } from '@ledgerline/proto';
+import { LedgerlineError } from '@ledgerline/errors';
+import { OwnerControlService, OwnerRole, TopicsService } from '@ledgerline/proto';
 import type { ClientOptions } from '@ledgerline/rpc';
 import { grpcService, type GrpcServiceRegistration } from '@ledgerline/service-kit';
 import {
   exportLoadMetrics,
   LoadMeter,
+  notOwner,
   OwnerSession,
+  PeerOwners,
   type LoadTotals,
   type MetadataClients,
   type OwnerIdentity,
@@ -19,6 +22,8 @@ import { readOnlyMetrics, type ReadOnlyMetrics } from './metrics.js';
 import type { ReadOnlyTopic } from './readonly-topic.js';
 import { ReadOnlyRegistry, notServing } from './topic-registry.js';
 import { readOnlyTopicsServiceImpl } from './topics-service.js';
+import { ReadOnlyOwnerReason } from './reasons.js';
+import { drainReadOnly, transferReadOnlyTopic, type ReadOnlyTransferOutcome } from './readonly-transfer.js';
 import { WriterClients } from './writer-clients.js';
 
 export interface ReadOnlyOwnerOptions {
@@ -53,6 +58,8 @@ export class ReadOnlyOwner {
   readonly writer: WriterClients;
   /** The load this owner reports with its keep-alive (and exports as metrics). */
   readonly load: LoadMeter;
+  /** Channels to other read-only owners: a transfer has its target load the topic. */
+  readonly peers = new PeerOwners();
   private readonly session: OwnerSession;
   private draining: Promise<void> | undefined;
 
@@ -125,8 +132,64 @@ export class ReadOnlyOwner {
     };
   }
 
+  /**
+   * Moves a reader topic loaded here to another read-only owner of the group
+   * (readonly-transfer.ts); NOT_OWNER when another instance holds it,
+   * TOPIC_NOT_LOADED when nobody does.
+   */
+  async transfer(name: string, targetInstanceId: string): Promise<ReadOnlyTransferOutcome> {
+    if (this.draining !== undefined) throw notServing();
+    const topic = this.registry.find(name);
+    if (topic === undefined || topic.isUnloaded) {
+      const answer = await this.clients.lookup.lookupTopic({ topic: name, group: this.identity.group });
+      if (answer.owned && answer.instanceId !== this.identity.instanceId)
+        throw notOwner(name, answer.advertisedAddress);
+      throw new LedgerlineError(
+        'NOT_FOUND',
+        ReadOnlyOwnerReason.TOPIC_NOT_LOADED,
+        `${name} is not loaded on this read-only owner`,
+      );
+    }
+    return transferReadOnlyTopic(this.transferContext(), topic, targetInstanceId);
+  }
+
+  /** `ledgerline owners drain`: every topic moved elsewhere (or, with `resume`, the owner taking topics again). */
+  drainTopics(resume: boolean): Promise<{ transferred: number; unloaded: number }> {
+    if (this.draining !== undefined) return Promise.reject(notServing());
+    return drainReadOnly(
+      this.transferContext(),
+      () => this.registry.all(),
+      (topic) => transferReadOnlyTopic(this.transferContext(), topic, ''),
+      (topic) => this.registry.unloadTopic(topic, 'the owner is draining', true),
+      resume,
+    );
+  }
+
+  private transferContext() {
+    return {
+      lookup: this.clients.lookup,
+      session: this.session,
+      peers: this.peers,
+      timeoutMs: this.settings.writerCallTimeoutMs,
+      logger: this.logger,
+    };
+  }
+
   services(): GrpcServiceRegistration[] {
-    return [grpcService(TopicsService, readOnlyTopicsServiceImpl(this))];
+    return [
+      grpcService(TopicsService, readOnlyTopicsServiceImpl(this)),
+      grpcService(OwnerControlService, {
+        transferTopic: async (request) => {
+          const moved = await this.transfer(request.topic, request.targetInstanceId);
+          return { ...moved, pausedMs: BigInt(moved.pausedMs) };
+        },
+        loadTopic: async (request) => {
+          await this.topic(request.topic);
+          return {};
+        },
+        drainOwner: (request) => this.drainTopics(request.resume),
+      }),
+    ];
   }
 
   /** SIGTERM: unload every topic (unsent acks go to the writer) and release its lease, then end the session. */
@@ -137,6 +200,7 @@ export class ReadOnlyOwner {
       await this.registry.unloadAll('the owner is shutting down', true);
       await this.session.stop();
       this.writer.close();
+      this.peers.close();
     })();
     return this.draining;
   }

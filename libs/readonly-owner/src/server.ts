@@ -92,6 +92,7 @@ export async function startReadOnlyOwnerService(options: ReadOnlyOwnerServiceOpt
     closers: options.closers ?? [],
   });
   peerOptions = options.metadataClientOptions ?? service.channelSettings;
+  owner.peers.connect(peerOptions);
   const disconnect = metadata.connect(options.metadataAddress, peerOptions);
   service.addCloser({ name: 'metadata-clients', close: disconnect });
   Object.assign(identity, ownerIdentity('readonly', options.settings, service.grpcPort));

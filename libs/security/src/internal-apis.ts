@@ -30,7 +30,7 @@ export const INTERNAL_API_CALLERS: Readonly<Record<string, readonly ServiceIdent
   '/ledgerline.v1.LookupService/ReclaimLease': OWNERS,
   '/ledgerline.v1.LookupService/SetOwnerDraining': OWNERS,
   // The source of a transfer has its target load the topic.
-  '/ledgerline.v1.OwnerControlService/LoadTopic': [WRITER_OWNER],
+  '/ledgerline.v1.OwnerControlService/LoadTopic': OWNERS,
   // Only the writer opens ledgers.
   '/ledgerline.v1.LookupService/AllocateLedgerId': [WRITER_OWNER],
   // Read-only owners keep their subscriptions' cursors on the writer (PIP-63); a Kafka group's commits are cursors.

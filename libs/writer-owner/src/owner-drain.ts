@@ -1,5 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import type { MetadataClients } from '@ledgerline/ownership';
+import { markOwnerDraining, type MetadataClients } from '@ledgerline/ownership';
 import type { OwnedTopic } from './owned-topic.js';
 import type { TopicRegistry } from './topic-registry.js';
 import type { TransferOutcome } from './topic-transfer.js';
@@ -21,12 +21,8 @@ export interface DrainOutcome {
 }
 
 /** Marks this owner draining (or not) in the metadata service; the drain goes on without it. */
-export async function markDraining(context: DrainContext, draining: boolean): Promise<void> {
-  try {
-    await context.lookup.setOwnerDraining({ sessionId: context.session.sessionId, draining }, { deadlineMs: 5_000 });
-  } catch (thrown) {
-    context.logger.warn({ err: LedgerlineError.from(thrown).message }, 'marking this owner draining failed');
-  }
+export function markDraining(context: DrainContext, draining: boolean): Promise<void> {
+  return markOwnerDraining(context, draining);
 }
 
 /**

@@ -1,16 +1,10 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
-import { notOwner, topicUnloaded, type MetadataClients, type PeerOwners } from '@ledgerline/ownership';
+import { handOverLease, notOwner, topicUnloaded, type HandOverContext, type HandedOver } from '@ledgerline/ownership';
 import type { OwnedTopic } from './owned-topic.js';
 import { WriterReason } from './reasons.js';
 
-/** What moving a topic needs: the lookup (leases), this owner's session, channels to peers, and a bound. */
-export interface TransferContext {
-  lookup: MetadataClients['lookup'];
-  session: { readonly sessionId: string };
-  peers: PeerOwners;
-  /** Bound on each step: stopping the topic, the hand-over, the target's load. */
-  timeoutMs: number;
+/** What moving a topic needs: the lease hand-over's context (bounding the stop too), and a log. */
+export interface TransferContext extends HandOverContext {
   logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
 }
 
@@ -63,66 +57,19 @@ export async function transferTopic(
     await topic.endHandOver(topicUnloaded(name, 'a transfer could not stop it cleanly'));
     throw transferFailed(name, LedgerlineError.from(thrown).message, thrown);
   }
-  const stoppedMs = performance.now();
-  const deadline = { deadlineMs: context.timeoutMs };
-  let lease;
+  const stopMs = Math.round(performance.now() - startedMs);
+  let target: HandedOver;
   try {
-    const request = { topic: name, sessionId: context.session.sessionId, targetInstanceId };
-    lease = (await context.lookup.transferLease(request, deadline)).lease;
+    target = await handOverLease(context, name, targetInstanceId, (why, cause) => transferFailed(name, why, cause));
   } catch (thrown) {
     // The lease is still this owner's: the next request loads the topic here again.
-    await topic.endHandOver(topicUnloaded(name, 'its transfer was refused'));
+    await topic.endHandOver(topicUnloaded(name, `its transfer failed: ${LedgerlineError.from(thrown).message}`));
     throw LedgerlineError.from(thrown);
   }
-  if (lease === undefined) {
-    await topic.endHandOver(topicUnloaded(name, 'its transfer named no lease'));
-    throw transferFailed(name, 'the metadata service answered without the lease');
-  }
-  const address = lease.advertisedAddress;
-  const handedMs = performance.now();
-  try {
-    await context.peers.control(address).loadTopic({ topic: name }, deadline);
-  } catch (thrown) {
-    const outcome = await reclaim(context, name, lease.version);
-    if (outcome !== 'taken-up') {
-      await topic.endHandOver(topicUnloaded(name, `its target ${lease.instanceId} could not load it`));
-      throw transferFailed(
-        name,
-        `${lease.instanceId} did not load it: ${LedgerlineError.from(thrown).message}`,
-        thrown,
-      );
-    }
-    // The target took the lease up: it serves the topic, whatever became of the answer.
-  }
-  const loadedMs = performance.now();
-  await topic.endHandOver(notOwner(name, address));
+  await topic.endHandOver(notOwner(name, target.address));
   const pausedMs = Math.round(performance.now() - startedMs);
   // Where the pause went: stopping here (entries in flight, snapshot, ledger close), the lease, the target's load.
-  const phases = {
-    stopMs: Math.round(stoppedMs - startedMs),
-    leaseMs: Math.round(handedMs - stoppedMs),
-    loadMs: Math.round(loadedMs - handedMs),
-  };
-  context.logger.info({ topic: name, to: lease.instanceId, pausedMs, ...phases }, 'topic transferred');
-  return { targetInstanceId: lease.instanceId, targetAddress: address, pausedMs };
-}
-
-/** Takes a handed-over lease back: 'reclaimed', 'taken-up' (the target has it), or 'unknown' (no answer). */
-async function reclaim(
-  context: TransferContext,
-  topic: string,
-  version: bigint,
-): Promise<'reclaimed' | 'taken-up' | 'unknown'> {
-  try {
-    await context.lookup.reclaimLease(
-      { topic, sessionId: context.session.sessionId, version },
-      { deadlineMs: context.timeoutMs },
-    );
-    return 'reclaimed';
-  } catch (thrown) {
-    const error = LedgerlineError.from(thrown);
-    if (error.reason === MetadataServiceReason.LEASE_TAKEN_UP) return 'taken-up';
-    context.logger.warn({ topic, err: error.message }, 'reclaiming a handed-over lease failed');
-    return 'unknown';
-  }
+  const phases = { stopMs, leaseMs: target.leaseMs, loadMs: target.loadMs };
+  context.logger.info({ topic: name, to: target.instanceId, pausedMs, ...phases }, 'topic transferred');
+  return { targetInstanceId: target.instanceId, targetAddress: target.address, pausedMs };
 }
