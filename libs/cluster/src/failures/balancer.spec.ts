@@ -2,7 +2,7 @@ import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { eventually } from '@ledgerline/testing';
 import type { GetBalancerStatusResponse } from '@ledgerline/proto';
 import { LocalCluster } from '../local-cluster.js';
-import { ClusterClients, Workload } from '../testing/index.js';
+import { ClusterClients, QUICK_BALANCER_SETTINGS, Workload } from '../testing/index.js';
 
 /*
  * The balancer against real processes: three writer owners hold every topic,
@@ -26,15 +26,7 @@ describe('the balancer: three writer owners, then six', () => {
     cluster = await LocalCluster.start({
       counts: { metadata: 2, 'writer-owner': 3 },
       settings: {
-        metadata: {
-          LEDGERLINE_BALANCER_INTERVAL_MS: '1000',
-          LEDGERLINE_BALANCER_WINDOW_ROUNDS: '2',
-          // The test's bound is ±20%: the balancer is set to act past 15%.
-          LEDGERLINE_BALANCER_THRESHOLD_PERCENT: '15',
-          LEDGERLINE_BALANCER_TOPIC_COOLDOWN_MS: '5000',
-          // The bound is on topic counts: the workload's traffic must not weigh as topics here.
-          LEDGERLINE_BALANCER_MESSAGES_PER_TOPIC: '1000000000',
-        },
+        metadata: { ...QUICK_BALANCER_SETTINGS },
         'writer-owner': { LEDGERLINE_LEASE_TTL_MS: '10000' },
       },
     });

@@ -3,7 +3,7 @@ import type { GetBalancerStatusResponse } from '@ledgerline/proto';
 import { eventually } from '@ledgerline/testing';
 import { LocalCluster } from '../local-cluster.js';
 import { READ_ONLY_GROUP } from '../roles.js';
-import { ClusterClients } from '../testing/index.js';
+import { ClusterClients, QUICK_BALANCER_SETTINGS } from '../testing/index.js';
 
 /*
  * The balancer and read-only owners as processes (issue 28: read-only owners
@@ -27,13 +27,7 @@ describe('the balancer: one read-only owner, then three', () => {
     cluster = await LocalCluster.start({
       counts: { metadata: 1, 'writer-owner': 1, 'readonly-owner': 1 },
       settings: {
-        metadata: {
-          LEDGERLINE_BALANCER_INTERVAL_MS: '1000',
-          LEDGERLINE_BALANCER_WINDOW_ROUNDS: '2',
-          LEDGERLINE_BALANCER_THRESHOLD_PERCENT: '15',
-          LEDGERLINE_BALANCER_TOPIC_COOLDOWN_MS: '5000',
-          LEDGERLINE_BALANCER_MESSAGES_PER_TOPIC: '1000000000',
-        },
+        metadata: { ...QUICK_BALANCER_SETTINGS },
         'readonly-owner': { LEDGERLINE_LAC_FALLBACK_MS: '50', LEDGERLINE_CURSOR_SYNC_INTERVAL_MS: '20' },
       },
     });

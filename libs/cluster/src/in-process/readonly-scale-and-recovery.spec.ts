@@ -4,17 +4,8 @@ import { eventually, startNats, type ServerProcess } from '@ledgerline/testing';
 import { TestConsumer } from '@ledgerline/ownership/testing';
 import { READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from '../testing/readonly-harness.js';
 
-const text = (s: string) => new TextEncoder().encode(s);
 /** Enough topics that an owner of three getting none of them by rendezvous hashing is a 1 in 3 million chance. */
 const TOPICS_PER_ROUND = 40;
-
-async function publish(harness: ReadOnlyHarness, topic: string, from: number, count: number): Promise<void> {
-  for (let i = from; i < from + count; i++) {
-    await harness.writerTopics.publishOne({
-      message: { topic, payload: text(`m${i}`), producerName: 'p', sequenceId: BigInt(i) },
-    });
-  }
-}
 
 function tail(harness: ReadOnlyHarness, owner: number, topic: string): TestConsumer {
   const consumer = new TestConsumer(harness.readOnlyTopics[owner]!, {
@@ -83,7 +74,7 @@ describe('a read-only owner over NATS, when NATS goes away and comes back', () =
     const { writerTopic } = await harness.createTopic('recovery');
     const consumer = tail(harness, 0, writerTopic);
     try {
-      await publish(harness, writerTopic, 0, 5);
+      await harness.publishNumbered(writerTopic, 0, 5);
       await consumer.until(() => consumer.entries.length === 5, 'five entries with NATS up');
       const view = harness.readOnly[0]!.owner.registry.find(writerTopic)!.view;
       expect(view.stats.lacNotifications).toBeGreaterThan(0);
@@ -96,7 +87,7 @@ describe('a read-only owner over NATS, when NATS goes away and comes back', () =
 
       await nats.kill();
       const fallbackBefore = view.stats.lacFallbackReads;
-      await publish(harness, writerTopic, 5, 5);
+      await harness.publishNumbered(writerTopic, 5, 5);
       await consumer.until(() => consumer.entries.length === 10, 'five entries with NATS down');
       expect(view.stats.lacFallbackReads).toBeGreaterThan(fallbackBefore);
 
@@ -106,7 +97,7 @@ describe('a read-only owner over NATS, when NATS goes away and comes back', () =
       // The bus reconnects and resubscribes by itself: entries published from then on are pushed again.
       await eventually(
         async () => {
-          await publish(harness, writerTopic, next++, 1);
+          await harness.publishNumbered(writerTopic, next++, 1);
           await consumer.until(() => consumer.entries.length === next, `entry ${next - 1}`);
           return view.stats.lacNotifications > notifiedBefore;
         },

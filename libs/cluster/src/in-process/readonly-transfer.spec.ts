@@ -15,16 +15,6 @@ import { READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from '../tes
  * starts where it left off: nothing redelivered, nothing skipped.
  */
 
-const text = (s: string) => new TextEncoder().encode(s);
-
-async function publish(harness: ReadOnlyHarness, topic: string, from: number, count: number): Promise<void> {
-  for (let i = from; i < from + count; i++) {
-    await harness.writerTopics.publishOne({
-      message: { topic, payload: text(`m${i}`), producerName: 'p', sequenceId: BigInt(i) },
-    });
-  }
-}
-
 function consumer(harness: ReadOnlyHarness, owner: number, topic: string): TestConsumer {
   const subscribed = new TestConsumer(harness.readOnlyTopics[owner]!, {
     case: 'subscribe',
@@ -72,7 +62,7 @@ describe('a reader topic transferred between read-only owners', () => {
     // over (5 entries each here) may be trimmed before a later subscription could read them.
     const before = consumer(harness, from, readerTopic);
     await before.until(() => before.events.length > 0, 'the subscription answered');
-    await publish(harness, writerTopic, 0, 10);
+    await harness.publishNumbered(writerTopic, 0, 10);
     await before.until(() => before.entries.length === 10, '10 entries before the move');
     before.ack(before.entries);
 
@@ -85,7 +75,7 @@ describe('a reader topic transferred between read-only owners', () => {
     const lease = await harness.lookup.lookupTopic({ topic: readerTopic, group: READER_GROUP });
     expect([lease.advertisedAddress, lease.owned]).toEqual([target.advertisedAddress, true]);
 
-    await publish(harness, writerTopic, 10, 5);
+    await harness.publishNumbered(writerTopic, 10, 5);
     const after = consumer(harness, to, readerTopic);
     await after.until(() => after.entries.length >= 5, '5 entries after the move');
     expect(after.texts()).toEqual(['m10', 'm11', 'm12', 'm13', 'm14']);

@@ -6,3 +6,4 @@ export { LatencyLoad } from './latency-load.js';
 export type { TimedAck } from './latency-load.js';
 export { ClusterClients } from './clients.js';
 export { takeoverSettings } from './takeover-settings.js';
+export { QUICK_BALANCER_SETTINGS } from './balancer-settings.js';

@@ -42,6 +42,8 @@ export interface ReadOnlyHarness {
   addReadOnlyOwner(options?: { settings?: Partial<ReadOnlySettings>; bus?: boolean }): Promise<number>;
   /** Tenant `t`, writer namespace `t/writer`, reader namespaces `t/reader` (group `readers`) and `t/quiet` (group `quiet-readers`) mirroring it. */
   createTopic(local: string): Promise<{ writerTopic: string; readerTopic: string }>;
+  /** Publishes `m<from>` .. `m<from + count - 1>` to a writer topic, one at a time, as producer `p` with those sequence ids. */
+  publishNumbered(writerTopic: string, from: number, count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -143,6 +145,13 @@ export async function startReadOnlyHarness(options: ReadOnlyHarnessOptions = {})
       const writerTopic = `persistent://t/writer/${local}`;
       await admin.createTopic({ topic: writerTopic });
       return { writerTopic, readerTopic: `persistent://t/reader/${local}` };
+    },
+    async publishNumbered(topic, from, count) {
+      for (let i = from; i < from + count; i++) {
+        await writerTopics.publishOne({
+          message: { topic, payload: new TextEncoder().encode(`m${i}`), producerName: 'p', sequenceId: BigInt(i) },
+        });
+      }
     },
     async close() {
       for (const client of [writerTopics, writerCursors, admin, lookup, ...readOnlyTopics]) closeClient(client);
