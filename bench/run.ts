@@ -48,6 +48,7 @@ const SECTIONS: Section[] = [
   { name: 'readonly-fanout', load: () => import('./readonly-fanout.js') },
   { name: 'owner-crash', load: () => import('./owner-crash-failover.js') },
   { name: 'balancer-scale-out', load: () => import('./balancer-scale-out.js') },
+  { name: 'transfer-latency', load: () => import('./transfer-latency.js') },
   { name: 'kafka-produce', load: () => import('./kafka-gateway-produce.js') },
   { name: 'kafka-fetch', load: () => import('./kafka-gateway-fetch.js') },
 ];
