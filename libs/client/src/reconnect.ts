@@ -17,6 +17,15 @@ export function ownerAddressOf(error: LedgerlineError): string | undefined {
   return address === undefined || address === '' ? undefined : address;
 }
 
+/** NOT_OWNER redirects followed one after the other without a wait, before the backoff takes over (ping-pong). */
+export const MAX_IMMEDIATE_REDIRECTS = 3;
+
+function namesTheOwner(error: unknown): error is LedgerlineError {
+  return (
+    error instanceof LedgerlineError && error.reason === ServiceReason.NOT_OWNER && ownerAddressOf(error) !== undefined
+  );
+}
+
 /**
  * Whether a failure of a call to `topic`'s owner is worth another attempt, and
  * if so, updates the lookup cache: straight to the owner a NOT_OWNER names,
@@ -57,9 +66,18 @@ export async function withReconnect<T>(
   try {
     return await backOff(
       async () => {
-        const closed = stopped();
-        if (closed !== undefined) throw closed;
-        return attempt();
+        for (let redirects = 0; ; redirects++) {
+          const closed = stopped();
+          if (closed !== undefined) throw closed;
+          try {
+            return await attempt();
+          } catch (error) {
+            // A refusal that names the owner is an answer, not a failure: go there at once, as a transfer
+            // means (PIP-307), instead of after the backoff's delay. A few in a row at most, then the backoff.
+            if (redirects >= MAX_IMMEDIATE_REDIRECTS || !namesTheOwner(error) || stopped() !== undefined) throw error;
+            lookup.learn(topic, ownerAddressOf(error)!);
+          }
+        }
       },
       {
         numOfAttempts: policy.maxAttempts,
