@@ -2,6 +2,7 @@ import { emptyBalancerMemory, planGroup, type BalancerMemory, type OwnerTopics }
 import { resolveBalancerSettings } from './config.js';
 import { placeTopic } from './placement.js';
 import type { OwnerRecord } from './records.js';
+import { messagesInLoad } from './testing/spec-support.js';
 
 const settings = resolveBalancerSettings({ balancerWindowRounds: 2, balancerMaxMovesPerRound: 1_000 });
 const HOUR = 3_600_000;
@@ -16,17 +17,7 @@ function owner(instanceId: string, registeredAtMs: number, messagesPerSecond = 0
     ttlMs: 10_000,
     expiresAtMs: Number.MAX_SAFE_INTEGER,
     registeredAtMs,
-    load: {
-      topicsOwned: 0,
-      messagesInPerSecond: messagesPerSecond,
-      bytesInPerSecond: 0,
-      messagesOutPerSecond: 0,
-      bytesOutPerSecond: 0,
-      consumers: 0,
-      pendingEntries: 0,
-      cpuShare: 0,
-      intervalMs: 1_000,
-    },
+    load: messagesInLoad(messagesPerSecond),
   };
 }
 

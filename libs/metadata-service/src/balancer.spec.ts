@@ -1,8 +1,7 @@
 import { Balancer, readBalancerStatus } from './balancer.js';
 import type { PlannedMove } from './balancer-plan.js';
 import { resolveBalancerSettings, type BalancerConfig } from './config.js';
-import type { OwnerLoadRecord } from './owner-load.js';
-import { sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
+import { messagesInLoad, sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 
 /** A fresh metadata store holding tenant t and namespace t/ns for each test of the describe that calls it. */
 function withNamespace(): () => SqliteFixture {
@@ -75,20 +74,6 @@ describe('the balancer under load that swings between two owners', () => {
   const HOT_MESSAGES_PER_SECOND = 6_000;
   const fixture = withNamespace();
 
-  function load(messagesPerSecond: number): OwnerLoadRecord {
-    return {
-      topicsOwned: 0,
-      messagesInPerSecond: messagesPerSecond,
-      bytesInPerSecond: 0,
-      messagesOutPerSecond: 0,
-      bytesOutPerSecond: 0,
-      consumers: 0,
-      pendingEntries: 0,
-      cpuShare: 0,
-      intervalMs: 1_000,
-    };
-  }
-
   /** Owners a and b, registered well before the join window, holding `counts` topics each. */
   async function ownersHolding(counts: [number, number]): Promise<Array<{ sessionId: string; instanceId: string }>> {
     const { admin, clock } = fixture();
@@ -107,7 +92,7 @@ describe('the balancer under load that swings between two owners', () => {
     const settings = resolveBalancerSettings({});
     for (let waited = 0; waited <= settings.balancerJoinWindowMs; waited += settings.balancerIntervalMs) {
       clock.advance(settings.balancerIntervalMs);
-      for (const owner of owners) await admin.keepAliveOwner(owner.sessionId, load(0));
+      for (const owner of owners) await admin.keepAliveOwner(owner.sessionId, messagesInLoad(0));
     }
     return owners;
   }
@@ -132,7 +117,7 @@ describe('the balancer under load that swings between two owners', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const hot = Math.floor(round / swingRounds) % 2;
       for (const [index, owner] of owners.entries()) {
-        await admin.keepAliveOwner(owner.sessionId, load(index === hot ? HOT_MESSAGES_PER_SECOND : 0));
+        await admin.keepAliveOwner(owner.sessionId, messagesInLoad(index === hot ? HOT_MESSAGES_PER_SECOND : 0));
       }
       rounds.push([]);
       atMs.push(clock.now());

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { InProcessBus } from '@ledgerline/bus';
 import { SqliteMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { MetadataAdmin, type MetadataAdminOptions } from '../metadata-admin.js';
+import type { OwnerLoadRecord } from '../owner-load.js';
 
 /** A clock that runs with the wall clock plus an offset tests can move forward (session expiry without sleeping). */
 export class TestClock {
@@ -44,3 +45,18 @@ export function sqliteFixture(options: MetadataAdminOptions = {}): SqliteFixture
 
 /** Awaits a call that must fail and returns its error (the name these specs have always used). */
 export { refusal as failure } from '@ledgerline/testing';
+
+/** An owner's load report with nothing but `messagesInPerSecond` (the balancer's specs weigh owners by it). */
+export function messagesInLoad(messagesPerSecond: number): OwnerLoadRecord {
+  return {
+    topicsOwned: 0,
+    messagesInPerSecond: messagesPerSecond,
+    bytesInPerSecond: 0,
+    messagesOutPerSecond: 0,
+    bytesOutPerSecond: 0,
+    consumers: 0,
+    pendingEntries: 0,
+    cpuShare: 0,
+    intervalMs: 1_000,
+  };
+}
