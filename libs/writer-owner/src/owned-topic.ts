@@ -65,12 +65,14 @@ export class OwnedTopic {
   /** Receipts of entries handed to the managed ledger and not yet answered: a transfer waits for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
   /**
-   * Rejected when the topic is unloaded because its ownership is lost: every receipt still owed is
+   * How to fail each receipt handed out and not yet settled (at most maxPendingEntries, as the
+   * entry budget holds them). When the topic is unloaded because its ownership is lost, each is
    * answered with that reason at once, so producers resend to the next owner instead of waiting for
    * appends to a store this owner may not reach (the next owner's fence keeps those out anyway, and
-   * deduplication answers a resend of one that did land with its original place).
+   * deduplication answers a resend of one that did land with its original place). A set rather than
+   * a race against one shared promise: every race would leave a reaction on it for the topic's life.
    */
-  private readonly abandoned: { promise: Promise<never>; reject: (error: LedgerlineError) => void };
+  private readonly owed = new Set<(error: LedgerlineError) => void>();
 
   constructor(private readonly options: OwnedTopicOptions) {
     this.name = options.name;
@@ -86,10 +88,6 @@ export class OwnedTopic {
     this.rateIn = new RateMeter(options.now);
     this.rateOut = new RateMeter(options.now);
     this.stopAdopting = options.ledger.onEntriesAdopted((entries) => options.dedup.adopted(entries));
-    let reject: (error: LedgerlineError) => void = () => undefined;
-    const promise = new Promise<never>((_resolve, fail) => (reject = fail));
-    promise.catch(() => undefined);
-    this.abandoned = { promise, reject };
   }
 
   get unloaded(): boolean {
@@ -191,7 +189,7 @@ export class OwnedTopic {
       };
       void receipt.then(release, release);
       this.track(receipt);
-      return { receipt: Promise.race([receipt, this.abandoned.promise]) };
+      return { receipt: this.owe(receipt) };
     } finally {
       admitted?.();
       if (!handedOver) {
@@ -199,6 +197,23 @@ export class OwnedTopic {
         this.entryBudget.release(1);
       }
     }
+  }
+
+  /** `receipt` as the caller gets it: settled by the append, or failed first by an unload for lost ownership. */
+  private owe(receipt: Promise<Receipt>): Promise<Receipt> {
+    return new Promise<Receipt>((resolve, reject) => {
+      this.owed.add(reject);
+      receipt.then(
+        (stored) => {
+          this.owed.delete(reject);
+          resolve(stored);
+        },
+        (error: unknown) => {
+          this.owed.delete(reject);
+          reject(error);
+        },
+      );
+    });
   }
 
   /** What deduplication says of `message` now, or what to wait for before asking again. */
@@ -342,11 +357,16 @@ export class OwnedTopic {
   }
 
   private finishUnload(error: LedgerlineError): void {
+    this.markUnloaded(error);
+    this.options.onUnloaded(this, error);
+  }
+
+  /** From now on every call is refused with `error`, and the consumers are told it. */
+  private markUnloaded(error: LedgerlineError): void {
     this.unloadError = error;
     this.stopAdopting();
     for (const listener of [...this.unloadListeners]) listener(error);
     this.unloadListeners.clear();
-    this.options.onUnloaded(this, error);
   }
 
   /**
@@ -358,11 +378,11 @@ export class OwnedTopic {
   async unload(why: string, ownershipLost = false): Promise<void> {
     if (this.unloadError !== undefined) return;
     const error = topicUnloaded(this.name, why);
-    this.unloadError = error;
-    if (ownershipLost) this.abandoned.reject(error);
-    this.stopAdopting();
-    for (const listener of [...this.unloadListeners]) listener(error);
-    this.unloadListeners.clear();
+    this.markUnloaded(error);
+    if (ownershipLost) {
+      for (const fail of this.owed) fail(error);
+      this.owed.clear();
+    }
     if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {
       await this.dedup.snapshot(this.ledger.lastConfirmedPosition()).catch(() => undefined);
     }
