@@ -1,4 +1,4 @@
-import { invalidArgument, ErrorReason } from '@ledgerline/errors';
+import { invalidArgument, ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import type { Bus } from './bus.js';
 import { InProcessBus, type InProcessBusOptions } from './in-process-bus.js';
 import { NatsBus, type NatsBusOptions } from './nats-bus.js';
@@ -24,7 +24,7 @@ export function clusterBusConfig(
     connectInBackground: true,
     onConnectingInBackground: (cause) =>
       warn(
-        `${String((cause as Error).message ?? cause)}; serving without notifications while NATS is connected in the background`,
+        `${LedgerlineError.from(cause).message}; serving without notifications while NATS is connected in the background`,
       ),
   };
 }

@@ -159,7 +159,6 @@ export class ReadOnlyOwner {
     return drainReadOnly(
       this.transferContext(),
       () => this.registry.all(),
-      (topic) => transferReadOnlyTopic(this.transferContext(), topic, ''),
       (topic) => this.registry.unloadTopic(topic, 'the owner is draining', true),
       resume,
     );

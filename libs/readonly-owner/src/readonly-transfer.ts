@@ -55,7 +55,6 @@ export async function transferReadOnlyTopic(
 export async function drainReadOnly(
   context: HandOverContext & { logger: { info(details: object, message: string): void } },
   topics: () => ReadOnlyTopic[],
-  move: (topic: ReadOnlyTopic) => Promise<unknown>,
   release: (topic: ReadOnlyTopic) => Promise<void>,
   resume: boolean,
 ): Promise<{ transferred: number; unloaded: number }> {
@@ -65,10 +64,10 @@ export async function drainReadOnly(
   for (const topic of topics()) {
     if (topic.isUnloaded) continue;
     try {
-      await move(topic);
+      await transferReadOnlyTopic(context, topic, '');
       outcome.transferred++;
     } catch (thrown) {
-      context.logger.info(
+      context.logger.warn(
         { topic: topic.readerTopic, err: LedgerlineError.from(thrown).message },
         'moving a topic off a draining read-only owner failed: releasing it',
       );
