@@ -71,7 +71,7 @@ async function balancedOwners(context: AdminContext): Promise<OwnerRecord[]> {
 }
 
 /** The set of owners one plan balances: a group's writer owners, or its read-only owners, never the two mixed. */
-export function balanceGroup(owner: Pick<OwnerRecord, 'group' | 'role'>): string {
+function balanceGroup(owner: Pick<OwnerRecord, 'group' | 'role'>): string {
   return owner.role === 'readonly' ? `${owner.group} (read-only)` : owner.group;
 }
 
@@ -169,6 +169,8 @@ export class Balancer {
   async roundIfJoined(): Promise<void> {
     if (this.running) return;
     try {
+      // One read tells whether another balancer leads: only a leader (or a candidate) reads every owner.
+      if (await this.ledByAnother()) return;
       const now = this.context.now();
       const owners = await balancedOwners(this.context);
       const joined = owners
@@ -200,6 +202,16 @@ export class Balancer {
       this.leading = undefined;
     });
     return this.leading;
+  }
+
+  /** Whether another live balancer holds the leader lease now. */
+  private async ledByAnother(): Promise<boolean> {
+    const current = await readRecord(this.context.store, BALANCER_LEADER_PATH, LeaderRecordSchema);
+    return (
+      current !== undefined &&
+      current.record.holderId !== this.holderId &&
+      current.record.expiresAtMs > this.context.now()
+    );
   }
 
   /** Takes or renews the leader lease; false when another live balancer holds it. */
@@ -235,9 +247,15 @@ export class Balancer {
       planned.push(...plan.moves);
     }
     // A round's moves may outlast the leader lease: it is renewed while they run, and a balancer that lost it stops.
-    const results = await mapConcurrent(planned, this.settings.balancerTransferConcurrency, async (move) =>
-      (await this.stillLeading()) ? this.execute(move) : undefined,
-    );
+    // Once the lease is found lost, the moves left are not started, nor is the lease asked for again per move.
+    let lost = false;
+    const results = await mapConcurrent(planned, this.settings.balancerTransferConcurrency, async (move) => {
+      if (lost || !(await this.stillLeading())) {
+        lost = true;
+        return undefined;
+      }
+      return this.execute(move);
+    });
     const done = results.filter((result): result is BalancerMoveRecord => result !== undefined);
     if (done.length < planned.length) {
       decisions.push(`leadership lost: ${planned.length - done.length} planned move(s) left to the new leader`);

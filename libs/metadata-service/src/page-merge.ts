@@ -1,6 +1,7 @@
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import { MAX_CHILDREN_PAGE } from '@ledgerline/metadata-store';
 import { HeadHeap } from './head-heap.js';
+import type { ListingBuffers } from './listing-cache.js';
 import { MAX_LIST_CALLS_PER_PAGE, MAX_LIST_WAVES_PER_PAGE, MAX_LISTING_READ_AHEAD_NAMES } from './limits.js';
 import type { BucketHead } from './page-token.js';
 
@@ -8,7 +9,7 @@ export const MAX_VERIFICATIONS_PER_PAGE = 32;
 
 const BEFORE_EVERY_TOPIC = '$~';
 
-export interface BucketRun {
+interface BucketRun {
   head: BucketHead;
   buffer: string[];
   position: number;
@@ -18,7 +19,7 @@ export interface BucketRun {
 }
 
 /** Deletion markers after `last`, read alongside the buckets. */
-export interface MarkerRun {
+interface MarkerRun {
   names: Set<string>;
   through: string | undefined;
   exhausted: boolean;
@@ -185,7 +186,7 @@ export class PageMerge {
    * page's budget, which its page then does not spend again (its own first
    * round finds nothing left to read).
    */
-  readAhead(): { ready: Promise<MergeBuffers>; names: number } {
+  readAhead(): ListingBuffers {
     this.#calls = 0;
     this.#waves = 0;
     const round = this.#planRound();
