@@ -21,7 +21,8 @@ export async function forEachBounded<T>(
       try {
         // An async generator queues overlapping next() calls, so the workers share one source safely.
         const next = await iterator.next();
-        if (next.done === true) return;
+        // Another worker may have failed while this one waited for the source: take nothing more.
+        if (next.done === true || failure !== undefined) return;
         await run(next.value);
       } catch (error) {
         failure ??= { error };

@@ -1,5 +1,6 @@
 import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import type { CreateLedgerOptions, LedgerInfo, LedgerStore } from '@ledgerline/ledger-store';
+import { deleteEach, infoEach } from '../ledger-batches.js';
 
 /**
  * A fault in one batch call of FailingDeletes, on its `atCall`-th call of
@@ -50,8 +51,7 @@ export class FailingDeletes implements LedgerStore {
       if (fault.mode === 'crash') return this.crash();
       throw injected(ledgerIds[0] ?? -1);
     }
-    if (this.inner.infoMany !== undefined) return this.inner.infoMany(ledgerIds);
-    return Promise.allSettled(ledgerIds.map((id) => this.inner.info(id)));
+    return infoEach(this.inner, ledgerIds);
   }
 
   async deleteMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<void>[]> {
@@ -109,11 +109,7 @@ export class FailingDeletes implements LedgerStore {
 
   private async deleteAll(ledgerIds: readonly number[]): Promise<void> {
     if (ledgerIds.length === 0) return;
-    if (this.inner.deleteMany === undefined) {
-      for (const id of ledgerIds) await this.inner.delete(id);
-      return;
-    }
-    for (const result of await this.inner.deleteMany(ledgerIds)) if (result.status === 'rejected') throw result.reason;
+    for (const result of await deleteEach(this.inner, ledgerIds)) if (result.status === 'rejected') throw result.reason;
   }
 
   private takeFault(call: BatchFault['call'], size: number): BatchFault | undefined {

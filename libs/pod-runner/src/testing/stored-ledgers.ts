@@ -15,11 +15,16 @@ export interface StoredLedger {
  */
 function redisCli(runner: PodRunner, args: readonly string[], input?: string): string {
   const netns = runner.pod('redis-0').plan.netns;
-  return spawnSync('ip', ['netns', 'exec', netns, 'redis-cli', ...args], {
+  const ran = spawnSync('ip', ['netns', 'exec', netns, 'redis-cli', ...args], {
     encoding: 'utf8',
     timeout: 60_000,
     ...(input === undefined ? {} : { input }),
-  }).stdout;
+  });
+  // An empty answer from a call that failed would read as "no ledgers" and pass every check on them.
+  if (ran.error !== undefined || ran.status !== 0) {
+    throw new Error(`redis-cli ${args.join(' ')} in ${netns} failed: ${String(ran.error ?? ran.stderr)}`);
+  }
+  return ran.stdout;
 }
 
 function topicOf(tags: string): string {
@@ -39,6 +44,9 @@ export function storedLedgers(runner: PodRunner): StoredLedger[] {
   if (keys.length === 0) return [];
   // Two lines per key, in order: fenced, tags (empty for a ledger deleted since the scan).
   const replies = redisCli(runner, [], keys.map((key) => `HMGET ${key} fenced tags\n`).join('')).split('\n');
+  if (replies.length < 2 * keys.length) {
+    throw new Error(`redis-cli answered ${replies.length} lines for ${keys.length} ledgers (2 each)`);
+  }
   return keys.flatMap((key, index) => {
     const fenced = replies[2 * index];
     const tags = replies[2 * index + 1];
