@@ -28,18 +28,21 @@ async function* messagesOf(schema: DescMessage, requests: AsyncIterable<unknown>
  */
 class InProcessCall {
   readonly scope: CallScope;
-  /** Rejects once the call is cancelled or its deadline passes; never resolves. */
-  readonly cancelled: Promise<never>;
+  /** Why the call was cancelled, once it is (its signal or its deadline). */
+  private cancelledWith: LedgerlineError | undefined;
+  /**
+   * How to fail each wait under way (race). One set rather than races against a shared promise that
+   * never settles: each such race would leave a reaction on it, so a stream open for the process's
+   * life (standalone's Publish) would keep every response it ever carried.
+   */
+  private readonly waiting = new Set<(error: LedgerlineError) => void>();
   private readonly listeners: Array<() => void> = [];
   private readonly stopListening: () => void;
   private timer: NodeJS.Timeout | undefined;
-  private fail: (error: LedgerlineError) => void = () => undefined;
 
   constructor(method: DescMethod, hooks: HandlerHooks, options: CallOptions) {
     const deadlineMs = options.deadlineMs;
     const deadline = deadlineMs === undefined ? Infinity : Date.now() + deadlineMs;
-    this.cancelled = new Promise<never>((_, reject) => (this.fail = reject));
-    this.cancelled.catch(() => undefined);
     this.scope = startCall(
       method,
       {
@@ -82,9 +85,33 @@ class InProcessCall {
     return error;
   }
 
+  /** `work`, or the call's cancellation if that comes first. */
+  race<T>(work: Promise<T>): Promise<T> {
+    if (this.cancelledWith !== undefined) {
+      // The work was started all the same: its own failure (the handler seeing the abort) is not the answer.
+      work.catch(() => undefined);
+      return Promise.reject(this.cancelledWith);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.add(reject);
+      work.then(
+        (value) => {
+          this.waiting.delete(reject);
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.waiting.delete(reject);
+          reject(error);
+        },
+      );
+    });
+  }
+
   private cancel(error: LedgerlineError): void {
     clearTimeout(this.timer);
-    this.fail(error);
+    this.cancelledWith ??= error;
+    for (const fail of this.waiting) fail(error);
+    this.waiting.clear();
     for (const listener of this.listeners.splice(0)) listener();
   }
 }
@@ -106,8 +133,8 @@ function unaryMethod(method: DescMethod, handler: AnyHandler, hooks: HandlerHook
   return async (input: unknown, options: CallOptions = {}): Promise<unknown> => {
     const call = new InProcessCall(method, hooks, options);
     try {
-      const request = await Promise.race([inputOf(method, call, hooks, input), call.cancelled]);
-      const response = await Promise.race([handler(request, call.scope.context), call.cancelled]);
+      const request = await call.race(inputOf(method, call, hooks, input));
+      const response = await call.race(Promise.resolve(handler(request, call.scope.context)));
       call.end();
       return asMessage(method.output, response);
     } catch (thrown) {
@@ -122,10 +149,10 @@ function streamingMethod(method: DescMethod, handler: AnyHandler, hooks: Handler
       const call = new InProcessCall(method, hooks, options);
       let responses: AsyncIterator<unknown> | undefined;
       try {
-        const request = await Promise.race([inputOf(method, call, hooks, input), call.cancelled]);
+        const request = await call.race(inputOf(method, call, hooks, input));
         responses = (handler(request, call.scope.context) as AsyncIterable<unknown>)[Symbol.asyncIterator]();
         for (;;) {
-          const next = await Promise.race([responses.next(), call.cancelled]);
+          const next = await call.race(responses.next());
           if (next.done === true) break;
           yield asMessage(method.output, next.value);
         }

@@ -12,7 +12,7 @@ export {
 } from './server-options.js';
 export type { GrpcLimits } from './server-options.js';
 export { EncodedMessage } from './encoded-message.js';
-export { createInProcessClient, IN_PROCESS_PEER } from './in-process-client.js';
+export { createInProcessClient } from './in-process-client.js';
 export type {
   CallContext,
   CallOptions,
