@@ -2,7 +2,6 @@ import { LedgerlineError } from '@ledgerline/errors';
 import type { Logger } from '@ledgerline/service-kit';
 import type { GroupCoordinator } from './group-coordinator.js';
 import { soloPeers, type GatewayPeers } from './gateway-peers.js';
-import { isTransientFailure } from './kafka-errors.js';
 import type { LedgerlineBackend } from './ledgerline-backend.js';
 import type { Caller } from './owner-router.js';
 import { GatewayReason } from './reasons.js';
@@ -65,7 +64,7 @@ export class GatewayContext {
       count = await this.backend.partitions(topic, caller);
     } catch (error) {
       // Partitions are only ever added: a count read before the metadata service became unreachable still holds.
-      if (cached !== undefined && isTransientFailure(error)) return cached.count;
+      if (cached !== undefined && LedgerlineError.from(error).retryable) return cached.count;
       throw error;
     }
     if (count === undefined && create && (await this.mayAutoCreate(topic, caller))) {

@@ -3,7 +3,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { KafkaConnection } from './connection.js';
 import type { AdvertisedBroker, GatewayContext } from './gateway-context.js';
-import { secureContextOptions, type ListenerTls } from './listener-tls.js';
+import { contextOptions } from '@ledgerline/security';
+import type { ListenerTls } from './listener-tls.js';
 
 /**
  * Kafka clients start the TLS handshake as soon as they connect; one that has
@@ -38,7 +39,7 @@ export class KafkaGatewayServer {
   private tlsServer(tls: ListenerTls): TlsServer {
     const server = createTlsServer(
       {
-        ...secureContextOptions(tls.files.set),
+        ...contextOptions(tls.files.set),
         // A certificate is only asked for when it is required: the gateway takes no identity from one.
         requestCert: tls.requireClientCert,
         rejectUnauthorized: tls.requireClientCert,
@@ -47,7 +48,7 @@ export class KafkaGatewayServer {
       (socket) => this.accept(socket),
     );
     // Connections accepted after a rotation get the new certificate; open ones keep theirs.
-    this.stopReloading = tls.files.onChange((set) => server.setSecureContext(secureContextOptions(set)));
+    this.stopReloading = tls.files.onChange((set) => server.setSecureContext(contextOptions(set)));
     server.on('tlsClientError', (error, socket) =>
       this.context.logger.debug({ client: socket.remoteAddress, err: error }, 'kafka TLS handshake failed'),
     );

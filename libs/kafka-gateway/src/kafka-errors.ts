@@ -42,15 +42,6 @@ export function kafkaErrorOf(error: unknown): number {
   }
 }
 
-/**
- * The Ledgerline side unreachable or too slow for now (a service restarting,
- * a channel reconnecting): worth trying again shortly.
- */
-export function isTransientFailure(error: unknown): boolean {
-  const code = LedgerlineError.from(error).code;
-  return code === 'UNAVAILABLE' || code === 'DEADLINE_EXCEEDED';
-}
-
 export function errorMessageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

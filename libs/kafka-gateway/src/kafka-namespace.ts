@@ -1,7 +1,7 @@
+import { LedgerlineError } from '@ledgerline/errors';
 import type { Logger } from '@ledgerline/service-kit';
 import { backOff } from 'exponential-backoff';
 import type { LedgerlineBackend } from './ledgerline-backend.js';
-import { isTransientFailure } from './kafka-errors.js';
 import { ANONYMOUS } from './owner-router.js';
 import type { KafkaGatewaySettings } from './settings.js';
 
@@ -33,7 +33,7 @@ export async function ensureKafkaNamespace(
       maxDelay: MAX_RETRY_MS,
       retry: (error: unknown, attempt: number) => {
         // Unreachable or too slow: the metadata service may still be starting (pods coming up together).
-        if (signal.aborted || !isTransientFailure(error)) return false;
+        if (signal.aborted || !LedgerlineError.from(error).retryable) return false;
         if (attempt === 1)
           logger.warn({ err: error, namespace }, 'the Kafka namespace cannot be created yet: retrying');
         return true;

@@ -1,6 +1,5 @@
-import type { SecureContextOptions } from 'node:tls';
 import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
-import { CertificateFiles, type CertificateSet } from '@ledgerline/security';
+import { CertificateFiles } from '@ledgerline/security';
 import type { Logger } from '@ledgerline/service-kit';
 import type { KafkaGatewaySettings } from './settings.js';
 
@@ -104,13 +103,4 @@ export function openListenerTls(
       cause: error,
     });
   }
-}
-
-/** Node's TLS server options for one certificate set. */
-export function secureContextOptions(set: CertificateSet): SecureContextOptions {
-  return {
-    ...(set.cert === undefined ? {} : { cert: set.cert }),
-    ...(set.key === undefined ? {} : { key: set.key }),
-    ...(set.ca === undefined ? {} : { ca: set.ca }),
-  };
 }

@@ -3,7 +3,7 @@ import type { ChannelSettings } from '@ledgerline/rpc';
 import type { Logger } from '@ledgerline/service-kit';
 import { GatewayContext, type TokenCheck } from './gateway-context.js';
 import { advertisedBroker, KafkaGatewayServer } from './gateway-server.js';
-import { RegisteredPeers, type GatewayPeers } from './gateway-peers.js';
+import { RegisteredPeers } from './gateway-peers.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { LedgerlineBackend } from './ledgerline-backend.js';
 import { ensureKafkaNamespace } from './kafka-namespace.js';
@@ -60,7 +60,6 @@ export interface RunningKafkaGateway {
   readonly port: number;
   readonly server: KafkaGatewayServer;
   readonly groups: GroupCoordinator;
-  readonly peers: GatewayPeers;
   close(): Promise<void>;
 }
 
@@ -150,7 +149,6 @@ export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<R
     port,
     server,
     groups,
-    peers: context.peers,
     async close() {
       stopEnsuring.abort();
       groups.close();

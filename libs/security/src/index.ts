@@ -1,6 +1,6 @@
 export { ServiceIdentity, serviceIdentities, certificateNames } from './service-identity.js';
 export { SecurityReason } from './security-reason.js';
-export { CertificateFiles, MIN_TLS_RELOAD_INTERVAL_MS } from './certificate-files.js';
+export { CertificateFiles, MIN_TLS_RELOAD_INTERVAL_MS, contextOptions } from './certificate-files.js';
 export type { TlsFiles, CertificateSet, CertificateFilesOptions } from './certificate-files.js';
 export { serverCredentials, channelCredentials, certificateFiles } from './tls-credentials.js';
 export type { ServerTlsOptions } from './tls-credentials.js';

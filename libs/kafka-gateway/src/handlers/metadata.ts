@@ -2,7 +2,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { backOff } from 'exponential-backoff';
 import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from '../gateway-context.js';
-import { isTransientFailure, kafkaErrorOf } from '../kafka-errors.js';
+import { kafkaErrorOf } from '../kafka-errors.js';
 import type { Session } from '../session.js';
 import { kafkaPartitionCount } from '../topic-names.js';
 
@@ -34,7 +34,7 @@ function partitionCountRetrying(
     numOfAttempts: Number.MAX_SAFE_INTEGER,
     startingDelay: FIRST_RETRY_MS,
     maxDelay: MAX_RETRY_MS,
-    retry: (error: unknown) => isTransientFailure(error) && Date.now() < deadlineMs,
+    retry: (error: unknown) => LedgerlineError.from(error).retryable && Date.now() < deadlineMs,
   });
 }
 
@@ -49,7 +49,7 @@ async function topicMetadata(
     count = await partitionCountRetrying(context, context.names.ledgerlineTopic(name), create, session);
   } catch (error) {
     // Still unreachable: Kafka's own answer for "not now, ask again", which Kafka clients retry.
-    if (isTransientFailure(error)) return topicError(name, KafkaErrorCode.LEADER_NOT_AVAILABLE);
+    if (LedgerlineError.from(error).retryable) return topicError(name, KafkaErrorCode.LEADER_NOT_AVAILABLE);
     const code = kafkaErrorOf(error);
     return topicError(name, code === KafkaErrorCode.INVALID_REQUEST ? KafkaErrorCode.INVALID_TOPIC_EXCEPTION : code);
   }
