@@ -1,4 +1,3 @@
-import type { Versioned } from '@ledgerline/metadata-store';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/naming';
 import { decodeEntry, LedgerOffsetIndex, OffsetAssigner } from '@ledgerline/offset-index';
@@ -23,7 +22,6 @@ import {
   type LedgerSummary,
   type ManagedLedgerInfoModel,
 } from './managed-ledger-info.js';
-import type { ManagedLedgerInfo } from '@ledgerline/proto';
 import type { ManagedLedgerMetadata } from './metadata-access.js';
 import { OpenLedger, summarizeClosedLedger } from './open-ledger.js';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
@@ -126,63 +124,88 @@ export async function openAsOwner(inputs: OpenInputs): Promise<RecoveredManagedL
 
 async function openOnce(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
   const { metadata, path } = inputs;
-  const stored = await claimNode(metadata, path);
-  const info = infoFromProto(stored.value);
-  const recoveredTables = new Map<number, EntryOffsetTable>();
-  const last = info.ledgers[info.ledgers.length - 1];
-  let closed: LedgerSummary | undefined;
-  if (last !== undefined && last.closedAtMs === undefined) {
-    const recovered = await recoverLastLedger(inputs, last);
-    closed = recovered.summary;
-    recoveredTables.set(last.ledgerId, recovered.offsets);
-  }
-  const lastOffset = info.ledgers.reduce(
-    (max, l) => Math.max(max, l.lastOffset ?? -1),
-    Math.max(storedLastOffset(info), closed?.lastOffset ?? -1),
+  // The next ledger depends on nothing the node holds: it is made while the
+  // node is read and recovered, and discarded when it goes unused.
+  const creating = settled(
+    createOwnedLedger(metadata, inputs.store, { topic: inputs.topic, path, component: 'managed-ledger' }),
   );
-  inputs.assigner.recover(undefined, { lastOffset });
-  if (info.state === 'terminated') {
-    applyLedgerSwitch(info, closed, undefined, lastOffset, inputs.now());
-    const version = await metadata.putManagedLedgerInfo(path, infoToProto(info), stored.version);
-    return { info, version, current: undefined, recoveredTables };
-  }
-  const writer = await createOwnedLedger(metadata, inputs.store, {
-    topic: inputs.topic,
-    path,
-    component: 'managed-ledger',
-  });
-  const current = new OpenLedger(writer, lastOffset + 1, inputs.now(), indexSpacing(inputs.config));
-  applyLedgerSwitch(info, closed, current.openSummary(), lastOffset, inputs.now());
+  let recorded = false;
   try {
-    const version = await metadata.putManagedLedgerInfo(path, infoToProto(info), stored.version);
-    return { info, version, current, recoveredTables };
-  } catch (err) {
-    if (isBadVersion(err)) discardUnreferencedLedger(inputs.store, writer.ledgerId);
-    else await discardIfUnnamed(metadata, inputs.store, path, writer.ledgerId);
-    throw err;
+    const node = await claimNode(metadata, path);
+    const { info } = node;
+    const recoveredTables = new Map<number, EntryOffsetTable>();
+    const last = info.ledgers[info.ledgers.length - 1];
+    let closed: LedgerSummary | undefined;
+    if (last !== undefined && last.closedAtMs === undefined) {
+      const recovered = await recoverLastLedger(inputs, last);
+      closed = recovered.summary;
+      recoveredTables.set(last.ledgerId, recovered.offsets);
+    }
+    const lastOffset = info.ledgers.reduce(
+      (max, l) => Math.max(max, l.lastOffset ?? -1),
+      Math.max(storedLastOffset(info), closed?.lastOffset ?? -1),
+    );
+    inputs.assigner.recover(undefined, { lastOffset });
+    if (info.state === 'terminated') {
+      applyLedgerSwitch(info, closed, undefined, lastOffset, inputs.now());
+      const version = await metadata.putManagedLedgerInfo(path, infoToProto(info), node.version);
+      return { info, version, current: undefined, recoveredTables };
+    }
+    const writer = await creating.value();
+    const current = new OpenLedger(writer, lastOffset + 1, inputs.now(), indexSpacing(inputs.config));
+    applyLedgerSwitch(info, closed, current.openSummary(), lastOffset, inputs.now());
+    try {
+      const version = await metadata.putManagedLedgerInfo(path, infoToProto(info), node.version);
+      recorded = true;
+      return { info, version, current, recoveredTables };
+    } catch (err) {
+      recorded = true; // Discarded here: the write may have landed.
+      if (isBadVersion(err)) discardUnreferencedLedger(inputs.store, writer.ledgerId);
+      else await discardIfUnnamed(metadata, inputs.store, path, writer.ledgerId);
+      throw err;
+    }
+  } finally {
+    if (!recorded) {
+      const unused = await creating.outcome;
+      if (unused !== undefined) discardUnreferencedLedger(inputs.store, unused.ledgerId);
+    }
   }
 }
 
+/** A promise whose rejection is kept for `value()` rather than reported unhandled while nothing awaits it. */
+function settled<T>(work: Promise<T>): { value(): Promise<T>; outcome: Promise<T | undefined> } {
+  const outcome = work.then(
+    (value) => value,
+    () => undefined,
+  );
+  return { value: () => work, outcome };
+}
+
 /**
- * Reads the node (creating it for a new topic) and claims it with a
- * compare-and-set of the same value with the owner epoch bumped: from then on every write the previous
- * owner makes fails, so it cannot record another ledger while we recover its
- * last one. Without the claim, a live owner that rolls over faster than
- * recovery takes would win every compare-and-set and the takeover would
- * never finish.
+ * Reads the node as the new owner, with the owner epoch bumped: a value that
+ * differs from the previous owner's, so it can never take ours for the
+ * collector's change. When the previous owner's last ledger is still open,
+ * the node is claimed first by a compare-and-set of that value: from then on
+ * every write the previous owner makes fails, so it cannot record another
+ * ledger while we recover its last one (without the claim, a live owner that
+ * rolls over faster than recovery takes would win every compare-and-set and
+ * the takeover would never finish). A node whose last ledger was closed (a
+ * hand-over, or a clean unload) needs no claim: the one compare-and-set that
+ * records the new ledger fences the previous owner as well. A new topic's
+ * node is written by that compare-and-set too.
  */
-async function claimNode(metadata: ManagedLedgerMetadata, path: string): Promise<Versioned<ManagedLedgerInfo>> {
+async function claimNode(
+  metadata: ManagedLedgerMetadata,
+  path: string,
+): Promise<{ info: ManagedLedgerInfoModel; version: number | 'absent' }> {
   const stored = await metadata.getManagedLedgerInfo(path);
-  if (stored === undefined) {
-    const empty = infoToProto(emptyManagedLedgerInfo());
-    return { value: empty, version: await metadata.putManagedLedgerInfo(path, empty, 'absent') };
-  }
+  if (stored === undefined) return { info: emptyManagedLedgerInfo(), version: 'absent' };
   const info = infoFromProto(stored.value);
   if (info.state === 'deleting') throw deletingError(path);
-  // A new epoch makes our value differ from the previous owner's, so it can never take our claim for the collector's change.
   info.properties.set(OWNER_EPOCH_PROPERTY, String(ownerEpoch(info.properties) + 1));
-  const claimed = infoToProto(info);
-  return { value: claimed, version: await metadata.putManagedLedgerInfo(path, claimed, stored.version) };
+  const last = info.ledgers[info.ledgers.length - 1];
+  if (last === undefined || last.closedAtMs !== undefined) return { info, version: stored.version };
+  return { info, version: await metadata.putManagedLedgerInfo(path, infoToProto(info), stored.version) };
 }
 
 /**

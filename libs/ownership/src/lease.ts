@@ -21,11 +21,21 @@ export interface LeaseContext {
  * writer name).
  */
 export async function acquireLease(context: LeaseContext, topic: string, asked = topic): Promise<void> {
-  const { lookup, session, identity } = context;
-  const answer = await lookup.lookupTopic({ topic });
-  if (answer.instanceId !== identity.instanceId) throw notOwner(asked, answer.advertisedAddress);
+  const answer = await context.lookup.lookupTopic({ topic });
+  if (answer.instanceId !== context.identity.instanceId) throw notOwner(asked, answer.advertisedAddress);
+  await takeUpLease(context, topic, asked);
+}
+
+/**
+ * Takes the lease on `topic` in this owner's session without asking where
+ * the topic is placed: for a lease another owner handed over to this one
+ * (a transfer's LoadTopic), which the lookup would only confirm. The
+ * metadata service still refuses a lease another live session holds
+ * (NOT_OWNER with its address).
+ */
+export async function takeUpLease(context: LeaseContext, topic: string, asked = topic): Promise<void> {
   try {
-    await lookup.acquireLease({ topic, sessionId: session.sessionId });
+    await context.lookup.acquireLease({ topic, sessionId: context.session.sessionId });
   } catch (thrown) {
     const error = LedgerlineError.from(thrown);
     if (error.reason === MetadataServiceReason.LEASE_HELD)

@@ -14,7 +14,8 @@ export function ownerControlServiceImpl(owner: WriterOwner): ServiceImpl<typeof 
       };
     },
     async loadTopic(request) {
-      await owner.topic(request.topic);
+      // Only a transfer asks: its source handed the lease to this owner already.
+      await owner.topic(request.topic, { leaseHandedOver: true });
       return {};
     },
     async drainOwner(request) {

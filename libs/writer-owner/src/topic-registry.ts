@@ -4,6 +4,7 @@ import type { ManagedLedgerConfigInput, ManagedLedgerFactory } from '@ledgerline
 import { TopicName } from '@ledgerline/naming';
 import {
   acquireLease,
+  takeUpLease,
   notOwner,
   OwnerReason,
   renewLeaseOrLoss,
@@ -116,8 +117,12 @@ export class TopicRegistry {
     return loading === undefined ? undefined : loading.catch(() => undefined);
   }
 
-  /** The topic, loaded here if this instance should own it. */
-  async get(topic: string): Promise<OwnedTopic> {
+  /**
+   * The topic, loaded here if this instance should own it. With
+   * `leaseHandedOver`, another owner handed its lease over to this one (a
+   * transfer), so a load takes the lease up without asking the lookup first.
+   */
+  async get(topic: string, options: { leaseHandedOver?: boolean } = {}): Promise<OwnedTopic> {
     if (typeof topic !== 'string' || topic === '') {
       throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'the request names no topic');
     }
@@ -133,7 +138,7 @@ export class TopicRegistry {
         `this owner holds ${this.options.settings.maxTopics} topics (maxTopics)`,
       );
     }
-    const loading = this.load(name);
+    const loading = this.load(name, options.leaseHandedOver === true);
     this.topics.set(name, loading);
     loading.catch(() => {
       if (this.topics.get(name) === loading) this.topics.delete(name);
@@ -174,19 +179,40 @@ export class TopicRegistry {
     return policies;
   }
 
-  private async acquire(name: string): Promise<void> {
+  private async acquire(name: string, handedOver: boolean): Promise<number> {
     const { clients, session, identity } = this.options;
-    await acquireLease({ lookup: clients.lookup, session, identity }, name);
+    const context = { lookup: clients.lookup, session, identity };
+    await (handedOver ? takeUpLease(context, name) : acquireLease(context, name));
+    return performance.now();
   }
 
-  private async load(name: string): Promise<OwnedTopic> {
+  /**
+   * The namespace's policies and the lease, asked for together (a load is
+   * most of a transfer's pause): a lease taken for a topic that turns out not
+   * to be writable here is given up again.
+   */
+  private async policiesAndLease(topic: TopicName, name: string, handedOver: boolean) {
+    const [policies, lease] = await Promise.allSettled([
+      this.checkWritable(topic).then((value) => ({ value, atMs: performance.now() })),
+      this.acquire(name, handedOver),
+    ]);
+    if (policies.status === 'rejected') {
+      if (lease.status === 'fulfilled') await this.release(name);
+      throw policies.reason;
+    }
+    if (lease.status === 'rejected') throw lease.reason;
+    return { policies: policies.value.value, checkedMs: policies.value.atMs, acquiredMs: lease.value };
+  }
+
+  private async load(name: string, handedOver: boolean): Promise<OwnedTopic> {
     const { factory, settings, metrics, now } = this.options;
     const topic = TopicName.parse(name);
-    const policies = await this.checkWritable(topic);
-    await this.acquire(name);
+    const startedMs = performance.now();
+    const { policies, checkedMs, acquiredMs } = await this.policiesAndLease(topic, name, handedOver);
     const buckets = policies?.numberOfTopicBuckets ?? 1;
     try {
       const ledger = await factory.open(topic, retentionConfig(policies), { numberOfTopicBuckets: buckets });
+      const openedMs = performance.now();
       const dedup = await Deduplication.recover(
         ledger,
         {
@@ -221,7 +247,14 @@ export class TopicRegistry {
       this.loaded.set(name, owned);
       metrics.topicsLoaded.set(this.loaded.size);
       metrics.leasesHeld.set(this.loaded.size);
-      this.options.logger.info({ topic: name }, 'topic loaded');
+      // Where a load's time went: it is most of a transfer's pause.
+      const phases = {
+        namespaceMs: Math.round(checkedMs - startedMs),
+        leaseMs: Math.round(acquiredMs - startedMs),
+        openMs: Math.round(openedMs - Math.max(checkedMs, acquiredMs)),
+        dedupMs: Math.round(performance.now() - openedMs),
+      };
+      this.options.logger.info({ topic: name, ...phases }, 'topic loaded');
       return owned;
     } catch (error) {
       await factory.closeLedger(topic, { numberOfTopicBuckets: buckets }).catch(() => undefined);

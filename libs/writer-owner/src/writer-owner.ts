@@ -175,8 +175,8 @@ export class WriterOwner {
   }
 
   /** The topic, loaded here when this instance should own it (while draining, only those still here). */
-  topic(name: string): Promise<OwnedTopic> {
-    return this.registry.get(name);
+  topic(name: string, options: { leaseHandedOver?: boolean } = {}): Promise<OwnedTopic> {
+    return this.registry.get(name, options);
   }
 
   /**
