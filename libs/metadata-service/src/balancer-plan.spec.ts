@@ -80,6 +80,34 @@ describe('the balancer plan', () => {
     remembered.movedAtMs.clear();
     expect(planGroup('g', group, remembered, now + 3, settings, 1).moves).toHaveLength(1);
   });
+
+  it('sheds the busiest topic first when the owner reports per-topic rates, never one that swaps who is hot', () => {
+    const now = 10 * HOUR;
+    const remembered = memory();
+    const held = topics(5, 'a');
+    // a: 5 topics and 800 msg/s, 700 of them on a0 and 100 on a1 (13 topics' worth); b: 5 idle topics.
+    const hot = owner('a', 0, 800);
+    hot.load!.busiestTopics = [
+      { topic: held[0]!, messagesPerSecond: 700 },
+      { topic: held[1]!, messagesPerSecond: 100 },
+    ];
+    const group: OwnerTopics[] = [
+      { owner: hot, topics: held },
+      { owner: owner('b', 0), topics: topics(5, 'b') },
+    ];
+    planGroup('g', group, remembered, now, settings, 1_000);
+    const { moves } = planGroup('g', group, remembered, now + 1, settings, 1_000);
+    // a0 (8 topics' worth) would leave a at 5 and b at 13: a1 (2) and an idle topic narrow the gap instead.
+    expect(moves.map((move) => move.topic)).toEqual([held[1], expect.stringMatching(/\/a[234]$/)]);
+    expect(moves[0]!.reason).toContain('the topic carried 100.0 msg/s');
+    // Its busy topic moves once the gap is wide enough for it, and no further.
+    hot.load!.busiestTopics = [{ topic: held[0]!, messagesPerSecond: 800 }];
+    group[0]!.topics = [...held, ...topics(12, 'more')];
+    group[1]!.topics = topics(5, 'b');
+    const wide = planGroup('g', group, remembered, now + 2, settings, 1_000).moves;
+    expect(wide[0]!.topic).toBe(held[0]);
+    expect(wide).toHaveLength(1);
+  });
 });
 
 describe('the balancer plan when owners join', () => {

@@ -115,13 +115,39 @@ function joinMoves(group: OwnerTopics[], nowMs: number, settings: BalancerSettin
 }
 
 /**
+ * Each topic's share of an owner's load: one for owning it, plus its traffic
+ * in topics' worth. The owner's busiest topics come with their rates; the
+ * rest of its traffic is spread evenly over the others. `known` says whether
+ * the owner reported per-topic rates at all.
+ */
+function topicWeights(
+  entry: OwnerTopics,
+  settings: BalancerSettings,
+): { weights: Map<string, number>; known: boolean } {
+  const load = entry.owner.load;
+  const reported = load?.busiestTopics;
+  const held = new Set(entry.topics);
+  const listed = (reported ?? []).filter((each) => held.has(each.topic));
+  const total = load === undefined ? 0 : load.messagesInPerSecond + load.messagesOutPerSecond;
+  const rest = Math.max(0, total - listed.reduce((sum, each) => sum + each.messagesPerSecond, 0));
+  const others = entry.topics.length - listed.length;
+  const weights = new Map<string, number>();
+  for (const topic of entry.topics)
+    weights.set(topic, 1 + (others === 0 ? 0 : rest / others / settings.balancerMessagesPerTopic));
+  for (const each of listed) weights.set(each.topic, 1 + each.messagesPerSecond / settings.balancerMessagesPerTopic);
+  return { weights, known: reported !== undefined };
+}
+
+/**
  * Shedding: while the most and the least loaded owner of the group are
  * further apart than the threshold of the mean, a topic goes from the first
- * to the second (preferring topics rendezvous hashing would place on the
- * receiver among the two, then the oldest moved), within `budget` moves.
- * Only an owner that stayed above the mean for the window sheds, and only one
- * that stayed below it receives: load that swings between owners faster than
- * the window moves nothing, whichever owner is hot in the round at hand.
+ * to the second, within `budget` moves. The topic is the one whose share of
+ * the load (its traffic, from the owner's busiest topics) best halves the
+ * gap, so a busy topic goes before idle ones and none swaps who is hot;
+ * among equals, one rendezvous hashing would place on the receiver. Only an
+ * owner that stayed above the mean for the window sheds, and only one that
+ * stayed below it receives: load that swings between owners faster than the
+ * window moves nothing, whichever owner is hot in the round at hand.
  */
 function shedMoves(
   groupKey: string,
@@ -135,7 +161,7 @@ function shedMoves(
     .filter((entry) => entry.owner.draining !== true)
     .map((entry) => ({
       entry,
-      topics: [...entry.topics],
+      ...topicWeights(entry, settings),
       load: ownerLoad(entry, settings),
       side: memory.sides.get(ownerSideKey(groupKey, entry.owner.instanceId)) ?? 0,
     }));
@@ -149,30 +175,36 @@ function shedMoves(
   while (moves.length < budget) {
     const hot = senders.reduce((most, each) => (each.load > most.load ? each : most));
     const cold = receivers.reduce((least, each) => (each.load < least.load ? each : least));
-    const perTopic = hot.topics.length === 0 ? 0 : hot.load / hot.topics.length;
-    // Moving one topic must narrow the gap, not swap who is hot; and with no per-topic rates at hand, an owner
-    // hot by traffic on few topics keeps them (moving its idle topics away would not cool it).
-    if (hot.load - cold.load <= band || perTopic === 0 || hot.load - cold.load <= perTopic) break;
-    if (hot.topics.length <= cold.topics.length + 1) break;
-    const movable = hot.topics.filter(
-      (topic) => nowMs - (memory.movedAtMs.get(topic) ?? -Infinity) >= settings.balancerTopicCooldownMs,
-    );
-    if (movable.length === 0) break;
+    const gap = hot.load - cold.load;
+    if (gap <= band) break;
+    // Without per-topic rates, an owner hot by traffic on few topics keeps them: its idle ones would not cool it.
+    if (!hot.known && hot.weights.size <= cold.weights.size + 1) break;
     const pair = [hot.entry.owner, cold.entry.owner];
-    const topic =
-      movable.find((each) => rendezvousPick(pair, (owner) => owner.instanceId, each) === cold.entry.owner) ??
-      movable[0]!;
-    hot.topics.splice(hot.topics.indexOf(topic), 1);
-    cold.topics.push(topic);
-    hot.load -= perTopic;
-    cold.load += perTopic;
-    const percent = Math.round(((hot.load + perTopic - mean) / Math.max(mean, 1e-9)) * 100);
+    let best: { topic: string; weight: number; miss: number; placed: boolean } | undefined;
+    for (const [topic, weight] of hot.weights) {
+      // A move must narrow the gap, not swap who is hot.
+      if (weight >= gap || nowMs - (memory.movedAtMs.get(topic) ?? -Infinity) < settings.balancerTopicCooldownMs)
+        continue;
+      const miss = Math.abs(gap - 2 * weight);
+      if (best !== undefined && miss > best.miss) continue;
+      const placed = rendezvousPick(pair, (owner) => owner.instanceId, topic) === cold.entry.owner;
+      if (best === undefined || miss < best.miss || (placed && !best.placed)) best = { topic, weight, miss, placed };
+    }
+    if (best === undefined) break;
+    hot.weights.delete(best.topic);
+    cold.weights.set(best.topic, best.weight);
+    hot.load -= best.weight;
+    cold.load += best.weight;
+    const percent = Math.round(((hot.load + best.weight - mean) / Math.max(mean, 1e-9)) * 100);
+    const traffic = (best.weight - 1) * settings.balancerMessagesPerTopic;
     moves.push({
-      topic,
+      topic: best.topic,
       from: hot.entry.owner,
       to: cold.entry.owner,
       kind: 'shed',
-      reason: `shed: ${hot.entry.owner.instanceId} was ${percent}% above its group's mean load ${mean.toFixed(1)}`,
+      reason:
+        `shed: ${hot.entry.owner.instanceId} was ${percent}% above its group's mean load ${mean.toFixed(1)}` +
+        (traffic >= 0.05 ? `; the topic carried ${traffic.toFixed(1)} msg/s` : ''),
     });
   }
   return moves;

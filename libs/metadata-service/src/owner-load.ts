@@ -18,11 +18,17 @@ export const OwnerLoadRecordSchema = z.object({
   pendingEntries: z.number(),
   cpuShare: z.number(),
   intervalMs: z.number(),
+  /** Absent in records written before owners reported it. */
+  busiestTopics: z.array(z.object({ topic: z.string(), messagesPerSecond: z.number() })).optional(),
 });
 export type OwnerLoadRecord = z.infer<typeof OwnerLoadRecordSchema>;
 
 /** A rate no owner reaches (10^15 per second): a figure above it is a broken report, not a load. */
 const MAX_LOAD_FIGURE = 1e15;
+/** Busiest topics a report may name: owners send 16; the bound keeps an owner record small. */
+export const MAX_BUSIEST_TOPICS = 64;
+/** Longer than any topic name the naming rules allow. */
+const MAX_TOPIC_NAME_CHARS = 1_024;
 
 function figure(value: number | bigint, field: string): number {
   const number = Number(value);
@@ -48,12 +54,37 @@ export function loadRecord(load: OwnerLoad): OwnerLoadRecord {
     pendingEntries: figure(load.pendingEntries, 'pending_entries'),
     cpuShare: figure(load.cpuShare, 'cpu_share'),
     intervalMs: figure(load.intervalMs, 'interval_ms'),
+    busiestTopics: busiestTopics(load),
   };
+}
+
+function busiestTopics(load: OwnerLoad): { topic: string; messagesPerSecond: number }[] {
+  if (load.busiestTopics.length > MAX_BUSIEST_TOPICS) {
+    throw invalidArgument(
+      MetadataServiceReason.INVALID_OWNER_LOAD,
+      `an owner load names at most ${MAX_BUSIEST_TOPICS} busiest topics, got ${load.busiestTopics.length}`,
+      { field: 'busiest_topics' },
+    );
+  }
+  return load.busiestTopics.map((each) => {
+    if (each.topic === '' || each.topic.length > MAX_TOPIC_NAME_CHARS) {
+      throw invalidArgument(
+        MetadataServiceReason.INVALID_OWNER_LOAD,
+        `a busiest topic of an owner load names a topic of 1 to ${MAX_TOPIC_NAME_CHARS} characters`,
+        { field: 'busiest_topics.topic' },
+      );
+    }
+    return {
+      topic: each.topic,
+      messagesPerSecond: figure(each.messagesPerSecond, 'busiest_topics.messages_per_second'),
+    };
+  });
 }
 
 export function loadMessage(load: OwnerLoadRecord): MessageInitShape<typeof OwnerLoadSchema> {
   return {
     ...load,
+    busiestTopics: load.busiestTopics ?? [],
     pendingEntries: BigInt(Math.round(load.pendingEntries)),
     intervalMs: BigInt(Math.round(load.intervalMs)),
   };

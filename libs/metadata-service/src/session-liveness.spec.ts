@@ -186,6 +186,7 @@ describe('owner load reports', () => {
     pendingEntries: 7n,
     cpuShare: 0.25,
     intervalMs: 3_000n,
+    busiestTopics: [{ topic: 'persistent://a/b/t', messagesPerSecond: 100 }],
   };
 
   it('stores the load of the last keep-alive with the owner and lists it', async () => {
@@ -211,6 +212,17 @@ describe('owner load reports', () => {
     ['pendingEntries', -5n],
   ])('refuses a load whose %s is %p', (field, value) => {
     expect(() => loadRecord({ ...report, [field]: value } as never)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'INVALID_OWNER_LOAD' }),
+    );
+  });
+
+  it.each([
+    ['a rate that is not a number', [{ topic: 'persistent://a/b/t', messagesPerSecond: Number.NaN }]],
+    ['an empty topic name', [{ topic: '', messagesPerSecond: 1 }]],
+    ['a topic name too long to be one', [{ topic: 'x'.repeat(1_025), messagesPerSecond: 1 }]],
+    ['65 topics', Array.from({ length: 65 }, (_, i) => ({ topic: `t${i}`, messagesPerSecond: 1 }))],
+  ])('refuses busiest topics with %s', (_case, busiestTopics) => {
+    expect(() => loadRecord({ ...report, busiestTopics } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'INVALID_OWNER_LOAD' }),
     );
   });

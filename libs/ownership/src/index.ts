@@ -1,8 +1,9 @@
 // What every owner (writer and read-only) stands on to own topics and serve consumers.
 export { OwnerSession } from './owner-session.js';
 export type { OwnerSessionOptions } from './owner-session.js';
-export { LoadMeter, IDLE_LOAD } from './owner-load.js';
-export type { OwnerLoad, LoadTotals, LoadSource, LoadMeterOptions } from './owner-load.js';
+export { LoadMeter, IDLE_LOAD, BUSIEST_TOPICS_REPORTED } from './owner-load.js';
+export type { OwnerLoad, LoadTotals, LoadSource, LoadMeterOptions, TopicLoad } from './owner-load.js';
+export { trafficTotals, type TrafficCounters } from './traffic-totals.js';
 export { loadMessage } from './load-mapping.js';
 export { exportLoadMetrics } from './load-metrics.js';
 export { ownerIdentity } from './owner-identity.js';

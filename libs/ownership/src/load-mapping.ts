@@ -14,5 +14,6 @@ export function loadMessage(load: OwnerLoad): MessageInitShape<typeof OwnerLoadS
     pendingEntries: BigInt(load.pendingEntries),
     cpuShare: load.cpuShare,
     intervalMs: BigInt(Math.round(load.intervalMs)),
+    busiestTopics: load.busiestTopics.map((each) => ({ topic: each.topic, messagesPerSecond: each.messagesPerSecond })),
   };
 }

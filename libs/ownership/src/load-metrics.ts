@@ -1,7 +1,7 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { LoadMeter, OwnerLoad } from './owner-load.js';
 
-type Figure = Exclude<keyof OwnerLoad, 'intervalMs'>;
+type Figure = Exclude<keyof OwnerLoad, 'intervalMs' | 'busiestTopics'>;
 
 /** Each figure of an owner's load as a gauge, by the owner's role (standalone hosts both owners in one process). */
 const GAUGES: readonly { figure: Figure; name: string; help: string }[] = [

@@ -1,4 +1,4 @@
-import { IDLE_LOAD, LoadMeter, type LoadTotals } from './owner-load.js';
+import { BUSIEST_TOPICS_REPORTED, IDLE_LOAD, LoadMeter, type LoadTotals } from './owner-load.js';
 
 describe('LoadMeter', () => {
   it('reports rates and the CPU share over the interval between two samples', async () => {
@@ -36,8 +36,40 @@ describe('LoadMeter', () => {
       pendingEntries: 4,
       cpuShare: 0.25,
       intervalMs: 2_000,
+      busiestTopics: [],
     });
     expect(meter.latest.messagesInPerSecond).toBe(100);
+  });
+
+  it('names the busiest topics held, busiest first, at most BUSIEST_TOPICS_REPORTED, none idle or new', async () => {
+    let nowMs = 0;
+    const held = new Map<string, number>([
+      ['idle', 7],
+      ...Array.from({ length: 20 }, (_, i): [string, number] => [`t${i}`, 1_000]),
+    ]);
+    const meter = new LoadMeter(
+      () => ({
+        messagesIn: 0,
+        bytesIn: 0,
+        messagesOut: 0,
+        bytesOut: 0,
+        topicsOwned: held.size,
+        pendingEntries: 0,
+        topicMessages: new Map(held),
+      }),
+      { now: () => nowMs, cpuMicros: () => 0 },
+    );
+    await meter.sample();
+    nowMs = 2_000;
+    for (let i = 0; i < 20; i++) held.set(`t${i}`, 1_000 + 10 * i);
+    // Loaded since the last sample with traffic from an earlier stay: no rate of this interval.
+    held.set('returned', 50_000);
+    const { busiestTopics } = await meter.sample();
+    expect(busiestTopics).toHaveLength(BUSIEST_TOPICS_REPORTED);
+    expect(busiestTopics[0]).toEqual({ topic: 't19', messagesPerSecond: 95 });
+    expect(busiestTopics.map((each) => each.topic)).not.toContain('idle');
+    expect(busiestTopics.map((each) => each.topic)).not.toContain('returned');
+    expect(busiestTopics.map((each) => each.topic)).not.toContain('t0');
   });
 
   it('never reports negative traffic when a total goes down', async () => {

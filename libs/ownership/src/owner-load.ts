@@ -17,7 +17,18 @@ export interface OwnerLoad {
   /** CPU time of this process over wall time: 1 is one core busy for the whole interval. */
   cpuShare: number;
   intervalMs: number;
+  /** The busiest topics over the interval, busiest first, at most BUSIEST_TOPICS_REPORTED; none idle. */
+  busiestTopics: readonly TopicLoad[];
 }
+
+/** One topic's traffic over a load interval: messages stored plus messages delivered, per second. */
+export interface TopicLoad {
+  topic: string;
+  messagesPerSecond: number;
+}
+
+/** How many of its busiest topics an owner reports: enough to shed by, small enough for every keep-alive. */
+export const BUSIEST_TOPICS_REPORTED = 16;
 
 /**
  * What an owner counts for its load. The four traffic figures are running
@@ -31,6 +42,8 @@ export interface LoadTotals {
   bytesOut: number;
   topicsOwned: number;
   pendingEntries: number;
+  /** Running totals of messages in and out per topic held now (by lease name); none reported without it. */
+  topicMessages?: ReadonlyMap<string, number>;
 }
 
 export type LoadSource = () => LoadTotals | Promise<LoadTotals>;
@@ -52,7 +65,30 @@ export const IDLE_LOAD: OwnerLoad = Object.freeze({
   pendingEntries: 0,
   cpuShare: 0,
   intervalMs: 0,
+  busiestTopics: Object.freeze([]),
 });
+
+/**
+ * The busiest topics between two samples. A topic absent from the previous
+ * sample (loaded meanwhile) is left out until the next one: the counters of a
+ * topic that comes back to an owner still hold its traffic from before.
+ */
+function busiestTopics(
+  now: ReadonlyMap<string, number> | undefined,
+  was: ReadonlyMap<string, number> | undefined,
+  intervalMs: number,
+): TopicLoad[] {
+  if (now === undefined || was === undefined || intervalMs <= 0) return [];
+  const loads: TopicLoad[] = [];
+  for (const [topic, total] of now) {
+    const before = was.get(topic);
+    if (before === undefined) continue;
+    const messagesPerSecond = perSecond(total - before, intervalMs);
+    if (messagesPerSecond > 0) loads.push({ topic, messagesPerSecond });
+  }
+  loads.sort((a, b) => b.messagesPerSecond - a.messagesPerSecond);
+  return loads.slice(0, BUSIEST_TOPICS_REPORTED);
+}
 
 function processCpuMicros(): number {
   const usage = process.cpuUsage();
@@ -113,6 +149,7 @@ export class LoadMeter {
       pendingEntries: totals.pendingEntries,
       cpuShare: previous === undefined ? 0 : perSecond(cpuMicros - previous.cpuMicros, intervalMs) / 1_000_000,
       intervalMs,
+      busiestTopics: busiestTopics(totals.topicMessages, previous?.totals.topicMessages, intervalMs),
     };
     return this.last;
   }

@@ -11,12 +11,13 @@ import {
   notOwner,
   OwnerSession,
   PeerOwners,
+  trafficTotals,
   type LoadTotals,
   type MetadataClients,
   type OwnerIdentity,
 } from '@ledgerline/ownership';
 import type { Logger } from 'pino';
-import { register as defaultRegistry, type Counter, type Registry } from 'prom-client';
+import { register as defaultRegistry, type Registry } from 'prom-client';
 import type { ReadOnlySettings } from './config.js';
 import { readOnlyMetrics, type ReadOnlyMetrics } from './metrics.js';
 import type { ReadOnlyTopic } from './readonly-topic.js';
@@ -122,12 +123,13 @@ export class ReadOnlyOwner {
 
   /** A read-only owner stores nothing: its load is what it delivers, to how many consumers, over how many topics. */
   private async loadTotals(): Promise<LoadTotals> {
+    const topics = this.registry.all();
     return {
-      messagesIn: 0,
-      bytesIn: 0,
-      messagesOut: await total(this.metrics.messagesOut),
-      bytesOut: await total(this.metrics.bytesOut),
-      topicsOwned: this.registry.all().length,
+      ...(await trafficTotals(
+        this.metrics,
+        topics.map((topic) => topic.readerTopic),
+      )),
+      topicsOwned: topics.length,
       pendingEntries: 0,
     };
   }
@@ -203,9 +205,4 @@ export class ReadOnlyOwner {
     })();
     return this.draining;
   }
-}
-
-/** A counter's total over every label (topics): it never goes down when a topic unloads. */
-async function total(counter: Counter<'topic'>): Promise<number> {
-  return (await counter.get()).values.reduce((sum, value) => sum + value.value, 0);
 }

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/lookup.proto.
  */
 export const file_ledgerline_v1_lookup: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWRnZXJsaW5lL3YxL2xvb2t1cC5wcm90bxINbGVkZ2VybGluZS52MSLSAQoJT3duZXJJbmZvEhMKC2luc3RhbmNlX2lkGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZRINCgVncm91cBgDIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYBCABKAkSGAoQcmVnaXN0ZXJlZF9hdF9tcxgFIAEoAxImCgRsb2FkGAYgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQSGwoTbG9hZF9yZXBvcnRlZF9hdF9tcxgHIAEoAyLxAQoJT3duZXJMb2FkEhQKDHRvcGljc19vd25lZBgBIAEoBRIeChZtZXNzYWdlc19pbl9wZXJfc2Vjb25kGAIgASgBEhsKE2J5dGVzX2luX3Blcl9zZWNvbmQYAyABKAESHwoXbWVzc2FnZXNfb3V0X3Blcl9zZWNvbmQYBCABKAESHAoUYnl0ZXNfb3V0X3Blcl9zZWNvbmQYBSABKAESEQoJY29uc3VtZXJzGAYgASgFEhcKD3BlbmRpbmdfZW50cmllcxgHIAEoAxIRCgljcHVfc2hhcmUYCCABKAESEwoLaW50ZXJ2YWxfbXMYCSABKAMiVwoUUmVnaXN0ZXJPd25lclJlcXVlc3QSJwoFb3duZXIYASABKAsyGC5sZWRnZXJsaW5lLnYxLk93bmVySW5mbxIWCg5zZXNzaW9uX3R0bF9tcxgCIAEoAyJDChVSZWdpc3Rlck93bmVyUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg5zZXNzaW9uX3R0bF9tcxgCIAEoAyJTChVLZWVwQWxpdmVPd25lclJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRImCgRsb2FkGAIgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQiGAoWS2VlcEFsaXZlT3duZXJSZXNwb25zZSIuChhXYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSI3ChlXYXRjaE93bmVyU2Vzc2lvblJlc3BvbnNlEhoKEmVhcmx5X2V4cGlyeV9hcm1lZBgBIAEoCCIsChZVbnJlZ2lzdGVyT3duZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiGQoXVW5yZWdpc3Rlck93bmVyUmVzcG9uc2UiSgoRTGlzdE93bmVyc1JlcXVlc3QSDQoFZ3JvdXAYASABKAkSJgoEcm9sZRgCIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlIj4KEkxpc3RPd25lcnNSZXNwb25zZRIoCgZvd25lcnMYASADKAsyGC5sZWRnZXJsaW5lLnYxLk93bmVySW5mbyJwCgVMZWFzZRINCgV0b3BpYxgBIAEoCRITCgtpbnN0YW5jZV9pZBgCIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAyABKAkSDwoHdmVyc2lvbhgEIAEoAxIWCg5hY3F1aXJlZF9hdF9tcxgFIAEoAyI4ChNBY3F1aXJlTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiOwoUQWNxdWlyZUxlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIjYKEVJlbmV3TGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiOQoSUmVuZXdMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSI4ChNSZWxlYXNlTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiFgoUUmVsZWFzZUxlYXNlUmVzcG9uc2UiVQoUVHJhbnNmZXJMZWFzZVJlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIaChJ0YXJnZXRfaW5zdGFuY2VfaWQYAyABKAkiPAoVVHJhbnNmZXJMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSJJChNSZWNsYWltTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoAyI7ChRSZWNsYWltTGVhc2VSZXNwb25zZRIjCgVsZWFzZRgBIAEoCzIULmxlZGdlcmxpbmUudjEuTGVhc2UiPwoXU2V0T3duZXJEcmFpbmluZ1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghkcmFpbmluZxgCIAEoCCIaChhTZXRPd25lckRyYWluaW5nUmVzcG9uc2UiIAoPR2V0TGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJIjcKEEdldExlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIjIKEkxvb2t1cFRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCRINCgVncm91cBgCIAEoCSKVAQoTTG9va3VwVG9waWNSZXNwb25zZRITCgtpbnN0YW5jZV9pZBgBIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAiABKAkSJgoEcm9sZRgDIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlEhYKDnJlZGlyZWN0X3RvcGljGAQgASgJEg0KBW93bmVkGAUgASgIIhkKF0FsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0Ii0KGEFsbG9jYXRlTGVkZ2VySWRSZXNwb25zZRIRCglsZWRnZXJfaWQYASABKAMykAoKDUxvb2t1cFNlcnZpY2USWgoNUmVnaXN0ZXJPd25lchIjLmxlZGdlcmxpbmUudjEuUmVnaXN0ZXJPd25lclJlcXVlc3QaJC5sZWRnZXJsaW5lLnYxLlJlZ2lzdGVyT3duZXJSZXNwb25zZRJdCg5LZWVwQWxpdmVPd25lchIkLmxlZGdlcmxpbmUudjEuS2VlcEFsaXZlT3duZXJSZXF1ZXN0GiUubGVkZ2VybGluZS52MS5LZWVwQWxpdmVPd25lclJlc3BvbnNlEmgKEVdhdGNoT3duZXJTZXNzaW9uEicubGVkZ2VybGluZS52MS5XYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QaKC5sZWRnZXJsaW5lLnYxLldhdGNoT3duZXJTZXNzaW9uUmVzcG9uc2UwARJgCg9VbnJlZ2lzdGVyT3duZXISJS5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlc3BvbnNlElEKCkxpc3RPd25lcnMSIC5sZWRnZXJsaW5lLnYxLkxpc3RPd25lcnNSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5MaXN0T3duZXJzUmVzcG9uc2USVwoMQWNxdWlyZUxlYXNlEiIubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXNwb25zZRJRCgpSZW5ld0xlYXNlEiAubGVkZ2VybGluZS52MS5SZW5ld0xlYXNlUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuUmVuZXdMZWFzZVJlc3BvbnNlElcKDFJlbGVhc2VMZWFzZRIiLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVzcG9uc2USSwoIR2V0TGVhc2USHi5sZWRnZXJsaW5lLnYxLkdldExlYXNlUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0TGVhc2VSZXNwb25zZRJaCg1UcmFuc2ZlckxlYXNlEiMubGVkZ2VybGluZS52MS5UcmFuc2ZlckxlYXNlUmVxdWVzdBokLmxlZGdlcmxpbmUudjEuVHJhbnNmZXJMZWFzZVJlc3BvbnNlElcKDFJlY2xhaW1MZWFzZRIiLmxlZGdlcmxpbmUudjEuUmVjbGFpbUxlYXNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuUmVjbGFpbUxlYXNlUmVzcG9uc2USYwoQU2V0T3duZXJEcmFpbmluZxImLmxlZGdlcmxpbmUudjEuU2V0T3duZXJEcmFpbmluZ1JlcXVlc3QaJy5sZWRnZXJsaW5lLnYxLlNldE93bmVyRHJhaW5pbmdSZXNwb25zZRJUCgtMb29rdXBUb3BpYxIhLmxlZGdlcmxpbmUudjEuTG9va3VwVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5Mb29rdXBUb3BpY1Jlc3BvbnNlEmMKEEFsbG9jYXRlTGVkZ2VySWQSJi5sZWRnZXJsaW5lLnYxLkFsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0GicubGVkZ2VybGluZS52MS5BbGxvY2F0ZUxlZGdlcklkUmVzcG9uc2ViBnByb3RvMw", [file_ledgerline_v1_common]);
+  fileDesc("ChpsZWRnZXJsaW5lL3YxL2xvb2t1cC5wcm90bxINbGVkZ2VybGluZS52MSLSAQoJT3duZXJJbmZvEhMKC2luc3RhbmNlX2lkGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZRINCgVncm91cBgDIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYBCABKAkSGAoQcmVnaXN0ZXJlZF9hdF9tcxgFIAEoAxImCgRsb2FkGAYgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQSGwoTbG9hZF9yZXBvcnRlZF9hdF9tcxgHIAEoAyKjAgoJT3duZXJMb2FkEhQKDHRvcGljc19vd25lZBgBIAEoBRIeChZtZXNzYWdlc19pbl9wZXJfc2Vjb25kGAIgASgBEhsKE2J5dGVzX2luX3Blcl9zZWNvbmQYAyABKAESHwoXbWVzc2FnZXNfb3V0X3Blcl9zZWNvbmQYBCABKAESHAoUYnl0ZXNfb3V0X3Blcl9zZWNvbmQYBSABKAESEQoJY29uc3VtZXJzGAYgASgFEhcKD3BlbmRpbmdfZW50cmllcxgHIAEoAxIRCgljcHVfc2hhcmUYCCABKAESEwoLaW50ZXJ2YWxfbXMYCSABKAMSMAoOYnVzaWVzdF90b3BpY3MYCiADKAsyGC5sZWRnZXJsaW5lLnYxLlRvcGljTG9hZCI3CglUb3BpY0xvYWQSDQoFdG9waWMYASABKAkSGwoTbWVzc2FnZXNfcGVyX3NlY29uZBgCIAEoASJXChRSZWdpc3Rlck93bmVyUmVxdWVzdBInCgVvd25lchgBIAEoCzIYLmxlZGdlcmxpbmUudjEuT3duZXJJbmZvEhYKDnNlc3Npb25fdHRsX21zGAIgASgDIkMKFVJlZ2lzdGVyT3duZXJSZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhYKDnNlc3Npb25fdHRsX21zGAIgASgDIlMKFUtlZXBBbGl2ZU93bmVyUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEiYKBGxvYWQYAiABKAsyGC5sZWRnZXJsaW5lLnYxLk93bmVyTG9hZCIYChZLZWVwQWxpdmVPd25lclJlc3BvbnNlIi4KGFdhdGNoT3duZXJTZXNzaW9uUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIjcKGVdhdGNoT3duZXJTZXNzaW9uUmVzcG9uc2USGgoSZWFybHlfZXhwaXJ5X2FybWVkGAEgASgIIiwKFlVucmVnaXN0ZXJPd25lclJlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCSIZChdVbnJlZ2lzdGVyT3duZXJSZXNwb25zZSJKChFMaXN0T3duZXJzUmVxdWVzdBINCgVncm91cBgBIAEoCRImCgRyb2xlGAIgASgOMhgubGVkZ2VybGluZS52MS5Pd25lclJvbGUiPgoSTGlzdE93bmVyc1Jlc3BvbnNlEigKBm93bmVycxgBIAMoCzIYLmxlZGdlcmxpbmUudjEuT3duZXJJbmZvInAKBUxlYXNlEg0KBXRvcGljGAEgASgJEhMKC2luc3RhbmNlX2lkGAIgASgJEhoKEmFkdmVydGlzZWRfYWRkcmVzcxgDIAEoCRIPCgd2ZXJzaW9uGAQgASgDEhYKDmFjcXVpcmVkX2F0X21zGAUgASgDIjgKE0FjcXVpcmVMZWFzZVJlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSI7ChRBY3F1aXJlTGVhc2VSZXNwb25zZRIjCgVsZWFzZRgBIAEoCzIULmxlZGdlcmxpbmUudjEuTGVhc2UiNgoRUmVuZXdMZWFzZVJlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSI5ChJSZW5ld0xlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIjgKE1JlbGVhc2VMZWFzZVJlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSIWChRSZWxlYXNlTGVhc2VSZXNwb25zZSJVChRUcmFuc2ZlckxlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEhoKEnRhcmdldF9pbnN0YW5jZV9pZBgDIAEoCSI8ChVUcmFuc2ZlckxlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIkkKE1JlY2xhaW1MZWFzZVJlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgDIjsKFFJlY2xhaW1MZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSI/ChdTZXRPd25lckRyYWluaW5nUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhAKCGRyYWluaW5nGAIgASgIIhoKGFNldE93bmVyRHJhaW5pbmdSZXNwb25zZSIgCg9HZXRMZWFzZVJlcXVlc3QSDQoFdG9waWMYASABKAkiNwoQR2V0TGVhc2VSZXNwb25zZRIjCgVsZWFzZRgBIAEoCzIULmxlZGdlcmxpbmUudjEuTGVhc2UiMgoSTG9va3VwVG9waWNSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEg0KBWdyb3VwGAIgASgJIpUBChNMb29rdXBUb3BpY1Jlc3BvbnNlEhMKC2luc3RhbmNlX2lkGAEgASgJEhoKEmFkdmVydGlzZWRfYWRkcmVzcxgCIAEoCRImCgRyb2xlGAMgASgOMhgubGVkZ2VybGluZS52MS5Pd25lclJvbGUSFgoOcmVkaXJlY3RfdG9waWMYBCABKAkSDQoFb3duZWQYBSABKAgiGQoXQWxsb2NhdGVMZWRnZXJJZFJlcXVlc3QiLQoYQWxsb2NhdGVMZWRnZXJJZFJlc3BvbnNlEhEKCWxlZGdlcl9pZBgBIAEoAzKQCgoNTG9va3VwU2VydmljZRJaCg1SZWdpc3Rlck93bmVyEiMubGVkZ2VybGluZS52MS5SZWdpc3Rlck93bmVyUmVxdWVzdBokLmxlZGdlcmxpbmUudjEuUmVnaXN0ZXJPd25lclJlc3BvbnNlEl0KDktlZXBBbGl2ZU93bmVyEiQubGVkZ2VybGluZS52MS5LZWVwQWxpdmVPd25lclJlcXVlc3QaJS5sZWRnZXJsaW5lLnYxLktlZXBBbGl2ZU93bmVyUmVzcG9uc2USaAoRV2F0Y2hPd25lclNlc3Npb24SJy5sZWRnZXJsaW5lLnYxLldhdGNoT3duZXJTZXNzaW9uUmVxdWVzdBooLmxlZGdlcmxpbmUudjEuV2F0Y2hPd25lclNlc3Npb25SZXNwb25zZTABEmAKD1VucmVnaXN0ZXJPd25lchIlLmxlZGdlcmxpbmUudjEuVW5yZWdpc3Rlck93bmVyUmVxdWVzdBomLmxlZGdlcmxpbmUudjEuVW5yZWdpc3Rlck93bmVyUmVzcG9uc2USUQoKTGlzdE93bmVycxIgLmxlZGdlcmxpbmUudjEuTGlzdE93bmVyc1JlcXVlc3QaIS5sZWRnZXJsaW5lLnYxLkxpc3RPd25lcnNSZXNwb25zZRJXCgxBY3F1aXJlTGVhc2USIi5sZWRnZXJsaW5lLnYxLkFjcXVpcmVMZWFzZVJlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLkFjcXVpcmVMZWFzZVJlc3BvbnNlElEKClJlbmV3TGVhc2USIC5sZWRnZXJsaW5lLnYxLlJlbmV3TGVhc2VSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5SZW5ld0xlYXNlUmVzcG9uc2USVwoMUmVsZWFzZUxlYXNlEiIubGVkZ2VybGluZS52MS5SZWxlYXNlTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5SZWxlYXNlTGVhc2VSZXNwb25zZRJLCghHZXRMZWFzZRIeLmxlZGdlcmxpbmUudjEuR2V0TGVhc2VSZXF1ZXN0Gh8ubGVkZ2VybGluZS52MS5HZXRMZWFzZVJlc3BvbnNlEloKDVRyYW5zZmVyTGVhc2USIy5sZWRnZXJsaW5lLnYxLlRyYW5zZmVyTGVhc2VSZXF1ZXN0GiQubGVkZ2VybGluZS52MS5UcmFuc2ZlckxlYXNlUmVzcG9uc2USVwoMUmVjbGFpbUxlYXNlEiIubGVkZ2VybGluZS52MS5SZWNsYWltTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5SZWNsYWltTGVhc2VSZXNwb25zZRJjChBTZXRPd25lckRyYWluaW5nEiYubGVkZ2VybGluZS52MS5TZXRPd25lckRyYWluaW5nUmVxdWVzdBonLmxlZGdlcmxpbmUudjEuU2V0T3duZXJEcmFpbmluZ1Jlc3BvbnNlElQKC0xvb2t1cFRvcGljEiEubGVkZ2VybGluZS52MS5Mb29rdXBUb3BpY1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkxvb2t1cFRvcGljUmVzcG9uc2USYwoQQWxsb2NhdGVMZWRnZXJJZBImLmxlZGdlcmxpbmUudjEuQWxsb2NhdGVMZWRnZXJJZFJlcXVlc3QaJy5sZWRnZXJsaW5lLnYxLkFsbG9jYXRlTGVkZ2VySWRSZXNwb25zZWIGcHJvdG8z", [file_ledgerline_v1_common]);
 
 /**
  * @generated from message ledgerline.v1.OwnerInfo
@@ -126,6 +126,14 @@ export type OwnerLoad = Message<"ledgerline.v1.OwnerLoad"> & {
    * @generated from field: int64 interval_ms = 9;
    */
   intervalMs: bigint;
+
+  /**
+   * The owner's busiest topics over the interval, busiest first (at most 16):
+   * what a balancer sheds first from an owner loaded above its group's mean.
+   *
+   * @generated from field: repeated ledgerline.v1.TopicLoad busiest_topics = 10;
+   */
+  busiestTopics: TopicLoad[];
 };
 
 /**
@@ -134,6 +142,32 @@ export type OwnerLoad = Message<"ledgerline.v1.OwnerLoad"> & {
  */
 export const OwnerLoadSchema: GenMessage<OwnerLoad> = /*@__PURE__*/
   messageDesc(file_ledgerline_v1_lookup, 1);
+
+/**
+ * One topic's traffic over an owner's load interval.
+ *
+ * @generated from message ledgerline.v1.TopicLoad
+ */
+export type TopicLoad = Message<"ledgerline.v1.TopicLoad"> & {
+  /**
+   * @generated from field: string topic = 1;
+   */
+  topic: string;
+
+  /**
+   * Messages stored plus messages delivered, per second.
+   *
+   * @generated from field: double messages_per_second = 2;
+   */
+  messagesPerSecond: number;
+};
+
+/**
+ * Describes the message ledgerline.v1.TopicLoad.
+ * Use `create(TopicLoadSchema)` to create a new message.
+ */
+export const TopicLoadSchema: GenMessage<TopicLoad> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 2);
 
 /**
  * @generated from message ledgerline.v1.RegisterOwnerRequest
@@ -155,7 +189,7 @@ export type RegisterOwnerRequest = Message<"ledgerline.v1.RegisterOwnerRequest">
  * Use `create(RegisterOwnerRequestSchema)` to create a new message.
  */
 export const RegisterOwnerRequestSchema: GenMessage<RegisterOwnerRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 2);
+  messageDesc(file_ledgerline_v1_lookup, 3);
 
 /**
  * @generated from message ledgerline.v1.RegisterOwnerResponse
@@ -177,7 +211,7 @@ export type RegisterOwnerResponse = Message<"ledgerline.v1.RegisterOwnerResponse
  * Use `create(RegisterOwnerResponseSchema)` to create a new message.
  */
 export const RegisterOwnerResponseSchema: GenMessage<RegisterOwnerResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 3);
+  messageDesc(file_ledgerline_v1_lookup, 4);
 
 /**
  * @generated from message ledgerline.v1.KeepAliveOwnerRequest
@@ -201,7 +235,7 @@ export type KeepAliveOwnerRequest = Message<"ledgerline.v1.KeepAliveOwnerRequest
  * Use `create(KeepAliveOwnerRequestSchema)` to create a new message.
  */
 export const KeepAliveOwnerRequestSchema: GenMessage<KeepAliveOwnerRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 4);
+  messageDesc(file_ledgerline_v1_lookup, 5);
 
 /**
  * @generated from message ledgerline.v1.KeepAliveOwnerResponse
@@ -214,7 +248,7 @@ export type KeepAliveOwnerResponse = Message<"ledgerline.v1.KeepAliveOwnerRespon
  * Use `create(KeepAliveOwnerResponseSchema)` to create a new message.
  */
 export const KeepAliveOwnerResponseSchema: GenMessage<KeepAliveOwnerResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 5);
+  messageDesc(file_ledgerline_v1_lookup, 6);
 
 /**
  * @generated from message ledgerline.v1.WatchOwnerSessionRequest
@@ -231,7 +265,7 @@ export type WatchOwnerSessionRequest = Message<"ledgerline.v1.WatchOwnerSessionR
  * Use `create(WatchOwnerSessionRequestSchema)` to create a new message.
  */
 export const WatchOwnerSessionRequestSchema: GenMessage<WatchOwnerSessionRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 6);
+  messageDesc(file_ledgerline_v1_lookup, 7);
 
 /**
  * @generated from message ledgerline.v1.WatchOwnerSessionResponse
@@ -252,7 +286,7 @@ export type WatchOwnerSessionResponse = Message<"ledgerline.v1.WatchOwnerSession
  * Use `create(WatchOwnerSessionResponseSchema)` to create a new message.
  */
 export const WatchOwnerSessionResponseSchema: GenMessage<WatchOwnerSessionResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 7);
+  messageDesc(file_ledgerline_v1_lookup, 8);
 
 /**
  * @generated from message ledgerline.v1.UnregisterOwnerRequest
@@ -269,7 +303,7 @@ export type UnregisterOwnerRequest = Message<"ledgerline.v1.UnregisterOwnerReque
  * Use `create(UnregisterOwnerRequestSchema)` to create a new message.
  */
 export const UnregisterOwnerRequestSchema: GenMessage<UnregisterOwnerRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 8);
+  messageDesc(file_ledgerline_v1_lookup, 9);
 
 /**
  * @generated from message ledgerline.v1.UnregisterOwnerResponse
@@ -282,7 +316,7 @@ export type UnregisterOwnerResponse = Message<"ledgerline.v1.UnregisterOwnerResp
  * Use `create(UnregisterOwnerResponseSchema)` to create a new message.
  */
 export const UnregisterOwnerResponseSchema: GenMessage<UnregisterOwnerResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 9);
+  messageDesc(file_ledgerline_v1_lookup, 10);
 
 /**
  * @generated from message ledgerline.v1.ListOwnersRequest
@@ -304,7 +338,7 @@ export type ListOwnersRequest = Message<"ledgerline.v1.ListOwnersRequest"> & {
  * Use `create(ListOwnersRequestSchema)` to create a new message.
  */
 export const ListOwnersRequestSchema: GenMessage<ListOwnersRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 10);
+  messageDesc(file_ledgerline_v1_lookup, 11);
 
 /**
  * @generated from message ledgerline.v1.ListOwnersResponse
@@ -321,7 +355,7 @@ export type ListOwnersResponse = Message<"ledgerline.v1.ListOwnersResponse"> & {
  * Use `create(ListOwnersResponseSchema)` to create a new message.
  */
 export const ListOwnersResponseSchema: GenMessage<ListOwnersResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 11);
+  messageDesc(file_ledgerline_v1_lookup, 12);
 
 /**
  * @generated from message ledgerline.v1.Lease
@@ -358,7 +392,7 @@ export type Lease = Message<"ledgerline.v1.Lease"> & {
  * Use `create(LeaseSchema)` to create a new message.
  */
 export const LeaseSchema: GenMessage<Lease> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 12);
+  messageDesc(file_ledgerline_v1_lookup, 13);
 
 /**
  * @generated from message ledgerline.v1.AcquireLeaseRequest
@@ -380,7 +414,7 @@ export type AcquireLeaseRequest = Message<"ledgerline.v1.AcquireLeaseRequest"> &
  * Use `create(AcquireLeaseRequestSchema)` to create a new message.
  */
 export const AcquireLeaseRequestSchema: GenMessage<AcquireLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 13);
+  messageDesc(file_ledgerline_v1_lookup, 14);
 
 /**
  * @generated from message ledgerline.v1.AcquireLeaseResponse
@@ -397,7 +431,7 @@ export type AcquireLeaseResponse = Message<"ledgerline.v1.AcquireLeaseResponse">
  * Use `create(AcquireLeaseResponseSchema)` to create a new message.
  */
 export const AcquireLeaseResponseSchema: GenMessage<AcquireLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 14);
+  messageDesc(file_ledgerline_v1_lookup, 15);
 
 /**
  * @generated from message ledgerline.v1.RenewLeaseRequest
@@ -419,7 +453,7 @@ export type RenewLeaseRequest = Message<"ledgerline.v1.RenewLeaseRequest"> & {
  * Use `create(RenewLeaseRequestSchema)` to create a new message.
  */
 export const RenewLeaseRequestSchema: GenMessage<RenewLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 15);
+  messageDesc(file_ledgerline_v1_lookup, 16);
 
 /**
  * @generated from message ledgerline.v1.RenewLeaseResponse
@@ -436,7 +470,7 @@ export type RenewLeaseResponse = Message<"ledgerline.v1.RenewLeaseResponse"> & {
  * Use `create(RenewLeaseResponseSchema)` to create a new message.
  */
 export const RenewLeaseResponseSchema: GenMessage<RenewLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 16);
+  messageDesc(file_ledgerline_v1_lookup, 17);
 
 /**
  * @generated from message ledgerline.v1.ReleaseLeaseRequest
@@ -458,7 +492,7 @@ export type ReleaseLeaseRequest = Message<"ledgerline.v1.ReleaseLeaseRequest"> &
  * Use `create(ReleaseLeaseRequestSchema)` to create a new message.
  */
 export const ReleaseLeaseRequestSchema: GenMessage<ReleaseLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 17);
+  messageDesc(file_ledgerline_v1_lookup, 18);
 
 /**
  * @generated from message ledgerline.v1.ReleaseLeaseResponse
@@ -471,7 +505,7 @@ export type ReleaseLeaseResponse = Message<"ledgerline.v1.ReleaseLeaseResponse">
  * Use `create(ReleaseLeaseResponseSchema)` to create a new message.
  */
 export const ReleaseLeaseResponseSchema: GenMessage<ReleaseLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 18);
+  messageDesc(file_ledgerline_v1_lookup, 19);
 
 /**
  * @generated from message ledgerline.v1.TransferLeaseRequest
@@ -503,7 +537,7 @@ export type TransferLeaseRequest = Message<"ledgerline.v1.TransferLeaseRequest">
  * Use `create(TransferLeaseRequestSchema)` to create a new message.
  */
 export const TransferLeaseRequestSchema: GenMessage<TransferLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 19);
+  messageDesc(file_ledgerline_v1_lookup, 20);
 
 /**
  * @generated from message ledgerline.v1.TransferLeaseResponse
@@ -522,7 +556,7 @@ export type TransferLeaseResponse = Message<"ledgerline.v1.TransferLeaseResponse
  * Use `create(TransferLeaseResponseSchema)` to create a new message.
  */
 export const TransferLeaseResponseSchema: GenMessage<TransferLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 20);
+  messageDesc(file_ledgerline_v1_lookup, 21);
 
 /**
  * @generated from message ledgerline.v1.ReclaimLeaseRequest
@@ -553,7 +587,7 @@ export type ReclaimLeaseRequest = Message<"ledgerline.v1.ReclaimLeaseRequest"> &
  * Use `create(ReclaimLeaseRequestSchema)` to create a new message.
  */
 export const ReclaimLeaseRequestSchema: GenMessage<ReclaimLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 21);
+  messageDesc(file_ledgerline_v1_lookup, 22);
 
 /**
  * @generated from message ledgerline.v1.ReclaimLeaseResponse
@@ -570,7 +604,7 @@ export type ReclaimLeaseResponse = Message<"ledgerline.v1.ReclaimLeaseResponse">
  * Use `create(ReclaimLeaseResponseSchema)` to create a new message.
  */
 export const ReclaimLeaseResponseSchema: GenMessage<ReclaimLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 22);
+  messageDesc(file_ledgerline_v1_lookup, 23);
 
 /**
  * @generated from message ledgerline.v1.SetOwnerDrainingRequest
@@ -592,7 +626,7 @@ export type SetOwnerDrainingRequest = Message<"ledgerline.v1.SetOwnerDrainingReq
  * Use `create(SetOwnerDrainingRequestSchema)` to create a new message.
  */
 export const SetOwnerDrainingRequestSchema: GenMessage<SetOwnerDrainingRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 23);
+  messageDesc(file_ledgerline_v1_lookup, 24);
 
 /**
  * @generated from message ledgerline.v1.SetOwnerDrainingResponse
@@ -605,7 +639,7 @@ export type SetOwnerDrainingResponse = Message<"ledgerline.v1.SetOwnerDrainingRe
  * Use `create(SetOwnerDrainingResponseSchema)` to create a new message.
  */
 export const SetOwnerDrainingResponseSchema: GenMessage<SetOwnerDrainingResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 24);
+  messageDesc(file_ledgerline_v1_lookup, 25);
 
 /**
  * @generated from message ledgerline.v1.GetLeaseRequest
@@ -622,7 +656,7 @@ export type GetLeaseRequest = Message<"ledgerline.v1.GetLeaseRequest"> & {
  * Use `create(GetLeaseRequestSchema)` to create a new message.
  */
 export const GetLeaseRequestSchema: GenMessage<GetLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 25);
+  messageDesc(file_ledgerline_v1_lookup, 26);
 
 /**
  * @generated from message ledgerline.v1.GetLeaseResponse
@@ -641,7 +675,7 @@ export type GetLeaseResponse = Message<"ledgerline.v1.GetLeaseResponse"> & {
  * Use `create(GetLeaseResponseSchema)` to create a new message.
  */
 export const GetLeaseResponseSchema: GenMessage<GetLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 26);
+  messageDesc(file_ledgerline_v1_lookup, 27);
 
 /**
  * @generated from message ledgerline.v1.LookupTopicRequest
@@ -665,7 +699,7 @@ export type LookupTopicRequest = Message<"ledgerline.v1.LookupTopicRequest"> & {
  * Use `create(LookupTopicRequestSchema)` to create a new message.
  */
 export const LookupTopicRequestSchema: GenMessage<LookupTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 27);
+  messageDesc(file_ledgerline_v1_lookup, 28);
 
 /**
  * @generated from message ledgerline.v1.LookupTopicResponse
@@ -707,7 +741,7 @@ export type LookupTopicResponse = Message<"ledgerline.v1.LookupTopicResponse"> &
  * Use `create(LookupTopicResponseSchema)` to create a new message.
  */
 export const LookupTopicResponseSchema: GenMessage<LookupTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 28);
+  messageDesc(file_ledgerline_v1_lookup, 29);
 
 /**
  * @generated from message ledgerline.v1.AllocateLedgerIdRequest
@@ -720,7 +754,7 @@ export type AllocateLedgerIdRequest = Message<"ledgerline.v1.AllocateLedgerIdReq
  * Use `create(AllocateLedgerIdRequestSchema)` to create a new message.
  */
 export const AllocateLedgerIdRequestSchema: GenMessage<AllocateLedgerIdRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 29);
+  messageDesc(file_ledgerline_v1_lookup, 30);
 
 /**
  * @generated from message ledgerline.v1.AllocateLedgerIdResponse
@@ -737,7 +771,7 @@ export type AllocateLedgerIdResponse = Message<"ledgerline.v1.AllocateLedgerIdRe
  * Use `create(AllocateLedgerIdResponseSchema)` to create a new message.
  */
 export const AllocateLedgerIdResponseSchema: GenMessage<AllocateLedgerIdResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 30);
+  messageDesc(file_ledgerline_v1_lookup, 31);
 
 /**
  * @generated from service ledgerline.v1.LookupService

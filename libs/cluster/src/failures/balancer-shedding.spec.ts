@@ -1,0 +1,94 @@
+import { eventually } from '@ledgerline/testing';
+import type { BalancerMove } from '@ledgerline/proto';
+import { createClient } from '@ledgerline/client';
+import { LocalCluster } from '../local-cluster.js';
+import type { ServiceInstance } from '../service-instance.js';
+import { ClusterClients, LatencyLoad, QUICK_BALANCER_SETTINGS } from '../testing/index.js';
+
+/*
+ * Shedding by traffic against real processes: two writer owners hold five
+ * topics each, but two of one owner's topics carry 300 msg/s each. With 100
+ * msg/s weighing as one topic, that owner is 11 topics' worth against 5, and
+ * the balancer moves one of its busy topics (not an idle one: moving idle
+ * topics would leave the traffic where it is), while both producers go on
+ * with nothing lost. Counting topics alone, the group looks balanced.
+ */
+
+const RATE = 300;
+const IDLE = 8;
+
+describe('the balancer sheds an owner hot by traffic', () => {
+  let cluster: LocalCluster;
+  let clients: ClusterClients;
+  const loads: LatencyLoad[] = [];
+
+  beforeAll(async () => {
+    cluster = await LocalCluster.start({
+      counts: { metadata: 1, 'writer-owner': 2 },
+      settings: {
+        metadata: { ...QUICK_BALANCER_SETTINGS, LEDGERLINE_BALANCER_MESSAGES_PER_TOPIC: '100' },
+        // Keep-alives (and so load reports) every second.
+        'writer-owner': { LEDGERLINE_LEASE_TTL_MS: '3000' },
+      },
+    });
+    clients = new ClusterClients(cluster);
+  }, 180_000);
+  afterAll(async () => {
+    for (const load of loads) await load.close().catch(() => undefined);
+    clients?.close();
+    await cluster?.stop();
+  }, 120_000);
+
+  /** Moves `topic` to `to` unless it is there already. */
+  async function place(topic: string, to: ServiceInstance): Promise<void> {
+    const from = await cluster.ownerOf(topic);
+    if (from === to) return;
+    await clients
+      .controlAt(from.address)
+      .transferTopic({ topic, targetInstanceId: await clients.instanceIdAt(to.address) });
+  }
+
+  it('moves one of the busy topics to the other owner, and nothing is lost', async () => {
+    await clients.createRetainedNamespace('shed/ns');
+    const idle = Array.from({ length: IDLE }, (_, i) => `persistent://shed/ns/i${i}`);
+    await clients.admin.createTopics({ topics: idle });
+    const sdk = createClient({ serviceUrl: cluster.metadataTarget });
+    try {
+      // Asking a topic's owner for its stats loads it there (and leases it).
+      for (const topic of idle) await sdk.topicStats(topic);
+    } finally {
+      await sdk.close();
+    }
+    loads.push(await LatencyLoad.start(cluster, 'hot-a', RATE), await LatencyLoad.start(cluster, 'hot-b', RATE));
+    const [hotA, hotB] = loads.map((load) => load.topic) as [string, string];
+    const busy = await cluster.ownerOf(hotA);
+    const other = cluster.byRole('writer-owner').find((instance) => instance !== busy)!;
+    // Five topics each; both busy ones on the same owner.
+    for (const topic of [hotB, ...idle.slice(0, 3)]) await place(topic, busy);
+    for (const topic of idle.slice(3)) await place(topic, other);
+    const arrangedMs = Date.now();
+
+    let moves: BalancerMove[] = [];
+    await eventually(
+      async () => {
+        const status = await clients.admin.getBalancerStatus({});
+        moves = status.recentMoves.filter((move) => Number(move.atMs) >= arrangedMs);
+        return moves.some((move) => [hotA, hotB].includes(move.topic) && move.outcome === 'moved');
+      },
+      { attempts: 120, intervalMs: 500, description: 'the balancer moving a busy topic' },
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}; moves since arranged: ${JSON.stringify(moves.map((m) => [m.topic, m.reason]))}`,
+      );
+    });
+    const shed = moves.find((move) => [hotA, hotB].includes(move.topic))!;
+    expect(shed.reason).toMatch(/^shed: .* the topic carried \d+\.\d msg\/s$/);
+    // The busy topics now sit on different owners: one moved, and the other was not moved back after it.
+    expect((await cluster.ownerOf(hotA)) === (await cluster.ownerOf(hotB))).toBe(false);
+    for (const load of loads) await load.stop();
+    for (const load of loads) {
+      expect(load.failures).toEqual([]);
+      expect(await load.check()).toEqual([]);
+    }
+  }, 240_000);
+});
