@@ -41,7 +41,8 @@ export function stretchAcross(acks: readonly { atMs: number }[], fromMs: number,
  * The model check of a pod test: what must be zero after any fault. Nothing
  * acknowledged lost, nothing stored twice, offsets contiguous, every ack's
  * offset where its message is stored, every acknowledged message consumed,
- * none delivered again after its consumer ack was persisted.
+ * none delivered again after its consumer ack was persisted, and never two
+ * owners acknowledging the topic at the same time.
  */
 export function modelViolations(summary: WorkloadSummary): Record<string, number> {
   return {
@@ -51,6 +52,7 @@ export function modelViolations(summary: WorkloadSummary): Record<string, number
     misplaced: summary.misplaced,
     unconsumed: summary.unconsumed,
     redeliveredAfterAck: summary.redeliveredAfterAck,
+    overlappingOwners: summary.overlappingOwners,
   };
 }
 
@@ -61,6 +63,7 @@ export const NO_VIOLATIONS = {
   misplaced: 0,
   unconsumed: 0,
   redeliveredAfterAck: 0,
+  overlappingOwners: 0,
 } as const;
 
 /** The figures every pod test prints, in one wording. */
@@ -69,6 +72,7 @@ export function summaryFigures(summary: WorkloadSummary): string {
     `acked ${summary.acked}, failed ${summary.failed}, lost ${summary.lost}, duplicated ${summary.duplicated}, ` +
     `gaps ${summary.gaps}, misplaced ${summary.misplaced}, unconsumed ${summary.unconsumed}, ` +
     `redelivered after ack ${summary.redeliveredAfterAck}, consumer stops ${summary.consumerStops.length}, ` +
+    `two owners acknowledging at once ${summary.overlappingOwners}, ` +
     `longest stretch without an ack ${summary.longestGapMs} ms` +
     (summary.storedTwice.length === 0 ? '' : `; stored twice: ${summary.storedTwice.join('; ')}`)
   );

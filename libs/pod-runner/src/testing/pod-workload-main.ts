@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { createClient, type Consumer, type Message } from '@ledgerline/client';
 import { AdminService } from '@ledgerline/proto';
 import { closeClient, createClient as createRpcClient } from '@ledgerline/rpc';
+import { acksFromSupersededOwners, type OwnedAck } from './ack-owners.js';
 
 /*
  * The load a pod test runs from a client pod (node --import tsx, inside the
@@ -30,7 +31,7 @@ if (service === undefined || name === undefined) {
   process.exit(2);
 }
 const topic = `persistent://${name}/ns/load`;
-const acks: { payload: string; offset: bigint; duplicate: boolean; atMs: number }[] = [];
+const acks: (OwnedAck & { payload: string; offset: bigint })[] = [];
 const failures: string[] = [];
 const consumed = new Set<string>();
 /** Payloads whose consumer ack the owner confirmed persisted (ackReceipts): none may be delivered again. */
@@ -169,8 +170,17 @@ async function main(): Promise<void> {
   }, STALL_REPORT_MS);
   while (running) {
     const payload = `m${sent++}`;
+    const sentAtMs = Date.now();
     const send = producer.send(payload).then(
-      (receipt) => void acks.push({ payload, offset: receipt.offset, duplicate: receipt.duplicate, atMs: Date.now() }),
+      (receipt) =>
+        void acks.push({
+          payload,
+          offset: receipt.offset,
+          duplicate: receipt.duplicate,
+          ledgerId: receipt.messageId.ledgerId,
+          sentAtMs,
+          atMs: Date.now(),
+        }),
       (error: unknown) => void failures.push(`${payload}: ${String(error)}`),
     );
     const tracked = send.finally(() => inFlight.delete(tracked));
@@ -204,6 +214,7 @@ async function main(): Promise<void> {
     consumerStops,
     lastReceivedMsAgo: Date.now() - lastReceivedAtMs,
     longestGapMs: longestGapMs(startedMs, endedMs),
+    overlappingOwners: acksFromSupersededOwners(acks),
     ...check,
   });
 }

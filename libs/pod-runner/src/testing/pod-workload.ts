@@ -23,6 +23,8 @@ export interface WorkloadSummary {
   storedTwice: string[];
   gaps: number;
   misplaced: number;
+  /** Acks that show two owners acknowledging the topic at once (ack-owners.ts). */
+  overlappingOwners: number;
 }
 
 /** How long the workload gets to create its topic and start producing. */
