@@ -49,6 +49,7 @@ const SECTIONS: Section[] = [
   { name: 'owner-crash', load: () => import('./owner-crash-failover.js') },
   { name: 'balancer-scale-out', load: () => import('./balancer-scale-out.js') },
   { name: 'transfer-latency', load: () => import('./transfer-latency.js') },
+  { name: 'rolling-restart', load: () => import('./rolling-restart.js') },
   { name: 'kafka-produce', load: () => import('./kafka-gateway-produce.js') },
   { name: 'kafka-fetch', load: () => import('./kafka-gateway-fetch.js') },
 ];

@@ -12,6 +12,7 @@
 import { LocalCluster } from '@ledgerline/cluster';
 import { ClusterClients, LatencyLoad, percentile } from '@ledgerline/cluster/testing';
 import { runAlone, sized, type BenchReport } from './bench-report.js';
+import { latencies, latencyRow as row } from './latency-rows.js';
 
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -26,24 +27,6 @@ const TARGET_ADDED_MS = 100;
 const WARM_UP_ACKS = 1_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function latencies(load: LatencyLoad, fromMs: number, toMs: number): number[] {
-  return load.acks.filter((ack) => ack.atMs >= fromMs && ack.atMs < toMs).map((ack) => ack.latencyMs);
-}
-
-function row(window: string, values: number[], extra: Record<string, string | number> = {}) {
-  const at = (p: number) => Number(percentile(values, p).toFixed(1));
-  return {
-    window,
-    sends: values.length,
-    'p50 ms': at(50),
-    'p99 ms': at(99),
-    'p99.9 ms': at(99.9),
-    'p99.99 ms': at(99.99),
-    'max ms': Number(Math.max(...values).toFixed(1)),
-    ...extra,
-  };
-}
 
 export async function run(): Promise<BenchReport> {
   const cluster = await LocalCluster.start({
