@@ -141,6 +141,8 @@ export class Pod {
       {
         readinessChanged: () => this.events.readinessChanged(this),
         log: (line) => this.events.log(`pod ${this.name}: ${line}`),
+        preStop: () => this.preStop(container),
+        graceMs: this.graceMs,
       },
     );
   }
@@ -156,14 +158,15 @@ export class Pod {
     return this.deletion;
   }
 
+  private get graceMs(): number {
+    return (this.plan.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS) * 1000;
+  }
+
   private async terminate(): Promise<string[]> {
     this.terminating = true;
     this.events.readinessChanged(this);
-    const graceMs = (this.plan.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS) * 1000;
-    const deadlineMs = Date.now() + graceMs;
-    const outcomes = await Promise.all(
-      this.containers.map((container) => container.terminate(deadlineMs, () => this.preStop(container.spec))),
-    );
+    const deadlineMs = Date.now() + this.graceMs;
+    const outcomes = await Promise.all(this.containers.map((container) => container.terminate(deadlineMs)));
     await removePodNetwork(this.plan.netns, this.plan.veth);
     rmSync(this.folder('volumes'), { recursive: true, force: true });
     return outcomes;

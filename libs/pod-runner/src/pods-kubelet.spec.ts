@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { findRepositoryRoot } from '@ledgerline/cluster';
 import { linksWithPrefix, namespacesWithPrefix } from './index.js';
@@ -13,6 +16,10 @@ import { PodRunner } from './pod-runner.js';
 
 const root = findRepositoryRoot(__dirname);
 const execFileAsync = promisify(execFile);
+/** Where the preStop hooks note when they ran (ms since the epoch, one line per run). */
+const marks = mkdtempSync(join(tmpdir(), 'ledgerline-kubelet-'));
+const mark = (name: string) => join(marks, name);
+const markTimes = (name: string): number[] => readFileSync(mark(name), 'utf8').trim().split('\n').map(Number);
 
 const deployment = (name: string, container: string): string => `
 apiVersion: apps/v1
@@ -56,14 +63,15 @@ const YAML = [
     `        - name: redis
           image: redis:7.2.5
           args: ['--appendonly', 'no', '--save', '']
-          livenessProbe: { tcpSocket: { port: 6390 }, periodSeconds: 1, failureThreshold: 2 }`,
+          livenessProbe: { tcpSocket: { port: 6390 }, periodSeconds: 1, failureThreshold: 2 }
+          lifecycle: { preStop: { exec: { command: ['sh', '-c', 'date +%s%3N >> ${mark('dead-port')}'] } } }`,
   ),
   deployment(
     'stubborn',
     `        - name: node
           image: ledgerline:0.1.0
-          command: ['node', '-e', "process.on('SIGTERM', () => console.log('SIGTERM ignored')); setInterval(() => {}, 1000)"]
-          lifecycle: { preStop: { exec: { command: ['sleep', '1'] } } }`,
+          command: ['node', '-e', "process.on('SIGTERM', () => console.log('SIGTERM ignored at', Date.now())); setInterval(() => {}, 1000)"]
+          lifecycle: { preStop: { exec: { command: ['sh', '-c', 'date +%s%3N >> ${mark('stubborn')}; sleep 1'] } } }`,
   ),
 ].join('\n');
 
@@ -72,6 +80,7 @@ describe('the kubelet rules on pods', () => {
 
   afterAll(async () => {
     await runner?.down();
+    rmSync(marks, { recursive: true, force: true });
   }, 120_000);
 
   it('restarts on liveness failure, keeps an unready pod out of its Service, and kills at the grace period', async () => {
@@ -79,6 +88,8 @@ describe('the kubelet rules on pods', () => {
     const only = (name: string) => runner!.podsOf(name)[0]!;
     const [ready, unready, deadPort, stubborn] = ['ready', 'unready', 'dead-port', 'stubborn'].map(only);
     expect(await runner.waitUntil(() => ready!.ready && deadPort!.restarts >= 1, 30_000)).toBe(true);
+    // A container killed for its liveness probe runs its preStop hook first, as the kubelet does.
+    expect(markTimes('dead-port').length).toBeGreaterThanOrEqual(1);
     // Through each Service's cluster IP: the ready pod answers, the Service of the unready one has no endpoint.
     // Not spawnSync: the proxies run in this process, so its event loop must stay free while redis-cli waits.
     const ping = async (service: string): Promise<string> => {
@@ -94,9 +105,14 @@ describe('the kubelet rules on pods', () => {
     const outcomes = await runner.deletePod(stubborn!.name);
     const tookMs = Date.now() - deletedAtMs;
     expect(outcomes).toEqual(['killed at the grace period (SIGKILL)']);
-    expect(stubborn!.containers[0]!.output).toContain('SIGTERM ignored');
-    // preStop (1 s) and the ignored SIGTERM both fit in the 3 s grace period, which ends in the SIGKILL.
+    // preStop ran first, and SIGTERM came only once it ended (it sleeps 1 s after noting the time).
+    const sigtermAtMs = Number(/SIGTERM ignored at (\d+)/.exec(stubborn!.containers[0]!.output)?.[1]);
+    const [preStopAtMs] = markTimes('stubborn');
+    expect(sigtermAtMs - preStopAtMs!).toBeGreaterThanOrEqual(900);
+    // preStop (1 s) and the ignored SIGTERM both fit in the 3 s grace period, which ends in the SIGKILL: the
+    // manifest's 3 s, not the 30 s default (the upper bound is far from both, for a busy machine).
     expect(tookMs).toBeGreaterThanOrEqual(2_900);
+    expect(tookMs).toBeLessThan(15_000);
 
     const prefix = runner.prefix;
     await runner.down();

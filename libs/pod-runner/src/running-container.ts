@@ -10,6 +10,10 @@ import { ProbeTracker, probeTiming, restartBackoffMs } from './probe-tracker.js'
 export interface ContainerEvents {
   readinessChanged(): void;
   log(line: string): void;
+  /** The container's preStop hook (resolves at once without one). */
+  preStop(): Promise<void>;
+  /** The pod's terminationGracePeriodSeconds, in ms: what a kill for a failed probe allows too. */
+  graceMs: number;
 }
 
 /** PATH inside a pod: nats-server is in /usr/sbin on Debian. */
@@ -132,7 +136,7 @@ export class RunningContainer {
         this.events.log(
           `container ${this.spec.name}: ${kind} probe failed ${timing.failureThreshold} times, restarting`,
         );
-        this.background(this.restart(`${kind} probe failed`));
+        this.background(this.restart(`${kind} probe failed`, true));
         return false;
       }
       await sleep(timing.periodMs, signal);
@@ -152,13 +156,18 @@ export class RunningContainer {
     this.events.readinessChanged();
   }
 
-  /** Kills and starts the process again after the back-off, unless the pod is terminating. */
-  private async restart(why: string): Promise<void> {
+  /**
+   * Starts the process again after the back-off, unless the pod is
+   * terminating. A process killed for a failed probe is stopped as the
+   * kubelet does: preStop, SIGTERM, SIGKILL at the grace period.
+   */
+  private async restart(why: string, kill = false): Promise<void> {
     if (this.terminating) return;
     const life = this.life;
     life.abort();
     this.setReady(false);
-    await this.group?.stop('SIGTERM', 30_000);
+    if (kill) await this.stopGracefully(Date.now() + this.events.graceMs);
+    else await this.group?.stop('SIGKILL', 10_000);
     if (this.terminating) return;
     this.restarts++;
     const backoff = new AbortController();
@@ -174,21 +183,24 @@ export class RunningContainer {
    * by the grace period), SIGTERM, then SIGKILL when the grace period ends.
    * Resolves with how the process left.
    */
-  async terminate(deadlineMs: number, runPreStop: () => Promise<void>): Promise<string> {
+  async terminate(deadlineMs: number): Promise<string> {
     this.terminating = true;
     this.life.abort();
     this.setReady(false);
-    const group = this.group;
-    let outcome = 'not running';
-    if (group?.running === true) {
-      const preStopBound = new AbortController();
-      await Promise.race([runPreStop(), sleep(Math.max(0, deadlineMs - Date.now()), preStopBound.signal)]);
-      preStopBound.abort();
-      const clean = await group.stop('SIGTERM', Math.max(0, deadlineMs - Date.now()));
-      const { code, signal } = await group.exited;
-      outcome = clean ? `exited ${signal ?? `status ${code}`}` : 'killed at the grace period (SIGKILL)';
-    }
+    const outcome = await this.stopGracefully(deadlineMs);
     await new Promise<void>((resolve) => this.logFile.end(resolve));
     return outcome;
+  }
+
+  /** preStop (bounded by the deadline), SIGTERM, then SIGKILL at the deadline; how the process left. */
+  private async stopGracefully(deadlineMs: number): Promise<string> {
+    const group = this.group;
+    if (group?.running !== true) return 'not running';
+    const preStopBound = new AbortController();
+    await Promise.race([this.events.preStop(), sleep(Math.max(0, deadlineMs - Date.now()), preStopBound.signal)]);
+    preStopBound.abort();
+    const clean = await group.stop('SIGTERM', Math.max(0, deadlineMs - Date.now()));
+    const { code, signal } = await group.exited;
+    return clean ? `exited ${signal ?? `status ${code}`}` : 'killed at the grace period (SIGKILL)';
   }
 }
