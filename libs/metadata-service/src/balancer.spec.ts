@@ -97,17 +97,35 @@ describe('the balancer under load that swings between two owners', () => {
     return owners;
   }
 
-  /** Runs the rounds with the hot owner swapping every `swingRounds` rounds; returns every move, by round. */
+  /**
+   * Runs the rounds with the hot owner swapping every `swingRounds` rounds; returns every move, by round.
+   * With `perTopic`, owners report per-topic rates, and the traffic is carried by three topics of the hot owner.
+   */
   async function swing(
     counts: [number, number],
     swingRounds: number,
     settings: Partial<BalancerConfig> = {},
+    perTopic = false,
   ): Promise<{ rounds: PlannedMove[][]; atMs: number[]; resolved: BalancerConfig }> {
     const { admin, clock } = fixture();
     const owners = await ownersHolding(counts);
+    const holder = new Map<string, string>();
+    for (const [index, count] of counts.entries())
+      for (let i = 0; i < count; i++)
+        holder.set(`persistent://t/ns/${owners[index]!.instanceId}${i}`, owners[index]!.instanceId);
+    // Per topic, the traffic goes where its topics go: the hot owner's first three topics carry it, wherever they are.
+    const loadOf = (instanceId: string, hotId: string) => {
+      if (!perTopic) return messagesInLoad(instanceId === hotId ? HOT_MESSAGES_PER_SECOND : 0);
+      const busy = [0, 1, 2].map((i) => `persistent://t/ns/${hotId}${i}`).filter((t) => holder.get(t) === instanceId);
+      const rate = HOT_MESSAGES_PER_SECOND / 3;
+      const load = messagesInLoad(rate * busy.length);
+      load.busiestTopics = busy.map((topic) => ({ topic, messagesPerSecond: rate }));
+      return load;
+    };
     const rounds: PlannedMove[][] = [];
     const atMs: number[] = [];
     const mover = async (move: PlannedMove) => {
+      holder.set(move.topic, move.to.instanceId);
       rounds.at(-1)!.push(move);
       await admin.transferLease(move.topic, move.from.sessionId, move.to.instanceId);
       await admin.acquireLease(move.topic, move.to.sessionId);
@@ -116,8 +134,8 @@ describe('the balancer under load that swings between two owners', () => {
     const balancer = new Balancer(admin.context, settings, mover);
     for (let round = 0; round < ROUNDS; round++) {
       const hot = Math.floor(round / swingRounds) % 2;
-      for (const [index, owner] of owners.entries()) {
-        await admin.keepAliveOwner(owner.sessionId, messagesInLoad(index === hot ? HOT_MESSAGES_PER_SECOND : 0));
+      for (const owner of owners) {
+        await admin.keepAliveOwner(owner.sessionId, loadOf(owner.instanceId, owners[hot]!.instanceId));
       }
       rounds.push([]);
       atMs.push(clock.now());
@@ -163,6 +181,31 @@ describe('the balancer under load that swings between two owners', () => {
       expect(new Set(moves.map((move) => `${move.from.instanceId}->${move.to.instanceId}`))).toEqual(new Set(['a->b']));
       expect(new Set(moves.map((move) => move.topic)).size).toBe(moves.length);
       expect(moves.every((move) => move.kind === 'shed')).toBe(true);
+    },
+    30_000,
+  );
+
+  it.each([1, 2])(
+    'with per-topic rates, moves nothing when the hot owner changes every %i round(s), inside the window',
+    async (swingRounds) => {
+      const { rounds } = await swing([36, 24], swingRounds, {}, true);
+      expect(rounds.flat()).toEqual([]);
+    },
+    30_000,
+  );
+
+  it.each([3, 4, 5])(
+    'with per-topic rates, when the hot owner changes every %i rounds, busy topics move within the bounds, each once',
+    async (swingRounds) => {
+      const { rounds, resolved } = await swing([50, 30], swingRounds, { balancerMaxMovesPerRound: 2 }, true);
+      const moves = rounds.flat();
+      expect(moves.length).toBeGreaterThan(0);
+      for (const round of rounds) expect(round.length).toBeLessThanOrEqual(resolved.balancerMaxMovesPerRound);
+      // The cooldown (10 minutes) outlasts the 5 minutes: a topic moved once never moves back.
+      expect(resolved.balancerTopicCooldownMs).toBeGreaterThan(ROUNDS * resolved.balancerIntervalMs);
+      expect(new Set(moves.map((move) => move.topic)).size).toBe(moves.length);
+      // What moves is traffic, not idle topics: the busy topics the hot owner reported.
+      expect(moves.every((move) => move.reason.includes('the topic carried'))).toBe(true);
     },
     30_000,
   );
