@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import { ChildProcessGroup, findRepositoryRoot } from '@ledgerline/cluster';
 import { LedgerlineError } from '@ledgerline/errors';
 import { hostsFile } from './hosts-file.js';
-import { parseManifests, renderOverlay, selects, type Manifests, type Service, type Workload } from './manifests.js';
+import { renderOverlay, selects, type Manifests, type Service, type Workload } from './manifests.js';
+import { DEV_OVERLAY, runnableManifests } from './overlay-references.js';
 import { drainPods } from './disruption.js';
 import { createBridge, ip, pickSubnet, removeBlackhole, removeByPrefix, writeHostsFile } from './network.js';
 import { Pod } from './pod.js';
@@ -75,8 +76,7 @@ export class PodRunner {
 
   /** Renders, makes the bridge, starts every workload's pods and waits until all are ready (else removes everything). */
   static async up(options: PodRunnerOptions): Promise<PodRunner> {
-    const yaml = options.yaml ?? (await renderOverlay(resolve(options.overlay ?? 'deploy/overlays/dev')));
-    const manifests = parseManifests(yaml);
+    const manifests = runnableManifests(options.yaml ?? (await renderOverlay(resolve(options.overlay ?? DEV_OVERLAY))));
     for (const swept of sweepStaleRuns()) options.log?.(`removed what the gone run ${swept} left behind`);
     const prefix = newRunPrefix();
     const runDir = options.runDir ?? join('/tmp/ledgerline-pods', prefix);

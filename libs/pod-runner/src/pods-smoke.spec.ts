@@ -88,12 +88,17 @@ describe('the dev overlay as pods', () => {
       0,
       '',
     ]);
-    // kcat -e gives up at its first error where a long-running client retries: under a loaded machine it
-    // once exited 1 reading nothing. It may try once more; the first failure's reason is printed either way.
-    const consumeArgs = ['-C', '-t', 'smoke-kafka', '-o', 'beginning', '-e', '-f', '%o %k %s\n'];
+    // kcat -C quits at its first consumer error (a fetch that timed out on a loaded machine, say) where a
+    // long-running client retries, and once exited 1 reading nothing. It is asked again, up to three times,
+    // 2 s apart, also when it read too little; each failed try is printed with kcat's reason. -m 30: metadata
+    // may take the gateway up to its 10 s backend bound, past kcat's 5 s default.
+    const consumeArgs = ['-C', '-t', 'smoke-kafka', '-p', '0', '-o', 'beginning', '-e', '-m', '30', '-f', '%o %k %s\n'];
     let consumed = await kcat(consumeArgs);
-    if (consumed.code !== 0) {
-      process.stdout.write(`pods smoke: kcat -C failed once (status ${consumed.code}): ${consumed.stderr}\n`);
+    for (let tried = 1; tried < 3 && (consumed.code !== 0 || consumed.stdout.trim().split('\n').length < 2); tried++) {
+      process.stdout.write(
+        `pods smoke: kcat -C try ${tried} failed (status ${consumed.code}, read ${JSON.stringify(consumed.stdout)}): ${consumed.stderr}\n`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
       consumed = await kcat(consumeArgs);
     }
     // As for the produce: a failure shows kcat's reason and what every pod logged above info.
