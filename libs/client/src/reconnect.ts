@@ -40,6 +40,12 @@ export function rerouteAfter(error: unknown, topic: string, lookup: TopicLookup)
     lookup.learn(topic, owner);
     return true;
   }
+  // The connection itself failed (refused, reset, or its keepalive went unanswered): the owner may be
+  // gone, or cut off from this client only; the next lookup says so (TopicLookup.unreachableOwner).
+  if (error.reason === RpcReason.TRANSPORT_UNAVAILABLE) {
+    lookup.unreachableOwner(topic);
+    return true;
+  }
   // CANCELLED here comes from the other side: a server that closed its connections at its drain
   // bound, or a proxy that reset the stream. A producer or consumer that cancels its own call is
   // closing, and its reconnect loop stops before it asks.

@@ -21,6 +21,10 @@ export interface OwnerRoute {
 export class TopicLookup {
   private readonly routes = new Map<string, Promise<OwnerRoute>>();
   private readonly partitionCounts = new Map<string, Promise<number>>();
+  /** The address each topic was last routed to, once known. */
+  private readonly addresses = new Map<string, string>();
+  /** Topics whose owner this client could not reach: the next lookup says which address failed. */
+  private readonly unreachable = new Map<string, string>();
 
   constructor(
     private readonly connections: ServiceConnections,
@@ -35,16 +39,32 @@ export class TopicLookup {
     if (cached !== undefined) return cached;
     const looked = this.lookUp(topic);
     remember(this.routes, topic, looked);
-    // A failed lookup is not an answer: the next call asks again.
-    looked.catch(() => {
-      if (this.routes.get(topic) === looked) this.routes.delete(topic);
-    });
+    looked.then(
+      (route) => remember(this.addresses, topic, route.address),
+      // A failed lookup is not an answer: the next call asks again.
+      () => {
+        if (this.routes.get(topic) === looked) this.routes.delete(topic);
+      },
+    );
     return looked;
   }
 
   /** Records the owner a NOT_OWNER refusal named, so the retry goes straight there. */
   learn(topic: string, address: string): void {
     remember(this.routes, topic, Promise.resolve({ address, redirectTopic: '' }));
+    remember(this.addresses, topic, address);
+  }
+
+  /**
+   * The connection to `topic`'s owner failed: the next route looks up
+   * afresh and tells the metadata service which address could not be
+   * reached, so that an owner cut off from its clients only (still holding
+   * its lease) can be moved off (LookupTopic's unreachable_address).
+   */
+  unreachableOwner(topic: string): void {
+    this.routes.delete(topic);
+    const address = this.addresses.get(topic);
+    if (address !== undefined) remember(this.unreachable, topic, address);
   }
 
   /** Drops the cached owner of `topic`. */
@@ -68,9 +88,14 @@ export class TopicLookup {
   }
 
   private async lookUp(topic: string): Promise<OwnerRoute> {
+    const unreachableAddress = this.unreachable.get(topic) ?? '';
+    this.unreachable.delete(topic);
     const answer = await this.connections
       .to(this.serviceUrl)
-      .lookup.lookupTopic({ topic, group: this.group }, this.connections.callOptions(this.timeoutMs));
+      .lookup.lookupTopic(
+        { topic, group: this.group, unreachableAddress },
+        this.connections.callOptions(this.timeoutMs),
+      );
     if (answer.advertisedAddress === '') {
       throw new LedgerlineError(
         'UNAVAILABLE',

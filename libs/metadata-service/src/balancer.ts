@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
-import { OwnerControlService } from '@ledgerline/proto';
-import { closeClient, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { AdminContext } from './admin-context.js';
@@ -17,6 +15,7 @@ import {
 import { resolveBalancerSettings, type BalancerConfig } from './config.js';
 import { isBadVersion } from './cas-retry.js';
 import { LEASES_DIR } from './layout.js';
+import { OwnerControls } from './owner-controls.js';
 import { CREATE_CONCURRENCY } from './limits.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { listLiveOwners } from './owner-sessions.js';
@@ -96,7 +95,6 @@ export class Balancer {
   readonly settings: BalancerConfig;
   readonly holderId = randomUUID();
   private readonly memory = emptyBalancerMemory();
-  private readonly controls = new Map<string, Client<typeof OwnerControlService>>();
   private readonly mover: TopicMover;
   private timer: NodeJS.Timeout | undefined;
   private joinTimer: NodeJS.Timeout | undefined;
@@ -110,13 +108,13 @@ export class Balancer {
   private leading: Promise<boolean> | undefined;
   private status: BalancerStatusRecord | undefined;
   logger: Pick<Logger, 'info' | 'warn'> | undefined;
-  /** How to reach owners (the service's own TLS settings); set once the service serves. */
-  clientOptions: ClientOptions | undefined;
 
   constructor(
     private readonly context: AdminContext,
     settings: Partial<BalancerConfig> = {},
     mover?: TopicMover,
+    /** How the balancer reaches owners; shared with the service's other calls to them. */
+    private readonly controls = new OwnerControls(),
   ) {
     this.settings = resolveBalancerSettings(settings);
     this.mover = mover ?? ((move) => this.transfer(move));
@@ -140,8 +138,7 @@ export class Balancer {
     if (this.joinTimer !== undefined) clearInterval(this.joinTimer);
     this.timer = undefined;
     this.joinTimer = undefined;
-    for (const client of this.controls.values()) closeClient(client);
-    this.controls.clear();
+    this.controls.close();
   }
 
   /** One round: lead (or not), look, plan, move, record. */
@@ -314,21 +311,7 @@ export class Balancer {
       [...groups].flatMap(([group, entries]) => entries.map((entry) => ownerSideKey(group, entry.owner.instanceId))),
     );
     for (const key of this.memory.sides.keys()) if (!owners.has(key)) this.memory.sides.delete(key);
-    const live = new Set([...groups.values()].flat().map((entry) => entry.owner.advertisedAddress));
-    for (const [address, client] of this.controls) {
-      if (live.has(address)) continue;
-      closeClient(client);
-      this.controls.delete(address);
-    }
-  }
-
-  private control(owner: OwnerRecord): Client<typeof OwnerControlService> {
-    let client = this.controls.get(owner.advertisedAddress);
-    if (client === undefined) {
-      client = createClient(OwnerControlService, owner.advertisedAddress, this.clientOptions ?? {});
-      this.controls.set(owner.advertisedAddress, client);
-    }
-    return client;
+    this.controls.retain(new Set([...groups.values()].flat().map((entry) => entry.owner.advertisedAddress)));
   }
 
   private async execute(move: PlannedMove): Promise<BalancerMoveRecord> {
@@ -353,10 +336,9 @@ export class Balancer {
   }
 
   private async transfer(move: PlannedMove): Promise<{ pausedMs: number }> {
-    const moved = await this.control(move.from).transferTopic(
-      { topic: move.topic, targetInstanceId: move.to.instanceId },
-      { deadlineMs: 60_000 },
-    );
+    const moved = await this.controls
+      .to(move.from.advertisedAddress)
+      .transferTopic({ topic: move.topic, targetInstanceId: move.to.instanceId }, { deadlineMs: 60_000 });
     return { pausedMs: Number(moved.pausedMs) };
   }
 

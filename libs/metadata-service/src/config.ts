@@ -17,6 +17,17 @@ export const maintenanceSettings = {
   ownerSweepIntervalMs: z.number().int().min(100).max(3_600_000).default(10_000),
 };
 
+/**
+ * What a client's report of an owner it cannot reach does (unreachable-owners.ts,
+ * docs/failover.md); unset, DEFAULT_UNREACHABLE_OWNER_SETTINGS' 30 s and 500 ms.
+ */
+export const unreachableOwnerSettings = {
+  /** A topic moved off an owner its clients could not reach is not moved so again for this long, in ms; 0: never. */
+  unreachableOwnerCooldownMs: z.number().int().min(0).max(86_400_000).optional(),
+  /** How long a lookup waits for that move before it answers with the owner it has, in ms. */
+  unreachableOwnerMoveWaitMs: z.number().int().min(0).max(60_000).optional(),
+};
+
 /** The balancer's settings (see balancer.ts and docs/placement.md); one metadata instance at a time runs it. */
 export const balancerSettings = {
   /** Whether this instance competes to run the balancer. */
@@ -80,6 +91,7 @@ export const clusterConfigSchema = serviceConfigSchema.extend({
   storeCheckFailures: z.number().int().min(1).max(100).default(2),
   ...maintenanceSettings,
   ...balancerSettings,
+  ...unreachableOwnerSettings,
 });
 export type ClusterConfig = z.output<typeof clusterConfigSchema>;
 
@@ -89,6 +101,7 @@ export const standaloneConfigSchema = serviceConfigSchema.extend({
   dataDir: z.string().min(1).default('./data'),
   ...maintenanceSettings,
   ...balancerSettings,
+  ...unreachableOwnerSettings,
 });
 export type StandaloneConfig = z.output<typeof standaloneConfigSchema>;
 

@@ -1,3 +1,4 @@
+import { TopicName } from '@ledgerline/naming';
 import { LookupService } from '@ledgerline/proto';
 import { invalidArgument } from '@ledgerline/errors';
 import { type ServiceImpl } from '@ledgerline/rpc';
@@ -68,11 +69,28 @@ export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Look
       return lease === undefined ? {} : { lease: leaseMessage(lease) };
     },
     async lookupTopic(request) {
-      const answer = await admin.lookupTopic(request.topic, request.group);
+      const answer = await lookupPastUnreachable(admin, request);
       return { ...answer, role: roleValue(answer.role) };
     },
     async allocateLedgerId() {
       return { ledgerId: BigInt(await admin.allocateLedgerId()) };
     },
   };
+}
+
+/**
+ * A lookup; when the client could not reach the owner it names (its
+ * unreachable_address), the topic is first moved off that owner if it still
+ * answers this service (unreachable-owners.ts), and the lookup answers anew.
+ */
+async function lookupPastUnreachable(
+  admin: MetadataAdmin,
+  request: { topic: string; group: string; unreachableAddress: string },
+) {
+  const answer = await admin.lookupTopic(request.topic, request.group);
+  const { unreachableAddress } = request;
+  if (!answer.owned || unreachableAddress === '' || unreachableAddress !== answer.advertisedAddress) return answer;
+  const leased = answer.redirectTopic === '' ? TopicName.parse(request.topic).toString() : answer.redirectTopic;
+  if (!(await admin.unreachableOwners.moveOff(leased, unreachableAddress))) return answer;
+  return admin.lookupTopic(request.topic, request.group);
 }

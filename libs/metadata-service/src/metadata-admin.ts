@@ -26,6 +26,8 @@ import { resolveNamespaceStorage, resolveTopic } from './topic-scope.js';
 import { TopicAdmin, type CountDriftListener } from './topics.js';
 import { TopicAutoCreation } from './topic-auto-creation.js';
 import { DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
+import { OwnerControls } from './owner-controls.js';
+import { UnreachableOwners, type UnreachableOwnerSettings } from './unreachable-owners.js';
 
 export interface MetadataAdminOptions {
   /** Where topic deletions announce the ledgers they marked (the store announces its own changes). */
@@ -38,6 +40,8 @@ export interface MetadataAdminOptions {
   onCountDrift?: CountDriftListener;
   /** How long a topic counter must be still before a recount may rewrite it. */
   recountSettleMs?: number;
+  /** How a client's report of an owner it cannot reach is acted on (unreachable-owners.ts). */
+  unreachableOwners?: Partial<UnreachableOwnerSettings>;
 }
 
 /**
@@ -50,6 +54,10 @@ export class MetadataAdmin {
   readonly topicAdmin: TopicAdmin;
   /** Ends the sessions of owners whose process is known gone (WatchOwnerSession). */
   readonly sessionLiveness: SessionLiveness;
+  /** The clients of the owners' OwnerControlService, for the balancer and for unreachableOwners. */
+  readonly ownerControls = new OwnerControls();
+  /** Moves topics off owners their clients report they cannot reach (LookupTopic's unreachable_address). */
+  readonly unreachableOwners: UnreachableOwners;
   readonly #autoCreation: TopicAutoCreation;
   readonly #onCountDrift: CountDriftListener;
   readonly #settleMs: number;
@@ -60,6 +68,7 @@ export class MetadataAdmin {
     this.#settleMs = options.recountSettleMs ?? DEFAULT_RECOUNT_SETTLE_MS;
     this.topicAdmin = new TopicAdmin(this.context, new TopicReservations(this.context), this.#onCountDrift);
     this.sessionLiveness = new SessionLiveness(this.context, options.sessionLiveness);
+    this.unreachableOwners = new UnreachableOwners(this.context, this.ownerControls, options.unreachableOwners);
     this.#autoCreation = new TopicAutoCreation(this.context, (topic) => this.topicAdmin.createTopic(topic));
   }
 

@@ -18,6 +18,7 @@ import { MetadataMaintenance } from './maintenance.js';
 import { MetadataAdmin } from './metadata-admin.js';
 import { metadataStoreServiceImpl } from './metadata-store-service.js';
 import { storePolicySource } from './permissions.js';
+import type { UnreachableOwnerSettings } from './unreachable-owners.js';
 
 /** The three gRPC services of the metadata service over one admin, store and bus. */
 export function metadataServices(admin: MetadataAdmin, store: MetadataStore, bus: Bus): GrpcServiceRegistration[] {
@@ -32,7 +33,7 @@ export interface MetadataServiceOptions {
   store: MetadataStore;
   bus: Bus;
   /** The balancer's settings are optional here: those not given take their defaults (config.ts). */
-  config: ServiceConfig & MaintenanceConfig & Partial<BalancerConfig>;
+  config: ServiceConfig & MaintenanceConfig & Partial<BalancerConfig> & Partial<UnreachableOwnerSettings>;
   /** The name in logs and metrics; default 'metadata'. */
   name?: string;
   logger?: Logger;
@@ -64,9 +65,13 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
     bus,
     recountSettleMs: config.recountSettleMs,
     onCountDrift: (namespace) => maintenance.suspect(namespace),
+    unreachableOwners: definedOnly({
+      unreachableOwnerCooldownMs: config.unreachableOwnerCooldownMs,
+      unreachableOwnerMoveWaitMs: config.unreachableOwnerMoveWaitMs,
+    }),
   });
   const maintenance = new MetadataMaintenance(admin.context, config);
-  const balancer = new Balancer(admin.context, balancerSettingsOf(config));
+  const balancer = new Balancer(admin.context, balancerSettingsOf(config), undefined, admin.ownerControls);
   const service = await serve({
     name: options.name ?? 'metadata',
     config,
@@ -87,8 +92,9 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
   admin.sessionLiveness.logger = service.logger;
   maintenance.start(service.logger);
   balancer.logger = service.logger;
-  // The balancer calls owners as this service: with mutual TLS, its own certificate.
-  balancer.clientOptions = service.channelSettings;
+  // The balancer and the unreachable-owner moves call owners as this service: with mutual TLS, its own certificate.
+  admin.ownerControls.clientOptions = service.channelSettings;
+  admin.unreachableOwners.logger = service.logger;
   balancer.start();
   return {
     admin,
@@ -101,6 +107,11 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
 }
 
 /** The balancer settings among a service's config (the rest is not the balancer's). */
+/** The settings given, without the keys left undefined (so a default is not overwritten by undefined). */
+function definedOnly<T extends object>(settings: T): Partial<T> {
+  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
 function balancerSettingsOf(config: Partial<BalancerConfig>): Partial<BalancerConfig> {
   const picked: Partial<BalancerConfig> = {};
   for (const [key, value] of Object.entries(config)) {
