@@ -100,6 +100,9 @@ describe('the garbage collector partitioned mid-pass', () => {
         `0 left ${reclaimedMs} ms after the heal; live ledgers ${liveBefore.length}, deleted ${liveDeleted}; ` +
         `${summaryFigures(summary)}\n`,
     );
+    // Cut mid-pass: dead ledgers were left at the cut, and still were after the collector was cut off a while.
+    expect(leftAtCut).toBeGreaterThan(0);
+    expect(leftWhileCut).toBeGreaterThan(0);
     expect(liveDeleted).toBe(0);
     expect(modelViolations(summary)).toEqual(NO_VIOLATIONS);
     expect(await downAndLeftovers(pods)).toEqual([]);

@@ -25,6 +25,9 @@ import {
 
 const root = findRepositoryRoot(__dirname);
 const TOPIC = 'persistent://cut/ns/load';
+/** The dev overlay's LEDGERLINE_LEASE_TTL_MS, and the time an acknowledgement takes to reach the workload. */
+const LEASE_TTL_MS = 5_000;
+const DELIVERY_SLACK_MS = 2_000;
 
 /** The ledgers in the ledger store and how many of them are fenced. */
 function ledgerStates(runner: PodRunner): { ledgers: number; fenced: number } {
@@ -64,15 +67,21 @@ describe('a writer owner cut off from Redis and the metadata service, its client
     pods.workload = undefined;
 
     const during = records.filter((ack) => ack.atMs >= cutAtMs && ack.atMs <= healedAtMs);
+    // The old owner's ledger (the last one acknowledged before the cut) acknowledges nothing new past the lease TTL.
+    const oldLedger = records.filter((ack) => ack.atMs < cutAtMs && !ack.duplicate).at(-1)!.ledgerId;
+    const lateFromOldOwner = records.filter(
+      (ack) => ack.ledgerId === oldLedger && !ack.duplicate && ack.atMs > cutAtMs + LEASE_TTL_MS + DELIVERY_SLACK_MS,
+    );
     const outageMs = stretchAcross(records, cutAtMs, healedAtMs);
     process.stdout.write(
       `writer owner cut from redis and metadata: faults injected 1 (${owner} partitioned from redis and ledgerline-metadata ` +
         `for ${healedAtMs - cutAtMs} ms), ${summaryFigures(summary)} (${outageMs} ms across the cut), ` +
-        `${during.length} acked while cut off, ` +
+        `${during.length} acked while cut off, ${lateFromOldOwner.length} acked by the old owner past its lease TTL, ` +
         `fenced ledgers ${before.fenced} of ${before.ledgers} -> ${after.fenced} of ${after.ledgers}, new owner ${newOwner}\n`,
     );
     expect(newOwner).not.toBe(owner);
     expect(after.fenced).toBeGreaterThan(before.fenced);
+    expect(lateFromOldOwner).toEqual([]);
     expect(modelViolations(summary)).toEqual(NO_VIOLATIONS);
     expect(await downAndLeftovers(pods)).toEqual([]);
   }, 900_000);

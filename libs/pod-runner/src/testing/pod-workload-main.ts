@@ -200,9 +200,14 @@ async function main(): Promise<void> {
   await consumer?.close().catch(() => undefined);
   await consuming;
   await client.close();
-  // Every acknowledgement for a test that lines them up with the faults it injected (payload, offset, when).
+  // Every acknowledgement for a test that lines them up with the faults it injected (payload, offset, when, ledger).
   if (acksFile !== undefined)
-    writeFileSync(acksFile, JSON.stringify(acks.map((ack) => [ack.payload, Number(ack.offset), ack.atMs])));
+    writeFileSync(
+      acksFile,
+      JSON.stringify(
+        acks.map((ack) => [ack.payload, Number(ack.offset), ack.atMs, Number(ack.ledgerId), ack.duplicate ? 1 : 0]),
+      ),
+    );
   print({
     event: 'summary',
     sent,

@@ -27,6 +27,16 @@ export interface WorkloadSummary {
   overlappingOwners: number;
 }
 
+/** One acknowledgement as the workload recorded it: what, where, when, and whether a resend was a duplicate. */
+export interface AckRecord {
+  payload: string;
+  offset: number;
+  atMs: number;
+  /** The ledger the receipt named (the original's, for a duplicate). */
+  ledgerId: number;
+  duplicate: boolean;
+}
+
 /** How long the workload gets to create its topic and start producing. */
 const START_TIMEOUT_MS = 60_000;
 /** How long it gets to stop, catch up and read the topic back. */
@@ -41,9 +51,15 @@ export class PodWorkload {
   ) {}
 
   /** Each acknowledgement once stopped: payload, offset, when (ms since the epoch). */
-  ackRecords(): { payload: string; offset: number; atMs: number }[] {
-    const rows = JSON.parse(readFileSync(this.acksFile, 'utf8')) as [string, number, number][];
-    return rows.map(([payload, offset, atMs]) => ({ payload, offset, atMs }));
+  ackRecords(): AckRecord[] {
+    const rows = JSON.parse(readFileSync(this.acksFile, 'utf8')) as [string, number, number, number, number][];
+    return rows.map(([payload, offset, atMs, ledgerId, duplicate]) => ({
+      payload,
+      offset,
+      atMs,
+      ledgerId,
+      duplicate: duplicate === 1,
+    }));
   }
 
   /** Starts the load from `clientPod`, talking to the metadata Service by its name. */
