@@ -50,11 +50,13 @@ class FakeBackend {
     this.topics.set(topic, partitions);
   }
 
-  /** The first payload of every entry published, in the order the owner got them. */
+  /** The first payload of every entry published, in the order the owner got them, and the entries themselves. */
   readonly published: string[] = [];
+  readonly entries: PublishEntry[] = [];
 
   async publish(_topic: string, entry: PublishEntry, _caller: unknown, onIssued?: () => void): Promise<PublishReceipt> {
     this.published.push(Buffer.from(entry.messages[0]?.payload ?? []).toString());
+    this.entries.push(entry);
     onIssued?.();
     return { firstOffset: 0n, lastOffset: 0n, duplicate: false } as PublishReceipt;
   }
@@ -84,7 +86,7 @@ async function metadataErrors(context: GatewayContext, names: string[]): Promise
   return (answer['topics'] as { errorCode: number }[]).map((topic) => topic.errorCode);
 }
 
-function records(value = 'hello'): Buffer {
+function records(value = 'hello', idempotent?: { producerId: bigint; baseSequence: number }): Buffer {
   return encodeRecordBatch({
     baseOffset: 0n,
     partitionLeaderEpoch: 0,
@@ -95,9 +97,9 @@ function records(value = 'hello'): Buffer {
     lastOffsetDelta: 0,
     baseTimestamp: 0n,
     maxTimestamp: 0n,
-    producerId: -1n,
-    producerEpoch: -1,
-    baseSequence: -1,
+    producerId: idempotent?.producerId ?? -1n,
+    producerEpoch: idempotent === undefined ? -1 : 0,
+    baseSequence: idempotent?.baseSequence ?? -1,
     records: [{ offsetDelta: 0, timestampDelta: 0n, key: null, value: Buffer.from(value), headers: [] }],
   });
 }
@@ -242,5 +244,26 @@ describe('produce requests pipelined on one connection', () => {
     await Promise.all([produce('first'), produce('second'), produce('third')]);
     expect(backend.published).toEqual(['first', 'second', 'third']);
     expect(connection.produceOrder.size).toBe(0);
+  });
+});
+
+describe('produce from an idempotent producer', () => {
+  it('asks the owner to refuse a gap in its sequence (Kafka numbers its batches without gaps), and only its', async () => {
+    const backend = new FakeBackend();
+    backend.topics.set('persistent://public/default/orders', 1);
+    const context = contextOver(backend);
+    for (const batch of [records('plain'), records('idempotent', { producerId: 7n, baseSequence: 3 })]) {
+      const body = {
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 1000,
+        topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, records: batch }] }],
+      };
+      await handleProduce(context, request(ApiKey.Produce, 7, body), session);
+    }
+    expect(backend.entries.map((entry) => [entry.producerName, entry.sequenceId, entry.contiguousSequence])).toEqual([
+      ['', 0n, false],
+      ['kafka-7-0', 3n, true],
+    ]);
   });
 });

@@ -18,6 +18,8 @@ export interface PublishEntry {
   /** Deduplication (idempotent producers): `kafka-<producerId>-<epoch>`, the batch's base sequence. */
   producerName: string;
   sequenceId: bigint;
+  /** True for an idempotent producer, which numbers its batches without gaps (PublishMessage.contiguous_sequence). */
+  contiguousSequence: boolean;
 }
 
 export interface FetchResult {
@@ -128,6 +130,7 @@ export class LedgerlineBackend {
           topic,
           sequenceId: entry.sequenceId,
           producerName: entry.producerName,
+          contiguousSequence: entry.contiguousSequence,
           messages: entry.messages,
         }),
       onIssued,

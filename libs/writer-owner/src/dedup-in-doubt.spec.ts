@@ -31,12 +31,13 @@ async function openTopic(backends: TestBackends): Promise<OwnedTopic> {
 }
 
 /** `stream` stands for the publish stream the entry comes on (the owner tells streams apart by their signal). */
-function publish(topic: OwnedTopic, sequenceId: bigint, stream?: AbortSignal) {
+function publish(topic: OwnedTopic, sequenceId: bigint, stream?: AbortSignal, contiguousSequence = false) {
   return topic.publish(
     {
       topic: TOPIC,
       producerName: 'p',
       sequenceId,
+      contiguousSequence,
       payload: new TextEncoder().encode(`m${sequenceId}`),
     } as never,
     stream,
@@ -201,6 +202,21 @@ describe('the order of a producer whose append failed while the store was away',
   it('names the sequence id to resend from in the refusal', async () => {
     const refused = await refusal(publish(topic, 5n, stream));
     expect(refused.details).toMatchObject({ producerName: 'p', sequenceId: '5', resendFromSequenceId: '1' });
+  });
+
+  it('refuses a later sequence id of a gapless producer on any stream, until the failed one is resent', async () => {
+    // A Kafka idempotent producer through the gateway: one shared stream, replaced when it breaks, carries it.
+    const replaced = new AbortController().signal;
+    expect(await failureOf(publish(topic, 2n, replaced, true))).toBe(`UNAVAILABLE ${WriterReason.SEQUENCE_GAP}`);
+    expect((await publish(topic, 1n, replaced, true)).firstOffset).toBe(1);
+    expect((await publish(topic, 2n, replaced, true)).firstOffset).toBe(2);
+    // Gapless, a skip is a gap even with no failure before it.
+    expect(await failureOf(publish(topic, 4n, replaced, true))).toBe(`UNAVAILABLE ${WriterReason.SEQUENCE_GAP}`);
+    expect(await logOf(topic)).toEqual([
+      [0, 0n],
+      [1, 1n],
+      [2, 2n],
+    ]);
   });
 
   it('takes a later sequence id on a new stream: the producer reconnected without the entry it gave up on', async () => {

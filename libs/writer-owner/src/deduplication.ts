@@ -121,9 +121,11 @@ export class Deduplication {
    * here, not only at the next snapshot, so when it is forgotten does not
    * depend on other producers' traffic. A re-send counts as activity.
    * `stream` is the stream the entry came on (any object that is the same
-   * for the stream's life).
+   * for the stream's life). With `contiguous`, the producer numbers its
+   * entries without gaps, so one that does not follow the highest sent is a
+   * gap on any stream.
    */
-  check(producer: string, first: bigint, stream?: object): DedupVerdict {
+  check(producer: string, first: bigint, stream?: object, contiguous = false): DedupVerdict {
     const state = this.producers.get(producer);
     if (state === undefined) return { kind: 'new' };
     if (this.inactive(state, this.now() - this.settings.producerInactivityMs)) {
@@ -140,6 +142,8 @@ export class Deduplication {
       state.gap = undefined;
     }
     if (first <= state.pushed) return { kind: 'wait', until: state.inFlight };
+    // A producer that numbers without gaps (Kafka's idempotent one) skipped some: those were not stored here.
+    if (contiguous && first > state.pushed + 1n) return { kind: 'gap', resendFrom: state.pushed + 1n };
     return { kind: 'new' };
   }
 

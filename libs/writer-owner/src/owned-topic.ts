@@ -226,7 +226,7 @@ export class OwnedTopic {
       });
       return { kind: 'wait', until };
     }
-    return this.dedup.check(message.producerName, message.sequenceId, stream);
+    return this.dedup.check(message.producerName, message.sequenceId, stream, message.contiguousSequence);
   }
 
   private complete(

@@ -68,6 +68,8 @@ async function producePartition(
           messages: batch.records.map((record) => storedMessage(batch, record)),
           producerName: producerName(batch),
           sequenceId: BigInt(Math.max(batch.baseSequence, 0)),
+          // Kafka numbers an idempotent producer's batches without gaps: one that skips is refused, not stored ahead.
+          contiguousSequence: batch.producerId >= 0n,
         },
         session.caller,
         // Earlier batches of the request were stored before this one was sent; the next request goes after the last.
