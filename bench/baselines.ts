@@ -166,7 +166,10 @@ async function launch(
   settings: Record<string, string>,
 ): Promise<ChildProcess> {
   const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
-  const child = spawn(process.execPath, ['--import', 'tsx', ...argv], {
+  // BENCH_CPU_PROF=<dir>: every service the bench starts writes V8 CPU profiles (one per thread) under <dir>/<name>.
+  const profileDir = process.env['BENCH_CPU_PROF'];
+  const profiling = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', join(profileDir, name)];
+  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', ...argv], {
     cwd: ROOT,
     env: { ...Object.fromEntries(kept), ...settings },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -7,6 +7,8 @@
 //   npm run bench -- --full      # every script's --full sizes (much longer)
 //   npm run bench -- --only publish,offsets   # some sections (BENCHMARKS.md then holds only those)
 //   npm run bench -- --out <file>             # write somewhere else than BENCHMARKS.md
+//   BENCH_CPU_PROF=<dir> npx tsx bench/<script>.ts   # the services it starts (baselines.ts) write
+//                                                   # V8 CPU profiles under <dir>/<service>/
 //
 // Every section starts its own throwaway redis-server / nats-server.
 import { execFileSync } from 'node:child_process';
