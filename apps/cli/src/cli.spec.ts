@@ -2,8 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { CliIo } from './cli-io.js';
-import { runCli } from './program.js';
+import { ledgerline } from './testing/run-cli.js';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
 
@@ -29,19 +28,6 @@ interface Run {
 const ENV = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !/^LEDGERLINE_(REDIS|NATS)_URL$/.test(key)),
 );
-
-/** Runs the command line in this process, with stdout and stderr captured as a process would write them. */
-async function ledgerline(...args: string[]): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    out: (line) => (stdout += `${line}\n`),
-    err: (line) => (stderr += `${line}\n`),
-    progress: () => ({ advance: () => {}, stop: () => {} }),
-  };
-  const code = await runCli(io, ['node', 'ledgerline', ...args]);
-  return { code, stdout, stderr };
-}
 
 /** Runs `ledgerline` as its own process. Bounded by the test's timeout; the process is killed if the test ends first. */
 function ledgerlineProcess(...args: string[]): Promise<Run> {

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ChildProcessGroup, readClusterDescription, type ClusterDescription } from '@ledgerline/cluster';
 import { eventually } from '@ledgerline/testing';
-import type { CliIo } from './cli-io.js';
-import { runCli } from './program.js';
+import { ledgerline } from './testing/run-cli.js';
 
 // `ledgerline cluster up` as a real process (it must own its children and
 // answer Ctrl-C), with `cluster status` run in this process against what it
@@ -12,18 +11,6 @@ import { runCli } from './program.js';
 
 const ROOT = resolve(__dirname, '../../..');
 const MAIN = join(ROOT, 'apps/cli/src/main.ts');
-
-async function ledgerline(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    out: (line) => (stdout += `${line}\n`),
-    err: (line) => (stderr += `${line}\n`),
-    progress: () => ({ advance: () => {}, stop: () => {} }),
-  };
-  const code = await runCli(io, ['node', 'ledgerline', ...args]);
-  return { code, stdout, stderr };
-}
 
 function alive(pid: number): boolean {
   try {

@@ -5,23 +5,10 @@ import { OwnerRole, type OwnerInfo } from '@ledgerline/proto';
 import { create } from '@bufbuild/protobuf';
 import { OwnerInfoSchema } from '@ledgerline/proto';
 import { eventually } from '@ledgerline/testing';
-import type { CliIo } from './cli-io.js';
 import { ownersTable } from './commands/owners-commands.js';
-import { runCli } from './program.js';
+import { ledgerline } from './testing/run-cli.js';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
-
-async function ledgerline(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    out: (line) => (stdout += `${line}\n`),
-    err: (line) => (stderr += `${line}\n`),
-    progress: () => ({ advance: () => {}, stop: () => {} }),
-  };
-  const code = await runCli(io, ['node', 'ledgerline', ...args]);
-  return { code, stdout, stderr };
-}
 
 function owner(instanceId: string, group: string, topicsOwned: number, messagesInPerSecond: number): OwnerInfo {
   return create(OwnerInfoSchema, {

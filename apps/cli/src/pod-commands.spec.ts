@@ -3,8 +3,7 @@ import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveControl, type PodRunner } from '@ledgerline/pod-runner';
-import type { CliIo } from './cli-io.js';
-import { runCli } from './program.js';
+import { ledgerline } from './testing/run-cli.js';
 
 /*
  * The `cluster` commands that drive a running pod runner, from the command
@@ -54,30 +53,19 @@ describe('ledgerline cluster pod commands', () => {
     rmSync(runDir, { recursive: true, force: true });
   });
 
-  async function ledgerline(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const io: CliIo = {
-      out: (line) => (stdout += `${line}\n`),
-      err: (line) => (stderr += `${line}\n`),
-      progress: () => ({ advance: () => {}, stop: () => {} }),
-    };
-    const code = await runCli(io, ['node', 'ledgerline', 'cluster', ...args, '--run-dir', runDir]);
-    return { code, stdout, stderr };
-  }
+  /** `ledgerline cluster <args>` against the stand-in's run folder. */
+  const cluster = (...args: string[]) => ledgerline('cluster', ...args, '--run-dir', runDir);
 
   it('carries each command and its arguments to the runner and prints its answer', async () => {
-    expect((await ledgerline('pods')).stdout).toMatch(
-      /^writer-0 +10\.213\.7\.2 +Ready +restarts 1 +Deployment\/writer/,
-    );
-    expect((await ledgerline('scale', 'ledgerline-writer-owner', '3')).code).toBe(0);
-    expect((await ledgerline('delete-pod', 'writer-0')).stdout).toBe('exited SIGTERM\n');
-    expect((await ledgerline('drain', 'writer-0', 'writer-1', '--timeout-ms', '9000')).stdout).toBe('evicted\n');
-    expect((await ledgerline('rollout', 'restart', 'ledgerline-metadata')).code).toBe(0);
-    expect((await ledgerline('partition', 'writer-0', '--from', 'redis', 'ledgerline-metadata')).stdout).toBe(
+    expect((await cluster('pods')).stdout).toMatch(/^writer-0 +10\.213\.7\.2 +Ready +restarts 1 +Deployment\/writer/);
+    expect((await cluster('scale', 'ledgerline-writer-owner', '3')).code).toBe(0);
+    expect((await cluster('delete-pod', 'writer-0')).stdout).toBe('exited SIGTERM\n');
+    expect((await cluster('drain', 'writer-0', 'writer-1', '--timeout-ms', '9000')).stdout).toBe('evicted\n');
+    expect((await cluster('rollout', 'restart', 'ledgerline-metadata')).code).toBe(0);
+    expect((await cluster('partition', 'writer-0', '--from', 'redis', 'ledgerline-metadata')).stdout).toBe(
       '4 routes added\n',
     );
-    expect((await ledgerline('heal')).stdout).toBe('4 routes removed\n');
+    expect((await cluster('heal')).stdout).toBe('4 routes removed\n');
     expect(asked).toEqual([
       'scale ledgerline-writer-owner 3',
       'delete-pod writer-0',
@@ -90,7 +78,7 @@ describe('ledgerline cluster pod commands', () => {
 
   it('refuses a replica count that is not a whole number, before asking the runner', async () => {
     const before = asked.length;
-    const refused = await ledgerline('scale', 'ledgerline-writer-owner', 'many');
+    const refused = await cluster('scale', 'ledgerline-writer-owner', 'many');
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain('many');
     expect(asked).toHaveLength(before);
@@ -99,13 +87,7 @@ describe('ledgerline cluster pod commands', () => {
   it('says so when no runner answers on the run folder', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'ledgerline-pod-cli-none-'));
     try {
-      let stderr = '';
-      const io: CliIo = {
-        out: () => {},
-        err: (line) => (stderr += line),
-        progress: () => ({ advance: () => {}, stop: () => {} }),
-      };
-      const code = await runCli(io, ['node', 'ledgerline', 'cluster', 'heal', '--run-dir', empty]);
+      const { code, stderr } = await ledgerline('cluster', 'heal', '--run-dir', empty);
       expect(code).not.toBe(0);
       expect(stderr).toMatch(/NO_RUNNER|no pod runner/i);
     } finally {

@@ -16,25 +16,12 @@ import {
 import { closeClient, createClient as createRpcClient, RpcReason } from '@ledgerline/rpc';
 import { createToken, SecurityReason } from '@ledgerline/security';
 import { createDevCertificates, writeDevCertificates } from '@ledgerline/security/dev-certificates';
-import type { CliIo } from './cli-io.js';
-import { runCli } from './program.js';
+import { ledgerline } from './testing/run-cli.js';
 import type { RunningStandalone } from './standalone.js';
 import { eventually } from '@ledgerline/testing';
 import { startTestStandalone, tokenAuthArgv } from './testing/test-standalone.js';
 
 const SECRET = 'a-development-secret-of-at-least-32-bytes';
-
-async function ledgerline(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    out: (line) => (stdout += `${line}\n`),
-    err: (line) => (stderr += `${line}\n`),
-    progress: () => ({ advance: () => {}, stop: () => {} }),
-  };
-  const code = await runCli(io, ['node', 'ledgerline', ...args]);
-  return { code, stdout, stderr };
-}
 
 describe('standalone with TLS and token authentication, through the CLI and the SDK', () => {
   let dir: string;
