@@ -1,4 +1,4 @@
-import type { LedgerStore } from '@ledgerline/ledger-store';
+import type { LedgerStore, LedgerWriter } from '@ledgerline/ledger-store';
 import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/naming';
 import { decodeEntry, LedgerOffsetIndex, OffsetAssigner } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
@@ -129,7 +129,8 @@ async function openOnce(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
   const creating = settled(
     createOwnedLedger(metadata, inputs.store, { topic: inputs.topic, path, component: 'managed-ledger' }),
   );
-  let recorded = false;
+  /** Whether the ledger made early was used or discarded already (else the finally discards it). */
+  let earlyHandled = false;
   try {
     const node = await claimNode(metadata, path);
     const { info } = node;
@@ -151,25 +152,44 @@ async function openOnce(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
       const version = await metadata.putManagedLedgerInfo(path, infoToProto(info), node.version);
       return { info, version, current: undefined, recoveredTables };
     }
-    const writer = await creating.value();
+    const writer = await newestLedger(inputs, info, await creating.value());
+    earlyHandled = true; // From here on the writer's own failure handling below deletes it when it goes unused.
     const current = new OpenLedger(writer, lastOffset + 1, inputs.now(), indexSpacing(inputs.config));
     applyLedgerSwitch(info, closed, current.openSummary(), lastOffset, inputs.now());
     try {
       const version = await metadata.putManagedLedgerInfo(path, infoToProto(info), node.version);
-      recorded = true;
       return { info, version, current, recoveredTables };
     } catch (err) {
-      recorded = true; // Discarded here: the write may have landed.
       if (isBadVersion(err)) discardUnreferencedLedger(inputs.store, writer.ledgerId);
       else await discardIfUnnamed(metadata, inputs.store, path, writer.ledgerId);
       throw err;
     }
   } finally {
-    if (!recorded) {
+    if (!earlyHandled) {
       const unused = await creating.outcome;
       if (unused !== undefined) discardUnreferencedLedger(inputs.store, unused.ledgerId);
     }
   }
+}
+
+/**
+ * The ledger to write to: `early` (made while the node was read) unless the
+ * previous owner recorded a newer ledger meanwhile, since ledger ids must rise
+ * along the list (positions compare by them); then a new one, `early` deleted.
+ */
+async function newestLedger(
+  inputs: OpenInputs,
+  info: ManagedLedgerInfoModel,
+  early: LedgerWriter,
+): Promise<LedgerWriter> {
+  const newest = info.ledgers.reduce((max, ledger) => Math.max(max, ledger.ledgerId), -1);
+  if (early.ledgerId > newest) return early;
+  discardUnreferencedLedger(inputs.store, early.ledgerId);
+  return createOwnedLedger(inputs.metadata, inputs.store, {
+    topic: inputs.topic,
+    path: inputs.path,
+    component: 'managed-ledger',
+  });
 }
 
 /** A promise whose rejection is kept for `value()` rather than reported unhandled while nothing awaits it. */

@@ -45,6 +45,28 @@ describe('taking a topic over from a live owner', () => {
     expect(results).toContain('failed');
     const acknowledged = results.filter((r) => r === 'acknowledged').length;
     expect((await readWholeLog(second)).length).toBe(acknowledged + 1);
+    // Ledger ids rise along the list (positions compare by them): the new owner's ledger comes last and is newest.
+    const ids = second.ledgers().map((ledger) => ledger.ledgerId);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    await first.close();
+    await second.close();
+  });
+
+  it('keeps ledger ids rising along the list when the previous owner rolls over while the node is read', async () => {
+    const topic = 'persistent://acme/robust/takeover-ids';
+    const old = backend.owner('ids-old');
+    const first = await ManagedLedger.open(topic, old.deps, { config });
+    await first.append(payloadOf('warm-up'));
+    // The old owner rolls over after every entry while the new owner's read of the node is slow: ledgers the
+    // old owner records meanwhile get ids above the one the new owner took at the start of its open.
+    const appending = Array.from({ length: 10 }, (_, i) => first.append(payloadOf(`e${i}`)).catch(() => 'failed'));
+    const next = backend.owner('ids-new');
+    next.metadata.delaysMs.getManagedLedgerInfo = 100;
+    const second = await ManagedLedger.open(topic, next.deps, { config });
+    await Promise.all(appending);
+    await second.append(payloadOf('after'));
+    const ids = second.ledgers().map((ledger) => ledger.ledgerId);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
     await first.close();
     await second.close();
   });
