@@ -189,7 +189,7 @@ export class TopicRegistry {
   /**
    * The namespace's policies and the lease, asked for together (a load is
    * most of a transfer's pause): a lease taken for a topic that turns out not
-   * to be writable here is given up again.
+   * to be writable here is given up again, unless it was handed over.
    */
   private async policiesAndLease(topic: TopicName, name: string, handedOver: boolean) {
     const [policies, lease] = await Promise.allSettled([
@@ -197,7 +197,8 @@ export class TopicRegistry {
       this.acquire(name, handedOver),
     ]);
     if (policies.status === 'rejected') {
-      if (lease.status === 'fulfilled') await this.release(name);
+      // A lease handed over stays taken up: the source then counts the topic as here, and the next request loads it.
+      if (lease.status === 'fulfilled' && !handedOver) await this.release(name);
       throw policies.reason;
     }
     if (lease.status === 'rejected') throw lease.reason;
