@@ -1,6 +1,7 @@
 import { emptyBalancerMemory, planGroup, type BalancerMemory, type OwnerTopics } from './balancer-plan.js';
 import { resolveBalancerSettings } from './config.js';
 import { placeTopic } from './placement.js';
+import { rendezvousPick } from './rendezvous.js';
 import type { OwnerRecord } from './records.js';
 import { messagesInLoad } from './testing/spec-support.js';
 
@@ -204,5 +205,38 @@ describe('the balancer plan in a group that scales out soon after it started', (
     // About half the topics (placement over six owners gives the three new ones half).
     expect(moves.length).toBeGreaterThan(110);
     expect(moves.length).toBeLessThan(190);
+  });
+});
+
+describe('the balancer plan with per-topic rates', () => {
+  const now = 10 * HOUR;
+
+  /** Plans two rounds (the window) for `a` holding `held` with `load`, against `b` holding `others`. */
+  function shed(held: string[], load: OwnerRecord['load'], others: string[]) {
+    const remembered = memory();
+    const hot = { ...owner('a', 0), load };
+    const group: OwnerTopics[] = [
+      { owner: hot, topics: held },
+      { owner: owner('b', 0), topics: others },
+    ];
+    planGroup('g', group, remembered, now, settings, 1_000);
+    return planGroup('g', group, remembered, now + 1, settings, 1_000).moves;
+  }
+
+  it('prefers, among moves that narrow the gap as much, the one that leaves the hot owner hot', () => {
+    const pair = [owner('a', 0), owner('b', 0)];
+    // A busy topic that placement would put on b, so that placement alone would pick it.
+    const busy = topics(50, 'busy').find((t) => rendezvousPick(pair, (o) => o.instanceId, t)!.instanceId === 'b')!;
+    const idle = 'persistent://a/b/idle';
+    // a: 2 topics and 600 msg/s on `busy` (8 topics' worth), b: nothing; the gap is 8: `busy` (7) and `idle` (1)
+    // both leave it 6, but moving `busy` makes b the hot one.
+    const load = { ...messagesInLoad(600), busiestTopics: [{ topic: busy, messagesPerSecond: 600 }] };
+    expect(shed([busy, idle], load, [])[0]?.topic).toBe(idle);
+  });
+
+  it('keeps the count rule for an owner whose report names no topic though it carries traffic', () => {
+    // Its first interval, or its busy topics loaded since the last sample: nothing says where the traffic is.
+    const load = { ...messagesInLoad(1_000), busiestTopics: [] };
+    expect(shed(topics(2, 'a'), load, topics(1, 'b'))).toEqual([]);
   });
 });

@@ -135,7 +135,8 @@ function topicWeights(
   for (const topic of entry.topics)
     weights.set(topic, 1 + (others === 0 ? 0 : rest / others / settings.balancerMessagesPerTopic));
   for (const each of listed) weights.set(each.topic, 1 + each.messagesPerSecond / settings.balancerMessagesPerTopic);
-  return { weights, known: reported !== undefined };
+  // An empty report with traffic (an owner's first interval, topics loaded since) says nothing per topic either.
+  return { weights, known: reported !== undefined && (listed.length > 0 || total === 0) };
 }
 
 /**
@@ -180,15 +181,22 @@ function shedMoves(
     // Without per-topic rates, an owner hot by traffic on few topics keeps them: its idle ones would not cool it.
     if (!hot.known && hot.weights.size <= cold.weights.size + 1) break;
     const pair = [hot.entry.owner, cold.entry.owner];
-    let best: { topic: string; weight: number; miss: number; placed: boolean } | undefined;
+    let best: { topic: string; weight: number; miss: number; keepsSides: boolean; placed: boolean } | undefined;
     for (const [topic, weight] of hot.weights) {
-      // A move must narrow the gap, not swap who is hot.
+      // A move must narrow the gap: a topic worth the whole gap or more would only swap who is hot.
       if (weight >= gap || nowMs - (memory.movedAtMs.get(topic) ?? -Infinity) < settings.balancerTopicCooldownMs)
         continue;
       const miss = Math.abs(gap - 2 * weight);
       if (best !== undefined && miss > best.miss) continue;
+      // Among moves that narrow it as much, one that leaves the hot owner hot goes first, then placement's.
+      const keepsSides = 2 * weight <= gap;
       const placed = rendezvousPick(pair, (owner) => owner.instanceId, topic) === cold.entry.owner;
-      if (best === undefined || miss < best.miss || (placed && !best.placed)) best = { topic, weight, miss, placed };
+      const better =
+        best === undefined ||
+        miss < best.miss ||
+        (keepsSides && !best.keepsSides) ||
+        (keepsSides === best.keepsSides && placed && !best.placed);
+      if (better) best = { topic, weight, miss, keepsSides, placed };
     }
     if (best === undefined) break;
     hot.weights.delete(best.topic);
