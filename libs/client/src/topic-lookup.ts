@@ -40,7 +40,10 @@ export class TopicLookup {
     const looked = this.lookUp(topic);
     remember(this.routes, topic, looked);
     looked.then(
-      (route) => remember(this.addresses, topic, route.address),
+      // Unless a NOT_OWNER taught another owner meanwhile: that one is where the next call goes.
+      (route) => {
+        if (this.routes.get(topic) === looked) remember(this.addresses, topic, route.address);
+      },
       // A failed lookup is not an answer: the next call asks again.
       () => {
         if (this.routes.get(topic) === looked) this.routes.delete(topic);

@@ -7,10 +7,13 @@ import { UnreachableOwners } from './unreachable-owners.js';
 type Transfer = (request: { topic: string; targetInstanceId: string }) => Promise<unknown>;
 
 /** Owner controls whose TransferTopic answers with `transfer`, recording each call as `address topic target`. */
-function controls(transfer: Transfer): OwnerControls & { calls: string[] } {
+function controls(transfer: Transfer): OwnerControls & { calls: string[]; forgotten: string[] } {
   const calls: string[] = [];
+  const forgotten: string[] = [];
   return {
     calls,
+    forgotten,
+    forget: (address: string) => void forgotten.push(address),
     to: (address: string) => ({
       transferTopic: (request: { topic: string; targetInstanceId: string }) => {
         calls.push(`${address} ${request.topic} ${request.targetInstanceId}`);
@@ -50,18 +53,32 @@ describe('UnreachableOwners', () => {
     const refused: Transfer = async () => {
       throw new LedgerlineError('UNAVAILABLE', RpcReason.TRANSPORT_UNAVAILABLE, 'connection refused');
     };
-    const unreachable = new UnreachableOwners(context, controls(refused));
+    const owners = controls(refused);
+    const unreachable = new UnreachableOwners(context, owners);
     expect(await unreachable.moveOff('persistent://t/ns/b', 'gone:6650')).toBe(false);
+    // No client is kept for an owner that may be gone for good.
+    expect(owners.forgotten).toEqual(['gone:6650']);
   });
 
-  it('answers after the wait when the move takes longer, and reports of the same topic share one move', async () => {
+  it('lets one report wait for the move; other reports meanwhile answer at once, sharing the move', async () => {
     let finish: () => void = () => undefined;
     const slow: Transfer = () => new Promise((resolve) => (finish = () => resolve({ targetInstanceId: 'b' })));
     const owners = controls(slow);
-    const unreachable = new UnreachableOwners(context, owners, { unreachableOwnerMoveWaitMs: 20 });
-    const reports = [1, 2, 3].map(() => unreachable.moveOff('persistent://t/ns/c', 'a:6650'));
-    expect(await Promise.all(reports)).toEqual([false, false, false]);
+    const unreachable = new UnreachableOwners(context, owners, { unreachableOwnerMoveWaitMs: 60_000 });
+    let firstSettled = false;
+    const first = unreachable.moveOff('persistent://t/ns/c', 'a:6650').finally(() => (firstSettled = true));
+    expect(await unreachable.moveOff('persistent://t/ns/c', 'a:6650')).toBe(false);
+    expect(firstSettled).toBe(false);
     expect(owners.calls).toHaveLength(1);
+    finish();
+    expect(await first).toBe(true);
+  });
+
+  it('answers after its wait when the move takes longer', async () => {
+    let finish: () => void = () => undefined;
+    const slow: Transfer = () => new Promise((resolve) => (finish = () => resolve({ targetInstanceId: 'b' })));
+    const unreachable = new UnreachableOwners(context, controls(slow), { unreachableOwnerMoveWaitMs: 20 });
+    expect(await unreachable.moveOff('persistent://t/ns/d', 'a:6650')).toBe(false);
     finish();
   });
 });

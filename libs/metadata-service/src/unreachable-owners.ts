@@ -55,12 +55,14 @@ export class UnreachableOwners {
    * Has the owner at `address` move `topic` (the name its lease has) to
    * another owner, unless it moved for this reason within the cooldown.
    * Resolves true once the move ended within the wait, so the lookup answers
-   * the new owner; false when nothing moved (yet).
+   * the new owner; false when nothing moved (yet), and at once for a report
+   * of a topic whose move is under way.
    */
   async moveOff(topic: string, address: string): Promise<boolean> {
     if (this.settings.unreachableOwnerCooldownMs === 0) return false;
-    const under = this.moving.get(topic);
-    if (under !== undefined) return this.waitFor(under);
+    // A move under way already made one lookup wait; the others answer at once (an owner whose host is gone
+    // can hold the move up to its deadline, and no lookup should wait for that more than once).
+    if (this.moving.has(topic)) return false;
     const now = this.context.now();
     this.forgetExpired(now);
     const movedAt = this.movedAtMs.get(topic);
@@ -84,6 +86,8 @@ export class UnreachableOwners {
       return true;
     } catch (thrown) {
       const error = LedgerlineError.from(thrown);
+      // It did not answer this service either: keep no client for an owner that may be gone for good.
+      this.controls.forget(address);
       this.logger?.warn(
         { topic, from: address, err: error.message },
         'a topic whose clients could not reach its owner was not moved',
