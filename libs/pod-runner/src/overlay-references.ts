@@ -62,7 +62,7 @@ export function missingReferences(manifests: Manifests): ObjectReference[] {
   for (const workload of manifests.workloads) {
     for (const reference of referencesOf(workload)) {
       const held = (reference.kind === 'Secret' ? manifests.secrets : manifests.configMaps).get(reference.name);
-      if (held !== undefined && (reference.key === '*' || reference.key in held)) continue;
+      if (held !== undefined && (reference.key === '*' || Object.hasOwn(held, reference.key))) continue;
       const id = `${reference.kind}/${reference.name}/${reference.key}`;
       if (!missing.has(id)) missing.set(id, reference);
     }

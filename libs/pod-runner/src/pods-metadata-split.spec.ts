@@ -19,6 +19,8 @@ import {
 
 const root = findRepositoryRoot(__dirname);
 const CUT_MS = 15_000;
+/** Past this, into a cut from Redis, the cut replica has given up serving and its clients moved. */
+const STORE_CHECKS_MS = 5_000;
 
 describe('metadata replicas cut off from each other, then one of them from Redis', () => {
   const pods = podSpecRun(root);
@@ -59,8 +61,10 @@ describe('metadata replicas cut off from each other, then one of them from Redis
         `${stretchAcross(acks, healedAtMs, workload.stoppedAtMs)} ms\n`,
     );
     expect(modelViolations(summary)).toEqual(NO_VIOLATIONS);
-    // The other replica kept serving while the first could not reach Redis.
-    expect(ackedWhileCut).toBeGreaterThan(0);
+    // The other replica kept serving while the first could not reach Redis: acks went on past the first's
+    // store checks (two failed tries, 1 s apart) and its clients' move, well inside the cut.
+    const servedLate = acks.filter((ack) => ack.atMs > cutAtMs + STORE_CHECKS_MS && ack.atMs < healedAtMs).length;
+    expect(servedLate).toBeGreaterThan(0);
     expect(await downAndLeftovers(pods)).toEqual([]);
   }, 900_000);
 });

@@ -25,9 +25,9 @@ import {
 
 const root = findRepositoryRoot(__dirname);
 const TOPIC = 'persistent://cut/ns/load';
-/** The dev overlay's LEDGERLINE_LEASE_TTL_MS, and the time an acknowledgement takes to reach the workload. */
+/** The dev overlay's LEDGERLINE_LEASE_TTL_MS, and how late the old owner may find out its session is gone. */
 const LEASE_TTL_MS = 5_000;
-const DELIVERY_SLACK_MS = 2_000;
+const SESSION_SLACK_MS = 2_000;
 
 /** The ledgers in the ledger store and how many of them are fenced. */
 function ledgerStates(runner: PodRunner): { ledgers: number; fenced: number } {
@@ -67,10 +67,10 @@ describe('a writer owner cut off from Redis and the metadata service, its client
     pods.workload = undefined;
 
     const during = records.filter((ack) => ack.atMs >= cutAtMs && ack.atMs <= healedAtMs);
-    // The old owner's ledger (the last one acknowledged before the cut) acknowledges nothing new past the lease TTL.
+    // The old owner's ledger (the last one acknowledged before the cut) takes nothing sent past the lease TTL.
     const oldLedger = records.filter((ack) => ack.atMs < cutAtMs && !ack.duplicate).at(-1)!.ledgerId;
     const lateFromOldOwner = records.filter(
-      (ack) => ack.ledgerId === oldLedger && !ack.duplicate && ack.atMs > cutAtMs + LEASE_TTL_MS + DELIVERY_SLACK_MS,
+      (ack) => ack.ledgerId === oldLedger && !ack.duplicate && ack.sentAtMs > cutAtMs + LEASE_TTL_MS + SESSION_SLACK_MS,
     );
     const outageMs = stretchAcross(records, cutAtMs, healedAtMs);
     process.stdout.write(

@@ -46,6 +46,8 @@ export class RunningContainer {
   private life = new AbortController();
   private terminating = false;
   private readonly logFile: WriteStream;
+  /** The stop under way or done, by the process it stops. */
+  private stopping: { group: ChildProcessGroup | undefined; outcome: Promise<string> } | undefined;
 
   constructor(
     readonly spec: Container,
@@ -192,9 +194,21 @@ export class RunningContainer {
     return outcome;
   }
 
-  /** preStop (bounded by the deadline), SIGTERM, then SIGKILL at the deadline; how the process left. */
-  private async stopGracefully(deadlineMs: number): Promise<string> {
+  /**
+   * preStop (bounded by the deadline), SIGTERM, then SIGKILL at the deadline;
+   * how the process left. A stop already under way (a kill for a failed probe
+   * when the pod is deleted) is the one waited for: preStop runs once.
+   */
+  private stopGracefully(deadlineMs: number): Promise<string> {
     const group = this.group;
+    const under = this.stopping;
+    if (under !== undefined && under.group === group) return under.outcome;
+    const outcome = this.stopGroup(group, deadlineMs);
+    this.stopping = { group, outcome };
+    return outcome;
+  }
+
+  private async stopGroup(group: ChildProcessGroup | undefined, deadlineMs: number): Promise<string> {
     if (group?.running !== true) return 'not running';
     const preStopBound = new AbortController();
     await Promise.race([this.events.preStop(), sleep(Math.max(0, deadlineMs - Date.now()), preStopBound.signal)]);

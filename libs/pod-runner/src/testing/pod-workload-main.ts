@@ -200,12 +200,19 @@ async function main(): Promise<void> {
   await consumer?.close().catch(() => undefined);
   await consuming;
   await client.close();
-  // Every acknowledgement for a test that lines them up with the faults it injected (payload, offset, when, ledger).
+  // Every acknowledgement for a test that lines them up with the faults it injected (payload, offset, when, ledger, whether a duplicate, when sent).
   if (acksFile !== undefined)
     writeFileSync(
       acksFile,
       JSON.stringify(
-        acks.map((ack) => [ack.payload, Number(ack.offset), ack.atMs, Number(ack.ledgerId), ack.duplicate ? 1 : 0]),
+        acks.map((ack) => [
+          ack.payload,
+          Number(ack.offset),
+          ack.atMs,
+          Number(ack.ledgerId),
+          ack.duplicate ? 1 : 0,
+          ack.sentAtMs,
+        ]),
       ),
     );
   print({

@@ -35,6 +35,8 @@ export interface AckRecord {
   /** The ledger the receipt named (the original's, for a duplicate). */
   ledgerId: number;
   duplicate: boolean;
+  /** When the workload sent it (its own clock, as atMs). */
+  sentAtMs: number;
 }
 
 /** How long the workload gets to create its topic and start producing. */
@@ -52,13 +54,14 @@ export class PodWorkload {
 
   /** Each acknowledgement once stopped: payload, offset, when (ms since the epoch). */
   ackRecords(): AckRecord[] {
-    const rows = JSON.parse(readFileSync(this.acksFile, 'utf8')) as [string, number, number, number, number][];
-    return rows.map(([payload, offset, atMs, ledgerId, duplicate]) => ({
+    const rows = JSON.parse(readFileSync(this.acksFile, 'utf8')) as [string, number, number, number, number, number][];
+    return rows.map(([payload, offset, atMs, ledgerId, duplicate, sentAtMs]) => ({
       payload,
       offset,
       atMs,
       ledgerId,
       duplicate: duplicate === 1,
+      sentAtMs,
     }));
   }
 
