@@ -75,7 +75,9 @@ export async function run(): Promise<BenchReport> {
             {
               'p99.99 ms': p9999,
               target: `<= ${TARGET_P9999_MS} ms`,
-              verdict: p9999 <= TARGET_P9999_MS ? 'met' : 'missed',
+              // Nothing lost or failed is part of the target: a fast restart that drops sends has not met it.
+              verdict:
+                p9999 <= TARGET_P9999_MS && started.failures.length === 0 && violations.length === 0 ? 'met' : 'missed',
               'sends failed': started.failures.length,
               'lost, duplicated or misplaced': violations.length,
             },
