@@ -45,4 +45,31 @@ describe('TopicLookup after an owner could not be reached', () => {
     await lookup.route(TOPIC);
     expect(requests.map((request) => request['unreachableAddress'])).toEqual(['b:6650']);
   });
+
+  it('names the owner a NOT_OWNER taught it, not a lookup answer that arrived after it', async () => {
+    const requests: Record<string, unknown>[] = [];
+    let answerFirst: (address: string) => void = () => undefined;
+    const connections = {
+      to: () => ({
+        lookup: {
+          lookupTopic: (request: Record<string, unknown>) => {
+            requests.push(request);
+            if (requests.length > 1) return Promise.resolve({ advertisedAddress: 'c:6650', redirectTopic: '' });
+            return new Promise(
+              (resolve) => (answerFirst = (address) => resolve({ advertisedAddress: address, redirectTopic: '' })),
+            );
+          },
+        },
+      }),
+      callOptions: () => ({}),
+    } as unknown as ServiceConnections;
+    const lookup = new TopicLookup(connections, 'metadata:6650', '', 1_000);
+    const slow = lookup.route(TOPIC);
+    lookup.learn(TOPIC, 'b:6650');
+    answerFirst('a:6650');
+    await slow;
+    lookup.unreachableOwner(TOPIC);
+    await lookup.route(TOPIC);
+    expect(requests.map((request) => request['unreachableAddress'])).toEqual(['', 'b:6650']);
+  });
 });
