@@ -6,6 +6,7 @@ import { ByteBudget } from './byte-budget.js';
 import type { WriterMetrics } from './metrics.js';
 import type { OwnedTopic, Receipt } from './owned-topic.js';
 import { failureMessage } from './publish-mapping.js';
+import { sequenceGap } from './errors.js';
 import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
 
 type Response = EncodedMessage<typeof PublishResponseSchema>;
@@ -96,6 +97,51 @@ interface StreamState {
    * then skip the resends as old).
    */
   readonly boundTopics: Map<string, OwnedTopic>;
+  /**
+   * Per topic and producer, the lowest sequence id this stream refused with a
+   * failure the producer answers by sending it again (the topic could not be
+   * loaded, it moved, the store was away): a later id of that producer on this
+   * stream is refused too until that one comes again, or it would be stored
+   * ahead of it and its resend taken for a duplicate of something never stored.
+   */
+  readonly refusedFrom: Map<string, bigint>;
+}
+
+/** Producers fenced per stream, at most; past it the oldest fence is dropped (a stream carries few producers). */
+const MAX_FENCED_PRODUCERS = 10_000;
+
+function fenceKey(message: PublishMessage): string {
+  return `${message.topic}\n${message.producerName}`;
+}
+
+/** A failure the producer answers by sending the entry again, in order, rather than giving it up. */
+function resentAfter(thrown: unknown): boolean {
+  const error = LedgerlineError.from(thrown);
+  return error.retryable || error.reason === OwnerReason.NOT_OWNER || error.reason === OwnerReason.TOPIC_UNLOADED;
+}
+
+/** Records that `message` was refused, when its producer will send it again. */
+function fence(state: StreamState, message: PublishMessage | undefined, thrown: unknown): void {
+  if (message === undefined || message.producerName === '' || !resentAfter(thrown)) return;
+  const key = fenceKey(message);
+  const known = state.refusedFrom.get(key);
+  if (known !== undefined && known <= message.sequenceId) return;
+  state.refusedFrom.delete(key);
+  state.refusedFrom.set(key, message.sequenceId);
+  if (state.refusedFrom.size > MAX_FENCED_PRODUCERS) state.refusedFrom.delete(state.refusedFrom.keys().next().value!);
+}
+
+/** SEQUENCE_GAP when `message` would overtake an earlier entry of its producer this stream refused. */
+function overtaking(state: StreamState, message: PublishMessage | undefined): LedgerlineError | undefined {
+  if (message === undefined || message.producerName === '') return undefined;
+  const key = fenceKey(message);
+  const from = state.refusedFrom.get(key);
+  if (from === undefined) return undefined;
+  if (message.sequenceId <= from) {
+    state.refusedFrom.delete(key); // The refused entry comes again: the order is whole from here.
+    return undefined;
+  }
+  return sequenceGap(message.producerName, message.sequenceId, from);
 }
 
 async function readAll(
@@ -124,7 +170,7 @@ async function readUntil(
   ...[requests, context, options, budget, answers, notify]: Parameters<typeof readAll>
 ): Promise<void> {
   const iterator = requests[Symbol.asyncIterator]();
-  const state: StreamState = { options, signal: context.signal, boundTopics: new Map() };
+  const state: StreamState = { options, signal: context.signal, boundTopics: new Map(), refusedFrom: new Map() };
   let pendingMessages = 0;
   let submitted: Promise<unknown> = Promise.resolve();
   const room = { wake: undefined as (() => void) | undefined };
@@ -180,15 +226,24 @@ async function handAll(
   }
   const results: Array<Result | Promise<Result>> = [];
   for (const message of entries) {
+    const gap = overtaking(state, message);
+    if (gap !== undefined) {
+      results.push(failed(message, gap, state.options.metrics));
+      continue;
+    }
     try {
       const { receipt } = await submit(message, state);
       results.push(
         receipt.then(
           (stored) => receiptResult(stored, startedMs, state.options.metrics),
-          (thrown: unknown) => failed(message, thrown, state.options.metrics),
+          (thrown: unknown) => {
+            fence(state, message, thrown);
+            return failed(message, thrown, state.options.metrics);
+          },
         ),
       );
     } catch (thrown) {
+      fence(state, message, thrown);
       results.push(failed(message, thrown, state.options.metrics));
     }
   }
