@@ -89,16 +89,16 @@ describe('the dev overlay as pods', () => {
       '',
     ]);
     // kcat -C quits at its first consumer error (a fetch that timed out on a loaded machine, say) where a
-    // long-running client retries, and once exited 1 reading nothing. It is asked again, up to three times,
-    // 2 s apart, also when it read too little; each failed try is printed with kcat's reason. -m 30: metadata
+    // long-running client retries, and once exited 1 reading nothing. It is asked again, up to eight times,
+    // 4 s apart, also when it read too little; each failed try is printed with kcat's reason. -m 30: metadata
     // may take the gateway up to its 10 s backend bound, past kcat's 5 s default.
     const consumeArgs = ['-C', '-t', 'smoke-kafka', '-p', '0', '-o', 'beginning', '-e', '-m', '30', '-f', '%o %k %s\n'];
     let consumed = await kcat(consumeArgs);
-    for (let tried = 1; tried < 3 && (consumed.code !== 0 || consumed.stdout.trim().split('\n').length < 2); tried++) {
+    for (let tried = 1; tried < 8 && (consumed.code !== 0 || consumed.stdout.trim().split('\n').length < 2); tried++) {
       process.stdout.write(
         `pods smoke: kcat -C try ${tried} failed (status ${consumed.code}, read ${JSON.stringify(consumed.stdout)}): ${consumed.stderr}\n`,
       );
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
       consumed = await kcat(consumeArgs);
     }
     // As for the produce: a failure shows kcat's reason and what every pod logged above info.
