@@ -15,12 +15,7 @@ import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { LocalCluster } from '@ledgerline/cluster';
 import { ClusterClients, LatencyLoad } from '@ledgerline/cluster/testing';
 import { OwnerRole } from '@ledgerline/proto';
-import { runAlone, type BenchReport } from './bench-report.js';
-
-function flag(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-}
+import { flag, runAlone, type BenchReport } from './bench-report.js';
 
 const TOPICS = flag('topics', 1_000);
 /** LEDGERLINE_BALANCER_TRANSFER_CONCURRENCY; the default's when not given. */

@@ -16,6 +16,12 @@ export function quick(): boolean {
   return !full && process.env['LEDGERLINE_BENCH_QUICK'] === '1';
 }
 
+/** A numeric `--<name> <value>` flag of the script's command line, or `fallback` when it is not given. */
+export function flag(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? fallback : Number(process.argv[index + 1]);
+}
+
 /** Picks a size by mode: the runner's short default, a script's own default, or --full. */
 export function sized<T>(sizes: { quick: T; normal: T; full: T }): T {
   return full ? sizes.full : quick() ? sizes.quick : sizes.normal;

@@ -10,11 +10,7 @@
 // Run: npx tsx bench/cluster-failover.ts [--kills 50] [--lease-ttl-ms 2000]
 import { LocalCluster } from '@ledgerline/cluster';
 import { Workload, percentile } from '@ledgerline/cluster/testing';
-
-function flag(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-}
+import { flag } from './bench-report.js';
 
 const KILLS = flag('kills', 50);
 const LEASE_TTL_MS = flag('lease-ttl-ms', 2_000);

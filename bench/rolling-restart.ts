@@ -10,13 +10,8 @@
 // Run: npx tsx bench/rolling-restart.ts [--seconds 20] [--rate 500]
 import { LocalCluster } from '@ledgerline/cluster';
 import { LatencyLoad } from '@ledgerline/cluster/testing';
-import { runAlone, sized, type BenchReport } from './bench-report.js';
+import { flag, runAlone, sized, type BenchReport } from './bench-report.js';
 import { latencies, latencyRow } from './latency-rows.js';
-
-function flag(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-}
 
 const QUIET_MS = flag('seconds', sized({ quick: 10, normal: 20, full: 60 })) * 1000;
 const RATE = flag('rate', 500);

@@ -11,13 +11,8 @@
 // Run: npx tsx bench/transfer-latency.ts [--seconds 30] [--rate 500] [--every-ms 1500]
 import { LocalCluster } from '@ledgerline/cluster';
 import { ClusterClients, LatencyLoad, percentile } from '@ledgerline/cluster/testing';
-import { runAlone, sized, type BenchReport } from './bench-report.js';
+import { flag, runAlone, sized, type BenchReport } from './bench-report.js';
 import { latencies, latencyRow as row } from './latency-rows.js';
-
-function flag(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index === -1 ? fallback : Number(process.argv[index + 1]);
-}
 
 const WINDOW_MS = flag('seconds', sized({ quick: 10, normal: 30, full: 120 })) * 1000;
 const RATE = flag('rate', 500);
