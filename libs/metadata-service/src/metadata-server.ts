@@ -65,13 +65,15 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
     bus,
     recountSettleMs: config.recountSettleMs,
     onCountDrift: (namespace) => maintenance.suspect(namespace),
-    unreachableOwners: definedOnly({
-      unreachableOwnerCooldownMs: config.unreachableOwnerCooldownMs,
-      unreachableOwnerMoveWaitMs: config.unreachableOwnerMoveWaitMs,
-    }),
+    unreachableOwners: settingsOf<UnreachableOwnerSettings>(config, 'unreachableOwner'),
   });
   const maintenance = new MetadataMaintenance(admin.context, config);
-  const balancer = new Balancer(admin.context, balancerSettingsOf(config), undefined, admin.ownerControls);
+  const balancer = new Balancer(
+    admin.context,
+    settingsOf<BalancerConfig>(config, 'balancer'),
+    undefined,
+    admin.ownerControls,
+  );
   const service = await serve({
     name: options.name ?? 'metadata',
     config,
@@ -106,16 +108,11 @@ export async function startMetadataService(options: MetadataServiceOptions): Pro
   };
 }
 
-/** The balancer settings among a service's config (the rest is not the balancer's). */
-/** The settings given, without the keys left undefined (so a default is not overwritten by undefined). */
-function definedOnly<T extends object>(settings: T): Partial<T> {
-  return Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) as Partial<T>;
-}
-
-function balancerSettingsOf(config: Partial<BalancerConfig>): Partial<BalancerConfig> {
-  const picked: Partial<BalancerConfig> = {};
+/** The settings of `config` whose names start with `prefix` and that are set (so an unset one keeps its default). */
+function settingsOf<T extends object>(config: object, prefix: string): Partial<T> {
+  const picked: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
-    if (key.startsWith('balancer') && value !== undefined) (picked as Record<string, unknown>)[key] = value;
+    if (key.startsWith(prefix) && value !== undefined) picked[key] = value;
   }
-  return picked;
+  return picked as Partial<T>;
 }
