@@ -3,6 +3,7 @@ import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { PodRunner } from './pod-runner.js';
+import { DEV_OVERLAY } from './overlay-references.js';
 import { PodRunnerReason } from './reasons.js';
 
 /*
@@ -34,7 +35,7 @@ export function readRunState(runDir: string): RunState {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
       PodRunnerReason.NO_RUNNER,
-      `no pod run in ${runDir}: start one with 'ledgerline cluster up --from-manifests deploy/overlays/dev'`,
+      `no pod run in ${runDir}: start one with 'ledgerline cluster up --from-manifests ${DEV_OVERLAY}'`,
     );
   }
   return JSON.parse(readFileSync(file, 'utf8')) as RunState;
