@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { credentials, makeGenericClientConstructor, type Client as GrpcClient, type ServiceError } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 
@@ -19,8 +20,41 @@ export interface ClusterTlsFiles {
   key: string;
 }
 
-/** One health check of a service's gRPC port (over TLS when given the files), bounded by `deadlineMs`. */
-export function checkHealth(address: string, deadlineMs = 2_000, tls?: ClusterTlsFiles): Promise<HealthStatus> {
+/**
+ * Whether a TCP connection to `address` (host:port, an IPv6 host in brackets)
+ * opens within `timeoutMs`; the socket is closed either way.
+ */
+function tcpOpens(address: string, timeoutMs: number): Promise<boolean> {
+  const parts = /^\[?(.+?)\]?:(\d{1,5})$/.exec(address);
+  if (parts === null) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const socket = connect({ host: parts[1]!, port: Number(parts[2]), timeout: timeoutMs });
+    const finish = (opened: boolean): void => {
+      socket.destroy();
+      resolve(opened);
+    };
+    socket.once('connect', () => finish(true));
+    socket.once('timeout', () => finish(false));
+    socket.once('error', () => finish(false));
+  });
+}
+
+/**
+ * One health check of a service's gRPC port (over TLS when given the files),
+ * bounded by `deadlineMs`. The connection is tried first with a socket of our
+ * own: grpc-js cannot stop a TCP connect under way when its channel closes, so
+ * a check of an address that drops packets (a pod cut off, or just deleted)
+ * would leave a socket connecting for as long as the kernel retries, minutes.
+ */
+export async function checkHealth(address: string, deadlineMs = 2_000, tls?: ClusterTlsFiles): Promise<HealthStatus> {
+  const startedMs = Date.now();
+  if (!(await tcpOpens(address, deadlineMs))) return 'UNREACHABLE';
+  const remainingMs = deadlineMs - (Date.now() - startedMs);
+  if (remainingMs <= 0) return 'UNREACHABLE';
+  return grpcHealth(address, remainingMs, tls);
+}
+
+function grpcHealth(address: string, deadlineMs: number, tls: ClusterTlsFiles | undefined): Promise<HealthStatus> {
   const channel =
     tls === undefined
       ? credentials.createInsecure()
