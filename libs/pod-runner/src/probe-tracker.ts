@@ -67,6 +67,39 @@ export class ProbeTracker {
 }
 
 /**
+ * How much later than its timeout a failed probe may end before its failure
+ * is put down to the runner rather than the pod. Every probe is bounded by
+ * its timeout (a deadline, a socket timeout, a kill), so one that ends a
+ * second or more past it ran on an event loop that was busy elsewhere: the
+ * runner shares its process with whoever drives the pods, where the kubelet
+ * has a process of its own.
+ */
+export const PROBE_LATE_MS = 1_000;
+
+/**
+ * Keeps a probe's failures that came from the runner's own lateness out of
+ * the count, at most failureThreshold in a row: a pod that stays unreachable
+ * while the runner stays late still fails its probe, one period later for
+ * every result set aside.
+ */
+export class LateProbeFilter {
+  private setAsideInRow = 0;
+
+  constructor(private readonly timing: Pick<ProbeTiming, 'timeoutMs' | 'failureThreshold'>) {}
+
+  /** True when this result should be counted; false when it is set aside as the runner's lateness. */
+  counts(ok: boolean, elapsedMs: number): boolean {
+    const late = !ok && elapsedMs >= this.timing.timeoutMs + PROBE_LATE_MS;
+    if (late && this.setAsideInRow < this.timing.failureThreshold) {
+      this.setAsideInRow++;
+      return false;
+    }
+    this.setAsideInRow = 0;
+    return true;
+  }
+}
+
+/**
  * The kubelet's restart back-off (restartPolicy Always) before restart number
  * `restarts` (1 = the first): the first at once, then 10 s doubling to 5 minutes.
  */

@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Workload } from './manifests.js';
-import { ProbeTracker, probeTiming, restartBackoffMs } from './probe-tracker.js';
+import { LateProbeFilter, ProbeTracker, probeTiming, restartBackoffMs } from './probe-tracker.js';
 import { rollingBounds, rollingStep } from './rollout.js';
 
 describe('probe thresholds as the kubelet counts them', () => {
@@ -38,6 +38,24 @@ describe('probe thresholds as the kubelet counts them', () => {
     expect(tracker.record(false)).toBe('unchanged');
     expect(tracker.record(true)).toBe('unchanged');
     expect(tracker.record(true)).toBe('success');
+  });
+
+  it('sets aside a failure that ended well past its timeout (the runner was late), at most failureThreshold in a row', () => {
+    const filter = new LateProbeFilter({ timeoutMs: 1_000, failureThreshold: 2 });
+    // On time, or failed fast (refused): counted.
+    expect([filter.counts(false, 1_000), filter.counts(false, 3), filter.counts(true, 5_000)]).toEqual([
+      true,
+      true,
+      true,
+    ]);
+    // Late: set aside twice, then counted however late, so a dead pod still fails while the runner stays late.
+    expect([filter.counts(false, 2_000), filter.counts(false, 9_000), filter.counts(false, 2_500)]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    // A counted result starts the allowance over.
+    expect(filter.counts(false, 2_000)).toBe(false);
   });
 
   it('backs restarts off: the first at once, then 10 s doubling to 5 minutes', () => {

@@ -4,7 +4,7 @@ import { ChildProcessGroup } from '@ledgerline/cluster';
 import type { ContainerProcess } from './container-command.js';
 import type { Container, Probe } from './manifests.js';
 import { runProbe, type ProbeTarget } from './probe-checks.js';
-import { ProbeTracker, probeTiming, restartBackoffMs } from './probe-tracker.js';
+import { LateProbeFilter, ProbeTracker, probeTiming, restartBackoffMs } from './probe-tracker.js';
 
 /** What a container tells its pod. */
 export interface ContainerEvents {
@@ -127,10 +127,25 @@ export class RunningContainer {
   ): Promise<boolean> {
     const timing = probeTiming(probe);
     const tracker = new ProbeTracker(kind === 'readiness' ? timing : { ...timing, successThreshold: 1 });
+    const lateness = new LateProbeFilter(timing);
     await sleep(timing.initialDelayMs, signal);
     while (!signal.aborted) {
+      const startedMs = performance.now();
       const ok = await runProbe(probe, this.target, timing.timeoutMs).catch(() => false);
       if (signal.aborted) break;
+      const elapsedMs = Math.round(performance.now() - startedMs);
+      // A start-up probe fails until the process listens: only the others' failures say something.
+      if (!ok && kind !== 'startup') {
+        this.events.log(`container ${this.spec.name}: ${kind} probe failed after ${elapsedMs} ms`);
+      }
+      if (!lateness.counts(ok, elapsedMs)) {
+        this.events.log(
+          `container ${this.spec.name}: ${kind} probe failure set aside: it ended ${elapsedMs} ms after it ` +
+            `started against a timeout of ${timing.timeoutMs} ms, so the runner was late, not the pod`,
+        );
+        await sleep(timing.periodMs, signal);
+        continue;
+      }
       const verdict = tracker.record(ok);
       if (kind === 'readiness' && verdict !== 'unchanged') this.setReady(verdict === 'success');
       if (kind === 'startup' && verdict === 'success') return true;
