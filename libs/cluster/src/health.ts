@@ -20,15 +20,10 @@ export interface ClusterTlsFiles {
   key: string;
 }
 
-/**
- * Whether a TCP connection to `address` (host:port, an IPv6 host in brackets)
- * opens within `timeoutMs`; the socket is closed either way.
- */
-function tcpOpens(address: string, timeoutMs: number): Promise<boolean> {
-  const parts = /^\[?(.+?)\]?:(\d{1,5})$/.exec(address);
-  if (parts === null) return Promise.resolve(false);
+/** Whether a TCP connection to `host`:`port` opens within `timeoutMs`; the socket is closed either way. */
+export function tcpConnects(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ host: parts[1]!, port: Number(parts[2]), timeout: timeoutMs });
+    const socket = connect({ host, port, timeout: timeoutMs });
     const finish = (opened: boolean): void => {
       socket.destroy();
       resolve(opened);
@@ -37,6 +32,13 @@ function tcpOpens(address: string, timeoutMs: number): Promise<boolean> {
     socket.once('timeout', () => finish(false));
     socket.once('error', () => finish(false));
   });
+}
+
+/** tcpConnects for an address `host:port` (an IPv6 host in brackets); false for one that is not. */
+function tcpOpens(address: string, timeoutMs: number): Promise<boolean> {
+  const parts = /^\[?(.+?)\]?:(\d{1,5})$/.exec(address);
+  if (parts === null) return Promise.resolve(false);
+  return tcpConnects(parts[1]!, Number(parts[2]), timeoutMs);
 }
 
 /**

@@ -19,7 +19,7 @@ export {
   removeClusterDescription,
 } from './cluster-description.js';
 export type { ClusterDescription } from './cluster-description.js';
-export { checkHealth } from './health.js';
+export { checkHealth, tcpConnects } from './health.js';
 export type { ClusterTlsFiles } from './health.js';
 export type { HealthStatus } from './health.js';
 export { ClusterReason } from './reasons.js';

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { connect } from 'node:net';
-import { checkHealth } from '@ledgerline/cluster';
+import { checkHealth, tcpConnects } from '@ledgerline/cluster';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Container, PortRef, Probe } from './manifests.js';
 import { PodRunnerReason } from './reasons.js';
@@ -27,19 +26,6 @@ export interface ProbeTarget {
   netns: string;
   container: Container;
   env: Readonly<Record<string, string>>;
-}
-
-function tcpAnswers(host: string, port: number, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: timeoutMs });
-    const finish = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('connect', () => finish(true));
-    socket.once('timeout', () => finish(false));
-    socket.once('error', () => finish(false));
-  });
 }
 
 /** An HTTP GET answered with a status from 200 to 399, as the kubelet counts it. */
@@ -89,7 +75,7 @@ export async function runProbe(probe: Probe, target: ProbeTarget, timeoutMs: num
     const port = resolvePort(container, probe.httpGet.port);
     return httpAnswers(podIP, port, probe.httpGet.path ?? '/', timeoutMs);
   }
-  if (probe.tcpSocket !== undefined) return tcpAnswers(podIP, resolvePort(container, probe.tcpSocket.port), timeoutMs);
+  if (probe.tcpSocket !== undefined) return tcpConnects(podIP, resolvePort(container, probe.tcpSocket.port), timeoutMs);
   if (probe.exec !== undefined) return execSucceeds(target, probe.exec.command, timeoutMs);
   throw new LedgerlineError(
     'FAILED_PRECONDITION',
