@@ -134,19 +134,15 @@ export class RunningContainer {
       const ok = await runProbe(probe, this.target, timing.timeoutMs).catch(() => false);
       if (signal.aborted) break;
       const elapsedMs = Math.round(performance.now() - startedMs);
+      const counted = lateness.counts(ok, elapsedMs);
       // A start-up probe fails until the process listens: only the others' failures say something.
       if (!ok && kind !== 'startup') {
-        this.events.log(`container ${this.spec.name}: ${kind} probe failed after ${elapsedMs} ms`);
-      }
-      if (!lateness.counts(ok, elapsedMs)) {
         this.events.log(
-          `container ${this.spec.name}: ${kind} probe failure set aside: it ended ${elapsedMs} ms after it ` +
-            `started against a timeout of ${timing.timeoutMs} ms, so the runner was late, not the pod`,
+          `container ${this.spec.name}: ${kind} probe failed after ${elapsedMs} ms` +
+            (counted ? '' : ` (set aside: past its ${timing.timeoutMs} ms timeout, the runner was late, not the pod)`),
         );
-        await sleep(timing.periodMs, signal);
-        continue;
       }
-      const verdict = tracker.record(ok);
+      const verdict = counted ? tracker.record(ok) : 'unchanged';
       if (kind === 'readiness' && verdict !== 'unchanged') this.setReady(verdict === 'success');
       if (kind === 'startup' && verdict === 'success') return true;
       if (kind !== 'readiness' && verdict === 'failure') {
