@@ -8,7 +8,7 @@ import { ClusterClients, LatencyLoad, QUICK_BALANCER_SETTINGS } from '../testing
 /*
  * Shedding by traffic against real processes: two writer owners hold five
  * topics each, but two of one owner's topics carry 300 msg/s each. With 20
- * msg/s weighing as one topic, that owner is 33 topics' worth against 5, and
+ * msg/s weighing as one topic, that owner is 35 topics' worth against 5, and
  * the balancer moves one of its busy topics (not an idle one: moving idle
  * topics would leave the traffic where it is), while both producers go on
  * with nothing lost. Counting topics alone, the group looks balanced.
