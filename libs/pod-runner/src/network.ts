@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LedgerlineError } from '@ledgerline/errors';
@@ -74,8 +75,26 @@ function claimSubnet(octet: number, prefix: string): boolean {
   }
 }
 
+/**
+ * A random locally administered unicast MAC. Given to the bridge when it is
+ * made, it stays the bridge's: a bridge left to its default takes the lowest
+ * MAC of its ports and changes it whenever a pod's veth with a lower one joins
+ * or the port whose MAC it had leaves. A pod's neighbour entries for the
+ * node's addresses (the cluster IPs most of all: nothing refreshes those)
+ * then keep the old MAC for up to a minute (reachable time, then the delay
+ * and the probes), and the bridge drops what the pod sends to it, so new and
+ * open connections to a Service hang, while the runner's probes, which the
+ * pod answers through its entry for the bridge's .1, pass.
+ */
+export function randomBridgeMac(): string {
+  const bytes = randomBytes(6);
+  bytes[0] = (bytes[0]! & 0xfc) | 0x02;
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join(':');
+}
+
 export async function createBridge(name: string, subnet: string): Promise<void> {
-  await ip(['link', 'add', name, 'type', 'bridge']);
+  // The address set at creation is one the kernel never recalculates from the ports (see randomBridgeMac).
+  await ip(['link', 'add', name, 'address', randomBridgeMac(), 'type', 'bridge']);
   await ip(['addr', 'add', `${subnet}.1/24`, 'dev', name]);
   await ip(['link', 'set', name, 'up']);
 }

@@ -179,7 +179,7 @@ export class PodRunner {
       if (service.spec.clusterIP === 'None' || service.spec.selector === undefined) continue;
       const clusterIP = `${this.subnet}.${host--}`;
       this.addresses.add(clusterIP);
-      const proxy = await ServiceProxy.start(service, clusterIP, this.bridge, () => this.endpointsOf(service));
+      const proxy = await ServiceProxy.start(service, clusterIP, this);
       this.proxies.set(service.metadata.name, proxy);
     }
   }

@@ -4,6 +4,7 @@ import type { Service } from './manifests.js';
 import { ip } from './network.js';
 import type { Pod } from './pod.js';
 import { resolvePort } from './probe-checks.js';
+import { ProxyStats } from './proxy-stats.js';
 import { PodRunnerReason } from './reasons.js';
 
 /*
@@ -18,27 +19,33 @@ import { PodRunnerReason } from './reasons.js';
 /** How long a proxied connection to a pod may take to open. */
 const CONNECT_TIMEOUT_MS = 5_000;
 
+/** What a proxy needs of its run (the PodRunner): the bridge, a Service's ready pods now, where failures go. */
+export interface ProxyHost {
+  readonly bridge: string;
+  endpointsOf(service: Service): Pod[];
+  readonly events: { log(line: string): void };
+}
+
 export class ServiceProxy {
   private readonly servers: Server[] = [];
   /** Each proxied connection open now: who, to which pod, since when (for a stalled run's diagnostics). */
   private readonly open = new Map<Socket, { upstream: Socket; pod: string; sinceMs: number }>();
   private next = 0;
+  /** What became of the connections accepted so far (printed when a run stalls). */
+  readonly stats: ProxyStats;
 
   private constructor(
     readonly service: Service,
     readonly clusterIP: string,
-    private readonly endpoints: () => Pod[],
-  ) {}
+    private readonly host: ProxyHost,
+  ) {
+    this.stats = new ProxyStats(service.metadata.name, host.events.log);
+  }
 
-  /** Adds `clusterIP` to the bridge and listens on each of the Service's ports there. */
-  static async start(
-    service: Service,
-    clusterIP: string,
-    bridge: string,
-    endpoints: () => Pod[],
-  ): Promise<ServiceProxy> {
-    const proxy = new ServiceProxy(service, clusterIP, endpoints);
-    await ip(['addr', 'add', `${clusterIP}/32`, 'dev', bridge]);
+  /** Adds `clusterIP` to the host's bridge and listens on each of the Service's ports there. */
+  static async start(service: Service, clusterIP: string, host: ProxyHost): Promise<ServiceProxy> {
+    const proxy = new ServiceProxy(service, clusterIP, host);
+    await ip(['addr', 'add', `${clusterIP}/32`, 'dev', host.bridge]);
     try {
       for (const port of service.spec.ports ?? []) await proxy.listen(port.port, port.targetPort ?? port.port);
     } catch (error) {
@@ -65,30 +72,53 @@ export class ServiceProxy {
     });
   }
 
-  private forward(client: Socket, targetPort: number | string): void {
-    const pods = this.endpoints();
+  /** The next ready pod in turn and its port for `targetPort`; undefined when no pod has it. */
+  private pick(targetPort: number | string): { pod: Pod; port: number } | undefined {
+    const pods = this.host.endpointsOf(this.service);
     const pod = pods[this.next++ % Math.max(1, pods.length)];
-    const container = pod?.plan.spec.containers.find((candidate) => {
+    if (pod === undefined) return undefined;
+    for (const container of pod.plan.spec.containers) {
       try {
-        resolvePort(candidate, targetPort);
-        return true;
+        return { pod, port: resolvePort(container, targetPort) };
       } catch {
-        return false;
+        // Not this container's port.
       }
-    });
-    if (pod === undefined || container === undefined) {
+    }
+    return undefined;
+  }
+
+  private forward(client: Socket, targetPort: number | string): void {
+    this.stats.accept(client.remoteAddress ?? '?');
+    const from = `${client.remoteAddress}:${client.remotePort}`;
+    const target = this.pick(targetPort);
+    if (target === undefined) {
       // No ready endpoint: the connection is refused, as kube-proxy rejects it.
+      this.stats.refuse(from);
       client.destroy();
       return;
     }
-    const upstream = connect({ host: pod.ip, port: resolvePort(container, targetPort), timeout: CONNECT_TIMEOUT_MS });
-    this.open.set(client, { upstream, pod: pod.name, sinceMs: Date.now() });
+    const { pod } = target;
+    const sinceMs = Date.now();
+    const upstream = connect({ host: pod.ip, port: target.port, timeout: CONNECT_TIMEOUT_MS });
+    this.open.set(client, { upstream, pod: pod.name, sinceMs });
     client.once('close', () => this.open.delete(client));
-    upstream.once('connect', () => upstream.setTimeout(0));
-    upstream.once('timeout', () => upstream.destroy());
+    let connected = false;
+    upstream.once('connect', () => {
+      connected = true;
+      upstream.setTimeout(0);
+      this.stats.forward();
+    });
+    upstream.once('timeout', () => {
+      this.stats.fail('connect-timeout', from, pod.name, Date.now() - sinceMs, `${pod.ip}:${target.port} silent`);
+      upstream.destroy();
+    });
     client.pipe(upstream).pipe(client);
     client.once('error', () => upstream.destroy());
-    upstream.once('error', () => client.destroy());
+    upstream.once('error', (error) => {
+      const kind = connected ? 'dropped' : 'connect-failed';
+      this.stats.fail(kind, from, pod.name, Date.now() - sinceMs, `${pod.ip}:${target.port}: ${error.message}`);
+      client.destroy();
+    });
     client.once('close', () => upstream.destroy());
     upstream.once('close', () => client.destroy());
   }

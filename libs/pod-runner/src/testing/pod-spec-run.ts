@@ -25,7 +25,8 @@ export function podSpecRun(root: string): PodSpecRun {
         overlay: join(root, 'deploy/overlays/dev'),
         root,
         log: (line) => {
-          if (/exited|probe failed/.test(line)) process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+          if (/exited|probe failed|connect-timeout/.test(line))
+            process.stdout.write(`${new Date().toISOString()} ${line}\n`);
         },
       });
       return run.runner;

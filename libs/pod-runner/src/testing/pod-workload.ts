@@ -93,6 +93,10 @@ export class PodWorkload {
               .map((line) => `  ${line}`)
               .join('\n')}\n` +
             `what the pods logged above info:\n${podLogTails(this.runner.runDir)}\n` +
+            `what the Services' proxies did:\n${[...this.runner.proxies.values()]
+              .flatMap((proxy) => proxy.stats.describe())
+              .map((line) => `  ${line}`)
+              .join('\n')}\n` +
             `connections through the Services now:\n${[...this.runner.proxies.values()]
               .flatMap((proxy) => proxy.describeConnections())
               .map((line) => `  ${line}`)
