@@ -203,3 +203,24 @@ describe('message-format', () => {
     expect(refusal(() => encodeMessageEntry({ ...base, messages: tooMany })).message).toMatch(/at most/);
   });
 });
+
+describe('encodeMessageEntry into bytes the caller allocates', () => {
+  const input: EntryInput = {
+    producerName: 'p',
+    sequenceId: 3n,
+    publishTimeMs: 1_000,
+    payload: Uint8Array.from([7, 8]),
+  };
+
+  it('writes into a view that does not start its buffer, and decodes as the default does', () => {
+    let given: Uint8Array | undefined;
+    const bytes = encodeMessageEntry(input, (size) => (given = new Uint8Array(size + 16).subarray(16)));
+    expect(bytes).toBe(given);
+    expect([...bytes]).toEqual([...encodeMessageEntry(input)]);
+    expect(decodeMessageEntry(bytes).messages[0]?.payload).toEqual(Uint8Array.from([7, 8]));
+  });
+
+  it('refuses bytes of the wrong length', () => {
+    expect(() => encodeMessageEntry(input, (size) => new Uint8Array(size + 1))).toThrow(LedgerlineError);
+  });
+});

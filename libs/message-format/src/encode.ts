@@ -76,9 +76,11 @@ export function messageCount(input: Pick<EntryInput, 'messages'>): number {
  * batch's payload is, per message, `[4-byte size][SingleMessageMetadata][payload]`.
  * The CRC32C covers everything after it (size, metadata and payload), as
  * Pulsar's Commands.serializeMetadataAndPayload computes it. Bad input is
- * INVALID_ARGUMENT / INVALID_MESSAGE naming the field.
+ * INVALID_ARGUMENT / INVALID_MESSAGE naming the field. `allocate` gives the
+ * bytes the entry is written into (the writer's leave room for the broker's
+ * header in front, so that framing the entry copies nothing again).
  */
-export function encodeMessageEntry(input: EntryInput): Uint8Array {
+export function encodeMessageEntry(input: EntryInput, allocate: (size: number) => Uint8Array = newBytes): Uint8Array {
   if (typeof input !== 'object' || input === null) bad('an entry must be an object');
   const producerName = checkString(input.producerName, MAX_PRODUCER_NAME_BYTES, 'producer name');
   const sequenceId = input.sequenceId;
@@ -101,13 +103,13 @@ export function encodeMessageEntry(input: EntryInput): Uint8Array {
   if (batch.length === 0) {
     const eventTime = checkTime(input.eventTimeMs, 'event time');
     if (eventTime !== 0n) metadata.eventTime = eventTime;
-    return frame(writeMessageMetadata(metadata), [checkPayload(input.payload, 'payload')]);
+    return frame(writeMessageMetadata(metadata), [checkPayload(input.payload, 'payload')], allocate);
   }
   metadata.numMessagesInBatch = batch.length;
   if (count > 1) metadata.highestSequenceId = highestSequenceId;
   const parts: Uint8Array[] = [];
   batch.forEach((message, index) => parts.push(...batchedParts(message, sequenceId + BigInt(index), index)));
-  return frame(writeMessageMetadata(metadata), parts);
+  return frame(writeMessageMetadata(metadata), parts, allocate);
 }
 
 /** `[4-byte size][SingleMessageMetadata][payload]` of one batched message. */
@@ -129,10 +131,18 @@ function batchedParts(message: BatchedMessageInput, sequenceId: bigint, index: n
   return [size, metadataBytes, payload];
 }
 
-function frame(metadataBytes: Uint8Array, payloadParts: readonly Uint8Array[]): Uint8Array {
+const newBytes = (size: number): Uint8Array => new Uint8Array(size);
+
+function frame(
+  metadataBytes: Uint8Array,
+  payloadParts: readonly Uint8Array[],
+  allocate: (size: number) => Uint8Array,
+): Uint8Array {
   const payloadBytes = payloadParts.reduce((sum, part) => sum + part.length, 0);
-  const bytes = new Uint8Array(MESSAGE_HEADER_BYTES + metadataBytes.length + payloadBytes);
-  const view = new DataView(bytes.buffer);
+  const size = MESSAGE_HEADER_BYTES + metadataBytes.length + payloadBytes;
+  const bytes = allocate(size);
+  if (bytes.length !== size) bad(`the entry's bytes must be ${size} long, got ${bytes.length}`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   view.setUint16(0, CHECKSUM_MAGIC);
   view.setUint32(6, metadataBytes.length);
   bytes.set(metadataBytes, MESSAGE_HEADER_BYTES);

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { BrokerEntryMetadataSchema } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
-import { decodeEntry, encodeEntry } from './entry-framing.js';
-import { MAX_BROKER_ENTRY_METADATA_BYTES } from './limits.js';
+import { allocateWithEntryHeadroom, decodeEntry, encodeEntry, ENTRY_HEADROOM_BYTES } from './entry-framing.js';
+import { MAX_BROKER_ENTRY_METADATA_BYTES, MAX_OFFSET } from './limits.js';
 
 const bytes = (...values: number[]) => Uint8Array.from(values);
 
@@ -157,6 +157,40 @@ describe('entry framing properties', () => {
         }
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('encodeEntry over a payload with headroom', () => {
+  const payloadOf = (bytes: number[]): Uint8Array => {
+    const payload = allocateWithEntryHeadroom(bytes.length);
+    payload.set(bytes);
+    return payload;
+  };
+
+  it('writes the header in front of the payload, sharing its memory, and decodes as a copied entry does', () => {
+    const payload = payloadOf([1, 2, 3]);
+    const metadata = { brokerTimestamp: MAX_OFFSET, index: MAX_OFFSET };
+    const framed = encodeEntry(metadata, payload);
+    expect(framed.buffer).toBe(payload.buffer);
+    expect(framed.byteOffset + framed.length).toBe(payload.byteOffset + payload.length);
+    expect([...framed]).toEqual([...encodeEntry(metadata, Uint8Array.from([1, 2, 3]))]);
+    expect(decodeEntry(framed)).toEqual({ metadata, payload: Uint8Array.from([1, 2, 3]) });
+  });
+
+  it('frames in place only once: a second framing copies, and the first stays as it was', () => {
+    const payload = payloadOf([9, 9]);
+    const first = encodeEntry({ brokerTimestamp: 1, index: 0 }, payload);
+    const before = [...first];
+    const second = encodeEntry({ brokerTimestamp: 2_000_000, index: 5_000_000 }, payload);
+    expect(second.buffer).not.toBe(payload.buffer);
+    expect([...first]).toEqual(before);
+    expect(decodeEntry(second).metadata).toEqual({ brokerTimestamp: 2_000_000, index: 5_000_000 });
+  });
+
+  it('leaves room for the widest header', () => {
+    expect(ENTRY_HEADROOM_BYTES).toBe(
+      encodeEntry({ brokerTimestamp: MAX_OFFSET, index: MAX_OFFSET }, new Uint8Array(0)).length,
     );
   });
 });

@@ -1,5 +1,5 @@
 // Entry framing, offsets and lookups: what a managed ledger or a protocol handler uses.
-export { encodeEntry, decodeEntry } from './entry-framing.js';
+export { encodeEntry, decodeEntry, allocateWithEntryHeadroom, ENTRY_HEADROOM_BYTES } from './entry-framing.js';
 export type { EntryMetadata, DecodedEntryMetadata, DecodedEntry } from './entry-framing.js';
 export { OffsetAssigner } from './offset-assigner.js';
 export type {

@@ -1,5 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { encodeMessageEntry, messageCount, type EntryInput } from '@ledgerline/message-format';
+import { allocateWithEntryHeadroom } from '@ledgerline/offset-index';
 import { OwnerReason } from '@ledgerline/ownership';
 import type { PublishMessage } from '@ledgerline/proto';
 import { MAX_DEDUP_PRODUCER_NAME_LENGTH } from './deduplication.js';
@@ -32,7 +33,8 @@ export function prepareEntry(
       `a producer name is at most ${MAX_DEDUP_PRODUCER_NAME_LENGTH} characters`,
     );
   }
-  const bytes = encodeMessageEntry(entryInput(message, publishTimeMs));
+  // With room for the broker's header in front: the managed ledger frames it without a second copy.
+  const bytes = encodeMessageEntry(entryInput(message, publishTimeMs), allocateWithEntryHeadroom);
   if (bytes.length > maxMessageSizeBytes) {
     throw new LedgerlineError(
       'RESOURCE_EXHAUSTED',
