@@ -1,0 +1,86 @@
+// Where the writer owner's CPU goes per unbatched 1 KiB publish: the profile
+// behind the "writer owner alone" row of writer-owner-publish.ts. Starts Redis,
+// NATS, a metadata service and a writer owner (each its own process, the
+// services with --cpu-prof), publishes over one gRPC Publish stream with
+// deduplication on and requests coalesced as the SDK sends them, and charges
+// the writer's CPU during the measured stretch to packages
+// (cpu-profile-breakdown.ts).
+//
+// Run: npx tsx bench/publish-profile.ts [--messages 100000] [--keep <dir>]
+//   --keep leaves the profiles in <dir> for a closer look (Chrome DevTools, speedscope).
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdminService, TopicsService } from '@ledgerline/proto';
+import { closeClient, createClient } from '@ledgerline/rpc';
+import { startNats, startRedis } from '@ledgerline/testing';
+import { publishStream, startWriterCluster, stopChildren, waitForOwner } from './baselines';
+import { flag } from './bench-report.js';
+import { breakdown, breakdownRows } from './cpu-profile-breakdown.js';
+import { cpuNanos } from './process-cpu.js';
+
+const MESSAGES = flag('messages', 100_000);
+const WARM_UP = 20_000;
+const payload = new Uint8Array(1024).map((_, i) => (i * 7) & 0xff);
+
+/** The main thread's profile of process `pid` under `dir`: its largest (worker threads write small ones beside it). */
+function mainThreadProfile(dir: string, pid: number | undefined): string {
+  const files = readdirSync(dir)
+    .filter((name) => name.split('.')[3] === String(pid))
+    .map((name) => join(dir, name));
+  return files.sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
+}
+
+async function main(): Promise<void> {
+  const keepIndex = process.argv.indexOf('--keep');
+  const profileDir = keepIndex > 0 ? process.argv[keepIndex + 1]! : mkdtempSync(join(tmpdir(), 'publish-profile-'));
+  process.env['BENCH_CPU_PROF'] = profileDir;
+  const redis = await startRedis();
+  const nats = await startNats();
+  const cluster = await startWriterCluster(redis.url, nats.url, 'profile');
+  const topics = createClient(TopicsService, cluster.writerAddress);
+  const topic = 'persistent://bench/ns/profile';
+  let fromMicros = 0;
+  let toMicros = 0;
+  let writerNanos = 0;
+  try {
+    const admin = createClient(AdminService, cluster.metadataAddress);
+    try {
+      await admin.createTenant({ tenant: 'bench' });
+      await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
+      await admin.createTopic({ topic });
+    } finally {
+      closeClient(admin);
+    }
+    await waitForOwner(cluster.metadataAddress, topic);
+    await publishStream(topics, topic, WARM_UP, () => payload);
+    const before = cpuNanos(cluster.writer.pid);
+    fromMicros = Number(process.hrtime.bigint() / 1000n);
+    await publishStream(topics, topic, MESSAGES, () => payload);
+    toMicros = Number(process.hrtime.bigint() / 1000n);
+    writerNanos = cpuNanos(cluster.writer.pid) - before;
+  } finally {
+    closeClient(topics);
+    await stopChildren(cluster.children);
+    await nats.stop();
+    await redis.stop();
+  }
+  const seconds = (toMicros - fromMicros) / 1e6;
+  const result = breakdown(
+    mainThreadProfile(join(profileDir, 'writer-owner'), cluster.writer.pid),
+    fromMicros,
+    toMicros,
+  );
+  console.log(
+    `${MESSAGES} unbatched 1 KiB publishes in ${seconds.toFixed(2)} s (${Math.round(MESSAGES / seconds)} msg/s); ` +
+      `writer owner CPU ${(writerNanos / 1000 / MESSAGES).toFixed(1)} µs/msg on every thread, ` +
+      `${(result.busyMicros / MESSAGES).toFixed(1)} µs/msg on its main thread (profiled)`,
+  );
+  console.table(breakdownRows(result, MESSAGES));
+  if (keepIndex < 0) rmSync(profileDir, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
