@@ -6,7 +6,7 @@
 // the writer's CPU during the measured stretch to packages
 // (cpu-profile-breakdown.ts).
 //
-// Run: npx tsx bench/publish-profile.ts [--messages 100000] [--keep <dir>]
+// Run: npx tsx bench/publish-profile.ts [--messages 100000] [--warm-up 20000] [--keep <dir>]
 //   --keep leaves the profiles in <dir> for a closer look (Chrome DevTools, speedscope).
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ import { breakdown, breakdownRows } from './cpu-profile-breakdown.js';
 import { cpuNanos } from './process-cpu.js';
 
 const MESSAGES = flag('messages', 100_000);
-const WARM_UP = 20_000;
+const WARM_UP = flag('warm-up', 20_000);
 const payload = new Uint8Array(1024).map((_, i) => (i * 7) & 0xff);
 
 /** The main thread's profile of process `pid` under `dir`: its largest (worker threads write small ones beside it). */
