@@ -19,10 +19,14 @@ return 1
 `;
 
 /**
- * KEYS: meta, entries. ARGV: the writer's call number, then the entries.
- * Returns the first entry id. A call numbered at or below the last one
- * applied was overtaken in transit by a later call of the same writer, and
- * is refused (APPEND_OVERTAKEN) so that applied calls keep their call order.
+ * KEYS: meta, entries. ARGV: the writer's call number, the entries' sizes in
+ * bytes (decimal, comma-separated), then the entries back to back in one
+ * argument. Returns the first entry id. One argument for all the entries,
+ * not one each: a client building a command of many arguments spent 3 µs per
+ * entry on them, as much as the rest of the store's work. A call numbered at
+ * or below the last one applied was overtaken in transit by a later call of
+ * the same writer, and is refused (APPEND_OVERTAKEN) so that applied calls
+ * keep their call order.
  */
 export const APPEND_SCRIPT = `
 local meta = redis.call('HMGET', KEYS[1], 'state', 'fenced', 'lac', 'wcall')
@@ -42,17 +46,23 @@ local lac = tonumber(meta[3])
 if redis.call('LLEN', KEYS[2]) ~= lac + 1 then
   return redis.error_reply('LEDGER_STORE_CORRUPT the entries list does not match the last-add-confirmed')
 end
-local bytes = 0
--- unpack is bounded by the Lua C stack, so entries go in slices.
-for i = 2, #ARGV, 1000 do
-  local last = math.min(i + 999, #ARGV)
-  for j = i, last do
-    bytes = bytes + #ARGV[j]
-  end
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, last))
+local packed = ARGV[3]
+local entries = {}
+local at = 1
+for size in string.gmatch(ARGV[2], '%d+') do
+  local next_at = at + tonumber(size)
+  entries[#entries + 1] = string.sub(packed, at, next_at - 1)
+  at = next_at
 end
-redis.call('HSET', KEYS[1], 'lac', lac + #ARGV - 1, 'wcall', ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'size', bytes)
+if at ~= #packed + 1 then
+  return redis.error_reply('BAD_ENTRY the entry sizes add up to ' .. (at - 1) .. ' bytes, but ' .. #packed .. ' came')
+end
+-- unpack is bounded by the Lua C stack, so entries go in slices.
+for i = 1, #entries, 1000 do
+  redis.call('RPUSH', KEYS[2], unpack(entries, i, math.min(i + 999, #entries)))
+end
+redis.call('HSET', KEYS[1], 'lac', lac + #entries, 'wcall', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'size', #packed)
 return lac + 1
 `;
 

@@ -1,5 +1,5 @@
 import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
-import { asBuffer, asBytes } from './bytes.js';
+import { asBytes } from './bytes.js';
 import {
   entryNotConfirmed,
   ledgerClosed,
@@ -138,7 +138,13 @@ export class RedisLedgerStore implements LedgerStore {
   private async appendEntries(ledgerId: number, entries: Uint8Array[], callNumber: number): Promise<number> {
     validateLedgerId(ledgerId);
     validateAppend(entries, this.limits);
-    const args = [this.keys.meta(ledgerId), this.keys.entries(ledgerId), String(callNumber), ...entries.map(asBuffer)];
+    const args = [
+      this.keys.meta(ledgerId),
+      this.keys.entries(ledgerId),
+      String(callNumber),
+      entries.map((entry) => entry.byteLength).join(','),
+      Buffer.concat(entries),
+    ];
     const firstEntryId =
       this.waitReplicas === 0
         ? toInteger(
