@@ -10,6 +10,7 @@ import { isClosed, isOwnershipLost, sequenceGap } from './errors.js';
 import type { LacNotifier } from './lac-notifier.js';
 import type { WriterMetrics } from './metrics.js';
 import { RateMeter } from './rate-meter.js';
+import { InFlight } from './in-flight.js';
 import { prepareEntry } from './prepared-entry.js';
 
 /** What a publish resolves with: the entry's place, or the original's for a duplicate. */
@@ -63,7 +64,7 @@ export class OwnedTopic {
   /** While a transfer runs: new entries wait here until the topic is elsewhere (or the transfer gave up). */
   private handOver: { ended: Promise<void>; end: () => void } | undefined;
   /** Receipts of entries handed to the managed ledger and not yet answered: a transfer waits for them. */
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly inFlight = new InFlight();
   /**
    * How to fail each receipt handed out and not yet settled (at most maxPendingEntries, as the
    * entry budget holds them). When the topic is unloaded because its ownership is lost, each is
@@ -127,8 +128,20 @@ export class OwnedTopic {
     while (this.handOver !== undefined) await this.handOver.ended;
   }
 
-  /** Takes the topic's entries through the hand-over gate: they wait while a transfer runs, then see its outcome. */
-  private async passHandOver(): Promise<void> {
+  /**
+   * Takes the topic's entries through the hand-over gate: they wait while a
+   * transfer runs, then see its outcome. Undefined (no promise to await) when
+   * no transfer runs, as nearly always: the publish path passes it twice per entry.
+   */
+  private passHandOver(): Promise<void> | undefined {
+    if (this.handOver === undefined || this.unloadError !== undefined) {
+      this.checkLoaded();
+      return undefined;
+    }
+    return this.waitOutHandOver();
+  }
+
+  private async waitOutHandOver(): Promise<void> {
     while (this.handOver !== undefined && this.unloadError === undefined) await this.handOver.ended;
     this.checkLoaded();
   }
@@ -149,7 +162,8 @@ export class OwnedTopic {
    * with the receipt still to come.
    */
   async submit(message: PublishMessage, signal?: AbortSignal): Promise<{ receipt: Promise<Receipt> }> {
-    await this.passHandOver();
+    const gate = this.passHandOver();
+    if (gate !== undefined) await gate;
     const { bytes, numMessages } = prepareEntry(message, this.options.now(), this.options.maxMessageSizeBytes);
     const waiting = this.budget.acquire(bytes.length, signal);
     if (waiting !== undefined) await waiting;
@@ -165,8 +179,10 @@ export class OwnedTopic {
     let handedOver = false;
     let admitted: (() => void) | undefined;
     try {
-      await this.passHandOver();
-      admitted = this.admit();
+      const gateAgain = this.passHandOver();
+      if (gateAgain !== undefined) await gateAgain;
+      // Past the gate and not yet handed to the ledger counts as in flight: a transfer waits for it too.
+      admitted = this.inFlight.begin();
       // The call's signal is the stream's for its whole life: deduplication keeps order per stream by it. The
       // verdict that lets the entry through is taken in the synchronous run of the append that records its ids
       // as pushed (every wait asks again), so two streams of one producer never both hear the same ids are new.
@@ -181,14 +197,14 @@ export class OwnedTopic {
       }
       if (verdict.kind === 'gap') throw sequenceGap(message.producerName, message.sequenceId, verdict.resendFrom);
       const appending = this.ledger.append(bytes, numMessages);
-      const receipt = this.complete(message, appending, bytes.length, numMessages, signal);
-      handedOver = true;
-      const release = (): void => {
+      const answered = this.inFlight.begin();
+      const settled = (): void => {
         this.budget.release(bytes.length);
         this.entryBudget.release(1);
+        answered();
       };
-      void receipt.then(release, release);
-      this.track(receipt);
+      const receipt = this.complete(message, appending, bytes.length, numMessages, signal, settled);
+      handedOver = true;
       return { receipt: this.owe(receipt) };
     } finally {
       admitted?.();
@@ -235,12 +251,14 @@ export class OwnedTopic {
     sizeBytes: number,
     numMessages: number,
     stream: object | undefined,
+    settled: () => void,
   ): Promise<Receipt> {
     const producer = message.producerName;
     const first = message.sequenceId;
     const highest = first + BigInt(numMessages - 1);
     const receipt = appending.then(
       (result) => {
+        settled();
         const stored: StoredReceipt = { ...result, publishTimeMs: this.options.now(), sequenceId: first };
         if (producer !== '') this.dedup.persisted(producer, highest, stored);
         this.counters.messagesIn.inc(numMessages);
@@ -251,6 +269,7 @@ export class OwnedTopic {
         return { ...stored, duplicate: false };
       },
       (thrown: unknown) => {
+        settled();
         if (producer !== '') this.dedup.failed(producer, first, stream);
         throw this.appendFailure(LedgerlineError.from(thrown));
       },
@@ -270,14 +289,14 @@ export class OwnedTopic {
     const waiting = this.budget.acquire(bytes.length);
     if (waiting !== undefined) await waiting;
     await this.entryBudget.acquire(1);
+    const answered = this.inFlight.begin();
     try {
-      const appending = this.ledger.append(bytes, numMessages);
-      this.track(appending);
-      const result = await appending;
+      const result = await this.ledger.append(bytes, numMessages);
       this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
     } catch (thrown) {
       throw this.appendFailure(LedgerlineError.from(thrown));
     } finally {
+      answered();
       this.budget.release(bytes.length);
       this.entryBudget.release(1);
     }
@@ -305,21 +324,6 @@ export class OwnedTopic {
     return error;
   }
 
-  /** An entry past the gate and not yet handed to the ledger counts as in flight: a transfer waits for it too. */
-  private admit(): () => void {
-    let done = (): void => undefined;
-    this.track(new Promise<void>((resolve) => (done = resolve)));
-    return done;
-  }
-
-  private track(answer: Promise<unknown>): void {
-    const settled: Promise<unknown> = answer.then(
-      (): boolean => this.inFlight.delete(settled),
-      (): boolean => this.inFlight.delete(settled),
-    );
-    this.inFlight.add(settled);
-  }
-
   /**
    * The first steps of a transfer: new entries wait from now on; once every
    * entry in flight is answered, the deduplication state is snapshotted and
@@ -334,7 +338,7 @@ export class OwnedTopic {
     let end = (): void => undefined;
     const ended = new Promise<void>((resolve) => (end = resolve));
     this.handOver = { ended, end };
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    await this.inFlight.whenIdle();
     this.stopAdopting();
     if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {
       await this.dedup.snapshot(this.ledger.lastConfirmedPosition()).catch(() => undefined);
