@@ -139,14 +139,20 @@ describe('topic transfers between writer owner processes', () => {
       const from = await cluster.ownerOf(workload.topic);
       const target = writers().find((instance) => instance !== from)!;
       const targetInstanceId = await clients.instanceIdAt(target.address);
-      // Killed, its session still looks live to the metadata service for up to 10 s: the hand-over is
-      // accepted, the load cannot happen, and the source takes the lease back.
+      // Killed, either its session still looks live to the metadata service (the hand-over is accepted,
+      // the load cannot happen, and the source takes the lease back: TRANSFER_FAILED), or the metadata
+      // service has already ended it, two refused connections after its stream dropped, and refuses the
+      // hand-over itself (NO_LIVE_OWNER). Which one depends on how long the entries in flight take to
+      // finish here; in both the topic stays where it is.
       await target.stop('SIGKILL');
       const startedMs = Date.now();
       const refused = await refusal(
         clients.controlAt(from.address).transferTopic({ topic: workload.topic, targetInstanceId }),
       );
-      expect([refused.code, refused.reason]).toEqual(['UNAVAILABLE', 'TRANSFER_FAILED']);
+      expect([
+        ['UNAVAILABLE', 'TRANSFER_FAILED'],
+        ['FAILED_PRECONDITION', 'NO_LIVE_OWNER'],
+      ]).toContainEqual([refused.code, refused.reason]);
       expect((await cluster.lease(workload.topic)).lease?.advertisedAddress).toBe(from.address);
       expect(await workload.waitForAcks(ACKS_BETWEEN_MOVES, PROGRESS_TIMEOUT_MS)).toBe(true);
       const recoveredMs = (workload.firstAckSince(startedMs)?.atMs ?? NaN) - startedMs;
