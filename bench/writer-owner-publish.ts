@@ -54,7 +54,7 @@ import {
 } from './baselines';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 import { scrapeStages, stageRows } from './stage-latency.js';
-import { clusterProcesses, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
+import { clusterProcesses, cpuNanos, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
 const MESSAGE_BYTES = 1024;
@@ -105,10 +105,15 @@ async function startProcess(
 
 /**
  * The ceiling of one Publish stream on this machine: the same client calls
- * against a server (its own process) that stores nothing and answers each
- * request at once (bench/noop-publish-server.ts).
+ * against a server (its own process, `pid`) that stores nothing and answers
+ * each request at once (bench/noop-publish-server.ts). Its CPU per message in
+ * the coalesced row is the floor gRPC and protobuf set under any server that
+ * takes one message per entry.
  */
-async function noopCeilingRows(port: number): Promise<ThroughputRow[]> {
+async function noopCeilingRows(
+  port: number,
+  pid: number | undefined,
+): Promise<{ rows: ThroughputRow[]; serverMicros: number }> {
   const topics = createClient(TopicsService, `127.0.0.1:${port}`);
   const topic = 'persistent://bench/ns/noop';
   try {
@@ -127,7 +132,9 @@ async function noopCeilingRows(port: number): Promise<ThroughputRow[]> {
     );
     const rows = [throughput('no-op Publish stream (stores nothing), one message per request', single, started)];
     const coalescedStarted = process.hrtime.bigint();
+    const serverNanos = cpuNanos(pid);
     const coalesced = await publishStream(topics, topic, MESSAGES, () => payload);
+    const serverMicros = (cpuNanos(pid) - serverNanos) / 1000 / coalesced;
     rows.push(
       throughput(
         'no-op Publish stream (stores nothing), one message per entry, requests coalesced',
@@ -144,7 +151,7 @@ async function noopCeilingRows(port: number): Promise<ThroughputRow[]> {
         batchedStarted,
       ),
     );
-    return rows;
+    return { rows, serverMicros };
   } finally {
     closeClient(topics);
   }
@@ -351,7 +358,7 @@ export async function run(): Promise<BenchReport> {
         lookup,
         topics,
         writerPort,
-        noopPort,
+        { port: noopPort, pid: children[2]!.pid },
         redis.url,
         nats.url,
         `127.0.0.1:${metadataPort}`,
@@ -381,7 +388,7 @@ async function measure(
   lookup: ReturnType<typeof createClient<typeof LookupService>>,
   topics: ReturnType<typeof createClient<typeof TopicsService>>,
   writerPort: number,
-  noopPort: number,
+  noop: { port: number; pid: number | undefined },
   redisUrl: string,
   natsUrl: string,
   metadataAddress: string,
@@ -425,8 +432,16 @@ async function measure(
   cpuRows.push(cpuTableRow(sdk.system, sdkRun.cpu, processes.ours));
   comparisons.push(...cpuComparisons('1 partition, SDK producer, batching off', sdkRun.cpu, xaddCpu[0]!));
   comparisons.push(...publishComparisons('1 partition, SDK producer, batching off', sdk, xadd, js));
-  const ceiling = await noopCeilingRows(noopPort);
+  const { rows: ceiling, serverMicros } = await noopCeilingRows(noop.port, noop.pid);
   rows.push(...ceiling);
+  comparisons.push({
+    figure: 'CPU per 1 KiB publish, 1 partition, batching off, no-op Publish server (gRPC and protobuf only)',
+    unit: 'µs/msg',
+    ours: Math.round(serverMicros * 10) / 10,
+    peer: `the issue's budget for the writer owner (${WRITER_MICROS_TARGET} µs)`,
+    peerValue: WRITER_MICROS_TARGET,
+    higherIsBetter: false,
+  });
   const versusCeiling = (figure: string, ours: ThroughputRow, noop: ThroughputRow): Comparison => ({
     figure,
     unit: 'msg/s',
