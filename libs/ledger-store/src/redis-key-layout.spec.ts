@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { expectFailure, taggedEntry } from './testing/conformance-support.js';
 import { LedgerStoreReason } from './errors.js';
-import { APPEND_SCRIPT } from './redis-scripts.js';
+import { APPEND_PACKED_SCRIPT } from './redis-scripts.js';
 import { RedisLedgerStore } from './redis-store.js';
 
 /* The stored layout other tools and future versions rely on, and the invariant checks over it. */
@@ -99,23 +99,27 @@ it('refuses a key prefix that would break the hash tags', () => {
   }
 });
 
-it('stores the entries of one append call as separate list items, and refuses sizes that do not add up', async () => {
+it('stores the entries of one append call as separate list items, packed or not, and refuses sizes that do not add up', async () => {
   const prefix = `${uniqueNamespace('layout')}:`;
   const store = new RedisLedgerStore({ url: url(), keyPrefix: prefix });
   try {
     const writer = await store.create(7);
-    const entries = [Uint8Array.of(1), new Uint8Array(0), Uint8Array.of(2, 3), new Uint8Array(3_000).fill(9)];
-    expect(await writer.append(entries)).toBe(0);
-    const stored = await admin.lrangeBuffer(`${prefix}{ledger:7}:entries`, 0, -1);
-    expect(stored.map((item) => [...item])).toEqual(entries.map((entry) => [...entry]));
-    // The script itself, called with sizes that claim more bytes than came: nothing is stored.
-    const meta = `${prefix}{ledger:7}:meta`;
+    // Small entries travel packed in one argument, large ones each in its own: the list holds them alike.
+    const small = [Uint8Array.of(1), new Uint8Array(0), Uint8Array.of(2, 3), new Uint8Array(3_000).fill(9)];
+    const large = [new Uint8Array(20_000).fill(4), new Uint8Array(30_000).fill(5)];
+    expect(await writer.append(small)).toBe(0);
+    expect(await writer.append(large)).toBe(4);
     const list = `${prefix}{ledger:7}:entries`;
-    await expect(admin.eval(APPEND_SCRIPT, 2, meta, list, '99', '2,2', Buffer.of(1, 2, 3))).rejects.toThrow(
+    const stored = await admin.lrangeBuffer(list, 0, -1);
+    expect(stored.map((item) => [...item])).toEqual([...small, ...large].map((entry) => [...entry]));
+    expect(await store.info(7)).toMatchObject({ lastAddConfirmed: 5, sizeBytes: 53_003 });
+    // The packed script itself, called with sizes that claim more bytes than came: nothing is stored.
+    const meta = `${prefix}{ledger:7}:meta`;
+    await expect(admin.eval(APPEND_PACKED_SCRIPT, 2, meta, list, '99', '2,2', Buffer.of(1, 2, 3))).rejects.toThrow(
       /^BAD_ENTRY the entry sizes add up to 4 bytes, but 3 came/,
     );
-    expect(await admin.llen(list)).toBe(4);
-    expect(await store.info(7)).toMatchObject({ lastAddConfirmed: 3, sizeBytes: 3_003 });
+    expect(await admin.llen(list)).toBe(6);
+    expect(await store.info(7)).toMatchObject({ lastAddConfirmed: 5, sizeBytes: 53_003 });
   } finally {
     await store.close();
   }

@@ -1,5 +1,5 @@
 import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
-import { asBytes } from './bytes.js';
+import { asBuffer, asBytes } from './bytes.js';
 import {
   entryNotConfirmed,
   ledgerClosed,
@@ -49,6 +49,12 @@ import {
   validateListOptions,
   validateReadRange,
 } from './validate.js';
+
+/**
+ * An append call whose entries average fewer bytes than this sends them
+ * packed in one argument (APPEND_PACKED_SCRIPT); larger ones each in its own.
+ */
+const PACK_BELOW_MEAN_ENTRY_BYTES = 8 * 1024;
 
 export interface RedisLedgerStoreOptions extends LedgerStoreOptions, RedisConnectionOptions, StorageErrorOptions {
   /** Prepended to every key; no braces. Default 'ledgerline:'. */
@@ -137,24 +143,21 @@ export class RedisLedgerStore implements LedgerStore {
 
   private async appendEntries(ledgerId: number, entries: Uint8Array[], callNumber: number): Promise<number> {
     validateLedgerId(ledgerId);
-    validateAppend(entries, this.limits);
-    const args = [
-      this.keys.meta(ledgerId),
-      this.keys.entries(ledgerId),
-      String(callNumber),
-      entries.map((entry) => entry.byteLength).join(','),
-      Buffer.concat(entries),
-    ];
+    const totalBytes = validateAppend(entries, this.limits);
+    const keys = [this.keys.meta(ledgerId), this.keys.entries(ledgerId), String(callNumber)];
+    // Small entries go in one argument (ioredis spends ~3 µs per argument); large ones each in their own, as
+    // one more copy of them into a fresh large buffer costs more than their arguments do.
+    const packed = entries.length > 1 && totalBytes < entries.length * PACK_BELOW_MEAN_ENTRY_BYTES;
+    const script: LedgerScriptName = packed ? 'ledgerAppendPacked' : 'ledgerAppend';
+    const args = packed
+      ? [...keys, entries.map((entry) => entry.byteLength).join(','), Buffer.concat(entries, totalBytes)]
+      : [...keys, ...entries.map(asBuffer)];
     const firstEntryId =
       this.waitReplicas === 0
         ? toInteger(
-            await this.call(
-              ledgerId,
-              () => this.script('ledgerAppend')(...args),
-              payloadAllowanceMs(argumentBytes(args)),
-            ),
+            await this.call(ledgerId, () => this.script(script)(...args), payloadAllowanceMs(argumentBytes(args))),
           )
-        : await this.appendAndWait(ledgerId, args, entries.length);
+        : await this.appendAndWait(ledgerId, script, args, entries.length);
     notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
     return firstEntryId;
   }
@@ -279,12 +282,17 @@ export class RedisLedgerStore implements LedgerStore {
   }
 
   /** The append script and WAIT in one pipeline, so WAIT covers exactly this append. */
-  private async appendAndWait(ledgerId: number, args: (string | Buffer)[], count: number): Promise<number> {
+  private async appendAndWait(
+    ledgerId: number,
+    script: LedgerScriptName,
+    args: (string | Buffer)[],
+    count: number,
+  ): Promise<number> {
     const replies = await this.call(
       ledgerId,
       () => {
         const pipeline = this.client.pipeline();
-        (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>).ledgerAppend(...args);
+        (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>)[script](...args);
         return pipeline.wait(this.waitReplicas, this.waitTimeoutMs).exec();
       },
       payloadAllowanceMs(argumentBytes(args)),
