@@ -126,8 +126,9 @@ function batchedParts(message: BatchedMessageInput, sequenceId: bigint, index: n
     ...(eventTime === 0n ? {} : { eventTime }),
     sequenceId,
   });
-  const size = new Uint8Array(4);
-  new DataView(size.buffer).setUint32(0, metadataBytes.length);
+  // Written byte by byte: reading `.buffer` of a 4-byte array moves it off V8's heap, which cost more than the rest.
+  const length = metadataBytes.length;
+  const size = Uint8Array.of(length >>> 24, (length >>> 16) & 0xff, (length >>> 8) & 0xff, length & 0xff);
   return [size, metadataBytes, payload];
 }
 
