@@ -6,7 +6,7 @@
 // the writer's CPU during the measured stretch to packages
 // (cpu-profile-breakdown.ts).
 //
-// Run: npx tsx bench/publish-profile.ts [--messages 100000] [--warm-up 20000] [--keep <dir>]
+// Run: npx tsx bench/publish-profile.ts [--messages 100000] [--warm-up 20000] [--batch 1] [--keep <dir>]
 //   --keep leaves the profiles in <dir> for a closer look (Chrome DevTools, speedscope).
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,8 @@ import { cpuNanos } from './process-cpu.js';
 
 const MESSAGES = flag('messages', 100_000);
 const WARM_UP = flag('warm-up', 20_000);
+/** Messages per entry (1: batching off, as the headline row). */
+const BATCH = flag('batch', 1);
 const payload = new Uint8Array(1024).map((_, i) => (i * 7) & 0xff);
 
 /** The main thread's profile of process `pid` under `dir`: its largest (worker threads write small ones beside it). */
@@ -53,10 +55,10 @@ async function main(): Promise<void> {
       closeClient(admin);
     }
     await waitForOwner(cluster.metadataAddress, topic);
-    await publishStream(topics, topic, WARM_UP, () => payload);
+    await publishStream(topics, topic, WARM_UP / BATCH, () => payload, undefined, BATCH);
     const before = cpuNanos(cluster.writer.pid);
     fromMicros = Number(process.hrtime.bigint() / 1000n);
-    await publishStream(topics, topic, MESSAGES, () => payload);
+    await publishStream(topics, topic, MESSAGES / BATCH, () => payload, undefined, BATCH);
     toMicros = Number(process.hrtime.bigint() / 1000n);
     writerNanos = cpuNanos(cluster.writer.pid) - before;
   } finally {
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
     toMicros,
   );
   console.log(
-    `${MESSAGES} unbatched 1 KiB publishes in ${seconds.toFixed(2)} s (${Math.round(MESSAGES / seconds)} msg/s); ` +
+    `${MESSAGES} 1 KiB publishes (${BATCH} per entry) in ${seconds.toFixed(2)} s (${Math.round(MESSAGES / seconds)} msg/s); ` +
       `writer owner CPU ${(writerNanos / 1000 / MESSAGES).toFixed(1)} µs/msg on every thread, ` +
       `${(result.busyMicros / MESSAGES).toFixed(1)} µs/msg on its main thread (profiled)`,
   );
