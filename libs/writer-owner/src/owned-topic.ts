@@ -7,10 +7,10 @@ import type { PublishMessage } from '@ledgerline/proto';
 import { ByteBudget } from './byte-budget.js';
 import type { DedupVerdict, Deduplication, StoredReceipt } from './deduplication.js';
 import { isClosed, isOwnershipLost, sequenceGap } from './errors.js';
+import { InFlight } from './in-flight.js';
 import type { LacNotifier } from './lac-notifier.js';
 import type { WriterMetrics } from './metrics.js';
 import { RateMeter } from './rate-meter.js';
-import { InFlight } from './in-flight.js';
 import { prepareEntry } from './prepared-entry.js';
 
 /** What a publish resolves with: the entry's place, or the original's for a duplicate. */
@@ -63,7 +63,7 @@ export class OwnedTopic {
   private readonly stopAdopting: () => void;
   /** While a transfer runs: new entries wait here until the topic is elsewhere (or the transfer gave up). */
   private handOver: { ended: Promise<void>; end: () => void } | undefined;
-  /** Receipts of entries handed to the managed ledger and not yet answered: a transfer waits for them. */
+  /** Entries past the hand-over gate and not yet answered (admitted, or handed to the ledger): a transfer waits for them. */
   private readonly inFlight = new InFlight();
   /**
    * How to fail each receipt handed out and not yet settled (at most maxPendingEntries, as the
@@ -128,11 +128,7 @@ export class OwnedTopic {
     while (this.handOver !== undefined) await this.handOver.ended;
   }
 
-  /**
-   * Takes the topic's entries through the hand-over gate: they wait while a
-   * transfer runs, then see its outcome. Undefined (no promise to await) when
-   * no transfer runs, as nearly always: the publish path passes it twice per entry.
-   */
+  /** The hand-over gate: entries wait while a transfer runs, then see its outcome; no promise when none runs (nearly always). */
   private passHandOver(): Promise<void> | undefined {
     if (this.handOver === undefined || this.unloadError !== undefined) {
       this.checkLoaded();
@@ -256,22 +252,29 @@ export class OwnedTopic {
     const producer = message.producerName;
     const first = message.sequenceId;
     const highest = first + BigInt(numMessages - 1);
+    // `settled` last, whatever throws: a transfer waiting on the entries in flight snapshots deduplication after them.
     const receipt = appending.then(
       (result) => {
-        settled();
-        const stored: StoredReceipt = { ...result, publishTimeMs: this.options.now(), sequenceId: first };
-        if (producer !== '') this.dedup.persisted(producer, highest, stored);
-        this.counters.messagesIn.inc(numMessages);
-        this.counters.bytesIn.inc(sizeBytes);
-        this.rateIn.record(numMessages, sizeBytes);
-        this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
-        this.dedup.maybeSnapshot(result.position);
-        return { ...stored, duplicate: false };
+        try {
+          const stored: StoredReceipt = { ...result, publishTimeMs: this.options.now(), sequenceId: first };
+          if (producer !== '') this.dedup.persisted(producer, highest, stored);
+          this.counters.messagesIn.inc(numMessages);
+          this.counters.bytesIn.inc(sizeBytes);
+          this.rateIn.record(numMessages, sizeBytes);
+          this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
+          this.dedup.maybeSnapshot(result.position);
+          return { ...stored, duplicate: false };
+        } finally {
+          settled();
+        }
       },
       (thrown: unknown) => {
-        settled();
-        if (producer !== '') this.dedup.failed(producer, first, stream);
-        throw this.appendFailure(LedgerlineError.from(thrown));
+        try {
+          if (producer !== '') this.dedup.failed(producer, first, stream);
+          throw this.appendFailure(LedgerlineError.from(thrown));
+        } finally {
+          settled();
+        }
       },
     );
     if (producer !== '')
