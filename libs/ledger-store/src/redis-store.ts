@@ -16,7 +16,6 @@ import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
 import {
   backgroundErrors,
   DEFAULT_COMMAND_TIMEOUT_MS,
-  argumentBytes,
   payloadAllowanceMs,
   DEFAULT_CONNECT_TIMEOUT_MS,
   disconnectRedis,
@@ -152,12 +151,12 @@ export class RedisLedgerStore implements LedgerStore {
     const args = packed
       ? [...keys, entries.map((entry) => entry.byteLength).join(','), Buffer.concat(entries, totalBytes)]
       : [...keys, ...entries.map(asBuffer)];
+    // The entries' bytes are known from validation: no second pass over the arguments to size the deadline.
+    const allowanceMs = payloadAllowanceMs(totalBytes);
     const firstEntryId =
       this.waitReplicas === 0
-        ? toInteger(
-            await this.call(ledgerId, () => this.script(script)(...args), payloadAllowanceMs(argumentBytes(args))),
-          )
-        : await this.appendAndWait(ledgerId, script, args, entries.length);
+        ? toInteger(await this.call(ledgerId, () => this.script(script)(...args), allowanceMs))
+        : await this.appendAndWait(ledgerId, script, args, entries.length, allowanceMs);
     notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
     return firstEntryId;
   }
@@ -287,6 +286,7 @@ export class RedisLedgerStore implements LedgerStore {
     script: LedgerScriptName,
     args: (string | Buffer)[],
     count: number,
+    allowanceMs: number,
   ): Promise<number> {
     const replies = await this.call(
       ledgerId,
@@ -295,7 +295,7 @@ export class RedisLedgerStore implements LedgerStore {
         (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>)[script](...args);
         return pipeline.wait(this.waitReplicas, this.waitTimeoutMs).exec();
       },
-      payloadAllowanceMs(argumentBytes(args)),
+      allowanceMs,
     );
     const [appendError, firstReply] = replies?.[0] ?? [new Error('the append reply is missing')];
     if (appendError) throw this.failure(appendError, ledgerId);
