@@ -74,15 +74,17 @@ describe('OwnerSession', () => {
       throw new LedgerlineError('DEADLINE_EXCEEDED', RpcReason.DEADLINE_EXCEEDED, 'no answer');
     });
     let lostWith: LedgerlineError | undefined;
+    // The hung keep-alive fails at a third of the TTL plus half of it: the TTL leaves a sixth (750 ms) for the
+    // timers to run late on a busy machine before the session would lapse (600 ms left 100, and a run lost it).
     const session = new OwnerSession({
       clients: fake.clients,
       identity,
-      ttlMs: 600,
+      ttlMs: 4_500,
       onLost: (error) => (lostWith = error),
       logger,
     });
     await session.start();
-    await eventually(() => calls >= 3, { attempts: 100, intervalMs: 20 });
+    await eventually(() => calls >= 3, { attempts: 500, intervalMs: 20 });
     expect(lostWith).toBeUndefined();
     expect(session.sessionId).toBe(SESSION);
     await session.stop();
