@@ -12,6 +12,7 @@ import type { LacNotifier } from './lac-notifier.js';
 import type { WriterMetrics } from './metrics.js';
 import { RateMeter } from './rate-meter.js';
 import { prepareEntry } from './prepared-entry.js';
+import { receiptOf, storedReceipt } from './receipts.js';
 
 /** What a publish resolves with: the entry's place, or the original's for a duplicate. */
 export interface Receipt {
@@ -201,7 +202,7 @@ export class OwnedTopic {
       };
       const receipt = this.complete(message, appending, bytes.length, numMessages, signal, settled);
       handedOver = true;
-      return { receipt: this.owe(receipt) };
+      return { receipt };
     } finally {
       admitted?.();
       if (!handedOver) {
@@ -209,23 +210,6 @@ export class OwnedTopic {
         this.entryBudget.release(1);
       }
     }
-  }
-
-  /** `receipt` as the caller gets it: settled by the append, or failed first by an unload for lost ownership. */
-  private owe(receipt: Promise<Receipt>): Promise<Receipt> {
-    return new Promise<Receipt>((resolve, reject) => {
-      this.owed.add(reject);
-      receipt.then(
-        (stored) => {
-          this.owed.delete(reject);
-          resolve(stored);
-        },
-        (error: unknown) => {
-          this.owed.delete(reject);
-          reject(error);
-        },
-      );
-    });
   }
 
   /** What deduplication says of `message` now, or what to wait for before asking again. */
@@ -241,6 +225,10 @@ export class OwnedTopic {
     return this.dedup.check(message.producerName, message.sequenceId, stream, message.contiguousSequence);
   }
 
+  /**
+   * The receipt of an entry handed to the ledger: settled by its append, or failed first by an unload for lost
+   * ownership (through `owed`). One promise for the caller and one for deduplication to wait on, per entry.
+   */
   private complete(
     message: PublishMessage,
     appending: Promise<AppendResult>,
@@ -252,37 +240,46 @@ export class OwnedTopic {
     const producer = message.producerName;
     const first = message.sequenceId;
     const highest = first + BigInt(numMessages - 1);
+    let resolve!: (receipt: Receipt) => void;
+    let reject!: (error: unknown) => void;
+    const receipt = new Promise<Receipt>((resolveReceipt, rejectReceipt) => {
+      resolve = resolveReceipt;
+      reject = rejectReceipt;
+    });
+    this.owed.add(reject);
+    // Neither reaction throws, so `answered` settles (resolved) once the append is answered and recorded.
     // `settled` last, whatever throws: a transfer waiting on the entries in flight snapshots deduplication after them.
-    const receipt = appending.then(
+    const answered = appending.then(
       (result) => {
         try {
-          const stored: StoredReceipt = { ...result, publishTimeMs: this.options.now(), sequenceId: first };
+          const stored = storedReceipt(result, this.options.now(), first);
           if (producer !== '') this.dedup.persisted(producer, highest, stored);
           this.counters.messagesIn.inc(numMessages);
           this.counters.bytesIn.inc(sizeBytes);
           this.rateIn.record(numMessages, sizeBytes);
           this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
           this.dedup.maybeSnapshot(result.position);
-          return { ...stored, duplicate: false };
+          resolve(receiptOf(stored, first, false));
+        } catch (error) {
+          reject(error);
         } finally {
+          this.owed.delete(reject);
           settled();
         }
       },
       (thrown: unknown) => {
         try {
           if (producer !== '') this.dedup.failed(producer, first, stream);
-          throw this.appendFailure(LedgerlineError.from(thrown));
+          reject(this.appendFailure(LedgerlineError.from(thrown)));
+        } catch (error) {
+          reject(error);
         } finally {
+          this.owed.delete(reject);
           settled();
         }
       },
     );
-    if (producer !== '')
-      this.dedup.pushed(
-        producer,
-        highest,
-        receipt.catch(() => undefined),
-      );
+    if (producer !== '') this.dedup.pushed(producer, highest, answered);
     return receipt;
   }
 
@@ -308,14 +305,7 @@ export class OwnedTopic {
   private duplicate(original: StoredReceipt | undefined, sequenceId: bigint): Receipt {
     this.dedupHits++;
     this.counters.dedupHits.inc();
-    return {
-      sequenceId,
-      position: original?.position,
-      firstOffset: original?.firstOffset ?? -1,
-      lastOffset: original?.lastOffset ?? -1,
-      duplicate: true,
-      publishTimeMs: original?.publishTimeMs ?? 0,
-    };
+    return receiptOf(original, sequenceId, true);
   }
 
   private appendFailure(error: LedgerlineError): LedgerlineError {
