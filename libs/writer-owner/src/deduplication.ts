@@ -8,6 +8,12 @@ export const DEDUP_CURSOR_NAME = 'ledgerline.dedup';
 export const MAX_DEDUP_PRODUCER_NAME_LENGTH = 256;
 /** Entries read per page while replaying the log after the snapshot. */
 const REPLAY_PAGE_ENTRIES = 1_000;
+/**
+ * How stale a producer's place in the least-recently-active order may get. Moving it costs a delete and an insert
+ * in the map (and, as the deleted slots pile up, a longer walk to the oldest): for a busy producer that was two of
+ * each per entry, to keep an order only the bound on producers reads.
+ */
+const REORDER_INTERVAL_MS = 100;
 
 export interface StoredReceipt {
   position: Position;
@@ -23,6 +29,8 @@ interface ProducerState {
   /** The highest sequence id sent to the ledger (persisted or in flight). */
   pushed: bigint;
   lastActiveMs: number;
+  /** When this producer was last moved to the end of the map's order (see touch). */
+  movedAtMs: number;
   /** The receipt of the last entry persisted, returned for its duplicate. */
   lastReceipt: StoredReceipt | undefined;
   /** Settles when this producer's appends in flight have settled. */
@@ -200,15 +208,23 @@ export class Deduplication {
     if (gap === undefined || gap.stream !== stream || first < gap.from) state.gap = { from: first, stream };
   }
 
+  /**
+   * Marks `producer` active. The map's order is least recently active first, to within REORDER_INTERVAL_MS:
+   * a producer is moved to its end at most that often, not twice for every entry it publishes.
+   */
   private touch(producer: string): ProducerState {
+    const now = this.now();
     let state = this.producers.get(producer);
     if (state !== undefined) {
-      this.producers.delete(producer); // Re-inserted last: the map's order is least recently active first.
+      state.lastActiveMs = now;
+      if (now - state.movedAtMs < REORDER_INTERVAL_MS) return state;
+      this.producers.delete(producer);
     } else {
       state = {
         persisted: -1n,
         pushed: -1n,
-        lastActiveMs: 0,
+        lastActiveMs: now,
+        movedAtMs: now,
         lastReceipt: undefined,
         inFlight: Promise.resolve(),
         gap: undefined,
@@ -217,7 +233,7 @@ export class Deduplication {
       if (this.producers.size >= this.settings.maxProducers && oldest.done !== true)
         this.producers.delete(oldest.value);
     }
-    state.lastActiveMs = this.now();
+    state.movedAtMs = now;
     this.producers.set(producer, state);
     return state;
   }
