@@ -16,6 +16,7 @@ import { LookupService, TopicsService } from '@ledgerline/proto';
 import type { LedgerlineClient } from '@ledgerline/client';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
 import { freePort, waitForPort } from '@ledgerline/testing';
+import { appEntry } from './service-bundles.js';
 
 export const ROOT = resolve(__dirname, '..');
 export const XADD_BATCH = 100;
@@ -142,7 +143,7 @@ const KEPT_OUTPUT_LINES = 20;
  * fails because a service went away says why.
  */
 export function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
-  return launch(app, [join(ROOT, 'apps', app, 'src/main.ts')], port, {
+  return launch(app, appEntry(app), port, {
     ...settings,
     LEDGERLINE_GRPC_PORT: String(port),
     LEDGERLINE_LOG_LEVEL: 'warn',
@@ -155,7 +156,7 @@ export function startStandalone(
   port: number,
   extraArgs: readonly string[] = [],
 ): Promise<ChildProcess> {
-  const argv = [join(ROOT, 'apps/cli/src/main.ts'), 'standalone', '--data-dir', dataDir, '--grpc-port', String(port)];
+  const argv = [...appEntry('cli'), 'standalone', '--data-dir', dataDir, '--grpc-port', String(port)];
   return launch('standalone', [...argv, '--metrics-port', '0', '--log-level', 'warn', ...extraArgs], port, {});
 }
 
@@ -169,7 +170,7 @@ async function launch(
   // BENCH_CPU_PROF=<dir>: every service the bench starts writes V8 CPU profiles (one per thread) under <dir>/<name>.
   const profileDir = process.env['BENCH_CPU_PROF'];
   const profiling = profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', join(profileDir, name)];
-  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', ...argv], {
+  const child = spawn(process.execPath, [...profiling, ...argv], {
     cwd: ROOT,
     env: { ...Object.fromEntries(kept), ...settings },
     stdio: ['ignore', 'pipe', 'inherit'],

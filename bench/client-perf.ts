@@ -35,6 +35,7 @@ import {
   type LatencyRow,
   type ThroughputRow,
 } from './baselines';
+import { appEntry } from './service-bundles.js';
 
 const argument = (name: string): string | undefined => {
   const at = process.argv.indexOf(name);
@@ -78,11 +79,10 @@ function load(): string {
 /** Runs the CLI with `args` and resolves with the summary line of its --json output. */
 function perf(url: string, args: readonly string[]): Promise<PerfSummary> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'apps/cli/src/main.ts'), '--url', url, 'perf', ...args, '--json'],
-      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const child = spawn(process.execPath, [...appEntry('cli'), '--url', url, 'perf', ...args, '--json'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let output = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => (output += chunk));

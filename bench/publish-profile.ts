@@ -6,8 +6,9 @@
 // the writer's CPU during the measured stretch to packages
 // (cpu-profile-breakdown.ts).
 //
-// Run: npx tsx bench/publish-profile.ts [--messages 100000] [--warm-up 20000] [--batch 1] [--keep <dir>]
+// Run: npx tsx bench/publish-profile.ts [--messages 100000] [--warm-up 20000] [--batch 1] [--keep <dir>] [--no-profile]
 //   --keep leaves the profiles in <dir> for a closer look (Chrome DevTools, speedscope).
+//   --no-profile runs the writer owner from its bundle, as it ships, and prints only its CPU per message.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,11 +19,14 @@ import { publishStream, startWriterCluster, stopChildren, waitForOwner } from '.
 import { flag } from './bench-report.js';
 import { breakdown, breakdownRows } from './cpu-profile-breakdown.js';
 import { cpuNanos } from './process-cpu.js';
+import { fromSources } from './service-bundles.js';
 
 const MESSAGES = flag('messages', 100_000);
 const WARM_UP = flag('warm-up', 20_000);
 /** Messages per entry (1: batching off, as the headline row). */
 const BATCH = flag('batch', 1);
+/** --no-profile: the writer owner runs from its bundle, unprofiled, and only its CPU per message is printed. */
+const PROFILED = !process.argv.includes('--no-profile');
 const payload = new Uint8Array(1024).map((_, i) => (i * 7) & 0xff);
 
 /** The main thread's profile of process `pid` under `dir`: its largest (worker threads write small ones beside it). */
@@ -36,7 +40,8 @@ function mainThreadProfile(dir: string, pid: number | undefined): string {
 async function main(): Promise<void> {
   const keepIndex = process.argv.indexOf('--keep');
   const profileDir = keepIndex > 0 ? process.argv[keepIndex + 1]! : mkdtempSync(join(tmpdir(), 'publish-profile-'));
-  process.env['BENCH_CPU_PROF'] = profileDir;
+  // Profiled, the services run from their sources (service-bundles.ts); without, from the bundles that ship.
+  if (PROFILED) process.env['BENCH_CPU_PROF'] = profileDir;
   const redis = await startRedis();
   const nats = await startNats();
   const cluster = await startWriterCluster(redis.url, nats.url, 'profile');
@@ -68,16 +73,19 @@ async function main(): Promise<void> {
     await redis.stop();
   }
   const seconds = (toMicros - fromMicros) / 1e6;
+  const cpu = `writer owner CPU ${(writerNanos / 1000 / MESSAGES).toFixed(1)} µs/msg on every thread`;
+  const rate = `${MESSAGES} 1 KiB publishes (${BATCH} per entry) in ${seconds.toFixed(2)} s (${Math.round(MESSAGES / seconds)} msg/s)`;
+  if (!PROFILED) {
+    console.log(`${rate}; ${cpu} (${fromSources() ? 'sources through tsx' : 'the bundle, not profiled'})`);
+    rmSync(profileDir, { recursive: true, force: true });
+    return;
+  }
   const result = breakdown(
     mainThreadProfile(join(profileDir, 'writer-owner'), cluster.writer.pid),
     fromMicros,
     toMicros,
   );
-  console.log(
-    `${MESSAGES} 1 KiB publishes (${BATCH} per entry) in ${seconds.toFixed(2)} s (${Math.round(MESSAGES / seconds)} msg/s); ` +
-      `writer owner CPU ${(writerNanos / 1000 / MESSAGES).toFixed(1)} µs/msg on every thread, ` +
-      `${(result.busyMicros / MESSAGES).toFixed(1)} µs/msg on its main thread (profiled)`,
-  );
+  console.log(`${rate}; ${cpu}, ${(result.busyMicros / MESSAGES).toFixed(1)} µs/msg on its main thread (profiled)`);
   console.table(breakdownRows(result, MESSAGES));
   if (keepIndex < 0) rmSync(profileDir, { recursive: true, force: true });
 }

@@ -53,6 +53,7 @@ import {
   until,
 } from './baselines';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+import { appEntry } from './service-bundles.js';
 import { scrapeStages, stageRows } from './stage-latency.js';
 import { clusterProcesses, cpuNanos, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
 
@@ -76,14 +77,14 @@ const paced = (rate: number, send: (index: number) => void): Promise<number> => 
 const CPU_TOTAL_VERSUS_XADD = 2;
 const WRITER_MICROS_TARGET = 8;
 
-/** A service as its own process (node with tsx's loader), as in a cluster. */
+/** A service as its own process, as in a cluster: its bundle, or its sources when profiling (service-bundles.ts). */
 function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
-  return startProcess(app, join(ROOT, 'apps', app, 'src/main.ts'), [], port, settings);
+  return startProcess(app, appEntry(app), [], port, settings);
 }
 
 async function startProcess(
   name: string,
-  entry: string,
+  entry: string[],
   args: string[],
   port: number,
   settings: Record<string, string>,
@@ -92,7 +93,7 @@ async function startProcess(
   // LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile there when it exits.
   const profileDir = process.env['LEDGERLINE_BENCH_CPU_PROF'];
   const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', entry, ...args], {
+  const child = spawn(process.execPath, [...profile, ...entry, ...args], {
     cwd: ROOT,
     env: { ...Object.fromEntries(kept), ...settings, LEDGERLINE_GRPC_PORT: String(port), LEDGERLINE_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -343,7 +344,7 @@ export async function run(): Promise<BenchReport> {
     children.push(
       await startProcess(
         'noop-publish',
-        join(ROOT, 'bench', 'noop-publish-server.ts'),
+        ['--import', 'tsx', join(ROOT, 'bench', 'noop-publish-server.ts')],
         [String(noopPort)],
         noopPort,
         {},
