@@ -6,7 +6,7 @@
 // the writer's CPU during the measured stretch to packages
 // (cpu-profile-breakdown.ts).
 //
-// Run: npx tsx bench/publish-profile.ts [--messages 100000] [--warm-up 20000] [--batch 1] [--keep <dir>] [--no-profile]
+// Run: npx tsx bench/publish-profile.ts [--messages 100000] [--warm-up 20000] [--batch 1] [--topics 1] [--keep <dir>] [--no-profile]
 //   --keep leaves the profiles in <dir> for a closer look (Chrome DevTools, speedscope).
 //   --no-profile runs the writer owner from its bundle, as it ships, and prints only its CPU per message.
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { AdminService, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { startNats, startRedis } from '@ledgerline/testing';
-import { publishStream, startWriterCluster, stopChildren, waitForOwner } from './baselines';
+import { PUBLISH_WINDOW, publishStream, startWriterCluster, stopChildren, waitForOwner } from './baselines';
 import { flag } from './bench-report.js';
 import { breakdown, breakdownRows } from './cpu-profile-breakdown.js';
 import { cpuNanos } from './process-cpu.js';
@@ -25,6 +25,8 @@ const MESSAGES = flag('messages', 100_000);
 const WARM_UP = flag('warm-up', 20_000);
 /** Messages per entry (1: batching off, as the headline row). */
 const BATCH = flag('batch', 1);
+/** Topics published to at once, one Publish stream each, the window shared as the benchmark's partitioned rows do. */
+const TOPICS = flag('topics', 1);
 /** --no-profile: the writer owner runs from its bundle, unprofiled, and only its CPU per message is printed. */
 const PROFILED = !process.argv.includes('--no-profile');
 const payload = new Uint8Array(1024).map((_, i) => (i * 7) & 0xff);
@@ -46,7 +48,14 @@ async function main(): Promise<void> {
   const nats = await startNats();
   const cluster = await startWriterCluster(redis.url, nats.url, 'profile');
   const topics = createClient(TopicsService, cluster.writerAddress);
-  const topic = 'persistent://bench/ns/profile';
+  const names = Array.from({ length: TOPICS }, (_, i) => `persistent://bench/ns/profile-${i}`);
+  const window = Math.max(BATCH, Math.floor(PUBLISH_WINDOW / TOPICS));
+  const publishAll = async (messages: number): Promise<void> => {
+    const perTopic = Math.ceil(messages / TOPICS / BATCH);
+    await Promise.all(
+      names.map((name) => publishStream(topics, name, perTopic, () => payload, undefined, BATCH, undefined, window)),
+    );
+  };
   let fromMicros = 0;
   let toMicros = 0;
   let writerNanos = 0;
@@ -55,15 +64,15 @@ async function main(): Promise<void> {
     try {
       await admin.createTenant({ tenant: 'bench' });
       await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
-      await admin.createTopic({ topic });
+      for (const topic of names) await admin.createTopic({ topic });
     } finally {
       closeClient(admin);
     }
-    await waitForOwner(cluster.metadataAddress, topic);
-    await publishStream(topics, topic, WARM_UP / BATCH, () => payload, undefined, BATCH);
+    for (const topic of names) await waitForOwner(cluster.metadataAddress, topic);
+    await publishAll(WARM_UP);
     const before = cpuNanos(cluster.writer.pid);
     fromMicros = Number(process.hrtime.bigint() / 1000n);
-    await publishStream(topics, topic, MESSAGES / BATCH, () => payload, undefined, BATCH);
+    await publishAll(MESSAGES);
     toMicros = Number(process.hrtime.bigint() / 1000n);
     writerNanos = cpuNanos(cluster.writer.pid) - before;
   } finally {
@@ -74,7 +83,7 @@ async function main(): Promise<void> {
   }
   const seconds = (toMicros - fromMicros) / 1e6;
   const cpu = `writer owner CPU ${(writerNanos / 1000 / MESSAGES).toFixed(1)} µs/msg on every thread`;
-  const rate = `${MESSAGES} 1 KiB publishes (${BATCH} per entry) in ${seconds.toFixed(2)} s (${Math.round(MESSAGES / seconds)} msg/s)`;
+  const rate = `${MESSAGES} 1 KiB publishes (${BATCH} per entry, ${TOPICS} topic${TOPICS === 1 ? '' : 's'}) in ${seconds.toFixed(2)} s (${Math.round(MESSAGES / seconds)} msg/s)`;
   if (!PROFILED) {
     console.log(`${rate}; ${cpu} (${fromSources() ? 'sources through tsx' : 'the bundle, not profiled'})`);
     rmSync(profileDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { decodeLacAdvanced, type Bus } from '@ledgerline/bus';
-import { LacNotifier } from './lac-notifier.js';
+import { LacNotifier, sharedLacTurn } from './lac-notifier.js';
 
 describe('LacNotifier', () => {
   it('collapses the advances of one turn and those made while a publish is in flight into the newest', async () => {
@@ -51,5 +51,37 @@ describe('LacNotifier', () => {
     notifier.advanced(7, 1, 1);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(delays).toHaveLength(1);
+  });
+});
+
+describe('sharedLacTurn', () => {
+  it("sends the hints of every topic due in one turn from one callback, before the bus's flush runs", async () => {
+    // A bus that writes as the NATS client does: what was published before its microtask runs goes out in one write.
+    const writes: string[][] = [];
+    let unflushed: string[] = [];
+    const bus = {
+      publish: async (subject: string) => {
+        if (unflushed.length === 0) {
+          queueMicrotask(() => {
+            writes.push(unflushed);
+            unflushed = [];
+          });
+        }
+        unflushed.push(subject);
+      },
+    } as unknown as Bus;
+    const turn = sharedLacTurn();
+    const notifiers = [1, 2, 3].map(() => new LacNotifier(bus, undefined, turn));
+    notifiers.forEach((notifier, index) => notifier.advanced(index + 1, 0, 0));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([['ledgerline.ledger.1.lac', 'ledgerline.ledger.2.lac', 'ledgerline.ledger.3.lac']]);
+    // A notifier of its own turn, as before: each hint a write of its own.
+    writes.length = 0;
+    const alone = [4, 5].map(() => new LacNotifier(bus));
+    alone.forEach((notifier, index) => notifier.advanced(index + 4, 0, 0));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual([['ledgerline.ledger.4.lac'], ['ledgerline.ledger.5.lac']]);
   });
 });

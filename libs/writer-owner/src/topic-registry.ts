@@ -16,7 +16,7 @@ import type { Policies } from '@ledgerline/proto';
 import type { WriterSettings } from './config.js';
 import { Deduplication } from './deduplication.js';
 import { notServing } from './errors.js';
-import { LacNotifier } from './lac-notifier.js';
+import { LacNotifier, sharedLacTurn } from './lac-notifier.js';
 import { DeliveryStage, type WriterMetrics } from './metrics.js';
 import { OwnedTopic } from './owned-topic.js';
 import { WriterReason } from './reasons.js';
@@ -62,6 +62,8 @@ export class TopicRegistry {
   /** Canonical names of the topic strings requests carried: every publish names its topic, and parsing is pure. */
   private readonly canonicalNames = new Map<string, string>();
   private readonly loaded = new Map<string, OwnedTopic>();
+  /** Every loaded topic's LAC hints go out in one turn, so the bus writes them together. */
+  private readonly lacTurn = sharedLacTurn();
   private serving = false;
   /** False while the owner drains: topics loaded here are served (and moved away), no new one is loaded. */
   private loadingNew = true;
@@ -229,8 +231,10 @@ export class TopicRegistry {
         name,
         ledger,
         dedup,
-        lac: new LacNotifier(this.options.bus, (delayMs) =>
-          metrics.stageLatency[DeliveryStage.STORED_TO_LAC_HINT].observe(delayMs / 1000),
+        lac: new LacNotifier(
+          this.options.bus,
+          (delayMs) => metrics.stageLatency[DeliveryStage.STORED_TO_LAC_HINT].observe(delayMs / 1000),
+          this.lacTurn,
         ),
         metrics,
         maxPendingBytes: settings.maxPendingBytesPerTopic,
