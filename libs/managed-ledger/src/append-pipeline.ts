@@ -182,20 +182,38 @@ export class AppendPipeline {
       // at once (SQLite is synchronous) would take one transaction, and one fsync, per entry.
       if (this.queue.length > 0 && this.queue.length < config.maxWriteBatchEntries) await nextTurn();
       try {
-        // A step that fails is tried again after a growing pause; one that succeeds starts the count afresh.
-        await backOff(() => this.stepUnlessBlocked(), {
-          numOfAttempts: config.writeRetryMaxAttempts,
-          startingDelay: config.writeRetryInitialBackoffMs,
-          maxDelay: config.writeRetryMaxBackoffMs,
-          timeMultiple: 2,
-          jitter: 'none',
-          retry: (err: unknown) => this.worthRetrying(err),
-        });
+        await this.stepWithRetries();
       } catch (err) {
         await this.giveUp(err);
         return;
       }
     }
+  }
+
+  /**
+   * A step, tried again after a growing pause while it fails in a way worth another try; one that succeeds starts
+   * the count afresh. The first try goes without the retry machinery: nearly every step succeeds at once, and
+   * building a backoff for each one cost the write loop more than some of the writes it drove.
+   */
+  private async stepWithRetries(): Promise<void> {
+    const { config } = this.host;
+    try {
+      await this.stepUnlessBlocked();
+      return;
+    } catch (err) {
+      // Asked for every failed try, the last included, as it also tells the offset assigner of the failure.
+      if (!this.worthRetrying(err) || config.writeRetryMaxAttempts <= 1) throw err;
+    }
+    // The tries after the first, each after a pause: initial, then doubled, up to the maximum.
+    await backOff(() => this.stepUnlessBlocked(), {
+      numOfAttempts: config.writeRetryMaxAttempts - 1,
+      startingDelay: config.writeRetryInitialBackoffMs,
+      maxDelay: config.writeRetryMaxBackoffMs,
+      timeMultiple: 2,
+      jitter: 'none',
+      delayFirstAttempt: true,
+      retry: (err: unknown) => this.worthRetrying(err),
+    });
   }
 
   /** A step, unless the loop must stop (fenced, closed) or nothing is left to do after a pause. */

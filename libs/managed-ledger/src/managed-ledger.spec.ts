@@ -245,6 +245,23 @@ describe('ManagedLedger ledger-store failures', () => {
     },
   );
 
+  it('tries a failing write writeRetryMaxAttempts times in all, the first try included, before it gives up', async () => {
+    const store = new InMemoryLedgerStore();
+    const ml = await open(testBackends({ ledgerStore: store }), { ...fastConfig, writeRetryMaxAttempts: 4 });
+    await ml.append(payloadOf('ok'));
+    let refused = 0;
+    const checkUp = (store as unknown as { checkUp: (what: string) => void }).checkUp.bind(store);
+    jest.spyOn(store as unknown as { checkUp: (what: string) => void }, 'checkUp').mockImplementation((what) => {
+      if (store.down) refused++;
+      checkUp(what);
+    });
+    store.down = true;
+    await expect(ml.append(payloadOf('lost'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(refused).toBe(4);
+    store.down = false;
+    await ml.close();
+  });
+
   it('fails pending appends with UNAVAILABLE after the retries run out, and recovers afterwards', async () => {
     const store = new InMemoryLedgerStore();
     const ml = await open(testBackends({ ledgerStore: store }), { ...fastConfig, writeRetryMaxAttempts: 3 });
