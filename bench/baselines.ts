@@ -150,6 +150,11 @@ export function startService(app: string, port: number, settings: Record<string,
   });
 }
 
+/** A bench script (`bench/<file>.ts`, through tsx) as its own process serving on `port`, given `args`; as startService. */
+export function startScript(name: string, file: string, args: readonly string[], port: number): Promise<ChildProcess> {
+  return launch(name, ['--import', 'tsx', join(ROOT, 'bench', file), ...args], port, {});
+}
+
 /** `ledgerline standalone` as its own process serving on `port`, its data under `dataDir`; as startService. */
 export function startStandalone(
   dataDir: string,

@@ -39,11 +39,17 @@ function mainThreadProfile(dir: string, pid: number | undefined): string {
   return files.sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
 }
 
+/** Where the profiles go: --keep's folder, or a temporary one; none with --no-profile. */
+function profileFolder(keepIndex: number): string | undefined {
+  if (!PROFILED) return undefined;
+  return keepIndex > 0 ? process.argv[keepIndex + 1]! : mkdtempSync(join(tmpdir(), 'publish-profile-'));
+}
+
 async function main(): Promise<void> {
   const keepIndex = process.argv.indexOf('--keep');
-  const profileDir = keepIndex > 0 ? process.argv[keepIndex + 1]! : mkdtempSync(join(tmpdir(), 'publish-profile-'));
+  const profileDir = profileFolder(keepIndex);
   // Profiled, the services run from their sources (service-bundles.ts); without, from the bundles that ship.
-  if (PROFILED) process.env['BENCH_CPU_PROF'] = profileDir;
+  if (profileDir !== undefined) process.env['BENCH_CPU_PROF'] = profileDir;
   const redis = await startRedis();
   const nats = await startNats();
   const cluster = await startWriterCluster(redis.url, nats.url, 'profile');
@@ -84,9 +90,8 @@ async function main(): Promise<void> {
   const seconds = (toMicros - fromMicros) / 1e6;
   const cpu = `writer owner CPU ${(writerNanos / 1000 / MESSAGES).toFixed(1)} µs/msg on every thread`;
   const rate = `${MESSAGES} 1 KiB publishes (${BATCH} per entry, ${TOPICS} topic${TOPICS === 1 ? '' : 's'}) in ${seconds.toFixed(2)} s (${Math.round(MESSAGES / seconds)} msg/s)`;
-  if (!PROFILED) {
+  if (profileDir === undefined) {
     console.log(`${rate}; ${cpu} (${fromSources() ? 'sources through tsx' : 'the bundle, not profiled'})`);
-    rmSync(profileDir, { recursive: true, force: true });
     return;
   }
   const result = breakdown(

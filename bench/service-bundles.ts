@@ -7,8 +7,8 @@
 //
 // Profiling wants sources: a profile of a bundle names one file, and
 // cpu-profile-breakdown.ts charges samples by the source file's package. So
-// with BENCH_CPU_PROF (or LEDGERLINE_BENCH_CPU_PROF) set, or
-// BENCH_FROM_SOURCES=1, services run from their sources through tsx.
+// with BENCH_CPU_PROF set, or BENCH_FROM_SOURCES=1, services run from their
+// sources through tsx.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -27,8 +27,11 @@ function newestSourceMs(folder: string): number {
   return newest;
 }
 
-/** The newest source of every app and lib: any of them may be in a bundle. */
+let newestWorkspaceSource: number | undefined;
+
+/** The newest source of every app and lib (any of them may be in a bundle), read once per bench process. */
 function newestWorkspaceSourceMs(): number {
+  if (newestWorkspaceSource !== undefined) return newestWorkspaceSource;
   let newest = 0;
   for (const top of ['apps', 'libs']) {
     for (const project of readdirSync(join(ROOT, top), { withFileTypes: true })) {
@@ -36,17 +39,13 @@ function newestWorkspaceSourceMs(): number {
       if (project.isDirectory() && existsSync(sources)) newest = Math.max(newest, newestSourceMs(sources));
     }
   }
+  newestWorkspaceSource = newest;
   return newest;
 }
 
 /** Whether services run from their sources through tsx rather than from their bundles (see the top of this file). */
 export function fromSources(): boolean {
-  const env = process.env;
-  return (
-    env['BENCH_FROM_SOURCES'] === '1' ||
-    env['BENCH_CPU_PROF'] !== undefined ||
-    env['LEDGERLINE_BENCH_CPU_PROF'] !== undefined
-  );
+  return process.env['BENCH_FROM_SOURCES'] === '1' || process.env['BENCH_CPU_PROF'] !== undefined;
 }
 
 const fresh = new Set<string>();

@@ -22,15 +22,14 @@
 // Run: npx tsx bench/writer-owner-publish.ts [--full]   (also part of `npm run bench`)
 //   Default 30 000 messages per throughput row and 4 s of paced latency per rate;
 //   --full sends 200 000 and paces for 20 s; the runner's default 20 000 and 3 s.
-//   LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile under <dir>/<app>.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+//   BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile under <dir>/<service> (and runs it from its sources).
+import type { ChildProcess } from 'node:child_process';
 import { createClient as createSdkClient } from '@ledgerline/client';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { AdminService, InitialPosition, LookupService, SubscriptionType, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
-import { freePort, startNats, startRedis, waitForPort } from '@ledgerline/testing';
+import { freePort, startNats, startRedis } from '@ledgerline/testing';
 import {
   latencyRow,
   newHistogram,
@@ -44,7 +43,9 @@ import {
   XADD_IN_FLIGHT,
   publishStream,
   PUBLISH_WINDOW,
-  ROOT,
+  startScript,
+  startService,
+  stopChildren,
   sentAtMicros,
   stamped as stampedCopy,
   throughput as throughputOf,
@@ -53,7 +54,6 @@ import {
   until,
 } from './baselines';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
-import { appEntry } from './service-bundles.js';
 import { scrapeStages, stageRows } from './stage-latency.js';
 import { clusterProcesses, cpuNanos, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
 
@@ -76,33 +76,6 @@ const paced = (rate: number, send: (index: number) => void): Promise<number> => 
 /** The issue's targets for CPU per unbatched 1 KiB publish: total ≤ 2× raw XADD's, the writer owner alone ≤ 8 µs. */
 const CPU_TOTAL_VERSUS_XADD = 2;
 const WRITER_MICROS_TARGET = 8;
-
-/** A service as its own process, as in a cluster: its bundle, or its sources when profiling (service-bundles.ts). */
-function startService(app: string, port: number, settings: Record<string, string>): Promise<ChildProcess> {
-  return startProcess(app, appEntry(app), [], port, settings);
-}
-
-async function startProcess(
-  name: string,
-  entry: string[],
-  args: string[],
-  port: number,
-  settings: Record<string, string>,
-): Promise<ChildProcess> {
-  const kept = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
-  // LEDGERLINE_BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile there when it exits.
-  const profileDir = process.env['LEDGERLINE_BENCH_CPU_PROF'];
-  const profile = profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
-  const child = spawn(process.execPath, [...profile, ...entry, ...args], {
-    cwd: ROOT,
-    env: { ...Object.fromEntries(kept), ...settings, LEDGERLINE_GRPC_PORT: String(port), LEDGERLINE_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  // Nobody reads the services' log lines here; a full pipe must not stall them.
-  child.stdout?.resume();
-  await waitForPort(port, 120_000);
-  return child;
-}
 
 /**
  * The ceiling of one Publish stream on this machine: the same client calls
@@ -341,15 +314,7 @@ export async function run(): Promise<BenchReport> {
       }),
     );
     const noopPort = await freePort();
-    children.push(
-      await startProcess(
-        'noop-publish',
-        ['--import', 'tsx', join(ROOT, 'bench', 'noop-publish-server.ts')],
-        [String(noopPort)],
-        noopPort,
-        {},
-      ),
-    );
+    children.push(await startScript('noop-publish', 'noop-publish-server.ts', [String(noopPort)], noopPort));
     const admin = createClient(AdminService, `127.0.0.1:${metadataPort}`);
     const lookup = createClient(LookupService, `127.0.0.1:${metadataPort}`);
     const topics = createClient(TopicsService, `127.0.0.1:${writerPort}`);
@@ -373,12 +338,7 @@ export async function run(): Promise<BenchReport> {
       for (const client of [admin, lookup, topics]) closeClient(client);
     }
   } finally {
-    for (const child of children.reverse()) {
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((done) => setTimeout(done, 15_000))]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
+    await stopChildren(children);
     await nats.stop();
     await redis.stop();
   }
