@@ -229,9 +229,11 @@ export class Deduplication {
         inFlight: Promise.resolve(),
         gap: undefined,
       };
-      const oldest = this.producers.keys().next();
-      if (this.producers.size >= this.settings.maxProducers && oldest.done !== true)
-        this.producers.delete(oldest.value);
+      // The oldest is looked up only at the bound: the walk to it passes every deleted slot of the map.
+      if (this.producers.size >= this.settings.maxProducers) {
+        const oldest = this.producers.keys().next();
+        if (oldest.done !== true) this.producers.delete(oldest.value);
+      }
     }
     state.movedAtMs = now;
     this.producers.set(producer, state);
