@@ -43,7 +43,8 @@ export default tseslint.config(
       // A promise nobody awaits must say what happens when it rejects, even when marked `void`.
       '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
       'no-restricted-imports': ['error', { patterns: packageBoundaries }],
-      // The arrows of ARCHITECTURE.md, by the tags in each package.json's `nx` field.
+      // The arrows of docs/architecture.md ("The arrows and how they are enforced"), by the tags in each
+      // package.json's `nx` field.
       '@nx/enforce-module-boundaries': [
         'error',
         {

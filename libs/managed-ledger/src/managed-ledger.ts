@@ -31,8 +31,8 @@ export type { ReadOptions } from './ledger-reads.js';
 /**
  * A topic's log as its writer owner holds it: ledgers in the ledger store,
  * ManagedLedgerInfo in metadata, continuous offsets in every entry, and the
- * cursors of its subscriptions. See ARCHITECTURE.md "Ownership and fencing"
- * and "Two-phase ledger deletion".
+ * cursors of its subscriptions. See docs/architecture.md "Ownership and
+ * fencing" and "Two-phase ledger deletion (PIP-129)".
  *
  * The class holds its life and public API; each path lives in a module of
  * its own: open (managed-ledger-open.ts), append (append-pipeline.ts),

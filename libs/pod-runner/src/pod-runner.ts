@@ -46,7 +46,7 @@ export interface PodStatus {
   pids: number[];
 }
 
-/** The rendered manifests run as pods on this machine: ARCHITECTURE.md ("Pods without Kubernetes"), the README. */
+/** The rendered manifests run as pods here: docs/architecture.md ("Pods without Kubernetes"), the README. */
 export class PodRunner {
   readonly pods = new Map<string, Pod>();
   readonly replicas = new Map<string, number>();

@@ -10,10 +10,11 @@ const REGISTERED = [...OWNERS, KAFKA_GATEWAY] as const;
 
 /**
  * The internal APIs and the service identities that may call them
- * (ARCHITECTURE.md): the metadata store API, Lookup's owner and lease calls,
- * AllocateLedgerId, CursorsService and GarbageCollectorService. A method
- * listed here refuses every caller without a verified certificate naming one
- * of its services; `*` covers every method of a service.
+ * (docs/architecture.md, "Who calls whom"): the metadata store API, Lookup's
+ * owner and lease calls, AllocateLedgerId, CursorsService and
+ * GarbageCollectorService. A method listed here refuses every caller without
+ * a verified certificate naming one of its services; `*` covers every method
+ * of a service.
  */
 export const INTERNAL_API_CALLERS: Readonly<Record<string, readonly ServiceIdentity[]>> = {
   // Owners load and store managed-ledger and cursor metadata; the collector reads and clears deletion markers.
