@@ -33,6 +33,7 @@ export class ReadOnlyTopic {
   private readonly subscriptions = new Map<string, Promise<OpenSubscription>>();
   private readonly settled = new Map<string, OpenSubscription>();
   private unloading: Promise<void> | undefined;
+  private handOvers = 0;
 
   constructor(private readonly options: ReadOnlyTopicOptions) {
     options.view.onDeleted((error) => {
@@ -58,6 +59,26 @@ export class ReadOnlyTopic {
 
   get isUnloaded(): boolean {
     return this.unloading !== undefined;
+  }
+
+  /**
+   * True while a transfer moves this topic away. The transfer hands the lease
+   * over itself and then ends the consumers with NOT_OWNER naming the target;
+   * a lease check that saw the lease gone first would end them with
+   * TOPIC_UNLOADED instead, sending every client through a lookup.
+   */
+  get handingOver(): boolean {
+    return this.handOvers > 0;
+  }
+
+  /** Runs `move` with the topic marked as handing over (lease checks leave it alone meanwhile). */
+  async whileHandingOver<T>(move: () => Promise<T>): Promise<T> {
+    this.handOvers++;
+    try {
+      return await move();
+    } finally {
+      this.handOvers--;
+    }
   }
 
   /** The subscription, opened here on first use: CreateCursor on the writer, then waitSync. */

@@ -26,17 +26,20 @@ export async function transferReadOnlyTopic(
 ): Promise<ReadOnlyTransferOutcome> {
   const startedMs = performance.now();
   const name = topic.readerTopic;
-  const target = await handOverLease(
-    context,
-    name,
-    targetInstanceId,
-    (why, cause) =>
-      new LedgerlineError('UNAVAILABLE', ReadOnlyOwnerReason.TRANSFER_FAILED, `moving ${name} failed: ${why}`, {
-        details: { topic: name },
-        ...(cause === undefined ? {} : { cause }),
-      }),
-  );
-  await topic.unload(`moved to ${target.instanceId}`, notOwner(name, target.address));
+  const target = await topic.whileHandingOver(async () => {
+    const moved = await handOverLease(
+      context,
+      name,
+      targetInstanceId,
+      (why, cause) =>
+        new LedgerlineError('UNAVAILABLE', ReadOnlyOwnerReason.TRANSFER_FAILED, `moving ${name} failed: ${why}`, {
+          details: { topic: name },
+          ...(cause === undefined ? {} : { cause }),
+        }),
+    );
+    await topic.unload(`moved to ${moved.instanceId}`, notOwner(name, moved.address));
+    return moved;
+  });
   const pausedMs = Math.round(performance.now() - startedMs);
   context.logger.info(
     { topic: name, to: target.instanceId, pausedMs, leaseMs: target.leaseMs, loadMs: target.loadMs },

@@ -227,6 +227,8 @@ export class ReadOnlyRegistry {
     this.monitoring = true;
     try {
       for (const topic of this.all()) {
+        // A transfer hands the lease over itself: its loss is the point, not a reason to unload.
+        if (topic.handingOver) continue;
         const lost = await renewLeaseOrLoss(
           this.options.clients.lookup,
           topic.readerTopic,
