@@ -3,7 +3,7 @@ import type { LedgerlineError } from '@ledgerline/errors';
 import type { LedgerContext } from './context.js';
 import type { ManagedLedgerEntry } from './entry.js';
 import type { LedgerView } from './ledger-views.js';
-import type { DeletableLedgerRecord } from './managed-ledger-info.js';
+import type { DeletableLedgerRecord } from '@ledgerline/ledger-info';
 import type { WaitOptions } from './read-waiters.js';
 
 /** What a cursor needs from its managed ledger. */

@@ -9,7 +9,7 @@ import {
 } from '@ledgerline/proto';
 import { isBadVersion } from './errors.js';
 import type { ManagedLedgerMetadata } from './metadata-access.js';
-import { int64ToNumber } from './position.js';
+import { int64ToNumber } from '@ledgerline/ledger-info';
 
 /** Cursor ledger id meaning "the state lives in this node" (Pulsar's -1). */
 export const NO_CURSOR_LEDGER = -1;

@@ -4,7 +4,7 @@ import type { LedgerContext } from './context.js';
 import { CursorInfoKeeper, NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
 import { isBadVersion } from './errors.js';
 import { createOwnedLedger, discardUnreferencedLedger } from './ledger-factory.js';
-import type { DeletableLedgerRecord } from './managed-ledger-info.js';
+import type { DeletableLedgerRecord } from '@ledgerline/ledger-info';
 
 /** What a snapshot write produced, for metrics and the benchmark. */
 export interface SnapshotWrite {

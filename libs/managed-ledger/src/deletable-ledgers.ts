@@ -1,7 +1,7 @@
 import { encodeLedgersDeletable, LEDGERS_DELETABLE_SUBJECT } from '@ledgerline/bus';
 import type { LedgerContext } from './context.js';
 import { discardIfUnnamed, fenceAndClose } from './ledger-factory.js';
-import { markDeleting, withDeletable, type DeletableLedgerRecord } from './managed-ledger-info.js';
+import { markDeleting, withDeletable, type DeletableLedgerRecord } from '@ledgerline/ledger-info';
 
 /**
  * Records ledgers deletable in ManagedLedgerInfo, one compare-and-set: cursor

@@ -3,7 +3,7 @@ import { LookupService, MetadataStoreService } from '@ledgerline/proto';
 import { closeClient, createChannel, createClient, type Client, type ClientOptions } from '@ledgerline/rpc';
 import { GrpcMetadataNodes } from './grpc-metadata-nodes.js';
 import { NodeManagedLedgerMetadata } from './node-managed-ledger-metadata.js';
-import { int64ToNumber } from './position.js';
+import { int64ToNumber } from '@ledgerline/ledger-info';
 
 /** Each metadata call fails with DEADLINE_EXCEEDED after this long unless the options say otherwise. */
 const DEFAULT_DEADLINE_MS = 10_000;

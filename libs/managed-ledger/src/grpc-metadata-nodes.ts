@@ -2,7 +2,7 @@ import type { ChildrenOptions, ChildrenPage, ExpectedVersion } from '@ledgerline
 import type { MetadataStoreService } from '@ledgerline/proto';
 import type { Client } from '@ledgerline/rpc';
 import type { MetadataNodes } from './node-managed-ledger-metadata.js';
-import { int64ToNumber } from './position.js';
+import { int64ToNumber } from '@ledgerline/ledger-info';
 
 /**
  * The metadata service's MetadataStoreService as MetadataNodes. The service

@@ -30,7 +30,14 @@ export type { CursorStart, OpenCursorOptions } from './cursor-registry.js';
 export type { AckDelta, BatchAckRecord, ExportedAcks } from './ack-delta.js';
 export type { SnapshotWrite } from './cursor-persistence.js';
 
-// For other packages (metadata service, garbage collector, read-only owners): stored-format helpers and limits.
+// For other packages (read-only owners, tools): limits, metrics and cursor node names.
+export { ownerTags } from './ledger-factory.js';
+export { managedLedgerMetrics } from './metrics.js';
+export type { ManagedLedgerMetrics } from './metrics.js';
+export { cursorPath, cursorNameFromNode } from './cursor-name.js';
+
+// The stored format lives in @ledgerline/ledger-info (the metadata service and
+// the garbage collector import it from there); re-exported for existing callers.
 export {
   infoFromProto,
   infoToProto,
@@ -38,20 +45,8 @@ export {
   emptyManagedLedgerInfo,
   INDEX_PROPERTY,
   ENTRY_COUNTS_PROPERTY,
-} from './managed-ledger-info.js';
-export type {
-  ManagedLedgerInfoModel,
-  LedgerSummary,
-  DeletableLedgerRecord,
-  ManagedLedgerStateName,
-  LedgerComponentName,
-} from './managed-ledger-info.js';
-export { ownerTags } from './ledger-factory.js';
-export { managedLedgerMetrics } from './metrics.js';
-export type { ManagedLedgerMetrics } from './metrics.js';
-export { cursorPath, cursorNameFromNode } from './cursor-name.js';
-export { isCollectorChange, OWNER_EPOCH_PROPERTY } from './collector-changes.js';
-export {
+  isCollectorChange,
+  OWNER_EPOCH_PROPERTY,
   PENDING_DELETIONS_DIR,
   PENDING_DELETION_SHARDS,
   pendingDeletionShard,
@@ -59,5 +54,12 @@ export {
   pendingDeletionEntryPath,
   encodePendingDeletionEntry,
   decodePendingDeletionEntry,
-} from './pending-deletions-index.js';
-export type { PendingDeletionEntry } from './pending-deletions-index.js';
+} from '@ledgerline/ledger-info';
+export type {
+  ManagedLedgerInfoModel,
+  LedgerSummary,
+  DeletableLedgerRecord,
+  ManagedLedgerStateName,
+  LedgerComponentName,
+  PendingDeletionEntry,
+} from '@ledgerline/ledger-info';

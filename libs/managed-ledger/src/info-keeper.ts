@@ -1,15 +1,15 @@
 import { equals } from '@bufbuild/protobuf';
 import { ManagedLedgerInfoSchema, type ManagedLedgerInfo } from '@ledgerline/proto';
-import { isCollectorChange } from './collector-changes.js';
 import { isBadVersion, managedLedgerFencedError } from './errors.js';
 import {
   cloneInfo,
   infoFromProto,
   infoToProto,
+  isCollectorChange,
   withDeletable,
   type DeletableLedgerRecord,
   type ManagedLedgerInfoModel,
-} from './managed-ledger-info.js';
+} from '@ledgerline/ledger-info';
 import type { ManagedLedgerMetadata } from './metadata-access.js';
 
 /** A write whose outcome we did not learn (the call failed, the write may still have landed). */
@@ -35,7 +35,7 @@ const MAX_COLLECTOR_CONFLICTS = 16;
  * next one, so a write that did land is never mistaken for another owner's.
  * The one other writer of a live node is the garbage collector, which only
  * removes deletable markers of ledgers it deleted: such a change is adopted
- * and the update retried on top of it (see collector-changes.ts).
+ * and the update retried on top of it (see collector-changes.ts of @ledgerline/ledger-info).
  */
 export class InfoKeeper {
   private tail: Promise<unknown> = Promise.resolve();

@@ -1,5 +1,5 @@
 import { OwnerTag, type LedgerStore, type LedgerWriter } from '@ledgerline/ledger-store';
-import type { LedgerComponentName } from './managed-ledger-info.js';
+import type { LedgerComponentName } from '@ledgerline/ledger-info';
 import type { ManagedLedgerMetadata } from './metadata-access.js';
 
 export interface LedgerOwner {

@@ -10,7 +10,7 @@ import {
   withDeletable,
   type LedgerSummary,
   type ManagedLedgerInfoModel,
-} from './managed-ledger-info.js';
+} from '@ledgerline/ledger-info';
 import { OpenLedger } from './open-ledger.js';
 
 /**

@@ -3,7 +3,7 @@ import type { LedgerContext } from './context.js';
 import { publishDeletable } from './deletable-ledgers.js';
 import { publishManagedLedgerChange } from './ledger-rollover.js';
 import { ledgerViews } from './ledger-views.js';
-import { withDeletable, type ManagedLedgerInfoModel } from './managed-ledger-info.js';
+import { withDeletable, type ManagedLedgerInfoModel } from '@ledgerline/ledger-info';
 import { ledgersToTrim } from './trimming.js';
 
 /**

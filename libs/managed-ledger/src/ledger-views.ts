@@ -1,5 +1,5 @@
 import { comparePositions, type Position } from '@ledgerline/cursor-codec';
-import type { LedgerSummary } from './managed-ledger-info.js';
+import type { LedgerSummary } from '@ledgerline/ledger-info';
 import type { OpenLedger } from './open-ledger.js';
 
 /** A ledger as readers see it: for the open ledger, what is confirmed so far. */

@@ -3,7 +3,6 @@ import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/
 import { decodeEntry, LedgerOffsetIndex, OffsetAssigner } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
 import { resolveManagedLedgerConfig, type ManagedLedgerConfig, type ManagedLedgerConfigInput } from './config.js';
-import { OWNER_EPOCH_PROPERTY, ownerEpoch } from './collector-changes.js';
 import type { LedgerContext, ManagedLedgerDependencies } from './context.js';
 import { defaultManagedLedgerLogger } from './default-logger.js';
 import { EntryCache } from './entry-cache.js';
@@ -18,10 +17,12 @@ import {
   emptyManagedLedgerInfo,
   infoFromProto,
   infoToProto,
+  OWNER_EPOCH_PROPERTY,
+  ownerEpoch,
   storedLastOffset,
   type LedgerSummary,
   type ManagedLedgerInfoModel,
-} from './managed-ledger-info.js';
+} from '@ledgerline/ledger-info';
 import type { ManagedLedgerMetadata } from './metadata-access.js';
 import { OpenLedger, summarizeClosedLedger } from './open-ledger.js';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';

@@ -17,7 +17,7 @@ import { LedgerTrimmer } from './ledger-trimmer.js';
 import { endPosition, lastEntry, ledgerViews, type LedgerView } from './ledger-views.js';
 import type { CursorHost } from './cursor-host.js';
 import type { ManagedCursor } from './managed-cursor.js';
-import { cloneInfo, type DeletableLedgerRecord, type ManagedLedgerInfoModel } from './managed-ledger-info.js';
+import { cloneInfo, type DeletableLedgerRecord, type ManagedLedgerInfoModel } from '@ledgerline/ledger-info';
 import { openOwnerContext, type ManagedLedgerOpenOptions } from './managed-ledger-open.js';
 import { ManagedLedgerLifecycle, type ManagedLedgerStatus } from './managed-ledger-lifecycle.js';
 import { findByOffset, findByTime, resolveSeekTarget } from './position-lookup.js';

@@ -8,7 +8,7 @@ import {
 } from '@ledgerline/proto';
 import { cursorNameFromNode, cursorPath } from './cursor-name.js';
 import { corruptInfoError } from './errors.js';
-import { encodePendingDeletionEntry, pendingDeletionEntryPath } from './pending-deletions-index.js';
+import { encodePendingDeletionEntry, pendingDeletionEntryPath } from '@ledgerline/ledger-info';
 import type { CursorNamePage, ManagedLedgerMetadata } from './metadata-access.js';
 
 /** The cursor listing page size when the caller names none. */
@@ -42,7 +42,7 @@ export class NodeManagedLedgerMetadata implements ManagedLedgerMetadata {
   }
 
   /**
-   * A value with deletable markers is indexed first (pending-deletions-index.ts):
+   * A value with deletable markers is indexed first (ledger-info's pending-deletions-index.ts):
    * the index entry is written before the markers, so no marker is ever unindexed.
    */
   async putManagedLedgerInfo(path: string, info: ManagedLedgerInfo, expectedVersion: ExpectedVersion): Promise<number> {

@@ -2,7 +2,7 @@ import type { LedgerStore } from '@ledgerline/ledger-store';
 import { decodeEntry } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
 import { EntryOffsetTable } from './entry-offset-table.js';
-import { ENTRY_COUNTS_PROPERTY, type LedgerSummary } from './managed-ledger-info.js';
+import { ENTRY_COUNTS_PROPERTY, type LedgerSummary } from '@ledgerline/ledger-info';
 import { ManagedLedgerReason } from './reasons.js';
 
 /** Entries per read when a ledger's offsets must be rebuilt from its entries. */

@@ -1,7 +1,7 @@
 import type { LedgerWriter } from '@ledgerline/ledger-store';
 import { LedgerOffsetIndex } from '@ledgerline/offset-index';
 import { EntryOffsetTable } from './entry-offset-table.js';
-import { ENTRY_COUNTS_PROPERTY, type LedgerSummary } from './managed-ledger-info.js';
+import { ENTRY_COUNTS_PROPERTY, type LedgerSummary } from '@ledgerline/ledger-info';
 
 export interface IndexSpacing {
   entriesPerPoint: number;

@@ -5,7 +5,7 @@ import { defaultManagedLedgerLogger } from './default-logger.js';
 import { EntryCache } from './entry-cache.js';
 import type { ManagedLedgerEntry } from './entry.js';
 import { firstEntryAtOrAfter, lastEntry, type LedgerView } from './ledger-views.js';
-import { infoFromProto, type ManagedLedgerInfoModel } from './managed-ledger-info.js';
+import { infoFromProto, type ManagedLedgerInfoModel } from '@ledgerline/ledger-info';
 import { ReadOnlyEntryReader } from './read-only-entry-reader.js';
 import { ReadOnlyNotifications } from './read-only-notifications.js';
 import {

@@ -6,7 +6,7 @@ import {
   infoToProto,
   markDeleting,
   pendingDeletionEntryPath,
-} from '@ledgerline/managed-ledger/info';
+} from '@ledgerline/ledger-info';
 import {
   ManagedCursorInfoSchema,
   ManagedLedgerInfoSchema,
@@ -49,7 +49,7 @@ export function decodeManagedLedgerInfo(path: string, bytes: Uint8Array): Manage
 
 /**
  * Writes (or refreshes) the pending-deletions index entry of a managed ledger
- * (managed-ledger's pending-deletions-index.ts). Every write that adds
+ * (ledger-info's pending-deletions-index.ts). Every write that adds
  * deletable markers does this first, so the garbage collector finds every
  * marker without reading every topic; a crash in between leaves only a stale entry.
  */

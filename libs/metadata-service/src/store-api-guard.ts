@@ -1,5 +1,5 @@
 import { fromBinary } from '@bufbuild/protobuf';
-import { infoFromProto } from '@ledgerline/managed-ledger/info';
+import { infoFromProto } from '@ledgerline/ledger-info';
 import { ManagedCursorInfoSchema, ManagedLedgerInfoSchema } from '@ledgerline/proto';
 import { invalidArgument } from '@ledgerline/errors';
 import { LEASES_DIR, OWNERS_DIR, SESSIONS_DIR } from './layout.js';

@@ -1,5 +1,5 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
-import { decodePendingDeletionEntry, pendingDeletionEntryPath } from '@ledgerline/managed-ledger/info';
+import { decodePendingDeletionEntry, pendingDeletionEntryPath } from '@ledgerline/ledger-info';
 import { LedgerInfoSchema, ManagedLedgerInfoSchema } from '@ledgerline/proto';
 import { deletingTopicPath } from './layout.js';
 import { failure, sqliteFixture, type SqliteFixture } from './testing/spec-support.js';

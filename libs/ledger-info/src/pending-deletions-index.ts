@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LedgerlineError } from '@ledgerline/errors';
-import { ManagedLedgerReason } from './reasons.js';
+import { LedgerInfoReason } from './reasons.js';
 
 /**
  * The index of managed ledgers with pending deletions (PIP-129 phase 2's work
@@ -48,7 +48,7 @@ export function pendingDeletionShardDir(shard: number): string {
   if (!Number.isInteger(shard) || shard < 0 || shard >= PENDING_DELETION_SHARDS) {
     throw new LedgerlineError(
       'INVALID_ARGUMENT',
-      ManagedLedgerReason.INVALID_SHARD,
+      LedgerInfoReason.INVALID_SHARD,
       `pending-deletion shards are 0 to ${PENDING_DELETION_SHARDS - 1}, got ${shard}`,
     );
   }
@@ -75,7 +75,7 @@ export function decodePendingDeletionEntry(bytes: Uint8Array): PendingDeletionEn
   const corrupt = (why: string) =>
     new LedgerlineError(
       'DATA_LOSS',
-      ManagedLedgerReason.CORRUPT_PENDING_DELETION_ENTRY,
+      LedgerInfoReason.CORRUPT_PENDING_DELETION_ENTRY,
       `a pending-deletion index entry ${why}`,
     );
   if (bytes.byteLength < 2 || bytes[0] !== ENTRY_MAGIC) throw corrupt('has no magic byte');

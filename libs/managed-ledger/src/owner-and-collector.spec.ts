@@ -1,8 +1,7 @@
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { ManagedLedgerInfoSchema } from '@ledgerline/proto';
-import { isCollectorChange } from './collector-changes.js';
+import { decodePendingDeletionEntry, isCollectorChange, pendingDeletionEntryPath } from '@ledgerline/ledger-info';
 import { ManagedLedger } from './managed-ledger.js';
-import { decodePendingDeletionEntry, pendingDeletionEntryPath } from './pending-deletions-index.js';
 import { payloadOf, testBackends, type TestBackends } from './testing/fixtures.js';
 
 const TOPIC = 'persistent://acme/gc/t';

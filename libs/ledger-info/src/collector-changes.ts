@@ -3,9 +3,9 @@ import { ManagedLedgerInfoSchema, type ManagedLedgerInfo } from '@ledgerline/pro
 
 /**
  * The ManagedLedgerInfo property every new owner bumps when it claims the
- * node (managed-ledger-open.ts). It makes any two owners' values differ, so a
- * change that only removed deletable markers can be told apart from a
- * takeover: the garbage collector never touches it.
+ * node (managed-ledger-open.ts of @ledgerline/managed-ledger). It makes any
+ * two owners' values differ, so a change that only removed deletable markers
+ * can be told apart from a takeover: the garbage collector never touches it.
  */
 export const OWNER_EPOCH_PROPERTY = 'ledgerline.owner-epoch';
 

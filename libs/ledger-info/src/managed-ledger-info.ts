@@ -13,7 +13,7 @@ import {
   type ManagedLedgerInfo,
 } from '@ledgerline/proto';
 import { corruptInfoError } from './reasons.js';
-import { int64ToNumber, positionFromProto, positionToProto } from './position.js';
+import { int64ToNumber, positionFromProto, positionToProto } from './stored-numbers.js';
 
 /**
  * One ledger of a managed ledger as this lib works with it: LedgerInfo with
@@ -64,7 +64,10 @@ export interface ManagedLedgerInfoModel {
  */
 export const INDEX_PROPERTY = 'index';
 
-/** The LedgerInfo property holding the per-entry message counts of a closed ledger (see entry-offsets.ts). */
+/**
+ * The LedgerInfo property holding the per-entry message counts of a closed
+ * ledger (offset-tables.ts of @ledgerline/managed-ledger reads it).
+ */
 export const ENTRY_COUNTS_PROPERTY = 'ledgerline.entry-counts';
 
 export function emptyManagedLedgerInfo(): ManagedLedgerInfoModel {
