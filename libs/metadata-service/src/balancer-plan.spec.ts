@@ -1,7 +1,7 @@
 import { emptyBalancerMemory, planGroup, type BalancerMemory, type OwnerTopics } from './balancer-plan.js';
 import { resolveBalancerSettings } from './config.js';
 import { placeTopic } from './placement.js';
-import { rendezvousPick } from './rendezvous.js';
+import { rendezvousPick } from '@ledgerline/metadata-contract';
 import type { OwnerRecord } from './records.js';
 import { messagesInLoad } from './testing/spec-support.js';
 

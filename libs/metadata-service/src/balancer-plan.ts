@@ -1,6 +1,6 @@
 import type { OwnerRecord } from './records.js';
 import { placeTopic } from './placement.js';
-import { rendezvousPick } from './rendezvous.js';
+import { rendezvousPick } from '@ledgerline/metadata-contract';
 
 /** The balancer's bounds (config.ts names them as settings, with their defaults). */
 export interface BalancerSettings {

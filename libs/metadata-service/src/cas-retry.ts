@@ -1,7 +1,7 @@
 import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { backOff } from 'exponential-backoff';
 import { CAS_BACKOFF_START_MS, MAX_CAS_ATTEMPTS, MAX_CAS_BACKOFF_MS } from './limits.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /** True for the store's compare-and-set conflict (a version changed, or a create-only write found a node). */
 export function isBadVersion(error: unknown): boolean {

@@ -34,6 +34,6 @@ export { DEFAULT_POLICIES, DEFAULT_OWNER_GROUP } from './policies.js';
 export * from './limits.js';
 export { MetadataMaintenance } from './maintenance.js';
 export type { MaintenanceOptions } from './maintenance.js';
-export { MetadataServiceReason } from './errors.js';
+export { MetadataServiceReason } from '@ledgerline/metadata-contract';
 export { storePolicySource } from './permissions.js';
 export type { AuthPolicies, NamespacePermissions } from './permissions.js';

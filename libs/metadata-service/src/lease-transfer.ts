@@ -8,7 +8,7 @@ import { placeTopic } from './placement.js';
 import { LeaseRecordSchema, OwnerRecordSchema, type LeaseRecord, type OwnerRecord } from './records.js';
 import { readRecord, writeRecord } from './store-records.js';
 import type { TopicScope } from './topic-scope.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * Lease transfers (PIP-307's hand-over): the holder gives its lease to another

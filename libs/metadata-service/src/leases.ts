@@ -8,7 +8,7 @@ import { isLive, keepAlive, requireLiveOwner } from './owner-sessions.js';
 import { LeaseRecordSchema, OwnerRecordSchema, type LeaseRecord, type OwnerRecord } from './records.js';
 import { readRecord, writeRecord, type VersionedRecord } from './store-records.js';
 import { resolveTopic, storagePath, topicNotFound, type TopicScope } from './topic-scope.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * Topic leases. A lease names the owner instance of a topic and lives exactly

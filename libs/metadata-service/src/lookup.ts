@@ -10,7 +10,7 @@ import type { OwnerRoleName } from './records.js';
 import { placeTopic } from './placement.js';
 import type { TopicAutoCreation } from './topic-auto-creation.js';
 import { parseTopic } from './topic-scope.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 export interface LookupAnswer {
   instanceId: string;

@@ -19,7 +19,7 @@ import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { CREATE_CONCURRENCY } from './limits.js';
 import { forEachChildPage } from './store-records.js';
 import { mapConcurrent } from './map-concurrent.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * The managed-ledger node of a topic holds Pulsar's ManagedLedgerInfo (proto2

@@ -6,7 +6,7 @@ import { type ServiceImpl } from '@ledgerline/rpc';
 import { MAX_WATCH_BUFFER, MAX_WATCH_PREFIX_BYTES } from './limits.js';
 import { safeNumber } from './proto-mapping.js';
 import { checkStoreWrite, refuseServiceOwnedPath } from './store-api-guard.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 const CHANGE_KINDS: Record<MetadataChangeNotification['kind'], ChangeKind> = {
   created: ChangeKind.CREATED,

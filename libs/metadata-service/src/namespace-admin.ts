@@ -17,7 +17,7 @@ import { policiesForUpdate, type PolicyInput } from './policies.js';
 import type { NamespaceRecord } from './records.js';
 import { hasChildren, writeRecord, type VersionedRecord } from './store-records.js';
 import { readTopicCounter, touchTopicCounter } from './topic-counter.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 function checkReadonlyFlag(readonly: boolean | undefined, isReader: boolean): void {
   if (readonly === undefined || readonly === isReader) return;

@@ -25,7 +25,7 @@ import type { NamespaceRecord } from './records.js';
 import { deleteIfUnchanged, hasChildren, listChildren, writeRecord, type VersionedRecord } from './store-records.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { readTopicCounter } from './topic-counter.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 const DELETING = ManagedLedgerState.DELETING;
 

@@ -10,7 +10,7 @@ import { ensureDirectory, listChildren, readRecord, writeRecord, type VersionedR
 import { mapConcurrent } from './map-concurrent.js';
 import { parseTenant, readTenant, touchTenant } from './tenants.js';
 import { createTopicCounter, deleteTopicCounter } from './topic-counter.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 export interface NamespaceInfo {
   name: string;

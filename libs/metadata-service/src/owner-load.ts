@@ -2,7 +2,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { invalidArgument } from '@ledgerline/errors';
 import type { OwnerLoad, OwnerLoadSchema } from '@ledgerline/proto';
 import { z } from 'zod';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * An owner's load as the owner record stores it (KeepAliveOwner carries it;

@@ -31,7 +31,7 @@ import {
 } from './store-records.js';
 import { mapConcurrent } from './map-concurrent.js';
 import type { OwnerLoadRecord } from './owner-load.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * Owner sessions. An owner instance registers with its group and role and

@@ -1,7 +1,7 @@
 import { crc32c } from '@node-rs/crc32';
 import { invalidArgument } from '@ledgerline/errors';
 import { MAX_PAGE_TOKEN_BYTES } from './limits.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * The continuation token of a topic listing: the state of a k-way merge over

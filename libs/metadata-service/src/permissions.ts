@@ -1,7 +1,7 @@
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { retryOnConflict } from './cas-retry.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { namespacePath } from './layout.js';
 import { MAX_ADMIN_ROLE_LENGTH, MAX_NAMESPACE_PERMISSION_ROLES } from './limits.js';
 import { parseNamespace, readNamespace } from './namespaces.js';

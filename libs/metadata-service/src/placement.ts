@@ -1,5 +1,5 @@
 import type { OwnerRecord } from './records.js';
-import { rendezvousPick } from './rendezvous.js';
+import { rendezvousPick } from '@ledgerline/metadata-contract';
 
 /**
  * Where a topic without a lease belongs: the rendezvous choice among the

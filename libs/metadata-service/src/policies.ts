@@ -2,7 +2,7 @@ import { NamespaceName, NamingErrorReason } from '@ledgerline/naming';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { MAX_NAMESPACE_TOPIC_BUCKETS, MAX_OWNER_GROUP_LENGTH, MAX_TOPICS_POLICY } from './limits.js';
 import type { PoliciesRecord } from './records.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * Namespace policies as a request states them: every field optional, so an

@@ -14,7 +14,7 @@ import type { NamespaceInfo } from './namespaces.js';
 import type { PolicyInput } from './policies.js';
 import type { OwnerRecord, OwnerRoleName, PoliciesRecord } from './records.js';
 import type { TopicInfo } from './topics.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { loadMessage } from './owner-load.js';
 
 /** Conversions between the wire messages and the service's own types. */

@@ -1,6 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { z } from 'zod';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * The stored form of every record the service owns (everything but

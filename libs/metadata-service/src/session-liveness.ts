@@ -2,7 +2,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
 import { probeAddress, type AddressProbe, type ProbeVerdict } from './address-probe.js';
 import { isBadVersion } from './cas-retry.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { ownerPath } from './layout.js';
 import { isLive, requireLiveOwner } from './owner-sessions.js';
 import { OwnerRecordSchema, type OwnerRecord } from './records.js';

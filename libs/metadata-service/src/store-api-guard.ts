@@ -3,7 +3,7 @@ import { infoFromProto } from '@ledgerline/ledger-info';
 import { ManagedCursorInfoSchema, ManagedLedgerInfoSchema } from '@ledgerline/proto';
 import { invalidArgument } from '@ledgerline/errors';
 import { LEASES_DIR, OWNERS_DIR, SESSIONS_DIR } from './layout.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * What the MetadataStoreService lets other services change. It is the raw

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { isBadVersion } from './cas-retry.js';
 import { SCAN_PAGE } from './limits.js';
 import { decodeRecord, encodeRecord } from './record-codec.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * A record read from the store: the stored node's version and times, with its

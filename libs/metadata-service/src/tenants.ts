@@ -6,7 +6,7 @@ import { tenantNamespacesDir, tenantPath, TENANTS_DIR } from './layout.js';
 import { MAX_ADMIN_ROLE_LENGTH, MAX_ADMIN_ROLES, MAX_LISTED_TENANTS } from './limits.js';
 import { TenantRecordSchema, type TenantRecord } from './records.js';
 import { hasChildren, listChildren, readRecord, writeRecord, type VersionedRecord } from './store-records.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 export interface Tenant {
   name: string;

@@ -5,7 +5,7 @@ import { resolveOwnableTopic } from './leases.js';
 import { MAX_SHARED_AUTO_CREATIONS } from './limits.js';
 import type { PoliciesRecord } from './records.js';
 import type { TopicScope } from './topic-scope.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /** Creates a non-partitioned topic through CreateTopic's own path (TopicAdmin.createTopic). */
 export type CreateTopic = (topic: string) => Promise<unknown>;

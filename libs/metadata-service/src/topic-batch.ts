@@ -10,7 +10,7 @@ import { kindConflict, undoPlainCreate } from './topic-kind-conflicts.js';
 import type { TopicReservations } from './topic-reservations.js';
 import { parseTopic, resolveNamespaceStorage, tooManyTopics, topicExists } from './topic-scope.js';
 import { refusePartitionName, writeTopicNode, type CountDriftListener } from './topics.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 export interface TopicCreateResult {
   topic: string;

@@ -5,7 +5,7 @@ import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { namespacePath, topicCountPath } from './layout.js';
 import { CounterRecordSchema, NamespaceRecordSchema, type CounterRecord } from './records.js';
 import { readRecord, writeRecord, type VersionedRecord } from './store-records.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * The topic counter of a namespace: how many topics it holds or has reserved.

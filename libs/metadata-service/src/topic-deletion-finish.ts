@@ -2,7 +2,7 @@ import { parsePersistenceName } from '@ledgerline/naming';
 import { ManagedLedgerState } from '@ledgerline/proto';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from './admin-context.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { deletingTopicPath } from './layout.js';
 import { decodeManagedLedgerInfo } from './managed-ledger-nodes.js';
 import { deleteIfUnchanged } from './store-records.js';

@@ -4,7 +4,7 @@ import type { AdminContext } from './admin-context.js';
 import { deletingTopicPath, partitionedTopicPath } from './layout.js';
 import { markManagedLedgerDeleted, readLiveManagedLedger } from './managed-ledger-nodes.js';
 import { writeRecord } from './store-records.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * A topic name is a plain topic (its managed-ledger node) or a partitioned

@@ -13,7 +13,7 @@ import type { ListingCache } from './listing-cache.js';
 import { readLiveManagedLedger } from './managed-ledger-nodes.js';
 import { PageMerge } from './page-merge.js';
 import { decodePageToken, encodePageToken, initialListingState } from './page-token.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 export interface TopicPage {
   /** Full topic names, `persistent://<namespace>/<local>`. */

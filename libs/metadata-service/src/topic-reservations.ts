@@ -4,7 +4,7 @@ import type { AdminContext } from './admin-context.js';
 import { retryOnConflict } from './cas-retry.js';
 import { MAX_PENDING_RESERVATIONS } from './limits.js';
 import { applyReservations, type ReservationRequest } from './topic-counter.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 interface Pending {
   request: ReservationRequest;

@@ -6,7 +6,7 @@ import { deletingTopicPath, leasePath, partitionedTopicPath } from './layout.js'
 import { MAX_NAMESPACE_TOPIC_BUCKETS } from './limits.js';
 import { parseNamespace, readNamespace } from './namespaces.js';
 import type { NamespaceRecord } from './records.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /** Parses a topic name; only persistent topics have metadata here. */
 export function parseTopic(name: unknown): TopicName {

@@ -28,7 +28,7 @@ import {
   topicNotFound,
   type TopicScope,
 } from './topic-scope.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 export interface TopicInfo {
   name: string;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 
 const workspaceRoot = path.resolve(__dirname, '../../..');
-const PURE_LIBS = ['naming', 'cursor-codec', 'offset-index', 'errors', 'ledger-info'] as const;
+const PURE_LIBS = ['naming', 'cursor-codec', 'offset-index', 'errors', 'ledger-info', 'metadata-contract'] as const;
 
 /**
  * Loads one package's index in a fresh Node process (so Jest's module registry
