@@ -5,14 +5,19 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { resolveManagedLedgerConfig, type ManagedLedgerConfig, type ManagedLedgerConfigInput } from './config.js';
 import type { LedgerContext, ManagedLedgerDependencies } from './context.js';
 import { defaultManagedLedgerLogger } from './default-logger.js';
-import { EntryCache } from './entry-cache.js';
-import { InfoKeeper } from './info-keeper.js';
+import { EntryCache } from './ledgers/entry-cache.js';
+import { InfoKeeper } from './metadata/info-keeper.js';
 import { managedLedgerMetrics } from './metrics.js';
-import { OffsetTables } from './offset-tables.js';
-import { EntryOffsetTable } from './entry-offset-table.js';
+import { OffsetTables } from './ledgers/offset-tables.js';
+import { EntryOffsetTable } from './ledgers/entry-offset-table.js';
 import { deletingError, isBadVersion, ManagedLedgerReason } from './errors.js';
-import { createOwnedLedger, discardIfUnnamed, discardUnreferencedLedger, fenceAndClose } from './ledger-factory.js';
-import { applyLedgerSwitch, indexSpacing } from './ledger-rollover.js';
+import {
+  createOwnedLedger,
+  discardIfUnnamed,
+  discardUnreferencedLedger,
+  fenceAndClose,
+} from './ledgers/ledger-factory.js';
+import { applyLedgerSwitch, indexSpacing } from './ledgers/ledger-rollover.js';
 import {
   emptyManagedLedgerInfo,
   infoFromProto,
@@ -23,8 +28,8 @@ import {
   type LedgerSummary,
   type ManagedLedgerInfoModel,
 } from '@ledgerline/ledger-info';
-import type { ManagedLedgerMetadata } from './metadata-access.js';
-import { OpenLedger, summarizeClosedLedger } from './open-ledger.js';
+import type { ManagedLedgerMetadata } from './metadata/metadata-access.js';
+import { OpenLedger, summarizeClosedLedger } from './ledgers/open-ledger.js';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 /** Entries per read while a recovered ledger is indexed. */
