@@ -1,13 +1,20 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { encodeEntry, type OffsetAssigner } from '@ledgerline/offset-index';
-import type { AppendHost } from './append-pipeline.js';
 import type { AppendOp, AppendQueue } from './append-queue.js';
 import type { ManagedLedgerEntry } from '../entry.js';
 import { ManagedLedgerReason } from '../errors.js';
 import type { OpenLedger } from '../ledgers/open-ledger.js';
 
+/** What completing appends needs from the pipeline's host (AppendHost has it all). */
+export interface CompletionHost {
+  readonly assigner: OffsetAssigner;
+  now(): number;
+  /** Called after entries are confirmed, before their appends resolve. */
+  entriesConfirmed(ledger: OpenLedger, entries: ManagedLedgerEntry[]): void;
+}
+
 /** Fixes offsets, broker time and bytes the first time an op is sent. */
-export function frameOp(op: AppendOp, host: AppendHost): void {
+export function frameOp(op: AppendOp, host: CompletionHost): void {
   if (op.framed !== undefined) return;
   op.offsets = host.assigner.assign(op.numMessages);
   op.brokerTimestampMs = host.now();
@@ -20,7 +27,7 @@ export function frameOp(op: AppendOp, host: AppendHost): void {
  * and then the appends resolve, in queue order.
  */
 export function confirmOps(
-  host: AppendHost,
+  host: CompletionHost,
   queue: AppendQueue,
   ledger: OpenLedger,
   ops: AppendOp[],

@@ -1,12 +1,18 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { LedgerEntry } from '@ledgerline/ledger-store';
 import { decodeEntry } from '@ledgerline/offset-index';
-import { confirmOps } from './append-completion.js';
-import type { AppendHost } from './append-pipeline.js';
+import { confirmOps, type CompletionHost } from './append-completion.js';
 import type { AppendQueue } from './append-queue.js';
 import type { ManagedLedgerEntry } from '../entry.js';
 import { ManagedLedgerReason } from '../errors.js';
 import type { OpenLedger } from '../ledgers/open-ledger.js';
+
+/** What the read-back of a failed write needs from the pipeline's host (AppendHost has it all). */
+export interface ReadBackHost extends CompletionHost {
+  readLedger(ledgerId: number, firstEntryId: number, lastEntryId: number): Promise<LedgerEntry[]>;
+  /** Called after entriesConfirmed for entries found stored whose appends had already failed as in doubt. */
+  entriesAdopted(entries: ManagedLedgerEntry[]): void;
+}
 
 /** Entries read back per call when a failed write is checked. */
 const READ_BACK_PAGE = 1_000;
@@ -18,7 +24,7 @@ const READ_BACK_PAGE = 1_000;
  * written, its offsets taken, and reported as adopted.
  */
 export async function readBackFailedLedger(
-  host: AppendHost,
+  host: ReadBackHost,
   queue: AppendQueue,
   ledger: OpenLedger,
   lastAddConfirmed: number,
@@ -36,7 +42,7 @@ export async function readBackFailedLedger(
 
 /** Acknowledges the head op if `stored` is it; returns the metadata of an entry no op is waiting for. */
 function adoptLandedEntry(
-  host: AppendHost,
+  host: ReadBackHost,
   queue: AppendQueue,
   ledger: OpenLedger,
   stored: LedgerEntry,

@@ -1,14 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { backOff } from 'exponential-backoff';
-import type { LedgerEntry } from '@ledgerline/ledger-store';
-import type { OffsetAssigner } from '@ledgerline/offset-index';
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { checkAppendArguments, pendingLimitError } from './append-admission.js';
 import { confirmOps, frameOp } from './append-completion.js';
-import { isRetryable, readBackFailedLedger, writeFailed, WriteBlocked } from './append-failures.js';
+import { isRetryable, readBackFailedLedger, writeFailed, WriteBlocked, type ReadBackHost } from './append-failures.js';
 import { AppendQueue } from './append-queue.js';
 import type { ManagedLedgerConfig } from '../config.js';
-import type { AppendResult, ManagedLedgerEntry } from '../entry.js';
+import type { AppendResult } from '../entry.js';
 import {
   appendOutcomeUnknownError,
   isFencing,
@@ -18,12 +16,13 @@ import {
 } from '../errors.js';
 import type { OpenLedger } from '../ledgers/open-ledger.js';
 
-/** What the pipeline needs from the managed ledger that owns it. */
-export interface AppendHost {
+/**
+ * What the pipeline needs from the managed ledger that owns it; completion
+ * and read-back use parts of it (CompletionHost, ReadBackHost).
+ */
+export interface AppendHost extends ReadBackHost {
   readonly name: string;
   readonly config: ManagedLedgerConfig;
-  readonly assigner: OffsetAssigner;
-  now(): number;
   /** Why the write loop must stop (fenced, closed), or undefined; queued appends then fail with it. */
   writeBlocker(): LedgerlineError | undefined;
   /** Why a new append is refused (also closing, terminating), or undefined. */
@@ -34,11 +33,6 @@ export interface AppendHost {
   rollover(): Promise<void>;
   /** Fences and closes our own ledger after a failed write; returns its last-add-confirmed. */
   sealLedger(ledgerId: number): Promise<number>;
-  readLedger(ledgerId: number, firstEntryId: number, lastEntryId: number): Promise<LedgerEntry[]>;
-  /** Called after entries are confirmed, before their appends resolve. */
-  entriesConfirmed(ledger: OpenLedger, entries: ManagedLedgerEntry[]): void;
-  /** Called after entriesConfirmed for entries found stored whose appends had already failed as in doubt. */
-  entriesAdopted(entries: ManagedLedgerEntry[]): void;
   /** Another owner took the topic: the host fails everything and refuses appends from now on. */
   fence(err: LedgerlineError): void;
   logWarning(message: string, details: Record<string, unknown>): void;
