@@ -4,6 +4,7 @@ import type { LedgerContext } from '../context.js';
 import type { ManagedLedgerEntry } from '../entry.js';
 import type { LedgerView } from '../ledgers/ledger-views.js';
 import type { DeletableLedgerRecord } from '@ledgerline/ledger-info';
+import type { SeekTarget } from '../ledgers/position-lookup.js';
 import type { WaitOptions } from '../ledgers/read-waiters.js';
 
 /** What a cursor needs from its managed ledger. */
@@ -21,6 +22,3 @@ export interface CursorHost {
   /** The managed ledger's metadata version, for GetCursor's waitSync. */
   infoVersion(): number;
 }
-
-/** Where a seek goes: the entry to read next. */
-export type SeekTarget = { position: Position } | { offset: number } | { timestampMs: number };

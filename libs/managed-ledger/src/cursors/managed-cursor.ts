@@ -8,7 +8,8 @@ import {
 import { LedgerlineError, ErrorReason, unexpectedRejection } from '@ledgerline/errors';
 import { applyAckDelta, checkAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
 import { messageBacklog } from './backlog.js';
-import type { CursorHost, SeekTarget } from './cursor-host.js';
+import type { CursorHost } from './cursor-host.js';
+import type { SeekTarget } from '../ledgers/position-lookup.js';
 import { ackBatchIndexes, ackEntries, ackUpTo, checkAckPositions, normalize, type AckState } from './cursor-acks.js';
 import type { CursorPersistence, SnapshotWrite } from './cursor-persistence.js';
 import { checkNumericProperty, checkStringProperty } from './cursor-properties.js';
@@ -19,7 +20,7 @@ import { canonicalMarkDelete, entriesBetween, lastEntry, positionAfter } from '.
 import { checkPosition } from '../position.js';
 import type { WaitOptions } from '../ledgers/read-waiters.js';
 
-export type { SeekTarget } from './cursor-host.js';
+export type { SeekTarget } from '../ledgers/position-lookup.js';
 
 /** Pages of wholly acknowledged entries a single read skips before it gives up and returns nothing. */
 const MAX_SKIPPED_PAGES = 100;

@@ -10,10 +10,12 @@ import {
 import type { Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { LedgerContext } from '../context.js';
-import type { SeekTarget } from '../cursors/cursor-host.js';
 import { checkPosition } from '../position.js';
 import { ManagedLedgerReason } from '../reasons.js';
 import { ledgerViews } from './ledger-views.js';
+
+/** Where a seek goes: the entry to read next. */
+export type SeekTarget = { position: Position } | { offset: number } | { timestampMs: number };
 
 /** Deserialized ledger indexes, keyed by the stored bytes (summaries share them across info versions). */
 const indexCache = new WeakMap<Uint8Array, LedgerOffsetIndex>();
