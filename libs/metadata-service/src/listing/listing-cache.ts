@@ -1,11 +1,5 @@
 import { LISTING_CACHE_MAX_LISTINGS, LISTING_CACHE_MAX_NAMES, LISTING_CACHE_TTL_MS } from '../limits.js';
-import type { MergeBuffers } from './page-merge.js';
-
-/** What one page read beyond what it handed out, once its read-ahead has settled, and the most names that may be. */
-export interface ListingBuffers {
-  ready: Promise<MergeBuffers>;
-  names: number;
-}
+import type { ListingBuffers } from './page-merge.js';
 
 /**
  * The read-ahead of listings in progress, by the token that continues them,

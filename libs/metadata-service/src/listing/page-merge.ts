@@ -1,7 +1,6 @@
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import { MAX_CHILDREN_PAGE } from '@ledgerline/metadata-store';
 import { HeadHeap } from './head-heap.js';
-import type { ListingBuffers } from './listing-cache.js';
 import { MAX_LIST_CALLS_PER_PAGE, MAX_LIST_WAVES_PER_PAGE, MAX_LISTING_READ_AHEAD_NAMES } from '../limits.js';
 import type { BucketHead } from './page-token.js';
 
@@ -32,6 +31,12 @@ export interface MergeBuffers {
   /** Store reads and rounds of them already spent on the next page (its read-ahead). */
   reads: number;
   rounds: number;
+}
+
+/** What one page read beyond what it handed out, once its read-ahead has settled, and the most names that may be. */
+export interface ListingBuffers {
+  ready: Promise<MergeBuffers>;
+  names: number;
 }
 
 export interface MergeInput {
