@@ -17,7 +17,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
     '^@ledgerline/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
-    // Subpath entries (`/testing` for test support, `/info` of managed-ledger): src/<subpath>/index.ts.
+    // Subpath entries (`/testing` for test support): src/<subpath>/index.ts.
     '^@ledgerline/([a-z-]+)/([a-z-]+)$': '<rootDir>/libs/$1/src/$2/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

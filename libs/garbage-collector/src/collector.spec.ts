@@ -1,7 +1,8 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { InProcessBus } from '@ledgerline/bus';
 import { OwnerTag } from '@ledgerline/ledger-store';
-import { ManagedLedger, pendingDeletionEntryPath } from '@ledgerline/managed-ledger';
+import { pendingDeletionEntryPath } from '@ledgerline/ledger-info';
+import { ManagedLedger } from '@ledgerline/managed-ledger';
 import {
   DeletableLedgerSchema,
   LedgerComponent,

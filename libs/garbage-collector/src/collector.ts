@@ -4,7 +4,7 @@ import { decodeLedgersDeletable, LEDGERS_DELETABLE_SUBJECT } from '@ledgerline/b
 import { LedgerlineError } from '@ledgerline/errors';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import { MANAGED_LEDGERS_ROOT } from '@ledgerline/naming';
-import { PENDING_DELETION_SHARDS, pendingDeletionEntryPath, pendingDeletionShard } from '@ledgerline/managed-ledger';
+import { PENDING_DELETION_SHARDS, pendingDeletionEntryPath, pendingDeletionShard } from '@ledgerline/ledger-info';
 import { Registry } from 'prom-client';
 import {
   addCounts,

@@ -1,5 +1,5 @@
 import { fromBinary } from '@bufbuild/protobuf';
-import { encodePendingDeletionEntry, pendingDeletionEntryPath } from '@ledgerline/managed-ledger';
+import { encodePendingDeletionEntry, pendingDeletionEntryPath } from '@ledgerline/ledger-info';
 import { MANAGED_LEDGERS_ROOT } from '@ledgerline/naming';
 import { ManagedLedgerInfoSchema } from '@ledgerline/proto';
 import type { CollectorContext } from './collector-context.js';

@@ -2,7 +2,7 @@ import {
   decodePendingDeletionEntry,
   pendingDeletionShardDir,
   type PendingDeletionEntry,
-} from '@ledgerline/managed-ledger';
+} from '@ledgerline/ledger-info';
 import type { CollectorContext, PassCounts } from './collector-context.js';
 import { isBadVersionError } from './errors.js';
 import { forEachBounded } from './bounded-pool.js';

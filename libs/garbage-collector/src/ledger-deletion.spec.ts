@@ -1,7 +1,8 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Position } from '@ledgerline/cursor-codec';
 import { OwnerTag, type CreateLedgerOptions, type LedgerStore } from '@ledgerline/ledger-store';
-import { ManagedLedger, pendingDeletionEntryPath } from '@ledgerline/managed-ledger';
+import { pendingDeletionEntryPath } from '@ledgerline/ledger-info';
+import { ManagedLedger } from '@ledgerline/managed-ledger';
 import {
   DeletableLedgerSchema,
   LedgerComponent,

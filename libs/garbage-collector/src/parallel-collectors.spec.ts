@@ -1,5 +1,6 @@
 import { fromBinary } from '@bufbuild/protobuf';
-import { ManagedLedger, PENDING_DELETION_SHARDS } from '@ledgerline/managed-ledger';
+import { PENDING_DELETION_SHARDS } from '@ledgerline/ledger-info';
+import { ManagedLedger } from '@ledgerline/managed-ledger';
 import { ManagedLedgerInfoSchema } from '@ledgerline/proto';
 import type { GarbageCollector } from './collector.js';
 import { collectorFixture, type CollectorFixture } from './testing/collector-fixture.js';

@@ -1,4 +1,4 @@
-import type { LedgerComponentName } from '@ledgerline/managed-ledger';
+import type { LedgerComponentName } from '@ledgerline/ledger-info';
 
 /** One marked ledger as this collector instance tracks it between passes. */
 export interface PendingDeletion {

@@ -9,7 +9,7 @@ import {
 } from '@ledgerline/kafka-protocol';
 import type { PublishReceipt } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { RpcReason } from '@ledgerline/rpc';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from './gateway-context.js';

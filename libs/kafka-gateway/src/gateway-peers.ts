@@ -1,5 +1,5 @@
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
-import { rendezvousPick } from '@ledgerline/metadata-service/hashing';
+import { rendezvousPick } from '@ledgerline/metadata-contract';
 import { OwnerSession, type MetadataClients } from '@ledgerline/ownership';
 import { OwnerRole, type OwnerInfo } from '@ledgerline/proto';
 import type { Logger } from '@ledgerline/service-kit';

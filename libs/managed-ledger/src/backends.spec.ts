@@ -7,7 +7,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import type { ManagedLedgerConfigInput } from './config.js';
 import type { AppendResult } from './entry.js';
-import { canonicalMarkDelete } from './ledger-views.js';
+import { canonicalMarkDelete } from './ledgers/ledger-views.js';
 import { ManagedLedger } from './managed-ledger.js';
 import { FaultInjectingLedgerStore } from './testing/fault-injecting-ledger-store.js';
 import { payloadOf, testBackends, textOf } from './testing/fixtures.js';

@@ -3,12 +3,12 @@ import type { LedgerStore } from '@ledgerline/ledger-store';
 import type { OffsetAssigner } from '@ledgerline/offset-index';
 import type { Registry } from 'prom-client';
 import type { ManagedLedgerConfig } from './config.js';
-import type { EntryCache } from './entry-cache.js';
-import type { InfoKeeper } from './info-keeper.js';
-import type { ManagedLedgerMetadata } from './metadata-access.js';
+import type { EntryCache } from './ledgers/entry-cache.js';
+import type { InfoKeeper } from './metadata/info-keeper.js';
+import type { ManagedLedgerMetadata } from './metadata/metadata-access.js';
 import type { ManagedLedgerMetrics } from './metrics.js';
-import type { OffsetTables } from './offset-tables.js';
-import type { OpenLedger } from './open-ledger.js';
+import type { OffsetTables } from './ledgers/offset-tables.js';
+import type { OpenLedger } from './ledgers/open-ledger.js';
 
 /** The logging a managed ledger does; a pino logger fits. */
 export interface ManagedLedgerLogger {

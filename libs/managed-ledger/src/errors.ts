@@ -1,7 +1,8 @@
 import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
-export { ManagedLedgerReason, corruptInfoError } from './reasons.js';
+export { ManagedLedgerReason } from './reasons.js';
+export { corruptInfoError } from '@ledgerline/ledger-info';
 import { ManagedLedgerReason } from './reasons.js';
 
 export function ledgerFencedError(name: string, cause?: unknown): LedgerlineError {

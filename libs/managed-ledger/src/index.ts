@@ -8,29 +8,36 @@ export { formatPosition } from './position.js';
 export { resolveManagedLedgerConfig, DEFAULT_MANAGED_LEDGER_CONFIG } from './config.js';
 export type { ManagedLedgerConfig, ManagedCursorConfig, ManagedLedgerConfigInput } from './config.js';
 export type { ManagedLedgerDependencies, ManagedLedgerLogger } from './context.js';
-export type { WaitOptions } from './read-waiters.js';
-export type { LedgerView } from './ledger-views.js';
+export type { WaitOptions } from './ledgers/read-waiters.js';
+export type { LedgerView } from './ledgers/ledger-views.js';
 export { ManagedLedgerReason } from './errors.js';
-export type { ManagedLedgerMetadata, CursorNamePage } from './metadata-access.js';
-export { MAX_CURSOR_NAME_LENGTH } from './metadata-access.js';
-export { MetadataStoreManagedLedgerMetadata } from './metadata-store-managed-ledger-metadata.js';
-export { GrpcManagedLedgerMetadata } from './grpc-managed-ledger-metadata.js';
-export { NodeManagedLedgerMetadata } from './node-managed-ledger-metadata.js';
-export type { MetadataNodes } from './node-managed-ledger-metadata.js';
-export { ManagedCursor } from './managed-cursor.js';
-export { ReadOnlyManagedLedger, DEFAULT_READ_ONLY_LEDGER_SETTINGS } from './read-only-managed-ledger.js';
-export { ReadOnlyCursorState, DEFAULT_MAX_DELTA_RANGES } from './read-only-cursor-state.js';
+export type { ManagedLedgerMetadata, CursorNamePage } from './metadata/metadata-access.js';
+export { MAX_CURSOR_NAME_LENGTH } from './metadata/metadata-access.js';
+export { MetadataStoreManagedLedgerMetadata } from './metadata/metadata-store-managed-ledger-metadata.js';
+export { GrpcManagedLedgerMetadata } from './metadata/grpc-managed-ledger-metadata.js';
+export { NodeManagedLedgerMetadata } from './metadata/node-managed-ledger-metadata.js';
+export type { MetadataNodes } from './metadata/node-managed-ledger-metadata.js';
+export { ManagedCursor } from './cursors/managed-cursor.js';
+export { ReadOnlyManagedLedger, DEFAULT_READ_ONLY_LEDGER_SETTINGS } from './read-only/read-only-managed-ledger.js';
+export { ReadOnlyCursorState, DEFAULT_MAX_DELTA_RANGES } from './read-only/read-only-cursor-state.js';
 export type {
   ReadOnlyManagedLedgerOptions,
   ReadOnlyLedgerSettings,
   ReadOnlyLedgerStats,
-} from './read-only-managed-ledger.js';
-export type { SeekTarget, ExportedCursorState, CursorStatus } from './managed-cursor.js';
-export type { CursorStart, OpenCursorOptions } from './cursor-registry.js';
-export type { AckDelta, BatchAckRecord, ExportedAcks } from './ack-delta.js';
-export type { SnapshotWrite } from './cursor-persistence.js';
+} from './read-only/read-only-managed-ledger.js';
+export type { SeekTarget, ExportedCursorState, CursorStatus } from './cursors/managed-cursor.js';
+export type { CursorStart, OpenCursorOptions } from './cursors/cursor-registry.js';
+export type { AckDelta, BatchAckRecord, ExportedAcks } from './cursors/ack-delta.js';
+export type { SnapshotWrite } from './cursors/cursor-persistence.js';
 
-// For other packages (metadata service, garbage collector, read-only owners): stored-format helpers and limits.
+// For other packages (read-only owners, tools): limits, metrics and cursor node names.
+export { ownerTags } from './ledgers/ledger-factory.js';
+export { managedLedgerMetrics } from './metrics.js';
+export type { ManagedLedgerMetrics } from './metrics.js';
+export { cursorPath, cursorNameFromNode } from './metadata/cursor-name.js';
+
+// The stored format lives in @ledgerline/ledger-info (the metadata service and
+// the garbage collector import it from there); re-exported for existing callers.
 export {
   infoFromProto,
   infoToProto,
@@ -38,20 +45,8 @@ export {
   emptyManagedLedgerInfo,
   INDEX_PROPERTY,
   ENTRY_COUNTS_PROPERTY,
-} from './managed-ledger-info.js';
-export type {
-  ManagedLedgerInfoModel,
-  LedgerSummary,
-  DeletableLedgerRecord,
-  ManagedLedgerStateName,
-  LedgerComponentName,
-} from './managed-ledger-info.js';
-export { ownerTags } from './ledger-factory.js';
-export { managedLedgerMetrics } from './metrics.js';
-export type { ManagedLedgerMetrics } from './metrics.js';
-export { cursorPath, cursorNameFromNode } from './cursor-name.js';
-export { isCollectorChange, OWNER_EPOCH_PROPERTY } from './collector-changes.js';
-export {
+  isCollectorChange,
+  OWNER_EPOCH_PROPERTY,
   PENDING_DELETIONS_DIR,
   PENDING_DELETION_SHARDS,
   pendingDeletionShard,
@@ -59,5 +54,12 @@ export {
   pendingDeletionEntryPath,
   encodePendingDeletionEntry,
   decodePendingDeletionEntry,
-} from './pending-deletions-index.js';
-export type { PendingDeletionEntry } from './pending-deletions-index.js';
+} from '@ledgerline/ledger-info';
+export type {
+  ManagedLedgerInfoModel,
+  LedgerSummary,
+  DeletableLedgerRecord,
+  ManagedLedgerStateName,
+  LedgerComponentName,
+  PendingDeletionEntry,
+} from '@ledgerline/ledger-info';

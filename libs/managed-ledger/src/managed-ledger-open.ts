@@ -3,27 +3,33 @@ import { managedLedgerPath, MANAGED_LEDGERS_ROOT, TopicName } from '@ledgerline/
 import { decodeEntry, LedgerOffsetIndex, OffsetAssigner } from '@ledgerline/offset-index';
 import { LedgerlineError } from '@ledgerline/errors';
 import { resolveManagedLedgerConfig, type ManagedLedgerConfig, type ManagedLedgerConfigInput } from './config.js';
-import { OWNER_EPOCH_PROPERTY, ownerEpoch } from './collector-changes.js';
 import type { LedgerContext, ManagedLedgerDependencies } from './context.js';
 import { defaultManagedLedgerLogger } from './default-logger.js';
-import { EntryCache } from './entry-cache.js';
-import { InfoKeeper } from './info-keeper.js';
+import { EntryCache } from './ledgers/entry-cache.js';
+import { InfoKeeper } from './metadata/info-keeper.js';
 import { managedLedgerMetrics } from './metrics.js';
-import { OffsetTables } from './offset-tables.js';
-import { EntryOffsetTable } from './entry-offset-table.js';
+import { OffsetTables } from './ledgers/offset-tables.js';
+import { EntryOffsetTable } from './ledgers/entry-offset-table.js';
 import { deletingError, isBadVersion, ManagedLedgerReason } from './errors.js';
-import { createOwnedLedger, discardIfUnnamed, discardUnreferencedLedger, fenceAndClose } from './ledger-factory.js';
-import { applyLedgerSwitch, indexSpacing } from './ledger-rollover.js';
+import {
+  createOwnedLedger,
+  discardIfUnnamed,
+  discardUnreferencedLedger,
+  fenceAndClose,
+} from './ledgers/ledger-factory.js';
+import { applyLedgerSwitch, indexSpacing } from './ledgers/ledger-rollover.js';
 import {
   emptyManagedLedgerInfo,
   infoFromProto,
   infoToProto,
+  OWNER_EPOCH_PROPERTY,
+  ownerEpoch,
   storedLastOffset,
   type LedgerSummary,
   type ManagedLedgerInfoModel,
-} from './managed-ledger-info.js';
-import type { ManagedLedgerMetadata } from './metadata-access.js';
-import { OpenLedger, summarizeClosedLedger } from './open-ledger.js';
+} from '@ledgerline/ledger-info';
+import type { ManagedLedgerMetadata } from './metadata/metadata-access.js';
+import { OpenLedger, summarizeClosedLedger } from './ledgers/open-ledger.js';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 /** Entries per read while a recovered ledger is indexed. */

@@ -2,31 +2,31 @@ import { type Position } from '@ledgerline/cursor-codec';
 import type { TopicName } from '@ledgerline/naming';
 import type { MessagePosition } from '@ledgerline/offset-index';
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
-import { AppendPipeline } from './append-pipeline.js';
+import { AppendPipeline } from './append/append-pipeline.js';
 import type { ManagedLedgerConfig } from './config.js';
 import type { LedgerContext, ManagedLedgerDependencies } from './context.js';
-import { CursorRegistry, type OpenCursorOptions } from './cursor-registry.js';
-import { discardUnrecordedLedgers, markDeletable, recordDeletion } from './deletable-ledgers.js';
+import { CursorRegistry, type OpenCursorOptions } from './cursors/cursor-registry.js';
+import { discardUnrecordedLedgers, markDeletable, recordDeletion } from './ledgers/deletable-ledgers.js';
 import type { AppendResult, ManagedLedgerEntry } from './entry.js';
 import { closedError, deletingError, managedLedgerFencedError } from './errors.js';
-import { ledgerAppendHost } from './ledger-append-host.js';
-import { readEntries, readLimits, type ReadOptions } from './ledger-reads.js';
-import { sealAndRecordOnClose, sealAndRecordTerminated } from './ledger-rollover.js';
-import { LedgerMaintenance } from './ledger-maintenance.js';
-import { LedgerTrimmer } from './ledger-trimmer.js';
-import { endPosition, lastEntry, ledgerViews, type LedgerView } from './ledger-views.js';
-import type { CursorHost } from './cursor-host.js';
-import type { ManagedCursor } from './managed-cursor.js';
-import { cloneInfo, type DeletableLedgerRecord, type ManagedLedgerInfoModel } from './managed-ledger-info.js';
+import { ledgerAppendHost } from './append/ledger-append-host.js';
+import { readEntries, readLimits, type ReadOptions } from './ledgers/ledger-reads.js';
+import { sealAndRecordOnClose, sealAndRecordTerminated } from './ledgers/ledger-rollover.js';
+import { LedgerMaintenance } from './ledgers/ledger-maintenance.js';
+import { LedgerTrimmer } from './ledgers/ledger-trimmer.js';
+import { endPosition, lastEntry, ledgerViews, type LedgerView } from './ledgers/ledger-views.js';
+import type { CursorHost } from './cursors/cursor-host.js';
+import type { ManagedCursor } from './cursors/managed-cursor.js';
+import { cloneInfo, type DeletableLedgerRecord, type ManagedLedgerInfoModel } from '@ledgerline/ledger-info';
 import { openOwnerContext, type ManagedLedgerOpenOptions } from './managed-ledger-open.js';
 import { ManagedLedgerLifecycle, type ManagedLedgerStatus } from './managed-ledger-lifecycle.js';
-import { findByOffset, findByTime, resolveSeekTarget } from './position-lookup.js';
+import { findByOffset, findByTime, resolveSeekTarget } from './ledgers/position-lookup.js';
 import { checkPosition } from './position.js';
-import { ReadWaiters, type WaitOptions } from './read-waiters.js';
+import { ReadWaiters, type WaitOptions } from './ledgers/read-waiters.js';
 
 export type { ManagedLedgerOpenOptions } from './managed-ledger-open.js';
 export type { ManagedLedgerStatus } from './managed-ledger-lifecycle.js';
-export type { ReadOptions } from './ledger-reads.js';
+export type { ReadOptions } from './ledgers/ledger-reads.js';
 
 /**
  * A topic's log as its writer owner holds it: ledgers in the ledger store,

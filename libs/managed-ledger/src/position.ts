@@ -1,9 +1,6 @@
-import { create } from '@bufbuild/protobuf';
-import { NestedPositionInfoSchema, type NestedPositionInfo } from '@ledgerline/proto';
 import { comparePositions, type Position } from '@ledgerline/cursor-codec';
-import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import { invalidArgument } from '@ledgerline/errors';
 import { CursorCodecReason } from '@ledgerline/cursor-codec';
-import { ManagedLedgerReason } from './reasons.js';
 
 export function position(ledgerId: number, entryId: number): Position {
   return { ledgerId, entryId };
@@ -51,28 +48,4 @@ export function checkPosition(p: unknown, what = 'position'): Position {
     );
   }
   return { ledgerId: candidate.ledgerId as number, entryId: candidate.entryId as number };
-}
-
-/** Converts a stored int64 to a number; a stored value beyond 2^53 is corrupt metadata, not a rounding. */
-export function int64ToNumber(value: bigint, what: string): number {
-  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
-    throw new LedgerlineError(
-      'DATA_LOSS',
-      ManagedLedgerReason.METADATA_VALUE_OUT_OF_RANGE,
-      `${what} ${value} is not a safe integer`,
-    );
-  }
-  return Number(value);
-}
-
-export function positionFromProto(p: NestedPositionInfo | undefined, what: string): Position | undefined {
-  if (p === undefined) return undefined;
-  return {
-    ledgerId: int64ToNumber(p.ledgerId, `${what}.ledgerId`),
-    entryId: int64ToNumber(p.entryId, `${what}.entryId`),
-  };
-}
-
-export function positionToProto(p: Position): NestedPositionInfo {
-  return create(NestedPositionInfoSchema, { ledgerId: BigInt(p.ledgerId), entryId: BigInt(p.entryId) });
 }

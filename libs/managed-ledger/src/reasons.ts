@@ -1,15 +1,17 @@
-import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerInfoReason } from '@ledgerline/ledger-info';
 
-// This module loads no ledger store: the `@ledgerline/managed-ledger/info`
-// subpath (the metadata service, the garbage collector) uses it, and errors.ts,
-// which names the ledger store's reasons, would bring both backends along.
+// This module loads no ledger store (errors.ts, which names the ledger store's
+// reasons, would bring both backends along), so the files that only need a
+// reason stay light.
 
 /**
  * The stable reasons managed-ledger calls fail with; programs branch on these.
  * Reasons the ledger store or the metadata store own (LEDGER_FENCED,
- * ENTRY_TOO_LARGE, BAD_VERSION) are theirs and are not repeated here.
+ * ENTRY_TOO_LARGE, BAD_VERSION) are theirs and are not repeated here; those of
+ * the stored ManagedLedgerInfo format (@ledgerline/ledger-info) are included.
  */
 export const ManagedLedgerReason = {
+  ...LedgerInfoReason,
   /** A compare-and-set on ManagedLedgerInfo lost: another owner wrote it. */
   MANAGED_LEDGER_FENCED: 'MANAGED_LEDGER_FENCED',
   MANAGED_LEDGER_CLOSED: 'MANAGED_LEDGER_CLOSED',
@@ -25,7 +27,6 @@ export const ManagedLedgerReason = {
   LEDGER_WRITE_FAILED: 'LEDGER_WRITE_FAILED',
   /** The append was written but its outcome could not be learned (the owner stopped, or the store stayed away): it may be in the log. */
   APPEND_OUTCOME_UNKNOWN: 'APPEND_OUTCOME_UNKNOWN',
-  MANAGED_LEDGER_INFO_CORRUPT: 'MANAGED_LEDGER_INFO_CORRUPT',
   INVALID_READ_LIMITS: 'INVALID_READ_LIMITS',
   POSITION_OUT_OF_RANGE: 'POSITION_OUT_OF_RANGE',
   TOO_MANY_READ_WAITERS: 'TOO_MANY_READ_WAITERS',
@@ -43,19 +44,4 @@ export const ManagedLedgerReason = {
   INVALID_CURSOR_PROPERTY: 'INVALID_CURSOR_PROPERTY',
   ENTRY_OFFSET_TABLE_CORRUPT: 'ENTRY_OFFSET_TABLE_CORRUPT',
   LEDGER_ENTRY_IDS_DIVERGED: 'LEDGER_ENTRY_IDS_DIVERGED',
-  METADATA_VALUE_OUT_OF_RANGE: 'METADATA_VALUE_OUT_OF_RANGE',
-  /** A pending-deletion index shard number out of 0 to PENDING_DELETION_SHARDS - 1. */
-  INVALID_SHARD: 'INVALID_SHARD',
-  /** A pending-deletion index entry this code never wrote. */
-  CORRUPT_PENDING_DELETION_ENTRY: 'CORRUPT_PENDING_DELETION_ENTRY',
 } as const;
-
-export function corruptInfoError(what: string, cause: unknown): LedgerlineError {
-  const detail = cause instanceof Error ? cause.message : String(cause);
-  return new LedgerlineError(
-    'DATA_LOSS',
-    ManagedLedgerReason.MANAGED_LEDGER_INFO_CORRUPT,
-    `stored ${what} does not decode: ${detail}`,
-    { cause },
-  );
-}

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { ManagedLedgerConfigInput } from './config.js';
 import type { AppendResult } from './entry.js';
-import { canonicalMarkDelete } from './ledger-views.js';
+import { canonicalMarkDelete } from './ledgers/ledger-views.js';
 import { ManagedLedger } from './managed-ledger.js';
 import { payloadOf, testBackends, textOf, type TestBackends } from './testing/fixtures.js';
 import { InMemoryLedgerStore } from './testing/in-memory-ledger-store.js';

@@ -1,5 +1,5 @@
 import { AdminService, AuthAction, FinishTopicDeletionOutcome } from '@ledgerline/proto';
-import type { NamespacePermissions } from './permissions.js';
+import type { NamespacePermissions } from './admin/permissions.js';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import type { MetadataAdmin } from './metadata-admin.js';
 import { namespaceMessage, policyInput, topicMessage } from './proto-mapping.js';

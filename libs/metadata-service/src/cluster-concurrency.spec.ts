@@ -8,7 +8,7 @@ import { sleep } from './sleep.js';
 import type { RunningMetadataService } from './metadata-server.js';
 import { connectClients, testServiceConfig, type ServiceClients } from './testing/service-fixtures.js';
 import { failure } from './testing/spec-support.js';
-import { MetadataServiceReason } from './errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /** Races between two metadata instances over one Redis and one NATS. */
 const ROUNDS = 8;

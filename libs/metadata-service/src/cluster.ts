@@ -4,7 +4,7 @@ import { createLogger, loadConfig } from '@ledgerline/service-kit';
 import { redisTarget } from '@ledgerline/storage-kit';
 import { clusterConfigSchema, type ClusterConfig } from './config.js';
 import { startMetadataService, type MetadataServiceOptions, type RunningMetadataService } from './metadata-server.js';
-import { StoreHealthGate } from './store-health-gate.js';
+import { StoreHealthGate } from './store-api/store-health-gate.js';
 
 /**
  * The metadata service of a cluster: metadata in Redis (keys under

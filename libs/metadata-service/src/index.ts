@@ -5,15 +5,15 @@ export { clusterConfigSchema, standaloneConfigSchema, maintenanceSettings } from
 export type { ClusterConfig, StandaloneConfig, MaintenanceConfig } from './config.js';
 export { MetadataAdmin } from './metadata-admin.js';
 export type { MetadataAdminOptions } from './metadata-admin.js';
-export type { NamespaceInfo } from './namespaces.js';
-export type { TopicInfo } from './topics.js';
-export type { TopicCreateResult } from './topic-batch.js';
-export type { TopicPage } from './topic-listing.js';
-export type { LookupAnswer } from './lookup.js';
-export type { Lease } from './leases.js';
-export type { OwnerRegistration } from './owner-sessions.js';
-export type { PolicyInput } from './policies.js';
-export type { RecountResult } from './topic-recount.js';
+export type { NamespaceInfo } from './admin/namespaces.js';
+export type { TopicInfo } from './admin/topics.js';
+export type { TopicCreateResult } from './admin/topic-batch.js';
+export type { TopicPage } from './listing/topic-listing.js';
+export type { LookupAnswer } from './coordination/lookup.js';
+export type { Lease } from './coordination/leases.js';
+export type { OwnerRegistration } from './coordination/owner-sessions.js';
+export type { PolicyInput } from './admin/policies.js';
+export type { RecountResult } from './admin/topic-recount.js';
 
 // For other packages and tools: the metadata layout, the policy defaults and every bound the service enforces.
 export {
@@ -29,11 +29,11 @@ export {
   deletingTopicPath,
   deletingTopicsDir,
   leasePath,
-} from './layout.js';
-export { DEFAULT_POLICIES, DEFAULT_OWNER_GROUP } from './policies.js';
+} from './records/layout.js';
+export { DEFAULT_POLICIES, DEFAULT_OWNER_GROUP } from './admin/policies.js';
 export * from './limits.js';
 export { MetadataMaintenance } from './maintenance.js';
 export type { MaintenanceOptions } from './maintenance.js';
-export { MetadataServiceReason } from './errors.js';
-export { storePolicySource } from './permissions.js';
-export type { AuthPolicies, NamespacePermissions } from './permissions.js';
+export { MetadataServiceReason } from '@ledgerline/metadata-contract';
+export { storePolicySource } from './admin/permissions.js';
+export type { AuthPolicies, NamespacePermissions } from './admin/permissions.js';

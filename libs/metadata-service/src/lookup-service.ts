@@ -4,8 +4,8 @@ import { invalidArgument } from '@ledgerline/errors';
 import { type ServiceImpl } from '@ledgerline/rpc';
 import type { MetadataAdmin } from './metadata-admin.js';
 import { leaseMessage, ownerMessage, roleName, roleValue, safeNumber } from './proto-mapping.js';
-import { MetadataServiceReason } from './errors.js';
-import { loadRecord } from './owner-load.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
+import { loadRecord } from './records/owner-load.js';
 
 /** ledgerline.v1.LookupService over MetadataAdmin. */
 export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof LookupService> {

@@ -1,7 +1,7 @@
 import { NamespaceName } from '@ledgerline/naming';
-import { ownerPath } from './layout.js';
+import { ownerPath } from './records/layout.js';
 import { MetadataMaintenance } from './maintenance.js';
-import { sweepExpiredOwners } from './owner-sessions.js';
+import { sweepExpiredOwners } from './coordination/owner-sessions.js';
 import { sqliteFixture, type SqliteFixture } from './testing/spec-support.js';
 
 describe('metadata maintenance', () => {

@@ -1,10 +1,10 @@
 import type { NamespaceName } from '@ledgerline/naming';
 import type { Logger } from 'pino';
 import type { AdminContext } from './admin-context.js';
-import { listNamespaces, parseNamespace } from './namespaces.js';
-import { sweepExpiredOwners } from './owner-sessions.js';
-import { listTenants } from './tenants.js';
-import { reconcileTopicCount } from './topic-recount.js';
+import { listNamespaces, parseNamespace } from './admin/namespaces.js';
+import { sweepExpiredOwners } from './coordination/owner-sessions.js';
+import { listTenants } from './admin/tenants.js';
+import { reconcileTopicCount } from './admin/topic-recount.js';
 
 export interface MaintenanceOptions {
   /** How often every namespace's topic counter is recounted (a full scan of its buckets). */

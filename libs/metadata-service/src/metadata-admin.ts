@@ -2,32 +2,38 @@ import type { Bus } from '@ledgerline/bus';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import type { AdminContext } from './admin-context.js';
 import { LEDGER_ID_SEQUENCE } from '@ledgerline/naming';
-import { finishTopicDeletion } from './topic-deletion-finish.js';
-import { lookupTopic } from './lookup.js';
-import { acquireLease, getLiveLease, releaseLease, renewLease } from './leases.js';
-import { reclaimLease, setOwnerDraining, transferLease } from './lease-transfer.js';
-import { readBalancerStatus } from './balancer.js';
-import { createNamespace, setWriterNamespace, updateNamespace } from './namespace-admin.js';
-import { deleteNamespace } from './namespace-deletion.js';
-import { getNamespace, listNamespaces, parseNamespace } from './namespaces.js';
-import { keepAlive, listLiveOwners, registerOwner, unregisterOwner, type OwnerRegistration } from './owner-sessions.js';
-import type { PolicyInput } from './policies.js';
-import { getAuthPolicies, grantPermission, revokePermission } from './permissions.js';
-import type { OwnerRoleName } from './records.js';
-import type { OwnerLoadRecord } from './owner-load.js';
-import { SessionLiveness, type SessionLivenessSettings } from './session-liveness.js';
-import { createTenant, deleteTenant, listTenants } from './tenants.js';
-import { createTopicsBatch } from './topic-batch.js';
-import { ListingCache } from './listing-cache.js';
-import { listTopicPage, type TopicPage } from './topic-listing.js';
-import { reconcileTopicCount } from './topic-recount.js';
-import { TopicReservations } from './topic-reservations.js';
-import { resolveNamespaceStorage, resolveTopic } from './topic-scope.js';
-import { TopicAdmin, type CountDriftListener } from './topics.js';
-import { TopicAutoCreation } from './topic-auto-creation.js';
+import { finishTopicDeletion } from './admin/topic-deletion-finish.js';
+import { lookupTopic } from './coordination/lookup.js';
+import { acquireLease, getLiveLease, releaseLease, renewLease } from './coordination/leases.js';
+import { reclaimLease, setOwnerDraining, transferLease } from './coordination/lease-transfer.js';
+import { readBalancerStatus } from './coordination/balancer.js';
+import { createNamespace, setWriterNamespace, updateNamespace } from './admin/namespace-admin.js';
+import { deleteNamespace } from './admin/namespace-deletion.js';
+import { getNamespace, listNamespaces, parseNamespace } from './admin/namespaces.js';
+import {
+  keepAlive,
+  listLiveOwners,
+  registerOwner,
+  unregisterOwner,
+  type OwnerRegistration,
+} from './coordination/owner-sessions.js';
+import type { PolicyInput } from './admin/policies.js';
+import { getAuthPolicies, grantPermission, revokePermission } from './admin/permissions.js';
+import type { OwnerRoleName } from './records/records.js';
+import type { OwnerLoadRecord } from './records/owner-load.js';
+import { SessionLiveness, type SessionLivenessSettings } from './coordination/session-liveness.js';
+import { createTenant, deleteTenant, listTenants } from './admin/tenants.js';
+import { createTopicsBatch } from './admin/topic-batch.js';
+import { ListingCache } from './listing/listing-cache.js';
+import { listTopicPage, type TopicPage } from './listing/topic-listing.js';
+import { reconcileTopicCount } from './admin/topic-recount.js';
+import { TopicReservations } from './admin/topic-reservations.js';
+import { resolveNamespaceStorage, resolveTopic } from './admin/topic-scope.js';
+import { TopicAdmin, type CountDriftListener } from './admin/topics.js';
+import { TopicAutoCreation } from './coordination/topic-auto-creation.js';
 import { DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
-import { OwnerControls } from './owner-controls.js';
-import { UnreachableOwners, type UnreachableOwnerSettings } from './unreachable-owners.js';
+import { OwnerControls } from './coordination/owner-controls.js';
+import { UnreachableOwners, type UnreachableOwnerSettings } from './coordination/unreachable-owners.js';
 
 export interface MetadataAdminOptions {
   /** Where topic deletions announce the ledgers they marked (the store announces its own changes). */

@@ -12,13 +12,13 @@ import {
 import type { Logger } from 'pino';
 import { adminServiceImpl } from './admin-service.js';
 import type { BalancerConfig, MaintenanceConfig } from './config.js';
-import { Balancer } from './balancer.js';
+import { Balancer } from './coordination/balancer.js';
 import { lookupServiceImpl } from './lookup-service.js';
 import { MetadataMaintenance } from './maintenance.js';
 import { MetadataAdmin } from './metadata-admin.js';
-import { metadataStoreServiceImpl } from './metadata-store-service.js';
-import { storePolicySource } from './permissions.js';
-import type { UnreachableOwnerSettings } from './unreachable-owners.js';
+import { metadataStoreServiceImpl } from './store-api/metadata-store-service.js';
+import { storePolicySource } from './admin/permissions.js';
+import type { UnreachableOwnerSettings } from './coordination/unreachable-owners.js';
 
 /** The three gRPC services of the metadata service over one admin, store and bus. */
 export function metadataServices(admin: MetadataAdmin, store: MetadataStore, bus: Bus): GrpcServiceRegistration[] {

@@ -9,13 +9,13 @@ import {
   type TopicInfoSchema,
 } from '@ledgerline/proto';
 import { invalidArgument } from '@ledgerline/errors';
-import type { Lease } from './leases.js';
-import type { NamespaceInfo } from './namespaces.js';
-import type { PolicyInput } from './policies.js';
-import type { OwnerRecord, OwnerRoleName, PoliciesRecord } from './records.js';
-import type { TopicInfo } from './topics.js';
-import { MetadataServiceReason } from './errors.js';
-import { loadMessage } from './owner-load.js';
+import type { Lease } from './coordination/leases.js';
+import type { NamespaceInfo } from './admin/namespaces.js';
+import type { PolicyInput } from './admin/policies.js';
+import type { OwnerRecord, OwnerRoleName, PoliciesRecord } from './records/records.js';
+import type { TopicInfo } from './admin/topics.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
+import { loadMessage } from './records/owner-load.js';
 
 /** Conversions between the wire messages and the service's own types. */
 

@@ -6,7 +6,7 @@ import { errorFromServiceError, methodPath } from '@ledgerline/rpc';
 import fc from 'fast-check';
 import { sleep } from './sleep.js';
 import { chaosString, requestArbitraries, type FuzzSeeds } from './testing/fuzz-requests.js';
-import { encodePageToken } from './page-token.js';
+import { encodePageToken } from './listing/page-token.js';
 import {
   connectClients,
   expectWellRefused,

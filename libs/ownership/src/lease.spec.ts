@@ -1,5 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { refusal } from '@ledgerline/testing';
 import { acquireLease, takeUpLease, type LeaseContext } from './lease.js';
 import { OwnerReason } from './reasons.js';

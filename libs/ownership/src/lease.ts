@@ -1,5 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import type { MetadataClients } from './metadata-clients.js';
 import { notOwner } from './owner-errors.js';
 import type { OwnerIdentity } from './owner-identity.js';

@@ -1,5 +1,5 @@
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { OwnerRole } from '@ledgerline/proto';
 import type { MetadataClients } from './metadata-clients.js';
 import { loadMessage } from './load-mapping.js';

@@ -1,5 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { RpcReason } from '@ledgerline/rpc';
 import { eventually } from '@ledgerline/testing';
 import type { MetadataClients } from './metadata-clients.js';

@@ -1,5 +1,5 @@
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-service/reasons';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import type { MetadataClients } from './metadata-clients.js';
 
 /** How long after a watch ended the next one opens: a metadata restart is not hammered. */

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 
 const workspaceRoot = path.resolve(__dirname, '../../..');
-const PURE_LIBS = ['naming', 'cursor-codec', 'offset-index', 'errors'] as const;
+const PURE_LIBS = ['naming', 'cursor-codec', 'offset-index', 'errors', 'ledger-info', 'metadata-contract'] as const;
 
 /**
  * Loads one package's index in a fresh Node process (so Jest's module registry
@@ -27,12 +27,13 @@ describe('pure libs load no transport', () => {
     expect(loaded.filter((file) => file.includes(`${path.sep}@grpc${path.sep}`))).toEqual([]);
   });
 
-  it('the metadata service loads no ledger-store backend (it reads ManagedLedgerInfo through managed-ledger/info)', () => {
+  it('the metadata service loads no ledger-store backend (it reads ManagedLedgerInfo through ledger-info)', () => {
     const loaded = modulesLoadedBy('metadata-service');
     expect(
-      loaded.some((file) => file.includes(path.join('libs', 'managed-ledger', 'src', 'managed-ledger-info.ts'))),
+      loaded.some((file) => file.includes(path.join('libs', 'ledger-info', 'src', 'managed-ledger-info.ts'))),
     ).toBe(true);
     expect(loaded.filter((file) => file.includes(path.join('libs', 'ledger-store', 'src')))).toEqual([]);
+    expect(loaded.filter((file) => file.includes(path.join('libs', 'managed-ledger', 'src')))).toEqual([]);
   });
 
   it('the check sees grpc-js where it is loaded', () => {

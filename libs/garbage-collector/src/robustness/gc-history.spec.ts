@@ -5,13 +5,8 @@ import { fromBinary } from '@bufbuild/protobuf';
 import { createBus, InProcessBus, type Bus } from '@ledgerline/bus';
 import { SqliteLedgerStore } from '@ledgerline/ledger-store';
 import { comparePositions, type Position } from '@ledgerline/cursor-codec';
-import {
-  ManagedLedger,
-  MetadataStoreManagedLedgerMetadata,
-  PENDING_DELETION_SHARDS,
-  pendingDeletionShardDir,
-  type ManagedCursor,
-} from '@ledgerline/managed-ledger';
+import { PENDING_DELETION_SHARDS, pendingDeletionShardDir } from '@ledgerline/ledger-info';
+import { ManagedLedger, MetadataStoreManagedLedgerMetadata, type ManagedCursor } from '@ledgerline/managed-ledger';
 import { startMetadataService, type RunningMetadataService } from '@ledgerline/metadata-service';
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import { ManagedCursorInfoSchema, ManagedLedgerInfoSchema, ManagedLedgerState } from '@ledgerline/proto';

@@ -1,5 +1,5 @@
 import type { ManagedLedgerConfigInput } from '../config.js';
-import type { ManagedCursor } from '../managed-cursor.js';
+import type { ManagedCursor } from '../cursors/managed-cursor.js';
 import { ManagedLedger } from '../managed-ledger.js';
 import { payloadOf } from '../testing/fixtures.js';
 import { sqliteBackend, type RobustnessBackend } from '../testing/robustness/backend.js';

@@ -1,7 +1,7 @@
 import type { ExpectedVersion, Versioned } from '@ledgerline/metadata-store';
 import type { ManagedCursorInfo, ManagedLedgerInfo } from '@ledgerline/proto';
 import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
-import type { CursorNamePage, ManagedLedgerMetadata } from '../metadata-access.js';
+import type { CursorNamePage, ManagedLedgerMetadata } from '../metadata/metadata-access.js';
 import { SimulatedProcess } from './simulated-process.js';
 
 export type MetadataCall =

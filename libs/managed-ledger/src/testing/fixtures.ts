@@ -2,7 +2,7 @@ import type { LedgerStore } from '@ledgerline/ledger-store';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import { Registry } from 'prom-client';
 import type { ManagedLedgerDependencies, ManagedLedgerLogger } from '../context.js';
-import { MetadataStoreManagedLedgerMetadata } from '../metadata-store-managed-ledger-metadata.js';
+import { MetadataStoreManagedLedgerMetadata } from '../metadata/metadata-store-managed-ledger-metadata.js';
 import { InMemoryLedgerStore } from './in-memory-ledger-store.js';
 import { InMemoryMetadataStore } from './in-memory-metadata-store.js';
 

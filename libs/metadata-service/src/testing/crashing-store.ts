@@ -9,7 +9,7 @@ import type {
   VersionedValue,
 } from '@ledgerline/metadata-store';
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '../errors.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
  * A MetadataStore that stands for a process that dies: the first

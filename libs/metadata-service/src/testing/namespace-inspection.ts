@@ -2,8 +2,8 @@ import { fromBinary } from '@bufbuild/protobuf';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import { decodeLocalName, NamespaceName, topicListingPaths } from '@ledgerline/naming';
 import { ManagedCursorInfoSchema, ManagedLedgerInfoSchema, ManagedLedgerState } from '@ledgerline/proto';
-import { deletingTopicsDir, partitionedTopicsDir } from '../layout.js';
-import { forEachChildPage } from '../store-records.js';
+import { deletingTopicsDir, partitionedTopicsDir } from '../records/layout.js';
+import { forEachChildPage } from '../records/store-records.js';
 
 /**
  * What a namespace's store really holds, read node by node without the

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { InProcessBus } from '@ledgerline/bus';
 import { SqliteMetadataStore, type MetadataStore } from '@ledgerline/metadata-store';
 import { MetadataAdmin, type MetadataAdminOptions } from '../metadata-admin.js';
-import type { OwnerLoadRecord } from '../owner-load.js';
+import type { OwnerLoadRecord } from '../records/owner-load.js';
 
 /** A clock that runs with the wall clock plus an offset tests can move forward (session expiry without sleeping). */
 export class TestClock {

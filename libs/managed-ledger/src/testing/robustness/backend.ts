@@ -6,8 +6,8 @@ import { createMetadataStore, type MetadataStore } from '@ledgerline/metadata-st
 import { sharedServers, uniqueNamespace } from '@ledgerline/testing';
 import { Registry } from 'prom-client';
 import type { ManagedLedgerDependencies } from '../../context.js';
-import type { ManagedLedgerMetadata } from '../../metadata-access.js';
-import { MetadataStoreManagedLedgerMetadata } from '../../metadata-store-managed-ledger-metadata.js';
+import type { ManagedLedgerMetadata } from '../../metadata/metadata-access.js';
+import { MetadataStoreManagedLedgerMetadata } from '../../metadata/metadata-store-managed-ledger-metadata.js';
 import { FaultInjectingLedgerStore } from '../fault-injecting-ledger-store.js';
 import { FaultInjectingMetadata } from '../fault-injecting-metadata.js';
 import { ManualClock, RecordingLogger } from '../fixtures.js';

@@ -1,6 +1,6 @@
 import { eventually } from '@ledgerline/testing';
 import type { ManagedLedgerConfigInput } from '../../config.js';
-import type { ManagedCursor } from '../../managed-cursor.js';
+import type { ManagedCursor } from '../../cursors/managed-cursor.js';
 import { formatPosition } from '../../position.js';
 import type { LedgerFault } from '../fault-injecting-ledger-store.js';
 import type { MetadataFault } from '../fault-injecting-metadata.js';

@@ -1,5 +1,5 @@
 import { comparePositions, type Position } from '@ledgerline/cursor-codec';
-import type { ExportedCursorState } from '../../managed-cursor.js';
+import type { ExportedCursorState } from '../../cursors/managed-cursor.js';
 import { formatPosition, positionKey } from '../../position.js';
 
 /** One entry of the log as the cursor model sees it. */

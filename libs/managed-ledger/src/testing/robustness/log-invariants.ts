@@ -1,7 +1,7 @@
 import { OwnerTag, type LedgerStore } from '@ledgerline/ledger-store';
 import type { ManagedLedgerEntry } from '../../entry.js';
 import type { ManagedLedger } from '../../managed-ledger.js';
-import type { ManagedLedgerMetadata } from '../../metadata-access.js';
+import type { ManagedLedgerMetadata } from '../../metadata/metadata-access.js';
 import { formatPosition } from '../../position.js';
 import { textOf } from '../fixtures.js';
 import type { AppendRecorder } from './append-recorder.js';

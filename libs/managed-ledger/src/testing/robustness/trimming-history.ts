@@ -1,8 +1,8 @@
 import { ManagedLedgerState } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ManagedLedgerConfigInput } from '../../config.js';
-import type { CursorStart } from '../../cursor-registry.js';
-import type { ManagedCursor } from '../../managed-cursor.js';
+import type { CursorStart } from '../../cursors/cursor-registry.js';
+import type { ManagedCursor } from '../../cursors/managed-cursor.js';
 import type { ManagedLedger } from '../../managed-ledger.js';
 import { positionKey } from '../../position.js';
 import { payloadOf } from '../fixtures.js';

@@ -1,0 +1,67 @@
+import { create, toBinary, fromBinary } from '@bufbuild/protobuf';
+import { LedgerlineError } from '@ledgerline/errors';
+import { LedgerInfoSchema, ManagedLedgerInfoSchema } from '@ledgerline/proto';
+import {
+  emptyManagedLedgerInfo,
+  infoFromProto,
+  infoToProto,
+  markDeleting,
+  storedLastOffset,
+  type ManagedLedgerInfoModel,
+} from './managed-ledger-info.js';
+import { LedgerInfoReason } from './reasons.js';
+
+function sampleInfo(): ManagedLedgerInfoModel {
+  const info = emptyManagedLedgerInfo();
+  info.ledgers.push(
+    { ledgerId: 3, entries: 2, sizeBytes: 40, closedAtMs: 1_000, firstOffset: 0, lastOffset: 4, properties: new Map() },
+    { ledgerId: 7, entries: 0, sizeBytes: 0, firstOffset: 5, properties: new Map([['k', 'v']]) },
+  );
+  info.properties.set('index', '4');
+  info.deletableLedgers.push({ ledgerId: 1, component: 'cursor', cursorName: 'sub', markedAtMs: 900 });
+  return info;
+}
+
+function failureOf(fn: () => unknown): LedgerlineError | undefined {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof LedgerlineError) return err;
+    throw err;
+  }
+  return undefined;
+}
+
+describe('ManagedLedgerInfo stored format', () => {
+  it('reads back what it writes, through the wire bytes', () => {
+    const info = sampleInfo();
+    const bytes = toBinary(ManagedLedgerInfoSchema, infoToProto(info));
+    expect(infoFromProto(fromBinary(ManagedLedgerInfoSchema, bytes))).toEqual(info);
+    expect(storedLastOffset(info)).toBe(4);
+  });
+
+  it('marks every ledger deletable, once, when the topic is deleted', () => {
+    const deleting = markDeleting(sampleInfo(), [{ ledgerId: 1, cursorName: 'sub' }], 2_000);
+    expect(deleting.state).toBe('deleting');
+    expect(deleting.ledgers).toEqual([]);
+    expect(deleting.deletableLedgers.map((d) => d.ledgerId)).toEqual([1, 3, 7]);
+  });
+
+  it('refuses a value that does not decode as DATA_LOSS', () => {
+    const noLedgerId = create(ManagedLedgerInfoSchema, { ledgerInfo: [create(LedgerInfoSchema, { entries: 1n })] });
+    const tooLarge = create(ManagedLedgerInfoSchema, {
+      ledgerInfo: [create(LedgerInfoSchema, { ledgerId: 2n ** 60n })],
+    });
+    for (const proto of [noLedgerId, tooLarge]) {
+      const err = failureOf(() => infoFromProto(proto));
+      expect(err?.code).toBe('DATA_LOSS');
+      expect(err?.reason).toBe(LedgerInfoReason.MANAGED_LEDGER_INFO_CORRUPT);
+    }
+  });
+
+  it('refuses a stored index that is not an offset', () => {
+    const info = emptyManagedLedgerInfo();
+    info.properties.set('index', 'x');
+    expect(() => storedLastOffset(info)).toThrow(/not an offset/);
+  });
+});

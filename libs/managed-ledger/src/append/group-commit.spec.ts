@@ -1,0 +1,117 @@
+import { SqliteLedgerStore, type LedgerStore, type LedgerWriter } from '@ledgerline/ledger-store';
+import type { ManagedLedgerConfigInput } from '../config.js';
+import type { AppendResult } from '../entry.js';
+import { ManagedLedger } from '../managed-ledger.js';
+import { payloadOf, testBackends, textOf } from '../testing/fixtures.js';
+import { InMemoryLedgerStore } from '../testing/in-memory-ledger-store.js';
+
+const TOPIC = 'persistent://acme/orders/group-commit';
+
+const config: ManagedLedgerConfigInput = {
+  maxEntriesPerLedger: 10_000,
+  minLedgerAgeMs: 0,
+  maintenanceIntervalMs: 0,
+  writeRetryInitialBackoffMs: 1,
+  writeRetryMaxBackoffMs: 4,
+  retentionTimeMs: -1,
+  retentionSizeBytes: -1,
+};
+
+/** Wraps a store so the test sees how many entries each append call carried. */
+function recordingWrites(inner: LedgerStore): { store: LedgerStore; writes: number[] } {
+  const writes: number[] = [];
+  const store = Object.create(inner) as LedgerStore;
+  store.create = async (ledgerId, options) => {
+    const writer = await inner.create(ledgerId, options);
+    const recorded: LedgerWriter = {
+      ledgerId: writer.ledgerId,
+      append: (entries) => {
+        writes.push(entries.length);
+        return writer.append(entries);
+      },
+      close: () => writer.close(),
+    };
+    return recorded;
+  };
+  return { store, writes };
+}
+
+/** Appends `count` entries, each from its own event-loop turn, as requests read off a socket arrive. */
+function appendFromSeparateTurns(ml: ManagedLedger, count: number, label: string): Promise<AppendResult>[] {
+  return Array.from(
+    { length: count },
+    (_, i) =>
+      new Promise<AppendResult>((resolve, reject) =>
+        setImmediate(() => ml.append(payloadOf(`${label}${i}`)).then(resolve, reject)),
+      ),
+  );
+}
+
+describe('ManagedLedger group commit', () => {
+  it('appends arriving in separate turns share one write on a store that answers at once (SQLite)', async () => {
+    const sqlite = new SqliteLedgerStore({ path: ':memory:' });
+    const { store, writes } = recordingWrites(sqlite);
+    const ml = await ManagedLedger.open(TOPIC, testBackends({ ledgerStore: store }).deps(), { config });
+    const results = await Promise.all(appendFromSeparateTurns(ml, 50, 'g'));
+    // Stored in order with contiguous offsets, every append acknowledged once.
+    expect(results.map((r) => r.firstOffset)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    expect(results.map((r) => r.position.entryId)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    const stored = await ml.readEntries({ ledgerId: results[0]!.position.ledgerId, entryId: 0 }, { maxEntries: 100 });
+    expect(stored.map((e) => textOf(e.payload))).toEqual(results.map((_, i) => `g${i}`));
+    // One transaction per entry would be 50 writes; the pipeline waits one turn and takes them together.
+    expect(writes.reduce((sum, n) => sum + n, 0)).toBe(50);
+    expect(writes.length).toBeLessThanOrEqual(3);
+    await ml.close();
+    await sqlite.close();
+  });
+
+  it('keeps writing in batches past maxEntriesPerLedger while the ledger is too young to roll over', async () => {
+    const sqlite = new SqliteLedgerStore({ path: ':memory:' });
+    const { store, writes } = recordingWrites(sqlite);
+    const young = { ...config, maxEntriesPerLedger: 10, minLedgerAgeMs: 600_000 };
+    const ml = await ManagedLedger.open(TOPIC, testBackends({ ledgerStore: store }).deps(), { config: young });
+    const results = await Promise.all(appendFromSeparateTurns(ml, 60, 'y'));
+    // One ledger (too young to roll), every entry stored in order.
+    expect(new Set(results.map((r) => r.position.ledgerId)).size).toBe(1);
+    expect(results.map((r) => r.position.entryId)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    // Up to the limit a batch stops where rollover would land; past it, one write per entry would be 50 writes.
+    expect(writes.reduce((sum, n) => sum + n, 0)).toBe(60);
+    expect(writes.length).toBeLessThanOrEqual(6);
+    await ml.close();
+    await sqlite.close();
+  });
+
+  it('a failed batched write fails every append in it, in the order they were made, and stores none', async () => {
+    const inner = new InMemoryLedgerStore();
+    const ml = await ManagedLedger.open(TOPIC, testBackends({ ledgerStore: inner }).deps(), {
+      config: { ...config, writeRetryMaxAttempts: 1 },
+    });
+    const first = await ml.append(payloadOf('before'));
+    const callsBefore = inner.appendCalls;
+    inner.down = true;
+    const failedOrder: number[] = [];
+    const failures = Array.from({ length: 5 }, (_, i) =>
+      ml.append(payloadOf(`lost${i}`)).then(
+        () => 'stored',
+        (error: unknown) => {
+          failedOrder.push(i);
+          return error;
+        },
+      ),
+    );
+    const outcomes = await Promise.all(failures);
+    inner.down = false;
+    // All five went in one write, and that write's failure reached each of them, oldest first.
+    expect(inner.appendCalls - callsBefore).toBe(1);
+    expect(failedOrder).toEqual([0, 1, 2, 3, 4]);
+    // The write got no answer, so whether it landed is not known until the ledger is checked.
+    for (const outcome of outcomes)
+      expect(outcome).toMatchObject({ code: 'UNAVAILABLE', reason: 'APPEND_OUTCOME_UNKNOWN' });
+    const after = await ml.append(payloadOf('after'));
+    expect(after.firstOffset).toBe(first.lastOffset + 1);
+    // Reads run across ledgers: from the first entry on, the log holds exactly what was acknowledged.
+    const entries = await ml.readEntries(first.position, { maxEntries: 100 });
+    expect(entries.map((e) => textOf(e.payload))).toEqual(['before', 'after']);
+    await ml.close();
+  });
+});

@@ -1,0 +1,161 @@
+import {
+  AckSet,
+  MAX_BATCH_SIZE,
+  positionKey,
+  type BatchAck,
+  comparePositions,
+  type Position,
+} from '@ledgerline/cursor-codec';
+import { invalidArgument } from '@ledgerline/errors';
+import { ManagedLedgerReason } from '../reasons.js';
+import {
+  canonicalMarkDelete,
+  entryExists,
+  findLedger,
+  firstEntryAtOrAfter,
+  type LedgerView,
+} from '../ledgers/ledger-views.js';
+import { formatPosition } from '../position.js';
+
+/**
+ * What acknowledgements change: the mark-delete position (everything at or
+ * before it is consumed), the entries acknowledged above it, and the partly
+ * acknowledged batch entries above it. Kept normalized: mark-delete in its
+ * canonical spelling and as far forward as contiguous acks allow, nothing at
+ * or below it in `acked` or `batchAcks`, no fully acknowledged batch.
+ */
+export interface AckState {
+  markDelete: Position;
+  acked: AckSet;
+  batchAcks: Map<string, BatchAck>;
+}
+
+export function emptyAckState(markDelete: Position): AckState {
+  return { markDelete, acked: new AckSet(), batchAcks: new Map() };
+}
+
+/** Checks the positions of one individual-ack call from outside: an array of at most `maxPositions`. */
+export function checkAckPositions(positions: readonly Position[], maxPositions: number): void {
+  if (!Array.isArray(positions) || positions.length > maxPositions) {
+    throw invalidArgument(
+      ManagedLedgerReason.INVALID_ACK_DELTA,
+      `ack takes an array of at most ${maxPositions} positions (maxAckPositionsPerCall)`,
+    );
+  }
+}
+
+/** Acknowledges entries one by one; positions at or below mark-delete are already consumed and ignored. */
+export function ackEntries(state: AckState, views: readonly LedgerView[], positions: readonly Position[]): void {
+  for (const p of positions) {
+    if (comparePositions(p, state.markDelete) <= 0) continue;
+    checkEntry(views, p);
+    state.acked.add(p.ledgerId, p.entryId);
+  }
+  normalize(state, views);
+}
+
+/** Acknowledges an inclusive range of one ledger; the part at or below mark-delete is ignored. Call normalize after. */
+export function ackRange(
+  state: AckState,
+  views: readonly LedgerView[],
+  ledgerId: number,
+  first: number,
+  last: number,
+): void {
+  const md = state.markDelete;
+  const from = ledgerId === md.ledgerId ? Math.max(first, md.entryId + 1) : first;
+  if (ledgerId < md.ledgerId || from > last) return;
+  checkEntry(views, { ledgerId, entryId: last });
+  state.acked.addRange(ledgerId, Math.max(from, 0), last);
+}
+
+/** Everything up to and including `p` is consumed (a cumulative ack); a position below mark-delete changes nothing. */
+export function ackUpTo(state: AckState, views: readonly LedgerView[], p: Position): void {
+  const target = canonicalMarkDelete(views, p);
+  if (comparePositions(target, state.markDelete) <= 0) return;
+  if (p.entryId >= 0) checkEntry(views, p);
+  else if (findLedger(views, p.ledgerId) === undefined) throw outOfRange(p);
+  state.markDelete = p;
+  normalize(state, views);
+}
+
+/** Acknowledges messages inside a batch entry; the entry counts as acknowledged once every index is. */
+export function ackBatchIndexes(
+  state: AckState,
+  views: readonly LedgerView[],
+  p: Position,
+  indexes: readonly number[],
+  batchSize: number,
+): void {
+  checkBatch(indexes, batchSize);
+  if (comparePositions(p, state.markDelete) <= 0) return;
+  checkEntry(views, p);
+  if (state.acked.has(p.ledgerId, p.entryId)) return;
+  const key = positionKey(p.ledgerId, p.entryId);
+  const existing = state.batchAcks.get(key);
+  if (existing !== undefined && existing.batchSize !== batchSize) {
+    throw invalidArgument(
+      ManagedLedgerReason.INVALID_BATCH_ACK,
+      `entry ${formatPosition(p)} was acknowledged as a batch of ${existing.batchSize}, not ${batchSize}`,
+    );
+  }
+  const union = [...new Set([...(existing?.ackedIndexes ?? []), ...indexes])].sort((a, b) => a - b);
+  if (union.length === batchSize) {
+    state.batchAcks.delete(key);
+    ackEntries(state, views, [p]);
+    return;
+  }
+  state.batchAcks.set(key, { batchSize, ackedIndexes: union });
+}
+
+/**
+ * Moves mark-delete over every acknowledged entry that directly follows it
+ * (across ledger boundaries), drops what it passed, and spells it canonically.
+ * Each step consumes one range of `acked`, so the loop ends.
+ */
+export function normalize(state: AckState, views: readonly LedgerView[]): void {
+  let md = canonicalMarkDelete(views, state.markDelete);
+  state.acked.removeUpTo(md);
+  for (;;) {
+    const next = firstEntryAtOrAfter(views, { ledgerId: md.ledgerId, entryId: md.entryId + 1 });
+    const first = state.acked.first();
+    if (next === undefined || first === undefined || comparePositions(first, next) !== 0) break;
+    let end: Position = first;
+    state.acked.forEachRange((ledgerId, _first, last) => {
+      end = { ledgerId, entryId: last };
+      return false;
+    });
+    state.acked.removeUpTo(end);
+    md = canonicalMarkDelete(views, end);
+  }
+  state.markDelete = md;
+  // A batch entry at or below mark-delete, or acknowledged whole, needs no index acks any more.
+  for (const key of [...state.batchAcks.keys()]) {
+    const [ledgerId, entryId] = key.split(':').map(Number) as [number, number];
+    const covered = comparePositions({ ledgerId, entryId }, md) <= 0 || state.acked.has(ledgerId, entryId);
+    if (covered) state.batchAcks.delete(key);
+  }
+}
+
+function checkEntry(views: readonly LedgerView[], p: Position): void {
+  if (!entryExists(views, p)) throw outOfRange(p);
+}
+
+function outOfRange(p: Position) {
+  return invalidArgument(
+    ManagedLedgerReason.POSITION_OUT_OF_RANGE,
+    `position ${formatPosition(p)} is not an entry of this topic`,
+  );
+}
+
+function checkBatch(indexes: readonly number[], batchSize: number): void {
+  if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+    throw invalidArgument(ManagedLedgerReason.INVALID_BATCH_ACK, `batchSize must be from 1 to ${MAX_BATCH_SIZE}`);
+  }
+  if (!Array.isArray(indexes) || indexes.some((i) => !Number.isSafeInteger(i) || i < 0 || i >= batchSize)) {
+    throw invalidArgument(
+      ManagedLedgerReason.INVALID_BATCH_ACK,
+      `batch indexes must be integers from 0 to ${batchSize - 1}`,
+    );
+  }
+}

@@ -1,0 +1,120 @@
+import {
+  findPositionByOffset,
+  findPositionByTime,
+  LedgerOffsetIndex,
+  TopicOffsetIndex,
+  type EntryReader,
+  type MessagePosition,
+  type TopicLedger,
+} from '@ledgerline/offset-index';
+import type { Position } from '@ledgerline/cursor-codec';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import type { LedgerContext } from '../context.js';
+import { checkPosition } from '../position.js';
+import { ManagedLedgerReason } from '../reasons.js';
+import { ledgerViews } from './ledger-views.js';
+
+/** Where a seek goes: the entry to read next. */
+export type SeekTarget = { position: Position } | { offset: number } | { timestampMs: number };
+
+/** Deserialized ledger indexes, keyed by the stored bytes (summaries share them across info versions). */
+const indexCache = new WeakMap<Uint8Array, LedgerOffsetIndex>();
+
+/**
+ * The topic's ledgers as the offset index sees them: closed ledgers with the
+ * sparse index stored at close, the open ledger with the index it is building.
+ */
+function topicIndex(ctx: LedgerContext): TopicOffsetIndex {
+  const views = ledgerViews(ctx.keeper.info.ledgers, ctx.current);
+  if (views.length === 0) {
+    throw new LedgerlineError(
+      'FAILED_PRECONDITION',
+      ManagedLedgerReason.OFFSET_OUT_OF_RANGE,
+      `${ctx.name} has no ledgers`,
+    );
+  }
+  const ledgers = views.map((view, position): TopicLedger => {
+    if (ctx.current !== undefined && view.ledgerId === ctx.current.ledgerId) {
+      return topicLedgerFromIndex(view.ledgerId, ctx.current.index);
+    }
+    const summary = ctx.keeper.info.ledgers[position]!;
+    const stored = summary.offsetIndex;
+    const ledger: TopicLedger = {
+      ledgerId: view.ledgerId,
+      entries: view.entries,
+      firstOffset: view.firstOffset,
+      lastOffset: view.lastOffset,
+    };
+    if (summary.minBrokerTimestampMs !== undefined) ledger.minTimestamp = summary.minBrokerTimestampMs;
+    if (summary.maxBrokerTimestampMs !== undefined) ledger.maxTimestamp = summary.maxBrokerTimestampMs;
+    if (stored !== undefined) ledger.index = cachedIndex(stored);
+    return ledger;
+  });
+  return new TopicOffsetIndex(ledgers);
+}
+
+function topicLedgerFromIndex(ledgerId: number, index: LedgerOffsetIndex): TopicLedger {
+  const ledger: TopicLedger = {
+    ledgerId,
+    entries: index.entryCount,
+    firstOffset: index.firstOffset,
+    lastOffset: index.lastOffset,
+    index,
+  };
+  if (index.entryCount > 0) {
+    ledger.minTimestamp = index.minTimestamp;
+    ledger.maxTimestamp = index.maxTimestamp;
+  }
+  return ledger;
+}
+
+function cachedIndex(bytes: Uint8Array): LedgerOffsetIndex {
+  let index = indexCache.get(bytes);
+  if (index === undefined) {
+    index = LedgerOffsetIndex.deserialize(bytes);
+    indexCache.set(bytes, index);
+  }
+  return index;
+}
+
+function reader(ctx: LedgerContext): EntryReader {
+  return { readRange: (ledgerId, first, last) => ctx.store.read(ledgerId, first, last) };
+}
+
+/** The entry holding message `offset`, in at most one storage read. */
+export function findByOffset(ctx: LedgerContext, offset: number): Promise<MessagePosition> {
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw invalidArgument(ManagedLedgerReason.OFFSET_OUT_OF_RANGE, 'an offset must be a non-negative safe integer');
+  }
+  return findPositionByOffset(topicIndex(ctx), reader(ctx), offset);
+}
+
+/** The first entry whose broker timestamp is at least `timestampMs`, in at most one storage read. */
+export function findByTime(ctx: LedgerContext, timestampMs: number): Promise<MessagePosition> {
+  if (!Number.isSafeInteger(timestampMs) || timestampMs < 0) {
+    throw invalidArgument(ManagedLedgerReason.OFFSET_OUT_OF_RANGE, 'a timestamp must be a non-negative safe integer');
+  }
+  return findPositionByTime(topicIndex(ctx), reader(ctx), timestampMs);
+}
+
+/** The lookups a seek by offset or time goes through (the managed ledger's, which check it is readable). */
+export interface PositionLookups {
+  findPosition(offset: number): Promise<MessagePosition>;
+  findPositionByTime(timestampMs: number): Promise<MessagePosition>;
+}
+
+/** The entry a seek lands on: the first one a reader then gets. */
+export async function resolveSeekTarget(target: SeekTarget, lookups: PositionLookups): Promise<Position> {
+  if (typeof target !== 'object' || target === null) {
+    throw invalidArgument(
+      ManagedLedgerReason.INVALID_SEEK_TARGET,
+      'a seek target is {position}, {offset} or {timestampMs}',
+    );
+  }
+  if ('position' in target) return checkPosition(target.position);
+  const found =
+    'offset' in target
+      ? await lookups.findPosition(target.offset)
+      : await lookups.findPositionByTime(target.timestampMs);
+  return { ledgerId: found.ledgerId, entryId: found.entryId };
+}

@@ -1,0 +1,283 @@
+import {
+  encodeLedgersDeletable,
+  LEDGERS_DELETABLE_SUBJECT,
+  MAX_DELETABLE_LEDGERS_PER_NOTIFICATION,
+} from '@ledgerline/bus';
+import { persistenceName, TopicName, type NamespaceName } from '@ledgerline/naming';
+import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
+import type { MetadataStore } from '@ledgerline/metadata-store';
+import type { AdminContext } from '../admin-context.js';
+import { isBadVersion } from '../records/cas-retry.js';
+import { deletingTopicPath, leasePath, partitionedTopicPath } from '../records/layout.js';
+import { CREATE_CONCURRENCY, MAX_PARTITIONS } from '../limits.js';
+import {
+  createManagedLedgerNode,
+  markManagedLedgerDeleted,
+  readLiveManagedLedger,
+} from '../records/managed-ledger-nodes.js';
+import { parseNamespace } from './namespaces.js';
+import { PartitionedTopicRecordSchema, type PartitionedTopicRecord } from '../records/records.js';
+import { deleteIfUnchanged, readRecord, writeRecord } from '../records/store-records.js';
+import { mapConcurrent } from '../map-concurrent.js';
+import { namespaceReadonly, readTopicCounter } from './topic-counter.js';
+import { kindConflict, partitionedTopicExists, plainTopicExists, undoPlainCreate } from './topic-kind-conflicts.js';
+import type { TopicReservations } from './topic-reservations.js';
+import {
+  checkPathLengths,
+  resolveNamespaceStorage,
+  resolveTopic,
+  storagePath,
+  tooManyTopics,
+  topicExists,
+  topicNotFound,
+  type TopicScope,
+} from './topic-scope.js';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
+
+export interface TopicInfo {
+  name: string;
+  /** 0 for a non-partitioned topic. */
+  partitions: number;
+  /** The managed-ledger node (PIP-157 layout); '' for a partitioned topic, whose partitions each have one. */
+  managedLedgerPath: string;
+  createdAtMs: number;
+}
+
+/**
+ * Called when a namespace's counter may be above its real count: a create was
+ * refused by the limit, or failed after reserving without knowing whether its
+ * write landed. The service schedules a recount (topic-recount.ts).
+ */
+export type CountDriftListener = (namespace: NamespaceName) => void;
+
+export function refuseWrites(scope: TopicScope): void {
+  if (scope.readonly) throw namespaceReadonly(scope.topic.namespaceName);
+}
+
+/** `x-partition-N` names belong to partitioned topics; creating one on its own would collide with them. */
+export function refusePartitionName(topic: TopicName): void {
+  if (topic.isPartitioned) {
+    throw invalidArgument(
+      MetadataServiceReason.PARTITION_NAME_RESERVED,
+      `${topic.toString()} is a partition name; create the partitioned topic ${topic.partitionedTopicName} instead`,
+    );
+  }
+}
+
+/**
+ * Writes a topic's managed-ledger node; a revived node (see
+ * createManagedLedgerNode) also loses its deletion marker, so listings show it again.
+ */
+export async function writeTopicNode(
+  store: MetadataStore,
+  topic: TopicName,
+  path: string,
+): Promise<'created' | 'exists'> {
+  const outcome = await createManagedLedgerNode(store, path);
+  if (outcome === 'revived') await store.delete(deletingTopicPath(topic));
+  return outcome === 'exists' ? 'exists' : 'created';
+}
+
+/** Topic administration: create (plain or partitioned), get, delete, count. */
+export class TopicAdmin {
+  readonly #context: AdminContext;
+  readonly #reservations: TopicReservations;
+  readonly #onCountDrift: CountDriftListener;
+
+  constructor(context: AdminContext, reservations: TopicReservations, onCountDrift: CountDriftListener = () => {}) {
+    this.#context = context;
+    this.#reservations = reservations;
+    this.#onCountDrift = onCountDrift;
+  }
+
+  get reservations(): TopicReservations {
+    return this.#reservations;
+  }
+
+  async createTopic(name: string, partitions = 0): Promise<TopicInfo> {
+    if (!Number.isInteger(partitions) || partitions < 0 || partitions > MAX_PARTITIONS) {
+      throw invalidArgument(
+        MetadataServiceReason.INVALID_PARTITIONS,
+        `partitions must be an integer from 0 to ${MAX_PARTITIONS}, got ${partitions}`,
+      );
+    }
+    const scope = await resolveTopic(this.#context, name);
+    refuseWrites(scope);
+    refusePartitionName(scope.topic);
+    return partitions === 0 ? this.#createPlain(scope) : this.#createPartitioned(scope, partitions);
+  }
+
+  async #reserve(scope: TopicScope, slots: number): Promise<void> {
+    const granted = await this.#reservations.reserve(scope.storageNamespace, slots, true);
+    if (granted < slots) {
+      this.#onCountDrift(scope.storageNamespace);
+      throw tooManyTopics(scope.storageNamespace, scope.namespaceRecord.policies.maxTopics);
+    }
+  }
+
+  async #createPlain(scope: TopicScope): Promise<TopicInfo> {
+    if (await this.#context.store.exists(partitionedTopicPath(scope.topic))) throw topicExists(scope.topic);
+    await this.#reserve(scope, 1);
+    let outcome: 'created' | 'exists';
+    try {
+      outcome = await writeTopicNode(this.#context.store, scope.topic, storagePath(scope));
+    } catch (error) {
+      // The write may have landed: keep the slot (high, never low) and let a recount decide.
+      this.#onCountDrift(scope.storageNamespace);
+      throw error;
+    }
+    if (outcome === 'exists') {
+      await this.#reservations.release(scope.storageNamespace, 1);
+      throw topicExists(scope.topic);
+    }
+    if (await partitionedTopicExists(this.#context, scope.topic)) {
+      await this.#undoPlain(scope);
+      throw kindConflict(scope.topic);
+    }
+    return {
+      name: scope.topic.toString(),
+      partitions: 0,
+      managedLedgerPath: storagePath(scope),
+      createdAtMs: this.#context.now(),
+    };
+  }
+
+  /** Undoes a plain create that raced a partitioned one (see topic-kind-conflicts.ts) and gives its slot back. */
+  async #undoPlain(scope: TopicScope): Promise<void> {
+    try {
+      await undoPlainCreate(this.#context, scope.topic, storagePath(scope));
+    } catch (error) {
+      this.#onCountDrift(scope.storageNamespace);
+      throw error;
+    }
+    await this.#reservations.release(scope.storageNamespace, 1);
+  }
+
+  async #createPartitioned(scope: TopicScope, partitions: number): Promise<TopicInfo> {
+    checkPathLengths(scope.topic.partition(partitions - 1));
+    if ((await readLiveManagedLedger(this.#context.store, storagePath(scope))) !== undefined)
+      throw topicExists(scope.topic);
+    await this.#reserve(scope, partitions);
+    const record: PartitionedTopicRecord = { partitions, createdAtMs: this.#context.now() };
+    let version: number;
+    try {
+      version = await writeRecord(this.#context.store, partitionedTopicPath(scope.topic), record, 'absent');
+    } catch (error) {
+      await this.#reservations.release(scope.storageNamespace, partitions);
+      throw isBadVersion(error) ? topicExists(scope.topic) : error;
+    }
+    if (await plainTopicExists(this.#context, storagePath(scope))) {
+      await deleteIfUnchanged(this.#context.store, partitionedTopicPath(scope.topic), version);
+      await this.#reservations.release(scope.storageNamespace, partitions);
+      throw kindConflict(scope.topic);
+    }
+    // Slots go back only for partitions known to exist already; after an error
+    // the rest stay reserved (the counter may be high, never low) until a recount.
+    let existing = 0;
+    try {
+      await mapConcurrent(
+        Array.from({ length: partitions }, (_, index) => scope.topic.partition(index)),
+        CREATE_CONCURRENCY,
+        async (partition) => {
+          if ((await writeTopicNode(this.#context.store, partition, storagePath(scope, partition))) === 'exists')
+            existing++;
+        },
+      );
+    } catch (error) {
+      this.#onCountDrift(scope.storageNamespace);
+      throw error;
+    } finally {
+      await this.#reservations.release(scope.storageNamespace, existing);
+    }
+    return { name: scope.topic.toString(), partitions, managedLedgerPath: '', createdAtMs: record.createdAtMs };
+  }
+
+  async getTopic(name: string): Promise<TopicInfo> {
+    const scope = await resolveTopic(this.#context, name);
+    const partitioned = await readRecord(
+      this.#context.store,
+      partitionedTopicPath(scope.storageTopic),
+      PartitionedTopicRecordSchema,
+    );
+    if (partitioned !== undefined) {
+      const { partitions, createdAtMs } = partitioned.record;
+      return { name: scope.topic.toString(), partitions, managedLedgerPath: '', createdAtMs };
+    }
+    const node = await readLiveManagedLedger(this.#context.store, storagePath(scope));
+    if (node === undefined) throw topicNotFound(scope.topic);
+    return {
+      name: scope.topic.toString(),
+      partitions: 0,
+      managedLedgerPath: storagePath(scope),
+      createdAtMs: node.createdAtMs,
+    };
+  }
+
+  /**
+   * Deletes a topic (every partition of a partitioned one). Its ledgers are
+   * marked deletable in its ManagedLedgerInfo, never dropped; returns their ids.
+   */
+  async deleteTopic(name: string): Promise<bigint[]> {
+    const scope = await resolveTopic(this.#context, name);
+    refuseWrites(scope);
+    const { topic } = scope;
+    if (
+      topic.isPartitioned &&
+      (await this.#context.store.exists(partitionedTopicPath(TopicName.parse(topic.partitionedTopicName))))
+    ) {
+      throw new LedgerlineError(
+        'FAILED_PRECONDITION',
+        MetadataServiceReason.PARTITION_OF_PARTITIONED_TOPIC,
+        `${topic.toString()} is a partition of ${topic.partitionedTopicName}; delete the partitioned topic instead`,
+      );
+    }
+    const partitioned = await readRecord(
+      this.#context.store,
+      partitionedTopicPath(topic),
+      PartitionedTopicRecordSchema,
+    );
+    await this.#reservations.touch(scope.storageNamespace);
+    if (partitioned === undefined) {
+      const ids = await this.#deleteOne(scope, topic);
+      if (ids === undefined) throw topicNotFound(topic);
+      return ids;
+    }
+    const partitions = Array.from({ length: partitioned.record.partitions }, (_, index) => topic.partition(index));
+    const perPartition = await mapConcurrent(partitions, CREATE_CONCURRENCY, (partition) =>
+      this.#deleteOne(scope, partition),
+    );
+    await deleteIfUnchanged(this.#context.store, partitionedTopicPath(topic), partitioned.version);
+    return perPartition.flatMap((ids) => ids ?? []);
+  }
+
+  async #deleteOne(scope: TopicScope, topic: TopicName): Promise<bigint[] | undefined> {
+    const { store } = this.#context;
+    const tombstone = deletingTopicPath(topic);
+    const result = await markManagedLedgerDeleted(store, storagePath(scope, topic), this.#context.now(), async () => {
+      await writeRecord(store, tombstone, { deletedAtMs: this.#context.now() });
+    });
+    if (result.outcome === 'missing') return undefined;
+    await this.#reservations.release(scope.storageNamespace, 1);
+    await store.delete(leasePath(topic));
+    await this.#announceDeletable(persistenceName(topic, scope.storageBuckets), result.deletableLedgerIds);
+    return result.deletableLedgerIds;
+  }
+
+  /** Tells the garbage collector about newly marked ledgers; a hint only (the marks in metadata are the truth). */
+  async #announceDeletable(name: string, ledgerIds: bigint[]): Promise<void> {
+    const bus = this.#context.bus;
+    if (bus === undefined) return;
+    for (let start = 0; start < ledgerIds.length; start += MAX_DELETABLE_LEDGERS_PER_NOTIFICATION) {
+      const chunk = ledgerIds.slice(start, start + MAX_DELETABLE_LEDGERS_PER_NOTIFICATION).map(Number);
+      await bus.publish(LEDGERS_DELETABLE_SUBJECT, encodeLedgersDeletable({ name, ledgerIds: chunk }));
+    }
+  }
+
+  /** The number of topics (each partition counts), from the namespace's counter: O(1). */
+  async countTopics(namespaceName: string): Promise<number> {
+    const namespace = parseNamespace(namespaceName);
+    const storage = await resolveNamespaceStorage(this.#context, namespace);
+    const counter = await readTopicCounter(this.#context, storage.storageNamespace);
+    return counter?.record.count ?? 0;
+  }
+}

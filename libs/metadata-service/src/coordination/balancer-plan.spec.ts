@@ -1,0 +1,242 @@
+import { emptyBalancerMemory, planGroup, type BalancerMemory, type OwnerTopics } from './balancer-plan.js';
+import { resolveBalancerSettings } from '../config.js';
+import { placeTopic } from './placement.js';
+import { rendezvousPick } from '@ledgerline/metadata-contract';
+import type { OwnerRecord } from '../records/records.js';
+import { messagesInLoad } from '../testing/spec-support.js';
+
+const settings = resolveBalancerSettings({ balancerWindowRounds: 2, balancerMaxMovesPerRound: 1_000 });
+const HOUR = 3_600_000;
+
+function owner(instanceId: string, registeredAtMs: number, messagesPerSecond = 0): OwnerRecord {
+  return {
+    instanceId,
+    role: 'writer',
+    group: 'g',
+    advertisedAddress: `${instanceId}:6650`,
+    sessionId: `s-${instanceId}`,
+    ttlMs: 10_000,
+    expiresAtMs: Number.MAX_SAFE_INTEGER,
+    registeredAtMs,
+    load: messagesInLoad(messagesPerSecond),
+  };
+}
+
+const topics = (count: number, prefix = 't') =>
+  Array.from({ length: count }, (_, i) => `persistent://a/b/${prefix}${i}`);
+const memory = (): BalancerMemory => emptyBalancerMemory();
+
+describe('the balancer plan', () => {
+  it('moves to a joined owner exactly the topics placement now gives it, and only those', () => {
+    const now = 10 * HOUR;
+    const old = [owner('a', 0), owner('b', 0)];
+    const all = topics(300);
+    const group: OwnerTopics[] = [
+      { owner: old[0]!, topics: all.slice(0, 150) },
+      { owner: old[1]!, topics: all.slice(150) },
+      { owner: owner('c', now - 1_000), topics: [] },
+    ];
+    const { moves, decision } = planGroup('g', group, memory(), now, settings, 1_000);
+    expect(moves.every((move) => move.to.instanceId === 'c' && move.reason.includes('joined'))).toBe(true);
+    // About a third of the topics (rendezvous over three owners), never all, never none.
+    expect(moves.length).toBeGreaterThan(60);
+    expect(moves.length).toBeLessThan(140);
+    expect(decision).toContain('placement');
+  });
+
+  it('sheds only after the window, and stops within the threshold', () => {
+    const now = 10 * HOUR;
+    const group: OwnerTopics[] = [
+      { owner: owner('a', 0), topics: topics(90, 'a') },
+      { owner: owner('b', 0), topics: topics(10, 'b') },
+    ];
+    const remembered = memory();
+    expect(planGroup('g', group, remembered, now, settings, 1_000).moves).toEqual([]);
+    const { moves } = planGroup('g', group, remembered, now + 1, settings, 1_000);
+    expect(moves.every((move) => move.from.instanceId === 'a' && move.to.instanceId === 'b')).toBe(true);
+    const after = 90 - moves.length;
+    const mean = 50;
+    expect(Math.abs(after - mean)).toBeLessThanOrEqual((settings.balancerThresholdPercent / 100) * mean);
+    expect(moves.length).toBeLessThan(40);
+  });
+
+  it('never moves a topic again within its cooldown, and weighs traffic as topics', () => {
+    const now = 10 * HOUR;
+    const remembered = memory();
+    const busy = topics(14, 'busy');
+    // a carries 2,000 msg/s on 14 topics: 34 topics' worth at 100 msg/s per topic, against b's 10.
+    const group: OwnerTopics[] = [
+      { owner: owner('a', 0, 2_000), topics: busy },
+      { owner: owner('b', 0), topics: topics(10, 'idle') },
+    ];
+    for (const topic of busy) remembered.movedAtMs.set(topic, now - 1_000);
+    planGroup('g', group, remembered, now, settings, 1_000);
+    expect(planGroup('g', group, remembered, now + 1, settings, 1_000).moves).toEqual([]);
+    remembered.movedAtMs.clear();
+    const moves = planGroup('g', group, remembered, now + 2, settings, 1_000).moves;
+    // Without per-topic rates, a sheds topics only while it holds more of them than b: it is not stripped bare.
+    expect(moves.length).toBe(2);
+    expect(moves.every((move) => move.from.instanceId === 'a')).toBe(true);
+    // Bounded: one move per round when the budget says so.
+    remembered.movedAtMs.clear();
+    expect(planGroup('g', group, remembered, now + 3, settings, 1).moves).toHaveLength(1);
+  });
+
+  it('sheds the busiest topic first when the owner reports per-topic rates, never one that swaps who is hot', () => {
+    const now = 10 * HOUR;
+    const remembered = memory();
+    const held = topics(5, 'a');
+    // a: 5 topics and 800 msg/s, 700 of them on a0 and 100 on a1 (13 topics' worth); b: 5 idle topics.
+    const hot = owner('a', 0, 800);
+    hot.load!.busiestTopics = [
+      { topic: held[0]!, messagesPerSecond: 700 },
+      { topic: held[1]!, messagesPerSecond: 100 },
+    ];
+    const group: OwnerTopics[] = [
+      { owner: hot, topics: held },
+      { owner: owner('b', 0), topics: topics(5, 'b') },
+    ];
+    planGroup('g', group, remembered, now, settings, 1_000);
+    const { moves } = planGroup('g', group, remembered, now + 1, settings, 1_000);
+    // a0 (8 topics' worth) would leave a at 5 and b at 13: a1 (2) and an idle topic narrow the gap instead.
+    expect(moves.map((move) => move.topic)).toEqual([held[1], expect.stringMatching(/\/a[234]$/)]);
+    expect(moves[0]!.reason).toContain('the topic carried 100.0 msg/s');
+    // Its busy topic moves once the gap is wide enough for it, and no further.
+    hot.load!.busiestTopics = [{ topic: held[0]!, messagesPerSecond: 800 }];
+    group[0]!.topics = [...held, ...topics(12, 'more')];
+    group[1]!.topics = topics(5, 'b');
+    const wide = planGroup('g', group, remembered, now + 2, settings, 1_000).moves;
+    expect(wide[0]!.topic).toBe(held[0]);
+    expect(wide).toHaveLength(1);
+  });
+});
+
+describe('the balancer plan when owners join', () => {
+  const now = 10 * HOUR;
+  const all = topics(600);
+
+  it('bounds join moves by their own setting, not by the shed bound', () => {
+    const group: OwnerTopics[] = [
+      { owner: owner('a', 0), topics: all.slice(0, 300) },
+      { owner: owner('b', 0), topics: all.slice(300) },
+      { owner: owner('c', now - 1_000), topics: [] },
+    ];
+    const joinSettings = { ...settings, balancerMaxMovesPerRound: 10, balancerMaxJoinMovesPerRound: 1_000 };
+    const { moves } = planGroup('g', group, memory(), now, joinSettings, 10);
+    // About a third of 600 follow placement to c in one round, though only 10 shed moves may start per round.
+    expect(moves.length).toBeGreaterThan(150);
+    expect(moves.every((move) => move.kind === 'join')).toBe(true);
+    expect(planGroup('g', group, memory(), now, joinSettings, 10, 25).moves).toHaveLength(25);
+  });
+
+  it('lets a topic follow placement again to the next owner that joins, but not back after a shed', () => {
+    const c = owner('c', now - 2_000);
+    const d = owner('d', now - 1_000);
+    const remembered = memory();
+    const first = planGroup(
+      'g',
+      [
+        { owner: owner('a', 0), topics: all },
+        { owner: c, topics: [] },
+      ],
+      remembered,
+      now,
+      settings,
+      1_000,
+    ).moves;
+    for (const move of first) remembered.movedAtMs.set(move.topic, now);
+    const onC = first.map((move) => move.topic);
+    const group: OwnerTopics[] = [
+      { owner: owner('a', 0), topics: all.filter((topic) => !onC.includes(topic)) },
+      { owner: c, topics: onC },
+      { owner: d, topics: [] },
+    ];
+    const second = planGroup('g', group, remembered, now + 1_000, settings, 1_000).moves;
+    expect(second.some((move) => move.from.instanceId === 'c' && move.to.instanceId === 'd')).toBe(true);
+    // A topic shed within the cooldown stays where shedding put it, even if placement now names a joined owner.
+    const shed = second.filter((move) => move.from.instanceId === 'c').map((move) => move.topic);
+    for (const topic of shed) remembered.shedAtMs.set(topic, now);
+    const third = planGroup('g', group, remembered, now + 2_000, settings, 1_000).moves;
+    expect(third.filter((move) => shed.includes(move.topic))).toEqual([]);
+    expect(third.length).toBe(second.length - shed.length);
+  });
+});
+
+describe('the balancer plan and topics placed after an owner joined', () => {
+  it('leaves in place a topic its owner took after the joined owner registered (looked up then, or moved by an operator)', () => {
+    const now = 10 * HOUR;
+    const all = topics(300);
+    const c = owner('c', now - 5_000);
+    const group: OwnerTopics[] = [
+      { owner: owner('a', 0), topics: all.slice(0, 150) },
+      { owner: owner('b', 0), topics: all.slice(150) },
+      { owner: c, topics: [] },
+    ];
+    const before = planGroup('g', group, memory(), now, settings, 1_000).moves;
+    expect(before.length).toBeGreaterThan(50);
+    // The same topics, now taken after c registered: what placement names c for was placed with c in view.
+    const late = (topicsHeld: string[]) => new Map(topicsHeld.map((topic) => [topic, now - 1_000]));
+    const lateGroup = group.map((entry) => ({ ...entry, acquiredAtMs: late(entry.topics) }));
+    expect(planGroup('g', lateGroup, memory(), now, settings, 1_000).moves).toEqual([]);
+    // Taken before c registered, they follow placement as without the map.
+    const early = group.map((entry) => ({
+      ...entry,
+      acquiredAtMs: new Map(entry.topics.map((topic) => [topic, now - 10_000])),
+    }));
+    expect(planGroup('g', early, memory(), now, settings, 1_000).moves).toHaveLength(before.length);
+  });
+});
+
+describe('the balancer plan in a group that scales out soon after it started', () => {
+  it('moves topics to the owners that joined though every owner registered within the join window', () => {
+    const now = 10 * HOUR;
+    const all = topics(300);
+    // a, b and c started a minute ago and hold every topic (placed among them); d, e and f just registered.
+    const first = ['a', 'b', 'c'].map((id) => owner(id, now - 60_000));
+    const group: OwnerTopics[] = [
+      ...first.map((each) => ({
+        owner: each,
+        topics: all.filter((topic) => placeTopic(first, topic)?.instanceId === each.instanceId),
+      })),
+      ...['d', 'e', 'f'].map((id) => ({ owner: owner(id, now - 1_000), topics: [] })),
+    ];
+    const { moves } = planGroup('g', group, memory(), now, settings, 1_000);
+    expect(moves.every((move) => move.kind === 'join' && ['d', 'e', 'f'].includes(move.to.instanceId))).toBe(true);
+    // About half the topics (placement over six owners gives the three new ones half).
+    expect(moves.length).toBeGreaterThan(110);
+    expect(moves.length).toBeLessThan(190);
+  });
+});
+
+describe('the balancer plan with per-topic rates', () => {
+  const now = 10 * HOUR;
+
+  /** Plans two rounds (the window) for `a` holding `held` with `load`, against `b` holding `others`. */
+  function shed(held: string[], load: OwnerRecord['load'], others: string[]) {
+    const remembered = memory();
+    const hot = { ...owner('a', 0), load };
+    const group: OwnerTopics[] = [
+      { owner: hot, topics: held },
+      { owner: owner('b', 0), topics: others },
+    ];
+    planGroup('g', group, remembered, now, settings, 1_000);
+    return planGroup('g', group, remembered, now + 1, settings, 1_000).moves;
+  }
+
+  it('prefers, among moves that narrow the gap as much, the one that leaves the hot owner hot', () => {
+    const pair = [owner('a', 0), owner('b', 0)];
+    // A busy topic that placement would put on b, so that placement alone would pick it.
+    const busy = topics(50, 'busy').find((t) => rendezvousPick(pair, (o) => o.instanceId, t)!.instanceId === 'b')!;
+    const idle = 'persistent://a/b/idle';
+    // a: 2 topics and 600 msg/s on `busy` (8 topics' worth), b: nothing; the gap is 8: `busy` (7) and `idle` (1)
+    // both leave it 6, but moving `busy` makes b the hot one.
+    const load = { ...messagesInLoad(600), busiestTopics: [{ topic: busy, messagesPerSecond: 600 }] };
+    expect(shed([busy, idle], load, [])[0]?.topic).toBe(idle);
+  });
+
+  it('keeps the count rule for an owner whose report names no topic though it carries traffic', () => {
+    // Its first interval, or its busy topics loaded since the last sample: nothing says where the traffic is.
+    const load = { ...messagesInLoad(1_000), busiestTopics: [] };
+    expect(shed(topics(2, 'a'), load, topics(1, 'b'))).toEqual([]);
+  });
+});
