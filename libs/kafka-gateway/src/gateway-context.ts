@@ -1,7 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Logger } from '@ledgerline/service-kit';
 import type { GroupCoordinator } from './group-coordinator.js';
-import { soloPeers, type GatewayPeers } from './gateway-peers.js';
+import { soloPeers, type AdvertisedBroker, type GatewayPeers } from './gateway-peers.js';
 import type { LedgerlineBackend } from './ledgerline-backend.js';
 import type { Caller } from './owner-router.js';
 import { GatewayReason } from './reasons.js';
@@ -11,13 +11,6 @@ import { kafkaPartitionCount, type TopicNames } from './topic-names.js';
 /** How long a topic's partition count is trusted before it is read again (partitions are only ever added). */
 const PARTITION_COUNT_TTL_MS = 5_000;
 const MAX_CACHED_TOPICS = 100_000;
-
-/** Where Kafka clients reach this gateway: what Metadata and FindCoordinator answer. */
-export interface AdvertisedBroker {
-  readonly nodeId: number;
-  readonly host: string;
-  readonly port: number;
-}
 
 /** One Kafka partition resolved to the Ledgerline topic that holds it. */
 export interface ResolvedPartition {

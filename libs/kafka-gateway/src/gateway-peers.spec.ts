@@ -4,12 +4,13 @@ import type { MetadataClients } from '@ledgerline/ownership';
 import { OwnerRole, type OwnerInfo } from '@ledgerline/proto';
 import { RpcReason } from '@ledgerline/rpc';
 import { createLogger } from '@ledgerline/service-kit';
-import { GatewayContext, type AdvertisedBroker } from './gateway-context.js';
+import { GatewayContext } from './gateway-context.js';
 import {
   coordinatorAmong,
   gatewayInstanceId,
   peerBroker,
   RegisteredPeers,
+  type AdvertisedBroker,
   type GatewayPeers,
 } from './gateway-peers.js';
 import { GroupCoordinator } from './group-coordinator.js';

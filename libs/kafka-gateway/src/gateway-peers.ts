@@ -3,7 +3,13 @@ import { rendezvousPick } from '@ledgerline/metadata-contract';
 import { OwnerSession, type MetadataClients } from '@ledgerline/ownership';
 import { OwnerRole, type OwnerInfo } from '@ledgerline/proto';
 import type { Logger } from '@ledgerline/service-kit';
-import type { AdvertisedBroker } from './gateway-context.js';
+
+/** Where Kafka clients reach this gateway: what Metadata and FindCoordinator answer. */
+export interface AdvertisedBroker {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+}
 
 /**
  * The gateways a client may be sent to: the brokers Metadata names, and the

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { KafkaConnection } from './connection.js';
-import type { AdvertisedBroker, GatewayContext } from './gateway-context.js';
+import type { GatewayContext } from './gateway-context.js';
+import type { AdvertisedBroker } from './gateway-peers.js';
 import { contextOptions } from '@ledgerline/security';
 import type { ListenerTls } from './listener-tls.js';
 

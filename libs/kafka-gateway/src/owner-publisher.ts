@@ -1,7 +1,6 @@
 import { codeName, LedgerlineError } from '@ledgerline/errors';
-import type { PublishReceipt, PublishResponse, PublishResult } from '@ledgerline/proto';
-import type { CallOptions } from '@ledgerline/rpc';
-import type { OwnerClients } from './owner-router.js';
+import type { PublishReceipt, PublishResponse, PublishResult, TopicsService } from '@ledgerline/proto';
+import type { CallOptions, Client } from '@ledgerline/rpc';
 import { GatewayReason } from './reasons.js';
 
 /** Entries queued for or sent on one owner's stream and not yet answered; past it a publish is refused (Kafka's clients retry). */
@@ -9,7 +8,12 @@ export const MAX_QUEUED_ENTRIES = 10_000;
 /** Bytes one coalesced request carries at most (below the gRPC message bound). */
 const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
-type PublishMessageInit = Parameters<OwnerClients['topics']['publishOne']>[0]['message'] & object;
+/** The clients of one owner a publisher uses (the router's per-owner clients have more). */
+export interface PublisherClients {
+  readonly topics: Client<typeof TopicsService>;
+}
+
+type PublishMessageInit = Parameters<PublisherClients['topics']['publishOne']>[0]['message'] & object;
 
 interface Pending {
   message: PublishMessageInit;
@@ -73,7 +77,7 @@ export class OwnerPublisher {
   private flushScheduled = false;
 
   constructor(
-    private readonly clients: OwnerClients,
+    private readonly clients: PublisherClients,
     private readonly options: () => CallOptions,
   ) {}
 

@@ -7,7 +7,6 @@ import {
   MAX_OFFSET,
   MAX_SERIALIZED_INDEX_BYTES,
 } from './limits.js';
-import type { LedgerIndexState } from './ledger-offset-index.js';
 import { readVarint, varintSize, writeVarint, type VarintErrors } from './varint.js';
 import { OffsetIndexReason } from './errors.js';
 
@@ -24,6 +23,23 @@ import { OffsetIndexReason } from './errors.js';
  */
 export const LEDGER_INDEX_MAGIC = 0x4c4f;
 export const LEDGER_INDEX_VERSION = 1;
+
+/** The arrays a ledger index is made of; the serialization reads and writes exactly these. */
+export interface LedgerIndexState {
+  entriesPerPoint: number;
+  bytesPerPoint: number;
+  firstOffset: number;
+  entryCount: number;
+  lastOffset: number;
+  minTimestamp: number;
+  maxTimestamp: number;
+  entriesSincePoint: number;
+  bytesSincePoint: number;
+  pointCount: number;
+  pointEntryIds: Float64Array;
+  offsetsBefore: Float64Array;
+  maxTimestampsBefore: Float64Array;
+}
 
 const PREFIX_BYTES = 3;
 const CHECKSUM_BYTES = 4;

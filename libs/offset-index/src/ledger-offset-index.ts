@@ -1,6 +1,6 @@
 import { LedgerlineError, invalidArgument } from '@ledgerline/errors';
 import { decodeEntry } from './entry-framing.js';
-import { decodeLedgerIndex, encodeLedgerIndex } from './ledger-index-codec.js';
+import { decodeLedgerIndex, encodeLedgerIndex, type LedgerIndexState } from './ledger-index-codec.js';
 import { checkIntegerIn, checkOffset, checkedSpacing, type LedgerIndexOptions } from './index-options.js';
 import { MAX_INDEX_POINTS, MAX_OFFSET } from './limits.js';
 import type { StoredEntry } from './positions.js';
@@ -11,23 +11,6 @@ export interface LedgerRange {
   firstEntryId: number;
   lastEntryId: number;
   firstOffset: number;
-}
-
-/** The arrays a ledger index is made of; the serialization reads and writes exactly these. */
-export interface LedgerIndexState {
-  entriesPerPoint: number;
-  bytesPerPoint: number;
-  firstOffset: number;
-  entryCount: number;
-  lastOffset: number;
-  minTimestamp: number;
-  maxTimestamp: number;
-  entriesSincePoint: number;
-  bytesSincePoint: number;
-  pointCount: number;
-  pointEntryIds: Float64Array;
-  offsetsBefore: Float64Array;
-  maxTimestampsBefore: Float64Array;
 }
 
 /**

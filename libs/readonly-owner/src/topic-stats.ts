@@ -1,7 +1,16 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { positionMessage } from '@ledgerline/ownership';
+import { positionMessage, type OwnerIdentity } from '@ledgerline/ownership';
 import { SubscriptionType, type GetTopicStatsRequest, type GetTopicStatsResponseSchema } from '@ledgerline/proto';
-import type { ReadOnlyOwner } from './readonly-owner.js';
+import type { ReadOnlyTopic } from './readonly-topic.js';
+
+/**
+ * What GetTopicStats reads of the read-only owner: readonly-owner.ts builds this, so importing its class
+ * would close a circle.
+ */
+export interface ReadOnlyStatsOwner {
+  readonly identity: Pick<OwnerIdentity, 'advertisedAddress'>;
+  topic(name: string): Promise<ReadOnlyTopic>;
+}
 
 /**
  * GetTopicStats on a read-only owner: the ledgers its view holds and the
@@ -9,7 +18,7 @@ import type { ReadOnlyOwner } from './readonly-owner.js';
  * the writer owner's, which reports every subscription).
  */
 export async function readOnlyTopicStats(
-  owner: ReadOnlyOwner,
+  owner: ReadOnlyStatsOwner,
   request: GetTopicStatsRequest,
 ): Promise<MessageInitShape<typeof GetTopicStatsResponseSchema>> {
   const topic = await owner.topic(request.topic);

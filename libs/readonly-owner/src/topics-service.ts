@@ -18,6 +18,9 @@ import {
   subscriptionStart,
   subscriptionTypeOf,
   type ConsumeSession,
+  type LoadMeter,
+  type MetadataClients,
+  type OwnerIdentity,
   type WriterEntry,
 } from '@ledgerline/ownership';
 import {
@@ -34,8 +37,23 @@ import {
 } from '@ledgerline/proto';
 import type { CallContext, ServiceImpl } from '@ledgerline/rpc';
 import type { ConsumerSink } from '@ledgerline/subscriptions';
-import type { ReadOnlyOwner } from './readonly-owner.js';
-import { readOnlyTopicStats } from './topic-stats.js';
+import type { ReadOnlyMetrics } from './metrics.js';
+import type { ReadOnlyRegistry } from './topic-registry.js';
+import { readOnlyTopicStats, type ReadOnlyStatsOwner } from './topic-stats.js';
+import type { WriterClients } from './writer-clients.js';
+
+/**
+ * What TopicsService reads of the read-only owner: readonly-owner.ts builds this, so importing its class
+ * would close a circle.
+ */
+export interface ReadOnlyTopicsOwner extends ReadOnlyStatsOwner {
+  readonly identity: Pick<OwnerIdentity, 'instanceId' | 'advertisedAddress'>;
+  readonly clients: Pick<MetadataClients, 'lookup'>;
+  readonly metrics: ReadOnlyMetrics;
+  readonly load: Pick<LoadMeter, 'countConsumer'>;
+  readonly registry: ReadOnlyRegistry;
+  readonly writer: WriterClients;
+}
 
 /** Every write is refused on a read-only owner, naming the writer topic to publish to. */
 function readOnlyTopic(topic: string, writerTopic: string): LedgerlineError {
@@ -47,7 +65,7 @@ function readOnlyTopic(topic: string, writerTopic: string): LedgerlineError {
   );
 }
 
-async function refuseWrite(owner: ReadOnlyOwner, message: PublishMessage | undefined): Promise<never> {
+async function refuseWrite(owner: ReadOnlyTopicsOwner, message: PublishMessage | undefined): Promise<never> {
   if (message === undefined) {
     throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'a publish carries a message');
   }
@@ -57,14 +75,14 @@ async function refuseWrite(owner: ReadOnlyOwner, message: PublishMessage | undef
 
 /** A publish stream ends at its first request, refused. */
 async function* refusePublishStream(
-  owner: ReadOnlyOwner,
+  owner: ReadOnlyTopicsOwner,
   requests: AsyncIterable<{ message?: PublishMessage }>,
 ): AsyncIterable<MessageInitShape<typeof PublishResponseSchema>> {
   for await (const request of requests) yield await refuseWrite(owner, request.message);
 }
 
 async function subscribe(
-  owner: ReadOnlyOwner,
+  owner: ReadOnlyTopicsOwner,
   request: Subscribe,
   sink: ConsumerSink<WriterEntry>,
 ): Promise<ConsumeSession<WriterEntry>> {
@@ -104,7 +122,7 @@ async function subscribe(
  * their reader or their writer name); every write is FAILED_PRECONDITION /
  * READONLY_TOPIC naming the writer topic.
  */
-export function readOnlyTopicsServiceImpl(owner: ReadOnlyOwner): ServiceImpl<typeof TopicsService> {
+export function readOnlyTopicsServiceImpl(owner: ReadOnlyTopicsOwner): ServiceImpl<typeof TopicsService> {
   return {
     publish: (requests) => refusePublishStream(owner, requests),
     publishOne: (request) => refuseWrite(owner, request.message),
@@ -133,7 +151,10 @@ export function readOnlyTopicsServiceImpl(owner: ReadOnlyOwner): ServiceImpl<typ
   };
 }
 
-async function seek(owner: ReadOnlyOwner, request: SeekRequest): Promise<MessageInitShape<typeof SeekResponseSchema>> {
+async function seek(
+  owner: ReadOnlyTopicsOwner,
+  request: SeekRequest,
+): Promise<MessageInitShape<typeof SeekResponseSchema>> {
   const topic = await owner.topic(request.topic);
   const name = checkSubscriptionName(request.subscription);
   const target = seekTarget(request.target);
@@ -148,7 +169,7 @@ async function seek(owner: ReadOnlyOwner, request: SeekRequest): Promise<Message
 }
 
 async function fetchByOffset(
-  owner: ReadOnlyOwner,
+  owner: ReadOnlyTopicsOwner,
   request: FetchByOffsetRequest,
   context: CallContext,
 ): Promise<MessageInitShape<typeof FetchByOffsetResponseSchema>> {
@@ -177,7 +198,7 @@ async function fetchByOffset(
 }
 
 async function unsubscribe(
-  owner: ReadOnlyOwner,
+  owner: ReadOnlyTopicsOwner,
   request: UnsubscribeRequest,
 ): Promise<MessageInitShape<typeof UnsubscribeResponseSchema>> {
   const topic = await owner.topic(request.topic);

@@ -1,5 +1,4 @@
-import type { Command } from 'ioredis';
-import type { RedisClient } from './redis-client.js';
+import type { Cluster, Command, Redis } from 'ioredis';
 
 /**
  * The slowest rate at which we still expect Redis to take in a command's
@@ -34,7 +33,7 @@ export function argumentBytes(args: readonly unknown[]): number {
  * of this client (scripts included, and their EVAL fallback) passes first,
  * makes it win. Small commands are untouched.
  */
-export function scalePayloadDeadlines(client: RedisClient, commandTimeoutMs: number): void {
+export function scalePayloadDeadlines(client: Pick<Redis | Cluster, 'sendCommand'>, commandTimeoutMs: number): void {
   // A Cluster's sendCommand takes more arguments than a Redis's (the node it routes to): pass them all on.
   const send = client.sendCommand.bind(client) as (command: Command, ...rest: unknown[]) => unknown;
   const scaled = (command: Command, ...rest: unknown[]): unknown => {

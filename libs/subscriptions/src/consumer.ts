@@ -1,7 +1,19 @@
 import type { Position } from '@ledgerline/cursor-codec';
 import type { ConsumerState } from './consumer-state.js';
-import type { Subscription } from './subscription.js';
 import type { AckRequest, ConsumerStats, DispatchEntry, SubscriptionType } from './types.js';
+
+/**
+ * What a consumer calls on the subscription it belongs to (Subscription has every member; it makes
+ * its consumers, so naming the class here would close a circle).
+ */
+export interface ConsumerHost<E extends DispatchEntry> {
+  flow(consumer: ConsumerState<E>, permits: number): void;
+  acknowledge(consumer: ConsumerState<E>, ack: AckRequest): Promise<void>;
+  nack(consumer: ConsumerState<E>, positions: readonly Position[]): void;
+  redeliverUnacknowledged(consumer: ConsumerState<E>): void;
+  consumerStats(consumer: ConsumerState<E>): ConsumerStats;
+  removeConsumer(consumer: ConsumerState<E>): void;
+}
 
 /**
  * One connected consumer, as its transport holds it: what a Consume stream's
@@ -10,7 +22,7 @@ import type { AckRequest, ConsumerStats, DispatchEntry, SubscriptionType } from 
  */
 export class Consumer<E extends DispatchEntry> {
   constructor(
-    private readonly subscription: Subscription<E>,
+    private readonly subscription: ConsumerHost<E>,
     private readonly state: ConsumerState<E>,
   ) {}
 

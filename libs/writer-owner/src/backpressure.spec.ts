@@ -16,7 +16,8 @@ import { eventually } from '@ledgerline/testing';
 import { Registry } from 'prom-client';
 import { ConnectionBudgets } from './connection-budgets.js';
 import { writerMetrics } from './metrics.js';
-import { OwnedTopic, type Receipt } from './owned-topic.js';
+import { OwnedTopic } from './owned-topic.js';
+import type { Receipt } from './receipts.js';
 import { publishStream } from './publish-stream.js';
 import { openTestTopic } from './testing/test-topic.js';
 

@@ -19,7 +19,8 @@ import { Subscription, type ConsumerSink, type DeadLetterPolicy, type Delivery }
 import { TopicName } from '@ledgerline/naming';
 import { CursorSource } from './cursor-source.js';
 import type { OwnedTopic } from './owned-topic.js';
-import type { ConsumeBackend, LiveSubscriptionStats, WriterOwner } from './writer-owner.js';
+import type { LiveSubscriptionStats } from './owner-view.js';
+import type { ConsumeBackend, WriterOwner } from './writer-owner.js';
 
 /** The subscriptions of the owner's topics, made on first subscribe and closed with their topic. */
 class TopicSubscriptions {

@@ -18,7 +18,7 @@ import {
 } from '@ledgerline/proto';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import type { OwnedTopic } from './owned-topic.js';
-import type { WriterOwner } from './writer-owner.js';
+import type { CursorsOwner } from './owner-view.js';
 
 type CursorData = MessageInitShape<typeof CursorDataSchema>;
 
@@ -101,7 +101,7 @@ function existing(topic: OwnedTopic, subscription: string): ManagedCursor {
  * acks; resets are a versioned overwrite by epoch. Every answer carries the
  * managed ledger's version and last confirmed entry (PIP-63's waitSync).
  */
-export function cursorsServiceImpl(owner: WriterOwner): ServiceImpl<typeof CursorsService> {
+export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof CursorsService> {
   return {
     async getCursor(request) {
       const topic = await owner.topic(request.topic);

@@ -1,6 +1,7 @@
 // The writer owner: what apps/writer-owner and standalone host.
 export { WriterOwner } from './writer-owner.js';
-export type { WriterOwnerOptions, ConsumeBackend, LiveSubscriptionStats } from './writer-owner.js';
+export type { WriterOwnerOptions, ConsumeBackend } from './writer-owner.js';
+export type { LiveSubscriptionStats } from './owner-view.js';
 export { writerClusterConfigSchema, writerSettings, resolveWriterSettings } from './config.js';
 export type { WriterClusterConfig, WriterSettings } from './config.js';
 export { startClusterWriterOwner, startWriterOwnerService } from './server.js';

@@ -1,8 +1,8 @@
 import { trafficTotals, type LoadTotals } from '@ledgerline/ownership';
-import type { WriterOwner } from './writer-owner.js';
+import type { LoadedTopicsOwner } from './owner-view.js';
 
 /** What the writer owner's load is measured from: its traffic counters and the topics it holds now. */
-export async function writerLoadTotals(owner: WriterOwner): Promise<LoadTotals> {
+export async function writerLoadTotals(owner: LoadedTopicsOwner): Promise<LoadTotals> {
   const topics = owner.registry.all();
   return {
     ...(await trafficTotals(

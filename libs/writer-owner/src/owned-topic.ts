@@ -1,6 +1,5 @@
 import type { Counter } from 'prom-client';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { Position } from '@ledgerline/cursor-codec';
 import type { AppendResult, ManagedLedger } from '@ledgerline/managed-ledger';
 import { topicUnloaded } from '@ledgerline/ownership';
 import type { PublishMessage } from '@ledgerline/proto';
@@ -12,17 +11,7 @@ import type { LacNotifier } from './lac-notifier.js';
 import type { WriterMetrics } from './metrics.js';
 import { RateMeter } from './rate-meter.js';
 import { prepareEntry } from './prepared-entry.js';
-import { receiptOf, storedReceipt } from './receipts.js';
-
-/** What a publish resolves with: the entry's place, or the original's for a duplicate. */
-export interface Receipt {
-  sequenceId: bigint;
-  position: Position | undefined;
-  firstOffset: number;
-  lastOffset: number;
-  duplicate: boolean;
-  publishTimeMs: number;
-}
+import { receiptOf, storedReceipt, type Receipt } from './receipts.js';
 
 export interface OwnedTopicOptions {
   name: string;

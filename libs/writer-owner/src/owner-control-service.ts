@@ -1,9 +1,9 @@
 import { OwnerControlService } from '@ledgerline/proto';
 import type { ServiceImpl } from '@ledgerline/rpc';
-import type { WriterOwner } from './writer-owner.js';
+import type { ControlledOwner } from './owner-view.js';
 
-/** ledgerline.v1.OwnerControlService over a WriterOwner: transfers, the target's load, drains. */
-export function ownerControlServiceImpl(owner: WriterOwner): ServiceImpl<typeof OwnerControlService> {
+/** ledgerline.v1.OwnerControlService over a writer owner: transfers, the target's load, drains. */
+export function ownerControlServiceImpl(owner: ControlledOwner): ServiceImpl<typeof OwnerControlService> {
   return {
     async transferTopic(request) {
       const moved = await owner.transfer(request.topic, request.targetInstanceId);

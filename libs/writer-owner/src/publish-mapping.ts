@@ -2,7 +2,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
 import { positionMessage } from '@ledgerline/ownership';
 import type { PublishFailureSchema, PublishReceiptSchema } from '@ledgerline/proto';
-import type { Receipt } from './owned-topic.js';
+import type { Receipt } from './receipts.js';
 
 export function receiptMessage(receipt: Receipt): MessageInitShape<typeof PublishReceiptSchema> {
   return {

@@ -2,7 +2,7 @@ import { create, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { PublishFailureSchema, PublishResponseSchema } from '@ledgerline/proto';
 import { EncodedMessage } from '@ledgerline/rpc';
-import type { Receipt } from './owned-topic.js';
+import type { Receipt } from './receipts.js';
 
 /** One entry's answer: its receipt, or why it was not stored. */
 export type PublishOutcome =

@@ -4,7 +4,8 @@ import type { PublishMessage, PublishRequest, PublishResponseSchema } from '@led
 import type { CallContext, EncodedMessage } from '@ledgerline/rpc';
 import { ByteBudget } from './byte-budget.js';
 import type { WriterMetrics } from './metrics.js';
-import type { OwnedTopic, Receipt } from './owned-topic.js';
+import type { OwnedTopic } from './owned-topic.js';
+import type { Receipt } from './receipts.js';
 import { failureMessage } from './publish-mapping.js';
 import { sequenceGap } from './errors.js';
 import { encodePublishResponse, type PublishOutcome } from './publish-response.js';

@@ -1,6 +1,16 @@
 import type { AppendResult } from '@ledgerline/managed-ledger';
+import type { Position } from '@ledgerline/cursor-codec';
 import type { StoredReceipt } from './deduplication.js';
-import type { Receipt } from './owned-topic.js';
+
+/** What a publish resolves with: the entry's place, or the original's for a duplicate. */
+export interface Receipt {
+  sequenceId: bigint;
+  position: Position | undefined;
+  firstOffset: number;
+  lastOffset: number;
+  duplicate: boolean;
+  publishTimeMs: number;
+}
 
 // Both run once per entry: object literals of one shape each, not spreads, which copy by a slower path.
 

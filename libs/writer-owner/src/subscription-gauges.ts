@@ -1,5 +1,5 @@
 import { RESERVED_SUBSCRIPTION_PREFIX } from '@ledgerline/ownership';
-import type { WriterOwner } from './writer-owner.js';
+import type { GaugedOwner } from './owner-view.js';
 
 interface SubscriptionRow {
   labels: { topic: string; subscription: string };
@@ -15,7 +15,7 @@ interface SubscriptionRow {
  * are reset and set in one step once every value is known, so a scrape never
  * sees half of them.
  */
-export async function refreshSubscriptionGauges(owner: WriterOwner): Promise<void> {
+export async function refreshSubscriptionGauges(owner: GaugedOwner): Promise<void> {
   const rows: SubscriptionRow[] = [];
   for (const topic of owner.registry.all()) {
     if (topic.unloaded) continue;

@@ -9,11 +9,11 @@ import {
 } from '@ledgerline/proto';
 import { DEDUP_CURSOR_NAME } from './deduplication.js';
 import type { OwnedTopic } from './owned-topic.js';
-import type { WriterOwner } from './writer-owner.js';
+import type { StatsOwner } from './owner-view.js';
 
 /** GetTopicStats: the topic's ledgers, its rates, and every client subscription with its live side. */
 export async function topicStats(
-  owner: WriterOwner,
+  owner: StatsOwner,
   request: GetTopicStatsRequest,
 ): Promise<MessageInitShape<typeof GetTopicStatsResponseSchema>> {
   const topic = await owner.topic(request.topic);
@@ -44,7 +44,7 @@ export async function topicStats(
 }
 
 async function subscriptionStats(
-  owner: WriterOwner,
+  owner: StatsOwner,
   topic: OwnedTopic,
   cursor: ManagedCursor,
 ): Promise<MessageInitShape<typeof SubscriptionStatsSchema>> {

@@ -32,7 +32,7 @@ import type { OwnedTopic } from './owned-topic.js';
 import { receiptMessage } from './publish-mapping.js';
 import { publishStream } from './publish-stream.js';
 import { topicStats } from './topic-stats.js';
-import type { WriterOwner } from './writer-owner.js';
+import type { TopicsOwner } from './owner-view.js';
 
 function requireCursor(topic: OwnedTopic, subscription: string) {
   const cursor = topic.ledger.getCursor(checkSubscriptionName(subscription));
@@ -49,8 +49,8 @@ async function* releasedAfter<T>(stream: AsyncIterable<T>, lease: ConnectionBudg
   }
 }
 
-/** ledgerline.v1.TopicsService over a WriterOwner. */
-export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof TopicsService> {
+/** ledgerline.v1.TopicsService over a writer owner. */
+export function topicsServiceImpl(owner: TopicsOwner): ServiceImpl<typeof TopicsService> {
   const connections = new ConnectionBudgets(owner.settings.maxPendingBytesPerConnection);
   return {
     publish: (requests, context) => publish(owner, connections, requests, context),
@@ -67,7 +67,7 @@ export function topicsServiceImpl(owner: WriterOwner): ServiceImpl<typeof Topics
 }
 
 function publish(
-  owner: WriterOwner,
+  owner: TopicsOwner,
   connections: ConnectionBudgets,
   requests: AsyncIterable<PublishRequest>,
   context: CallContext,
@@ -88,7 +88,7 @@ function publish(
 }
 
 async function publishOne(
-  owner: WriterOwner,
+  owner: TopicsOwner,
   request: PublishOneRequest,
   context: CallContext,
 ): Promise<MessageInitShape<typeof PublishOneResponseSchema>> {
@@ -103,7 +103,7 @@ async function publishOne(
   return { receipt: receiptMessage(receipt) };
 }
 
-async function seek(owner: WriterOwner, request: SeekRequest): Promise<MessageInitShape<typeof SeekResponseSchema>> {
+async function seek(owner: TopicsOwner, request: SeekRequest): Promise<MessageInitShape<typeof SeekResponseSchema>> {
   const topic = await owner.topic(request.topic);
   requireCursor(topic, request.subscription);
   const position = await owner.seek(topic, request.subscription, seekTarget(request.target));
@@ -111,7 +111,7 @@ async function seek(owner: WriterOwner, request: SeekRequest): Promise<MessageIn
 }
 
 async function findPosition(
-  owner: WriterOwner,
+  owner: TopicsOwner,
   request: FindPositionRequest,
 ): Promise<MessageInitShape<typeof FindPositionResponseSchema>> {
   const topic = await owner.topic(request.topic);
@@ -135,7 +135,7 @@ async function findPosition(
 }
 
 async function fetchByOffset(
-  owner: WriterOwner,
+  owner: TopicsOwner,
   request: FetchByOffsetRequest,
   context: CallContext,
 ): Promise<MessageInitShape<typeof FetchByOffsetResponseSchema>> {
@@ -162,7 +162,7 @@ async function fetchByOffset(
 }
 
 async function unsubscribe(
-  owner: WriterOwner,
+  owner: TopicsOwner,
   request: UnsubscribeRequest,
 ): Promise<MessageInitShape<typeof UnsubscribeResponseSchema>> {
   const topic = await owner.topic(request.topic);

@@ -6,14 +6,7 @@ import type { Position } from '@ledgerline/cursor-codec';
 import { ManagedLedgerFactory, type ManagedLedgerMetadata, type SeekTarget } from '@ledgerline/managed-ledger';
 import { notOwner, OwnerSession, PeerOwners, type MetadataClients, type OwnerIdentity } from '@ledgerline/ownership';
 import { LedgerlineError } from '@ledgerline/errors';
-import {
-  CursorsService,
-  TopicsService,
-  type ConsumeRequest,
-  type ConsumeResponseSchema,
-  type ConsumerStatsSchema,
-  type SubscriptionType,
-} from '@ledgerline/proto';
+import { CursorsService, TopicsService, type ConsumeRequest, type ConsumeResponseSchema } from '@ledgerline/proto';
 import type { CallContext } from '@ledgerline/rpc';
 import { grpcService, type GrpcServiceRegistration } from '@ledgerline/service-kit';
 import type { Logger } from 'pino';
@@ -23,6 +16,7 @@ import { cursorsServiceImpl } from './cursors-service.js';
 import { notServing, subscriptionNotFound } from './errors.js';
 import { writerMetrics, type WriterMetrics } from './metrics.js';
 import type { OwnedTopic } from './owned-topic.js';
+import type { LiveSubscriptionStats } from './owner-view.js';
 import { refreshSubscriptionGauges } from './subscription-gauges.js';
 import { TopicRegistry } from './topic-registry.js';
 import { topicsServiceImpl } from './topics-service.js';
@@ -34,17 +28,6 @@ import { markDraining, transferEverything, type DrainContext, type DrainOutcome 
 import { transferTopic, type TransferOutcome } from './topic-transfer.js';
 import { WriterReason } from './reasons.js';
 import { OwnerControlService } from '@ledgerline/proto';
-
-/** What a subscription's live side (its consumers) reports for topic stats. */
-export interface LiveSubscriptionStats {
-  type: SubscriptionType;
-  unackedMessages: number;
-  blockedOnUnacked: boolean;
-  msgRateOut: number;
-  msgThroughputOut: number;
-  redeliveredMessages: number;
-  consumers: MessageInitShape<typeof ConsumerStatsSchema>[];
-}
 
 /** The consume side: subscriptions and their consumers, over the owner's topics. */
 export interface ConsumeBackend {

@@ -1,4 +1,4 @@
-import type { MetadataStoreBackend } from './metadata-store.conformance.js';
+import type { MetadataStoreBackend } from './metadata-store-backend.js';
 import { nonLinearizablePaths, runCasWorkload } from './cas-history.js';
 import type { MetadataStore } from '../store.js';
 

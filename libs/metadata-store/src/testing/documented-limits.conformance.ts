@@ -1,5 +1,5 @@
 import type { CodeName } from '@ledgerline/errors';
-import type { MetadataStoreBackend } from './metadata-store.conformance.js';
+import type { MetadataStoreBackend } from './metadata-store-backend.js';
 import {
   DEFAULT_MAX_VALUE_BYTES,
   MAX_CHILDREN_PAGE,

@@ -3,6 +3,7 @@
 export * from './cas-history.js';
 export * from './cas-linearizability.conformance.js';
 export * from './documented-limits.conformance.js';
+export * from './metadata-store-backend.js';
 export * from './metadata-store.conformance.js';
 export * from './redis-conformance-support.js';
 export * from './redis-drops.js';

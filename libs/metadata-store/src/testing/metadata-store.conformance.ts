@@ -1,33 +1,12 @@
-import {
-  decodeMetadataChange,
-  InProcessBus,
-  metadataTreePattern,
-  type Bus,
-  type BusSubscription,
-} from '@ledgerline/bus';
+import { decodeMetadataChange, InProcessBus, metadataTreePattern, type BusSubscription } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
 import { eventually, uniqueNamespace } from '@ledgerline/testing';
 import type { MetadataChange, MetadataStore } from '../store.js';
+import type { MetadataStoreBackend } from './metadata-store-backend.js';
 import { casHistoriesAreLinearizable } from './cas-linearizability.conformance.js';
 import { BULK_CALLS_IN_FLIGHT, documentedLimitsAreEnforced } from './documented-limits.conformance.js';
 import { expiredNodesStayGone } from './session-expiry.conformance.js';
 import { storeAgreesWithModel } from './store-model.conformance.js';
-
-export interface ConformanceStoreOptions {
-  bus?: Bus;
-  maxValueBytes?: number;
-  sessionSweepIntervalMs?: number;
-}
-
-/** How the suite reaches a backend. Every `open` gives another client over the same data. */
-export interface MetadataStoreBackend {
-  name: string;
-  setup(): Promise<void>;
-  open(options?: ConformanceStoreOptions): Promise<MetadataStore>;
-  /** Stops a client as a crash would: its sessions are neither renewed nor released. */
-  crash(store: MetadataStore): Promise<void>;
-  teardown(): Promise<void>;
-}
 
 /**
  * A session that cannot lapse while a test runs, even when a busy machine keeps the

@@ -1,5 +1,5 @@
 import { uniqueNamespace } from '@ledgerline/testing';
-import type { MetadataStoreBackend } from './metadata-store.conformance.js';
+import type { MetadataStoreBackend } from './metadata-store-backend.js';
 import type { RedisConnectionOptions as RedisTarget } from '@ledgerline/storage-kit';
 import { connectMetadataRedis } from '../redis-store.js';
 import type { RedisClient } from '../redis-scripts.js';

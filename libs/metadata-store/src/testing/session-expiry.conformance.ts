@@ -1,4 +1,4 @@
-import type { MetadataStoreBackend } from './metadata-store.conformance.js';
+import type { MetadataStoreBackend } from './metadata-store-backend.js';
 import type { MetadataStore } from '../store.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
