@@ -1,10 +1,16 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { selects } from './manifests.js';
+import { selects, type Manifests } from './manifests.js';
 import { addBlackhole } from './network.js';
 import type { Pod } from './pod.js';
-import type { PodRunner } from './pod-runner.js';
 import { PodRunnerReason } from './reasons.js';
 import type { ServiceProxy } from './service-proxy.js';
+
+/** What a partition needs of the runner: the Services of its manifests and its pods. */
+export interface PartitionedRunner {
+  readonly manifests: Pick<Manifests, 'services'>;
+  readonly pods: ReadonlyMap<string, Pod>;
+  pod(name: string): Pod;
+}
 
 /** A blackhole route the runner added, to take out on heal. */
 export interface Cut {
@@ -21,7 +27,7 @@ export interface Cut {
  * so cutting a pod by its name alone leaves that path open: name the Service.)
  */
 export function cutsFor(
-  runner: PodRunner,
+  runner: PartitionedRunner,
   pod: Pod,
   names: readonly string[],
   proxies: ReadonlyMap<string, ServiceProxy>,
@@ -50,7 +56,7 @@ export function cutsFor(
 
 /** Adds the routes of cutsFor and returns them. */
 export async function cutOff(
-  runner: PodRunner,
+  runner: PartitionedRunner,
   pod: Pod,
   names: readonly string[],
   proxies: ReadonlyMap<string, ServiceProxy>,

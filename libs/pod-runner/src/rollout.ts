@@ -1,7 +1,19 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Workload } from './manifests.js';
-import type { PodRunner } from './pod-runner.js';
+import type { Pod } from './pod.js';
 import { PodRunnerReason } from './reasons.js';
+
+/** What a rollout needs of the runner: its workloads' pods, and making, deleting and awaiting them. */
+export interface RolloutRunner {
+  readonly pods: ReadonlyMap<string, Pod>;
+  readonly replicas: ReadonlyMap<string, number>;
+  readonly revisions: ReadonlyMap<string, string>;
+  podsOf(name: string): Pod[];
+  addDeploymentPods(workload: Workload, count: number): Promise<Pod[]>;
+  removePod(pod: Pod): Promise<void>;
+  deletePod(name: string): Promise<string[]>;
+  waitUntil(condition: () => boolean, timeoutMs: number): Promise<boolean>;
+}
 
 /** How often a wait re-checks its condition besides on readiness changes. */
 const POLL_MS = 1_000;
@@ -63,7 +75,7 @@ export function rollingStep(
 }
 
 /** A rolling update of a Deployment to the runner's current revision of it, within maxSurge and maxUnavailable. */
-export async function rollDeployment(runner: PodRunner, workload: Workload, timeoutMs: number): Promise<void> {
+export async function rollDeployment(runner: RolloutRunner, workload: Workload, timeoutMs: number): Promise<void> {
   const name = workload.metadata.name;
   const revision = runner.revisions.get(name)!;
   const replicas = runner.replicas.get(name)!;
@@ -96,7 +108,7 @@ export async function rollDeployment(runner: PodRunner, workload: Workload, time
 }
 
 /** A StatefulSet's rolling update: from the highest ordinal down, each pod replaced and ready before the next. */
-export async function rollStatefulSet(runner: PodRunner, workload: Workload, timeoutMs: number): Promise<void> {
+export async function rollStatefulSet(runner: RolloutRunner, workload: Workload, timeoutMs: number): Promise<void> {
   const name = workload.metadata.name;
   const replicas = runner.replicas.get(name)!;
   for (let ordinal = replicas - 1; ordinal >= 0; ordinal--) {
