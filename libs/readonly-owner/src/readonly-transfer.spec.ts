@@ -2,9 +2,9 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { OwnerReason } from '@ledgerline/ownership';
 import { TestConsumer } from '@ledgerline/ownership/testing';
 import { InitialPosition, OwnerControlService, SubscriptionType } from '@ledgerline/proto';
-import { ReadOnlyOwnerReason } from '@ledgerline/readonly-owner';
+import { ReadOnlyOwnerReason } from './reasons.js';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
-import { READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from '../testing/readonly-harness.js';
+import { READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from './testing/index.js';
 
 /*
  * A reader topic moved between the read-only owners of its group (issue 28:

@@ -2,7 +2,7 @@ import { createBus, type Bus } from '@ledgerline/bus';
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
 import { eventually, startNats, type ServerProcess } from '@ledgerline/testing';
 import { TestConsumer } from '@ledgerline/ownership/testing';
-import { READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from '../testing/readonly-harness.js';
+import { READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from './testing/index.js';
 
 /** Enough topics that an owner of three getting none of them by rendezvous hashing is a 1 in 3 million chance. */
 const TOPICS_PER_ROUND = 40;

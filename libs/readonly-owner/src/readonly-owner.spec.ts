@@ -4,7 +4,7 @@ import type { Client } from '@ledgerline/rpc';
 import { eventually } from '@ledgerline/testing';
 import { OwnerReason } from '@ledgerline/ownership';
 import { TestConsumer } from '@ledgerline/ownership/testing';
-import { QUIET_GROUP, READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from '../testing/readonly-harness.js';
+import { QUIET_GROUP, READER_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from './testing/index.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 

@@ -13,7 +13,7 @@ import {
   startReadOnlyOwnerService,
   type ReadOnlySettings,
   type RunningReadOnlyOwner,
-} from '@ledgerline/readonly-owner';
+} from '../index.js';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
 import {
   consumeBackend,
@@ -55,9 +55,9 @@ export interface ReadOnlyHarnessOptions {
 /**
  * A metadata service, a writer owner and read-only owners in this process,
  * on one SQLite metadata file and one SQLite ledger file and one bus (the
- * in-process one unless given), each on its own loopback port. It lives
- * with the clusters rather than in @ledgerline/readonly-owner because it
- * runs both kinds of owner, and neither owner's package may import the other.
+ * in-process one unless given), each on its own loopback port. It runs
+ * both kinds of owner: the package's production code may not import the
+ * writer owner, its specs and this harness may (see eslint.config.mjs).
  */
 export async function startReadOnlyHarness(options: ReadOnlyHarnessOptions = {}): Promise<ReadOnlyHarness> {
   const dir = mkdtempSync(join(tmpdir(), 'ledgerline-readonly-'));
