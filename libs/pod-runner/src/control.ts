@@ -7,13 +7,13 @@ import { DEV_OVERLAY } from './overlay-references.js';
 import { PodRunnerReason } from './reasons.js';
 
 /*
- * How later `ledgerline cluster ...` commands reach the runner that `cluster
- * up --from-manifests` started: the run folder holds state.json (prefix,
- * pid, subnet, socket) and control.sock, a Unix socket taking one JSON
- * request per connection ({command, args}) and answering one JSON line.
+ * How later `npm run pods -- ...` commands reach the runner that `npm run
+ * pods -- up --from-manifests` started: the run folder holds state.json
+ * (prefix, pid, subnet, socket) and control.sock, a Unix socket taking one
+ * JSON request per connection ({command, args}) and answering one JSON line.
  */
 
-/** The run folder `cluster up --from-manifests` uses unless told. */
+/** The run folder `up --from-manifests` uses unless told. */
 export const DEFAULT_RUN_DIR = '/tmp/ledgerline-pods/current';
 /** How long a control request may take (a rollout restart of a service waits for its pods). */
 const CONTROL_TIMEOUT_MS = 900_000;
@@ -35,7 +35,7 @@ export function readRunState(runDir: string): RunState {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
       PodRunnerReason.NO_RUNNER,
-      `no pod run in ${runDir}: start one with 'ledgerline cluster up --from-manifests ${DEV_OVERLAY}'`,
+      `no pod run in ${runDir}: start one with 'npm run pods -- up --from-manifests ${DEV_OVERLAY}'`,
     );
   }
   return JSON.parse(readFileSync(file, 'utf8')) as RunState;

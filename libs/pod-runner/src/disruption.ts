@@ -3,7 +3,7 @@ import { selects, type DisruptionBudget, type Manifests, type Workload } from '.
 import { PodRunnerReason } from './reasons.js';
 
 /*
- * `cluster drain` as `kubectl drain` does it: every pod named is evicted
+ * `pods drain` as `kubectl drain` does it: every pod named is evicted
  * through the eviction rules, which refuse while a PodDisruptionBudget that
  * selects the pod allows no disruption, and kubectl tries again until it may
  * or its timeout passes. The runner has no nodes: each pod stands for a node

@@ -4,7 +4,7 @@ export { PodRunnerReason } from './reasons.js';
 export type { PodRunnerReasonValue } from './reasons.js';
 export { callRunner, serveControl, readRunState, DEFAULT_RUN_DIR } from './control.js';
 export type { RunState } from './control.js';
-// What the pod tests and the CLI use besides the runner itself.
+// What the pod tests and the pods command line (cli.ts) use besides the runner itself.
 export { Pod } from './pod.js';
 export { parseManifests, renderOverlay } from './manifests.js';
 export type { Manifests, KubeObject, Workload, Service } from './manifests.js';

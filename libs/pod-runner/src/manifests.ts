@@ -113,7 +113,7 @@ export interface DataObject extends KubeObject {
 }
 
 /** The objects of one rendered overlay, by kind. */
-/** policy/v1 PodDisruptionBudget: what `cluster drain` honours (disruption.ts). */
+/** policy/v1 PodDisruptionBudget: what `pods drain` honours (disruption.ts). */
 export interface DisruptionBudget extends KubeObject {
   kind: 'PodDisruptionBudget';
   spec: {

@@ -23,7 +23,7 @@ describe('objects an overlay names but does not hold', () => {
    * NATS cluster that their operators run, and its TLS and token Secrets come
    * from the cluster's secret tooling (deploy/overlays/prod/kustomization.yaml
    * says which). What the runner checks of it instead: that what it lacks is
-   * exactly those Secrets, that `cluster up` refuses it naming them, and
+   * exactly those Secrets, that `pods up` refuses it naming them, and
    * that with them every container's environment resolves and maps onto the
    * app bundle, pointing at the external stores.
    */
@@ -46,7 +46,7 @@ describe('objects an overlay names but does not hold', () => {
       );
     });
 
-    it('is refused by `cluster up` with every missing Secret named', async () => {
+    it('is refused by `pods up` with every missing Secret named', async () => {
       const refused = await refusal(Promise.resolve().then(() => runnableManifests(yaml)));
       expect(refused.reason).toBe(PodRunnerReason.BAD_MANIFEST);
       for (const service of SERVICES) expect(refused.message).toContain(`Secret ledgerline-${service}-tls`);

@@ -2,7 +2,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { parseManifests, type Manifests, type Workload } from './manifests.js';
 import { PodRunnerReason } from './reasons.js';
 
-/** The overlay `cluster up` runs when none is given. */
+/** The overlay the runner runs when none is given. */
 export const DEV_OVERLAY = 'deploy/overlays/dev';
 
 /** A ConfigMap or Secret key (or a whole object, key '*') that a workload names. */
@@ -54,7 +54,7 @@ function referencesOf(workload: Workload): ObjectReference[] {
  * What the overlay's workloads name but the overlay does not hold: Secrets
  * and ConfigMaps (or keys of them) that a cluster's operators provide, as
  * the prod overlay expects of its TLS and token Secrets. A pod naming one
- * would not start on Kubernetes either, so `cluster up` refuses such an
+ * would not start on Kubernetes either, so `pods up` refuses such an
  * overlay at once, listing them, instead of failing pod by pod.
  */
 export function missingReferences(manifests: Manifests): ObjectReference[] {

@@ -35,7 +35,7 @@ export interface PodRunnerOptions {
   waitForReady?: boolean;
 }
 
-/** One row of `cluster pods`. */
+/** One row of what the `pods` command lists. */
 export interface PodStatus {
   name: string;
   owner: string;

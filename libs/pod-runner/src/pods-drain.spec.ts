@@ -10,7 +10,7 @@ import {
 } from './testing/index.js';
 
 /*
- * `cluster drain` of every writer owner pod at once, under load: the
+ * `pods drain` of every writer owner pod at once, under load: the
  * writer owner's PodDisruptionBudget (maxUnavailable 1, deploy/writer-owner/
  * pdb.yaml) lets one go at a time, the next only once the Deployment's
  * replacement is ready, so at least two of the three serve throughout and the
@@ -23,7 +23,7 @@ const REPLICAS = 3;
 /** How often the readiness of the writer pods is sampled during the drain. */
 const SAMPLE_MS = 20;
 
-describe('cluster drain of every writer owner pod', () => {
+describe('pods drain of every writer owner pod', () => {
   const pods = podSpecRun(root);
 
   it('evicts them one at a time within the disruption budget, and nothing is lost', async () => {
@@ -53,7 +53,7 @@ describe('cluster drain of every writer owner pod', () => {
     pods.workload = undefined;
 
     process.stdout.write(
-      `cluster drain of ${drained.length} writer owner pods: ${endedMs - startedMs} ms, fewest ready ${fewestReady} of ${REPLICAS}, ` +
+      `pods drain of ${drained.length} writer owner pods: ${endedMs - startedMs} ms, fewest ready ${fewestReady} of ${REPLICAS}, ` +
         `${summaryFigures(summary)} (${stretchAcross(acks, startedMs, endedMs)} ms across the drain)\n${lines.join('\n')}\n`,
     );
     expect(lines).toHaveLength(REPLICAS);

@@ -12,7 +12,7 @@ export const PodRunnerReason = {
   NO_RUNNER: 'NO_RUNNER',
   /** A rollout or scale did not reach its goal within its bound. */
   ROLLOUT_STUCK: 'ROLLOUT_STUCK',
-  /** An eviction of `cluster drain` waited its whole bound for a PodDisruptionBudget to allow it. */
+  /** An eviction of `pods drain` waited its whole bound for a PodDisruptionBudget to allow it. */
   DISRUPTION_BUDGET: 'DISRUPTION_BUDGET',
 } as const;
 export type PodRunnerReasonValue = (typeof PodRunnerReason)[keyof typeof PodRunnerReason];

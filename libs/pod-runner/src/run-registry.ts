@@ -8,7 +8,7 @@ import { processAlive } from './process-alive.js';
  * Every run owns the names starting with `llpr<4 hex>` (bridge, veths,
  * namespaces, /etc/netns folders) and records itself in the registry folder
  * before it makes any of them. A run whose process is gone (killed, crashed)
- * is removed by name by the next runner that starts, or by `cluster down`.
+ * is removed by name by the next runner that starts, or by `pods down`.
  */
 
 /** The start of every name a pod runner makes: nothing else on the machine uses it. */

@@ -1,34 +1,25 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  DEFAULT_RUN_DIR,
-  PodRunner,
-  callRunner,
-  processAlive,
-  readRunState,
-  removeByPrefix,
-  serveControl,
-  sweepStaleRuns,
-  type PodStatus,
-} from '@ledgerline/pod-runner';
 import type { Command } from 'commander';
-import { CliExit, reportError } from '../cli-errors.js';
-import type { CliIo } from '../cli-io.js';
+import { CliExit, reportError, type CliIo } from './cli-io.js';
+import { DEFAULT_RUN_DIR, callRunner, readRunState, serveControl } from './control.js';
+import { removeByPrefix } from './network.js';
+import { PodRunner, type PodStatus } from './pod-runner.js';
+import { processAlive } from './process-alive.js';
+import { sweepStaleRuns } from './run-registry.js';
 
 /*
- * `ledgerline cluster up --from-manifests <overlay>` and the commands that
- * talk to the runner it starts through its run folder's control socket
- * (see @ledgerline/pod-runner): pods, scale, delete-pod, rollout restart,
- * partition, heal; `cluster down` stops it.
+ * The pod runner's command line (`npm run pods -- <command>`, see main.ts and
+ * program.ts): `up --from-manifests <overlay>` and the commands that talk to
+ * the runner it starts through its run folder's control socket: pods, scale,
+ * delete-pod, drain, rollout restart, partition, heal; `down` stops it.
  */
 
-/** `cluster up --from-manifests`: runs the overlay as pods until Ctrl-C or `cluster down`. */
+/** `up --from-manifests`: runs the overlay as pods until Ctrl-C or `down`. */
 export async function upFromManifests(io: CliIo, overlay: string, runDir: string): Promise<void> {
   const folder = resolve(runDir);
   if (existsSync(join(folder, 'state.json')) && processAlive(readRunState(folder).pid)) {
-    io.err(
-      `error: a pod run already uses ${folder} (pid ${readRunState(folder).pid}): 'ledgerline cluster down' first`,
-    );
+    io.err(`error: a pod run already uses ${folder} (pid ${readRunState(folder).pid}): 'npm run pods -- down' first`);
     throw new CliExit(1);
   }
   const runner = await PodRunner.up({ overlay, runDir: folder, log: (line) => io.err(line) });
@@ -53,8 +44,8 @@ export async function upFromManifests(io: CliIo, overlay: string, runDir: string
   io.out(`Ledgerline is up as pods from ${overlay} (run ${runner.prefix}, ${runner.subnet}.0/24, folder ${folder})`);
   for (const line of formatPods(runner.status())) io.out(`  ${line}`);
   io.out(`  logs:   ${folder}/pods/<pod>/logs/`);
-  io.out(`  try:    ip netns exec ${runner.prefix}-<pod> ...   or   npx ledgerline cluster pods`);
-  io.out('Press Ctrl-C (or run `ledgerline cluster down`) to delete every pod.');
+  io.out(`  try:    ip netns exec ${runner.prefix}-<pod> ...   or   npm run pods -- pods`);
+  io.out('Press Ctrl-C (or run `npm run pods -- down`) to delete every pod.');
 }
 
 /** The run folder's state and socket go with the run; logs stay for a look afterwards. */
@@ -70,10 +61,9 @@ function formatPods(pods: readonly PodStatus[]): string[] {
   );
 }
 
-/** `cluster down` for a pod run: asks its runner to stop, or removes by name what a gone runner left. False when `runDir` holds no run. */
-export async function downPods(io: CliIo, runDir: string): Promise<boolean> {
+/** `down`: asks the run's runner to stop, or removes by name what a gone runner left. */
+export async function downPods(io: CliIo, runDir: string): Promise<void> {
   const folder = resolve(runDir);
-  if (!existsSync(join(folder, 'state.json'))) return false;
   const state = readRunState(folder);
   if (processAlive(state.pid)) {
     await callRunner(folder, 'down');
@@ -85,10 +75,12 @@ export async function downPods(io: CliIo, runDir: string): Promise<boolean> {
     rmSync(join(folder, 'claims'), { recursive: true, force: true });
     io.out(`the pod runner (pid ${state.pid}) is gone; removed what run ${state.prefix} left behind`);
   }
-  return true;
 }
 
-function action(io: CliIo, run: (runDir: string, ...args: string[]) => Promise<void>) {
+/** The run folder option every command takes. */
+export const RUN_DIR = ['--run-dir <dir>', 'the folder of the pod run', DEFAULT_RUN_DIR] as const;
+
+export function action(io: CliIo, run: (runDir: string, ...args: string[]) => Promise<void>) {
   return async (...values: unknown[]): Promise<void> => {
     // commander passes the positional arguments, then the options, then the command.
     const options = values.find((value) => typeof value === 'object' && value !== null && 'runDir' in value) as {
@@ -99,6 +91,7 @@ function action(io: CliIo, run: (runDir: string, ...args: string[]) => Promise<v
     try {
       await run(resolve(options.runDir), ...args, ...(options.from ?? []));
     } catch (error) {
+      if (error instanceof CliExit) throw error;
       throw new CliExit(reportError(io, error));
     }
   };
@@ -106,11 +99,10 @@ function action(io: CliIo, run: (runDir: string, ...args: string[]) => Promise<v
 
 /** The commands that talk to a running pod runner. */
 export function registerPodCommands(cluster: Command, io: CliIo): void {
-  const runDir = ['--run-dir <dir>', 'the folder of the pod run', DEFAULT_RUN_DIR] as const;
   cluster
     .command('pods')
-    .description('list the pods of the run `cluster up --from-manifests` started: address, readiness, restarts')
-    .option(...runDir)
+    .description('list the pods of the run `up --from-manifests` started: address, readiness, restarts')
+    .option(...RUN_DIR)
     .action(
       action(io, async (dir) =>
         formatPods((await callRunner(dir, 'pods')) as PodStatus[]).forEach((line) => io.out(line)),
@@ -119,14 +111,14 @@ export function registerPodCommands(cluster: Command, io: CliIo): void {
   cluster
     .command('scale <workload> <replicas>')
     .description('set the replicas of a Deployment or StatefulSet of the pod run')
-    .option(...runDir)
+    .option(...RUN_DIR)
     .action(action(io, async (dir, name, replicas) => void (await callRunner(dir, 'scale', [name!, replicas!]))));
   cluster
     .command('delete-pod <pod>')
     .description(
       'delete a pod as Kubernetes does (preStop, SIGTERM, SIGKILL at the grace period); its workload replaces it',
     )
-    .option(...runDir)
+    .option(...RUN_DIR)
     .action(
       action(io, async (dir, pod) => io.out(((await callRunner(dir, 'delete-pod', [pod!])) as string[]).join(', '))),
     );
@@ -136,7 +128,7 @@ export function registerPodCommands(cluster: Command, io: CliIo): void {
       'evict pods as kubectl drain does: all at once, each once the PodDisruptionBudgets that select it allow it; their workloads replace them',
     )
     .option('--timeout-ms <ms>', 'how long an eviction may wait for its budget', '300000')
-    .option(...runDir)
+    .option(...RUN_DIR)
     .action((pods: string[], options: { runDir: string; timeoutMs: string }) =>
       action(io, async (dir) => {
         const lines = (await callRunner(dir, 'drain', [options.timeoutMs, ...pods])) as string[];
@@ -150,13 +142,13 @@ export function registerPodCommands(cluster: Command, io: CliIo): void {
     .description(
       'restart every pod of a Deployment (within its maxSurge and maxUnavailable) or StatefulSet (highest ordinal first)',
     )
-    .option(...runDir)
+    .option(...RUN_DIR)
     .action(action(io, async (dir, name) => void (await callRunner(dir, 'rollout-restart', [name!]))));
   cluster
     .command('partition <pod>')
-    .description('cut a pod off from pods or Services (blackhole routes in both namespaces) until `cluster heal`')
+    .description('cut a pod off from pods or Services (blackhole routes in both namespaces) until `heal`')
     .requiredOption('--from <names...>', 'pods or Service names (a Service stands for every pod it selects)')
-    .option(...runDir)
+    .option(...RUN_DIR)
     .action(
       action(io, async (dir, pod, ...from) =>
         io.out(`${String(await callRunner(dir, 'partition', [pod!, ...from]))} routes added`),
@@ -165,6 +157,6 @@ export function registerPodCommands(cluster: Command, io: CliIo): void {
   cluster
     .command('heal')
     .description('take out every partition of the pod run')
-    .option(...runDir)
+    .option(...RUN_DIR)
     .action(action(io, async (dir) => io.out(`${String(await callRunner(dir, 'heal'))} routes removed`)));
 }

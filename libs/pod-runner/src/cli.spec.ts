@@ -2,15 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serveControl, type PodRunner } from '@ledgerline/pod-runner';
-import { ledgerline } from './testing/run-cli.js';
+import { serveControl } from './control.js';
+import type { PodRunner } from './pod-runner.js';
+import { pods } from './testing/run-pods.js';
 
 /*
- * The `cluster` commands that drive a running pod runner, from the command
- * line through its run folder's control socket, against a stand-in runner
- * that records what it was asked (the pod specs drive a real one).
+ * The `npm run pods` commands that drive a running pod runner, from the
+ * command line through its run folder's control socket, against a stand-in
+ * runner that records what it was asked (the pod specs drive a real one).
  */
-describe('ledgerline cluster pod commands', () => {
+describe('the pod commands', () => {
   let runDir: string;
   let server: Server;
   const asked: string[] = [];
@@ -53,8 +54,8 @@ describe('ledgerline cluster pod commands', () => {
     rmSync(runDir, { recursive: true, force: true });
   });
 
-  /** `ledgerline cluster <args>` against the stand-in's run folder. */
-  const cluster = (...args: string[]) => ledgerline('cluster', ...args, '--run-dir', runDir);
+  /** `npm run pods -- <args>` against the stand-in's run folder. */
+  const cluster = (...args: string[]) => pods(...args, '--run-dir', runDir);
 
   it('carries each command and its arguments to the runner and prints its answer', async () => {
     expect((await cluster('pods')).stdout).toMatch(/^writer-0 +10\.213\.7\.2 +Ready +restarts 1 +Deployment\/writer/);
@@ -84,12 +85,14 @@ describe('ledgerline cluster pod commands', () => {
     expect(asked).toHaveLength(before);
   });
 
-  it('says so when no runner answers on the run folder', async () => {
+  it('says so when no runner answers on the run folder, also to down', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'ledgerline-pod-cli-none-'));
     try {
-      const { code, stderr } = await ledgerline('cluster', 'heal', '--run-dir', empty);
-      expect(code).not.toBe(0);
-      expect(stderr).toMatch(/NO_RUNNER|no pod runner/i);
+      for (const command of ['heal', 'down']) {
+        const { code, stderr } = await pods(command, '--run-dir', empty);
+        expect(code).toBe(1);
+        expect(stderr).toMatch(/NO_RUNNER.*npm run pods -- up --from-manifests/);
+      }
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
