@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 /** Imports every file may not make: another package's insides, or an app. */
 const packageBoundaries = [
   {
-    group: ['@ledgerline/*/src/*', '../../libs/*', '../../apps/*'],
+    group: ['@ledgerline/*/src/*', '../../libs/*', '../../apps/*', '../../e2e/*'],
     message: 'Import a package through its public index.',
   },
   {
@@ -28,6 +28,8 @@ const depConstraints = [
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
   // No lib imports an app.
   { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+  // The test rig (e2e/) uses libs and other rig packages; nothing outside e2e/ may import it.
+  { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:e2e'] },
   // Pure libs import no I/O lib: only each other, the generated contracts and (in tests) the test harness.
   { sourceTag: 'kind:pure', onlyDependOnLibsWithTags: ['kind:pure', 'kind:contract', 'kind:testing'] },
   { sourceTag: 'kind:contract', onlyDependOnLibsWithTags: ['kind:contract'] },
@@ -41,6 +43,8 @@ const depConstraints = [
 /** Files that ship: everything under a package's src/ but tests and test support. */
 const productionFiles = ['libs/*/src/**/*.ts', 'apps/*/src/**/*.ts'];
 const testFiles = ['**/*.spec.ts', '**/src/testing/**', 'libs/testing/**'];
+/** The test rig: run by tests and by hand, shipped in no app. */
+const rigFiles = ['e2e/*/src/**/*.ts'];
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'libs/proto/src/gen/**', 'data/**', 'coverage/**', '.nx/**'] },
@@ -68,6 +72,13 @@ export default tseslint.config(
     ignores: testFiles,
     rules: {
       'no-restricted-imports': ['error', { patterns: [...packageBoundaries, testingEntries] }],
+    },
+  },
+  {
+    // The test rig's sources under e2e/ too.
+    files: [...productionFiles, ...rigFiles],
+    ignores: testFiles,
+    rules: {
       // Files that read in one sitting: a file over 400 lines (as wc -l counts) or a function over 70
       // lines of code holds more than one responsibility. Generated code is ignored above; specs and
       // test support are not bound.
