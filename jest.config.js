@@ -17,8 +17,8 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
     // The test rig's packages live under e2e/, every other package under libs/ (apps are never imported).
-    '^@ledgerline/(pod-runner)$': '<rootDir>/e2e/$1/src/index.ts',
-    '^@ledgerline/(pod-runner)/([a-z-]+)$': '<rootDir>/e2e/$1/src/$2/index.ts',
+    '^@ledgerline/(pod-runner|cluster-harness)$': '<rootDir>/e2e/$1/src/index.ts',
+    '^@ledgerline/(pod-runner|cluster-harness)/([a-z-]+)$': '<rootDir>/e2e/$1/src/$2/index.ts',
     '^@ledgerline/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     // Subpath entries (`/testing` for test support, `/info` of managed-ledger): src/<subpath>/index.ts.
     '^@ledgerline/([a-z-]+)/([a-z-]+)$': '<rootDir>/libs/$1/src/$2/index.ts',

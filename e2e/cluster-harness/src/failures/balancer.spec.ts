@@ -1,8 +1,8 @@
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { eventually } from '@ledgerline/testing';
 import type { GetBalancerStatusResponse } from '@ledgerline/proto';
-import { LocalCluster } from '../local-cluster.js';
-import { ClusterClients, QUICK_BALANCER_SETTINGS, Workload } from '../testing/index.js';
+import { LocalCluster } from '@ledgerline/cluster';
+import { ClusterClients, QUICK_BALANCER_SETTINGS, Workload } from '../index.js';
 
 /*
  * The balancer against real processes: three writer owners hold every topic,

@@ -1,3 +1,4 @@
+// What the multi-process specs and the benchmarks drive a @ledgerline/cluster LocalCluster with.
 export { renderKustomization, strategicMerge, deployFolder } from './render-kustomization.js';
 export type { K8sObject } from './render-kustomization.js';
 export { Workload, percentile } from './workload.js';

@@ -1,7 +1,7 @@
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { LocalCluster } from '../local-cluster.js';
-import { ClusterClients } from '../testing/index.js';
+import { LocalCluster } from '@ledgerline/cluster';
+import { ClusterClients } from '../index.js';
 
 /*
  * An idempotent Kafka producer (kafkajs 2.2, acks=all) across a SIGKILL of

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { eventually } from '@ledgerline/testing';
 import type { GetBalancerStatusResponse } from '@ledgerline/proto';
-import { LocalCluster } from '../local-cluster.js';
-import { ClusterClients } from '../testing/index.js';
+import { LocalCluster } from '@ledgerline/cluster';
+import { ClusterClients } from '../index.js';
 
 /*
  * The balancer in a cluster that serves mutual TLS: the metadata service asks

@@ -1,7 +1,6 @@
 import { eventually } from '@ledgerline/testing';
-import { checkHealth } from '../health.js';
-import { LocalCluster } from '../local-cluster.js';
-import { Workload } from '../testing/index.js';
+import { checkHealth, LocalCluster } from '@ledgerline/cluster';
+import { Workload } from '../index.js';
 
 /*
  * A metadata instance killed under load: clients and owners reach metadata

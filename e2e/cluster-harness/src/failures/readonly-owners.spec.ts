@@ -2,10 +2,8 @@ import { InitialPosition, SubscriptionType, type Entry } from '@ledgerline/proto
 import { eventually } from '@ledgerline/testing';
 import { TestConsumer } from '@ledgerline/ownership/testing';
 import { RoutingProducer } from '@ledgerline/writer-owner/testing';
-import { LocalCluster } from '../local-cluster.js';
-import { startLocalNats, type LocalServer } from '../local-servers.js';
-import type { ServiceInstance } from '../service-instance.js';
-import { ClusterClients } from '../testing/index.js';
+import { LocalCluster, startLocalNats, type LocalServer, type ServiceInstance } from '@ledgerline/cluster';
+import { ClusterClients } from '../index.js';
 
 /*
  * Read-only owners as processes (PIP-63): consumers move to the other

@@ -1,7 +1,6 @@
-import { LocalCluster } from '../local-cluster.js';
-import { CLUSTER_ROLES } from '../roles.js';
+import { LocalCluster, CLUSTER_ROLES } from '@ledgerline/cluster';
 import { eventually } from '@ledgerline/testing';
-import { Workload } from '../testing/index.js';
+import { Workload } from '../index.js';
 
 /*
  * SIGTERM of each service under load, as a rolling update or a scale-down

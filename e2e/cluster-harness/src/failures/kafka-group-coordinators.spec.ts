@@ -1,8 +1,7 @@
 import { coordinatorAmong } from '@ledgerline/kafka-gateway';
 import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
-import { LocalCluster } from '../local-cluster.js';
-import type { ServiceInstance } from '../service-instance.js';
-import { ClusterClients } from '../testing/index.js';
+import { LocalCluster, type ServiceInstance } from '@ledgerline/cluster';
+import { ClusterClients } from '../index.js';
 
 /*
  * One consumer group over two Kafka gateways: each member bootstraps from a

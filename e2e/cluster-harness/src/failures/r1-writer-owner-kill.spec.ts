@@ -1,6 +1,6 @@
 import { eventually } from '@ledgerline/testing';
-import { LocalCluster } from '../local-cluster.js';
-import { Workload, percentile } from '../testing/index.js';
+import { LocalCluster } from '@ledgerline/cluster';
+import { Workload, percentile } from '../index.js';
 
 /*
  * R1: a producer with deduplication and an acknowledging consumer while the

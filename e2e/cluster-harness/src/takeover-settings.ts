@@ -1,4 +1,4 @@
-import type { LocalClusterOptions } from '../local-cluster.js';
+import type { LocalClusterOptions } from '@ledgerline/cluster';
 
 /**
  * Settings for tests that move topics between writer owners: a short lease (a killed owner's topics

@@ -1,7 +1,6 @@
 import { eventually } from '@ledgerline/testing';
-import { LocalCluster } from '../local-cluster.js';
-import type { ServiceInstance } from '../service-instance.js';
-import { LatencyLoad, percentile } from '../testing/index.js';
+import { LocalCluster, type ServiceInstance } from '@ledgerline/cluster';
+import { LatencyLoad, percentile } from '../index.js';
 
 /*
  * Item 4 of issue 28 against real processes, with the default 10 s lease: a

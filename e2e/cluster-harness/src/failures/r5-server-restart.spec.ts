@@ -1,8 +1,6 @@
 import { eventually } from '@ledgerline/testing';
-import { checkHealth } from '../health.js';
-import { metricSum, scrapeMetrics } from '../cluster-status.js';
-import { LocalCluster } from '../local-cluster.js';
-import { Workload } from '../testing/index.js';
+import { checkHealth, metricSum, scrapeMetrics, LocalCluster } from '@ledgerline/cluster';
+import { Workload } from '../index.js';
 
 /*
  * R5: redis-server (append-only file fsynced per write) and nats-server are

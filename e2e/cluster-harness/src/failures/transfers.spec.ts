@@ -1,8 +1,7 @@
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { eventually, refusal } from '@ledgerline/testing';
-import { LocalCluster } from '../local-cluster.js';
-import type { ServiceInstance } from '../service-instance.js';
-import { ClusterClients, percentile, Workload } from '../testing/index.js';
+import { LocalCluster, type ServiceInstance } from '@ledgerline/cluster';
+import { ClusterClients, percentile, Workload } from '../index.js';
 
 /*
  * Topic transfers between writer owner processes (PIP-307's shape) over

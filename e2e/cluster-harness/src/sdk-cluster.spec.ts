@@ -1,6 +1,6 @@
 import { createClient, type LedgerlineClient, type Message } from '@ledgerline/client';
 import { LocalCluster } from '@ledgerline/cluster';
-import { ClusterClients, takeoverSettings } from '@ledgerline/cluster/testing';
+import { ClusterClients, takeoverSettings } from './index.js';
 
 // The client SDK against a cluster of processes (two metadata instances and
 // two writer owners over Redis and NATS): owners are killed and stopped while

@@ -1,6 +1,6 @@
 import { AdminService, LookupService, OwnerControlService, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
-import type { LocalCluster } from '../local-cluster.js';
+import type { LocalCluster } from '@ledgerline/cluster';
 
 /**
  * The gRPC clients a multi-process test calls a local cluster with, closed

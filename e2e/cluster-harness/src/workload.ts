@@ -1,6 +1,5 @@
 import { createClient, type Consumer, type LedgerlineClient, type Message, type Producer } from '@ledgerline/client';
-import type { LocalCluster } from '../local-cluster.js';
-import { READ_ONLY_GROUP } from '../roles.js';
+import { READ_ONLY_GROUP, type LocalCluster } from '@ledgerline/cluster';
 import { checkStoredAgainstAcks, type Ack } from './ack-check.js';
 import { ClusterClients } from './clients.js';
 

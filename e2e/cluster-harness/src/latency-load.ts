@@ -1,5 +1,5 @@
 import { createClient, type LedgerlineClient, type Producer } from '@ledgerline/client';
-import type { LocalCluster } from '../local-cluster.js';
+import type { LocalCluster } from '@ledgerline/cluster';
 import { checkStoredAgainstAcks, type Ack } from './ack-check.js';
 import { ClusterClients } from './clients.js';
 

@@ -2,8 +2,8 @@ import { refusal } from '@ledgerline/testing';
 import { InitialPosition, SubscriptionType } from '@ledgerline/proto';
 import { TestConsumer } from '@ledgerline/ownership/testing';
 import { RoutingProducer } from '@ledgerline/writer-owner/testing';
-import { LocalCluster } from '../local-cluster.js';
-import { ClusterClients, takeoverSettings } from '../testing/index.js';
+import { LocalCluster } from '@ledgerline/cluster';
+import { ClusterClients, takeoverSettings } from '../index.js';
 
 /*
  * Writer owners as processes (two metadata instances, two writer owners, over

@@ -1,9 +1,8 @@
 import { eventually } from '@ledgerline/testing';
 import type { BalancerMove } from '@ledgerline/proto';
 import { createClient, LedgerlineError } from '@ledgerline/client';
-import { LocalCluster } from '../local-cluster.js';
-import type { ServiceInstance } from '../service-instance.js';
-import { ClusterClients, LatencyLoad, QUICK_BALANCER_SETTINGS } from '../testing/index.js';
+import { LocalCluster, type ServiceInstance } from '@ledgerline/cluster';
+import { ClusterClients, LatencyLoad, QUICK_BALANCER_SETTINGS } from '../index.js';
 
 /*
  * Shedding by traffic against real processes: two writer owners hold five

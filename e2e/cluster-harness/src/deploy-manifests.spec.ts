@@ -12,9 +12,8 @@ import { serviceConfigSchema, settingSource } from '@ledgerline/service-kit';
 import { writerClusterConfigSchema } from '@ledgerline/writer-owner';
 import { readOnlyClusterConfigSchema } from '@ledgerline/readonly-owner';
 import type { z } from 'zod';
-import { findRepositoryRoot } from './launcher.js';
-import { CLUSTER_ROLES, ROLE_SPECS, type ClusterRole } from './roles.js';
-import { renderKustomization, type K8sObject } from './testing/index.js';
+import { findRepositoryRoot, CLUSTER_ROLES, ROLE_SPECS, type ClusterRole } from '@ledgerline/cluster';
+import { renderKustomization, type K8sObject } from './index.js';
 
 /*
  * deploy/ checked offline (CI has no cluster, no kubectl, no Docker): every

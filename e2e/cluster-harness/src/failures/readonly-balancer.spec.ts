@@ -1,9 +1,8 @@
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import type { GetBalancerStatusResponse } from '@ledgerline/proto';
 import { eventually } from '@ledgerline/testing';
-import { LocalCluster } from '../local-cluster.js';
-import { READ_ONLY_GROUP } from '../roles.js';
-import { ClusterClients, QUICK_BALANCER_SETTINGS } from '../testing/index.js';
+import { LocalCluster, READ_ONLY_GROUP } from '@ledgerline/cluster';
+import { ClusterClients, QUICK_BALANCER_SETTINGS } from '../index.js';
 
 /*
  * The balancer and read-only owners as processes (issue 28: read-only owners
