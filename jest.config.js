@@ -4,7 +4,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: '<rootDir>/libs/testing/src/leak-check-environment.ts',
-  roots: ['<rootDir>/libs', '<rootDir>/apps'],
+  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/e2e'],
   testMatch: ['**/src/**/*.spec.ts'],
   transform: {
     '^.+\\.ts$': [
@@ -16,6 +16,9 @@ module.exports = {
   },
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
+    // The test rig's packages live under e2e/, every other package under libs/ (apps are never imported).
+    '^@ledgerline/(pod-runner|cluster-harness)$': '<rootDir>/e2e/$1/src/index.ts',
+    '^@ledgerline/(pod-runner|cluster-harness)/([a-z-]+)$': '<rootDir>/e2e/$1/src/$2/index.ts',
     '^@ledgerline/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     // Subpath entries (`/testing` for test support): src/<subpath>/index.ts.
     '^@ledgerline/([a-z-]+)/([a-z-]+)$': '<rootDir>/libs/$1/src/$2/index.ts',

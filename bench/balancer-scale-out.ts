@@ -13,7 +13,7 @@
 // Run: npx tsx bench/balancer-scale-out.ts [--topics 1000] [--transfer-concurrency 16]
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { LocalCluster } from '@ledgerline/cluster';
-import { ClusterClients, LatencyLoad } from '@ledgerline/cluster/testing';
+import { ClusterClients, LatencyLoad } from '@ledgerline/cluster-harness';
 import { OwnerRole } from '@ledgerline/proto';
 import { flag, runAlone, type BenchReport } from './bench-report.js';
 

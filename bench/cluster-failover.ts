@@ -1,4 +1,4 @@
-// The R1 soak (libs/cluster/src/failures/r1-writer-owner-kill.spec.ts runs 10
+// The R1 soak (e2e/cluster-harness/src/failures/r1-writer-owner-kill.spec.ts runs 10
 // kills in CI): a producer with deduplication and an acking consumer on one
 // topic of a local cluster (1 metadata instance, 2 writer owners, each its own
 // process), while the topic's writer owner is killed with SIGKILL --kills times
@@ -9,7 +9,7 @@
 //
 // Run: npx tsx bench/cluster-failover.ts [--kills 50] [--lease-ttl-ms 2000]
 import { LocalCluster } from '@ledgerline/cluster';
-import { Workload, percentile } from '@ledgerline/cluster/testing';
+import { Workload, percentile } from '@ledgerline/cluster-harness';
 import { flag } from './bench-report.js';
 
 const KILLS = flag('kills', 50);

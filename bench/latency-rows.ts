@@ -1,5 +1,5 @@
 // Send latency of a LatencyLoad, as the transfer and rolling-restart benches print it.
-import { percentile, type LatencyLoad } from '@ledgerline/cluster/testing';
+import { percentile, type LatencyLoad } from '@ledgerline/cluster-harness';
 
 /** The send latencies of the acknowledgements that arrived in [fromMs, toMs). */
 export function latencies(load: LatencyLoad, fromMs: number, toMs: number): number[] {

@@ -9,7 +9,7 @@
 //
 // Run: npx tsx bench/owner-crash-failover.ts [--full]
 import { LocalCluster } from '@ledgerline/cluster';
-import { LatencyLoad, percentile } from '@ledgerline/cluster/testing';
+import { LatencyLoad, percentile } from '@ledgerline/cluster-harness';
 import { runAlone, sized, type BenchReport } from './bench-report.js';
 
 const KILLS = sized({ quick: 3, normal: 5, full: 20 });

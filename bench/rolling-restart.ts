@@ -9,7 +9,7 @@
 //
 // Run: npx tsx bench/rolling-restart.ts [--seconds 20] [--rate 500]
 import { LocalCluster } from '@ledgerline/cluster';
-import { LatencyLoad } from '@ledgerline/cluster/testing';
+import { LatencyLoad } from '@ledgerline/cluster-harness';
 import { flag, runAlone, sized, type BenchReport } from './bench-report.js';
 import { latencies, latencyRow } from './latency-rows.js';
 

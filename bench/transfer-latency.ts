@@ -10,7 +10,7 @@
 //
 // Run: npx tsx bench/transfer-latency.ts [--seconds 30] [--rate 500] [--every-ms 1500]
 import { LocalCluster } from '@ledgerline/cluster';
-import { ClusterClients, LatencyLoad, percentile } from '@ledgerline/cluster/testing';
+import { ClusterClients, LatencyLoad, percentile } from '@ledgerline/cluster-harness';
 import { flag, runAlone, sized, type BenchReport } from './bench-report.js';
 import { latencies, latencyRow as row } from './latency-rows.js';
 

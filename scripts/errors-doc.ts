@@ -84,7 +84,7 @@ function listTs(directory: string): string[] {
 }
 
 function productionSources(): SourceFile[] {
-  const packages = ['libs', 'apps'].flatMap((group) =>
+  const packages = ['libs', 'apps', 'e2e'].flatMap((group) =>
     readdirSync(join(ROOT, group)).map((name) => `${group}/${name}`),
   );
   return packages

@@ -24,7 +24,7 @@ export type { ClusterTlsFiles } from './health.js';
 export type { HealthStatus } from './health.js';
 export { ClusterReason } from './reasons.js';
 export type { ClusterReasonValue } from './reasons.js';
-// What the failure tests and the CLI use besides the cluster itself.
+// What the CLI and the test rig (@ledgerline/cluster-harness, @ledgerline/pod-runner) use besides the cluster itself.
 export { startLocalRedis, startLocalNats, startLocalRedisCluster } from './local-servers.js';
 export type { LocalServer, LocalRedisCluster, LocalRedisOptions } from './local-servers.js';
 export { ChildProcessGroup } from './child-process-group.js';

@@ -17,13 +17,11 @@ import {
   writeClusterDescription,
   type ClusterRole,
 } from '@ledgerline/cluster';
-import { DEFAULT_RUN_DIR } from '@ledgerline/pod-runner';
 import { InvalidArgumentError, type Command } from 'commander';
 import { integerIn } from '../admin-command.js';
 import { CliExit, EXIT_CODES, reportError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { descriptionOf } from '../command-index.js';
-import { downPods, registerPodCommands, upFromManifests } from './pod-commands.js';
 
 /** The instances `cluster up` starts when not told: the issue's example shape of a small cluster. */
 const DEFAULT_COUNTS: Record<ClusterRole, number> = {
@@ -41,8 +39,6 @@ interface UpOptions {
   stateFile: string;
   logLevel: string;
   tls?: boolean;
-  fromManifests?: string;
-  runDir: string;
   [countFlag: string]: unknown;
 }
 
@@ -158,7 +154,6 @@ export function registerClusterCommands(program: Command, io: CliIo): void {
   registerUp(cluster, io);
   registerStatus(cluster, io);
   registerDown(cluster, io);
-  registerPodCommands(cluster, io);
 }
 
 function registerUp(cluster: Command, io: CliIo): void {
@@ -183,12 +178,7 @@ function registerUp(cluster: Command, io: CliIo): void {
     .option(
       '--tls',
       'serve TLS everywhere, mutual TLS between services, with development certificates beside the state file',
-    )
-    .option(
-      '--from-manifests <overlay>',
-      'run a Kustomize overlay (deploy/overlays/dev) as pods: a network namespace each, probes, Service names (root only)',
-    )
-    .option('--run-dir <dir>', 'the pod run folder (state, control socket, logs, volumes)', DEFAULT_RUN_DIR);
+    );
   for (const spec of ROLE_SPECS) {
     upCommand.option(`--${spec.countFlag} <n>`, `${spec.role} instances (default ${DEFAULT_COUNTS[spec.role]})`, count);
   }
@@ -198,8 +188,7 @@ function registerUp(cluster: Command, io: CliIo): void {
       throw new CliExit(EXIT_CODES.usage);
     }
     try {
-      if (options.fromManifests !== undefined) await upFromManifests(io, options.fromManifests, options.runDir);
-      else await up(io, options);
+      await up(io, options);
     } catch (error) {
       if (error instanceof CliExit) throw error;
       throw new CliExit(reportError(io, error));
@@ -260,10 +249,8 @@ function registerDown(cluster: Command, io: CliIo): void {
     .command('down')
     .description('ask the `cluster up` that runs the local cluster to stop it (as Ctrl-C does)')
     .option('--state-file <path>', 'the description `cluster up` wrote', DEFAULT_DESCRIPTION_FILE)
-    .option('--run-dir <dir>', 'the pod run folder of `cluster up --from-manifests`', DEFAULT_RUN_DIR)
-    .action(async (options: { stateFile: string; runDir: string }) => {
+    .action(async (options: { stateFile: string }) => {
       try {
-        if (await downPods(io, options.runDir)) return;
         down(io, options.stateFile);
       } catch (error) {
         throw new CliExit(reportError(io, error));
