@@ -1,10 +1,22 @@
-// One Jest run over the whole workspace. The global setup starts throwaway
-// redis-server and nats-server processes on free loopback ports and exports
-// their addresses to the test workers through the environment.
-/** @type {import('jest').Config} */
-module.exports = {
+// One Jest run over the whole workspace, in two tiers (Jest projects) that
+// share one global setup: it starts throwaway redis-server and nats-server
+// processes on free loopback ports and exports their addresses to the test
+// workers through the environment.
+//
+// - fast: the libraries' specs (libs/, but libs/cluster): units and in-process
+//   integration against the throwaway servers. What a developer runs on every
+//   change: `npm run test:fast`.
+// - system: what runs Ledgerline as processes: the apps' and the CLI's specs
+//   (apps/, real Kafka clients included), the local process cluster
+//   (libs/cluster), and the test rig's failure and pod specs (e2e/).
+//   `npm run test:system`.
+//
+// `npm test` runs both; `npx jest --selectProjects <tier> [paths]` one tier.
+
+/** The tiers' shared settings: how TypeScript is compiled and packages resolved. */
+const shared = {
+  rootDir: __dirname,
   testEnvironment: '<rootDir>/libs/testing/src/leak-check-environment.ts',
-  roots: ['<rootDir>/libs', '<rootDir>/apps', '<rootDir>/e2e'],
   testMatch: ['**/src/**/*.spec.ts'],
   transform: {
     '^.+\\.ts$': [
@@ -25,6 +37,23 @@ module.exports = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.*/dist/'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'fast',
+      roots: ['<rootDir>/libs'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/libs/cluster/'],
+    },
+    {
+      ...shared,
+      displayName: 'system',
+      roots: ['<rootDir>/apps', '<rootDir>/e2e', '<rootDir>/libs/cluster'],
+    },
+  ],
   globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/jest-global-teardown.ts',
   testTimeout: 30000,
