@@ -30,6 +30,12 @@ const depConstraints = [
   { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
   // The test rig (e2e/) uses libs and other rig packages; nothing outside e2e/ may import it.
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib', 'type:e2e'] },
+  // The floors of docs/architecture.md ("Libraries by floor"): a lib imports its own floor or a lower
+  // one, never a higher (tests included; libs/testing, kind:testing, stands beside the floors).
+  ...[1, 2, 3, 4, 5].map((floor) => ({
+    sourceTag: `floor:${floor}`,
+    onlyDependOnLibsWithTags: ['kind:testing', ...Array.from({ length: floor }, (_, below) => `floor:${below + 1}`)],
+  })),
   // Pure libs import no I/O lib: only each other, the generated contracts and (in tests) the test harness.
   { sourceTag: 'kind:pure', onlyDependOnLibsWithTags: ['kind:pure', 'kind:contract', 'kind:testing'] },
   { sourceTag: 'kind:contract', onlyDependOnLibsWithTags: ['kind:contract'] },
