@@ -171,8 +171,8 @@ export default tseslint.config(
     },
   },
   {
-    // The `ledgerline` bin shim is plain CommonJS: it loads tsx and the TypeScript entry with require().
-    files: ['apps/cli/bin/*.js'],
+    // The `ledgerline` bin shim and Jest's sequencer are plain CommonJS, loaded with require().
+    files: ['apps/cli/bin/*.js', 'jest.sequencer.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -66,6 +66,8 @@ module.exports = {
       ],
     },
   ],
+  // Longest files first, with estimates where no earlier run recorded a time (jest.sequencer.js).
+  testSequencer: '<rootDir>/jest.sequencer.js',
   globalSetup: '<rootDir>/libs/testing/src/jest-global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/jest-global-teardown.ts',
   testTimeout: 30000,
