@@ -17,25 +17,16 @@ export interface LedgerView {
 /** The ledgers of a managed ledger, oldest first, with the open one's live counts. */
 export function ledgerViews(ledgers: readonly LedgerSummary[], current: OpenLedger | undefined): LedgerView[] {
   return ledgers.map((l) => {
-    if (current !== undefined && l.ledgerId === current.ledgerId && !current.sealed) {
-      return {
-        ledgerId: l.ledgerId,
-        entries: current.entries,
-        firstOffset: current.firstOffset,
-        lastOffset: current.lastOffset,
-        sizeBytes: current.sizeBytes,
-        open: true,
-      };
-    }
     if (current !== undefined && l.ledgerId === current.ledgerId) {
-      // Sealed but not yet recorded: the counts come from memory, which is what the store holds.
+      // The open ledger, or one sealed but not yet recorded: either way the counts come from memory,
+      // which is what the store holds.
       return {
         ledgerId: l.ledgerId,
         entries: current.entries,
         firstOffset: current.firstOffset,
         lastOffset: current.lastOffset,
         sizeBytes: current.sizeBytes,
-        open: false,
+        open: !current.sealed,
       };
     }
     const view: LedgerView = {
