@@ -13,7 +13,8 @@
 //   (named redis-cluster*.spec.ts, *-process.spec.ts, *-processes.spec.ts).
 //   `npm run test:system`.
 //
-// `npm test` runs both; `npx jest --selectProjects <tier> [paths]` one tier.
+// `npm test` runs both; `npx jest [paths] --selectProjects <tier>` one tier (paths first:
+// --selectProjects takes every word after it as a project name).
 
 /** Libraries' specs that start processes of their own: a Redis Cluster, or a worker to kill. */
 const PROCESS_SPECS = ['/redis-cluster[^/]*\\.spec\\.ts$', '-process(es)?\\.spec\\.ts$'];

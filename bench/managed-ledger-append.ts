@@ -18,9 +18,8 @@ import { Redis } from 'ioredis';
 import * as hdr from 'hdr-histogram-js';
 import { Registry } from 'prom-client';
 import { RedisLedgerStore, SqliteLedgerStore } from '@ledgerline/ledger-store';
+import { emptyManagedLedgerInfo, infoToProto } from '@ledgerline/ledger-info';
 import {
-  emptyManagedLedgerInfo,
-  infoToProto,
   ManagedLedger,
   MetadataStoreManagedLedgerMetadata,
   type ManagedLedgerDependencies,

@@ -35,31 +35,3 @@ export { ownerTags } from './ledgers/ledger-factory.js';
 export { managedLedgerMetrics } from './metrics.js';
 export type { ManagedLedgerMetrics } from './metrics.js';
 export { cursorPath, cursorNameFromNode } from './metadata/cursor-name.js';
-
-// The stored format lives in @ledgerline/ledger-info (the metadata service and
-// the garbage collector import it from there); re-exported for existing callers.
-export {
-  infoFromProto,
-  infoToProto,
-  markDeleting,
-  emptyManagedLedgerInfo,
-  INDEX_PROPERTY,
-  ENTRY_COUNTS_PROPERTY,
-  isCollectorChange,
-  OWNER_EPOCH_PROPERTY,
-  PENDING_DELETIONS_DIR,
-  PENDING_DELETION_SHARDS,
-  pendingDeletionShard,
-  pendingDeletionShardDir,
-  pendingDeletionEntryPath,
-  encodePendingDeletionEntry,
-  decodePendingDeletionEntry,
-} from '@ledgerline/ledger-info';
-export type {
-  ManagedLedgerInfoModel,
-  LedgerSummary,
-  DeletableLedgerRecord,
-  ManagedLedgerStateName,
-  LedgerComponentName,
-  PendingDeletionEntry,
-} from '@ledgerline/ledger-info';
