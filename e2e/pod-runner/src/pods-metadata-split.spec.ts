@@ -18,7 +18,8 @@ import {
  */
 
 const root = findRepositoryRoot(__dirname);
-const CUT_MS = 15_000;
+/** How long the replicas are cut off from each other: nothing may change meanwhile. */
+const SPLIT_MS = 15_000;
 /** Past this, into a cut from Redis, the cut replica has given up serving and its clients moved. */
 const STORE_CHECKS_MS = 5_000;
 
@@ -36,7 +37,7 @@ describe('metadata replicas cut off from each other, then one of them from Redis
 
     const splitAtMs = Date.now();
     await run.partition(first!, [second!]);
-    await new Promise((resolve) => setTimeout(resolve, CUT_MS));
+    await new Promise((resolve) => setTimeout(resolve, SPLIT_MS));
     await run.heal();
     const splitHealedAtMs = Date.now();
     await workload.waitForAcks(workload.acked() + 300, 60_000);
@@ -44,7 +45,9 @@ describe('metadata replicas cut off from each other, then one of them from Redis
     const cutAtMs = Date.now();
     const ackedAtCut = workload.acked();
     await run.partition(first!, ['redis']);
-    await new Promise((resolve) => setTimeout(resolve, CUT_MS));
+    // Cut until the other replica has served past the cut one's store checks, not for a fixed time.
+    await new Promise((resolve) => setTimeout(resolve, STORE_CHECKS_MS));
+    await workload.waitForAcks(workload.acked() + 300, 60_000);
     const ackedWhileCut = workload.acked() - ackedAtCut;
     await run.heal();
     const healedAtMs = Date.now();
