@@ -130,6 +130,34 @@ function validateSchema(object: K8sObject): void {
   new Model(object).validate();
 }
 
+/** The services a cell of the 'Who calls whom' table names ('writer and read-only owners' names two). */
+function servicesIn(cell: string): DeployedApp[] {
+  const named: [RegExp, DeployedApp][] = [
+    [/^metadata/, 'metadata'],
+    [/writer (owner|and|or|\/)/, 'writer-owner'],
+    [/read-only owner/, 'readonly-owner'],
+    [/^garbage collector/, 'garbage-collector'],
+    [/^Kafka gateway/, 'kafka-gateway'],
+  ];
+  return named.filter(([pattern]) => pattern.test(cell)).map(([, app]) => app);
+}
+
+/** Every call from one service to another that docs/architecture.md's 'Who calls whom' table lists. */
+function serviceCalls(): { caller: DeployedApp; callee: DeployedApp }[] {
+  const doc = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const table = doc.slice(doc.indexOf('### Who calls whom'));
+  const rows = table
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| caller') && !line.startsWith('| ---'));
+  return rows.flatMap((row) => {
+    const [callerCell, calleeCell] = row
+      .split('|')
+      .slice(1, 3)
+      .map((cell) => cell.trim());
+    return servicesIn(callerCell!).flatMap((caller) => servicesIn(calleeCell!).map((callee) => ({ caller, callee })));
+  });
+}
+
 describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
   const objects = renderKustomization(join(DEPLOY, 'overlays', overlay));
   const ofKind = (kind: string) => objects.filter((object) => object.kind === kind);
@@ -288,6 +316,38 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
         expect(named('Service', url.hostname)).toBeDefined();
       }
     }
+  });
+
+  it("lets every call between services in docs/architecture.md's 'Who calls whom' table through both NetworkPolicies", () => {
+    const calls = serviceCalls();
+    expect(calls.length).toBeGreaterThan(8);
+    const policyOf = (app: DeployedApp) =>
+      named('NetworkPolicy', `ledgerline-${app}`)!['spec'] as {
+        ingress: { from?: { podSelector?: { matchLabels: Record<string, string> } }[]; ports?: { port: number }[] }[];
+        egress: { to?: { podSelector?: { matchLabels: Record<string, string> } }[]; ports?: { port: number }[] }[];
+      };
+    const labelsOf = (app: DeployedApp) => podLabels(named('Deployment', `ledgerline-${app}`)!);
+    const onGrpc = (ports: { port: number }[] | undefined) => ports === undefined || ports.some((p) => p.port === 6650);
+    const blocked = calls.filter(({ caller, callee }) => {
+      const out = policyOf(caller).egress.some(
+        (rule) =>
+          onGrpc(rule.ports) &&
+          (rule.to === undefined ||
+            rule.to.some(
+              (peer) => peer.podSelector !== undefined && selects(peer.podSelector.matchLabels, labelsOf(callee)),
+            )),
+      );
+      const into = policyOf(callee).ingress.some(
+        (rule) =>
+          onGrpc(rule.ports) &&
+          (rule.from === undefined ||
+            rule.from.some(
+              (peer) => peer.podSelector !== undefined && selects(peer.podSelector.matchLabels, labelsOf(caller)),
+            )),
+      );
+      return !(out && into);
+    });
+    expect(blocked).toEqual([]);
   });
 
   it('makes every Kafka gateway pod addressable as a broker: it advertises its own pod IP and Kafka port', () => {
