@@ -11,10 +11,10 @@
 // scrape the process meanwhile (the bench's processes have no other scraper).
 //
 // What a sample is: Node records the time between two ticks of a 10 ms timer,
-// so an idle loop reads about 10 ms and a loop blocked for 50 ms about 60 ms;
-// Node's histogram keeps 3 significant digits. A block counts once however
-// long it lasts, so p99 is a share of ticks, not of time. The bench process
-// (the client) is read the same way from a histogram of its own.
+// so an idle loop reads about 10 ms and a loop blocked for 50 ms 50 to 60 ms;
+// Node's HDR histogram keeps about three significant digits. A block counts
+// once however long it lasts, so p99 is a share of ticks, not of time. The
+// bench process (the client) is read the same way from a histogram of its own.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Comparison } from './bench-report.js';
 
