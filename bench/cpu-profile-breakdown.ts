@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber?: number };
   children?: number[];
 }
 
@@ -32,11 +32,65 @@ function packageOf(url: string): string | undefined {
   return ours === null ? undefined : `${ours[1]}/${ours[2]}`;
 }
 
-/**
- * Charges the samples taken between `fromMicros` and `toMicros` (the clock of
- * process.hrtime, which V8's profile timestamps share on Linux) to packages.
- */
+/** Charges the samples taken between `fromMicros` and `toMicros` to packages. */
 export function breakdown(path: string, fromMicros: number, toMicros: number): Breakdown {
+  const byPackage = new Map<string, number>();
+  let busyMicros = 0;
+  forEachSample(path, fromMicros, toMicros, (_node, owner, micros) => {
+    busyMicros += micros;
+    byPackage.set(owner, (byPackage.get(owner) ?? 0) + micros);
+  });
+  return { busyMicros, byPackage };
+}
+
+/** A function's self time: the samples taken in it (not in what it called), charged to a package as breakdown does. */
+export interface SelfFrame {
+  package: string;
+  /** `name file:line`, the file without its folders. */
+  frame: string;
+  micros: number;
+}
+
+/**
+ * The functions with the most self time over a window of the profile, the
+ * `perPackage` largest of each package: where a package's share of
+ * breakdown() is spent. Node's internals and native code appear under the
+ * package that called them, as in breakdown().
+ */
+export function topSelfFrames(path: string, fromMicros: number, toMicros: number, perPackage: number): SelfFrame[] {
+  const byFrame = new Map<string, SelfFrame>();
+  forEachSample(path, fromMicros, toMicros, (node, owner, micros) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    // Sources run through tsx, whose output lines are not the source's: a TypeScript frame is named by file alone.
+    const name = url.split('/').at(-1) ?? '';
+    const file = url === '' ? '' : name.endsWith('.ts') ? ` ${name}` : ` ${name}:${(lineNumber ?? -1) + 1}`;
+    const frame = `${functionName === '' ? '(anonymous)' : functionName}${file}`;
+    const key = `${owner}\n${frame}`;
+    const known = byFrame.get(key) ?? { package: owner, frame, micros: 0 };
+    known.micros += micros;
+    byFrame.set(key, known);
+  });
+  const taken = new Map<string, number>();
+  return [...byFrame.values()]
+    .sort((a, b) => b.micros - a.micros)
+    .filter((frame) => {
+      const count = taken.get(frame.package) ?? 0;
+      taken.set(frame.package, count + 1);
+      return count < perPackage;
+    });
+}
+
+/**
+ * Calls `visit` for every busy sample (not idle) taken between `fromMicros`
+ * and `toMicros` (the clock of process.hrtime, which V8's profile timestamps
+ * share on Linux), with its leaf node, the package charged and its duration.
+ */
+function forEachSample(
+  path: string,
+  fromMicros: number,
+  toMicros: number,
+  visit: (node: ProfileNode, owner: string, micros: number) => void,
+): void {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
@@ -52,19 +106,14 @@ export function breakdown(path: string, fromMicros: number, toMicros: number): B
     charged.set(id, owner);
     return owner;
   };
-  const byPackage = new Map<string, number>();
-  let busyMicros = 0;
   let at = profile.startTime;
   profile.samples.forEach((id, index) => {
     const delta = profile.timeDeltas[index] ?? 0;
     at += delta;
     if (at < fromMicros || at > toMicros) return;
     const owner = chargeOf(id);
-    if (owner === '(idle)') return;
-    busyMicros += delta;
-    byPackage.set(owner, (byPackage.get(owner) ?? 0) + delta);
+    if (owner !== '(idle)') visit(byId.get(id)!, owner, delta);
   });
-  return { busyMicros, byPackage };
 }
 
 /** Rows for console.table: each package's share and microseconds per message, largest first. */

@@ -7,7 +7,9 @@
 // gRPC.
 //
 // The raw inserts run after the standalone process stopped, so they do not
-// share the cores with it. Compare rows of one run.
+// share the cores with it. Compare rows of one run. Under each of our rows,
+// the event-loop delay of standalone and of the bench process (the client)
+// is reported beside the issue's targets (event-loop-delay.ts).
 //
 // Run: npx tsx bench/standalone-publish.ts [--full]   (also part of `npm run bench`)
 //   Default 30 000 messages per row; --full 200 000; the runner's default 20 000.
@@ -30,6 +32,14 @@ import {
   type ThroughputRow,
 } from './baselines.js';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+import {
+  EVENT_LOOP_TABLE_TITLE,
+  eventLoopComparisons,
+  eventLoopRows,
+  underWatch,
+  type EventLoopDelay,
+  type WatchedProcess,
+} from './event-loop-delay.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
 const MESSAGE_BYTES = 1024;
@@ -39,12 +49,24 @@ const CLIENT_BATCH = 100;
 const RAW_SQLITE_TRANSACTION_ROWS = 1_000;
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
 
-async function standaloneRows(): Promise<ThroughputRow[]> {
+/** Our rows, and each process's event-loop delay under each of them. */
+interface StandaloneRuns {
+  rows: ThroughputRow[];
+  loops: Map<string, EventLoopDelay>[];
+}
+
+async function standaloneRows(): Promise<StandaloneRuns> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-standalone-'));
   let child: ChildProcess | undefined;
   try {
     const port = await freePort();
-    child = await startStandalone(dataDir, port, ['--read-only-grpc-port', '0']);
+    const metricsPort = await freePort();
+    const extraArgs = ['--read-only-grpc-port', '0', '--metrics-port', String(metricsPort)];
+    child = await startStandalone(dataDir, port, extraArgs);
+    const watched: WatchedProcess[] = [
+      { name: 'standalone', metricsPort },
+      { name: 'client', metricsPort: undefined },
+    ];
     const address = `127.0.0.1:${port}`;
     const admin = createClient(AdminService, address);
     const topics = createClient(TopicsService, address);
@@ -57,30 +79,27 @@ async function standaloneRows(): Promise<ThroughputRow[]> {
       // Warm-up: topic loads (lease, ledger), connections, JIT.
       await publishStream(topics, topic('single'), 2_000, () => payload);
       await publishStream(topics, topic('batched'), 20, () => payload, undefined, CLIENT_BATCH);
-      const started = process.hrtime.bigint();
-      const single = await publishStream(topics, topic('single'), MESSAGES, () => payload);
-      const singleRow = throughput(
-        'standalone: gRPC Publish stream, one message per entry (dedup on)',
-        single,
-        MESSAGE_BYTES,
-        started,
-      );
-      const batchedStarted = process.hrtime.bigint();
-      const batches = await publishStream(
-        topics,
-        topic('batched'),
-        MESSAGES / CLIENT_BATCH,
-        () => payload,
-        undefined,
-        CLIENT_BATCH,
-      );
-      const batchedRow = throughput(
-        `standalone: gRPC Publish stream, client batches of ${CLIENT_BATCH}`,
-        batches * CLIENT_BATCH,
-        MESSAGE_BYTES,
-        batchedStarted,
-      );
-      return [singleRow, batchedRow];
+      // Each row's clock runs inside its event-loop window, so the scrapes around it are not timed.
+      const { result: singleRow, delays: singleLoop } = await underWatch(watched, async () => {
+        const started = process.hrtime.bigint();
+        const single = await publishStream(topics, topic('single'), MESSAGES, () => payload);
+        const system = 'standalone: gRPC Publish stream, one message per entry (dedup on)';
+        return throughput(system, single, MESSAGE_BYTES, started);
+      });
+      const { result: batchedRow, delays: batchedLoop } = await underWatch(watched, async () => {
+        const started = process.hrtime.bigint();
+        const batches = await publishStream(
+          topics,
+          topic('batched'),
+          MESSAGES / CLIENT_BATCH,
+          () => payload,
+          undefined,
+          CLIENT_BATCH,
+        );
+        const system = `standalone: gRPC Publish stream, client batches of ${CLIENT_BATCH}`;
+        return throughput(system, batches * CLIENT_BATCH, MESSAGE_BYTES, started);
+      });
+      return { rows: [singleRow, batchedRow], loops: [singleLoop, batchedLoop] };
     } finally {
       closeClient(admin);
       closeClient(topics);
@@ -92,7 +111,7 @@ async function standaloneRows(): Promise<ThroughputRow[]> {
 }
 
 export async function run(): Promise<BenchReport> {
-  const ours = await standaloneRows();
+  const { rows: ours, loops } = await standaloneRows();
   const dir = mkdtempSync(join(tmpdir(), 'bench-raw-sqlite-'));
   let raw: ReturnType<typeof rawSqliteInserts>;
   try {
@@ -126,10 +145,17 @@ export async function run(): Promise<BenchReport> {
       `${MESSAGES} messages of ${MESSAGE_BYTES} B per row over one gRPC Publish stream (${PUBLISH_WINDOW} messages in flight) ` +
       `into \`ledgerline standalone\` (its own process, synchronous=${DEFAULT_SQLITE_SYNCHRONOUS}); raw inserts of the same rows ` +
       `from one process after it stopped`,
-    tables: [{ title: 'publish throughput', rows: [single, batched, rawRow].map((row) => ({ ...row })) }],
+    tables: [
+      { title: 'publish throughput', rows: [single, batched, rawRow].map((row) => ({ ...row })) },
+      {
+        title: EVENT_LOOP_TABLE_TITLE,
+        rows: [...eventLoopRows(single.system, loops[0]!), ...eventLoopRows(batched.system, loops[1]!)],
+      },
+    ],
     comparisons: [
       versus('standalone publish 1 KiB over gRPC, batching off', single),
       versus(`standalone publish 1 KiB over gRPC, client batches of ${CLIENT_BATCH}`, batched),
+      ...eventLoopComparisons(loops, ['standalone']),
     ],
   };
 }

@@ -23,6 +23,10 @@
 //   Default 30 000 messages per throughput row and 4 s of paced latency per rate;
 //   --full sends 200 000 and paces for 20 s; the runner's default 20 000 and 3 s.
 //   BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile under <dir>/<service> (and runs it from its sources).
+//
+// Under each full-load throughput row, each process's event-loop delay (p99
+// and max over the row, event-loop-delay.ts) is reported beside the issue's
+// targets.
 import type { ChildProcess } from 'node:child_process';
 import { createClient as createSdkClient } from '@ledgerline/client';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -56,6 +60,14 @@ import {
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
 import { scrapeStages, stageRows } from './stage-latency.js';
 import { clusterProcesses, cpuNanos, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
+import {
+  EVENT_LOOP_TABLE_TITLE,
+  eventLoopComparisons,
+  eventLoopRows,
+  underWatch,
+  type EventLoopDelay,
+  type WatchedProcess,
+} from './event-loop-delay.js';
 
 const MESSAGES = sized({ quick: 20_000, normal: 30_000, full: 200_000 });
 const MESSAGE_BYTES = 1024;
@@ -293,12 +305,13 @@ export async function run(): Promise<BenchReport> {
   const children: ChildProcess[] = [];
   try {
     const metadataPort = await freePort();
+    const metadataMetricsPort = await freePort();
     children.push(
       await startService('metadata', metadataPort, {
         LEDGERLINE_REDIS_URL: redis.url,
         LEDGERLINE_NATS_URL: nats.url,
         LEDGERLINE_REDIS_KEY_PREFIX: 'bench-meta',
-        LEDGERLINE_METRICS_PORT: '0',
+        LEDGERLINE_METRICS_PORT: String(metadataMetricsPort),
       }),
     );
     const writerPort = await freePort();
@@ -333,6 +346,11 @@ export async function run(): Promise<BenchReport> {
           { redis: redis.pid, nats: nats.pid },
         ),
         writerMetricsPort,
+        [
+          { name: 'writer owner', metricsPort: writerMetricsPort },
+          { name: 'metadata', metricsPort: metadataMetricsPort },
+          { name: 'client', metricsPort: undefined },
+        ],
       );
     } finally {
       for (const client of [admin, lookup, topics]) closeClient(client);
@@ -355,6 +373,7 @@ async function measure(
   metadataAddress: string,
   processes: Metered,
   writerMetricsPort: number,
+  watched: readonly WatchedProcess[],
 ): Promise<BenchReport> {
   await admin.createTenant({ tenant: 'bench' });
   await admin.createNamespace({ namespace: 'bench/ns', policies: { retentionTimeMinutes: 60n } });
@@ -376,21 +395,27 @@ async function measure(
   const cpuRows: Record<string, string | number>[] = [];
   const comparisons: Comparison[] = [];
   const xaddCpu: CpuPerMessage[] = [];
+  const loopRows: Record<string, string | number>[] = [];
+  const loopRuns: Map<string, EventLoopDelay>[] = [];
   for (const partitions of PARTITION_COUNTS) {
-    const measured = await throughputRows(topics, partitions, redisUrl, natsUrl, processes);
+    const measured = await throughputRows(topics, partitions, redisUrl, natsUrl, processes, watched);
     rows.push(...measured.rows);
     cpuRows.push(...measured.cpuRows);
     comparisons.push(...measured.comparisons);
     xaddCpu.push(measured.xaddCpu);
+    loopRows.push(...measured.loopRows);
+    loopRuns.push(...measured.loopRuns);
   }
   const [single, batched, xadd, js] = rows as [ThroughputRow, ThroughputRow, ThroughputRow, ThroughputRow];
-  const sdkRun = await metered(processes.ours, async () => ({
-    row: await sdkProducerRow(metadataAddress),
-    messages: MESSAGES,
-  }));
+  const { result: sdkRun, delays: sdkDelays } = await underWatch(watched, () =>
+    metered(processes.ours, async () => ({ row: await sdkProducerRow(metadataAddress), messages: MESSAGES })),
+  );
   const sdk = sdkRun.row;
   rows.push(sdk);
   cpuRows.push(cpuTableRow(sdk.system, sdkRun.cpu, processes.ours));
+  loopRows.push(...eventLoopRows(sdk.system, sdkDelays));
+  loopRuns.push(sdkDelays);
+  comparisons.push(...eventLoopComparisons(loopRuns, ['writer owner', 'metadata']));
   comparisons.push(...cpuComparisons('1 partition, SDK producer, batching off', sdkRun.cpu, xaddCpu[0]!));
   comparisons.push(...publishComparisons('1 partition, SDK producer, batching off', sdk, xadd, js));
   const { rows: ceiling, serverMicros } = await noopCeilingRows(noop.port, noop.pid);
@@ -446,6 +471,7 @@ async function measure(
       { title: 'CPU time per message, each process (µs)', rows: cpuRows },
       { title: 'end-to-end latency (publish -> delivery)', rows: latency.map((row) => ({ ...row })) },
       { title: "where the time goes in the writer owner (its stage histogram's bucket bounds)", rows: stages },
+      { title: EVENT_LOOP_TABLE_TITLE, rows: loopRows },
     ],
     comparisons,
   };
@@ -468,11 +494,14 @@ async function throughputRows(
   redisUrl: string,
   natsUrl: string,
   processes: Metered,
+  watched: readonly WatchedProcess[],
 ): Promise<{
   rows: ThroughputRow[];
   cpuRows: Record<string, string | number>[];
   comparisons: Comparison[];
   xaddCpu: CpuPerMessage;
+  loopRows: Record<string, string | number>[];
+  loopRuns: Map<string, EventLoopDelay>[];
 }> {
   const names = partitionTopics(partitions);
   const spread = partitions === 1 ? '' : `, ${partitions} topics`;
@@ -489,8 +518,13 @@ async function throughputRows(
     const what = batchSize === 1 ? 'one message per entry (dedup on)' : `client batches of ${batchSize}`;
     return { row: throughput(`writer owner: gRPC Publish streams, ${what}${spread}`, messages, started), messages };
   };
-  const writer = await metered(processes.ours, () => publishAll(1));
-  const batched = await metered(processes.ours, () => publishAll(CLIENT_BATCH));
+  // Each of our rows runs at full load: the event-loop window of every process covers it.
+  const { result: writer, delays: writerDelays } = await underWatch(watched, () =>
+    metered(processes.ours, () => publishAll(1)),
+  );
+  const { result: batched, delays: batchedDelays } = await underWatch(watched, () =>
+    metered(processes.ours, () => publishAll(CLIENT_BATCH)),
+  );
   const xadd = await metered(processes.peer, async () => ({
     row: await rawXadd(redisUrl, MESSAGES, payload, partitions),
     messages: MESSAGES,
@@ -507,6 +541,8 @@ async function throughputRows(
       ...cpuComparisons(`${label}, batching off`, writer.cpu, xadd.cpu),
     ],
     xaddCpu: xadd.cpu,
+    loopRows: [...eventLoopRows(writer.row.system, writerDelays), ...eventLoopRows(batched.row.system, batchedDelays)],
+    loopRuns: [writerDelays, batchedDelays],
   };
 }
 
