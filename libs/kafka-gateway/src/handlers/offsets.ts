@@ -3,12 +3,16 @@ import type { GatewayContext } from '../gateway-context.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
 import type { Session } from '../session.js';
 
-type CommitTopic = { name: string; partitions: { partitionIndex: number; committedOffset: bigint }[] };
+type CommitPartition = { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null };
+type CommitTopic = { name: string; partitions: CommitPartition[] };
 
 /**
  * OffsetCommit v0-7: a group's committed offset on a partition is the
  * position of the subscription named by the group on the partition's topic,
  * so the group's lag is that subscription's backlog and survives restarts.
+ * The commit's metadata string is kept beside it (null as '', as Kafka
+ * keeps it); one longer than kafkaOffsetMetadataMaxLength is refused with
+ * OFFSET_METADATA_TOO_LARGE and that partition's commit is not stored.
  */
 export async function handleOffsetCommit(
   context: GatewayContext,
@@ -28,13 +32,22 @@ export async function handleOffsetCommit(
       partitions: await Promise.all(
         topic.partitions.map(async (partition) => {
           if (allowed !== KafkaErrorCode.NONE) return { partitionIndex: partition.partitionIndex, errorCode: allowed };
+          const metadata = partition.committedMetadata ?? '';
+          if (metadata.length > context.settings.kafkaOffsetMetadataMaxLength) {
+            return { partitionIndex: partition.partitionIndex, errorCode: KafkaErrorCode.OFFSET_METADATA_TOO_LARGE };
+          }
           try {
             const ledgerlineTopic = await context.resolvePartition(
               topic.name,
               partition.partitionIndex,
               session.caller,
             );
-            await context.backend.commitOffset(ledgerlineTopic, groupId, partition.committedOffset, session.caller);
+            await context.backend.commitOffset(
+              ledgerlineTopic,
+              groupId,
+              { offset: partition.committedOffset, metadata },
+              session.caller,
+            );
             return { partitionIndex: partition.partitionIndex, errorCode: KafkaErrorCode.NONE };
           } catch (error) {
             return { partitionIndex: partition.partitionIndex, errorCode: kafkaErrorOf(error) };
@@ -46,7 +59,10 @@ export async function handleOffsetCommit(
   return { throttleTimeMs: 0, topics };
 }
 
-/** OffsetFetch v1-5: the offsets a group committed (-1 where it has none). All topics (null, v2+) lists none. */
+/**
+ * OffsetFetch v1-5: the offsets a group committed (-1 where it has none) with
+ * their commits' metadata. All topics (null, v2+) lists none.
+ */
 export async function handleOffsetFetch(
   context: GatewayContext,
   request: DecodedRequest,
@@ -61,12 +77,12 @@ export async function handleOffsetFetch(
         topic.partitionIndexes.map(async (partitionIndex) => {
           try {
             const ledgerlineTopic = await context.resolvePartition(topic.name, partitionIndex, session.caller);
-            const committedOffset = await context.backend.committedOffset(ledgerlineTopic, groupId, session.caller);
+            const committed = await context.backend.committedOffset(ledgerlineTopic, groupId, session.caller);
             return {
               partitionIndex,
-              committedOffset,
+              committedOffset: committed.offset,
               committedLeaderEpoch: -1,
-              metadata: '',
+              metadata: committed.metadata,
               errorCode: KafkaErrorCode.NONE,
             };
           } catch (error) {

@@ -98,6 +98,7 @@ function configsFor(context: GatewayContext, resourceType: number): Record<strin
     'group.min.session.timeout.ms': String(context.settings.groupMinSessionTimeoutMs),
     'group.max.session.timeout.ms': String(context.settings.groupMaxSessionTimeoutMs),
     'group.initial.rebalance.delay.ms': String(context.settings.groupInitialRebalanceDelayMs),
+    'offset.metadata.max.bytes': String(context.settings.kafkaOffsetMetadataMaxLength),
   };
 }
 

@@ -1,0 +1,167 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
+import { ApiKey, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
+import { consumeMessages } from './testing/kafka-clients.js';
+import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
+
+// Kafka's admin and offset APIs where clients found us apart from Kafka (issue
+// 42): kafkajs 2.2.4 in process against standalone's gateway, raw requests for
+// what no client sends on its own (oversized metadata, pipelined commits of
+// one partition), and kafka-python for a second client's reading. Every bad
+// request is answered with Kafka's own error code and leaves nothing stored.
+
+const PYTHON = '/usr/bin/python3';
+const PYTHON_CLIENT = join(__dirname, 'testing', 'kafka-python-client.py');
+const PYTHON_TIMEOUT_MS = 60_000;
+/** Kafka's offset.metadata.max.bytes default, the gateway's kafkaOffsetMetadataMaxLength. */
+const MAX_METADATA_LENGTH = 4096;
+
+function python(args: readonly string[]): Promise<Record<string, unknown>[]> {
+  return new Promise((resolve, reject) => {
+    execFile(PYTHON, [PYTHON_CLIENT, ...args], { timeout: PYTHON_TIMEOUT_MS }, (error, stdout, stderr) => {
+      if (error !== null) reject(new Error(`kafka-python ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+      else
+        resolve(
+          stdout
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => JSON.parse(line) as Record<string, unknown>),
+        );
+    });
+  });
+}
+
+/** The decoded answer, failing the test when the gateway closed the connection instead. */
+function answered(answer: RawAnswer | undefined): Message {
+  if (answer === undefined || answer === 'closed') throw new Error('the gateway closed the connection');
+  return answer;
+}
+
+type Commit = { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null };
+
+/** An OffsetCommit v2 body of a commit outside any generation (a simple commit, as an admin or kcat makes). */
+function offsetCommit(groupId: string, topic: string, partitions: Commit[]): Message {
+  return {
+    groupId,
+    generationId: -1,
+    memberId: '',
+    retentionTimeMs: -1n,
+    topics: [{ name: topic, partitions }],
+  };
+}
+
+describe('Kafka admin and offset APIs against standalone', () => {
+  const run = kafkaStandaloneRun('kafka-admin');
+  let kafka: Kafka;
+  let admin: Admin;
+  let raw: RawKafkaClient;
+
+  beforeAll(async () => {
+    kafka = new Kafka({
+      clientId: 'spec',
+      brokers: [run.broker],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 3, initialRetryTime: 50 },
+    });
+    admin = kafka.admin();
+    await admin.connect();
+    raw = await RawKafkaClient.open(run.standalone.kafka!.port);
+  });
+  afterAll(async () => {
+    raw?.end();
+    await admin?.disconnect();
+  });
+
+  /** What OffsetFetch v3 answers for the group on the topic's partitions: [offset, metadata] each. */
+  async function fetched(groupId: string, topic: string, partitions: number[]): Promise<[bigint, string | null][]> {
+    const answer = answered(
+      await raw.request(ApiKey.OffsetFetch, 3, { groupId, topics: [{ name: topic, partitionIndexes: partitions }] }),
+    );
+    const [only] = answer['topics'] as { partitions: { committedOffset: bigint; metadata: string | null }[] }[];
+    return only!.partitions.map((partition) => [partition.committedOffset, partition.metadata]);
+  }
+
+  describe('offset commit metadata', () => {
+    it("keeps a commit's metadata beside its offset and answers it in OffsetFetch (kafkajs both ways)", async () => {
+      await admin.createTopics({ topics: [{ topic: 'checkpointed', numPartitions: 1 }] });
+      const producer = kafka.producer();
+      await producer.connect();
+      await producer.send({ topic: 'checkpointed', messages: [{ value: 'a' }, { value: 'b' }] });
+      await producer.disconnect();
+      const consumer = kafka.consumer({ groupId: 'checkpointers', sessionTimeout: 10_000 });
+      await consumer.connect();
+      await consumer.subscribe({ topic: 'checkpointed', fromBeginning: true });
+      await consumeMessages(consumer, 2, { autoCommit: false });
+      await consumer.commitOffsets([{ topic: 'checkpointed', partition: 0, offset: '1', metadata: 'first' }]);
+      await consumer.commitOffsets([{ topic: 'checkpointed', partition: 0, offset: '2', metadata: 'batch 7 ✓' }]);
+      await consumer.disconnect();
+      expect(await admin.fetchOffsets({ groupId: 'checkpointers', topics: ['checkpointed'] })).toEqual([
+        { topic: 'checkpointed', partitions: [{ partition: 0, offset: '2', metadata: 'batch 7 ✓' }] },
+      ]);
+      // A commit without metadata keeps none, as Kafka keeps "" for null.
+      expect(
+        answered(
+          await raw.request(
+            ApiKey.OffsetCommit,
+            2,
+            offsetCommit('checkpointers', 'checkpointed', [
+              { partitionIndex: 0, committedOffset: 1n, committedMetadata: null },
+            ]),
+          ),
+        ),
+      ).toMatchObject({ topics: [{ partitions: [{ errorCode: KafkaErrorCode.NONE }] }] });
+      expect(await fetched('checkpointers', 'checkpointed', [0])).toEqual([[1n, '']]);
+    });
+
+    it('refuses metadata past offset.metadata.max.bytes with OFFSET_METADATA_TOO_LARGE, storing nothing of it', async () => {
+      await admin.createTopics({ topics: [{ topic: 'bounded-metadata', numPartitions: 2 }] });
+      const commit = (metadata: [string, string]) =>
+        raw.request(
+          ApiKey.OffsetCommit,
+          2,
+          offsetCommit('bounded', 'bounded-metadata', [
+            { partitionIndex: 0, committedOffset: 0n, committedMetadata: metadata[0] },
+            { partitionIndex: 1, committedOffset: 0n, committedMetadata: metadata[1] },
+          ]),
+        );
+      const longest = 'm'.repeat(MAX_METADATA_LENGTH);
+      // The partition whose metadata is too long is refused; the other in the same request is stored.
+      expect(answered(await commit([`${longest}m`, longest]))).toMatchObject({
+        topics: [
+          {
+            partitions: [
+              { partitionIndex: 0, errorCode: KafkaErrorCode.OFFSET_METADATA_TOO_LARGE },
+              { partitionIndex: 1, errorCode: KafkaErrorCode.NONE },
+            ],
+          },
+        ],
+      });
+      expect(await fetched('bounded', 'bounded-metadata', [0, 1])).toEqual([
+        [-1n, ''],
+        [0n, longest],
+      ]);
+      // Nothing of the refused commit reached storage: the group has no subscription on partition 0.
+      const [first] = await run.client.topicStats('public/default/bounded-metadata');
+      expect(first!.stats.subscriptions.map((subscription) => subscription.name)).toEqual([]);
+      // A refused commit leaves an earlier one as it was.
+      expect(answered(await commit(['kept', 'kept']))).toMatchObject({
+        topics: [{ partitions: [{ errorCode: KafkaErrorCode.NONE }, { errorCode: KafkaErrorCode.NONE }] }],
+      });
+      await commit([`${longest}m`, `${longest}m`]);
+      expect(await fetched('bounded', 'bounded-metadata', [0, 1])).toEqual([
+        [0n, 'kept'],
+        [0n, 'kept'],
+      ]);
+    });
+
+    it('round-trips metadata through kafka-python: committed(tp, metadata=True) reads what commit() stored', async () => {
+      await admin.createTopics({ topics: [{ topic: 'python-metadata', numPartitions: 1 }] });
+      expect(
+        await python(['commit-metadata', run.broker, 'python-metadata', 'pythonistas', '0', 'from python']),
+      ).toEqual([{ offset: 0, metadata: 'from python' }]);
+      expect(await fetched('pythonistas', 'python-metadata', [0])).toEqual([[0n, 'from python']]);
+    });
+  });
+});
