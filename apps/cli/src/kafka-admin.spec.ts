@@ -164,4 +164,41 @@ describe('Kafka admin and offset APIs against standalone', () => {
       expect(await fetched('pythonistas', 'python-metadata', [0])).toEqual([[0n, 'from python']]);
     });
   });
+
+  describe('concurrent commits of one partition', () => {
+    it('applies commits pipelined on one connection in order: every one answered NONE, the last one wins', async () => {
+      await admin.createTopics({ topics: [{ topic: 'committed-often', numPartitions: 1 }] });
+      const producer = kafka.producer();
+      await producer.connect();
+      // One message per entry: a subscription's position is an entry, so its backlog moves by whole entries.
+      for (let index = 0; index < 10; index++)
+        await producer.send({ topic: 'committed-often', messages: [{ value: `m${index}` }] });
+      await producer.disconnect();
+      const commitAt = (offset: number) => ({
+        apiKey: ApiKey.OffsetCommit,
+        version: 2,
+        body: offsetCommit('pipelined', 'committed-often', [
+          { partitionIndex: 0, committedOffset: BigInt(offset), committedMetadata: `at ${offset}` },
+        ]),
+      });
+      // The first commit creates the group's cursor; each later one moves it, checked against the one before.
+      expect(answered(await raw.request(ApiKey.OffsetCommit, 2, commitAt(1).body))).toMatchObject({
+        topics: [{ partitions: [{ errorCode: KafkaErrorCode.NONE }] }],
+      });
+      const answers = await raw.pipeline([6, 2, 9, 4].map(commitAt));
+      expect(
+        answers.map(
+          (answer) =>
+            (answered(answer)['topics'] as { partitions: { errorCode: number }[] }[])[0]!.partitions[0]!.errorCode,
+        ),
+      ).toEqual([KafkaErrorCode.NONE, KafkaErrorCode.NONE, KafkaErrorCode.NONE, KafkaErrorCode.NONE]);
+      expect(await admin.fetchOffsets({ groupId: 'pipelined', topics: ['committed-often'] })).toEqual([
+        { topic: 'committed-often', partitions: [{ partition: 0, offset: '4', metadata: 'at 4' }] },
+      ]);
+      const [partition] = await run.client.topicStats('public/default/committed-often');
+      expect(
+        partition!.stats.subscriptions.find((subscription) => subscription.name === 'pipelined')?.backlogMessages,
+      ).toBe(6n);
+    });
+  });
 });

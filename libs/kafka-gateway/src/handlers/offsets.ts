@@ -26,37 +26,68 @@ export async function handleOffsetCommit(
       : !context.coordinates(groupId)
         ? KafkaErrorCode.NOT_COORDINATOR
         : context.groups.canCommit(groupId, request.body['generationId'] as number, request.body['memberId'] as string);
+  // Every partition takes its place in the commit order now, synchronously, so commits keep their arrival order.
   const topics = await Promise.all(
     (request.body['topics'] as CommitTopic[]).map(async (topic) => ({
       name: topic.name,
       partitions: await Promise.all(
-        topic.partitions.map(async (partition) => {
-          if (allowed !== KafkaErrorCode.NONE) return { partitionIndex: partition.partitionIndex, errorCode: allowed };
-          const metadata = partition.committedMetadata ?? '';
-          if (metadata.length > context.settings.kafkaOffsetMetadataMaxLength) {
-            return { partitionIndex: partition.partitionIndex, errorCode: KafkaErrorCode.OFFSET_METADATA_TOO_LARGE };
-          }
-          try {
-            const ledgerlineTopic = await context.resolvePartition(
-              topic.name,
-              partition.partitionIndex,
-              session.caller,
-            );
-            await context.backend.commitOffset(
-              ledgerlineTopic,
-              groupId,
-              { offset: partition.committedOffset, metadata },
-              session.caller,
-            );
-            return { partitionIndex: partition.partitionIndex, errorCode: KafkaErrorCode.NONE };
-          } catch (error) {
-            return { partitionIndex: partition.partitionIndex, errorCode: kafkaErrorOf(error) };
-          }
-        }),
+        topic.partitions.map(async (partition) => ({
+          partitionIndex: partition.partitionIndex,
+          errorCode:
+            allowed === KafkaErrorCode.NONE
+              ? await commitPartition(context, groupId, topic.name, partition, session)
+              : allowed,
+        })),
       ),
     })),
   );
   return { throttleTimeMs: 0, topics };
+}
+
+/**
+ * Commits one partition after every earlier commit of the same group and
+ * partition that reached this gateway (the group's coordinator, so the only
+ * gateway committing for it). Each commit moves the group's cursor by a
+ * reset checked against the epoch the one before it left: two commits in
+ * flight together would otherwise race, and the loser be refused. In order,
+ * both are stored and the last one wins, as in Kafka's log of commits.
+ */
+async function commitPartition(
+  context: GatewayContext,
+  groupId: string,
+  kafkaTopic: string,
+  partition: CommitPartition,
+  session: Session,
+): Promise<number> {
+  const metadata = partition.committedMetadata ?? '';
+  if (metadata.length > context.settings.kafkaOffsetMetadataMaxLength) return KafkaErrorCode.OFFSET_METADATA_TOO_LARGE;
+  let key: string;
+  try {
+    key = commitKey(context, groupId, kafkaTopic, partition.partitionIndex);
+  } catch (error) {
+    return kafkaErrorOf(error);
+  }
+  const turn = context.commitOrder.take(key);
+  try {
+    await turn.turn;
+    const ledgerlineTopic = await context.resolvePartition(kafkaTopic, partition.partitionIndex, session.caller);
+    await context.backend.commitOffset(
+      ledgerlineTopic,
+      groupId,
+      { offset: partition.committedOffset, metadata },
+      session.caller,
+    );
+    return KafkaErrorCode.NONE;
+  } catch (error) {
+    return kafkaErrorOf(error);
+  } finally {
+    turn.issued();
+  }
+}
+
+/** One group's commits on one partition, whichever name of its topic (`orders`, `public/default/orders`) they use. */
+function commitKey(context: GatewayContext, groupId: string, kafkaTopic: string, partition: number): string {
+  return `${groupId}\u0000${context.names.ledgerlineTopic(kafkaTopic)}\u0000${partition}`;
 }
 
 /**
