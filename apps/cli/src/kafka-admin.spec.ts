@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
 import { ApiKey, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
-import { consumeMessages } from './testing/kafka-clients.js';
+import { consumeMessages, failureOf } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 
 // Kafka's admin and offset APIs where clients found us apart from Kafka (issue
@@ -37,6 +37,14 @@ function python(args: readonly string[]): Promise<Record<string, unknown>[]> {
 function answered(answer: RawAnswer | undefined): Message {
   if (answer === undefined || answer === 'closed') throw new Error('the gateway closed the connection');
   return answer;
+}
+
+/** The Kafka error types a kafkajs call failed with ('succeeded' when it did not): one per topic refused. */
+async function kafkaErrorTypes(work: () => Promise<unknown>): Promise<string[]> {
+  const failure = (await failureOf(work)) as 'succeeded' | { type?: string; errors?: { type?: string }[] };
+  if (failure === 'succeeded') return [failure];
+  if (Array.isArray(failure.errors)) return failure.errors.map((error) => error.type ?? String(error));
+  return [failure.type ?? String(failure)];
 }
 
 type Commit = { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null };
@@ -199,6 +207,77 @@ describe('Kafka admin and offset APIs against standalone', () => {
       expect(
         partition!.stats.subscriptions.find((subscription) => subscription.name === 'pipelined')?.backlogMessages,
       ).toBe(6n);
+    });
+  });
+
+  describe('CreateTopics configs and assignments', () => {
+    it('answers an unknown config with INVALID_CONFIG and creates nothing; known ones are accepted (kafkajs)', async () => {
+      expect(
+        await kafkaErrorTypes(() =>
+          admin.createTopics({
+            topics: [
+              { topic: 'misconfigured', numPartitions: 1, configEntries: [{ name: 'retention.mss', value: '1' }] },
+            ],
+          }),
+        ),
+      ).toEqual(['INVALID_CONFIG']);
+      expect(
+        await kafkaErrorTypes(() =>
+          admin.createTopics({
+            topics: [
+              { topic: 'misconfigured', numPartitions: 1, configEntries: [{ name: 'retention.ms', value: 'soon' }] },
+            ],
+          }),
+        ),
+      ).toEqual(['INVALID_CONFIG']);
+      expect(await admin.listTopics()).not.toContain('misconfigured');
+      const configured = await admin.createTopics({
+        topics: [
+          {
+            topic: 'configured',
+            numPartitions: 1,
+            configEntries: [
+              { name: 'retention.ms', value: '604800000' },
+              { name: 'cleanup.policy', value: 'delete' },
+            ],
+          },
+        ],
+      });
+      expect(configured).toBe(true);
+    });
+
+    it("creates a topic from replica assignments of the gateways, and refuses bad ones with Kafka's codes (kafkajs)", async () => {
+      // Standalone's gateway is broker 1.
+      const replicaAssignment = [
+        { partition: 1, replicas: [1] },
+        { partition: 0, replicas: [1] },
+      ];
+      expect(await admin.createTopics({ topics: [{ topic: 'assigned', replicaAssignment }] })).toBe(true);
+      const [assigned] = (await admin.fetchTopicMetadata({ topics: ['assigned'] })).topics;
+      expect(assigned!.partitions.map((partition) => partition.partitionId).sort()).toEqual([0, 1]);
+      const refused = (topic: string, extra: object) =>
+        kafkaErrorTypes(() => admin.createTopics({ topics: [{ topic, ...extra }] }));
+      expect(await refused('unassignable', { replicaAssignment: [{ partition: 0, replicas: [7] }] })).toEqual([
+        'INVALID_REPLICA_ASSIGNMENT',
+      ]);
+      expect(await refused('unassignable', { replicaAssignment: [{ partition: 1, replicas: [1] }] })).toEqual([
+        'INVALID_REPLICA_ASSIGNMENT',
+      ]);
+      expect(
+        await refused('unassignable', { numPartitions: 1, replicaAssignment: [{ partition: 0, replicas: [1] }] }),
+      ).toEqual(['INVALID_PARTITIONS']);
+      expect(await admin.listTopics()).not.toContain('unassignable');
+    });
+
+    it('refuses an unknown config through kafka-python too', async () => {
+      expect(await python(['create-topic', run.broker, 'python-misconfigured', '1', 'no.such.config=1'])).toEqual([
+        { error: 'InvalidConfigurationError' },
+      ]);
+      expect(await python(['create-topic', run.broker, 'python-configured', '1', 'retention.ms=1000'])).toEqual([
+        { error: null },
+      ]);
+      expect(await admin.listTopics()).toEqual(expect.arrayContaining(['python-configured']));
+      expect(await admin.listTopics()).not.toContain('python-misconfigured');
     });
   });
 });

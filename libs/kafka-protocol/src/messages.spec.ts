@@ -117,6 +117,31 @@ describe('request decoding against kafkajs encoders', () => {
   });
 });
 
+describe('admin requests against kafkajs encoders', () => {
+  it('reads a kafkajs CreateTopics v3 request with replica assignments and configs', async () => {
+    const create = decodeRequest(
+      await kafkajsFrame('CreateTopics', 3, {
+        topics: [
+          {
+            topic: 'orders',
+            replicaAssignment: [{ partition: 0, replicas: [1, 2] }],
+            configEntries: [{ name: 'retention.ms', value: '1' }],
+          },
+        ],
+        validateOnly: false,
+        timeout: 1000,
+      }),
+    );
+    expect((create.body['topics'] as Message[])[0]).toEqual({
+      name: 'orders',
+      numPartitions: -1,
+      replicationFactor: -1,
+      assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }],
+      configs: [{ name: 'retention.ms', value: '1' }],
+    });
+  });
+});
+
 describe('response encoding against kafkajs decoders', () => {
   async function kafkajsDecode(api: string, version: number, frameWithSize: Buffer): Promise<Record<string, unknown>> {
     const { response } = kafkajsRequests[api]!.protocol({ version })({});

@@ -7,11 +7,15 @@ by the kafka-python spec: one command per run, records out as JSON lines.
   commit-metadata <broker> <topic> <group> <offset> <metadata>
                                                    commits offset and metadata on partition 0, prints what
                                                    committed(metadata=True) reads back
+  create-topic <broker> <topic> <partitions> [name=value ...]
+                                                   CreateTopics through KafkaAdminClient, prints the error's name or null
 """
 import json
 import sys
 
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
 
 # A bound on every wait, so a gateway that stops answering fails the run instead of hanging it.
@@ -87,6 +91,23 @@ def commit_metadata(broker, topic, group, offset, metadata):
     consumer.close()
 
 
+def admin_call(broker, call):
+    admin = KafkaAdminClient(bootstrap_servers=broker, request_timeout_ms=TIMEOUT_MS)
+    try:
+        call(admin)
+        print(json.dumps({'error': None}))
+    except KafkaError as error:
+        print(json.dumps({'error': type(error).__name__}))
+    finally:
+        admin.close()
+
+
+def create_topic(broker, topic, partitions, configs):
+    settings = dict(config.split('=', 1) for config in configs)
+    new_topic = NewTopic(topic, num_partitions=partitions, replication_factor=1, topic_configs=settings)
+    admin_call(broker, lambda admin: admin.create_topics([new_topic]))
+
+
 def main(argv):
     command, broker, topic = argv[1], argv[2], argv[3]
     if command == 'produce':
@@ -97,6 +118,8 @@ def main(argv):
         offset_for_time(broker, topic, int(argv[4]))
     elif command == 'commit-metadata':
         commit_metadata(broker, topic, argv[4], int(argv[5]), argv[6])
+    elif command == 'create-topic':
+        create_topic(broker, topic, int(argv[4]), argv[5:])
     else:
         sys.exit('unknown command %s' % command)
 
