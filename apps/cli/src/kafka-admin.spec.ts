@@ -280,4 +280,99 @@ describe('Kafka admin and offset APIs against standalone', () => {
       expect(await admin.listTopics()).not.toContain('python-misconfigured');
     });
   });
+
+  describe('CreatePartitions', () => {
+    const partitionIds = async (topic: string): Promise<number[]> => {
+      const [found] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      return found!.partitions.map((partition) => partition.partitionId).sort((a, b) => a - b);
+    };
+
+    it('is advertised by ApiVersions in versions 0 to 3', async () => {
+      const answer = answered(await raw.request(ApiKey.ApiVersions, 0, {}));
+      expect(answer['apiKeys']).toContainEqual({ apiKey: ApiKey.CreatePartitions, minVersion: 0, maxVersion: 3 });
+    });
+
+    it('grows a topic: new partitions serve produce and fetch, the existing ones keep their messages (kafkajs)', async () => {
+      await admin.createTopics({ topics: [{ topic: 'growing', numPartitions: 2 }] });
+      const before = kafka.producer();
+      await before.connect();
+      await before.send({
+        topic: 'growing',
+        messages: [
+          { value: 'p0', partition: 0 },
+          { value: 'p1', partition: 1 },
+        ],
+      });
+      await before.disconnect();
+      await admin.createPartitions({ topicPartitions: [{ topic: 'growing', count: 4 }] });
+      expect(await partitionIds('growing')).toEqual([0, 1, 2, 3]);
+      // A producer started after the growth knows the new partitions from its first Metadata.
+      const after = kafka.producer();
+      await after.connect();
+      const [stored] = await after.send({ topic: 'growing', messages: [{ value: 'p3', partition: 3 }] });
+      expect(stored).toMatchObject({ partition: 3, baseOffset: '0' });
+      await after.disconnect();
+      expect((await run.client.topicStats('public/default/growing')).length).toBe(4);
+      const consumer = kafka.consumer({ groupId: 'growers', sessionTimeout: 10_000 });
+      await consumer.connect();
+      await consumer.subscribe({ topic: 'growing', fromBeginning: true });
+      const read = await consumeMessages(consumer, 3);
+      await consumer.disconnect();
+      expect(
+        read.map(({ partition, message }) => [partition, message.offset, message.value!.toString()]).sort(),
+      ).toEqual([
+        [0, '0', 'p0'],
+        [1, '0', 'p1'],
+        [3, '0', 'p3'],
+      ]);
+    });
+
+    it("checks without growing under validate_only, and refuses shrinking, no growth and unknown topics with Kafka's codes", async () => {
+      await admin.createTopics({ topics: [{ topic: 'fixed', numPartitions: 3 }] });
+      await admin.createPartitions({ validateOnly: true, topicPartitions: [{ topic: 'fixed', count: 6 }] });
+      expect(await partitionIds('fixed')).toEqual([0, 1, 2]);
+      const grow = (topic: string, count: number) =>
+        kafkaErrorTypes(() => admin.createPartitions({ topicPartitions: [{ topic, count }] }));
+      expect(await grow('fixed', 2)).toEqual(['INVALID_PARTITIONS']);
+      expect(await grow('fixed', 3)).toEqual(['INVALID_PARTITIONS']);
+      expect(await grow('nowhere', 5)).toEqual(['UNKNOWN_TOPIC_OR_PARTITION']);
+      expect(
+        await kafkaErrorTypes(() =>
+          admin.createPartitions({ topicPartitions: [{ topic: 'fixed', count: 5, assignments: [[1]] }] }),
+        ),
+      ).toEqual(['INVALID_REPLICA_ASSIGNMENT']);
+      expect(
+        await kafkaErrorTypes(() =>
+          admin.createPartitions({ topicPartitions: [{ topic: 'fixed', count: 5, assignments: [[1], [4]] }] }),
+        ),
+      ).toEqual(['INVALID_REPLICA_ASSIGNMENT']);
+      expect(await partitionIds('fixed')).toEqual([0, 1, 2]);
+      expect((await run.client.topicStats('public/default/fixed')).length).toBe(3);
+      // Assignments naming the one gateway, one per new partition, are taken.
+      await admin.createPartitions({ topicPartitions: [{ topic: 'fixed', count: 5, assignments: [[1], [1]] }] });
+      expect(await partitionIds('fixed')).toEqual([0, 1, 2, 3, 4]);
+    });
+
+    it('grows in a flexible version (v3) as librdkafka and the Java client send it', async () => {
+      await admin.createTopics({ topics: [{ topic: 'flexible', numPartitions: 1 }] });
+      const answer = answered(
+        await raw.request(ApiKey.CreatePartitions, 3, {
+          topics: [{ name: 'flexible', count: 2, assignments: null }],
+          timeoutMs: 5000,
+          validateOnly: false,
+        }),
+      );
+      expect(answer['results']).toEqual([{ name: 'flexible', errorCode: KafkaErrorCode.NONE, errorMessage: null }]);
+      expect(await partitionIds('flexible')).toEqual([0, 1]);
+    });
+
+    it('grows a topic through kafka-python, and refuses shrinking it', async () => {
+      await admin.createTopics({ topics: [{ topic: 'python-growing', numPartitions: 1 }] });
+      expect(await python(['create-partitions', run.broker, 'python-growing', '3'])).toEqual([{ error: null }]);
+      expect(await python(['create-partitions', run.broker, 'python-growing', '2'])).toEqual([
+        { error: 'InvalidPartitionsError' },
+      ]);
+      expect(await partitionIds('python-growing')).toEqual([0, 1, 2]);
+    });
+  });
 });

@@ -82,6 +82,18 @@ export class LedgerlineBackend {
     await this.router.admin.createTopic({ topic, partitions }, this.router.callOptions(caller));
   }
 
+  /**
+   * Grows a partitioned topic to `partitions` (the metadata service's
+   * UpdatePartitionedTopic, which checks again what the caller checked, so a
+   * concurrent change cannot slip between); with validateOnly nothing changes.
+   */
+  async growTopic(topic: string, partitions: number, validateOnly: boolean, caller: Caller): Promise<void> {
+    await this.router.admin.updatePartitionedTopic(
+      { topic, partitions, validateOnly },
+      this.router.callOptions(caller),
+    );
+  }
+
   async deleteTopic(topic: string, caller: Caller): Promise<void> {
     await this.router.admin.deleteTopic({ topic }, this.router.callOptions(caller));
   }

@@ -9,12 +9,13 @@ by the kafka-python spec: one command per run, records out as JSON lines.
                                                    committed(metadata=True) reads back
   create-topic <broker> <topic> <partitions> [name=value ...]
                                                    CreateTopics through KafkaAdminClient, prints the error's name or null
+  create-partitions <broker> <topic> <count>       CreatePartitions through KafkaAdminClient, the same
 """
 import json
 import sys
 
 from kafka import KafkaConsumer, KafkaProducer, TopicPartition
-from kafka.admin import KafkaAdminClient, NewTopic
+from kafka.admin import KafkaAdminClient, NewPartitions, NewTopic
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
 
@@ -108,6 +109,10 @@ def create_topic(broker, topic, partitions, configs):
     admin_call(broker, lambda admin: admin.create_topics([new_topic]))
 
 
+def create_partitions(broker, topic, count):
+    admin_call(broker, lambda admin: admin.create_partitions({topic: NewPartitions(count)}))
+
+
 def main(argv):
     command, broker, topic = argv[1], argv[2], argv[3]
     if command == 'produce':
@@ -120,6 +125,8 @@ def main(argv):
         commit_metadata(broker, topic, argv[4], int(argv[5]), argv[6])
     elif command == 'create-topic':
         create_topic(broker, topic, int(argv[4]), argv[5:])
+    elif command == 'create-partitions':
+        create_partitions(broker, topic, int(argv[4]))
     else:
         sys.exit('unknown command %s' % command)
 

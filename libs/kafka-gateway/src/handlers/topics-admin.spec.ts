@@ -10,16 +10,20 @@ import { ANONYMOUS } from '../owner-router.js';
 import { newSession } from '../session.js';
 import { resolveKafkaGatewaySettings } from '../settings.js';
 import { TopicNames } from '../topic-names.js';
+import { handleCreatePartitions } from './create-partitions.js';
 import { handleCreateTopics } from './topics-admin.js';
 
 /**
  * The metadata service's topics as the admin handlers meet them: partition
- * counts (0: not partitioned) and a namespace limit.
+ * counts (0: not partitioned), growth checked as UpdatePartitionedTopic
+ * checks it, and a namespace limit.
  */
 class TopicsBackend {
   readonly topics = new Map<string, number>();
   /** Topics the namespace has room for, each partition counting. */
   room = Number.MAX_SAFE_INTEGER;
+  /** A grow the metadata service refuses although the gateway's read allowed it (another grow came first). */
+  overtaken = false;
 
   async partitions(topic: string): Promise<number | undefined> {
     return this.topics.get(topic);
@@ -30,6 +34,13 @@ class TopicsBackend {
       throw new LedgerlineError('RESOURCE_EXHAUSTED', MetadataServiceReason.TOO_MANY_TOPICS, 'maxTopics');
     }
     this.topics.set(topic, partitions);
+  }
+
+  async growTopic(topic: string, partitions: number, validateOnly: boolean): Promise<void> {
+    if (this.overtaken) {
+      throw new LedgerlineError('FAILED_PRECONDITION', MetadataServiceReason.PARTITION_COUNT_NOT_INCREASED, 'later');
+    }
+    if (!validateOnly) this.topics.set(topic, partitions);
   }
 }
 
@@ -85,6 +96,17 @@ async function createTopics(
     topic.errorCode,
     topic.errorMessage,
   ]);
+}
+
+/** CreatePartitions v3: the error code of each topic. */
+async function createPartitions(
+  context: GatewayContext,
+  topics: { name: string; count: number; assignments?: { brokerIds: number[] }[] | null }[],
+  validateOnly = false,
+): Promise<number[]> {
+  const body = { topics: topics.map((topic) => ({ assignments: null, ...topic })), timeoutMs: 1000, validateOnly };
+  const answer = await handleCreatePartitions(context, request(ApiKey.CreatePartitions, 3, body), session);
+  return (answer['results'] as { errorCode: number }[]).map((result) => result.errorCode);
 }
 
 const codes = (answers: [number, string | null][]): number[] => answers.map(([code]) => code);
@@ -187,5 +209,83 @@ describe('CreateTopics replica assignments', () => {
     ]);
     expect(codes(answers)).toEqual([KafkaErrorCode.INVALID_REPLICATION_FACTOR, KafkaErrorCode.POLICY_VIOLATION]);
     expect(backend.topics.size).toBe(0);
+  });
+});
+
+describe('CreatePartitions', () => {
+  it("grows a partitioned topic and the gateway's partition count at once; validate_only changes nothing", async () => {
+    const backend = new TopicsBackend();
+    backend.topics.set(`${HOME}/orders`, 2);
+    const context = contextOver(backend);
+    expect(await context.partitionCount(`${HOME}/orders`, ANONYMOUS, false)).toBe(2);
+    expect(await createPartitions(context, [{ name: 'orders', count: 5 }], true)).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.topics.get(`${HOME}/orders`)).toBe(2);
+    expect(await createPartitions(context, [{ name: 'orders', count: 4 }])).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.topics.get(`${HOME}/orders`)).toBe(4);
+    expect(await context.partitionCount(`${HOME}/orders`, ANONYMOUS, false)).toBe(4);
+  });
+
+  it('takes assignments of live gateways, one per new partition', async () => {
+    const backend = new TopicsBackend();
+    backend.topics.set(`${HOME}/orders`, 2);
+    const context = contextOver(backend, [1, 2]);
+    const grown = await createPartitions(context, [
+      { name: 'orders', count: 4, assignments: [{ brokerIds: [2] }, { brokerIds: [1] }] },
+    ]);
+    expect(grown).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.topics.get(`${HOME}/orders`)).toBe(4);
+  });
+
+  it("refuses shrinking, no growth, unknown and plain topics, bad assignments and duplicates with Kafka's codes, growing nothing", async () => {
+    const backend = new TopicsBackend();
+    backend.topics.set(`${HOME}/orders`, 3);
+    backend.topics.set(`${HOME}/plain`, 0);
+    const context = contextOver(backend, [1, 2]);
+    const answers = await createPartitions(context, [
+      { name: 'orders', count: 2 },
+      { name: 'missing', count: 4 },
+      { name: 'plain', count: 2 },
+      { name: 'not a name!', count: 4 },
+      { name: 'acme/ns/orders', count: 20_000 },
+    ]);
+    expect(answers).toEqual([
+      KafkaErrorCode.INVALID_PARTITIONS,
+      KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      KafkaErrorCode.INVALID_PARTITIONS,
+      KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+      KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    ]);
+    expect(await createPartitions(context, [{ name: 'orders', count: 3 }])).toEqual([
+      KafkaErrorCode.INVALID_PARTITIONS,
+    ]);
+    expect(await createPartitions(context, [{ name: 'plain', count: 1 }])).toEqual([KafkaErrorCode.INVALID_PARTITIONS]);
+    // Two partitions added need two assignments; an empty list (not null) is none for two.
+    for (const assignments of [[{ brokerIds: [1] }], []]) {
+      expect(await createPartitions(context, [{ name: 'orders', count: 5, assignments }])).toEqual([
+        KafkaErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      ]);
+    }
+    expect(
+      await createPartitions(context, [
+        { name: 'orders', count: 5, assignments: [{ brokerIds: [1] }, { brokerIds: [3] }] },
+      ]),
+    ).toEqual([KafkaErrorCode.INVALID_REPLICA_ASSIGNMENT]);
+    expect(
+      await createPartitions(context, [
+        { name: 'orders', count: 5 },
+        { name: 'orders', count: 6 },
+      ]),
+    ).toEqual([KafkaErrorCode.INVALID_REQUEST, KafkaErrorCode.INVALID_REQUEST]);
+    expect(backend.topics.get(`${HOME}/orders`)).toBe(3);
+    expect(backend.topics.get(`${HOME}/plain`)).toBe(0);
+  });
+
+  it('answers INVALID_PARTITIONS when the metadata service finds the topic grew meanwhile', async () => {
+    const backend = new TopicsBackend();
+    backend.topics.set(`${HOME}/orders`, 2);
+    backend.overtaken = true;
+    expect(await createPartitions(contextOver(backend), [{ name: 'orders', count: 3 }])).toEqual([
+      KafkaErrorCode.INVALID_PARTITIONS,
+    ]);
   });
 });
