@@ -169,6 +169,28 @@ describe('the ledgerline CLI against a running standalone', () => {
     expect(mistake.stderr).toMatch(/^error: option '--partitions <n>' argument 'many' is invalid[^\n]*\n$/);
   });
 
+  it('grows a partitioned topic, checks a grow without making it, and refuses shrinking with its reason', async () => {
+    await ledgerline('tenants', 'create', 'growers', '--url', url);
+    await ledgerline('namespaces', 'create', 'growers/ns', '--url', url);
+    await ledgerline('topics', 'create', 'growers/ns/orders', '--partitions', '2', '--url', url);
+    const grow = (...args: string[]) =>
+      ledgerline('topics', 'update-partitioned-topic', 'growers/ns/orders', ...args, '--url', url);
+    expect(await grow('--partitions', '5', '--validate-only')).toMatchObject({
+      code: 0,
+      stdout: 'would update persistent://growers/ns/orders to 5 partitions\n',
+    });
+    expect(await ledgerline('topics', 'count', 'growers/ns', '--url', url)).toMatchObject({ stdout: '2\n' });
+    expect(await grow('--partitions', '4')).toMatchObject({
+      code: 0,
+      stdout: 'updated persistent://growers/ns/orders to 4 partitions\n',
+    });
+    expect(await ledgerline('topics', 'count', 'growers/ns', '--url', url)).toMatchObject({ stdout: '4\n' });
+    const shrink = await grow('--partitions', '3');
+    expect(shrink.code).toBe(1);
+    expect(shrink.stderr).toMatch(/^error: FAILED_PRECONDITION PARTITION_COUNT_NOT_INCREASED: /);
+    expect((await grow('--partitions', '0')).code).toBe(2);
+  });
+
   it('sets allowAutoTopicCreation on create and update, shows it, and a lookup then creates an absent topic', async () => {
     const policy = async (namespace: string) => {
       const got = await ledgerline('namespaces', 'get', namespace, '--url', url);

@@ -1,6 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Logger } from '@ledgerline/service-kit';
 import type { GroupCoordinator } from './group-coordinator.js';
+import { IssueOrder } from './issue-order.js';
 import { soloPeers, type AdvertisedBroker, type GatewayPeers } from './gateway-peers.js';
 import type { LedgerlineBackend } from './ledgerline-backend.js';
 import type { Caller } from './owner-router.js';
@@ -32,6 +33,12 @@ export class GatewayContext {
   private readonly partitionCounts = new Map<string, { count: number; readAtMs: number }>();
   /** The gateways clients may be sent to; alone until the host registers this one (gateway-peers.ts). */
   peers: GatewayPeers = soloPeers(() => this.broker());
+  /**
+   * Commits of one group on one partition, applied one after another in the
+   * order they arrived, from any connection (handlers/offsets.ts); a key
+   * lives while commits of it wait, so the map is bounded by the requests in flight.
+   */
+  readonly commitOrder = new IssueOrder();
 
   constructor(
     readonly settings: KafkaGatewaySettings,

@@ -11,7 +11,9 @@ export interface IssueTurn {
  * partition in the order they arrived, but the gateway works on several of
  * them at once, and a request whose topic lookup misses the cache would
  * otherwise be overtaken by the one behind it. Only the hand-over is ordered:
- * the answers still overlap, so a producer's pipelining is kept.
+ * the answers still overlap, so a producer's pipelining is kept. Offset
+ * commits use it too, calling `issued` once the commit is stored, so one
+ * group-partition's commits are applied one at a time.
  */
 export class IssueOrder {
   private readonly tails = new Map<string, Promise<void>>();

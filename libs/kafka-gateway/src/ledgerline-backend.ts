@@ -7,6 +7,8 @@ import type { StoredMessage } from './record-mapping.js';
 
 /** The cursor property holding a Kafka group's committed offset, exactly (positions only say which entry). */
 export const COMMITTED_OFFSET_PROPERTY = 'kafka.committed.offset';
+/** The string cursor property holding the metadata of a group's last commit (OffsetCommit's committed_metadata). */
+export const COMMITTED_METADATA_PROPERTY = 'kafka.committed.metadata';
 /** Beyond every offset (the largest the owners take): FindPosition answers past_end with the next offset. */
 const END_OF_TOPIC = BigInt(Number.MAX_SAFE_INTEGER);
 /** How long a namespace's writer namespace (PIP-63) is trusted before it is read again. */
@@ -25,6 +27,12 @@ export interface PublishEntry {
 export interface FetchResult {
   entries: Entry[];
   nextOffset: bigint;
+}
+
+/** What a group committed on a partition: the offset (-1 when none) and the commit's metadata ('' when none). */
+export interface CommittedOffset {
+  offset: bigint;
+  metadata: string;
 }
 
 export interface OffsetAt {
@@ -72,6 +80,18 @@ export class LedgerlineBackend {
 
   async createTopic(topic: string, partitions: number, caller: Caller): Promise<void> {
     await this.router.admin.createTopic({ topic, partitions }, this.router.callOptions(caller));
+  }
+
+  /**
+   * Grows a partitioned topic to `partitions` (the metadata service's
+   * UpdatePartitionedTopic, which checks again what the caller checked, so a
+   * concurrent change cannot slip between); with validateOnly nothing changes.
+   */
+  async growTopic(topic: string, partitions: number, validateOnly: boolean, caller: Caller): Promise<void> {
+    await this.router.admin.updatePartitionedTopic(
+      { topic, partitions, validateOnly },
+      this.router.callOptions(caller),
+    );
   }
 
   async deleteTopic(topic: string, caller: Caller): Promise<void> {
@@ -231,16 +251,19 @@ export class LedgerlineBackend {
     return writer;
   }
 
-  /** The offset a group committed on a partition's topic, or -1 when it has none. */
-  async committedOffset(topic: string, group: string, caller: Caller): Promise<bigint> {
+  /** The offset a group committed on a partition's topic and its metadata; offset -1 when it has none. */
+  async committedOffset(topic: string, group: string, caller: Caller): Promise<CommittedOffset> {
     topic = await this.cursorTopic(topic, caller);
     try {
       const answer = await this.router.withOwner(topic, caller, (owner) =>
         owner.cursors.getCursor({ topic, subscription: group }, this.router.callOptions(caller)),
       );
-      return answer.cursor?.properties[COMMITTED_OFFSET_PROPERTY] ?? -1n;
+      return {
+        offset: answer.cursor?.properties[COMMITTED_OFFSET_PROPERTY] ?? -1n,
+        metadata: answer.cursor?.cursorProperties[COMMITTED_METADATA_PROPERTY] ?? '',
+      };
     } catch (error) {
-      if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return -1n;
+      if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return { offset: -1n, metadata: '' };
       throw error;
     }
   }
@@ -248,20 +271,22 @@ export class LedgerlineBackend {
   /**
    * Commits a group's offset on a partition's topic: the subscription named
    * by the group moves so that `offset` is the next message it reads (its
-   * backlog is the group's lag), and the exact offset is kept as a cursor
-   * property. The property is set before the move, whose snapshot persists
-   * both at once.
+   * backlog is the group's lag), and the exact offset and the commit's
+   * metadata are kept as cursor properties, set by the same update as the
+   * move.
    */
-  async commitOffset(topic: string, group: string, offset: bigint, caller: Caller): Promise<void> {
+  async commitOffset(topic: string, group: string, commit: CommittedOffset, caller: Caller): Promise<void> {
     topic = await this.cursorTopic(topic, caller);
+    const offset = commit.offset;
     await this.router.withOwner(topic, caller, async (owner) => {
       const options = this.router.callOptions(caller);
       const properties = { [COMMITTED_OFFSET_PROPERTY]: offset };
+      const cursorProperties = { [COMMITTED_METADATA_PROPERTY]: commit.metadata };
       // Asked together: a consumer that commits after every batch (kafkajs's default) waits for this answer
       // before it fetches again, so every round trip here is latency on its stream.
       const [created, found] = await Promise.all([
         owner.cursors.createCursor(
-          { topic, subscription: group, start: { case: 'offset', value: offset }, properties },
+          { topic, subscription: group, start: { case: 'offset', value: offset }, properties, cursorProperties },
           options,
         ),
         owner.topics.findPosition({ topic, target: { case: 'offset', value: offset } }, options),
@@ -281,6 +306,7 @@ export class LedgerlineBackend {
                 },
               }),
           properties,
+          cursorProperties,
         },
         options,
       );

@@ -78,6 +78,12 @@ export const kafkaGatewaySettings = {
     .default(10 * MINUTE_MS),
   /** Longest a Fetch waits for min_bytes, whatever max_wait_ms asks. */
   kafkaMaxFetchWaitMs: z.number().int().min(0).max(MINUTE_MS).default(30_000),
+  /**
+   * Longest metadata string an OffsetCommit may keep with an offset (Kafka's offset.metadata.max.bytes, which Kafka
+   * compares with the string's length in UTF-16 code units, as this does); a longer one is refused with
+   * OFFSET_METADATA_TOO_LARGE. At most the writer owner's bound on a string cursor property (16384).
+   */
+  kafkaOffsetMetadataMaxLength: z.number().int().min(0).max(16_384).default(4_096),
   /** Entries one partition fetch reads at most. */
   kafkaMaxFetchEntries: z.number().int().min(1).max(10_000).default(500),
   /** Bound on every call to the metadata service and the owners. */

@@ -1,5 +1,5 @@
 import type { ApiSpec } from './apis/api-spec.js';
-import { CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, METADATA } from './apis/topic-apis.js';
+import { CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, METADATA } from './apis/topic-apis.js';
 import { FETCH, LIST_OFFSETS, PRODUCE } from './apis/data-apis.js';
 import {
   DESCRIBE_GROUPS,
@@ -36,6 +36,7 @@ export const API_SPECS: readonly ApiSpec[] = [
   INIT_PRODUCER_ID,
   DESCRIBE_CONFIGS,
   SASL_AUTHENTICATE,
+  CREATE_PARTITIONS,
 ];
 
 const byKey = new Map<number, ApiSpec>(API_SPECS.map((spec) => [spec.key, spec]));
@@ -62,6 +63,7 @@ export const ApiKey = {
   InitProducerId: INIT_PRODUCER_ID.key,
   DescribeConfigs: DESCRIBE_CONFIGS.key,
   SaslAuthenticate: SASL_AUTHENTICATE.key,
+  CreatePartitions: CREATE_PARTITIONS.key,
 } as const;
 
 export function apiSpec(key: number): ApiSpec | undefined {

@@ -117,6 +117,76 @@ describe('request decoding against kafkajs encoders', () => {
   });
 });
 
+describe('admin requests against kafkajs encoders', () => {
+  it('reads kafkajs CreatePartitions v1 requests, with assignments and without (null)', async () => {
+    const grow = decodeRequest(
+      await kafkajsFrame('CreatePartitions', 1, {
+        topicPartitions: [
+          { topic: 'orders', count: 4, assignments: [[1], [2, 3]] },
+          { topic: 'other', count: 2 },
+        ],
+        validateOnly: true,
+        timeout: 5000,
+      }),
+    );
+    expect(grow.body).toEqual({
+      topics: [
+        { name: 'orders', count: 4, assignments: [{ brokerIds: [1] }, { brokerIds: [2, 3] }] },
+        { name: 'other', count: 2, assignments: null },
+      ],
+      timeoutMs: 5000,
+      validateOnly: true,
+    });
+  });
+
+  it('reads a kafkajs CreateTopics v3 request with replica assignments and configs', async () => {
+    const create = decodeRequest(
+      await kafkajsFrame('CreateTopics', 3, {
+        topics: [
+          {
+            topic: 'orders',
+            replicaAssignment: [{ partition: 0, replicas: [1, 2] }],
+            configEntries: [{ name: 'retention.ms', value: '1' }],
+          },
+        ],
+        validateOnly: false,
+        timeout: 1000,
+      }),
+    );
+    expect((create.body['topics'] as Message[])[0]).toEqual({
+      name: 'orders',
+      numPartitions: -1,
+      replicationFactor: -1,
+      assignments: [{ partitionIndex: 0, brokerIds: [1, 2] }],
+      configs: [{ name: 'retention.ms', value: '1' }],
+    });
+  });
+
+  it('reads a flexible CreatePartitions v2 request byte by byte and answers with response header v1', () => {
+    // Key 37, version 2, correlation 3, client id "rd" (int16 length), no header tags; a compact array of one topic:
+    // compact "t", count 5, null compact assignments, no tags; timeout 1000, validate_only false, no tags.
+    const frameBody = Buffer.concat([
+      Buffer.from([0, 37, 0, 2, 0, 0, 0, 3, 0, 2]),
+      Buffer.from('rd'),
+      Buffer.from([0, 2, 2]),
+      Buffer.from('t'),
+      Buffer.from([0, 0, 0, 5, 0, 0, 0, 0, 0x03, 0xe8, 0, 0]),
+    ]);
+    const decoded = decodeRequest(frameBody);
+    expect(decoded.body).toEqual({
+      topics: [{ name: 't', count: 5, assignments: null }],
+      timeoutMs: 1000,
+      validateOnly: false,
+    });
+    const answer = encodeResponse(spec(ApiKey.CreatePartitions), 2, 3, {
+      throttleTimeMs: 0,
+      results: [{ name: 't', errorCode: 37, errorMessage: null }],
+    });
+    // size, correlation id, header tags, throttle, compact array of one: compact "t", error 37, null message, tags; tags.
+    expect([...answer.subarray(4)]).toEqual([0, 0, 0, 3, 0, 0, 0, 0, 0, 2, 2, 0x74, 0, 37, 0, 0, 0]);
+  });
+});
+
 describe('response encoding against kafkajs decoders', () => {
   async function kafkajsDecode(api: string, version: number, frameWithSize: Buffer): Promise<Record<string, unknown>> {
     const { response } = kafkajsRequests[api]!.protocol({ version })({});

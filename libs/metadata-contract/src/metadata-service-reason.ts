@@ -37,6 +37,8 @@ export const MetadataServiceReason = {
   NAMESPACE_READONLY: 'NAMESPACE_READONLY',
   NON_PERSISTENT_TOPIC: 'NON_PERSISTENT_TOPIC',
   NO_LIVE_OWNER: 'NO_LIVE_OWNER',
+  /** UpdatePartitionedTopic with a count that is not more than the topic has: partitions are only ever added. */
+  PARTITION_COUNT_NOT_INCREASED: 'PARTITION_COUNT_NOT_INCREASED',
   PARTITION_NAME_RESERVED: 'PARTITION_NAME_RESERVED',
   PARTITION_OF_PARTITIONED_TOPIC: 'PARTITION_OF_PARTITIONED_TOPIC',
   PROCESS_CRASHED: 'PROCESS_CRASHED',
@@ -54,6 +56,8 @@ export const MetadataServiceReason = {
   TOPIC_IS_PARTITIONED: 'TOPIC_IS_PARTITIONED',
   TOPIC_NAME_TOO_LONG: 'TOPIC_NAME_TOO_LONG',
   TOPIC_NOT_FOUND: 'TOPIC_NOT_FOUND',
+  /** UpdatePartitionedTopic on a non-partitioned topic, which cannot gain partitions (their names would differ). */
+  TOPIC_NOT_PARTITIONED: 'TOPIC_NOT_PARTITIONED',
   WRITER_IS_READER: 'WRITER_IS_READER',
   WRITER_IS_SELF: 'WRITER_IS_SELF',
   WRONG_OWNER_GROUP: 'WRONG_OWNER_GROUP',

@@ -101,6 +101,13 @@ function topicAndPermissionMethods(admin: MetadataAdmin): Omit<AdminImpl, keyof 
     async getTopic(request) {
       return { topic: topicMessage(await admin.getTopic(request.topic)) };
     },
+    async updatePartitionedTopic(request) {
+      return {
+        topic: topicMessage(
+          await admin.updatePartitionedTopic(request.topic, request.partitions, request.validateOnly),
+        ),
+      };
+    },
     async deleteTopic(request) {
       return { deletableLedgerIds: await admin.deleteTopic(request.topic) };
     },

@@ -97,6 +97,8 @@ export class MetadataAdmin {
   createTopics = (topics: readonly string[]) =>
     createTopicsBatch(this.context, this.topicAdmin.reservations, this.#onCountDrift, topics);
   getTopic = (topic: string) => this.topicAdmin.getTopic(topic);
+  updatePartitionedTopic = (topic: string, partitions: number, validateOnly = false) =>
+    this.topicAdmin.updatePartitionedTopic(topic, partitions, validateOnly);
   deleteTopic = (topic: string) => this.topicAdmin.deleteTopic(topic);
   countTopics = (namespace: string) => this.topicAdmin.countTopics(namespace);
   /** For the garbage collector: removes a deleted topic's node once its ledgers are gone (topic-deletion-finish.ts). */

@@ -109,6 +109,7 @@ const RULES: Readonly<Record<string, Rule>> = {
   '/ledgerline.v1.AdminService/CreateTopics': (request) =>
     (Array.isArray(request['topics']) ? (request['topics'] as unknown[]) : []).map(adminOfTopic),
   '/ledgerline.v1.AdminService/GetTopic': topicField(LOOKUP),
+  '/ledgerline.v1.AdminService/UpdatePartitionedTopic': topicAdmin,
   '/ledgerline.v1.AdminService/DeleteTopic': topicAdmin,
   '/ledgerline.v1.AdminService/ListTopics': namespaceAdmin,
   '/ledgerline.v1.AdminService/CountTopics': namespaceAdmin,

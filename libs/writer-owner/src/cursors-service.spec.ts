@@ -1,6 +1,7 @@
 import { refusal } from '@ledgerline/testing';
 import { InitialPosition } from '@ledgerline/proto';
 import { noConsumers } from './testing/no-consumers.js';
+import { MAX_CURSOR_PROPERTY_VALUE_LENGTH } from './cursors-service.js';
 import { startWriterHarness, type WriterHarness } from './testing/harness.js';
 
 describe('writer owner: cursors for read-only owners, seek, find and unsubscribe', () => {
@@ -103,5 +104,34 @@ describe('writer owner: cursors for read-only owners, seek, find and unsubscribe
     expect(reserved.code).toBe('INVALID_ARGUMENT');
     await harness.topics.unsubscribe({ topic, subscription: 'readers' });
     expect((await harness.topics.getTopicStats({ topic })).subscriptions).toEqual([]);
+  });
+
+  it('keeps string cursor properties set at creation and by updates, and refuses an oversized one unapplied', async () => {
+    const created = await harness.cursors.createCursor({
+      topic,
+      subscription: 'labelled',
+      start: { case: 'offset', value: 2n },
+      cursorProperties: { note: 'first' },
+    });
+    expect(created.cursor!.cursorProperties).toEqual({ note: 'first' });
+    const updated = await harness.cursors.updateCursor({
+      topic,
+      subscription: 'labelled',
+      update: { case: 'reset', value: { position: positions[4], expectedResetEpoch: created.cursor!.resetEpoch } },
+      cursorProperties: { note: 'second', other: '' },
+    });
+    expect(updated.cursor!.cursorProperties).toEqual({ note: 'second', other: '' });
+    const oversized = await refusal(
+      harness.cursors.updateCursor({
+        topic,
+        subscription: 'labelled',
+        update: { case: 'reset', value: { position: positions[6], expectedResetEpoch: updated.cursor!.resetEpoch } },
+        cursorProperties: { note: 'x'.repeat(MAX_CURSOR_PROPERTY_VALUE_LENGTH + 1) },
+      }),
+    );
+    expect([oversized.code, oversized.reason]).toEqual(['INVALID_ARGUMENT', 'INVALID_REQUEST']);
+    const after = await harness.cursors.getCursor({ topic, subscription: 'labelled' });
+    expect(after.cursor!.cursorProperties).toEqual({ note: 'second', other: '' });
+    expect(after.cursor!.markDelete).toEqual(positions[3]);
   });
 });

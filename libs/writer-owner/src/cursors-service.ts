@@ -22,6 +22,13 @@ import type { CursorsOwner } from './owner-view.js';
 
 type CursorData = MessageInitShape<typeof CursorDataSchema>;
 
+/**
+ * Longest value of a string cursor property, in UTF-16 code units: ample for
+ * a Kafka group's commit metadata (Kafka's offset.metadata.max.bytes is 4096
+ * by default), and a bound on what one call adds to every cursor snapshot.
+ */
+export const MAX_CURSOR_PROPERTY_VALUE_LENGTH = 16 * 1024;
+
 export function cursorData(state: ExportedCursorState): CursorData {
   const properties: Record<string, bigint> = {};
   for (const [name, value] of state.properties) properties[name] = BigInt(value);
@@ -38,6 +45,7 @@ export function cursorData(state: ExportedCursorState): CursorData {
       batchSize: b.batchSize,
     })),
     properties,
+    cursorProperties: Object.fromEntries(state.cursorProperties),
     managedLedgerVersion: BigInt(state.managedLedgerVersion),
     ...(state.lastConfirmedEntry === undefined
       ? {}
@@ -62,8 +70,26 @@ function batchFromRequest(batch: BatchAckState) {
   };
 }
 
-function setProperties(cursor: ManagedCursor, properties: Record<string, bigint>): void {
+/** Refuses an oversized string property before anything of the request is applied. */
+function checkCursorProperties(cursorProperties: Record<string, string>): void {
+  for (const [name, value] of Object.entries(cursorProperties)) {
+    if (value.length > MAX_CURSOR_PROPERTY_VALUE_LENGTH) {
+      throw new LedgerlineError(
+        'INVALID_ARGUMENT',
+        OwnerReason.INVALID_REQUEST,
+        `cursor property ${name} is ${value.length} characters, more than ${MAX_CURSOR_PROPERTY_VALUE_LENGTH}`,
+      );
+    }
+  }
+}
+
+function setProperties(
+  cursor: ManagedCursor,
+  properties: Record<string, bigint>,
+  cursorProperties: Record<string, string>,
+): void {
   for (const [name, value] of Object.entries(properties)) cursor.setProperty(name, value);
+  for (const [name, value] of Object.entries(cursorProperties)) cursor.setCursorProperty(name, value);
 }
 
 function startOf(start: { case: string | undefined; value?: unknown }): CursorStart {
@@ -111,9 +137,10 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
     async createCursor(request) {
       const topic = await owner.topic(request.topic);
       const name = checkSubscriptionName(request.subscription);
+      checkCursorProperties(request.cursorProperties);
       const created = topic.ledger.getCursor(name) === undefined;
       const cursor = await topic.ledger.openCursor(name, { start: startOf(request.start) });
-      if (created) setProperties(cursor, request.properties);
+      if (created) setProperties(cursor, request.properties, request.cursorProperties);
       return { cursor: cursorData(cursor.exportState()), created };
     },
 
@@ -135,6 +162,7 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
     async updateCursor(request) {
       const topic = await owner.topic(request.topic);
       const cursor = existing(topic, request.subscription);
+      checkCursorProperties(request.cursorProperties);
       const update = request.update;
       if (update.case === 'delta') {
         const delta = update.value;
@@ -152,14 +180,14 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
           { position: positionFromRequest(reset.position, 'reset.position') },
           safeNumber(reset.expectedResetEpoch, 'expected_reset_epoch'),
         );
-      } else if (Object.keys(request.properties).length === 0) {
+      } else if (Object.keys(request.properties).length + Object.keys(request.cursorProperties).length === 0) {
         throw new LedgerlineError(
           'INVALID_ARGUMENT',
           OwnerReason.INVALID_REQUEST,
           'give a delta, a reset or properties',
         );
       }
-      setProperties(cursor, request.properties);
+      setProperties(cursor, request.properties, request.cursorProperties);
       return { cursor: cursorData(cursor.exportState()) };
     },
   };

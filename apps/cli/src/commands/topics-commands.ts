@@ -80,7 +80,28 @@ function registerOwnerCommands(topics: Command, io: CliIo): void {
     );
 }
 
-/** `ledgerline topics create|create-many|get|list|count|delete|lookup|stats|unload|transfer`. */
+/** `ledgerline topics update-partitioned-topic`: a partitioned topic gains partitions (Pulsar's command of that name). */
+function registerUpdatePartitions(topics: Command, io: CliIo): void {
+  topics
+    .command('update-partitioned-topic <topic>')
+    .description('grow a partitioned topic to more partitions; the ones it has are left as they are')
+    .requiredOption('--partitions <n>', 'the new partition count, more than now', integerIn(1, MAX_PARTITIONS))
+    .option('--validate-only', 'check the change without making it', false)
+    .action(async (topic: string, options: { partitions: number; validateOnly: boolean }, command: Command) =>
+      withAdmin(io, command, async ({ admin }) => {
+        const { topic: grown } = await admin.updatePartitionedTopic({
+          topic,
+          partitions: options.partitions,
+          validateOnly: options.validateOnly,
+        });
+        io.out(
+          `${options.validateOnly ? 'would update' : 'updated'} ${grown!.name} to ${grown!.partitions} partitions`,
+        );
+      }),
+    );
+}
+
+/** `ledgerline topics create|create-many|update-partitioned-topic|get|list|count|delete|lookup|stats|unload|transfer`. */
 export function registerTopicCommands(program: Command, io: CliIo): void {
   const topics = program.command('topics').description(descriptionOf('topics'));
   topics
@@ -98,6 +119,7 @@ export function registerTopicCommands(program: Command, io: CliIo): void {
       }),
     );
   registerCreateMany(topics, io);
+  registerUpdatePartitions(topics, io);
   registerOwnerCommands(topics, io);
   registerTransferCommand(topics, io);
   topics

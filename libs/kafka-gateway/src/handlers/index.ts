@@ -1,5 +1,6 @@
 import { ApiKey } from '@ledgerline/kafka-protocol';
 import type { ApiHandler } from '../session.js';
+import { handleCreatePartitions } from './create-partitions.js';
 import { handleFetch } from './fetch.js';
 import {
   handleDescribeGroups,
@@ -39,6 +40,7 @@ export const API_HANDLERS: ReadonlyMap<number, ApiHandler> = new Map<number, Api
   [ApiKey.InitProducerId, handleInitProducerId],
   [ApiKey.DescribeConfigs, handleDescribeConfigs],
   [ApiKey.SaslAuthenticate, handleSaslAuthenticate],
+  [ApiKey.CreatePartitions, handleCreatePartitions],
 ]);
 
 export { unsupportedApiVersionsBody } from './handshake.js';

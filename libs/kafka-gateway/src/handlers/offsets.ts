@@ -3,12 +3,16 @@ import type { GatewayContext } from '../gateway-context.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
 import type { Session } from '../session.js';
 
-type CommitTopic = { name: string; partitions: { partitionIndex: number; committedOffset: bigint }[] };
+type CommitPartition = { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null };
+type CommitTopic = { name: string; partitions: CommitPartition[] };
 
 /**
  * OffsetCommit v0-7: a group's committed offset on a partition is the
  * position of the subscription named by the group on the partition's topic,
  * so the group's lag is that subscription's backlog and survives restarts.
+ * The commit's metadata string is kept beside it (null as '', as Kafka
+ * keeps it); one longer than kafkaOffsetMetadataMaxLength is refused with
+ * OFFSET_METADATA_TOO_LARGE and that partition's commit is not stored.
  */
 export async function handleOffsetCommit(
   context: GatewayContext,
@@ -22,31 +26,74 @@ export async function handleOffsetCommit(
       : !context.coordinates(groupId)
         ? KafkaErrorCode.NOT_COORDINATOR
         : context.groups.canCommit(groupId, request.body['generationId'] as number, request.body['memberId'] as string);
+  // Every partition takes its place in the commit order now, synchronously, so commits keep their arrival order.
   const topics = await Promise.all(
     (request.body['topics'] as CommitTopic[]).map(async (topic) => ({
       name: topic.name,
       partitions: await Promise.all(
-        topic.partitions.map(async (partition) => {
-          if (allowed !== KafkaErrorCode.NONE) return { partitionIndex: partition.partitionIndex, errorCode: allowed };
-          try {
-            const ledgerlineTopic = await context.resolvePartition(
-              topic.name,
-              partition.partitionIndex,
-              session.caller,
-            );
-            await context.backend.commitOffset(ledgerlineTopic, groupId, partition.committedOffset, session.caller);
-            return { partitionIndex: partition.partitionIndex, errorCode: KafkaErrorCode.NONE };
-          } catch (error) {
-            return { partitionIndex: partition.partitionIndex, errorCode: kafkaErrorOf(error) };
-          }
-        }),
+        topic.partitions.map(async (partition) => ({
+          partitionIndex: partition.partitionIndex,
+          errorCode:
+            allowed === KafkaErrorCode.NONE
+              ? await commitPartition(context, groupId, topic.name, partition, session)
+              : allowed,
+        })),
       ),
     })),
   );
   return { throttleTimeMs: 0, topics };
 }
 
-/** OffsetFetch v1-5: the offsets a group committed (-1 where it has none). All topics (null, v2+) lists none. */
+/**
+ * Commits one partition after every earlier commit of the same group and
+ * partition that reached this gateway (the group's coordinator, so the only
+ * gateway committing for it). Each commit moves the group's cursor by a
+ * reset checked against the epoch the one before it left: two commits in
+ * flight together would otherwise race, and the loser be refused. In order,
+ * both are stored and the last one wins, as in Kafka's log of commits.
+ */
+async function commitPartition(
+  context: GatewayContext,
+  groupId: string,
+  kafkaTopic: string,
+  partition: CommitPartition,
+  session: Session,
+): Promise<number> {
+  const metadata = partition.committedMetadata ?? '';
+  if (metadata.length > context.settings.kafkaOffsetMetadataMaxLength) return KafkaErrorCode.OFFSET_METADATA_TOO_LARGE;
+  let key: string;
+  try {
+    key = commitKey(context, groupId, kafkaTopic, partition.partitionIndex);
+  } catch (error) {
+    return kafkaErrorOf(error);
+  }
+  const turn = context.commitOrder.take(key);
+  try {
+    await turn.turn;
+    const ledgerlineTopic = await context.resolvePartition(kafkaTopic, partition.partitionIndex, session.caller);
+    await context.backend.commitOffset(
+      ledgerlineTopic,
+      groupId,
+      { offset: partition.committedOffset, metadata },
+      session.caller,
+    );
+    return KafkaErrorCode.NONE;
+  } catch (error) {
+    return kafkaErrorOf(error);
+  } finally {
+    turn.issued();
+  }
+}
+
+/** One group's commits on one partition, whichever name of its topic (`orders`, `public/default/orders`) they use. */
+function commitKey(context: GatewayContext, groupId: string, kafkaTopic: string, partition: number): string {
+  return `${groupId}\u0000${context.names.ledgerlineTopic(kafkaTopic)}\u0000${partition}`;
+}
+
+/**
+ * OffsetFetch v1-5: the offsets a group committed (-1 where it has none) with
+ * their commits' metadata. All topics (null, v2+) lists none.
+ */
 export async function handleOffsetFetch(
   context: GatewayContext,
   request: DecodedRequest,
@@ -61,12 +108,12 @@ export async function handleOffsetFetch(
         topic.partitionIndexes.map(async (partitionIndex) => {
           try {
             const ledgerlineTopic = await context.resolvePartition(topic.name, partitionIndex, session.caller);
-            const committedOffset = await context.backend.committedOffset(ledgerlineTopic, groupId, session.caller);
+            const committed = await context.backend.committedOffset(ledgerlineTopic, groupId, session.caller);
             return {
               partitionIndex,
-              committedOffset,
+              committedOffset: committed.offset,
               committedLeaderEpoch: -1,
-              metadata: '',
+              metadata: committed.metadata,
               errorCode: KafkaErrorCode.NONE,
             };
           } catch (error) {

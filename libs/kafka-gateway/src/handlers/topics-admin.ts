@@ -1,12 +1,54 @@
 import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from '../gateway-context.js';
 import { errorMessageOf, kafkaErrorOf } from '../kafka-errors.js';
+import { partitionsOfAssignments } from '../replica-assignments.js';
+import { topicAdminErrorOf } from '../topic-admin-errors.js';
+import { checkTopicConfigs } from '../topic-configs.js';
 import type { Session } from '../session.js';
 
 /** Partitions one CreateTopics may ask for per topic. */
-const MAX_PARTITIONS = 10_000;
+export const MAX_PARTITIONS = 10_000;
 
-type Creatable = { name: string; numPartitions: number; assignments: unknown[] };
+type Creatable = {
+  name: string;
+  numPartitions: number;
+  replicationFactor: number;
+  assignments: { partitionIndex: number; brokerIds: number[] }[];
+  configs: { name: string; value: string | null }[];
+};
+
+type Refusal = { errorCode: number; errorMessage: string };
+
+/**
+ * The partitions a topic asks for, or why it is refused, in the order Kafka's
+ * controller checks them: configs, then manual assignments (which set the
+ * partition count) or num_partitions and replication_factor (-1: the default).
+ * The replication factor, like an assignment's replicas, decides nothing here:
+ * the ledger store replicates.
+ */
+function partitionsAskedFor(context: GatewayContext, topic: Creatable): number | Refusal {
+  const configRefusal = checkTopicConfigs(topic.configs);
+  if (configRefusal !== undefined) return configRefusal;
+  const partitions =
+    topic.assignments.length > 0
+      ? partitionsOfAssignments(topic, new Set(context.peers.brokers().map((broker) => broker.nodeId)))
+      : topic.replicationFactor !== -1 && topic.replicationFactor < 1
+        ? {
+            errorCode: KafkaErrorCode.INVALID_REPLICATION_FACTOR,
+            errorMessage: 'Replication factor must be larger than 0, or -1 to use the default value.',
+          }
+        : topic.numPartitions === -1
+          ? context.settings.kafkaDefaultPartitions
+          : topic.numPartitions;
+  if (typeof partitions !== 'number') return partitions;
+  if (partitions < 1 || partitions > MAX_PARTITIONS) {
+    return {
+      errorCode: KafkaErrorCode.INVALID_PARTITIONS,
+      errorMessage: `${partitions} partitions: give 1 to ${MAX_PARTITIONS}, or -1 for the default`,
+    };
+  }
+  return partitions;
+}
 
 async function createOne(
   context: GatewayContext,
@@ -19,19 +61,17 @@ async function createOne(
     errorCode,
     errorMessage,
   });
-  const partitions = topic.numPartitions === -1 ? context.settings.kafkaDefaultPartitions : topic.numPartitions;
-  if (topic.assignments.length > 0) return result(KafkaErrorCode.INVALID_REQUEST, 'replica assignments are not used');
-  if (partitions < 1 || partitions > MAX_PARTITIONS)
-    return result(KafkaErrorCode.INVALID_PARTITIONS, `${partitions} partitions`);
   try {
     const ledgerlineTopic = context.names.ledgerlineTopic(topic.name);
     if ((await context.backend.partitions(ledgerlineTopic, session.caller)) !== undefined) {
       return result(KafkaErrorCode.TOPIC_ALREADY_EXISTS, `${topic.name} exists`);
     }
+    const partitions = partitionsAskedFor(context, topic);
+    if (typeof partitions !== 'number') return result(partitions.errorCode, partitions.errorMessage);
     if (!validateOnly) await context.backend.createTopic(ledgerlineTopic, partitions, session.caller);
     return result(KafkaErrorCode.NONE);
   } catch (error) {
-    const code = kafkaErrorOf(error);
+    const code = topicAdminErrorOf(error);
     return result(
       code === KafkaErrorCode.INVALID_REQUEST ? KafkaErrorCode.INVALID_TOPIC_EXCEPTION : code,
       errorMessageOf(error),
@@ -39,7 +79,11 @@ async function createOne(
   }
 }
 
-/** CreateTopics v0-4: partitioned topics (replication is the ledger store's business, so the factor is not used). */
+/**
+ * CreateTopics v0-4: partitioned topics. Configs are checked as Kafka checks
+ * them (topic-configs.ts) and manual assignments as Kafka's controller checks
+ * them against the live gateways (replica-assignments.ts).
+ */
 export async function handleCreateTopics(
   context: GatewayContext,
   request: DecodedRequest,
@@ -98,6 +142,7 @@ function configsFor(context: GatewayContext, resourceType: number): Record<strin
     'group.min.session.timeout.ms': String(context.settings.groupMinSessionTimeoutMs),
     'group.max.session.timeout.ms': String(context.settings.groupMaxSessionTimeoutMs),
     'group.initial.rebalance.delay.ms': String(context.settings.groupInitialRebalanceDelayMs),
+    'offset.metadata.max.bytes': String(context.settings.kafkaOffsetMetadataMaxLength),
   };
 }
 

@@ -8,6 +8,13 @@ const WAIT_MS = 5_000;
 /** What a request got: the decoded answer, or the gateway closing the connection instead. */
 export type RawAnswer = Message | 'closed';
 
+/** One request of a pipeline: its API, version and body. */
+export interface RawRequest {
+  readonly apiKey: number;
+  readonly version: number;
+  readonly body: Message;
+}
+
 /**
  * A bare Kafka connection for specs: one request at a time, its answer
  * decoded, and whether the gateway closed the connection. Over TLS when
@@ -63,13 +70,35 @@ export class RawKafkaClient {
 
   /** Sends one request and waits for its answer or for the gateway to close the connection. */
   async request(apiKey: number, version: number, body: Message): Promise<RawAnswer> {
-    const spec = apiSpec(apiKey);
-    if (spec === undefined) throw new Error(`no spec for API ${apiKey}`);
-    const correlationId = ++this.correlationId;
-    this.socket.write(encodeRequest(spec, { apiKey, apiVersion: version, correlationId, clientId: 'raw' }, body));
-    const frame = await this.next();
-    if (frame === undefined) return 'closed';
-    return decodeResponse(spec, version, frame).body;
+    const [answer] = await this.pipeline([{ apiKey, version, body }]);
+    return answer!;
+  }
+
+  /**
+   * Writes every request at once, in one chunk, so the gateway has them all
+   * in flight together (as a client that pipelines does), and reads their
+   * answers, which come in request order.
+   */
+  async pipeline(requests: readonly RawRequest[]): Promise<RawAnswer[]> {
+    const specs = requests.map((request) => {
+      const spec = apiSpec(request.apiKey);
+      if (spec === undefined) throw new Error(`no spec for API ${request.apiKey}`);
+      return spec;
+    });
+    const frames = requests.map((request, index) =>
+      encodeRequest(
+        specs[index]!,
+        { apiKey: request.apiKey, apiVersion: request.version, correlationId: ++this.correlationId, clientId: 'raw' },
+        request.body,
+      ),
+    );
+    this.socket.write(Buffer.concat(frames));
+    const answers: RawAnswer[] = [];
+    for (const [index, request] of requests.entries()) {
+      const frame = await this.next();
+      answers.push(frame === undefined ? 'closed' : decodeResponse(specs[index]!, request.version, frame).body);
+    }
+    return answers;
   }
 
   /** Resolves once the gateway closed the connection; rejects after WAIT_MS. */

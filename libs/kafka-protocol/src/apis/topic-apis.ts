@@ -167,3 +167,38 @@ export const DESCRIBE_CONFIGS: ApiSpec = {
     ),
   ],
 };
+
+// CreatePartitions{Request,Response}.json: validVersions 0-3 (2+ flexible), all served (v1 and v3 change only how
+// a quota throttles, which the gateway does not do).
+export const CREATE_PARTITIONS: ApiSpec = {
+  key: 37,
+  name: 'CreatePartitions',
+  minVersion: 0,
+  maxVersion: 3,
+  flexibleFrom: 2,
+  request: [
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        field('count', 'int32', '0+'),
+        arrayOf('assignments', [arrayOf('brokerIds', 'int32', '0+')], '0+', { nullable: '0+', default: null }),
+      ],
+      '0+',
+    ),
+    field('timeoutMs', 'int32', '0+'),
+    field('validateOnly', 'bool', '0+'),
+  ],
+  response: [
+    field('throttleTimeMs', 'int32', '0+'),
+    arrayOf(
+      'results',
+      [
+        field('name', 'string', '0+'),
+        field('errorCode', 'int16', '0+'),
+        field('errorMessage', 'string', '0+', { nullable: '0+', default: null }),
+      ],
+      '0+',
+    ),
+  ],
+};

@@ -7,7 +7,7 @@ import { persistenceName, TopicName, type NamespaceName } from '@ledgerline/nami
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import type { AdminContext } from '../admin-context.js';
-import { isBadVersion } from '../records/cas-retry.js';
+import { isBadVersion, retryOnConflict } from '../records/cas-retry.js';
 import { deletingTopicPath, leasePath, partitionedTopicPath } from '../records/layout.js';
 import { CREATE_CONCURRENCY, MAX_PARTITIONS } from '../limits.js';
 import {
@@ -78,7 +78,17 @@ export async function writeTopicNode(
   return outcome === 'exists' ? 'exists' : 'created';
 }
 
-/** Topic administration: create (plain or partitioned), get, delete, count. */
+/** A partition count from `min` to MAX_PARTITIONS, else INVALID_ARGUMENT / INVALID_PARTITIONS. */
+function checkPartitionCount(partitions: number, min: number): void {
+  if (!Number.isInteger(partitions) || partitions < min || partitions > MAX_PARTITIONS) {
+    throw invalidArgument(
+      MetadataServiceReason.INVALID_PARTITIONS,
+      `partitions must be an integer from ${min} to ${MAX_PARTITIONS}, got ${partitions}`,
+    );
+  }
+}
+
+/** Topic administration: create (plain or partitioned), grow a partitioned one, get, delete, count. */
 export class TopicAdmin {
   readonly #context: AdminContext;
   readonly #reservations: TopicReservations;
@@ -95,12 +105,7 @@ export class TopicAdmin {
   }
 
   async createTopic(name: string, partitions = 0): Promise<TopicInfo> {
-    if (!Number.isInteger(partitions) || partitions < 0 || partitions > MAX_PARTITIONS) {
-      throw invalidArgument(
-        MetadataServiceReason.INVALID_PARTITIONS,
-        `partitions must be an integer from 0 to ${MAX_PARTITIONS}, got ${partitions}`,
-      );
-    }
+    checkPartitionCount(partitions, 0);
     const scope = await resolveTopic(this.#context, name);
     refuseWrites(scope);
     refusePartitionName(scope.topic);
@@ -171,12 +176,21 @@ export class TopicAdmin {
       await this.#reservations.release(scope.storageNamespace, partitions);
       throw kindConflict(scope.topic);
     }
-    // Slots go back only for partitions known to exist already; after an error
-    // the rest stay reserved (the counter may be high, never low) until a recount.
+    await this.#writePartitionNodes(scope, 0, partitions);
+    return { name: scope.topic.toString(), partitions, managedLedgerPath: '', createdAtMs: record.createdAtMs };
+  }
+
+  /**
+   * Writes the managed-ledger nodes of partitions `from` to `to - 1`, whose
+   * slots the caller reserved. Slots go back only for partitions known to
+   * exist already; after an error the rest stay reserved (the counter may be
+   * high, never low) until a recount.
+   */
+  async #writePartitionNodes(scope: TopicScope, from: number, to: number): Promise<void> {
     let existing = 0;
     try {
       await mapConcurrent(
-        Array.from({ length: partitions }, (_, index) => scope.topic.partition(index)),
+        Array.from({ length: to - from }, (_, index) => scope.topic.partition(from + index)),
         CREATE_CONCURRENCY,
         async (partition) => {
           if ((await writeTopicNode(this.#context.store, partition, storagePath(scope, partition))) === 'exists')
@@ -189,7 +203,58 @@ export class TopicAdmin {
     } finally {
       await this.#reservations.release(scope.storageNamespace, existing);
     }
-    return { name: scope.topic.toString(), partitions, managedLedgerPath: '', createdAtMs: record.createdAtMs };
+  }
+
+  /**
+   * Grows a partitioned topic to `partitions` (Pulsar's
+   * update-partitioned-topic). The new partitions' nodes are written first and
+   * the count raised after, by compare-and-set on the record read, so a
+   * partition is never counted before it exists and the partitions there were
+   * are untouched. A grow that fails between the two leaves nodes the count
+   * does not name yet; the next grow over them finds them and takes them in,
+   * as it does those of a concurrent grow (a conflict re-reads and retries).
+   * With validateOnly every check runs and nothing is written.
+   */
+  async updatePartitionedTopic(name: string, partitions: number, validateOnly = false): Promise<TopicInfo> {
+    checkPartitionCount(partitions, 1);
+    const scope = await resolveTopic(this.#context, name);
+    refuseWrites(scope);
+    return retryOnConflict(`growing ${scope.topic.toString()}`, () => this.#grow(scope, partitions, validateOnly));
+  }
+
+  async #grow(scope: TopicScope, partitions: number, validateOnly: boolean): Promise<TopicInfo> {
+    const { store } = this.#context;
+    const path = partitionedTopicPath(scope.topic);
+    const found = await readRecord(store, path, PartitionedTopicRecordSchema);
+    if (found === undefined) {
+      if ((await readLiveManagedLedger(store, storagePath(scope))) === undefined) throw topicNotFound(scope.topic);
+      throw new LedgerlineError(
+        'FAILED_PRECONDITION',
+        MetadataServiceReason.TOPIC_NOT_PARTITIONED,
+        `${scope.topic.toString()} is not a partitioned topic: it cannot gain partitions`,
+      );
+    }
+    const current = found.record.partitions;
+    if (partitions <= current) {
+      throw new LedgerlineError(
+        'FAILED_PRECONDITION',
+        MetadataServiceReason.PARTITION_COUNT_NOT_INCREASED,
+        `${scope.topic.toString()} has ${current} partition(s); ${partitions} would not be an increase`,
+        { details: { partitions: String(current) } },
+      );
+    }
+    checkPathLengths(scope.topic.partition(partitions - 1));
+    const grown = {
+      name: scope.topic.toString(),
+      partitions,
+      managedLedgerPath: '',
+      createdAtMs: found.record.createdAtMs,
+    };
+    if (validateOnly) return grown;
+    await this.#reserve(scope, partitions - current);
+    await this.#writePartitionNodes(scope, current, partitions);
+    await writeRecord(store, path, { ...found.record, partitions }, found.version);
+    return grown;
   }
 
   async getTopic(name: string): Promise<TopicInfo> {

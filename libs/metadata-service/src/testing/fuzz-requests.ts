@@ -152,6 +152,7 @@ export function requestArbitraries(seeds: FuzzSeeds) {
       createTopic: optionalFields({ topic, partitions: int32 }),
       createTopics: optionalFields({ topics: fc.array(topic, { maxLength: 40 }) }),
       getTopic: optionalFields({ topic }),
+      updatePartitionedTopic: optionalFields({ topic, partitions: int32, validateOnly: fc.boolean() }),
       deleteTopic: optionalFields({ topic }),
       listTopics: optionalFields({ namespace, pageToken: chaosString, pageSize: int32 }),
       countTopics: optionalFields({ namespace }),

@@ -1,0 +1,137 @@
+import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
+import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
+import { createLogger } from '@ledgerline/service-kit';
+import { GatewayContext } from '../gateway-context.js';
+import { GroupCoordinator } from '../group-coordinator.js';
+import type { CommittedOffset, LedgerlineBackend } from '../ledgerline-backend.js';
+import { ANONYMOUS } from '../owner-router.js';
+import { newSession } from '../session.js';
+import { resolveKafkaGatewaySettings } from '../settings.js';
+import { TopicNames } from '../topic-names.js';
+import { handleOffsetCommit, handleOffsetFetch } from './offsets.js';
+
+/** Lets every callback queued so far run: a turn of the event loop, not a guess at a time. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The owners' cursors as a commit meets them: a commit reads the cursor's
+ * reset epoch, then resets it checked against that epoch (ABORTED /
+ * BAD_VERSION when another reset came between), as LedgerlineBackend's
+ * commitOffset does against a writer owner.
+ */
+class CursorBackend {
+  readonly committed = new Map<string, CommittedOffset>();
+  /** The offsets in the order their commits were applied. */
+  readonly applied: bigint[] = [];
+  private readonly epochs = new Map<string, number>();
+  /** Turns the first topic lookup takes, as a lookup that misses the partition-count cache does. */
+  firstLookupTurns = 0;
+  private lookups = 0;
+
+  async partitions(): Promise<number> {
+    if (this.lookups++ === 0) for (let index = 0; index < this.firstLookupTurns; index++) await turn();
+    return 2;
+  }
+
+  async commitOffset(topic: string, group: string, commit: CommittedOffset): Promise<void> {
+    const key = `${topic} ${group}`;
+    const epoch = this.epochs.get(key) ?? 0;
+    await turn();
+    if ((this.epochs.get(key) ?? 0) !== epoch) {
+      throw new LedgerlineError(
+        'ABORTED',
+        ErrorReason.BAD_VERSION,
+        `the cursor's reset epoch is ${this.epochs.get(key)}`,
+      );
+    }
+    this.epochs.set(key, epoch + 1);
+    this.committed.set(key, commit);
+    this.applied.push(commit.offset);
+  }
+
+  async committedOffset(topic: string, group: string): Promise<CommittedOffset> {
+    return this.committed.get(`${topic} ${group}`) ?? { offset: -1n, metadata: '' };
+  }
+}
+
+const session = newSession(ANONYMOUS, '127.0.0.1');
+
+function contextOver(backend: CursorBackend): GatewayContext {
+  const settings = resolveKafkaGatewaySettings();
+  return new GatewayContext(
+    settings,
+    backend as unknown as LedgerlineBackend,
+    new TopicNames({ tenant: 'public', namespace: 'default' }),
+    new GroupCoordinator(settings),
+    () => ({ nodeId: 1, host: 'localhost', port: 9092 }),
+    createLogger('offsets-spec', { level: 'silent' }),
+  );
+}
+
+function request(apiKey: number, apiVersion: number, body: Message): DecodedRequest {
+  return { header: { apiKey, apiVersion, correlationId: 1, clientId: 'spec' }, spec: apiSpec(apiKey)!, body };
+}
+
+/** A simple commit (no generation) of one partition of `topic`. */
+function commit(context: GatewayContext, topic: string, offset: bigint, metadata: string | null): Promise<Message> {
+  const body = {
+    groupId: 'ordered',
+    generationId: -1,
+    memberId: '',
+    retentionTimeMs: -1n,
+    topics: [
+      { name: topic, partitions: [{ partitionIndex: 1, committedOffset: offset, committedMetadata: metadata }] },
+    ],
+  };
+  return handleOffsetCommit(context, request(ApiKey.OffsetCommit, 2, body), session);
+}
+
+function errorCodes(answers: Message[]): number[] {
+  return answers.map(
+    (answer) => (answer['topics'] as { partitions: { errorCode: number }[] }[])[0]!.partitions[0]!.errorCode,
+  );
+}
+
+describe('OffsetCommit of one group and partition', () => {
+  it('applies commits in flight together one at a time, in arrival order, the last one winning, all answered NONE', async () => {
+    const backend = new CursorBackend();
+    const context = contextOver(backend);
+    const answers = await Promise.all([
+      commit(context, 'orders', 5n, 'five'),
+      commit(context, 'orders', 7n, 'seven'),
+      commit(context, 'public/default/orders', 6n, 'six'),
+    ]);
+    expect(errorCodes(answers)).toEqual([KafkaErrorCode.NONE, KafkaErrorCode.NONE, KafkaErrorCode.NONE]);
+    expect(backend.applied).toEqual([5n, 7n, 6n]);
+    const fetched = await handleOffsetFetch(
+      context,
+      request(ApiKey.OffsetFetch, 3, { groupId: 'ordered', topics: [{ name: 'orders', partitionIndexes: [1] }] }),
+      session,
+    );
+    expect(fetched['topics']).toEqual([
+      {
+        name: 'orders',
+        partitions: [expect.objectContaining({ partitionIndex: 1, committedOffset: 6n, metadata: 'six' })],
+      },
+    ]);
+  });
+
+  it('keeps arrival order when the first commit waits on a topic lookup the second does not', async () => {
+    const backend = new CursorBackend();
+    backend.firstLookupTurns = 3;
+    const context = contextOver(backend);
+    const answers = await Promise.all([commit(context, 'slow', 1n, null), commit(context, 'slow', 2n, null)]);
+    expect(errorCodes(answers)).toEqual([KafkaErrorCode.NONE, KafkaErrorCode.NONE]);
+    expect(backend.applied).toEqual([1n, 2n]);
+  });
+
+  it('keeps one place in the order per group-partition with commits under way, and forgets it once they are done', async () => {
+    const backend = new CursorBackend();
+    const context = contextOver(backend);
+    const first = commit(context, 'left', 1n, null);
+    const second = commit(context, 'right', 2n, null);
+    expect(context.commitOrder.size).toBe(2);
+    await Promise.all([first, second]);
+    expect(context.commitOrder.size).toBe(0);
+  });
+});

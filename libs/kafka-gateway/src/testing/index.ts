@@ -1,0 +1,4 @@
+// Test support for @ledgerline/kafka-gateway, imported by tests as `@ledgerline/kafka-gateway/testing`
+// and never by production code: a bare Kafka connection that sends requests of any version, pipelined or not.
+export { RawKafkaClient, plainAuthBytes } from './raw-kafka-client.js';
+export type { RawAnswer, RawRequest } from './raw-kafka-client.js';
