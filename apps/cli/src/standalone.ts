@@ -32,6 +32,7 @@ import { TopicsService } from '@ledgerline/proto';
 import { serviceTokenVerifier } from '@ledgerline/service-kit';
 import { z } from 'zod';
 import { standaloneCollector } from './standalone-collector.js';
+import { ensureStandaloneNamespace } from './standalone-namespace.js';
 
 /**
  * Standalone settings: the metadata service's and the writer owner's on one
@@ -90,6 +91,24 @@ function openStores(config: StandaloneServerConfig, dataDir: string): Standalone
   return { bus, store, ledgerStore, admin, maintenance };
 }
 
+async function closeStores(stores: StandaloneStores): Promise<void> {
+  await stores.ledgerStore.close().catch(() => undefined);
+  await stores.store.close().catch(() => undefined);
+  await stores.bus.close().catch(() => undefined);
+}
+
+/** Opens the stores with `public/default` in them before any port serves, so no client ever finds it missing. */
+async function prepareStores(config: StandaloneServerConfig, dataDir: string): Promise<StandaloneStores> {
+  const stores = openStores(config, dataDir);
+  try {
+    await ensureStandaloneNamespace(stores.admin);
+  } catch (error) {
+    await closeStores(stores);
+    throw error;
+  }
+  return stores;
+}
+
 /**
  * The writer owner with the metadata service and the collector on its port.
  * Its closers stop the read-only owner first (`hosted`, started after it,
@@ -130,9 +149,7 @@ async function startWriter(
       ],
     });
   } catch (error) {
-    await ledgerStore.close().catch(() => undefined);
-    await store.close().catch(() => undefined);
-    await bus.close().catch(() => undefined);
+    await closeStores(stores);
     throw error;
   }
 }
@@ -163,9 +180,10 @@ function startReadOnly(
  * a writer owner (produce, consume, cursors, offsets) and the garbage
  * collector in this process, on one gRPC port, and a read-only owner (PIP-63,
  * group `readOnlyOwnerGroup`) on `readOnlyGrpcPort`, with their state in SQLite
- * files under dataDir and one in-process bus. The writer reaches the lookup
- * API over loopback like any owner; its managed ledgers and the collector use
- * the metadata store directly.
+ * files under dataDir and one in-process bus. Namespace `public/default`
+ * exists from the start, with topic auto-creation on, Kafka listener or not.
+ * The writer reaches the lookup API over loopback like any owner; its managed
+ * ledgers and the collector use the metadata store directly.
  */
 export async function startStandalone(
   config: StandaloneServerConfig,
@@ -173,7 +191,7 @@ export async function startStandalone(
 ): Promise<RunningStandalone> {
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const stores = openStores(config, dataDir);
+  const stores = await prepareStores(config, dataDir);
   const gc = standaloneCollector({ store: stores.store, ledgerStore: stores.ledgerStore, bus: stores.bus });
   const hosted: { readOnly?: RunningReadOnlyOwner } = {};
   const writer = await startWriter(config, stores, gc, hosted, options.signals);

@@ -56,6 +56,11 @@ export const ServiceReason = {
   SUBSCRIPTION_NOT_FOUND: 'SUBSCRIPTION_NOT_FOUND',
   /** The exclusive subscription already has a consumer. */
   CONSUMER_BUSY: 'CONSUMER_BUSY',
+  /**
+   * A read by offset below the earliest offset retention kept (Kafka's OFFSET_OUT_OF_RANGE): the details carry
+   * `earliest_offset`, where reading can start again, and `offset`, the one asked for.
+   */
+  OFFSET_TRIMMED: 'OFFSET_TRIMMED',
 } as const;
 
 /** Reasons from the service that mean "ask again who owns the topic, then retry". */

@@ -42,6 +42,35 @@ describe('createClient', () => {
     await cluster.close();
   });
 
+  it('looks a missing topic up before a producer, consumer or reader, so the service creates it where allowed', async () => {
+    const cluster = await FakeCluster.start();
+    const client = createClient({ serviceUrl: cluster.serviceUrl });
+    try {
+      // Where the namespace does not allow auto-creation, the lookup's TOPIC_NOT_FOUND is the answer.
+      await expect(client.producer({ topic: 'public/default/absent' })).rejects.toMatchObject({
+        code: 'NOT_FOUND',
+        reason: 'TOPIC_NOT_FOUND',
+      });
+      cluster.autoCreateTopics = true;
+      const producer = await client.producer({ topic: 'public/default/fresh', batching: false });
+      expect((await producer.send('first')).offset).toBe(0n);
+      const consumer = await client.subscribe({
+        topic: 'public/default/fresh-consumed',
+        subscription: 's',
+        initialPosition: 'earliest',
+      });
+      const reader = await client.reader({ topic: 'public/default/fresh-read' });
+      expect(cluster.storedTexts('public/default/fresh')).toEqual(['first']);
+      expect(cluster.topic('public/default/fresh-consumed').entries).toEqual([]);
+      expect(cluster.topic('public/default/fresh-read').entries).toEqual([]);
+      await consumer.close();
+      await reader.close();
+    } finally {
+      await client.close();
+      await cluster.close();
+    }
+  });
+
   it('ends every open stream on close, so a process that closed its client can exit', async () => {
     const cluster = await FakeCluster.start();
     cluster.createTopic('acme/orders/open');

@@ -114,23 +114,30 @@ export class LedgerlineClient {
     };
   }
 
-  /** Creates a producer; fails with the service's error when the topic does not exist (TOPIC_NOT_FOUND). */
+  /**
+   * Creates a producer. A topic that does not exist is created where its
+   * namespace allows topic auto-creation (standalone's `public/default` does);
+   * elsewhere this fails with the service's TOPIC_NOT_FOUND.
+   */
   async producer(options: ProducerOptions): Promise<Producer> {
     this.throwIfClosed();
     const topic = topicOption(options?.topic);
     const producerName = stringOption('producerName', options.producerName, generatedName('producer'));
     checkProducerOptions(options);
-    const partitions = await this.context.lookup.partitions(topic);
+    const partitions = await this.context.lookup.partitionsForUse(topic);
     this.throwIfClosed();
     return this.track(new Producer(this.context, topic, producerName, partitions, options));
   }
 
-  /** Subscribes; resolves once every partition's owner has accepted the subscription. */
+  /**
+   * Subscribes; resolves once every partition's owner has accepted the
+   * subscription. A missing topic is created as for `producer`.
+   */
   async subscribe(options: SubscribeOptions): Promise<Consumer> {
     this.throwIfClosed();
     const topic = topicOption(options?.topic);
     const settings = subscribeSettings(options);
-    const partitions = await this.context.lookup.partitions(topic);
+    const partitions = await this.context.lookup.partitionsForUse(topic);
     this.throwIfClosed();
     const consumer = this.track(
       new Consumer(this.context, topic, settings.subscribe.subscription, settings.type, partitions, settings),
@@ -144,11 +151,11 @@ export class LedgerlineClient {
     return consumer;
   }
 
-  /** Creates a reader: reads from a start without a subscription. */
+  /** Creates a reader: reads from a start without a subscription. A missing topic is created as for `producer`. */
   async reader(options: ReaderOptions): Promise<Reader> {
     this.throwIfClosed();
     const topic = topicOption(options?.topic);
-    const partitions = await this.context.lookup.partitions(topic);
+    const partitions = await this.context.lookup.partitionsForUse(topic);
     this.throwIfClosed();
     return this.track(new Reader(this.context, topic, partitions, options));
   }

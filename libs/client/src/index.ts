@@ -11,8 +11,8 @@ export type {
   InitialPositionOption,
   DeadLetterOptions,
 } from './subscribe-options.js';
-export { Reader } from './reader.js';
-export type { ReaderOptions, ReaderStart } from './reader.js';
+export { Reader, TRIMMED_OFFSET_POLICIES } from './reader.js';
+export type { ReaderOptions, ReaderStart, TrimmedOffsetPolicy } from './reader.js';
 export type { Message, MessageId, SendReceipt } from './message.js';
 export { messageIdToString } from './message.js';
 export type { RoutingMode } from './message-router.js';

@@ -111,6 +111,36 @@ describe('reader', () => {
     expect(text(await reader.readNext())).toBe('after-move');
   });
 
+  it('fails at once with OUT_OF_RANGE naming the earliest retained offset when started at an offset retention removed', async () => {
+    await produceAt([1000, 2000, 3000]);
+    cluster.topic(TOPIC).earliestOffset = 2n;
+    const fetchesBefore = cluster.fetchByOffsetCalls;
+    const reader = await client.reader({ topic: TOPIC, start: { offset: 1 } });
+    await expect(reader.readNext()).rejects.toMatchObject({
+      code: 'OUT_OF_RANGE',
+      reason: 'OFFSET_TRIMMED',
+      details: { earliest_offset: '2', offset: '1' },
+    });
+    // One answer, not retried: the refusal stands until the caller picks another offset.
+    expect(cluster.fetchByOffsetCalls - fetchesBefore).toBe(1);
+    await reader.close();
+  });
+
+  it("goes on from the earliest retained offset with onTrimmedOffset 'earliest', as a reader from the earliest does", async () => {
+    await produceAt([1000, 2000, 3000]);
+    cluster.topic(TOPIC).earliestOffset = 2n;
+    const asked = await client.reader({ topic: TOPIC, start: { offset: 1 }, onTrimmedOffset: 'earliest' });
+    expect(await take(asked, 4)).toEqual(['m2', 'm3', 'm4', 'm5']);
+    const earliest = await client.reader({ topic: TOPIC });
+    expect(await take(earliest, 1)).toEqual(['m2']);
+    const refusing = await client.reader({ topic: TOPIC, onTrimmedOffset: 'fail' });
+    await expect(refusing.readNext()).rejects.toMatchObject({ reason: 'OFFSET_TRIMMED' });
+    await expect(client.reader({ topic: TOPIC, onTrimmedOffset: 'latest' as 'fail' })).rejects.toMatchObject({
+      reason: ClientReason.INVALID_OPTION,
+      details: { option: 'onTrimmedOffset' },
+    });
+  });
+
   it('rejects reads after close with READER_CLOSED and checks its options', async () => {
     const reader = await client.reader({ topic: TOPIC });
     await reader.close();

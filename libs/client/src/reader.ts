@@ -3,9 +3,10 @@ import type { Entry } from '@ledgerline/proto';
 import { AsyncQueue } from './async-queue.js';
 import { abandonPartitions, closePartitions } from './partition-set.js';
 import { callOwner, partitionTopic, type ClientContext } from './client-context.js';
-import { ClientReason } from './client-reason.js';
+import { ClientReason, ServiceReason } from './client-reason.js';
 import { messagesOfEntry, type Message } from './message.js';
 import {
+  choiceOption,
   DEFAULT_RECEIVER_QUEUE_SIZE,
   integerOption,
   invalidOption,
@@ -16,6 +17,10 @@ import {
 /** Where a reader starts: the first retained message, the end, an offset, or the first message stored at or after a time. */
 export type ReaderStart = 'earliest' | 'latest' | { offset: number | bigint } | { timestamp: Date | number };
 
+/** What a reader does when the offset it is to read next was already removed by retention. */
+export type TrimmedOffsetPolicy = 'fail' | 'earliest';
+export const TRIMMED_OFFSET_POLICIES: readonly TrimmedOffsetPolicy[] = ['fail', 'earliest'];
+
 /** Options of `client.reader`. */
 export interface ReaderOptions {
   /** The topic to read (all partitions of a partitioned topic, each from the same start). Required. */
@@ -24,6 +29,17 @@ export interface ReaderOptions {
   start?: ReaderStart;
   /** Messages fetched ahead of the application, per partition. Default 1000, from 1 to 100,000. */
   receiverQueueSize?: number;
+  /**
+   * When the offset to read next was already removed by retention (the owner
+   * answers OUT_OF_RANGE / OFFSET_TRIMMED, `details.earliest_offset` naming
+   * the earliest retained offset): 'fail' ends the reader with that error at
+   * once (readNext and iteration throw it), 'earliest' goes on from the
+   * earliest retained offset, skipping what was trimmed (Kafka's
+   * auto.offset.reset none and earliest). Default: 'fail' for a reader
+   * started at an `{ offset }`, which asked for exactly those messages;
+   * 'earliest' for the other starts, which take whatever is retained.
+   */
+  onTrimmedOffset?: TrimmedOffsetPolicy;
 }
 
 /** Longest a fetch waits at the end of the topic for new entries before asking again. */
@@ -37,6 +53,13 @@ interface Fetched {
 }
 
 type Start = 'earliest' | 'latest' | { offset: bigint } | { timestampMs: bigint };
+
+/** The earliest retained offset an OFFSET_TRIMMED refusal names, if `error` is one. */
+function earliestRetainedOffset(error: unknown): bigint | undefined {
+  if (!LedgerlineError.is(error, ServiceReason.OFFSET_TRIMMED)) return undefined;
+  const earliest = error.details['earliest_offset'] ?? '';
+  return /^\d+$/.test(earliest) ? BigInt(earliest) : undefined;
+}
 
 function startOf(start: ReaderStart | undefined): Start {
   if (start === undefined || start === 'earliest' || start === 'latest') return start ?? 'earliest';
@@ -74,6 +97,7 @@ class PartitionReader {
     readonly topic: string,
     readonly partition: number,
     private readonly receiverQueueSize: number,
+    private readonly onTrimmedOffset: TrimmedOffsetPolicy,
     private readonly incoming: AsyncQueue<Fetched>,
     private readonly stopped: () => LedgerlineError | undefined,
   ) {}
@@ -125,6 +149,24 @@ class PartitionReader {
   }
 
   /**
+   * The entries at the reader's offset. An offset retention removed fails the
+   * reader, unless its policy is 'earliest': then the reader moves to the
+   * earliest retained offset and this fetch returns nothing (the next one
+   * reads from there).
+   */
+  private async fetchNext(waitMs: number): Promise<readonly Entry[]> {
+    try {
+      return (await this.fetch(this.offset, this.entriesWanted(), waitMs)).entries;
+    } catch (error) {
+      const earliest = this.onTrimmedOffset === 'earliest' ? earliestRetainedOffset(error) : undefined;
+      // Only forward: an answer naming an offset at or before this one would loop.
+      if (earliest === undefined || earliest <= this.offset) throw error;
+      this.offset = earliest;
+      return [];
+    }
+  }
+
+  /**
    * The first offset whose entry was stored at or after `timestampMs` (the
    * next offset to be written when none was): one FindPosition call, which
    * the owner answers from the offset index with one read.
@@ -166,7 +208,7 @@ class PartitionReader {
         await new Promise<void>((resolve) => (this.room = resolve));
         continue;
       }
-      const { entries } = await this.fetch(this.offset, this.entriesWanted(), waitMs);
+      const entries = await this.fetchNext(waitMs);
       this.learnBatchSize(entries);
       for (const entry of entries) {
         for (const message of messagesOfEntry(entry, this.topic, this.partition)) {
@@ -206,6 +248,12 @@ export class Reader implements AsyncIterable<Message> {
       1,
       MAX_RECEIVER_QUEUE_SIZE,
     );
+    const onTrimmedOffset = choiceOption<TrimmedOffsetPolicy>(
+      'onTrimmedOffset',
+      options.onTrimmedOffset,
+      typeof start === 'object' && 'offset' in start ? 'fail' : 'earliest',
+      TRIMMED_OFFSET_POLICIES,
+    );
     const stopped = () => this.closed ?? context.closedError();
     this.partitions = Array.from(
       { length: Math.max(1, partitionCount) },
@@ -215,6 +263,7 @@ export class Reader implements AsyncIterable<Message> {
           partitionTopic(topic, partitionCount, index),
           partitionCount === 0 ? -1 : index,
           receiverQueueSize,
+          onTrimmedOffset,
           this.incoming,
           stopped,
         ),

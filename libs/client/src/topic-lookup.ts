@@ -90,6 +90,25 @@ export class TopicLookup {
     return asked;
   }
 
+  /**
+   * The partition count of a topic a producer, consumer or reader is about
+   * to use. A topic that does not exist is looked up: the metadata service
+   * creates it there when its namespace allows topic auto-creation (Pulsar's
+   * broker does the same on a client's first use), and otherwise the lookup
+   * fails TOPIC_NOT_FOUND, which is then the answer. The count is asked again
+   * afterwards rather than assumed, since another client may have created the
+   * topic partitioned meanwhile.
+   */
+  async partitionsForUse(topic: string): Promise<number> {
+    try {
+      return await this.partitions(topic);
+    } catch (error) {
+      if (!LedgerlineError.is(error, ServiceReason.TOPIC_NOT_FOUND)) throw error;
+    }
+    await this.route(topic);
+    return this.partitions(topic);
+  }
+
   private async lookUp(topic: string): Promise<OwnerRoute> {
     const unreachableAddress = this.unreachable.get(topic) ?? '';
     this.unreachable.delete(topic);

@@ -72,7 +72,7 @@ export async function startCollectorService(options: CollectorServiceOptions): P
       .filter((key) => pick(key) !== undefined)
       .map((key) => [key, pick(key)]),
   );
-  const logger = createLogger(name, { level: options.config.logLevel });
+  const logger = createLogger(name, { level: options.config.logLevel, format: options.config.logFormat });
   const collector = new GarbageCollector({ ...options, config: collectorConfig, registry: metrics.registry, logger });
   const service = await serve({
     name,

@@ -17,6 +17,8 @@ export function kafkaErrorOf(error: unknown): number {
   if (error.reason === OwnerReason.NOT_OWNER || error.reason === OwnerReason.TOPIC_UNLOADED) {
     return KafkaErrorCode.NOT_LEADER_OR_FOLLOWER;
   }
+  // A fetch below the log start offset: the client resets by its auto.offset.reset, as against Kafka.
+  if (error.reason === OwnerReason.OFFSET_TRIMMED) return KafkaErrorCode.OFFSET_OUT_OF_RANGE;
   switch (error.code) {
     case 'NOT_FOUND':
       return KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

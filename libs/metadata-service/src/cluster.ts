@@ -17,7 +17,8 @@ export async function startClusterMetadataService(
   options: Pick<MetadataServiceOptions, 'signals' | 'logger' | 'name'> = {},
 ): Promise<RunningMetadataService> {
   // One logger for the service and its store, so the store's background errors land in the service's log.
-  const logger = options.logger ?? createLogger(options.name ?? 'metadata', { level: config.logLevel });
+  const logger =
+    options.logger ?? createLogger(options.name ?? 'metadata', { level: config.logLevel, format: config.logFormat });
   const bus = await createBus(
     clusterBusConfig(config.natsUrl, 'ledgerline-metadata', (message) => logger.warn({}, message)),
   );

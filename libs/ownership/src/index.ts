@@ -18,6 +18,8 @@ export { drainingShutdown } from './draining-shutdown.js';
 export type { DrainingShutdownOptions } from './draining-shutdown.js';
 export { OwnerReason } from './reasons.js';
 export { notOwner, topicUnloaded } from './owner-errors.js';
+export { refuseTrimmedOffset } from './trimmed-offset.js';
+export type { OffsetLanding } from './trimmed-offset.js';
 export { unloadOnRequest } from './unload-request.js';
 export { PeerOwners, MAX_PEER_CHANNELS } from './peer-owners.js';
 export { handOverLease } from './lease-hand-over.js';

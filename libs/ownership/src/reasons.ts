@@ -26,6 +26,11 @@ export const OwnerReason = {
   OWNER_SESSION_LOST: 'OWNER_SESSION_LOST',
   /** A message position (ledger id, entry id, batch index) is out of range. */
   INVALID_POSITION: 'INVALID_POSITION',
+  /**
+   * A read by offset below the earliest offset retention kept (Kafka's OFFSET_OUT_OF_RANGE): the details carry
+   * `earliest_offset`, where reading can start again, and `offset`, the one asked for.
+   */
+  OFFSET_TRIMMED: 'OFFSET_TRIMMED',
   /** The subscription name is reserved for the system. */
   RESERVED_SUBSCRIPTION_NAME: 'RESERVED_SUBSCRIPTION_NAME',
 } as const;

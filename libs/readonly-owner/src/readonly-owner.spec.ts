@@ -208,6 +208,29 @@ describe('read-only owner (PIP-63, in process)', () => {
     );
   });
 
+  it('refuses a fetch by offset below what retention kept at once, naming the earliest retained offset', async () => {
+    const { writerTopic } = await harness.createTopic('trimmed-fetch');
+    // No subscription holds the ledgers back: trimming after the deduplication snapshots keeps only the open one.
+    await publish(writerTopic, 0, 11);
+    const earliest = async () =>
+      (await harness.writerTopics.findPosition({ topic: writerTopic, target: { case: 'offset', value: 0n } })).offset;
+    await eventually(async () => (await earliest()) > 0n, { description: 'the first ledgers to be trimmed' });
+    const refused = await harness.readOnlyTopics[0]!.fetchByOffset({
+      topic: writerTopic,
+      offset: 0n,
+      maxEntries: 10,
+      maxWaitMs: 20_000n,
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({
+      code: 'OUT_OF_RANGE',
+      reason: OwnerReason.OFFSET_TRIMMED,
+      details: { offset: '0', earliest_offset: String(await earliest()) },
+    });
+  });
+
   it('several reader namespaces mirror one writer topic; one whose owner gets no notification still delivers everything', async () => {
     const index = await harness.addReadOnlyOwner({ bus: false, settings: { ownerGroup: QUIET_GROUP } });
     const { writerTopic } = await harness.createTopic('no-bus');

@@ -78,7 +78,7 @@ export async function startReadOnlyOwnerService(options: ReadOnlyOwnerServiceOpt
     ledgerStore: options.ledgerStore,
     metadata: options.metadata,
     ...(options.bus === undefined ? {} : { bus: options.bus }),
-    logger: options.logger ?? createLogger(name, { level: options.config.logLevel }),
+    logger: options.logger ?? createLogger(name, { level: options.config.logLevel, format: options.config.logFormat }),
     writerClientOptions: () => peerOptions,
   });
   const service = await serve({

@@ -13,6 +13,7 @@ import {
   OwnerReason,
   positionFromRequest,
   positionMessage,
+  refuseTrimmedOffset,
   safeNumber,
   seekTarget,
   subscriptionStart,
@@ -181,6 +182,7 @@ async function fetchByOffset(
       owner.writer.callOptions,
     ),
   );
+  refuseTrimmedOffset(request.topic, request.offset, found);
   const from = positionFromRequest(found.position);
   let entries = found.pastEnd ? [] : await topic.view.readEntries(from, maxEntries);
   const maxWaitMs = Math.min(safeNumber(request.maxWaitMs, 'max_wait_ms'), 30_000);

@@ -1,10 +1,10 @@
 export { loadConfig, settingSource } from './config.js';
 export type { LoadConfigOptions, SettingSource } from './config.js';
 export { settingsHelp } from './settings-help.js';
-export { serviceConfigSchema, LOG_LEVELS } from './service-config.js';
+export { serviceConfigSchema, LOG_FORMATS, LOG_LEVELS } from './service-config.js';
 export type { ServiceConfig } from './service-config.js';
-export { createLogger } from './logger.js';
-export type { Logger, LoggerOptions, LogLevel } from './logger.js';
+export { createLogger, resolveLogFormat } from './logger.js';
+export type { Logger, LoggerOptions, LogFormat, LogLevel } from './logger.js';
 export { serve } from './serve.js';
 export type { ServeOptions, RunningService, ShutdownReport, Closer } from './serve.js';
 export { grpcService, startGrpcServer } from './grpc-server.js';

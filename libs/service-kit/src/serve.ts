@@ -178,7 +178,8 @@ async function stopServers(
  * cancels the rest, then runs the closers (stores, bus) newest first.
  */
 export async function serve(options: ServeOptions): Promise<RunningService> {
-  const logger = options.logger ?? createLogger(options.name, { level: options.config.logLevel });
+  const logger =
+    options.logger ?? createLogger(options.name, { level: options.config.logLevel, format: options.config.logFormat });
   const metrics = options.metrics ?? createMetrics(options.name);
   const closers = [...(options.closers ?? [])];
   const signals = options.signals ?? ['SIGTERM', 'SIGINT'];

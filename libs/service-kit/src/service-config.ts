@@ -1,6 +1,8 @@
 import { z } from 'zod';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** auto: human-readable lines when stdout is a terminal, JSON lines otherwise (files, pipes, pods). */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 /**
  * The settings every service shares. A service extends it with its own:
@@ -15,6 +17,8 @@ export const serviceConfigSchema = z.object({
   /** HTTP port of /metrics and /healthz; 0 picks a free port. */
   metricsPort: z.number().int().min(0).max(65535).default(9464),
   logLevel: z.enum(LOG_LEVELS).default('info'),
+  /** How log lines look: auto picks pretty on a terminal and JSON anywhere else; json and pretty force one. */
+  logFormat: z.enum(LOG_FORMATS).default('auto'),
   /** How long shutdown waits for in-flight calls before cancelling them. */
   drainTimeoutMs: z.number().int().min(0).max(600_000).default(10_000),
   /** Largest gRPC message accepted or sent. */

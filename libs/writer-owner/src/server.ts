@@ -77,7 +77,12 @@ export async function startWriterOwnerService(options: WriterOwnerServiceOptions
     ledgerStore: options.ledgerStore,
     metadata: options.metadata,
     ...(options.bus === undefined ? {} : { bus: options.bus }),
-    logger: logger ?? createLogger(options.name ?? 'writer-owner', { level: options.config.logLevel }),
+    logger:
+      logger ??
+      createLogger(options.name ?? 'writer-owner', {
+        level: options.config.logLevel,
+        format: options.config.logFormat,
+      }),
     consumeBackend: options.consumeBackend,
   });
   const service = await serve({

@@ -8,6 +8,7 @@ import {
   unloadOnRequest,
   OwnerReason,
   positionMessage,
+  refuseTrimmedOffset,
   safeNumber,
   seekTarget,
 } from '@ledgerline/ownership';
@@ -150,6 +151,7 @@ async function fetchByOffset(
   }
   if (offset > ledger.lastOffset) return { entries: [], nextOffset: BigInt(ledger.lastOffset + 1) };
   const found = await ledger.findPosition(offset);
+  refuseTrimmedOffset(request.topic, request.offset, found);
   const read = await ledger.readEntries(found, { maxEntries, ...(maxBytes === undefined ? {} : { maxBytes }) });
   // max_bytes bounds stored bytes; the response is also bounded by what it takes on the wire.
   const entries = withinWireBytes(read, (e) => entryMessage(e), MAX_FETCH_RESPONSE_BYTES);

@@ -3,10 +3,12 @@ import { createInterface } from 'node:readline';
 import {
   messageIdToString,
   SUBSCRIPTION_TYPES,
+  TRIMMED_OFFSET_POLICIES,
   type InitialPositionOption,
   type Message,
   type ReaderStart,
   type SubscriptionTypeName,
+  type TrimmedOffsetPolicy,
 } from '@ledgerline/client';
 import { unexpectedRejection } from '@ledgerline/errors';
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -203,6 +205,7 @@ interface ReadOptions {
   group: string;
   offset?: number;
   time?: number;
+  onTrimmedOffset?: TrimmedOffsetPolicy;
   count: number;
   json: boolean;
 }
@@ -218,6 +221,13 @@ function registerRead(program: Command, io: CliIo): void {
       '',
     )
     .option('--time <iso>', 'read from the first message stored at or after this time', parseTime)
+    .addOption(
+      new Option(
+        '--on-trimmed-offset <policy>',
+        'when retention removed the offset to read: fail (OUT_OF_RANGE naming the earliest retained offset) or' +
+          ' go on from the earliest; default fail with --offset, earliest with --time',
+      ).choices(TRIMMED_OFFSET_POLICIES),
+    )
     .option('-n, --count <n>', 'stop after n messages (0: until interrupted)', integerIn(0, MAX_COUNT), 1)
     .option('--json', 'print JSON lines: payload, key, properties, offset, messageId, publishTime', false)
     .action(async (topic: string, options: ReadOptions, command: Command) => {
@@ -231,7 +241,12 @@ function registerRead(program: Command, io: CliIo): void {
           await showRoute(io, command, topic, options.group);
           const start: ReaderStart =
             options.offset !== undefined ? { offset: options.offset } : { timestamp: options.time! };
-          const reader = await client.reader({ topic, start });
+          const onTrimmed = options.onTrimmedOffset;
+          const reader = await client.reader({
+            topic,
+            start,
+            ...(onTrimmed === undefined ? {} : { onTrimmedOffset: onTrimmed }),
+          });
           signal.addEventListener('abort', () => reader.close().catch(unexpectedRejection), { once: true });
           let read = 0;
           for await (const message of reader) {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { CliExit, reportError } from '../cli-errors.js';
 import type { CliIo } from '../cli-io.js';
 import { standaloneServerConfigSchema, startStandalone } from '../standalone.js';
+import { STANDALONE_NAMESPACE, standaloneNamespaceLine } from '../standalone-namespace.js';
 import { descriptionOf } from '../command-index.js';
 
 /**
@@ -59,7 +60,13 @@ export function registerServerCommands(program: Command, io: CliIo): void {
         );
         io.out(`  data:    ${running.dataDir}`);
         io.out(`  security: ${running.writer.service.securitySummary}`);
-        io.out(`  try:     npx ledgerline tenants create my-tenant --url ${host}:${running.grpcPort}`);
+        io.out(`  namespace: ${await standaloneNamespaceLine(running.admin)}`);
+        io.out(
+          `  try:     npx ledgerline produce ${STANDALONE_NAMESPACE}/my-topic -m hello --url ${host}:${running.grpcPort}`,
+        );
+        io.out(
+          `           npx ledgerline read ${STANDALONE_NAMESPACE}/my-topic --offset 0 --url ${host}:${running.grpcPort}`,
+        );
       } catch (error) {
         throw new CliExit(reportError(io, error));
       }

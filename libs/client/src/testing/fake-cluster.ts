@@ -69,6 +69,8 @@ export class FakeCluster {
   private publisher = new FakePublishService(this.host, 1_000);
   /** Lookups answered (for assertions on caching). */
   lookups = 0;
+  /** While true, a lookup of a missing topic creates it (non-partitioned), as a namespace allowing auto-creation does. */
+  autoCreateTopics = false;
 
   /** Starts the metadata address and the owners on free loopback ports. */
   static async start(options: FakeClusterOptions = {}): Promise<FakeCluster> {
@@ -219,6 +221,7 @@ export class FakeCluster {
   private lookup(topic: string) {
     this.lookups++;
     const name = canonicalTopic(topic);
+    if (!this.topics.has(name) && this.autoCreateTopics) this.createTopic(name);
     if (!this.topics.has(name))
       throw new LedgerlineError('NOT_FOUND', ServiceReason.TOPIC_NOT_FOUND, `${name} does not exist`);
     const owner = this.ownerOf(name);
@@ -316,6 +319,16 @@ export class FakeCluster {
         const topic = this.owned(owner, request.topic);
         this.fetchByOffsetCalls++;
         this.fetchMaxEntries.push(request.maxEntries);
+        if (request.offset < topic.earliestOffset) {
+          throw new LedgerlineError(
+            'OUT_OF_RANGE',
+            ServiceReason.OFFSET_TRIMMED,
+            `offset ${request.offset} was trimmed`,
+            {
+              details: { offset: String(request.offset), earliest_offset: String(topic.earliestOffset) },
+            },
+          );
+        }
         if (topic.indexOfOffset(request.offset) >= topic.entries.length && request.maxWaitMs > 0n) {
           await topic.waitForAppend(Number(request.maxWaitMs), context.signal);
         }

@@ -27,6 +27,8 @@ export class FakeTopic {
   private readonly waiters = new Set<() => void>();
   ledgerId = 1n;
   clock: () => number = Date.now;
+  /** Retention removed every offset below this one: fetches below it are refused OFFSET_TRIMMED, as an owner does. */
+  earliestOffset = 0n;
 
   get nextOffset(): bigint {
     return this.entries.length === 0 ? 0n : this.entries[this.entries.length - 1]!.lastOffset + 1n;

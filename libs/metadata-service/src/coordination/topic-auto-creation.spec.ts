@@ -23,10 +23,15 @@ describe('topic auto-creation on lookup (policy allowAutoTopicCreation)', () => 
   it('refuses an absent topic NOT_FOUND where the namespace does not allow it, and creates nothing', async () => {
     const { admin } = fixture;
     expect((await admin.getNamespace('auto/closed')).policies.allowAutoTopicCreation).toBe(false);
-    expect(await failure(admin.lookupTopic('auto/closed/typo'))).toMatchObject({
+    const refused = await failure(admin.lookupTopic('auto/closed/typo'));
+    expect(refused).toMatchObject({
       code: 'NOT_FOUND',
       reason: 'TOPIC_NOT_FOUND',
+      details: { topic: 'persistent://auto/closed/typo', namespace: 'auto/closed' },
     });
+    // Both ways out are named: create the topic, or let the namespace create topics on first use.
+    expect(refused.message).toContain('ledgerline topics create persistent://auto/closed/typo');
+    expect(refused.message).toContain('ledgerline namespaces update auto/closed --allow-auto-topic-creation true');
     expect(await failure(admin.getTopic('auto/closed/typo'))).toMatchObject({ reason: 'TOPIC_NOT_FOUND' });
     expect(await admin.countTopics('auto/closed')).toBe(0);
   });

@@ -23,6 +23,26 @@ export function mayAutoCreate(policies: PoliciesRecord, topic: TopicName): boole
 }
 
 /**
+ * The TOPIC_NOT_FOUND a lookup answers with. Where only the namespace's policy
+ * stood in the way, it says both ways out, since that refusal is what a user
+ * of a fresh namespace meets first; a reader namespace or a partition's name
+ * keeps the plain refusal, as no policy would change it.
+ */
+function notCreatedOnLookup(notFound: LedgerlineError, policies: PoliciesRecord, topic: TopicName): LedgerlineError {
+  if (!mayAutoCreate({ ...policies, allowAutoTopicCreation: true }, topic)) return notFound;
+  const name = topic.toString();
+  const namespace = topic.namespaceName.toString();
+  return new LedgerlineError(
+    'NOT_FOUND',
+    MetadataServiceReason.TOPIC_NOT_FOUND,
+    `topic ${name} does not exist, and namespace ${namespace} does not allow topic auto-creation:` +
+      ` create it (ledgerline topics create ${name}) or allow auto-creation` +
+      ` (ledgerline namespaces update ${namespace} --allow-auto-topic-creation true)`,
+    { details: { ...notFound.details, namespace } },
+  );
+}
+
+/**
  * Topic creation on lookup (Pulsar's allowAutoTopicCreation, type
  * non-partitioned). The topic is made through CreateTopic's path, so maxTopics
  * and the plain/partitioned kind checks hold exactly as they do there.
@@ -50,8 +70,8 @@ export class TopicAutoCreation {
     try {
       return await resolveOwnableTopic(this.#context, topic);
     } catch (error) {
-      if (!LedgerlineError.is(error, MetadataServiceReason.TOPIC_NOT_FOUND) || !mayAutoCreate(policies, topic))
-        throw error;
+      if (!LedgerlineError.is(error, MetadataServiceReason.TOPIC_NOT_FOUND)) throw error;
+      if (!mayAutoCreate(policies, topic)) throw notCreatedOnLookup(error, policies, topic);
     }
     try {
       await this.#shared(topic);
