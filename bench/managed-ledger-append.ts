@@ -17,6 +17,7 @@
 import { Redis } from 'ioredis';
 import * as hdr from 'hdr-histogram-js';
 import { Registry } from 'prom-client';
+import { DATA_PATH_LIMITS } from '@ledgerline/cursor-codec';
 import { RedisLedgerStore, SqliteLedgerStore } from '@ledgerline/ledger-store';
 import { emptyManagedLedgerInfo, infoToProto } from '@ledgerline/ledger-info';
 import {
@@ -199,7 +200,7 @@ function benchConfig() {
     retentionTimeMs: -1,
     retentionSizeBytes: -1,
     maxPendingAppends: 100_000,
-    cursor: { snapshotIntervalMs: 3_600_000, maxAckPositionsPerCall: 1_000_000 },
+    cursor: { snapshotIntervalMs: 3_600_000 },
   };
 }
 
@@ -244,7 +245,7 @@ async function cursorRows(
     if (!acked(entryId)) continue;
     chunk.push({ ledgerId, entryId });
     ackCount++;
-    if (chunk.length === 1_000_000) cursor.ack(chunk.splice(0));
+    if (chunk.length === DATA_PATH_LIMITS.maxAckPositionsPerCall) cursor.ack(chunk.splice(0));
   }
   cursor.ack(chunk.splice(0));
   const ackSeconds = seconds(ackStarted);

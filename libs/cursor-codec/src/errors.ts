@@ -2,8 +2,14 @@ import { LedgerlineError, invalidArgument } from '@ledgerline/errors';
 
 /** Stable reasons this package throws with, for programs to branch on. */
 export const CursorCodecReason = {
-  /** A ledger or entry id that is not a non-negative safe integer, or a reversed range. */
+  /**
+   * A position that is missing, or whose ledger id is not a safe integer >= 0 or
+   * whose entry id is not one >= -1 (>= 0 where it must name an entry: acks,
+   * nacks), or a reversed range.
+   */
   INVALID_POSITION: 'INVALID_POSITION',
+  /** A request carrying more than a data-path limit allows (DATA_PATH_LIMITS; details: limit, max, sent). */
+  LIMIT_EXCEEDED: 'LIMIT_EXCEEDED',
   /** A CursorState that cannot be encoded (bad batch acks, properties, options). */
   INVALID_CURSOR_STATE: 'INVALID_CURSOR_STATE',
   /** An option outside its documented bounds. */

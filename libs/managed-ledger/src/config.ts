@@ -84,8 +84,6 @@ const managedLedgerConfigSchema = z
         inlineSnapshotMaxBytes: count(0, 1 * MiB).default(16 * KiB),
         /** Properties per cursor. */
         maxProperties: count(0, 100_000).default(1_000),
-        /** Individually acknowledged entries a single call may carry. */
-        maxAckPositionsPerCall: count(1, 10_000_000).default(100_000),
         /** Ranges a single ack delta may carry. */
         maxAckDeltaRanges: count(1, 100_000_000).default(1_000_000),
       })

@@ -1,6 +1,9 @@
-import { comparePositions, type Position } from '@ledgerline/cursor-codec';
-import { invalidArgument } from '@ledgerline/errors';
-import { CursorCodecReason } from '@ledgerline/cursor-codec';
+import {
+  checkPosition as checkCodecPosition,
+  comparePositions,
+  type CheckedPosition,
+  type Position,
+} from '@ledgerline/cursor-codec';
 
 export function position(ledgerId: number, entryId: number): Position {
   return { ledgerId, entryId };
@@ -28,24 +31,9 @@ export function positionKey(p: Position): string {
 }
 
 /**
- * Checks a position that came from outside (a client, a delta): ids must be
- * safe integers, the ledger id non-negative and the entry id at least -1.
+ * Checks a position that came from outside (a delta, a seek, a start
+ * position): cursor-codec's one rule, ledgerId >= 0 and entryId >= -1 as safe
+ * integers, INVALID_POSITION otherwise. Kept under this name for this
+ * package's callers.
  */
-export function checkPosition(p: unknown, what = 'position'): Position {
-  const candidate = p as Partial<Position> | undefined;
-  if (
-    candidate === undefined ||
-    candidate === null ||
-    typeof candidate !== 'object' ||
-    !Number.isSafeInteger(candidate.ledgerId) ||
-    !Number.isSafeInteger(candidate.entryId) ||
-    (candidate.ledgerId as number) < 0 ||
-    (candidate.entryId as number) < -1
-  ) {
-    throw invalidArgument(
-      CursorCodecReason.INVALID_POSITION,
-      `${what} must be {ledgerId >= 0, entryId >= -1} with safe integers`,
-    );
-  }
-  return { ledgerId: candidate.ledgerId as number, entryId: candidate.entryId as number };
-}
+export const checkPosition: (p: unknown, what?: string) => CheckedPosition = checkCodecPosition;

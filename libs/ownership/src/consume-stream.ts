@@ -1,11 +1,18 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Position } from '@ledgerline/cursor-codec';
+import { DATA_PATH_LIMITS, type Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ConsumeRequest, ConsumeResponseSchema, Subscribe } from '@ledgerline/proto';
 import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import type { CallContext } from '@ledgerline/rpc';
-import type { Consumer, ConsumerSink, Delivery, DispatchEntry } from '@ledgerline/subscriptions';
-import { positionFromRequest, positionMessage } from './proto-mapping.js';
+import {
+  checkAckRequest,
+  checkPositions,
+  type Consumer,
+  type ConsumerSink,
+  type Delivery,
+  type DispatchEntry,
+} from '@ledgerline/subscriptions';
+import { positionMessage } from './proto-mapping.js';
 import { OwnerReason } from './reasons.js';
 import { topicUnloaded } from './owner-errors.js';
 import { entryWireBytes } from './wire-size.js';
@@ -42,8 +49,8 @@ export type OpenConsumeSession<E extends DispatchEntry> = (
  * payloads): well under the gRPC message limit (4 MiB), so coalescing never
  * makes a response the transport refuses. An entry larger than that goes alone.
  */
-export const MAX_ENTRIES_PER_CONSUME_RESPONSE = 1_000;
-export const MAX_CONSUME_RESPONSE_BYTES = 1024 * 1024;
+export const MAX_ENTRIES_PER_CONSUME_RESPONSE = DATA_PATH_LIMITS.maxEntriesPerConsumeResponse;
+export const MAX_CONSUME_RESPONSE_BYTES = DATA_PATH_LIMITS.maxConsumeResponseBytes;
 
 type EntryInit = Extract<NonNullable<Response['event']>, { case: 'entry' }>['value'];
 
@@ -125,15 +132,8 @@ async function handle<E extends DispatchEntry>(
       return;
     case 'ack': {
       const ack = command.value;
-      await consumer.acknowledge({
-        positions: ack.positions.map((p) => positionFromRequest(p)),
-        batchIndexAcks: ack.batchIndexAcks.map((b) => ({
-          position: positionFromRequest(b.position, 'batch_index_acks.position'),
-          ackedIndexes: b.ackedIndexes,
-          batchSize: b.batchSize,
-        })),
-        ...(ack.cumulative === undefined ? {} : { cumulative: positionFromRequest(ack.cumulative, 'cumulative') }),
-      });
+      // Checked here, where the request enters, into the type the layers below take without checking again.
+      await consumer.acknowledgeChecked(checkAckRequest(ack));
       // As Pulsar's ack receipts: the receipt says the cursor persisted the ack, so it survives a crash of this owner.
       if (ack.requestId !== 0n) {
         await flush();
@@ -142,7 +142,7 @@ async function handle<E extends DispatchEntry>(
       return;
     }
     case 'nack':
-      consumer.nack(command.value.positions.map((p): Position => positionFromRequest(p)));
+      consumer.nackChecked(checkPositions(command.value.positions, 'nack'));
       return;
     case 'redeliverUnacknowledged':
       consumer.redeliverUnacknowledged();

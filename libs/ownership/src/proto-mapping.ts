@@ -1,5 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import type { Position } from '@ledgerline/cursor-codec';
+import { checkPosition, type CheckedPosition, type Position } from '@ledgerline/cursor-codec';
 import type { ManagedLedgerEntry, SeekTarget } from '@ledgerline/managed-ledger';
 import { decodeMessageEntry } from '@ledgerline/message-format';
 import type { EntrySchema, MessageSchema, Position as ProtoPosition } from '@ledgerline/proto';
@@ -10,17 +10,15 @@ export function positionMessage(p: Position): { ledgerId: bigint; entryId: bigin
   return { ledgerId: BigInt(p.ledgerId), entryId: BigInt(p.entryId) };
 }
 
-function safe(value: bigint, what: string, min: number): number {
-  if (value < BigInt(min) || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_POSITION, `${what} ${value} is out of range`);
-  }
-  return Number(value);
-}
-
-/** A position from a request: present, with ids in range. */
-export function positionFromRequest(p: ProtoPosition | undefined, what = 'position'): Position {
-  if (p === undefined) throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, `${what} is missing`);
-  return { ledgerId: safe(p.ledgerId, `${what}.ledger_id`, 0), entryId: safe(p.entryId, `${what}.entry_id`, -1) };
+/**
+ * A position from a request, checked here once (present, ledgerId >= 0,
+ * entryId >= -1: -1 is a ledger's "before the first entry", a legal
+ * mark-delete or seek position) into the checked type the layers below take.
+ * Positions that name an entry (acks, nacks) are checked by the stricter
+ * rule, entryId >= 0, in subscriptions' checkAckRequest and checkPositions.
+ */
+export function positionFromRequest(p: ProtoPosition | undefined, what = 'position'): CheckedPosition {
+  return checkPosition(p, what);
 }
 
 /** An int64 request field as a safe non-negative number. */

@@ -1,6 +1,7 @@
-import type { Position } from '@ledgerline/cursor-codec';
+import type { EntryPosition, Position } from '@ledgerline/cursor-codec';
 import type { ConsumerState } from './consumer-state.js';
 import type { AckRequest, ConsumerStats, DispatchEntry, SubscriptionType } from './types.js';
+import { checkAckRequest, checkPositions, type CheckedAck } from './validate.js';
 
 /**
  * What a consumer calls on the subscription it belongs to (Subscription has every member; it makes
@@ -8,8 +9,8 @@ import type { AckRequest, ConsumerStats, DispatchEntry, SubscriptionType } from 
  */
 export interface ConsumerHost<E extends DispatchEntry> {
   flow(consumer: ConsumerState<E>, permits: number): void;
-  acknowledge(consumer: ConsumerState<E>, ack: AckRequest): Promise<void>;
-  nack(consumer: ConsumerState<E>, positions: readonly Position[]): void;
+  acknowledge(consumer: ConsumerState<E>, ack: CheckedAck): Promise<void>;
+  nack(consumer: ConsumerState<E>, positions: readonly EntryPosition[]): void;
   redeliverUnacknowledged(consumer: ConsumerState<E>): void;
   consumerStats(consumer: ConsumerState<E>): ConsumerStats;
   removeConsumer(consumer: ConsumerState<E>): void;
@@ -52,13 +53,33 @@ export class Consumer<E extends DispatchEntry> {
     this.subscription.flow(this.state, permits);
   }
 
-  /** Applies an Ack; resolves once the subscription's cursor has it (then an AckReceipt may go out). */
+  /**
+   * Applies an Ack; resolves once the subscription's cursor has it (then an
+   * AckReceipt may go out). Checked whole first, INVALID_ARGUMENT changing
+   * nothing: this entry point is for callers in process (dead letters, tests,
+   * benches); a transport checks where the request enters and calls
+   * acknowledgeChecked.
+   */
   acknowledge(ack: AckRequest): Promise<void> {
+    try {
+      return this.acknowledgeChecked(checkAckRequest(ack));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Applies an Ack checked where it entered (checkAckRequest), without checking it again. */
+  acknowledgeChecked(ack: CheckedAck): Promise<void> {
     return this.subscription.acknowledge(this.state, ack);
   }
 
-  /** Redelivers these entries (delivered to this consumer, unacked) after the nack delay. */
+  /** Redelivers these entries (delivered to this consumer, unacked) after the nack delay; checked first, as acknowledge. */
   nack(positions: readonly Position[]): void {
+    this.nackChecked(checkPositions(positions, 'nack'));
+  }
+
+  /** nack for positions checked where they entered (checkPositions). */
+  nackChecked(positions: readonly EntryPosition[]): void {
     this.subscription.nack(this.state, positions);
   }
 

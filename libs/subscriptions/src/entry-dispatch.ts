@@ -1,4 +1,4 @@
-import { positionKey, type Position } from '@ledgerline/cursor-codec';
+import { positionKey, type EntryPosition, type Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ConsumerState, PendingItem } from './consumer-state.js';
 import type { DeliveryCounts } from './delivery-counts.js';
@@ -191,7 +191,8 @@ export class EntryDispatch<E extends DispatchEntry> implements ReadTarget<E> {
     const epoch = context.epoch();
     const done = async () => {
       await publish(entry, policy);
-      if (epoch === context.epoch()) await context.source.ack([p]);
+      // The position of an entry the source itself read: it names an entry, nothing from outside to check.
+      if (epoch === context.epoch()) await context.source.ack([p as EntryPosition]);
     };
     done().then(
       () => {

@@ -48,5 +48,9 @@ export type { SubscriptionLimits } from './limits.js';
 export { systemScheduler } from './scheduler.js';
 export type { Scheduler } from './scheduler.js';
 
+// For other packages (the Consume stream checking an Ack where it enters): the one ack check and its result.
+export { checkAckRequest, checkPositions } from './validate.js';
+export type { CheckedAck, CheckedBatchAck, UncheckedAck } from './validate.js';
+
 // For other packages (owners hashing keys the same way, e.g. in stats or tests): Pulsar's sticky key hash.
 export { stickyKeyHash, StickyKeyConsumerSelector } from './sticky-key-selector.js';

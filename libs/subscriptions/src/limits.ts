@@ -1,3 +1,4 @@
+import { DATA_PATH_LIMITS } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import { SubscriptionReason } from './errors.js';
 
@@ -19,8 +20,8 @@ export const DEFAULT_MAX_TRACKED_DELIVERY_COUNTS = 100_000;
 export const DEFAULT_MAX_CONSUMERS_PER_SUBSCRIPTION = 1_000;
 /** Flow permits (messages) a consumer can hold; more are clamped to this. */
 export const MAX_AVAILABLE_PERMITS = 1_000_000;
-/** Positions one ack, nack or batch-index ack may name. */
-export const MAX_POSITIONS_PER_CALL = 10_000;
+/** Positions one ack or nack may name: the data path's one cap (DATA_PATH_LIMITS.maxAckPositionsPerCall), kept under this name for its users. */
+export const MAX_POSITIONS_PER_CALL = DATA_PATH_LIMITS.maxAckPositionsPerCall;
 /** Consumer names are 1 to this many characters. */
 export const MAX_CONSUMER_NAME_LENGTH = 256;
 /** Ack timeouts are 0 (none) or at least this (Pulsar's client minimum), in ms. */

@@ -1,4 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { CursorCodecReason } from '@ledgerline/cursor-codec';
 import {
   InMemorySource,
   ManualScheduler,
@@ -145,7 +146,7 @@ describe('Exclusive', () => {
           { ledgerId: -1, entryId: 0 },
         ],
       }),
-    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', reason: SubscriptionReason.INVALID_ACK });
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', reason: CursorCodecReason.INVALID_POSITION });
     expect(source.isAcknowledged({ ledgerId: 1, entryId: 0 })).toBe(false);
     expect(consumer.stats().unackedMessages).toBe(2);
   });

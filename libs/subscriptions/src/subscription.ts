@@ -1,4 +1,4 @@
-import type { Position } from '@ledgerline/cursor-codec';
+import type { EntryPosition, Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { Acknowledgements } from './acknowledgements.js';
 import { Consumer } from './consumer.js';
@@ -18,7 +18,6 @@ import { SingleActiveConsumerDispatcher } from './single-active-consumer-dispatc
 import { StickyKeyDispatcher } from './sticky-key-dispatcher.js';
 import {
   SubscriptionType,
-  type AckRequest,
   type ConsumerOptions,
   type ConsumerStats,
   type DeadLetterPublisher,
@@ -28,7 +27,7 @@ import {
   type SubscriptionSource,
   type SubscriptionStats,
 } from './types.js';
-import { checkAckRequest, checkPermits, checkPositions, resolveConsumerOptions } from './validate.js';
+import { checkPermits, resolveConsumerOptions, type CheckedAck } from './validate.js';
 
 export interface SubscriptionOptions<E extends DispatchEntry> {
   /** The subscription's name (for stats and errors). */
@@ -226,12 +225,13 @@ export class Subscription<E extends DispatchEntry> {
   }
 
   /**
-   * @internal Consumer.acknowledge. Checked whole first (INVALID_ARGUMENT
-   * changes nothing), then applied: positions, batch indexes, cumulative.
+   * @internal Consumer.acknowledgeChecked. Checked whole where it entered
+   * (checkAckRequest: INVALID_ARGUMENT changes nothing); here only what needs
+   * the consumer (cumulative on its type), then applied: positions, batch
+   * indexes, cumulative.
    */
-  async acknowledge(c: ConsumerState<E>, ack: AckRequest): Promise<void> {
+  async acknowledge(c: ConsumerState<E>, checked: CheckedAck): Promise<void> {
     this.checkConsumer(c);
-    const checked = checkAckRequest(ack);
     if (checked.cumulative !== undefined && !CUMULATIVE_TYPES.has(c.options.type)) {
       throw invalidArgument(
         SubscriptionReason.CUMULATIVE_ACK_NOT_ALLOWED,
@@ -242,9 +242,9 @@ export class Subscription<E extends DispatchEntry> {
   }
 
   /** @internal Consumer.nack: redelivered after the consumer's nack delay. */
-  nack(c: ConsumerState<E>, positions: readonly Position[]): void {
+  nack(c: ConsumerState<E>, positions: readonly EntryPosition[]): void {
     this.checkConsumer(c);
-    const mine = checkPositions(positions, 'nack').filter((p) => this.pending.holderOf(p) === c);
+    const mine = positions.filter((p) => this.pending.holderOf(p) === c);
     if (mine.length > 0) this.timers.nacked(c, mine, this.dispatch.lastDeliverySeq);
   }
 

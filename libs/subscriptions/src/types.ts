@@ -1,4 +1,4 @@
-import type { Position } from '@ledgerline/cursor-codec';
+import type { EntryPosition, Position } from '@ledgerline/cursor-codec';
 import type { LedgerlineError } from '@ledgerline/errors';
 
 /** Pulsar's four subscription types, by Pulsar's names. */
@@ -46,9 +46,10 @@ export interface SubscriptionSource<E extends DispatchEntry> {
   waitForEntries(signal: AbortSignal): Promise<void>;
   /** The entries at these positions again, for redelivery; positions no longer there (trimmed, acked) are left out. */
   readPositions(positions: readonly Position[]): Promise<E[]>;
-  ack(positions: readonly Position[]): void | Promise<void>;
-  ackCumulative(position: Position): void | Promise<void>;
-  ackBatchIndexes(position: Position, indexes: readonly number[], batchSize: number): void | Promise<void>;
+  /** Positions checked where the ack entered (each names an entry, at most maxAckPositionsPerCall), in the ack's order. */
+  ack(positions: readonly EntryPosition[]): void | Promise<void>;
+  ackCumulative(position: EntryPosition): void | Promise<void>;
+  ackBatchIndexes(position: EntryPosition, indexes: readonly number[], batchSize: number): void | Promise<void>;
   isAcknowledged(position: Position): boolean;
   /**
    * The batch indexes of a partly acknowledged entry still to deliver;

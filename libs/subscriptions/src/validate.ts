@@ -1,4 +1,4 @@
-import { MAX_BATCH_SIZE, type Position } from '@ledgerline/cursor-codec';
+import { MAX_BATCH_SIZE, checkEntryPosition, checkWithinLimit, type EntryPosition } from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
 import { badConsumerOption, SubscriptionReason } from './errors.js';
 import {
@@ -6,18 +6,11 @@ import {
   MAX_AVAILABLE_PERMITS,
   MAX_CONSUMER_NAME_LENGTH,
   MAX_DEAD_LETTER_REDELIVERIES,
-  MAX_POSITIONS_PER_CALL,
   MAX_REDELIVERY_DELAY_MS,
   MIN_ACK_TIMEOUT_MS,
 } from './limits.js';
 import type { ResolvedConsumerOptions } from './consumer-state.js';
-import {
-  SubscriptionType,
-  type AckRequest,
-  type ConsumerOptions,
-  type DeadLetterPolicy,
-  type DispatchEntry,
-} from './types.js';
+import { SubscriptionType, type ConsumerOptions, type DeadLetterPolicy, type DispatchEntry } from './types.js';
 
 const TYPES = new Set<string>(Object.values(SubscriptionType));
 
@@ -82,67 +75,82 @@ export function checkPermits(permits: unknown): number {
   return permits;
 }
 
-export function checkAckPosition(p: unknown, what: string): Position {
-  const candidate = p as Partial<Position> | null | undefined;
-  if (
-    typeof candidate !== 'object' ||
-    candidate === null ||
-    !isIntegerIn(candidate.ledgerId, 0, Number.MAX_SAFE_INTEGER) ||
-    !isIntegerIn(candidate.entryId, 0, Number.MAX_SAFE_INTEGER)
-  ) {
-    throw invalidArgument(SubscriptionReason.INVALID_ACK, `${what} must be {ledgerId >= 0, entryId >= 0}`);
-  }
-  return { ledgerId: candidate.ledgerId, entryId: candidate.entryId };
-}
-
-export function checkPositions(positions: unknown, what: string): Position[] {
-  if (!Array.isArray(positions) || positions.length > MAX_POSITIONS_PER_CALL) {
-    throw invalidArgument(
-      SubscriptionReason.INVALID_ACK,
-      `${what} takes at most ${MAX_POSITIONS_PER_CALL} positions (MAX_POSITIONS_PER_CALL)`,
-    );
-  }
-  return positions.map((p) => checkAckPosition(p, `${what} position`));
+/**
+ * The positions of a Nack (or of an Ack's individual acks): at most
+ * maxAckPositionsPerCall (LIMIT_EXCEEDED past it), each naming an entry
+ * (INVALID_POSITION otherwise), checked before any is used.
+ */
+export function checkPositions(positions: unknown, what: string): EntryPosition[] {
+  if (!Array.isArray(positions))
+    throw invalidArgument(SubscriptionReason.INVALID_ACK, `${what} takes an array of positions`);
+  checkWithinLimit('maxAckPositionsPerCall', positions.length, `${what} positions`);
+  return positions.map((p) => checkEntryPosition(p, `${what} position`));
 }
 
 export interface CheckedBatchAck {
-  position: Position;
+  position: EntryPosition;
   ackedIndexes: number[];
   batchSize: number;
 }
 
-/** An Ack that passed checkAckRequest. */
+/** An Ack that passed checkAckRequest: only that function builds its positions. */
 export interface CheckedAck {
-  positions: Position[];
+  positions: EntryPosition[];
   batchAcks: CheckedBatchAck[];
-  cumulative: Position | undefined;
+  cumulative: EntryPosition | undefined;
 }
 
-/** Checks a whole Ack before any of it is applied, so a bad one changes nothing. */
-export function checkAckRequest(ack: AckRequest): CheckedAck {
-  if (typeof ack !== 'object' || ack === null)
-    throw invalidArgument(SubscriptionReason.INVALID_ACK, 'an ack is an object');
-  const positions = checkPositions(ack.positions ?? [], 'ack');
-  const rawBatchAcks = ack.batchIndexAcks ?? [];
-  if (!Array.isArray(rawBatchAcks) || rawBatchAcks.length > MAX_POSITIONS_PER_CALL) {
-    throw invalidArgument(SubscriptionReason.INVALID_ACK, `at most ${MAX_POSITIONS_PER_CALL} batch-index acks per ack`);
+/**
+ * An Ack as it arrives, before any check: ids as numbers (in process) or
+ * int64 bigints (a Consume stream's Ack, as protobuf-es decodes it), so the
+ * wire hands its request here as it is and nothing is built twice.
+ */
+export interface UncheckedAck {
+  positions?: readonly unknown[];
+  batchIndexAcks?: readonly UncheckedBatchAck[];
+  cumulative?: unknown;
+}
+
+interface UncheckedBatchAck {
+  position?: unknown;
+  ackedIndexes?: readonly unknown[];
+  batchSize?: unknown;
+}
+
+function checkBatchAck(b: UncheckedBatchAck): CheckedBatchAck {
+  const position = checkEntryPosition(b?.position, 'batch-index ack position');
+  const batchSize = b.batchSize;
+  if (!isIntegerIn(batchSize, 1, MAX_BATCH_SIZE)) {
+    throw invalidArgument(SubscriptionReason.INVALID_ACK, `batchSize is 1 to ${MAX_BATCH_SIZE}`);
   }
-  const batchAcks = rawBatchAcks.map((b) => {
-    const position = checkAckPosition(b?.position, 'batch-index ack position');
-    const batchSize = b.batchSize;
-    if (!isIntegerIn(batchSize, 1, MAX_BATCH_SIZE)) {
-      throw invalidArgument(SubscriptionReason.INVALID_ACK, `batchSize is 1 to ${MAX_BATCH_SIZE}`);
-    }
-    const indexes = b.ackedIndexes;
-    if (
-      !Array.isArray(indexes) ||
-      indexes.length > batchSize ||
-      !indexes.every((i) => isIntegerIn(i, 0, batchSize - 1))
-    ) {
-      throw invalidArgument(SubscriptionReason.INVALID_ACK, `acked indexes are distinct integers in [0, ${batchSize})`);
-    }
-    return { position, ackedIndexes: [...new Set(indexes)], batchSize };
-  });
-  const cumulative = ack.cumulative === undefined ? undefined : checkAckPosition(ack.cumulative, 'cumulative ack');
+  const indexes = b.ackedIndexes;
+  if (
+    !Array.isArray(indexes) ||
+    indexes.length > batchSize ||
+    !indexes.every((i) => isIntegerIn(i, 0, batchSize - 1))
+  ) {
+    throw invalidArgument(SubscriptionReason.INVALID_ACK, `acked indexes are distinct integers in [0, ${batchSize})`);
+  }
+  return { position, ackedIndexes: [...new Set(indexes as number[])], batchSize };
+}
+
+/**
+ * Checks a whole Ack before any of it is applied, so a bad one changes
+ * nothing: the counts against DATA_PATH_LIMITS first (LIMIT_EXCEEDED), then
+ * every position (INVALID_POSITION), then the batch indexes (INVALID_ACK).
+ * The one place an Ack is validated: the Consume stream calls it where the
+ * request enters, and Consumer.acknowledge for callers in process.
+ */
+export function checkAckRequest(ack: UncheckedAck): CheckedAck {
+  if (typeof ack !== 'object' || ack === null) {
+    throw invalidArgument(SubscriptionReason.INVALID_ACK, 'an ack is an object');
+  }
+  const rawBatchAcks = ack.batchIndexAcks ?? [];
+  if (!Array.isArray(rawBatchAcks))
+    throw invalidArgument(SubscriptionReason.INVALID_ACK, 'batch-index acks are an array');
+  checkWithinLimit('maxBatchIndexAcksPerCall', rawBatchAcks.length, 'ack batch-index acks');
+  const positions = checkPositions(ack.positions ?? [], 'ack');
+  const batchAcks = rawBatchAcks.map(checkBatchAck);
+  const cumulative = ack.cumulative === undefined ? undefined : checkEntryPosition(ack.cumulative, 'cumulative ack');
   return { positions, batchAcks, cumulative };
 }

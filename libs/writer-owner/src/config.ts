@@ -1,3 +1,4 @@
+import { DATA_PATH_LIMITS } from '@ledgerline/cursor-codec';
 import { serviceConfigSchema } from '@ledgerline/service-kit';
 import { z } from 'zod';
 
@@ -53,7 +54,12 @@ export const writerSettings = {
    * Entries one Publish request may carry (PublishRequest message and more); announced to producers,
    * which coalesce the entries queued at once up to it. The gRPC message size bounds the request's bytes.
    */
-  maxMessagesPerPublishRequest: z.number().int().min(1).max(10_000).default(1_000),
+  maxMessagesPerPublishRequest: z
+    .number()
+    .int()
+    .min(1)
+    .max(DATA_PATH_LIMITS.maxMessagesPerPublishRequestCeiling)
+    .default(DATA_PATH_LIMITS.defaultMaxMessagesPerPublishRequest),
   /** Largest entry a producer may publish, framing included (Pulsar's maxMessageSize is 5 MiB). */
   maxMessageSizeBytes: z
     .number()

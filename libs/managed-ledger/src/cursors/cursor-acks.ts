@@ -1,9 +1,14 @@
 import {
   AckSet,
+  CursorCodecReason,
   MAX_BATCH_SIZE,
+  checkEntryPosition,
+  checkWithinLimit,
   positionKey,
   type BatchAck,
   comparePositions,
+  type EntryPosition,
+  type EntryRange,
   type Position,
 } from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
@@ -34,23 +39,65 @@ export function emptyAckState(markDelete: Position): AckState {
   return { markDelete, acked: new AckSet(), batchAcks: new Map() };
 }
 
-/** Checks the positions of one individual-ack call from outside: an array of at most `maxPositions`. */
-export function checkAckPositions(positions: readonly Position[], maxPositions: number): void {
-  if (!Array.isArray(positions) || positions.length > maxPositions) {
-    throw invalidArgument(
-      ManagedLedgerReason.INVALID_ACK_DELTA,
-      `ack takes an array of at most ${maxPositions} positions (maxAckPositionsPerCall)`,
-    );
-  }
+/**
+ * Checks the positions of one individual-ack call: an array of at most
+ * DATA_PATH_LIMITS.maxAckPositionsPerCall positions, each naming an entry, by
+ * the same rule and table as the wire. The wire checked them already; the
+ * managed cursor checks again because callers in process reach it without
+ * the wire (deduplication, benches, the robustness histories).
+ */
+export function checkAckPositions(positions: readonly Position[]): EntryPosition[] {
+  if (!Array.isArray(positions))
+    throw invalidArgument(CursorCodecReason.INVALID_POSITION, 'ack takes an array of positions');
+  checkWithinLimit('maxAckPositionsPerCall', positions.length, 'ack');
+  return positions.map((p) => checkEntryPosition(p));
 }
 
-/** Acknowledges entries one by one; positions at or below mark-delete are already consumed and ignored. */
-export function ackEntries(state: AckState, views: readonly LedgerView[], positions: readonly Position[]): void {
-  for (const p of positions) {
-    if (comparePositions(p, state.markDelete) <= 0) continue;
-    checkEntry(views, p);
-    state.acked.add(p.ledgerId, p.entryId);
+/**
+ * Individual acks as inclusive ranges of one ledger each, in order, with
+ * duplicates merged: a client acknowledging what it received sends runs of
+ * consecutive entries, and a run is one range in the ack set, one existence
+ * check and one insertion, not one per position.
+ */
+export function contiguousRanges(positions: readonly Position[]): EntryRange[] {
+  const sorted = [...positions].sort(comparePositions);
+  const ranges: EntryRange[] = [];
+  let current: EntryRange | undefined;
+  for (const { ledgerId, entryId } of sorted) {
+    if (current !== undefined && current.ledgerId === ledgerId && entryId <= current.lastEntryId + 1) {
+      current.lastEntryId = Math.max(current.lastEntryId, entryId);
+      continue;
+    }
+    current = { ledgerId, firstEntryId: entryId, lastEntryId: entryId };
+    ranges.push(current);
   }
+  return ranges;
+}
+
+/** The part of a range above mark-delete, which is all an ack can still change; undefined when none is. */
+function aboveMarkDelete(md: Position, r: EntryRange): EntryRange | undefined {
+  if (r.ledgerId < md.ledgerId) return undefined;
+  const first = r.ledgerId === md.ledgerId ? Math.max(r.firstEntryId, md.entryId + 1) : r.firstEntryId;
+  return first > r.lastEntryId ? undefined : { ledgerId: r.ledgerId, firstEntryId: first, lastEntryId: r.lastEntryId };
+}
+
+/**
+ * Acknowledges entries, applied as contiguous ranges; positions at or below
+ * mark-delete are already consumed and ignored. Every range is checked before
+ * any is applied, so an ack naming an entry the topic does not have changes
+ * nothing. A ledger's entries are 0..entries-1, so a range exists when its
+ * last entry does.
+ */
+export function ackEntries(state: AckState, views: readonly LedgerView[], positions: readonly Position[]): void {
+  const ranges: EntryRange[] = [];
+  for (const r of contiguousRanges(positions)) {
+    const live = aboveMarkDelete(state.markDelete, r);
+    if (live === undefined) continue;
+    checkEntry(views, { ledgerId: live.ledgerId, entryId: live.firstEntryId });
+    checkEntry(views, { ledgerId: live.ledgerId, entryId: live.lastEntryId });
+    ranges.push(live);
+  }
+  for (const r of ranges) state.acked.addRange(r.ledgerId, r.firstEntryId, r.lastEntryId);
   normalize(state, views);
 }
 

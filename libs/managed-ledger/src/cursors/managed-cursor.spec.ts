@@ -1,3 +1,4 @@
+import { AckSet, DATA_PATH_LIMITS } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ManagedLedgerConfigInput } from '../config.js';
 import type { AppendResult } from '../entry.js';
@@ -94,6 +95,61 @@ describe('ManagedCursor positions and acks', () => {
     await ml.close();
   });
 
+  it('applies a contiguous ack as ranges, leaving the same state as acking each position', async () => {
+    const backends = testBackends();
+    const ml = await openWith(backends);
+    const written = await appendMany(ml, 12);
+    const whole = await ml.openCursor('whole', { start: { initialPosition: 'earliest' } });
+    const each = await ml.openCursor('each', { start: { initialPosition: 'earliest' } });
+    // Two runs across a ledger boundary (ledgers hold 5 entries), out of order and with a duplicate.
+    const picked = [8, 2, 3, 4, 5, 6, 9, 3].map((i) => written[i]!.position);
+    const addRange = jest.spyOn(AckSet.prototype, 'addRange');
+    const add = jest.spyOn(AckSet.prototype, 'add');
+    whole.ack(picked);
+    // One insertion per run (2..4, 5..6, 8..9 by index), none per position.
+    expect(addRange).toHaveBeenCalledTimes(3);
+    expect(add).not.toHaveBeenCalled();
+    addRange.mockRestore();
+    add.mockRestore();
+    for (const p of picked) each.ack([p]);
+    expect(whole.exportState().ackedRanges).toEqual(each.exportState().ackedRanges);
+    expect(whole.markDeletePosition).toEqual(each.markDeletePosition);
+    // 2..4 in the first ledger, 0..1 and 3..4 in the second: one range each, not one per position.
+    expect(whole.stats().ackedRanges).toBe(3);
+    whole.ack([0, 1].map((i) => written[i]!.position));
+    each.ack([written[1]!.position]);
+    each.ack([written[0]!.position]);
+    expect(whole.markDeletePosition).toEqual(written[6]!.position);
+    expect(whole.exportState().ackedRanges).toEqual(each.exportState().ackedRanges);
+    await ml.close();
+  });
+
+  it('refuses a whole ack that names a missing entry, an entry -1 or more positions than the limit, changing nothing', async () => {
+    const ml = await openWith(testBackends());
+    const written = await appendMany(ml, 3);
+    const cursor = await ml.openCursor('c', { start: { initialPosition: 'earliest' } });
+    const ledgerId = written[0]!.position.ledgerId;
+    expect(() => cursor.ack([written[1]!.position, { ledgerId, entryId: 99 }])).toThrow(
+      expect.objectContaining({ reason: 'POSITION_OUT_OF_RANGE' }),
+    );
+    expect(() => cursor.ack([written[1]!.position, { ledgerId, entryId: -1 }])).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'INVALID_POSITION' }),
+    );
+    const tooMany = Array.from({ length: DATA_PATH_LIMITS.maxAckPositionsPerCall + 1 }, () => written[1]!.position);
+    expect(() => cursor.ack(tooMany)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_ARGUMENT',
+        reason: 'LIMIT_EXCEEDED',
+        details: { limit: 'maxAckPositionsPerCall', max: '10000', sent: '10001' },
+      }),
+    );
+    expect(cursor.isAcknowledged(written[1]!.position)).toBe(false);
+    expect(cursor.stats().ackedRanges).toBe(0);
+    cursor.ack(tooMany.slice(1));
+    expect(cursor.isAcknowledged(written[1]!.position)).toBe(true);
+    await ml.close();
+  });
+
   it('rejects acks of positions that are not entries, and bad batch acks', async () => {
     const ml = await openWith(testBackends());
     const written = await appendMany(ml, 3);
@@ -155,7 +211,10 @@ describe('ManagedCursor persistence and recovery', () => {
     // Pseudo-random holes so the state does not compress into one entry.
     let seed = 7;
     const acked = written.filter(() => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % 3 !== 0));
-    cursor.ack(acked.map((r) => r.position));
+    const positions = acked.map((r) => r.position);
+    for (let i = 0; i < positions.length; i += DATA_PATH_LIMITS.maxAckPositionsPerCall) {
+      cursor.ack(positions.slice(i, i + DATA_PATH_LIMITS.maxAckPositionsPerCall));
+    }
     await cursor.flush();
     expect(cursor.lastSnapshot!.entries).toBeGreaterThan(1);
     expect(cursor.cursorLedgerId).toBeGreaterThan(0);

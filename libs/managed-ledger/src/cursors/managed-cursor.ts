@@ -141,26 +141,28 @@ export class ManagedCursor {
     return this.acks.batchAcks.get(positionKey(p.ledgerId, p.entryId))?.ackedIndexes;
   }
 
-  /** Individual acknowledgements; mark-delete advances as the gaps below them fill. */
+  /**
+   * Individual acknowledgements, applied as contiguous ranges; mark-delete
+   * advances as the gaps below them fill. Checked whole first (checkAckPositions
+   * says why here too), so a refused ack changes nothing.
+   */
   ack(positions: readonly Position[]): void {
     this.checkOpen();
-    checkAckPositions(positions, this.host.ctx.config.cursor.maxAckPositionsPerCall);
-    this.changing(() =>
-      ackEntries(
-        this.acks,
-        this.host.views(),
-        positions.map((p) => checkPosition(p)),
-      ),
-    );
+    const checked = checkAckPositions(positions);
+    this.changing(() => ackEntries(this.acks, this.host.views(), checked));
   }
 
-  /** Acknowledges everything up to and including `position`. */
+  /**
+   * Acknowledges everything up to and including `position`. Checked here
+   * (-1 allowed: a mark-delete position) because deduplication's snapshots
+   * call it in process, not through the wire.
+   */
   ackCumulative(position: Position): void {
     this.checkOpen();
     this.changing(() => ackUpTo(this.acks, this.host.views(), checkPosition(position)));
   }
 
-  /** Acknowledges messages inside a batch entry of `batchSize` messages. */
+  /** Acknowledges messages inside a batch entry of `batchSize` messages; checked as ack is, for callers in process. */
   ackBatchIndexes(position: Position, indexes: readonly number[], batchSize: number): void {
     this.checkOpen();
     this.changing(() => ackBatchIndexes(this.acks, this.host.views(), checkPosition(position), indexes, batchSize));

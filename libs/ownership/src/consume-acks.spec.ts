@@ -1,0 +1,187 @@
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import { CursorCodecReason, DATA_PATH_LIMITS } from '@ledgerline/cursor-codec';
+import { LedgerlineError } from '@ledgerline/errors';
+import { ConsumeRequestSchema, type ConsumeRequest } from '@ledgerline/proto';
+import type { CallContext } from '@ledgerline/rpc';
+import { Subscription, SubscriptionType, type ConsumerSink } from '@ledgerline/subscriptions';
+import { InMemorySource, type TestEntry } from '@ledgerline/subscriptions/testing';
+import { consumeStream, type ConsumeResponse, type ConsumeSession } from './consume-stream.js';
+import { positionMessage } from './proto-mapping.js';
+
+const TOPIC = 'persistent://acme/orders/acks';
+const LEDGER = BigInt(InMemorySource.LEDGER_ID);
+
+type Command = MessageInitShape<typeof ConsumeRequestSchema>['command'];
+
+/** The client's side of a Consume stream: requests pushed by the test, ended when it says. */
+class Requests implements AsyncIterable<ConsumeRequest> {
+  private readonly items: ConsumeRequest[] = [];
+  private wake: (() => void) | undefined;
+  private ended = false;
+
+  send(command: Command): void {
+    this.items.push(create(ConsumeRequestSchema, { command }));
+    this.wake?.();
+  }
+
+  end(): void {
+    this.ended = true;
+    this.wake?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<ConsumeRequest> {
+    for (;;) {
+      const next = this.items.shift();
+      if (next !== undefined) yield next;
+      else if (this.ended) return;
+      else await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+}
+
+function context(): CallContext {
+  return {
+    method: '/ledgerline.v1.TopicsService/Consume',
+    peer: 'test',
+    deadlineMs: Infinity,
+    signal: new AbortController().signal,
+  } as CallContext;
+}
+
+const subscriptions: Subscription<TestEntry>[] = [];
+
+function setup(entries: number) {
+  const source = new InMemorySource();
+  for (let i = 0; i < entries; i++) source.append();
+  const subscription = new Subscription<TestEntry>({ name: 'acks', source });
+  subscriptions.push(subscription);
+  return { source, subscription };
+}
+
+/** Opens a Consume stream over the subscription, as an owner does (an Exclusive consumer). */
+function open(subscription: Subscription<TestEntry>, source: InMemorySource) {
+  const requests = new Requests();
+  requests.send({ case: 'subscribe', value: { topic: TOPIC, subscription: 'acks', maxEntriesPerResponse: 100 } });
+  const openSession = async (_subscribe: unknown, sink: ConsumerSink<TestEntry>) =>
+    ({
+      topic: TOPIC,
+      consumer: subscription.addConsumer({ name: 'c', type: SubscriptionType.EXCLUSIVE, sink }),
+      markDelete: () => source.markDeletePosition(),
+      flush: () => Promise.resolve(),
+      toResponse: (d) => ({ event: { case: 'entry', value: { position: positionMessage(d.entry.position) } } }),
+    }) satisfies ConsumeSession<TestEntry>;
+  const responses = consumeStream(requests, context(), openSession)[Symbol.asyncIterator]();
+  return { requests, responses };
+}
+
+async function next(responses: AsyncIterator<ConsumeResponse>): Promise<ConsumeResponse> {
+  const result = await responses.next();
+  if (result.done === true) throw new Error('the stream ended');
+  return result.value;
+}
+
+/** Waits for entries until `count` arrived; their entry ids. */
+async function entryIds(responses: AsyncIterator<ConsumeResponse>, count: number): Promise<number[]> {
+  const ids: number[] = [];
+  while (ids.length < count) {
+    const response = await next(responses);
+    if (response.event?.case !== 'entry') continue;
+    for (const entry of [response.event.value, ...(response.moreEntries ?? [])]) {
+      ids.push(Number(entry.position?.entryId));
+    }
+  }
+  return ids;
+}
+
+async function failure(responses: AsyncIterator<ConsumeResponse>): Promise<LedgerlineError> {
+  try {
+    for (;;) if ((await responses.next()).done === true) break;
+  } catch (error) {
+    return LedgerlineError.from(error);
+  }
+  throw new Error('the stream ended without a failure');
+}
+
+const at = (entryId: number) => ({ ledgerId: LEDGER, entryId: BigInt(entryId) });
+
+afterEach(async () => {
+  for (const subscription of subscriptions.splice(0)) await subscription.close();
+});
+
+describe('acks checked where the Consume stream takes them', () => {
+  it('refuses an ack over maxAckPositionsPerCall with INVALID_ARGUMENT LIMIT_EXCEEDED, applying none of it', async () => {
+    const { source, subscription } = setup(3);
+    const { requests, responses } = open(subscription, source);
+    await next(responses);
+    requests.send({ case: 'flow', value: { permits: 3 } });
+    expect(await entryIds(responses, 3)).toEqual([0, 1, 2]);
+    const sent = DATA_PATH_LIMITS.maxAckPositionsPerCall + 1;
+    const positions = Array.from({ length: sent }, (_, i) => at(i % 3));
+    requests.send({ case: 'ack', value: { positions } });
+    const error = await failure(responses);
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      reason: CursorCodecReason.LIMIT_EXCEEDED,
+      details: {
+        limit: 'maxAckPositionsPerCall',
+        max: String(DATA_PATH_LIMITS.maxAckPositionsPerCall),
+        sent: String(sent),
+      },
+    });
+    expect(error.message).toContain(`maxAckPositionsPerCall is ${DATA_PATH_LIMITS.maxAckPositionsPerCall}`);
+    expect(error.message).toContain(String(sent));
+    expect([0, 1, 2].some((entryId) => source.isAcknowledged({ ledgerId: 1, entryId }))).toBe(false);
+  });
+
+  it('refuses a nack over the same limit', async () => {
+    const { source, subscription } = setup(1);
+    const { requests, responses } = open(subscription, source);
+    await next(responses);
+    const positions = Array.from({ length: DATA_PATH_LIMITS.maxAckPositionsPerCall + 1 }, () => at(0));
+    requests.send({ case: 'nack', value: { positions } });
+    expect(await failure(responses)).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      reason: CursorCodecReason.LIMIT_EXCEEDED,
+    });
+  });
+
+  it.each([
+    ['an individual ack', { positions: [at(0), at(-1)] }],
+    ['a cumulative ack', { positions: [at(0)], cumulative: at(-1) }],
+    [
+      'a batch-index ack',
+      { positions: [at(0)], batchIndexAcks: [{ position: at(-1), ackedIndexes: [0], batchSize: 2 }] },
+    ],
+  ])('refuses %s at entry -1 with INVALID_ARGUMENT INVALID_POSITION, applying none of the ack', async (_what, ack) => {
+    const { source, subscription } = setup(2);
+    const { requests, responses } = open(subscription, source);
+    await next(responses);
+    requests.send({ case: 'flow', value: { permits: 2 } });
+    await entryIds(responses, 2);
+    requests.send({ case: 'ack', value: ack });
+    const error = await failure(responses);
+    expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', reason: CursorCodecReason.INVALID_POSITION });
+    expect(error.message).toContain('entryId must name an entry');
+    expect(source.isAcknowledged({ ledgerId: 1, entryId: 0 })).toBe(false);
+  });
+
+  it('keeps what a consumer acknowledged of a range when it disconnects halfway through', async () => {
+    const { source, subscription } = setup(10);
+    const first = open(subscription, source);
+    await next(first.responses);
+    first.requests.send({ case: 'flow', value: { permits: 10 } });
+    expect(await entryIds(first.responses, 10)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    first.requests.send({ case: 'ack', value: { positions: [0, 1, 2, 3, 4].map(at), requestId: 1n } });
+    const receipt = await next(first.responses);
+    expect(receipt.event).toEqual({ case: 'ackReceipt', value: { requestId: 1n } });
+    first.requests.end();
+    expect((await first.responses.next()).done).toBe(true);
+
+    const second = open(subscription, source);
+    const subscribed = await next(second.responses);
+    expect(subscribed.event?.case === 'subscribed' && subscribed.event.value.markDelete).toEqual(at(4));
+    second.requests.send({ case: 'flow', value: { permits: 10 } });
+    expect(await entryIds(second.responses, 5)).toEqual([5, 6, 7, 8, 9]);
+    second.requests.end();
+  });
+});
