@@ -314,18 +314,47 @@ export class OwnedTopic {
    * the transfer ends (endHandOver).
    */
   async stopForHandOver(): Promise<void> {
-    if (this.handOver !== undefined || this.unloadError !== undefined) {
-      throw topicUnloaded(this.name, 'it is being moved or was unloaded already');
-    }
-    let end = (): void => undefined;
-    const ended = new Promise<void>((resolve) => (end = resolve));
-    this.handOver = { ended, end };
+    this.holdForHandOver();
     await this.inFlight.whenIdle();
     this.stopAdopting();
     if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {
       await this.dedup.snapshot(this.ledger.lastConfirmedPosition()).catch(() => undefined);
     }
     await this.options.closeLedger();
+  }
+
+  /** New entries wait from now on, until endHandOver or abandon; TOPIC_UNLOADED when a move is under way already. */
+  holdForHandOver(): void {
+    if (this.handOver !== undefined || this.unloadError !== undefined) {
+      throw topicUnloaded(this.name, 'it is being moved or was unloaded already');
+    }
+    let end = (): void => undefined;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    this.handOver = { ended, end };
+  }
+
+  /**
+   * Lets go of a topic whose ledger store this owner cannot reach, once its
+   * lease went to another owner (or was released): every receipt still owed,
+   * and every entry waiting at the gate, is answered with `error` (NOT_OWNER
+   * naming the new owner, or TOPIC_UNLOADED) at once, so producers resend
+   * there rather than wait out the store's retries. Safe for the reason a lost
+   * ownership is: the next owner fences the ledger before it writes, so a late
+   * append lands before the fence (and deduplication answers its resend with
+   * its place) or not at all. The ledger is closed in the background, as
+   * closing waits for appends that last as long as the store's retries.
+   */
+  abandon(error: LedgerlineError): void {
+    if (this.unloadError === undefined) {
+      this.markUnloaded(error);
+      for (const fail of this.owed) fail(error);
+      this.owed.clear();
+      this.options.onUnloaded(this, error);
+    }
+    const gate = this.handOver;
+    this.handOver = undefined;
+    gate?.end();
+    this.options.closeLedger().catch(() => undefined);
   }
 
   /**
