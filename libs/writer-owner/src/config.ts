@@ -106,7 +106,7 @@ export const writerSettings = {
    */
   storeUnreachableReleaseMs: z.number().int().min(0).max(MINUTE_MS).default(2_000),
   /** How often the owner tries its ledger store (one read); at most half of storeUnreachableReleaseMs is used. */
-  storeCheckIntervalMs: z.number().int().min(10).max(MINUTE_MS).default(500),
+  ledgerStoreCheckIntervalMs: z.number().int().min(10).max(MINUTE_MS).default(500),
 };
 
 /** The cluster writer owner: metadata over gRPC, Redis for ledgers, NATS for notifications. */

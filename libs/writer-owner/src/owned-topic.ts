@@ -334,15 +334,8 @@ export class OwnedTopic {
   }
 
   /**
-   * Lets go of a topic whose ledger store this owner cannot reach, once its
-   * lease went to another owner (or was released): every receipt still owed,
-   * and every entry waiting at the gate, is answered with `error` (NOT_OWNER
-   * naming the new owner, or TOPIC_UNLOADED) at once, so producers resend
-   * there rather than wait out the store's retries. Safe for the reason a lost
-   * ownership is: the next owner fences the ledger before it writes, so a late
-   * append lands before the fence (and deduplication answers its resend with
-   * its place) or not at all. The ledger is closed in the background, as
-   * closing waits for appends that last as long as the store's retries.
+   * The store is unreachable and the lease went elsewhere (or was released): what is owed and waiting is
+   * answered `error` at once (safe as for a lost ownership: the next owner fences before it writes).
    */
   abandon(error: LedgerlineError): void {
     if (this.unloadError === undefined) {
@@ -354,7 +347,7 @@ export class OwnedTopic {
     const gate = this.handOver;
     this.handOver = undefined;
     gate?.end();
-    this.options.closeLedger().catch(() => undefined);
+    this.options.closeLedger().catch(() => undefined); // Not awaited: it waits for appends the retries hold.
   }
 
   /**

@@ -4,7 +4,7 @@ export interface StoreReachabilitySettings {
   /** No try answered for this long: the store counts as unreachable. 0 never judges it so. */
   storeUnreachableReleaseMs: number;
   /** How often the store is tried; at most half the bound is used, so two tries fit in it. */
-  storeCheckIntervalMs: number;
+  ledgerStoreCheckIntervalMs: number;
 }
 
 export interface StoreReachabilityEvents {
@@ -53,7 +53,7 @@ export class StoreReachability {
 
   get intervalMs(): number {
     const bound = this.settings.storeUnreachableReleaseMs;
-    return Math.max(10, Math.min(this.settings.storeCheckIntervalMs, Math.floor(bound / 2)));
+    return Math.max(10, Math.min(this.settings.ledgerStoreCheckIntervalMs, Math.floor(bound / 2)));
   }
 
   /** False from the bound without an answer until the next answer. */

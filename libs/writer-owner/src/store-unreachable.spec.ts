@@ -31,7 +31,7 @@ import { noConsumers } from './testing/no-consumers.js';
  */
 
 const RELEASE_MS = 1_500;
-const SETTINGS = resolveWriterSettings({ storeUnreachableReleaseMs: RELEASE_MS, storeCheckIntervalMs: 100 });
+const SETTINGS = resolveWriterSettings({ storeUnreachableReleaseMs: RELEASE_MS, ledgerStoreCheckIntervalMs: 100 });
 /** Waits long enough for a move on a busy machine (about 30 s), checked every 50 ms. */
 const WAIT = { attempts: 600, intervalMs: 50 };
 
@@ -84,7 +84,12 @@ describe('a writer owner that cannot reach its ledger store', () => {
     metadata = await startMetadataService({
       store: metadataStore,
       bus,
-      config: { ...testServiceConfig(), reconcileIntervalMs: 3_600_000, recountSettleMs: 30_000, ownerSweepIntervalMs: 1000 },
+      config: {
+        ...testServiceConfig(),
+        reconcileIntervalMs: 3_600_000,
+        recountSettleMs: 30_000,
+        ownerSweepIntervalMs: 1000,
+      },
       signals: [],
     });
     admin = createClient(AdminService, `127.0.0.1:${metadata.port}`);
@@ -163,5 +168,30 @@ describe('a writer owner that cannot reach its ledger store', () => {
     expect(back.targetInstanceId).toBe(cutOwner.owner.identity.instanceId);
     const again = await (await cutOwner.owner.topic(topic)).publish(message(topic, 2n));
     expect([again.duplicate, again.firstOffset]).toEqual([false, first.firstOffset + 2]);
+  }, 60_000);
+
+  it('unloads its topics and releases their leases when no other owner can take them', async () => {
+    await otherOwner?.shutdown('leaving the cut owner alone');
+    otherOwner = undefined;
+    const topic = await createTopic('alone');
+    const owned = await cutOwner.owner.topic(topic);
+    await owned.publish(message(topic, 0n));
+
+    cuttable.cutOff();
+    const refused = await refusal(owned.publish(message(topic, 1n)));
+    expect([refused.code, refused.reason]).toEqual(['UNAVAILABLE', OwnerReason.TOPIC_UNLOADED]);
+    expect(cutOwner.owner.registry.find(topic)).toBeUndefined();
+    // The lookup has nobody else to name: the owner says why it will not take the topic.
+    const notTaken = await refusal(cutOwner.owner.topic(topic));
+    expect([notTaken.code, notTaken.reason]).toEqual(['UNAVAILABLE', WriterReason.STORE_UNREACHABLE]);
+
+    cuttable.heal();
+    await eventually(() => cutOwner.owner.storeReachable, { ...WAIT, description: 'the store answering again' });
+    // Loaded afresh (fencing the ledger it left open): the resend is stored once, right after entry 0, whether
+    // its first append landed before the fence (a duplicate then) or not.
+    const resent = await (await cutOwner.owner.topic(topic)).publish(message(topic, 1n));
+    expect(resent.firstOffset).toBe(1);
+    const next = await (await cutOwner.owner.topic(topic)).publish(message(topic, 2n));
+    expect([next.duplicate, next.firstOffset]).toEqual([false, 2]);
   }, 60_000);
 });
