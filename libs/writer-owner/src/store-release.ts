@@ -1,4 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import { handOverLease, notOwner, topicUnloaded, type HandOverContext } from '@ledgerline/ownership';
 import type { OwnedTopic } from './owned-topic.js';
 import { WriterReason } from './reasons.js';
@@ -62,16 +63,32 @@ async function letGo(context: StoreReleaseContext, topic: OwnedTopic): Promise<'
   }
   try {
     const target = await handOverLease(context, name, '', (why, cause) => failed(name, why, cause));
-    topic.abandon(notOwner(name, target.address));
+    letGoOf(topic, notOwner(name, target.address));
     context.logger.info({ topic: name, to: target.instanceId }, 'topic moved off: the ledger store cannot be reached');
     return 'moved';
   } catch (thrown) {
     const why = LedgerlineError.from(thrown).message;
-    topic.abandon(topicUnloaded(name, `its owner cannot reach the ledger store and no other owner took it (${why})`));
+    letGoOf(topic, topicUnloaded(name, `its owner cannot reach the ledger store and no other owner took it (${why})`));
     await context.registry.releaseLease(name);
     context.logger.warn({ topic: name, err: why }, 'no other owner took a topic: its lease is released');
     return 'released';
   }
+}
+
+/**
+ * Answers what the topic owes with `error`, then stops its managed ledger as a fenced one: its write loop,
+ * still retrying against the store, stops at its next try instead of after every retry (and never rolls to a
+ * new ledger for an owner that let the topic go).
+ */
+function letGoOf(topic: OwnedTopic, error: LedgerlineError): void {
+  topic.abandon(error);
+  topic.ledger.onFenced(
+    new LedgerlineError(
+      'ABORTED',
+      ManagedLedgerReason.MANAGED_LEDGER_FENCED,
+      `${topic.name} was let go: this owner cannot reach the ledger store`,
+    ),
+  );
 }
 
 function failed(topic: string, why: string, cause?: unknown): LedgerlineError {

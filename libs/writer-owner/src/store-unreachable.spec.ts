@@ -143,6 +143,15 @@ describe('a writer owner that cannot reach its ledger store', () => {
     expect(cutOwner.owner.storeReachable).toBe(false);
     expect(cutOwner.owner.registry.find(topic)).toBeUndefined();
     expect(await lookedUp(topic)).toBe(otherAddress);
+    const { metrics } = cutOwner.owner;
+    expect((await metrics.ledgerStoreReachable.get()).values[0]?.value).toBe(0);
+    await eventually(
+      async () =>
+        (await metrics.storeUnreachableReleases.get()).values.some(
+          (v) => v.labels['outcome'] === 'moved' && v.value > 0,
+        ),
+      { ...WAIT, description: 'the move counted' },
+    );
 
     // The resend goes to the new owner: stored once, right after what the old owner stored.
     const moved = await otherOwner.owner.topic(topic);
@@ -163,6 +172,7 @@ describe('a writer owner that cannot reach its ledger store', () => {
 
     cuttable.heal();
     await eventually(() => cutOwner.owner.storeReachable, { ...WAIT, description: 'the store answering again' });
+    expect((await metrics.ledgerStoreReachable.get()).values[0]?.value).toBe(1);
     // Taken again: the topic moves back by transfer, and the next entry follows on.
     const back = await otherOwner.owner.transfer(topic, cutOwner.owner.identity.instanceId);
     expect(back.targetInstanceId).toBe(cutOwner.owner.identity.instanceId);

@@ -172,6 +172,7 @@ export class WriterOwner {
       { boundMs: this.settings.storeUnreachableReleaseMs },
       'the ledger store cannot be reached: moving every topic to other owners, taking none',
     );
+    this.metrics.ledgerStoreReachable.set(0);
     this.registry.refuseNewTopics(storeUnreachable);
     this.markDrainingInBackground(true);
     this.releaseUnwritable();
@@ -190,12 +191,17 @@ export class WriterOwner {
       logger: this.logger,
     };
     this.releasing = releaseUnwritableTopics(context)
+      .then(({ moved, released }) => {
+        this.metrics.storeUnreachableReleases.inc({ outcome: 'moved' }, moved);
+        this.metrics.storeUnreachableReleases.inc({ outcome: 'released' }, released);
+      })
       .catch((error: unknown) => this.logger.warn({ err: String(error) }, 'moving topics off failed'))
       .finally(() => (this.releasing = undefined));
   }
 
   private storeBack(): void {
     this.logger.info({}, 'the ledger store answers again: taking topics');
+    this.metrics.ledgerStoreReachable.set(1);
     this.registry.refuseNewTopics(undefined);
     if (!this.operatorDraining && this.draining === undefined) this.markDrainingInBackground(false);
   }
