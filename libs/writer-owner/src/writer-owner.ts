@@ -89,6 +89,8 @@ export class WriterOwner {
   private readonly store: StoreReachability;
   /** An operator's drain (`owners drain`) holds the draining mark whatever the store does. */
   private operatorDraining = false;
+  /** The session marked draining for an unreachable store: a session registered anew after a loss is marked too. */
+  private markedSessionId: string | undefined;
   /** Topics being moved off because the store cannot be reached (one pass at a time). */
   private releasing: Promise<unknown> | undefined;
 
@@ -153,7 +155,10 @@ export class WriterOwner {
     this.metrics.refreshSubscriptionsWith(() => refreshSubscriptionGauges(this));
     this.store = new StoreReachability(() => options.ledgerStore.info(STORE_PROBE_LEDGER_ID), options.settings, {
       unreachable: () => this.storeLost(),
-      stillUnreachable: () => this.releaseUnwritable(),
+      stillUnreachable: () => {
+        this.markSessionDraining();
+        this.releaseUnwritable();
+      },
       reachable: () => this.storeBack(),
     });
   }
@@ -174,8 +179,21 @@ export class WriterOwner {
     );
     this.metrics.ledgerStoreReachable.set(0);
     this.registry.refuseNewTopics(storeUnreachable);
-    this.markDrainingInBackground(true);
+    this.markSessionDraining();
     this.releaseUnwritable();
+  }
+
+  /** Marks the live session draining unless it is marked already (the mark goes with a session that is lost). */
+  private markSessionDraining(): void {
+    let sessionId: string;
+    try {
+      sessionId = this.session.sessionId;
+    } catch {
+      return; // No live session: the next one is marked once registered.
+    }
+    if (sessionId === this.markedSessionId) return;
+    this.markedSessionId = sessionId;
+    this.markDrainingInBackground(true);
   }
 
   private releaseUnwritable(): void {
@@ -203,6 +221,7 @@ export class WriterOwner {
     this.logger.info({}, 'the ledger store answers again: taking topics');
     this.metrics.ledgerStoreReachable.set(1);
     this.registry.refuseNewTopics(undefined);
+    this.markedSessionId = undefined;
     if (!this.operatorDraining && this.draining === undefined) this.markDrainingInBackground(false);
   }
 
