@@ -105,6 +105,14 @@ export const writerSettings = {
     .default(10_000),
   /** Transfers one drain runs at once (SIGTERM, or `ledgerline owners drain`). */
   drainTransferConcurrency: z.number().int().min(1).max(1_000).default(16),
+  /**
+   * An owner whose ledger store answered nothing for this long hands its topics to owners that can write and
+   * takes none until the store answers again (docs/architecture.md, "Ownership and fencing"); 0 turns it off.
+   * Far below a client's operation timeout, so producers move instead of timing out.
+   */
+  storeUnreachableReleaseMs: z.number().int().min(0).max(MINUTE_MS).default(2_000),
+  /** How often the owner tries its ledger store (one read); at most half of storeUnreachableReleaseMs is used. */
+  ledgerStoreCheckIntervalMs: z.number().int().min(10).max(MINUTE_MS).default(500),
 };
 
 /** The cluster writer owner: metadata over gRPC, Redis for ledgers, NATS for notifications. */

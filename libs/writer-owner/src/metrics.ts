@@ -17,6 +17,10 @@ export interface WriterMetrics {
   dedupHits: Counter<'topic'>;
   leasesHeld: Gauge<never>;
   topicsLoaded: Gauge<never>;
+  /** 1 while the ledger store answers, 0 once it answered nothing for storeUnreachableReleaseMs. */
+  ledgerStoreReachable: Gauge<never>;
+  /** Topics let go because the ledger store could not be reached, by outcome (moved, released). */
+  storeUnreachableReleases: Counter<'outcome'>;
   backlog: Gauge<'topic' | 'subscription'>;
   unacked: Gauge<'topic' | 'subscription'>;
   ackHoles: Gauge<'topic' | 'subscription'>;
@@ -150,8 +154,23 @@ function publishMetrics(registers: Registers): Pick<WriterMetrics, 'publishLaten
   };
 }
 
-function ownershipGauges(registers: Registers): Pick<WriterMetrics, 'leasesHeld' | 'topicsLoaded'> {
+function ownershipGauges(
+  registers: Registers,
+): Pick<WriterMetrics, 'leasesHeld' | 'topicsLoaded' | 'ledgerStoreReachable' | 'storeUnreachableReleases'> {
+  const ledgerStoreReachable = new Gauge({
+    name: 'ledgerline_writer_ledger_store_reachable',
+    help: '1 while the ledger store answers; 0 once it answered nothing for storeUnreachableReleaseMs',
+    registers,
+  });
+  ledgerStoreReachable.set(1);
   return {
+    ledgerStoreReachable,
+    storeUnreachableReleases: new Counter({
+      name: 'ledgerline_writer_store_unreachable_releases_total',
+      help: 'Topics let go because the ledger store could not be reached, by outcome (moved, released)',
+      labelNames: ['outcome'],
+      registers,
+    }),
     leasesHeld: new Gauge({
       name: 'ledgerline_writer_leases_held',
       help: 'Topic leases this instance holds',

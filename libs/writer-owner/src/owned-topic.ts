@@ -314,18 +314,40 @@ export class OwnedTopic {
    * the transfer ends (endHandOver).
    */
   async stopForHandOver(): Promise<void> {
-    if (this.handOver !== undefined || this.unloadError !== undefined) {
-      throw topicUnloaded(this.name, 'it is being moved or was unloaded already');
-    }
-    let end = (): void => undefined;
-    const ended = new Promise<void>((resolve) => (end = resolve));
-    this.handOver = { ended, end };
+    this.holdForHandOver();
     await this.inFlight.whenIdle();
     this.stopAdopting();
     if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {
       await this.dedup.snapshot(this.ledger.lastConfirmedPosition()).catch(() => undefined);
     }
     await this.options.closeLedger();
+  }
+
+  /** New entries wait from now on, until endHandOver or abandon; TOPIC_UNLOADED when a move is under way already. */
+  holdForHandOver(): void {
+    if (this.handOver !== undefined || this.unloadError !== undefined) {
+      throw topicUnloaded(this.name, 'it is being moved or was unloaded already');
+    }
+    let end = (): void => undefined;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    this.handOver = { ended, end };
+  }
+
+  /**
+   * The store is unreachable and the lease went elsewhere (or was released): what is owed and waiting is
+   * answered `error` at once (safe as for a lost ownership: the next owner fences before it writes).
+   */
+  abandon(error: LedgerlineError): void {
+    if (this.unloadError === undefined) {
+      this.markUnloaded(error);
+      for (const fail of this.owed) fail(error);
+      this.owed.clear();
+      this.options.onUnloaded(this, error);
+    }
+    const gate = this.handOver;
+    this.handOver = undefined;
+    gate?.end();
+    this.options.closeLedger().catch(() => undefined); // Not awaited: it waits for appends the retries hold.
   }
 
   /**

@@ -22,4 +22,9 @@ export const WriterReason = {
   TRANSFER_FAILED: 'TRANSFER_FAILED',
   /** Another transfer of the same topic is under way on this owner. */
   TRANSFER_IN_PROGRESS: 'TRANSFER_IN_PROGRESS',
+  /**
+   * This owner's ledger store has not answered for storeUnreachableReleaseMs: it takes no topic (a transfer's
+   * LoadTopic included) until the store answers again. Look the topic up again: another owner serves it.
+   */
+  STORE_UNREACHABLE: 'STORE_UNREACHABLE',
 } as const;

@@ -67,6 +67,8 @@ export class TopicRegistry {
   private serving = false;
   /** False while the owner drains: topics loaded here are served (and moved away), no new one is loaded. */
   private loadingNew = true;
+  /** While set, no topic is loaded here, a handed-over one (LoadTopic) included: the refusal says why. */
+  private refusal: ((topic: string) => LedgerlineError) | undefined;
   private monitor: NodeJS.Timeout | undefined;
   private monitoring = false;
 
@@ -93,6 +95,14 @@ export class TopicRegistry {
   /** A drain: new topics are refused (their lookups go elsewhere); with true again, taken as before. */
   acceptNewTopics(accept: boolean): void {
     this.loadingNew = accept;
+  }
+
+  /**
+   * The ledger store cannot be reached: no topic is loaded here (those loaded stay until moved); a request for
+   * one names its owner when that is another instance, else gets `refusal`. undefined loads topics again.
+   */
+  refuseNewTopics(refusal: ((topic: string) => LedgerlineError) | undefined): void {
+    this.refusal = refusal;
   }
 
   get isServing(): boolean {
@@ -132,6 +142,11 @@ export class TopicRegistry {
     if (!this.serving) throw notServing();
     const known = this.topics.get(name);
     if (known !== undefined) return known;
+    if (this.refusal !== undefined) {
+      // A handed-over lease names this owner: the source takes it back when the load is refused.
+      if (options.leaseHandedOver === true) throw this.refusal(name);
+      return this.elsewhere(name, this.refusal);
+    }
     if (!this.loadingNew) return this.elsewhere(name);
     if (this.topics.size >= this.options.settings.maxTopics) {
       throw new LedgerlineError(
@@ -148,11 +163,11 @@ export class TopicRegistry {
     return loading;
   }
 
-  /** While draining: NOT_OWNER naming the topic's owner when it is another instance, else not serving. */
-  private async elsewhere(name: string): Promise<never> {
+  /** While draining: NOT_OWNER naming the topic's owner when it is another instance, else not serving (or `refusal`). */
+  private async elsewhere(name: string, refusal?: (topic: string) => LedgerlineError): Promise<never> {
     const answer = await this.options.clients.lookup.lookupTopic({ topic: name });
     if (answer.instanceId !== this.options.identity.instanceId) throw notOwner(name, answer.advertisedAddress);
-    throw notServing();
+    throw refusal?.(name) ?? notServing();
   }
 
   /** The topic's canonical name (INVALID_ARGUMENT for a bad one); at most MAX_CACHED_NAMES are remembered. */

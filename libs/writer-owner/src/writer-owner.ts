@@ -28,6 +28,11 @@ import { markDraining, transferEverything, type DrainContext, type DrainOutcome 
 import { transferTopic, type TransferOutcome } from './topic-transfer.js';
 import { WriterReason } from './reasons.js';
 import { OwnerControlService } from '@ledgerline/proto';
+import { StoreReachability } from './store-reachability.js';
+import { releaseUnwritableTopics, storeUnreachable, type StoreReleaseContext } from './store-release.js';
+
+/** A ledger id no ledger has: the store's reachability is tried by reading its info (one round trip, no write). */
+const STORE_PROBE_LEDGER_ID = Number.MAX_SAFE_INTEGER;
 
 /** The consume side: subscriptions and their consumers, over the owner's topics. */
 export interface ConsumeBackend {
@@ -80,6 +85,14 @@ export class WriterOwner {
   /** Channels to the other owners, for transfers (connected once the service serves). */
   readonly peers = new PeerOwners();
   private readonly transfers = new Map<string, Promise<TransferOutcome>>();
+  /** Whether the ledger store answers; while it does not, topics go to owners that can write. */
+  private readonly store: StoreReachability;
+  /** An operator's drain (`owners drain`) holds the draining mark whatever the store does. */
+  private operatorDraining = false;
+  /** The session marked draining for an unreachable store: a session registered anew after a loss is marked too. */
+  private markedSessionId: string | undefined;
+  /** Topics being moved off because the store cannot be reached (one pass at a time). */
+  private releasing: Promise<unknown> | undefined;
 
   constructor(options: WriterOwnerOptions) {
     const now = options.now ?? Date.now;
@@ -140,12 +153,89 @@ export class WriterOwner {
     });
     this.backend = options.consumeBackend(this);
     this.metrics.refreshSubscriptionsWith(() => refreshSubscriptionGauges(this));
+    this.store = new StoreReachability(() => options.ledgerStore.info(STORE_PROBE_LEDGER_ID), options.settings, {
+      unreachable: () => this.storeLost(),
+      stillUnreachable: () => {
+        this.markSessionDraining();
+        this.releaseUnwritable();
+      },
+      reachable: () => this.storeBack(),
+    });
+  }
+
+  /** False while the ledger store has not answered for storeUnreachableReleaseMs: no topic is taken then. */
+  get storeReachable(): boolean {
+    return this.store.reachable;
+  }
+
+  /**
+   * The store answered nothing for the bound: take no topic (lookups and the balancer place none here, as
+   * for a drain; LoadTopic is refused), and move every topic to an owner that can write.
+   */
+  private storeLost(): void {
+    this.logger.warn(
+      { boundMs: this.settings.storeUnreachableReleaseMs },
+      'the ledger store cannot be reached: moving every topic to other owners, taking none',
+    );
+    this.metrics.ledgerStoreReachable.set(0);
+    this.registry.refuseNewTopics(storeUnreachable);
+    this.markSessionDraining();
+    this.releaseUnwritable();
+  }
+
+  /** Marks the live session draining unless it is marked already (the mark goes with a session that is lost). */
+  private markSessionDraining(): void {
+    let sessionId: string;
+    try {
+      sessionId = this.session.sessionId;
+    } catch {
+      return; // No live session: the next one is marked once registered.
+    }
+    if (sessionId === this.markedSessionId) return;
+    this.markedSessionId = sessionId;
+    this.markDrainingInBackground(true);
+  }
+
+  private releaseUnwritable(): void {
+    if (this.releasing !== undefined || this.draining !== undefined) return;
+    if (this.registry.all().every((topic) => topic.unloaded || topic.handingOver)) return;
+    const context: StoreReleaseContext = {
+      registry: this.registry,
+      lookup: this.clients.lookup,
+      session: this.session,
+      peers: this.peers,
+      timeoutMs: this.settings.transferTimeoutMs,
+      concurrency: this.settings.drainTransferConcurrency,
+      logger: this.logger,
+    };
+    this.releasing = releaseUnwritableTopics(context)
+      .then(({ moved, released }) => {
+        this.metrics.storeUnreachableReleases.inc({ outcome: 'moved' }, moved);
+        this.metrics.storeUnreachableReleases.inc({ outcome: 'released' }, released);
+      })
+      .catch((error: unknown) => this.logger.warn({ err: String(error) }, 'moving topics off failed'))
+      .finally(() => (this.releasing = undefined));
+  }
+
+  private storeBack(): void {
+    this.logger.info({}, 'the ledger store answers again: taking topics');
+    this.metrics.ledgerStoreReachable.set(1);
+    this.registry.refuseNewTopics(undefined);
+    this.markedSessionId = undefined;
+    if (!this.operatorDraining && this.draining === undefined) this.markDrainingInBackground(false);
+  }
+
+  private markDrainingInBackground(draining: boolean): void {
+    markDraining(this.drainContext(), draining).catch((error: unknown) =>
+      this.logger.warn({ err: String(error) }, 'marking this owner draining failed'),
+    );
   }
 
   /** Registers the owner session and starts serving topics. */
   async start(): Promise<void> {
     await this.session.start();
     this.registry.start();
+    this.store.start();
     this.logger.info(
       { instanceId: this.identity.instanceId, address: this.identity.advertisedAddress },
       'writer owner serving',
@@ -211,8 +301,10 @@ export class WriterOwner {
    */
   async drainTopics(resume: boolean): Promise<DrainOutcome> {
     if (this.draining !== undefined) throw notServing();
+    this.operatorDraining = !resume;
     if (!resume) return transferEverything(this.drainContext());
-    await markDraining(this.drainContext(), false);
+    // An owner that cannot reach its store stays marked: it takes topics again when the store answers.
+    if (this.store.reachable) await markDraining(this.drainContext(), false);
     this.registry.acceptNewTopics(true);
     return { transferred: 0, unloaded: 0 };
   }
@@ -264,6 +356,7 @@ export class WriterOwner {
         this.logger.warn({ err: String(error) }, 'moving topics off failed: unloading them'),
       );
       this.drainController.abort();
+      this.store.stop();
       this.registry.stopServing();
       this.registry.stop();
       await this.registry.unloadAll('the owner is shutting down', true);
