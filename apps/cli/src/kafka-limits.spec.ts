@@ -1,5 +1,8 @@
 import { execFile } from 'node:child_process';
+import { Kafka, logLevel } from 'kafkajs';
+import { consumeMessages } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
+import { take } from './testing/take-messages.js';
 
 // Kafka's limits and edge cases of what it accepts, as real clients meet
 // them against standalone's gateway: each answered with Kafka's own error
@@ -20,6 +23,63 @@ function python(script: string, broker: string): Promise<unknown> {
 
 describe('Kafka limits against standalone', () => {
   const kafka = kafkaStandaloneRun('kafka-limits');
+  const kafkajs = (): Kafka =>
+    new Kafka({
+      clientId: 'limits-spec',
+      brokers: [kafka.broker],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 2, initialRetryTime: 50 },
+    });
+
+  describe('record timestamps', () => {
+    it('keeps a record without a timestamp (-1) and answers it with -1, as Kafka does for CreateTime (kafkajs)', async () => {
+      const client = kafkajs();
+      const producer = client.producer({ allowAutoTopicCreation: true });
+      await producer.connect();
+      const stamped = String(Date.now() - 60_000);
+      try {
+        await producer.send({ topic: 'untimed', messages: [{ key: 'none', value: 'v0', timestamp: '-1' }] });
+        await producer.send({ topic: 'untimed', messages: [{ key: 'epoch', value: 'v1', timestamp: '0' }] });
+        await producer.send({ topic: 'untimed', messages: [{ key: 'stamped', value: 'v2', timestamp: stamped }] });
+      } finally {
+        await producer.disconnect();
+      }
+      const consumer = client.consumer({ groupId: 'untimed-readers' });
+      await consumer.connect();
+      await consumer.subscribe({ topic: 'untimed', fromBeginning: true });
+      const got = await consumeMessages(consumer, 3, { autoCommit: false });
+      await consumer.disconnect();
+      expect(got.map(({ message }) => [message.key?.toString(), message.timestamp, message.headers])).toEqual([
+        ['none', '-1', {}],
+        ['epoch', '0', {}],
+        ['stamped', stamped, {}],
+      ]);
+      // Through the SDK: no event time (Pulsar's 0); the Kafka timestamp is kept beside it.
+      const reader = await kafka.client.reader({ topic: 'public/default/untimed', start: { offset: 0 } });
+      const [none] = await take(reader, 1);
+      await reader.close();
+      expect(none).toMatchObject({ key: 'none', eventTime: 0, properties: { 'kafka.timestamp': '-1' } });
+    });
+
+    it('reads back -1 for a record kafka-python sent without a timestamp', async () => {
+      const answer = await python(
+        `
+import json, sys
+from kafka import KafkaProducer, KafkaConsumer
+producer = KafkaProducer(bootstrap_servers=sys.argv[1])
+producer.send('py-untimed', b'v', timestamp_ms=-1).get(timeout=20)
+producer.close()
+consumer = KafkaConsumer('py-untimed', bootstrap_servers=sys.argv[1], auto_offset_reset='earliest',
+                         consumer_timeout_ms=20000)
+record = next(iter(consumer))
+consumer.close()
+print(json.dumps({'timestamp': record.timestamp, 'type': record.timestamp_type}))
+`,
+        kafka.broker,
+      );
+      expect(answer).toEqual({ timestamp: -1, type: 0 });
+    });
+  });
 
   describe('CreateTopics', () => {
     it('refuses a topic named twice in one request with INVALID_REQUEST and creates it under neither entry (kafka-python)', async () => {

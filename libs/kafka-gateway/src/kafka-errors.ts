@@ -1,6 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { isProtocolError, KafkaErrorCode, KafkaProtocolReason } from '@ledgerline/kafka-protocol';
 import { OwnerReason } from '@ledgerline/ownership';
+import { GatewayReason } from './reasons.js';
 
 /**
  * The Kafka error code a client should see for a failure of the Ledgerline
@@ -17,6 +18,7 @@ export function kafkaErrorOf(error: unknown): number {
   if (error.reason === OwnerReason.NOT_OWNER || error.reason === OwnerReason.TOPIC_UNLOADED) {
     return KafkaErrorCode.NOT_LEADER_OR_FOLLOWER;
   }
+  if (error.reason === GatewayReason.INVALID_KAFKA_TIMESTAMP) return KafkaErrorCode.INVALID_TIMESTAMP;
   switch (error.code) {
     case 'NOT_FOUND':
       return KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
