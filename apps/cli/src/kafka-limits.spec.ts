@@ -11,6 +11,21 @@ import { take } from './testing/take-messages.js';
 const PYTHON = '/usr/bin/python3';
 const RUN_TIMEOUT_MS = 60_000;
 
+function kcat(args: readonly string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      'kcat',
+      args,
+      { timeout: RUN_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error !== null) reject(new Error(`kcat ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+        else resolve(stdout);
+      },
+    );
+    child.stdin?.end(input ?? '');
+  });
+}
+
 /** Runs a kafka-python snippet given the broker as sys.argv[1]; its stdout's last line, parsed as JSON. */
 function python(script: string, broker: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -30,6 +45,50 @@ describe('Kafka limits against standalone', () => {
       logLevel: logLevel.NOTHING,
       retry: { retries: 2, initialRetryTime: 50 },
     });
+
+  describe('keys', () => {
+    it('stores keys far above 64 KiB, text and binary, and reads them back byte for byte (kafka-python)', async () => {
+      const answer = await python(
+        `
+import json, sys, os
+from kafka import KafkaProducer, KafkaConsumer
+text = b'k' * (300 * 1024)
+binary = b'\\xff\\xfe' + os.urandom(200 * 1024)
+producer = KafkaProducer(bootstrap_servers=sys.argv[1])
+producer.send('long-keys', b'text', key=text).get(timeout=20)
+producer.send('long-keys', b'binary', key=binary).get(timeout=20)
+producer.close()
+consumer = KafkaConsumer('long-keys', bootstrap_servers=sys.argv[1], auto_offset_reset='earliest',
+                         consumer_timeout_ms=20000)
+records = [record for _, record in zip(range(2), consumer)]
+consumer.close()
+print(json.dumps([records[0].key == text, records[1].key == binary]))
+`,
+        kafka.broker,
+      );
+      expect(answer).toEqual([true, true]);
+    });
+
+    it("accepts librdkafka's 99000-byte key of its test 0003_msgmaxsize (kcat)", async () => {
+      await kcat(
+        ['-b', kafka.broker, '-P', '-t', 'kcat-long-key', '-K', ':'],
+        `${'k'.repeat(99_000)}:${'v'.repeat(996)}\n`,
+      );
+      const consumed = await kcat([
+        '-b',
+        kafka.broker,
+        '-C',
+        '-t',
+        'kcat-long-key',
+        '-o',
+        'beginning',
+        '-e',
+        '-f',
+        '%o %K %S\n',
+      ]);
+      expect(consumed.trim()).toBe('0 99000 996');
+    });
+  });
 
   describe('record timestamps', () => {
     it('keeps a record without a timestamp (-1) and answers it with -1, as Kafka does for CreateTime (kafkajs)', async () => {
