@@ -46,6 +46,52 @@ describe('Kafka limits against standalone', () => {
       retry: { retries: 2, initialRetryTime: 50 },
     });
 
+  describe('message.max.bytes', () => {
+    // Kafka's default, which the gateway serves: a batch of one record without key or headers whose value takes
+    // this many bytes is exactly that large (61 bytes of batch header, 11 of record framing for such a value).
+    const MESSAGE_MAX_BYTES = 1_048_588;
+    const VALUE_AT_LIMIT = MESSAGE_MAX_BYTES - 72;
+
+    it('accepts a batch exactly at message.max.bytes, refuses one a byte over with MESSAGE_TOO_LARGE and stores nothing of it (kafkajs)', async () => {
+      const client = kafkajs();
+      const producer = client.producer({ allowAutoTopicCreation: true, retry: { retries: 0 } });
+      await producer.connect();
+      const admin = client.admin();
+      await admin.connect();
+      try {
+        const [atLimit] = await producer.send({
+          topic: 'max-sized',
+          messages: [{ value: Buffer.alloc(VALUE_AT_LIMIT, 1), timestamp: '1700000000000' }],
+        });
+        expect(atLimit).toMatchObject({ errorCode: 0, baseOffset: '0' });
+        const over = await producer
+          .send({
+            topic: 'max-sized',
+            messages: [{ value: Buffer.alloc(VALUE_AT_LIMIT + 1, 1), timestamp: '1700000000000' }],
+          })
+          .then(
+            () => 'stored',
+            (error: { type?: string }) => error.type,
+          );
+        expect(over).toBe('MESSAGE_TOO_LARGE');
+        expect(await admin.fetchTopicOffsets('max-sized')).toMatchObject([{ partition: 0, high: '1', low: '0' }]);
+        const described = await admin.describeConfigs({
+          includeSynonyms: false,
+          resources: [
+            { type: 2, name: 'max-sized', configNames: ['max.message.bytes'] },
+            { type: 4, name: '1', configNames: ['message.max.bytes'] },
+          ],
+        });
+        expect(described.resources.map((resource) => resource.configEntries.map((entry) => entry.configValue))).toEqual(
+          [[String(MESSAGE_MAX_BYTES)], [String(MESSAGE_MAX_BYTES)]],
+        );
+      } finally {
+        await admin.disconnect();
+        await producer.disconnect();
+      }
+    });
+  });
+
   describe('keys', () => {
     it('stores keys far above 64 KiB, text and binary, and reads them back byte for byte (kafka-python)', async () => {
       const answer = await python(

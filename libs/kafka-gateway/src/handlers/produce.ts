@@ -5,9 +5,11 @@ import {
   type Message,
   type RecordBatch,
 } from '@ledgerline/kafka-protocol';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { GatewayContext } from '../gateway-context.js';
 import { errorMessageOf, kafkaErrorOf } from '../kafka-errors.js';
 import { storedMessage, type StoredMessage } from '../record-mapping.js';
+import { GatewayReason } from '../reasons.js';
 import type { Session } from '../session.js';
 
 const ACKS = new Set([0, 1, -1]);
@@ -50,6 +52,16 @@ function prepareBatches(context: GatewayContext, records: Buffer): PreparedBatch
   const batches = decodeRecordBatches(records, {
     maxDecompressedBytes: context.settings.kafkaMaxFrameSizeBytes * 4,
   });
+  const limit = context.settings.kafkaMaxMessageBytes;
+  const tooLarge = batches.find((batch) => (batch.sizeInBytes ?? 0) > limit);
+  if (tooLarge !== undefined) {
+    // As Kafka's broker checks each batch as sent against message.max.bytes, before anything of the request is stored.
+    throw new LedgerlineError(
+      'RESOURCE_EXHAUSTED',
+      GatewayReason.KAFKA_MESSAGE_TOO_LARGE,
+      `a record batch of ${tooLarge.sizeInBytes} bytes is larger than message.max.bytes (${limit})`,
+    );
+  }
   return batches
     .filter((batch) => !batch.control && batch.records.length > 0)
     .map((batch) => ({ batch, messages: batch.records.map((record) => storedMessage(batch, record)) }));

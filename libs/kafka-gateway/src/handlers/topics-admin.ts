@@ -133,7 +133,7 @@ const DEFAULT_CONFIG = 5;
 const STRING_TYPE = 2;
 
 function configsFor(context: GatewayContext, resourceType: number): Record<string, string> {
-  const maxMessageBytes = String(context.settings.kafkaMaxFrameSizeBytes);
+  const maxMessageBytes = String(context.settings.kafkaMaxMessageBytes);
   if (resourceType === TOPIC_RESOURCE) {
     return {
       'cleanup.policy': 'delete',
@@ -147,7 +147,8 @@ function configsFor(context: GatewayContext, resourceType: number): Record<strin
   return {
     'auto.create.topics.enable': String(context.settings.kafkaAutoCreateTopics),
     'num.partitions': String(context.settings.kafkaDefaultPartitions),
-    'socket.request.max.bytes': maxMessageBytes,
+    'message.max.bytes': maxMessageBytes,
+    'socket.request.max.bytes': String(context.settings.kafkaMaxFrameSizeBytes),
     'group.min.session.timeout.ms': String(context.settings.groupMinSessionTimeoutMs),
     'group.max.session.timeout.ms': String(context.settings.groupMaxSessionTimeoutMs),
     'group.initial.rebalance.delay.ms': String(context.settings.groupInitialRebalanceDelayMs),
