@@ -1,6 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { isProtocolError, KafkaErrorCode, KafkaProtocolReason } from '@ledgerline/kafka-protocol';
 import { OwnerReason } from '@ledgerline/ownership';
+import { GatewayReason } from './reasons.js';
 
 /**
  * The Kafka error code a client should see for a failure of the Ledgerline
@@ -19,6 +20,7 @@ export function kafkaErrorOf(error: unknown): number {
   }
   // A fetch below the log start offset: the client resets by its auto.offset.reset, as against Kafka.
   if (error.reason === OwnerReason.OFFSET_TRIMMED) return KafkaErrorCode.OFFSET_OUT_OF_RANGE;
+  if (error.reason === GatewayReason.INVALID_KAFKA_TIMESTAMP) return KafkaErrorCode.INVALID_TIMESTAMP;
   switch (error.code) {
     case 'NOT_FOUND':
       return KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

@@ -49,6 +49,19 @@ export const kafkaGatewaySettings = {
     .default(32 * MiB),
   /** Requests of one connection being handled at once (Kafka clients pipeline up to 5 by default). */
   kafkaMaxInFlightRequests: z.number().int().min(1).max(1_000).default(16),
+  /**
+   * Largest record batch a Produce may carry, as sent (compressed records included), as Kafka's message.max.bytes
+   * (whose default this is); a larger one is MESSAGE_TOO_LARGE for its partition. The gateway serves at most
+   * MAX_STORED_ENTRY_HEADROOM_BYTES below the gRPC message size it was given (which is the writer owner's
+   * maxMessageSizeBytes in standalone), so that what it accepts the owner stores: DescribeConfigs answers the limit
+   * in force.
+   */
+  kafkaMaxMessageBytes: z
+    .number()
+    .int()
+    .min(1 * KiB)
+    .max(64 * MiB)
+    .default(1_048_588),
   /** Largest Fetch answer, whatever max_bytes asks (the first batch is always sent, as KIP-74 requires). */
   kafkaMaxFetchResponseBytes: z
     .number()
@@ -109,4 +122,18 @@ export type KafkaGatewaySettings = z.output<typeof kafkaGatewaySettingsSchema>;
 /** Settings with every default: for tests and for hosts that set only a few. */
 export function resolveKafkaGatewaySettings(overrides: Partial<KafkaGatewaySettings> = {}): KafkaGatewaySettings {
   return kafkaGatewaySettingsSchema.parse(overrides);
+}
+
+/** Room kept between message.max.bytes and the entry the owner stores: its metadata, the gRPC request's framing. */
+export const MAX_STORED_ENTRY_HEADROOM_BYTES = 64 * KiB;
+/** grpc-js's and the services' default message size, for hosts that give none. */
+const DEFAULT_GRPC_MESSAGE_BYTES = 4 * MiB;
+
+/**
+ * The message.max.bytes the gateway serves: kafkaMaxMessageBytes, or less when the gRPC message size (the largest
+ * Publish the owner reads; in standalone also the owner's largest entry) would not hold a batch that large.
+ */
+export function effectiveMaxMessageBytes(settings: KafkaGatewaySettings, grpcMessageBytes: number | undefined): number {
+  const ceiling = (grpcMessageBytes ?? DEFAULT_GRPC_MESSAGE_BYTES) - MAX_STORED_ENTRY_HEADROOM_BYTES;
+  return Math.max(1, Math.min(settings.kafkaMaxMessageBytes, ceiling));
 }

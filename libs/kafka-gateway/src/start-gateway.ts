@@ -9,7 +9,7 @@ import { LedgerlineBackend } from './ledgerline-backend.js';
 import { ensureKafkaNamespace } from './kafka-namespace.js';
 import { openListenerTls } from './listener-tls.js';
 import { OwnerRouter, type LocalOwner } from './owner-router.js';
-import type { KafkaGatewaySettings } from './settings.js';
+import { effectiveMaxMessageBytes, type KafkaGatewaySettings } from './settings.js';
 import { TopicNames } from './topic-names.js';
 
 /** How long the start waits for the Kafka namespace before it listens anyway. */
@@ -113,7 +113,15 @@ export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<R
     settings.kafkaHost,
     settings.kafkaPort,
   );
-  const context = new GatewayContext(settings, backend, names, groups, () => broker, logger, options.tokenVerifier);
+  const maxMessageBytes = effectiveMaxMessageBytes(settings, options.channelSettings?.maxMessageSizeBytes);
+  if (maxMessageBytes < settings.kafkaMaxMessageBytes) {
+    logger.warn(
+      { kafkaMaxMessageBytes: settings.kafkaMaxMessageBytes, maxMessageBytes },
+      'kafkaMaxMessageBytes is above what one gRPC message to the owners holds: message.max.bytes is lowered',
+    );
+  }
+  const served = { ...settings, kafkaMaxMessageBytes: maxMessageBytes };
+  const context = new GatewayContext(served, backend, names, groups, () => broker, logger, options.tokenVerifier);
   // Waited for a moment, so clients that connect at once find it; past that it goes on in the background
   // (a metadata service still starting) while the listener serves.
   const stopEnsuring = new AbortController();

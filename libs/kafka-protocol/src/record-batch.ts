@@ -44,6 +44,8 @@ export interface RecordBatch {
   readonly producerEpoch: number;
   readonly baseSequence: number;
   readonly records: readonly KafkaRecord[];
+  /** Bytes the batch took as it was sent, compressed records included (Kafka's sizeInBytes); set by the decoder. */
+  readonly sizeInBytes?: number;
 }
 
 export interface DecodeBatchOptions {
@@ -120,7 +122,7 @@ function readBatch(reader: ByteReader, options: DecodeBatchOptions): RecordBatch
     options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES,
   );
   const records = readRecords(new ByteReader(raw), count);
-  return { ...header, records };
+  return { ...header, records, sizeInBytes: LOG_OVERHEAD_BYTES + batchLength };
 }
 
 function readRecords(reader: ByteReader, count: number): KafkaRecord[] {

@@ -113,6 +113,28 @@ describe('message-format', () => {
     ]);
   });
 
+  it('round-trips keys and properties past the bounds the decoder used to have (64 KiB keys, 256 KiB per batched message)', () => {
+    const key = 'k'.repeat(1024 * 1024);
+    const properties = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`h${i}`, 'v'.repeat(60 * 1024)]));
+    const batch = decodeMessageEntry(
+      encodeMessageEntry({
+        producerName: 'p',
+        sequenceId: 0n,
+        publishTimeMs: 1,
+        messages: [{ payload: text('v'), key, properties }, { payload: text('w') }],
+      }),
+    );
+    expect(batch.messages.map((message) => [message.key?.length, Object.keys(message.properties).length])).toEqual([
+      [key.length, 20],
+      [undefined, 0],
+    ]);
+    const single = decodeMessageEntry(
+      encodeMessageEntry({ producerName: 'p', sequenceId: 0n, publishTimeMs: 1, payload: text('v'), key, properties }),
+    );
+    expect(single.messages[0]!.key).toBe(key);
+    expect(Object.keys(single.messages[0]!.properties)).toHaveLength(20);
+  });
+
   it('round-trips any single message', () => {
     fc.assert(
       fc.property(

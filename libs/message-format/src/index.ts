@@ -14,6 +14,7 @@ export { MessageFormatReason } from './reasons.js';
 export {
   CHECKSUM_MAGIC,
   MESSAGE_HEADER_BYTES,
+  MAX_ENTRY_BYTES,
   MAX_METADATA_BYTES,
   MAX_SINGLE_METADATA_BYTES,
   MAX_MESSAGES_PER_BATCH,

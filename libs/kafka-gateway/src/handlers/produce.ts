@@ -5,9 +5,11 @@ import {
   type Message,
   type RecordBatch,
 } from '@ledgerline/kafka-protocol';
+import { LedgerlineError } from '@ledgerline/errors';
 import type { GatewayContext } from '../gateway-context.js';
 import { errorMessageOf, kafkaErrorOf } from '../kafka-errors.js';
-import { storedMessage } from '../record-mapping.js';
+import { storedMessage, type StoredMessage } from '../record-mapping.js';
+import { GatewayReason } from '../reasons.js';
 import type { Session } from '../session.js';
 
 const ACKS = new Set([0, 1, -1]);
@@ -39,6 +41,32 @@ function producerName(batch: RecordBatch): string {
   return batch.producerId >= 0n ? `kafka-${batch.producerId}-${batch.producerEpoch}` : '';
 }
 
+/** A batch ready for its owner: mapped and checked, so that a refused batch of a request stores nothing of it. */
+interface PreparedBatch {
+  batch: RecordBatch;
+  messages: StoredMessage[];
+}
+
+/** Decodes and maps every data batch of a partition's records before any is sent; throws what refuses them. */
+function prepareBatches(context: GatewayContext, records: Buffer): PreparedBatch[] {
+  const batches = decodeRecordBatches(records, {
+    maxDecompressedBytes: context.settings.kafkaMaxFrameSizeBytes * 4,
+  });
+  const limit = context.settings.kafkaMaxMessageBytes;
+  const tooLarge = batches.find((batch) => (batch.sizeInBytes ?? 0) > limit);
+  if (tooLarge !== undefined) {
+    // As Kafka's broker checks each batch as sent against message.max.bytes, before anything of the request is stored.
+    throw new LedgerlineError(
+      'RESOURCE_EXHAUSTED',
+      GatewayReason.KAFKA_MESSAGE_TOO_LARGE,
+      `a record batch of ${tooLarge.sizeInBytes} bytes is larger than message.max.bytes (${limit})`,
+    );
+  }
+  return batches
+    .filter((batch) => !batch.control && batch.records.length > 0)
+    .map((batch) => ({ batch, messages: batch.records.map((record) => storedMessage(batch, record)) }));
+}
+
 async function producePartition(
   context: GatewayContext,
   topicName: string,
@@ -53,19 +81,15 @@ async function producePartition(
     if (data.records === null || data.records.length === 0) {
       return partitionResult(data.partitionIndex, KafkaErrorCode.CORRUPT_MESSAGE, -1n, 'no records');
     }
-    const batches = decodeRecordBatches(data.records, {
-      maxDecompressedBytes: context.settings.kafkaMaxFrameSizeBytes * 4,
-    });
+    const prepared = prepareBatches(context, data.records);
     let baseOffset: bigint | undefined;
     let duplicateUnknown = false;
-    const last = batches.findLastIndex((batch) => !batch.control && batch.records.length > 0);
-    for (const [index, batch] of batches.entries()) {
-      if (batch.control || batch.records.length === 0) continue;
+    for (const [index, { batch, messages }] of prepared.entries()) {
       // One Kafka batch is one entry (a Pulsar batch): its messages take consecutive offsets.
       const receipt = await context.backend.publish(
         topic,
         {
-          messages: batch.records.map((record) => storedMessage(batch, record)),
+          messages,
           producerName: producerName(batch),
           sequenceId: BigInt(Math.max(batch.baseSequence, 0)),
           // Kafka numbers an idempotent producer's batches without gaps: one that skips is refused, not stored ahead.
@@ -73,7 +97,7 @@ async function producePartition(
         },
         session.caller,
         // Earlier batches of the request were stored before this one was sent; the next request goes after the last.
-        index === last ? order.issued : undefined,
+        index === prepared.length - 1 ? order.issued : undefined,
       );
       if (receipt.duplicate && receipt.position === undefined) duplicateUnknown = true;
       baseOffset ??= receipt.firstOffset;

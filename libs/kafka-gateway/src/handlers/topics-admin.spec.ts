@@ -212,6 +212,29 @@ describe('CreateTopics replica assignments', () => {
   });
 });
 
+describe('CreateTopics duplicates', () => {
+  it('answers a topic named twice once, with INVALID_REQUEST, creating it under neither entry; the others are created', async () => {
+    const backend = new TopicsBackend();
+    const body = {
+      topics: ['twice', 'once', 'twice'].map((name, index) => ({
+        name,
+        numPartitions: index + 1,
+        replicationFactor: -1,
+        assignments: [],
+        configs: [],
+      })),
+      timeoutMs: 1000,
+      validateOnly: false,
+    };
+    const answer = await handleCreateTopics(contextOver(backend), request(ApiKey.CreateTopics, 4, body), session);
+    expect(answer['topics']).toEqual([
+      { name: 'once', errorCode: KafkaErrorCode.NONE, errorMessage: null },
+      { name: 'twice', errorCode: KafkaErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' },
+    ]);
+    expect([...backend.topics]).toEqual([[`${HOME}/once`, 2]]);
+  });
+});
+
 describe('CreatePartitions', () => {
   it("grows a partitioned topic and the gateway's partition count at once; validate_only changes nothing", async () => {
     const backend = new TopicsBackend();

@@ -82,7 +82,10 @@ async function createOne(
 /**
  * CreateTopics v0-4: partitioned topics. Configs are checked as Kafka checks
  * them (topic-configs.ts) and manual assignments as Kafka's controller checks
- * them against the live gateways (replica-assignments.ts).
+ * them against the live gateways (replica-assignments.ts). A topic named more
+ * than once in one request is not created and gets one answer, INVALID_REQUEST,
+ * as Kafka's controller answers it (ControllerApis.createTopics): which of its
+ * entries was meant cannot be told.
  */
 export async function handleCreateTopics(
   context: GatewayContext,
@@ -90,9 +93,15 @@ export async function handleCreateTopics(
   session: Session,
 ): Promise<Message> {
   const validateOnly = request.body['validateOnly'] === true;
-  const topics = await Promise.all(
-    (request.body['topics'] as Creatable[]).map((topic) => createOne(context, topic, validateOnly, session)),
-  );
+  const asked = request.body['topics'] as Creatable[];
+  const named = new Map<string, number>();
+  for (const topic of asked) named.set(topic.name, (named.get(topic.name) ?? 0) + 1);
+  const unique = asked.filter((topic) => named.get(topic.name) === 1);
+  const duplicates = [...named].filter(([, count]) => count > 1).map(([name]) => name);
+  const topics = await Promise.all(unique.map((topic) => createOne(context, topic, validateOnly, session)));
+  for (const name of duplicates) {
+    topics.push({ name, errorCode: KafkaErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
+  }
   return { throttleTimeMs: 0, topics };
 }
 
@@ -124,7 +133,7 @@ const DEFAULT_CONFIG = 5;
 const STRING_TYPE = 2;
 
 function configsFor(context: GatewayContext, resourceType: number): Record<string, string> {
-  const maxMessageBytes = String(context.settings.kafkaMaxFrameSizeBytes);
+  const maxMessageBytes = String(context.settings.kafkaMaxMessageBytes);
   if (resourceType === TOPIC_RESOURCE) {
     return {
       'cleanup.policy': 'delete',
@@ -138,7 +147,8 @@ function configsFor(context: GatewayContext, resourceType: number): Record<strin
   return {
     'auto.create.topics.enable': String(context.settings.kafkaAutoCreateTopics),
     'num.partitions': String(context.settings.kafkaDefaultPartitions),
-    'socket.request.max.bytes': maxMessageBytes,
+    'message.max.bytes': maxMessageBytes,
+    'socket.request.max.bytes': String(context.settings.kafkaMaxFrameSizeBytes),
     'group.min.session.timeout.ms': String(context.settings.groupMinSessionTimeoutMs),
     'group.max.session.timeout.ms': String(context.settings.groupMaxSessionTimeoutMs),
     'group.initial.rebalance.delay.ms': String(context.settings.groupInitialRebalanceDelayMs),
