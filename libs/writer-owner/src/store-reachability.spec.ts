@@ -53,12 +53,18 @@ describe('StoreReachability', () => {
     expect(reachability.reachable).toBe(true);
   });
 
-  it('turns unreachable once nothing was answered for the bound, and reachable at the next answer', async () => {
+  it('turns unreachable once the first unanswered try waited the bound, and reachable at the next answer', async () => {
     const { reachability, events, tries, advance } = harness();
+    // Tries at 500, 1000, 1500, 2000 and 2500 ms: the first has waited the bound at 2500.
     for (let step = 0; step < 4; step++) {
       advance(500);
       reachability.tick();
     }
+    await settle();
+    expect(events).toEqual([]);
+    advance(500);
+    reachability.tick();
+    await settle();
     expect(events).toEqual(['unreachable']);
     expect(reachability.reachable).toBe(false);
     advance(500);
@@ -71,7 +77,30 @@ describe('StoreReachability', () => {
     expect(reachability.reachable).toBe(true);
     advance(500);
     reachability.tick();
+    await settle();
     expect(events).toHaveLength(3);
+  });
+
+  it('takes a stalled event loop for a stall, not a cut: with no try waiting, and with an answer that came meanwhile', async () => {
+    const { reachability, events, tries, advance } = harness();
+    advance(500);
+    reachability.tick();
+    tries.at(-1)!.answer();
+    await settle();
+    // Nothing ran for 5 s (a long collection, a blocking call): the try after it is new, not late.
+    advance(5_000);
+    reachability.tick();
+    await settle();
+    expect(events).toEqual([]);
+    // Another stall while that try is out; its answer arrived during the stall and is read in the same turn
+    // as the tick that follows (timers run before the loop reads its sockets).
+    advance(5_000);
+    const waiting = tries.at(-1)!;
+    reachability.tick();
+    waiting.answer();
+    await settle();
+    expect(events).toEqual([]);
+    expect(reachability.reachable).toBe(true);
   });
 
   it('keeps at most 8 tries in flight, and never judges with a bound of 0', () => {

@@ -24,18 +24,28 @@ const MAX_TRIES_IN_FLIGHT = 8;
 
 /**
  * Whether this owner can use its ledger store, judged by trying it (`probe`,
- * one read) every interval: when no try got an answer for
- * `storeUnreachableReleaseMs`, the store is unreachable; the first answer
- * after that makes it reachable again. A try is judged by when its answer
- * came, not when it was sent, so a try held up by a cut and answered at the
- * heal counts as the store being back. Only the network or the store being
- * away is judged: the tries read, and a store that answers reads while
- * refusing writes is left to the managed ledger's retries.
+ * one read) every interval: when the first try sent since the last answer
+ * has waited `storeUnreachableReleaseMs` (and a later try went out too), the
+ * store is unreachable; the first answer after that makes it reachable
+ * again. A try is judged by when its answer came, not when it was sent, so a
+ * try held up by a cut and answered at the heal counts as the store being
+ * back. Only the network or the store being away is judged: the tries read,
+ * and a store that answers reads while refusing writes is left to the
+ * managed ledger's retries.
+ *
+ * A stalled event loop is not a cut: the clock runs while nothing is tried or
+ * read. So the wait is counted from a try, never from the last answer (after
+ * a stall the next try is new), and the verdict is taken after the loop has
+ * read what arrived meanwhile (setImmediate runs after the poll phase): an
+ * answer that sat in the socket during the stall still counts.
  */
 export class StoreReachability {
-  private lastAnsweredMs: number;
+  /** When the first try since the last answer went out; undefined while the last try sent was answered. */
+  private firstUnansweredSentMs: number | undefined;
+  private triesSinceAnswer = 0;
   private triesInFlight = 0;
   private unreachable = false;
+  private verdictPending = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -43,9 +53,7 @@ export class StoreReachability {
     private readonly settings: StoreReachabilitySettings,
     private readonly events: StoreReachabilityEvents,
     private readonly now: () => number = () => performance.now(),
-  ) {
-    this.lastAnsweredMs = now();
-  }
+  ) {}
 
   get enabled(): boolean {
     return this.settings.storeUnreachableReleaseMs > 0;
@@ -63,7 +71,8 @@ export class StoreReachability {
 
   start(): void {
     if (!this.enabled || this.timer !== undefined) return;
-    this.lastAnsweredMs = this.now();
+    this.firstUnansweredSentMs = undefined;
+    this.triesSinceAnswer = 0;
     this.timer = setInterval(() => this.tick(), this.intervalMs);
     this.timer.unref();
   }
@@ -73,20 +82,35 @@ export class StoreReachability {
     this.timer = undefined;
   }
 
-  /** One try and one verdict (public for tests that drive it without the timer). */
+  /** One try, and a verdict once the loop has read what arrived (public for tests that drive it without the timer). */
   tick(): void {
     if (this.triesInFlight < MAX_TRIES_IN_FLIGHT) this.tryStore();
     if (this.unreachable) {
       this.events.stillUnreachable();
       return;
     }
-    if (this.now() - this.lastAnsweredMs < this.settings.storeUnreachableReleaseMs) return;
-    this.unreachable = true;
-    this.events.unreachable();
+    if (!this.waitedTooLong() || this.verdictPending) return;
+    this.verdictPending = true;
+    setImmediate(() => {
+      this.verdictPending = false;
+      if (this.unreachable || !this.waitedTooLong()) return;
+      this.unreachable = true;
+      this.events.unreachable();
+    });
+  }
+
+  private waitedTooLong(): boolean {
+    return (
+      this.firstUnansweredSentMs !== undefined &&
+      this.triesSinceAnswer >= 2 &&
+      this.now() - this.firstUnansweredSentMs >= this.settings.storeUnreachableReleaseMs
+    );
   }
 
   private tryStore(): void {
     this.triesInFlight++;
+    this.triesSinceAnswer++;
+    this.firstUnansweredSentMs ??= this.now();
     let tried: Promise<unknown>;
     try {
       tried = this.probe();
@@ -103,7 +127,8 @@ export class StoreReachability {
   }
 
   private answered(): void {
-    this.lastAnsweredMs = this.now();
+    this.firstUnansweredSentMs = undefined;
+    this.triesSinceAnswer = 0;
     if (!this.unreachable) return;
     this.unreachable = false;
     this.events.reachable();
