@@ -1,10 +1,11 @@
 import { findRepositoryRoot } from '@ledgerline/cluster';
 import {
   NO_VIOLATIONS,
-  PodWorkload,
+  twoWriterOwnersUnderLoad,
   downAndLeftovers,
   podSpecRun,
   modelViolations,
+  ownerMovedOff,
   ownerPodOf,
   stretchAcross,
   summaryFigures,
@@ -27,8 +28,6 @@ import {
 const root = findRepositoryRoot(__dirname);
 /** Bounds the wait for the lookup to name another owner while the clients are cut off. */
 const MOVE_TIMEOUT_MS = 120_000;
-/** How often the lookup is asked while waiting for the move. */
-const LOOKUP_EVERY_MS = 250;
 /** Acknowledgements the new owner gives while the old one is still cut off. */
 const ACKS_WHILE_CUT = 300;
 
@@ -36,24 +35,12 @@ describe('a writer owner cut off from its clients only', () => {
   const pods = podSpecRun(root);
 
   it('moves the topic off the owner its clients cannot reach; nothing lost or stored twice', async () => {
-    const runner = await pods.up();
-    await runner.scale('ledgerline-writer-owner', 2);
-    expect(
-      await runner.waitUntil(() => runner.podsOf('ledgerline-writer-owner').every((pod) => pod.ready), 120_000),
-    ).toBe(true);
-    await runner.addClientPod('client');
-    const workload = (pods.workload = await PodWorkload.start(runner, 'client', 'clientcut'));
-    await workload.waitForAcks(300, 60_000);
+    const { runner, workload } = await twoWriterOwnersUnderLoad(pods, 'clientcut');
     const owner = await ownerPodOf(runner, 'persistent://clientcut/ns/load');
 
     const cutAtMs = Date.now();
     await runner.partition(owner, ['client']);
-    let ownerAtHeal = owner;
-    for (const deadline = Date.now() + MOVE_TIMEOUT_MS; ownerAtHeal === owner && Date.now() < deadline;) {
-      await new Promise((resolve) => setTimeout(resolve, LOOKUP_EVERY_MS));
-      // A lookup answered mid-move may name no pod yet: asked again until the bound.
-      ownerAtHeal = await ownerPodOf(runner, 'persistent://clientcut/ns/load').catch(() => owner);
-    }
+    const ownerAtHeal = await ownerMovedOff(runner, 'persistent://clientcut/ns/load', owner, MOVE_TIMEOUT_MS);
     if (ownerAtHeal !== owner) await workload.waitForAcks(workload.acked() + ACKS_WHILE_CUT, 60_000);
     await runner.heal();
     const healedAtMs = Date.now();

@@ -2,7 +2,7 @@ import { findRepositoryRoot } from '@ledgerline/cluster';
 import type { PodRunner } from './pod-runner.js';
 import {
   NO_VIOLATIONS,
-  PodWorkload,
+  twoWriterOwnersUnderLoad,
   downAndLeftovers,
   podSpecRun,
   modelViolations,
@@ -39,14 +39,7 @@ describe('a writer owner cut off from Redis and the metadata service, its client
   const pods = podSpecRun(root);
 
   it('stops acknowledging, the other owner fences its ledger and takes the clients, and nothing is lost or stored twice', async () => {
-    const runner = await pods.up();
-    await runner.scale('ledgerline-writer-owner', 2);
-    expect(
-      await runner.waitUntil(() => runner.podsOf('ledgerline-writer-owner').every((pod) => pod.ready), 120_000),
-    ).toBe(true);
-    await runner.addClientPod('client');
-    const workload = (pods.workload = await PodWorkload.start(runner, 'client', 'cut'));
-    await workload.waitForAcks(300, 60_000);
+    const { runner, workload } = await twoWriterOwnersUnderLoad(pods, 'cut');
     const owner = await ownerPodOf(runner, TOPIC);
     const before = ledgerStates(runner);
 

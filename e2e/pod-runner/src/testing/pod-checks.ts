@@ -15,6 +15,26 @@ export async function ownerPodOf(runner: PodRunner, topic: string): Promise<stri
   }
 }
 
+/**
+ * The writer owner pod a lookup of `topic` names once it is no longer `from`, asked every 100 ms;
+ * `from` when `timeoutMs` passed first. A lookup that fails while the topic moves is asked again,
+ * as a client would.
+ */
+export async function ownerMovedOff(
+  runner: PodRunner,
+  topic: string,
+  from: string,
+  timeoutMs: number,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  let named = from;
+  while (named === from && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    named = await ownerPodOf(runner, topic).catch(() => from);
+  }
+  return named;
+}
+
 /** The longest time between consecutive instants (sorted). */
 export function longestStretch(instants: readonly number[]): number {
   let longest = 0;

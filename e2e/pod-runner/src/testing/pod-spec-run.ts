@@ -1,7 +1,8 @@
 import { linksWithPrefix, namespacesWithPrefix } from '../network.js';
 import { join } from 'node:path';
 import { PodRunner } from '../pod-runner.js';
-import { ensureAppBundles, type PodWorkload } from './pod-workload.js';
+import { ensureAppBundles } from './app-bundles.js';
+import { PodWorkload } from './pod-workload.js';
 
 /** The run and the workload of one pod spec: whatever the spec leaves set is stopped after it. */
 export interface PodSpecRun {
@@ -48,4 +49,25 @@ export async function downAndLeftovers(run: PodSpecRun): Promise<string[]> {
   await runner.down();
   run.runner = undefined;
   return [...namespacesWithPrefix(prefix), ...linksWithPrefix(prefix)];
+}
+
+/**
+ * The start of the writer owner fault specs: the dev overlay with two writer owners, a client pod, and
+ * the SDK workload (topics under `tenant`) past its first 300 acknowledgements.
+ */
+export async function twoWriterOwnersUnderLoad(
+  run: PodSpecRun,
+  tenant: string,
+): Promise<{ runner: PodRunner; workload: PodWorkload }> {
+  const runner = await run.up();
+  await runner.scale('ledgerline-writer-owner', 2);
+  const ready = await runner.waitUntil(
+    () => runner.podsOf('ledgerline-writer-owner').every((pod) => pod.ready),
+    120_000,
+  );
+  if (!ready) throw new Error('the second writer owner pod was not ready within 120 s');
+  await runner.addClientPod('client');
+  const workload = (run.workload = await PodWorkload.start(runner, 'client', tenant));
+  await workload.waitForAcks(300, 60_000);
+  return { runner, workload };
 }

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChildProcessGroup } from '@ledgerline/cluster';
@@ -134,21 +133,9 @@ export class PodWorkload {
   }
 }
 
-/** The app bundles the pods run; builds them (`npx nx run-many -t build`) when one is missing. */
 /** The apps the dev overlay's Deployments run, and those Deployments. */
 export const DEV_OVERLAY_APPS = ['metadata', 'writer-owner', 'readonly-owner', 'garbage-collector', 'kafka-gateway'];
 export const DEV_DEPLOYMENTS = DEV_OVERLAY_APPS.map((app) => `ledgerline-${app}`);
-
-export function ensureAppBundles(root: string, apps: readonly string[] = DEV_OVERLAY_APPS): void {
-  if (apps.every((app) => existsSync(join(root, 'dist', 'apps', app, 'main.js')))) return;
-  const built = spawnSync('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static'], {
-    cwd: root,
-    stdio: 'inherit',
-    timeout: 900_000,
-    env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
-  });
-  if (built.status !== 0) throw new Error(`npx nx run-many -t build failed (status ${built.status})`);
-}
 
 /** The last lines above info level each pod logged: why a run made no progress. */
 export function podLogTails(runDir: string): string {
