@@ -1,5 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { markOwnerDraining, type MetadataClients } from '@ledgerline/ownership';
+import { eachAtMost } from './each-at-most.js';
 import type { OwnedTopic } from './owned-topic.js';
 import type { TopicRegistry } from './topic-registry.js';
 import type { TransferOutcome } from './topic-transfer.js';
@@ -35,25 +36,21 @@ export async function transferEverything(context: DrainContext): Promise<DrainOu
   await markDraining(context, true);
   context.registry.acceptNewTopics(false);
   const outcome: DrainOutcome = { transferred: 0, unloaded: 0 };
-  const queue = context.registry.all();
-  const worker = async (): Promise<void> => {
-    for (let topic = queue.shift(); topic !== undefined; topic = queue.shift()) {
-      if (topic.unloaded || topic.handingOver) continue;
-      try {
-        await context.transfer(topic, '');
-        outcome.transferred++;
-      } catch (thrown) {
-        context.logger.warn(
-          { topic: topic.name, err: LedgerlineError.from(thrown).message },
-          'moving a topic off a draining owner failed: releasing it',
-        );
-        await context.registry.unloadTopic(topic, 'the owner is draining', true);
-        await context.registry.releaseLease(topic.name);
-        outcome.unloaded++;
-      }
+  await eachAtMost(context.registry.all(), context.concurrency, async (topic) => {
+    if (topic.unloaded || topic.handingOver) return;
+    try {
+      await context.transfer(topic, '');
+      outcome.transferred++;
+    } catch (thrown) {
+      context.logger.warn(
+        { topic: topic.name, err: LedgerlineError.from(thrown).message },
+        'moving a topic off a draining owner failed: releasing it',
+      );
+      await context.registry.unloadTopic(topic, 'the owner is draining', true);
+      await context.registry.releaseLease(topic.name);
+      outcome.unloaded++;
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, context.concurrency) }, worker));
+  });
   context.logger.info({ ...outcome }, 'drained: topics moved to other owners');
   return outcome;
 }

@@ -1,6 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import { handOverLease, notOwner, topicUnloaded, type HandOverContext } from '@ledgerline/ownership';
+import { eachAtMost } from './each-at-most.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { WriterReason } from './reasons.js';
 import type { TopicRegistry } from './topic-registry.js';
@@ -41,14 +42,11 @@ export function storeUnreachable(topic: string): LedgerlineError {
  */
 export async function releaseUnwritableTopics(context: StoreReleaseContext): Promise<StoreReleaseOutcome> {
   const outcome: StoreReleaseOutcome = { moved: 0, released: 0 };
-  const queue = context.registry.all().filter((topic) => !topic.unloaded && !topic.handingOver);
-  const worker = async (): Promise<void> => {
-    for (let topic = queue.shift(); topic !== undefined; topic = queue.shift()) {
-      const moved = await letGo(context, topic);
-      if (moved !== undefined) outcome[moved]++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, context.concurrency) }, worker));
+  const loaded = context.registry.all().filter((topic) => !topic.unloaded && !topic.handingOver);
+  await eachAtMost(loaded, context.concurrency, async (topic) => {
+    const moved = await letGo(context, topic);
+    if (moved !== undefined) outcome[moved]++;
+  });
   if (outcome.moved + outcome.released > 0)
     context.logger.info({ ...outcome }, 'the ledger store cannot be reached: topics moved to other owners');
   return outcome;

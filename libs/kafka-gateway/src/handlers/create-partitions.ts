@@ -6,7 +6,7 @@ import { errorMessageOf } from '../kafka-errors.js';
 import { checkAssignments, type AssignmentRefusal } from '../replica-assignments.js';
 import type { Session } from '../session.js';
 import { topicAdminErrorOf } from '../topic-admin-errors.js';
-import { MAX_PARTITIONS } from './topics-admin.js';
+import { MAX_PARTITIONS, timesNamed } from './topics-admin.js';
 
 type Growable = { name: string; count: number; assignments: { brokerIds: number[] }[] | null };
 
@@ -103,8 +103,7 @@ export async function handleCreatePartitions(
 ): Promise<Message> {
   const validateOnly = request.body['validateOnly'] === true;
   const topics = request.body['topics'] as Growable[];
-  const named = new Map<string, number>();
-  for (const topic of topics) named.set(topic.name, (named.get(topic.name) ?? 0) + 1);
+  const named = timesNamed(topics);
   const results = await Promise.all(
     topics.map((topic) =>
       named.get(topic.name)! > 1

@@ -79,6 +79,13 @@ async function createOne(
   }
 }
 
+/** How many times a request names each topic: Kafka's admin calls refuse a topic named twice. */
+export function timesNamed(topics: readonly { name: string }[]): Map<string, number> {
+  const named = new Map<string, number>();
+  for (const topic of topics) named.set(topic.name, (named.get(topic.name) ?? 0) + 1);
+  return named;
+}
+
 /**
  * CreateTopics v0-4: partitioned topics. Configs are checked as Kafka checks
  * them (topic-configs.ts) and manual assignments as Kafka's controller checks
@@ -94,8 +101,7 @@ export async function handleCreateTopics(
 ): Promise<Message> {
   const validateOnly = request.body['validateOnly'] === true;
   const asked = request.body['topics'] as Creatable[];
-  const named = new Map<string, number>();
-  for (const topic of asked) named.set(topic.name, (named.get(topic.name) ?? 0) + 1);
+  const named = timesNamed(asked);
   const unique = asked.filter((topic) => named.get(topic.name) === 1);
   const duplicates = [...named].filter(([, count]) => count > 1).map(([name]) => name);
   const topics = await Promise.all(unique.map((topic) => createOne(context, topic, validateOnly, session)));
