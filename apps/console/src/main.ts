@@ -8,7 +8,11 @@ import { loadConfig } from '@ledgerline/service-kit';
 async function main(): Promise<void> {
   // grpc-js would log a failure to listen a second time; the service logs through pino. GRPC_VERBOSITY overrides.
   if (process.env['GRPC_VERBOSITY'] === undefined) setLogVerbosity(logVerbosity.NONE);
-  await startClusterConsole(loadConfig(clusterConsoleConfigSchema));
+  const running = await startClusterConsole(loadConfig(clusterConsoleConfigSchema));
+  // One line for whoever started the process (tests and scripts wait for it).
+  process.stdout.write(
+    `console listening on http port ${running.console.port}, grpc port ${running.service.grpcPort}\n`,
+  );
 }
 
 // One line on stderr and a non-zero status: 2 for invalid settings, 1 for anything else, as the other services do.

@@ -89,7 +89,7 @@ export interface RunningClusterConsole {
  * The console app in a cluster: the services by address (LEDGERLINE_*
  * settings), and, on its gRPC port, only health and reflection (as the Kafka
  * gateway has), so probes, `ledgerline cluster` and the drain on SIGTERM treat
- * it as every other service; it logs "console listening" once it serves.
+ * it as every other service.
  */
 export async function startClusterConsole(
   config: ClusterConsoleConfig,
