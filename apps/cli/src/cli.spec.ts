@@ -80,6 +80,9 @@ function startStandaloneProcess(dataDir: string): Promise<{ child: ChildProcess;
       '0',
       '--metrics-port',
       '0',
+      // Never the default 8080 in a test: another standalone on the machine may hold it.
+      '--console-port',
+      '0',
       '--log-level',
       'warn',
     ],

@@ -6,7 +6,7 @@ export const ConsoleReason = {
   CONSOLE_BAD_PAGE_TOKEN: 'CONSOLE_BAD_PAGE_TOKEN',
   /** An offset or time that is negative, or a browse with neither. */
   CONSOLE_BAD_START: 'CONSOLE_BAD_START',
-  /** A browse, subscription or produce names a partitioned topic as a whole: name one partition (`<topic>-partition-<n>`). */
+  /** A browse or a subscription names a partitioned topic as a whole: name one partition (`<topic>-partition-<n>`). */
   CONSOLE_PARTITION_REQUIRED: 'CONSOLE_PARTITION_REQUIRED',
   /** The subscription does not exist on the topic. */
   CONSOLE_SUBSCRIPTION_NOT_FOUND: 'CONSOLE_SUBSCRIPTION_NOT_FOUND',
