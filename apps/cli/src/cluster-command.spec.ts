@@ -104,6 +104,7 @@ describe('ledgerline cluster', () => {
     expect(up.output).toMatch(/writer-owner-1 +grpc 127\.0\.0\.1:\d+/);
     expect(up.output).toMatch(/kafka-gateway-0 +grpc 127\.0\.0\.1:\d+ .* kafka 127\.0\.0\.1:\d+/);
     expect(up.output).toMatch(/kafka: +echo hello \| kcat -b 127\.0\.0\.1:\d+ -P -t orders/);
+    expect(up.output).toMatch(/console: +http:\/\/127\.0\.0\.1:\d+\//);
     const description = describedAt(stateFile);
     expect(description.processes.map((process) => process.role)).toEqual([
       'metadata',
@@ -111,6 +112,7 @@ describe('ledgerline cluster', () => {
       'writer-owner',
       'garbage-collector',
       'kafka-gateway',
+      'console',
     ]);
 
     const status = await ledgerline('cluster', 'status', '--state-file', stateFile, '--timeout', STATUS_TIMEOUT);
@@ -118,7 +120,7 @@ describe('ledgerline cluster', () => {
     expect(status).toMatchObject({ code: 0, stderr: '' });
     const lines = status.stdout.trim().split('\n');
     expect(lines[1]).toMatch(/^NAME +ROLE +PID +ADDRESS +PROCESS +HEALTH +OWNED TOPICS$/);
-    expect(lines.filter((line) => / running +SERVING /.test(line))).toHaveLength(5);
+    expect(lines.filter((line) => / running +SERVING /.test(line))).toHaveLength(6);
     expect(lines.filter((line) => /^(redis|nats) .* running +- +-$/.test(line))).toHaveLength(2);
 
     // One service dies: status says so and fails, the others go on.
@@ -150,6 +152,8 @@ describe('ledgerline cluster', () => {
       '--collectors',
       '0',
       '--gateways',
+      '0',
+      '--consoles',
       '0',
       '--state-file',
       downFile,
