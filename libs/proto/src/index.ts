@@ -10,3 +10,4 @@ export * from './gen/ledgerline/v1/topics_pb.js';
 export * from './gen/ledgerline/v1/cursors_pb.js';
 export * from './gen/ledgerline/v1/garbage_collector_pb.js';
 export * from './gen/ledgerline/v1/owner_control_pb.js';
+export * from './gen/ledgerline/v1/console_pb.js';
