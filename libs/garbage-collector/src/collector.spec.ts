@@ -217,8 +217,10 @@ describe('the garbage collector', () => {
       config: { ...TEST_COLLECTOR_CONFIG, orphanGraceMs: 3_600_000 },
       now: () => Date.now() + offsetMs,
     });
+    expect(collector.status().lastOrphanSweepAtMs).toBe(0);
     const young = await collector.triggerPass({ sweepOrphans: true });
     expect(young.orphansDeleted).toBe(0);
+    expect(collector.status().lastOrphanSweepAtMs).toBeGreaterThan(0);
     for (const ledgerId of [8_000_001, 8_000_002, 8_000_003]) {
       expect(await fixture.ledgerStore.info(ledgerId)).toBeDefined();
     }

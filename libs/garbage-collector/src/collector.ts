@@ -63,6 +63,8 @@ export interface CollectorStatus extends PassCounts {
   members: number;
   oldestPendingAgeMs: number;
   lastFullScanAtMs: number;
+  /** When this instance last swept orphans; 0 before its first sweep. */
+  lastOrphanSweepAtMs: number;
 }
 
 const SILENT: CollectorLogger = { info() {}, warn() {}, error() {} };
@@ -87,6 +89,8 @@ export class GarbageCollector {
   private passes = 0;
   private lastPassAtMs = 0;
   private lastSweepAtMs: number;
+  /** lastSweepAtMs starts at construction to delay the first sweep; this one only records sweeps. */
+  private lastOrphanSweepAtMs = 0;
   private lastFullScanAtMs = 0;
   private chain: Promise<unknown> = Promise.resolve();
   private passTimer: NodeJS.Timeout | undefined;
@@ -163,6 +167,7 @@ export class GarbageCollector {
       members: this.membership.members.length,
       oldestPendingAgeMs: oldest === undefined ? 0 : Math.max(0, this.ctx.now() - oldest),
       lastFullScanAtMs: this.lastFullScanAtMs,
+      lastOrphanSweepAtMs: this.lastOrphanSweepAtMs,
       ownerTagMismatches: this.ctx.table.refusedCount(),
     };
   }
@@ -215,6 +220,7 @@ export class GarbageCollector {
       (leader && this.ctx.now() - this.lastSweepAtMs >= this.config.orphanSweepIntervalMs)
     ) {
       this.lastSweepAtMs = this.ctx.now();
+      this.lastOrphanSweepAtMs = this.lastSweepAtMs;
       await this.sweeper.sweep(counts);
     }
     addCounts(this.totals, counts);

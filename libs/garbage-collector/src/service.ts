@@ -67,6 +67,11 @@ export function garbageCollectorServiceImpl(collector: GarbageCollector): Servic
         referencedMarkersDropped: BigInt(status.referencedMarkersDropped),
         orphansUntagged: BigInt(status.orphansUntagged),
         lastFullScanAtMs: BigInt(status.lastFullScanAtMs),
+        gcIntervalMs: BigInt(collector.config.gcIntervalMs),
+        hintDelayMs: BigInt(collector.config.hintDelayMs),
+        orphanSweepIntervalMs: BigInt(collector.config.orphanSweepIntervalMs),
+        orphanGraceMs: BigInt(collector.config.orphanGraceMs),
+        lastOrphanSweepAtMs: BigInt(status.lastOrphanSweepAtMs),
       };
     },
     async triggerPass(request) {

@@ -16,6 +16,8 @@ export const MetadataServiceReason = {
   INVALID_PAGE_TOKEN: 'INVALID_PAGE_TOKEN',
   INVALID_PARTITIONS: 'INVALID_PARTITIONS',
   INVALID_PATH_PREFIX: 'INVALID_PATH_PREFIX',
+  /** A topic listing's prefix is longer than a local name may be, or is not a string a name could start with. */
+  INVALID_TOPIC_PREFIX: 'INVALID_TOPIC_PREFIX',
   INVALID_RETENTION: 'INVALID_RETENTION',
   INVALID_SESSION_ID: 'INVALID_SESSION_ID',
   INVALID_SESSION_TTL: 'INVALID_SESSION_TTL',

@@ -112,7 +112,7 @@ function topicAndPermissionMethods(admin: MetadataAdmin): Omit<AdminImpl, keyof 
       return { deletableLedgerIds: await admin.deleteTopic(request.topic) };
     },
     async listTopics(request) {
-      return admin.listTopics(request.namespace, request.pageToken, request.pageSize);
+      return admin.listTopics(request.namespace, request.pageToken, request.pageSize, request.prefix);
     },
     async countTopics(request) {
       return { count: BigInt(await admin.countTopics(request.namespace)) };

@@ -108,7 +108,7 @@ export class MetadataAdmin {
   /** What listings in progress read ahead, so their next pages need fewer store reads. */
   readonly #listings = new ListingCache();
 
-  async listTopics(namespaceName: string, pageToken = '', pageSize = 0): Promise<TopicPage> {
+  async listTopics(namespaceName: string, pageToken = '', pageSize = 0, prefix = ''): Promise<TopicPage> {
     const namespace = parseNamespace(namespaceName);
     const storage = await resolveNamespaceStorage(this.context, namespace);
     return listTopicPage(
@@ -119,6 +119,7 @@ export class MetadataAdmin {
         displayNamespace: namespace,
         pageToken,
         pageSize,
+        prefix,
       },
       this.#listings,
     );

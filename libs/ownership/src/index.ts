@@ -35,5 +35,14 @@ export type { SubscriptionStart } from './subscribe-request.js';
 export { checkSubscriptionName, RESERVED_SUBSCRIPTION_PREFIX } from './subscription-name.js';
 export { entryResponse, writerEntry } from './writer-entry.js';
 export type { WriterEntry } from './writer-entry.js';
-export { entryMessage, positionFromRequest, positionMessage, safeNumber, seekTarget } from './proto-mapping.js';
+export {
+  entryMessage,
+  positionFromRequest,
+  positionMessage,
+  safeNumber,
+  seekTarget,
+  ledgerStatsMessages,
+  earliestOffset,
+  MAX_LEDGER_STATS,
+} from './proto-mapping.js';
 export { entryWireBytes, MAX_FETCH_RESPONSE_BYTES, messageWireBytes, withinWireBytes } from './wire-size.js';

@@ -1,13 +1,41 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { checkPosition, type CheckedPosition, type Position } from '@ledgerline/cursor-codec';
-import type { ManagedLedgerEntry, SeekTarget } from '@ledgerline/managed-ledger';
+import type { LedgerView, ManagedLedgerEntry, SeekTarget } from '@ledgerline/managed-ledger';
 import { decodeMessageEntry } from '@ledgerline/message-format';
-import type { EntrySchema, MessageSchema, Position as ProtoPosition } from '@ledgerline/proto';
+import type { EntrySchema, LedgerStatsSchema, MessageSchema, Position as ProtoPosition } from '@ledgerline/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { OwnerReason } from './reasons.js';
 
 export function positionMessage(p: Position): { ledgerId: bigint; entryId: bigint } {
   return { ledgerId: BigInt(p.ledgerId), entryId: BigInt(p.entryId) };
+}
+
+/**
+ * Ledgers GetTopicStats lists at most: a topic under long retention can hold
+ * many thousands, and the answer must stay far below the gRPC message bound
+ * (about 40 bytes a ledger). Past it the newest are kept, the ones a reader
+ * of the topic page looks at.
+ */
+export const MAX_LEDGER_STATS = 10_000;
+
+/** GetTopicStats' ledger list, oldest first, the newest MAX_LEDGER_STATS of them. */
+export function ledgerStatsMessages(views: readonly LedgerView[]): MessageInitShape<typeof LedgerStatsSchema>[] {
+  return views.slice(-MAX_LEDGER_STATS).map((view) => ({
+    ledgerId: BigInt(view.ledgerId),
+    entries: BigInt(view.entries),
+    sizeBytes: BigInt(view.sizeBytes),
+    firstOffset: BigInt(view.firstOffset),
+    lastOffset: BigInt(view.lastOffset),
+    open: view.open,
+    closedAtMs: BigInt(view.closedAtMs ?? 0),
+    minBrokerTimestampMs: BigInt(view.minBrokerTimestampMs ?? 0),
+    maxBrokerTimestampMs: BigInt(view.maxBrokerTimestampMs ?? 0),
+  }));
+}
+
+/** The first retained offset of a topic: its first ledger's first offset (the next offset when it has none). */
+export function earliestOffset(views: readonly LedgerView[], nextOffset: number): number {
+  return views[0]?.firstOffset ?? nextOffset;
 }
 
 /**

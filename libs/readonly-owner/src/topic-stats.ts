@@ -1,5 +1,5 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { positionMessage, type OwnerIdentity } from '@ledgerline/ownership';
+import { earliestOffset, ledgerStatsMessages, positionMessage, type OwnerIdentity } from '@ledgerline/ownership';
 import { SubscriptionType, type GetTopicStatsRequest, type GetTopicStatsResponseSchema } from '@ledgerline/proto';
 import type { ReadOnlyTopic } from './readonly-topic.js';
 
@@ -44,5 +44,7 @@ export async function readOnlyTopicStats(
     ledgers: views.length,
     subscriptions,
     ownerAddress: owner.identity.advertisedAddress,
+    ledgerStats: ledgerStatsMessages(views),
+    earliestOffset: BigInt(earliestOffset(views, (views.at(-1)?.lastOffset ?? -1) + 1)),
   };
 }

@@ -111,6 +111,11 @@ describe('writer owner: publishing in process (SQLite, in-process bus)', () => {
     const stats = await harness.topics.getTopicStats({ topic });
     expect(stats.dedupHits).toBeGreaterThanOrEqual(1n);
     expect(stats.subscriptions).toEqual([]);
+    // The topic page's ledger list: one open ledger holding both messages, none trimmed yet.
+    expect(stats.earliestOffset).toBe(0n);
+    expect(stats.nextOffset).toBe(2n);
+    expect(stats.ledgerStats.at(-1)).toMatchObject({ open: true, lastOffset: 1n });
+    expect(stats.ledgerStats.reduce((sum, ledger) => sum + ledger.entries, 0n)).toBe(2n);
   });
 
   it('refuses bad publishes with clear statuses and keeps serving the stream', async () => {

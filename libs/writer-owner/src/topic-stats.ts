@@ -1,6 +1,11 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { ManagedCursor } from '@ledgerline/managed-ledger';
-import { positionMessage, RESERVED_SUBSCRIPTION_PREFIX } from '@ledgerline/ownership';
+import {
+  earliestOffset,
+  ledgerStatsMessages,
+  positionMessage,
+  RESERVED_SUBSCRIPTION_PREFIX,
+} from '@ledgerline/ownership';
 import {
   SubscriptionType,
   type GetTopicStatsRequest,
@@ -19,6 +24,7 @@ export async function topicStats(
   const topic = await owner.topic(request.topic);
   const ledger = topic.ledger;
   const stats = ledger.stats();
+  const views = ledger.ledgers();
   const rateIn = topic.rateIn.read();
   const rateOut = topic.rateOut.read();
   const subscriptions = await Promise.all(
@@ -40,6 +46,8 @@ export async function topicStats(
     dedupHits: BigInt(topic.dedupHits),
     producers: topic.dedup.producerCount,
     ownerAddress: owner.identity.advertisedAddress,
+    ledgerStats: ledgerStatsMessages(views),
+    earliestOffset: BigInt(earliestOffset(views, stats.lastOffset + 1)),
   };
 }
 

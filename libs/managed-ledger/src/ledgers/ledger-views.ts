@@ -12,6 +12,9 @@ export interface LedgerView {
   /** True for the ledger being written (its entry count still grows). */
   open: boolean;
   closedAtMs?: number;
+  /** The range of the ledger's broker timestamps, recorded when it closes. */
+  minBrokerTimestampMs?: number;
+  maxBrokerTimestampMs?: number;
 }
 
 /** The ledgers of a managed ledger, oldest first, with the open one's live counts. */
@@ -38,6 +41,8 @@ export function ledgerViews(ledgers: readonly LedgerSummary[], current: OpenLedg
       open: l.closedAtMs === undefined,
     };
     if (l.closedAtMs !== undefined) view.closedAtMs = l.closedAtMs;
+    if (l.minBrokerTimestampMs !== undefined) view.minBrokerTimestampMs = l.minBrokerTimestampMs;
+    if (l.maxBrokerTimestampMs !== undefined) view.maxBrokerTimestampMs = l.maxBrokerTimestampMs;
     return view;
   });
 }

@@ -127,6 +127,44 @@ describe('topic listing across buckets', () => {
     );
   });
 
+  it('lists only the names with a prefix, from the prefix on, in every bucket layout and page size', async () => {
+    const { admin } = fixture;
+    await admin.createNamespace('prop/prefix', { numberOfTopicBuckets: 16 });
+    // Characters that sort around each other once encoded: plain, '+' (space), '%XX' (accents, '%', '$').
+    const unit = fc.constantFrom('a', 'b', 'A', '0', '-', '.', '_', '*', ' ', 'é', '%', '$');
+    const sampled = fc.sample(fc.string({ minLength: 1, maxLength: 6, unit }), { numRuns: 400, seed: 11 });
+    // '.' and '..' are not path segments, so not topic names.
+    const locals = [...new Set(sampled)].filter((local) => local !== '.' && local !== '..');
+    const results = await admin.createTopics(locals.map((local) => `prop/prefix/${local}`));
+    expect(results.filter((result) => !result.created)).toEqual([]);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ minLength: 1, maxLength: 3, unit }),
+        fc.integer({ min: 1, max: 40 }),
+        async (prefix, pageSize) => {
+          const topics: string[] = [];
+          let token = '';
+          let pages = 0;
+          do {
+            const page = await admin.listTopics('prop/prefix', token, pageSize, prefix);
+            topics.push(...page.topics);
+            token = page.nextPageToken;
+            pages++;
+          } while (token !== '' && pages < 1_000);
+          const expected = expectedOrder('prop/prefix', locals).filter((name) =>
+            name.slice('persistent://prop/prefix/'.length).startsWith(prefix),
+          );
+          expect(topics).toEqual(expected);
+        },
+      ),
+      { numRuns: 60, seed: 5 },
+    );
+    await expect(admin.listTopics('prop/prefix', '', 10, 'x'.repeat(10_000))).rejects.toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      reason: 'INVALID_TOPIC_PREFIX',
+    });
+  });
+
   it('makes progress with more buckets than one page may read', async () => {
     const { admin } = fixture;
     await admin.createNamespace('prop/wide', { numberOfTopicBuckets: 1000 });

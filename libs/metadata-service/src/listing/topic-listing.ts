@@ -1,6 +1,8 @@
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import {
   decodeLocalName,
+  encodeLocalName,
+  MAX_LOCAL_NAME_LENGTH,
   managedLedgerPath,
   TopicName,
   topicListingPaths,
@@ -30,6 +32,8 @@ export interface ListingRequest {
   displayNamespace: NamespaceName;
   pageToken: string;
   pageSize: number;
+  /** Only local names that start with this (decoded, as a user types it); '' for all. */
+  prefix?: string;
 }
 
 export function normalisePageSize(pageSize: number): number {
@@ -71,10 +75,11 @@ export async function listTopicPage(
   cache?: ListingCache,
 ): Promise<TopicPage> {
   const pageSize = normalisePageSize(request.pageSize);
+  const prefix = encodedPrefix(request.prefix ?? '');
   const scope = request.storageNamespace.toString();
   const state =
     request.pageToken === ''
-      ? initialListingState(request.buckets)
+      ? { ...initialListingState(request.buckets), last: beforePrefix(prefix) }
       : decodePageToken(request.pageToken, scope, request.buckets);
   const cached = request.pageToken === '' ? undefined : await cache?.take(`${scope}\n${request.pageToken}`)?.ready;
   const merge = new PageMerge(store, {
@@ -86,17 +91,50 @@ export async function listTopicPage(
     cached,
     readAhead: cache !== undefined,
   });
-  const names = await merge.run();
+  const merged = await merge.run();
+  // Names come sorted: the first one past the prefix ends the listing.
+  const pastPrefix = prefix === '' ? -1 : merged.findIndex((name) => !name.startsWith(prefix));
+  const names = pastPrefix === -1 ? merged : merged.slice(0, pastPrefix);
   const kept = await verifyMarked(store, request, names, merge.markedForCheck);
-  const finished = merge.finished();
+  const finished = pastPrefix !== -1 || merge.finished();
   const nextPageToken = finished ? '' : encodePageToken(scope, { last: merge.last, heads: merge.heads() });
   // The token is made first: the read-ahead moves the heads on while it runs.
   if (nextPageToken !== '') cache?.keep(`${scope}\n${nextPageToken}`, merge.readAhead());
-  const prefix = `persistent://${request.displayNamespace.toString()}/`;
+  const namePrefix = `persistent://${request.displayNamespace.toString()}/`;
   return {
-    topics: kept.map((encoded) => prefix + decodeLocalName(encoded)),
+    topics: kept.map((encoded) => namePrefix + decodeLocalName(encoded)),
     nextPageToken,
   };
+}
+
+/** A local-name prefix in the store's encoding, so it compares as the stored names do. */
+function encodedPrefix(prefix: string): string {
+  if (prefix.length > MAX_LOCAL_NAME_LENGTH) {
+    throw invalidArgument(
+      MetadataServiceReason.INVALID_TOPIC_PREFIX,
+      `a topic prefix is at most ${MAX_LOCAL_NAME_LENGTH} characters, got ${prefix.length}`,
+    );
+  }
+  return encodeLocalName(prefix);
+}
+
+/** Every character an encoded local name may hold, in the store's byte order. */
+const ENCODED_CHARACTERS = '%*+-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
+
+/**
+ * The name a listing starts after so that its first name is the first one
+ * with the (encoded) prefix: the prefix with its last character replaced by
+ * the encoded character just below it (`$` below the lowest, `%`), followed by
+ * DEL (0x7f), which sorts above every encoded character, so no stored name
+ * falls between it and the prefix. It holds no `/` (not a child name) and
+ * sorts after the bucket directories (`$<b>`) beside unbucketed topics.
+ */
+export function beforePrefix(prefix: string): string | undefined {
+  if (prefix === '') return undefined;
+  const index = ENCODED_CHARACTERS.indexOf(prefix.at(-1)!);
+  if (index === -1) throw new Error(`beforePrefix: ${JSON.stringify(prefix)} is not an encoded name`);
+  const below = index === 0 ? '$' : ENCODED_CHARACTERS[index - 1]!;
+  return prefix.slice(0, -1) + below + '\x7f';
 }
 
 /**
