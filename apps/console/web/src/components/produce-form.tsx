@@ -2,17 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { consoleClient } from '../api/console-client';
 import { useAuth } from '../api/auth-context';
 import { toCallError } from '../api/call-error';
+import { parseProperties } from '../format/properties';
 import { formatPosition } from '../format/units';
-
-/** Properties typed one `name=value` per line. */
-export function parseProperties(text: string): Record<string, string> {
-  const properties: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const at = line.indexOf('=');
-    if (at > 0) properties[line.slice(0, at).trim()] = line.slice(at + 1).trim();
-  }
-  return properties;
-}
 
 /** Publishes one message to the topic and says where it landed. */
 export function ProduceForm({ topic, produced }: { topic: string; produced: () => void }) {

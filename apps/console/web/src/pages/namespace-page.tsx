@@ -7,7 +7,7 @@ import { toCallError, type CallError } from '../api/call-error';
 import { useCall } from '../api/use-call';
 import { CallView, ErrorBox, Facts } from '../components/call-view';
 import { formatCount, formatTime } from '../format/units';
-import { permissionLine, policyLine } from './tenants-page';
+import { permissionLine, policyLine } from '../format/policies';
 import { TopicList } from './topic-list';
 
 /** Topics per page asked of the server: what fills a screen a few times over. */
