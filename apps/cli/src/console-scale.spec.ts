@@ -51,13 +51,16 @@ describe('the web console at scale', () => {
     // Only the rows in view are in the page, whatever was loaded.
     expect(await page.locator('[data-testid=topic-row]').count()).toBeLessThan(100);
     await list.evaluate((element) => element.scrollTo(0, element.scrollHeight));
-    await page.locator(`[data-testid=topic-list][data-rows="${firstPage * 2}"]`).waitFor();
+    // Scrolled to the end of what is loaded, the list asks the server for the next page.
+    await page.waitForFunction(
+      `Number(document.querySelector('[data-testid=topic-list]').getAttribute('data-rows')) > ${firstPage}`,
+    );
     expect(await page.locator('[data-testid=topic-row] a').first().textContent()).toMatch(/^t0\d{5}$/);
 
     await page.locator('[data-testid=topic-prefix]').fill('t0999');
     await page.locator('[data-testid=topic-list][data-rows="100"]').waitFor();
     const names = await page.locator('[data-testid=topic-row] a').allTextContents();
-    expect(names[0]).toBe('t099900');
+    expect(names).toContain('t099900');
     expect(names.every((name) => name.startsWith('t0999'))).toBe(true);
     expect(await page.locator('[data-testid=topic-count]').textContent()).toMatch(/^100 shown of 100,000/);
   });
