@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@ledgerline/client';
 import { createToken } from '@ledgerline/security';
 import { freePort } from '@ledgerline/testing';
 import type { RunningStandalone } from './standalone.js';
@@ -32,6 +33,13 @@ describe('the web console with token authentication on', () => {
     consoleUrl = `http://127.0.0.1:${consolePort}`;
     await standalone.admin.createTopic('public/default/audited', 0);
     await standalone.admin.grantPermission('public/default', 'feeder', ['produce']);
+    const client = createClient({
+      serviceUrl: `127.0.0.1:${standalone.grpcPort}`,
+      token: await createToken({ subject: 'ops', secret: SECRET }),
+    });
+    const producer = await client.producer({ topic: 'public/default/audited' });
+    await producer.send('salary: 100000');
+    await client.close();
     browser = await launchConsoleBrowser();
   }, 120_000);
   afterAll(async () => {
@@ -73,5 +81,6 @@ describe('the web console with token authentication on', () => {
     );
     expect(await page.locator('[data-testid=call-error]').textContent()).toContain('PermissionDenied');
     expect(await page.locator('[data-testid=message]').count()).toBe(0);
+    expect(await page.locator('body').textContent()).not.toContain('salary');
   });
 });

@@ -65,14 +65,14 @@ describe('the web console in a browser against standalone', () => {
     const { page } = browser;
     await openConsolePage(page, consoleUrl, hash('/tenants'), '[data-testid=tenant-acme]');
     const tenant = await textOf(page, '[data-testid=tenant-acme]');
-    expect(tenant).toContain('orders-team');
     expect(tenant).toContain(SHOWCASE.namespace);
     expect(tenant).toContain('8 buckets');
     expect(tenant).toContain('retention 1440 min');
     await page.getByRole('link', { name: SHOWCASE.namespace }).click();
     await page.locator('[data-testid=topic-row]').first().waitFor();
     const names = await page.locator('[data-testid=topic-row] a').allTextContents();
-    expect(names).toEqual(expect.arrayContaining(['payments', 'events']));
+    expect(names).toContain('payments');
+    expect(names.some((name) => name.startsWith('events'))).toBe(true);
   });
 
   it('a topic: offsets, ledgers with sizes, producers and subscriptions with backlog', async () => {
@@ -115,8 +115,8 @@ describe('the web console in a browser against standalone', () => {
     await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=message]');
     await page.locator('[data-testid=browse-form] input[name=offset]').fill('3');
     await page.locator('[data-testid=browse-form] button[type=submit]').click();
+    await page.locator('[data-testid=browse-range]', { hasText: 'showing from 3.' }).waitFor();
     const first = page.locator('[data-testid=message]').first();
-    await page.locator('[data-testid=message][data-offset="3"]').first().waitFor();
     expect(await first.getAttribute('data-offset')).toBe('3');
     expect(await first.locator('[data-testid=message-key]').textContent()).toBe(showcase.sampleKey);
     const shown = (await first.textContent()) ?? '';
@@ -137,7 +137,7 @@ describe('the web console in a browser against standalone', () => {
       .locator('[data-testid=browse-form] input[name=time]')
       .fill(new Date(showcase.boundaryMs).toISOString().slice(0, 23));
     await page.locator('[data-testid=browse-form] button[type=submit]').click();
-    await page.locator(`[data-testid=message][data-offset="${SHOWCASE.before}"]`).first().waitFor();
+    await page.locator('[data-testid=browse-range]', { hasText: `showing from ${SHOWCASE.before}.` }).waitFor();
     expect(await page.locator('[data-testid=message]').first().getAttribute('data-offset')).toBe(
       String(SHOWCASE.before),
     );
@@ -187,7 +187,9 @@ describe('the web console in a browser against standalone', () => {
       const click = (n: number) => ({ key: `k${n}`, value: `click ${n}`, partition: n % 2 });
       await producer.send({ topic: 'clicks', messages: [0, 1, 2, 3].map(click) });
       await consumer.subscribe({ topic: 'clicks', fromBeginning: true });
-      await consumeMessages(consumer, 4);
+      await consumeMessages(consumer, 4, { autoCommit: false });
+      // Both partitions read to offset 2, then three more clicks: lags 2 and 1.
+      await consumer.commitOffsets([0, 1].map((partition) => ({ topic: 'clicks', partition, offset: '2' })));
       await producer.send({ topic: 'clicks', messages: [4, 5, 6].map(click) });
       const { page } = browser;
       await openConsolePage(page, consoleUrl, hash('/kafka'), '[data-testid=kafka-group][data-group=console-readers]');
@@ -195,6 +197,7 @@ describe('the web console in a browser against standalone', () => {
       expect(await group.textContent()).toContain('console-spec');
       expect(await group.textContent()).toMatch(/clicks-[01]/);
       expect(await group.locator('[data-testid=kafka-lag] tbody tr').count()).toBe(2);
+      expect(await group.textContent()).toContain('total lag 3');
     } finally {
       await consumer.disconnect();
       await producer.disconnect();
