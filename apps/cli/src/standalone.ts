@@ -28,6 +28,7 @@ import {
   withServiceTlsDefaults,
   type RunningKafkaGateway,
 } from '@ledgerline/kafka-gateway';
+import { consoleSettings, startConsole, type RunningConsole } from '@ledgerline/console';
 import { TopicsService } from '@ledgerline/proto';
 import { serviceTokenVerifier } from '@ledgerline/service-kit';
 import { z } from 'zod';
@@ -54,6 +55,9 @@ export const standaloneServerConfigSchema = standaloneConfigSchema.extend({
   /** Serve the Kafka protocol (on kafkaPort, 9092 by default); `--kafka-enabled false` turns it off. */
   kafkaEnabled: z.boolean().default(true),
   ...kafkaGatewaySettings,
+  /** Serve the web console (on consolePort, 8080 by default); `--console-enabled false` turns it off. */
+  consoleEnabled: z.boolean().default(true),
+  ...consoleSettings,
 });
 export type StandaloneServerConfig = z.output<typeof standaloneServerConfigSchema>;
 
@@ -66,6 +70,8 @@ export interface RunningStandalone {
   readonly readOnly: RunningReadOnlyOwner;
   /** The Kafka listener; undefined with kafkaEnabled false. */
   readonly kafka: RunningKafkaGateway | undefined;
+  /** The web console; undefined with consoleEnabled false or its port taken. */
+  readonly console: RunningConsole | undefined;
   shutdown(reason?: string): Promise<void>;
 }
 
@@ -213,6 +219,15 @@ export async function startStandalone(
     await writer.shutdown('the Kafka listener did not start');
     throw error;
   }
+  let webConsole: RunningConsole | undefined;
+  try {
+    webConsole = config.consoleEnabled ? await startStandaloneConsole(config, writer, kafka) : undefined;
+  } catch (error) {
+    await kafka?.close();
+    await readOnly.shutdown('the console did not start');
+    await writer.shutdown('the console did not start');
+    throw error;
+  }
   return {
     dataDir,
     grpcPort: writer.port,
@@ -221,8 +236,10 @@ export async function startStandalone(
     writer,
     readOnly,
     kafka,
+    console: webConsole,
     async shutdown(reason) {
-      // Kafka clients first: the gateway reaches the owners over this process's ports.
+      // Browsers first, then Kafka clients: both reach the owners over this process's ports.
+      await webConsole?.close();
       await kafka?.close();
       // The read-only owner first: its last acks go to the writer owner, which must still be there.
       await readOnly.shutdown(reason);
@@ -266,4 +283,38 @@ async function startStandaloneKafka(
   // A signal-started shutdown closes the listener too (shutdown() closes it first).
   writer.service.addCloser({ name: 'kafka-gateway', close: () => kafka.close() });
   return kafka;
+}
+
+/**
+ * The web console, calling the services over this process's gRPC port as the
+ * console app calls a cluster's (so every call goes through the same checks),
+ * and the Kafka listener when it runs. A console port already taken leaves the
+ * rest of standalone running, as a taken Kafka port does.
+ */
+async function startStandaloneConsole(
+  config: StandaloneServerConfig,
+  writer: RunningWriterOwner,
+  kafka: RunningKafkaGateway | undefined,
+): Promise<RunningConsole | undefined> {
+  const local = `localhost:${writer.port}`;
+  let running: RunningConsole;
+  try {
+    running = await startConsole({
+      config,
+      mode: 'standalone',
+      logger: writer.service.logger,
+      backends: {
+        metadataAddress: local,
+        collectorAddress: local,
+        ...(kafka === undefined ? {} : { kafkaAddress: `localhost:${kafka.port}` }),
+      },
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    writer.service.logger.warn({ consolePort: config.consolePort }, 'the console port is taken: the console is off');
+    return undefined;
+  }
+  // A signal-started shutdown closes the console too (shutdown() closes it first).
+  writer.service.addCloser({ name: 'console', close: () => running.close() });
+  return running;
 }

@@ -58,6 +58,11 @@ export function registerServerCommands(program: Command, io: CliIo): void {
             ? `  kafka:   off (${config.kafkaEnabled ? `port ${config.kafkaPort} is taken; ` : ''}--kafka-port, --kafka-enabled)`
             : `  kafka:   ${hostForPeople(config.kafkaHost)}:${running.kafka.port} (--kafka-port; --kafka-enabled false turns it off)`,
         );
+        io.out(
+          running.console === undefined
+            ? `  console: off (${config.consoleEnabled ? `port ${config.consolePort} is taken; ` : ''}--console-port, --console-enabled)`
+            : `  console: http://${hostForPeople(config.consoleHost)}:${running.console.port}/ (--console-port; --console-enabled false turns it off)`,
+        );
         io.out(`  data:    ${running.dataDir}`);
         io.out(`  security: ${running.writer.service.securitySummary}`);
         io.out(`  namespace: ${await standaloneNamespaceLine(running.admin)}`);

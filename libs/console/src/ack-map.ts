@@ -1,0 +1,159 @@
+/**
+ * The ack-hole map of a subscription: the entries after its mark-delete
+ * position, up to the topic's last entry, laid end to end across the topic's
+ * ledgers and cut into at most `cells` equal slices, each with how many of its
+ * entries are acknowledged. Pure, and linear in ranges + cells + ledgers, so
+ * a million holes cost a million small steps and the answer stays `cells` long.
+ */
+
+export interface MapPosition {
+  ledgerId: number;
+  entryId: number;
+}
+
+export interface MapLedger {
+  ledgerId: number;
+  entries: number;
+  firstOffset: number;
+  lastOffset: number;
+}
+
+export interface MapRange {
+  ledgerId: number;
+  firstEntryId: number;
+  lastEntryId: number;
+}
+
+export interface MapCell {
+  first: MapPosition;
+  last: MapPosition;
+  entries: number;
+  ackedEntries: number;
+  ranges: number;
+  /** -1 when the cell's ends have no known offset (a ledger of batch entries). */
+  firstOffset: number;
+  lastOffset: number;
+}
+
+export interface AckMapResult {
+  spanFirst: MapPosition | undefined;
+  spanLast: MapPosition | undefined;
+  spanEntries: number;
+  cells: MapCell[];
+  ackedRanges: number;
+  ackedEntries: number;
+  unplacedRanges: number;
+}
+
+/** Where each ledger starts when the topic's entries are laid end to end. */
+class EntryLine {
+  readonly starts: number[] = [];
+  readonly byId = new Map<number, number>();
+  readonly total: number;
+
+  constructor(readonly ledgers: readonly MapLedger[]) {
+    let start = 0;
+    ledgers.forEach((ledger, index) => {
+      this.starts.push(start);
+      this.byId.set(ledger.ledgerId, index);
+      start += ledger.entries;
+    });
+    this.total = start;
+  }
+
+  /** The index on the line of an entry of a listed ledger; undefined for a ledger not listed. */
+  indexOf(ledgerId: number, entryId: number): number | undefined {
+    const ledger = this.byId.get(ledgerId);
+    return ledger === undefined ? undefined : this.starts[ledger]! + entryId;
+  }
+
+  /** The first line index after the mark-delete position (0 when it is before every listed ledger). */
+  firstAfter(markDelete: MapPosition): number {
+    const exact = this.indexOf(markDelete.ledgerId, markDelete.entryId);
+    if (exact !== undefined) return exact + 1;
+    const later = this.ledgers.findIndex((ledger) => ledger.ledgerId > markDelete.ledgerId);
+    return later === -1 ? this.total : this.starts[later]!;
+  }
+
+  #ledgerAt(index: number): number {
+    let low = 0;
+    let high = this.ledgers.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.starts[middle]! <= index) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  position(index: number): MapPosition {
+    const ledger = this.#ledgerAt(index);
+    return { ledgerId: this.ledgers[ledger]!.ledgerId, entryId: index - this.starts[ledger]! };
+  }
+
+  /** An entry's offset when its ledger holds one message per entry; -1 otherwise. */
+  offset(index: number): number {
+    const ledger = this.#ledgerAt(index);
+    const { entries, firstOffset, lastOffset } = this.ledgers[ledger]!;
+    if (lastOffset - firstOffset + 1 !== entries) return -1;
+    return firstOffset + index - this.starts[ledger]!;
+  }
+}
+
+function emptyCells(line: EntryLine, spanStart: number, spanEntries: number, cellSize: number): MapCell[] {
+  const count = Math.ceil(spanEntries / cellSize);
+  return Array.from({ length: count }, (_, cell) => {
+    const first = spanStart + cell * cellSize;
+    const last = Math.min(first + cellSize, spanStart + spanEntries) - 1;
+    return {
+      first: line.position(first),
+      last: line.position(last),
+      entries: last - first + 1,
+      ackedEntries: 0,
+      ranges: 0,
+      firstOffset: line.offset(first),
+      lastOffset: line.offset(last),
+    };
+  });
+}
+
+/** Builds the map; `ranges` are the cursor's acknowledged ranges above its mark-delete position. */
+export function buildAckMap(
+  ledgers: readonly MapLedger[],
+  markDelete: MapPosition,
+  ranges: readonly MapRange[],
+  cells: number,
+): AckMapResult {
+  const line = new EntryLine(ledgers);
+  const spanStart = line.firstAfter(markDelete);
+  const spanEntries = Math.max(0, line.total - spanStart);
+  const cellSize = Math.max(1, Math.ceil(spanEntries / cells));
+  const result: AckMapResult = {
+    spanFirst: spanEntries === 0 ? undefined : line.position(spanStart),
+    spanLast: spanEntries === 0 ? undefined : line.position(line.total - 1),
+    spanEntries,
+    cells: emptyCells(line, spanStart, spanEntries, cellSize),
+    ackedRanges: ranges.length,
+    ackedEntries: 0,
+    unplacedRanges: 0,
+  };
+  for (const range of ranges) {
+    const first = line.indexOf(range.ledgerId, range.firstEntryId);
+    const last = line.indexOf(range.ledgerId, range.lastEntryId);
+    if (first === undefined || last === undefined) {
+      result.unplacedRanges++;
+      continue;
+    }
+    const from = Math.max(first, spanStart);
+    const to = Math.min(last, line.total - 1);
+    if (from > to) continue;
+    result.ackedEntries += to - from + 1;
+    for (let cell = Math.floor((from - spanStart) / cellSize); cell * cellSize + spanStart <= to; cell++) {
+      const cellFirst = spanStart + cell * cellSize;
+      const overlap = Math.min(to, cellFirst + cellSize - 1) - Math.max(from, cellFirst) + 1;
+      result.cells[cell]!.ackedEntries += overlap;
+      result.cells[cell]!.ranges++;
+    }
+  }
+  return result;
+}

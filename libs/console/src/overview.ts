@@ -1,0 +1,101 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { LedgerlineError } from '@ledgerline/errors';
+import { OwnerRole, type GetOverviewResponseSchema, type OwnerInfo, type ServiceStatusSchema } from '@ledgerline/proto';
+import { mapBounded } from './bounded-input.js';
+import { checkInternalAccess } from './internal-access.js';
+import type { Caller } from './caller.js';
+import type { ConsoleContext } from './console-context.js';
+import { FAN_OUT_CONCURRENCY, MAX_TENANTS } from './limits.js';
+
+type ServiceStatus = MessageInitShape<typeof ServiceStatusSchema>;
+
+const ROLE_SERVICES: Record<number, string> = {
+  [OwnerRole.WRITER]: 'writer-owner',
+  [OwnerRole.READONLY]: 'readonly-owner',
+  [OwnerRole.KAFKA_GATEWAY]: 'kafka-gateway',
+};
+
+function ownerServices(owners: readonly OwnerInfo[]): ServiceStatus[] {
+  return owners.map((owner) => ({
+    service: ROLE_SERVICES[owner.role] ?? 'owner',
+    address: owner.advertisedAddress,
+    status: 'serving',
+    detail: `${owner.instanceId} in group ${owner.group}`,
+  }));
+}
+
+/** The collector's line: serving, or why not. Refusals of the caller's rights are the caller's answer, not a status. */
+async function collectorService(context: ConsoleContext, caller: Caller): Promise<ServiceStatus | undefined> {
+  const collector = context.backends.collector;
+  if (collector === undefined) return undefined;
+  // The collector is an internal API: a caller who may not read it sees the overview without its line.
+  const allowed = await checkInternalAccess(context, caller, '/ledgerline.v1.GarbageCollectorService/GetStatus').then(
+    () => true,
+    () => false,
+  );
+  if (!allowed) return undefined;
+  try {
+    const status = await collector.getStatus({}, caller.callOptions());
+    return { service: 'garbage-collector', address: status.instanceId, status: 'serving', detail: '' };
+  } catch (thrown) {
+    const error = LedgerlineError.from(thrown);
+    if (error.code === 'UNAUTHENTICATED' || error.code === 'PERMISSION_DENIED') throw error;
+    return {
+      service: 'garbage-collector',
+      address: '',
+      status: 'unreachable',
+      detail: `${error.reason}: ${error.message}`,
+    };
+  }
+}
+
+async function countNamespaces(context: ConsoleContext, caller: Caller, tenants: readonly string[]): Promise<number> {
+  const counts = await mapBounded(tenants.slice(0, MAX_TENANTS), FAN_OUT_CONCURRENCY, async (tenant) => {
+    const listed = await context.backends.admin.listNamespaces({ tenant }, caller.callOptions());
+    return listed.namespaces.length;
+  });
+  return counts.reduce((sum, count) => sum + count, 0);
+}
+
+/**
+ * The overview page. Owners list, balancer status and tenants are what a
+ * super-user may read (the services refuse anyone else, and so does this).
+ * Rates and topics are the sums of the owners' last load reports. No
+ * service reports the bytes the ledger store holds yet (an owner's load
+ * report would be the place), so storage is 0 with storage_exact false, which
+ * a page shows as unknown rather than as empty.
+ */
+export async function overview(
+  context: ConsoleContext,
+  caller: Caller,
+): Promise<MessageInitShape<typeof GetOverviewResponseSchema>> {
+  const { admin, lookup } = context.backends;
+  const options = caller.callOptions();
+  const [listed, balancer, tenants] = await Promise.all([
+    lookup.listOwners({}, options),
+    admin.getBalancerStatus({}, options),
+    admin.listTenants({}, options),
+  ]);
+  const owners = listed.owners;
+  const collector = await collectorService(context, caller);
+  const sum = (pick: (owner: OwnerInfo) => number) => owners.reduce((total, owner) => total + pick(owner), 0);
+  return {
+    sampledAtMs: BigInt(Date.now()),
+    services: [
+      { service: 'metadata', address: '', status: 'serving', detail: '' },
+      ...ownerServices(owners),
+      ...(collector === undefined ? [] : [collector]),
+    ],
+    owners,
+    messagesInPerSecond: sum((owner) => owner.load?.messagesInPerSecond ?? 0),
+    messagesOutPerSecond: sum((owner) => owner.load?.messagesOutPerSecond ?? 0),
+    bytesInPerSecond: sum((owner) => owner.load?.bytesInPerSecond ?? 0),
+    bytesOutPerSecond: sum((owner) => owner.load?.bytesOutPerSecond ?? 0),
+    topicsOwned: BigInt(sum((owner) => (owner.role === OwnerRole.WRITER ? (owner.load?.topicsOwned ?? 0) : 0))),
+    storageUsedBytes: 0n,
+    storageExact: false,
+    balancer,
+    tenants: BigInt(tenants.tenants.length),
+    namespaces: BigInt(await countNamespaces(context, caller, tenants.tenants)),
+  };
+}
