@@ -10,7 +10,6 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { freePort } from '@ledgerline/testing';
 import { launchConsoleBrowser, openConsolePage } from '../apps/cli/src/testing/console-browser.js';
 import {
   SHOWCASE,
@@ -69,10 +68,7 @@ async function main(): Promise<void> {
   await ensureConsoleWebBuilt();
   mkdirSync(OUT, { recursive: true });
   const dir = mkdtempSync(join(tmpdir(), 'ledgerline-screenshots-'));
-  const consolePort = await freePort();
   const standalone = await startTestStandalone(join(dir, 'data'), 'silent', [
-    '--console-port',
-    String(consolePort),
     '--group-initial-rebalance-delay-ms',
     '0',
   ]);
@@ -84,7 +80,7 @@ async function main(): Promise<void> {
     await createManyTopics(serviceUrl, 'public/many', option('--topics', 100_000), 16);
     await subscriptionOfManyHoles(serviceUrl, HOLEY, 'slow-shared', option('--holes', 100_000));
     stopKafka = await kafkaGroup(standalone.kafka!.port);
-    const consoleUrl = `http://127.0.0.1:${consolePort}`;
+    const consoleUrl = `http://127.0.0.1:${standalone.console!.port}`;
     console.log(
       `load average ${loadavg()
         .map((value) => value.toFixed(2))

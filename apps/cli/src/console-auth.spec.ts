@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@ledgerline/client';
 import { createToken } from '@ledgerline/security';
-import { freePort } from '@ledgerline/testing';
 import type { RunningStandalone } from './standalone.js';
 import { launchConsoleBrowser, openConsolePage, type ConsoleBrowser } from './testing/console-browser.js';
 import { ensureConsoleWebBuilt } from './testing/console-web-build.js';
@@ -24,13 +23,8 @@ describe('the web console with token authentication on', () => {
   beforeAll(async () => {
     await ensureConsoleWebBuilt();
     dir = mkdtempSync(join(tmpdir(), 'ledgerline-console-auth-'));
-    const consolePort = await freePort();
-    standalone = await startTestStandalone(join(dir, 'data'), 'silent', [
-      ...tokenAuthArgv(SECRET),
-      '--console-port',
-      String(consolePort),
-    ]);
-    consoleUrl = `http://127.0.0.1:${consolePort}`;
+    standalone = await startTestStandalone(join(dir, 'data'), 'silent', tokenAuthArgv(SECRET));
+    consoleUrl = `http://127.0.0.1:${standalone.console!.port}`;
     await standalone.admin.createTopic('public/default/audited', 0);
     await standalone.admin.grantPermission('public/default', 'feeder', ['produce']);
     const client = createClient({

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Page } from 'playwright-core';
-import { freePort } from '@ledgerline/testing';
 import type { RunningStandalone } from './standalone.js';
 import { launchConsoleBrowser, openConsolePage, type ConsoleBrowser } from './testing/console-browser.js';
 import { SHOWCASE, seedShowcase, type Showcase } from './testing/console-data.js';
@@ -32,14 +31,8 @@ describe('the web console in a browser against standalone', () => {
   beforeAll(async () => {
     await ensureConsoleWebBuilt();
     dir = mkdtempSync(join(tmpdir(), 'ledgerline-console-'));
-    const consolePort = await freePort();
-    standalone = await startTestStandalone(join(dir, 'data'), 'silent', [
-      '--console-port',
-      String(consolePort),
-      '--group-initial-rebalance-delay-ms',
-      '0',
-    ]);
-    consoleUrl = `http://127.0.0.1:${consolePort}`;
+    standalone = await startTestStandalone(join(dir, 'data'), 'silent', ['--group-initial-rebalance-delay-ms', '0']);
+    consoleUrl = `http://127.0.0.1:${standalone.console!.port}`;
     showcase = await seedShowcase(`127.0.0.1:${standalone.grpcPort}`);
     browser = await launchConsoleBrowser();
   }, 120_000);

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@ledgerline/testing';
 import type { RunningStandalone } from './standalone.js';
 import { launchConsoleBrowser, openConsolePage, type ConsoleBrowser } from './testing/console-browser.js';
 import { createManyTopics, subscriptionOfManyHoles } from './testing/console-data.js';
@@ -26,9 +25,8 @@ describe('the web console at scale', () => {
   beforeAll(async () => {
     await ensureConsoleWebBuilt();
     dir = mkdtempSync(join(tmpdir(), 'ledgerline-console-scale-'));
-    const consolePort = await freePort();
-    standalone = await startTestStandalone(join(dir, 'data'), 'silent', ['--console-port', String(consolePort)]);
-    consoleUrl = `http://127.0.0.1:${consolePort}`;
+    standalone = await startTestStandalone(join(dir, 'data'), 'silent');
+    consoleUrl = `http://127.0.0.1:${standalone.console!.port}`;
     const serviceUrl = `127.0.0.1:${standalone.grpcPort}`;
     await createManyTopics(serviceUrl, MANY, TOPICS, 16);
     await subscriptionOfManyHoles(serviceUrl, HOLEY, 'slow-shared', HOLES);
