@@ -1,25 +1,14 @@
 import { logVerbosity, setLogVerbosity } from '@grpc/grpc-js';
 import { clusterConsoleConfigSchema, startClusterConsole } from '@ledgerline/console';
 import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
-import { createLogger, loadConfig } from '@ledgerline/service-kit';
+import { loadConfig } from '@ledgerline/service-kit';
 
 // The cluster entry point: settings from LEDGERLINE_* variables (LEDGERLINE_METADATA_ADDRESS,
 // LEDGERLINE_COLLECTOR_ADDRESS, LEDGERLINE_KAFKA_ADDRESS, LEDGERLINE_CONSOLE_PORT, ...) with --flag overrides.
 async function main(): Promise<void> {
+  // grpc-js would log a failure to listen a second time; the service logs through pino. GRPC_VERBOSITY overrides.
   if (process.env['GRPC_VERBOSITY'] === undefined) setLogVerbosity(logVerbosity.NONE);
-  const config = loadConfig(clusterConsoleConfigSchema);
-  const logger = createLogger('console', { level: config.logLevel, format: config.logFormat });
-  const running = await startClusterConsole(config, logger);
-  logger.info({ consolePort: running.port, metadataAddress: config.metadataAddress }, 'console serving');
-  const stop = (signal: NodeJS.Signals) => {
-    logger.info({ signal }, 'console stopping');
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  await startClusterConsole(loadConfig(clusterConsoleConfigSchema));
 }
 
 // One line on stderr and a non-zero status: 2 for invalid settings, 1 for anything else, as the other services do.

@@ -7,6 +7,7 @@ import * as policyV1 from 'kubernetes-models/policy/v1';
 import * as coreV1 from 'kubernetes-models/v1';
 import { clusterCollectorConfigSchema } from '@ledgerline/garbage-collector';
 import { kafkaGatewayClusterConfigSchema } from '@ledgerline/kafka-gateway';
+import { clusterConsoleConfigSchema } from '@ledgerline/console';
 import { clusterConfigSchema } from '@ledgerline/metadata-service';
 import { serviceConfigSchema, settingSource } from '@ledgerline/service-kit';
 import { writerClusterConfigSchema } from '@ledgerline/writer-owner';
@@ -42,6 +43,7 @@ const SCHEMAS: Record<DeployedApp, z.ZodObject | null> = {
   'readonly-owner': readOnlyClusterConfigSchema,
   'garbage-collector': clusterCollectorConfigSchema,
   'kafka-gateway': kafkaGatewayClusterConfigSchema,
+  console: clusterConsoleConfigSchema,
 };
 
 function harnessEnvs(role: DeployedApp): string[] {
@@ -138,6 +140,7 @@ function servicesIn(cell: string): DeployedApp[] {
     [/read-only owner/, 'readonly-owner'],
     [/^garbage collector/, 'garbage-collector'],
     [/^Kafka gateway/, 'kafka-gateway'],
+    [/^console/, 'console'],
   ];
   return named.filter(([pattern]) => pattern.test(cell)).map(([, app]) => app);
 }
@@ -301,8 +304,8 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
           Number(port),
         );
       }
-      // The Kafka gateway reaches only the metadata service and the owners: no NATS.
-      if (role === GATEWAY) {
+      // The Kafka gateway and the console reach only the services: no NATS.
+      if (role === GATEWAY || role === 'console') {
         expect(settings.has('LEDGERLINE_NATS_URL')).toBe(false);
         continue;
       }

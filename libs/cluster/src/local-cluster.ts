@@ -202,6 +202,10 @@ export class LocalCluster {
     const spec = roleSpec(role);
     const [grpcPort, metricsPort] = [await this.unreservedPort(), await this.unreservedPort()];
     const kafkaPort = spec.servesKafka === true ? await this.unreservedPort() : undefined;
+    const consolePort = spec.servesConsole === true ? await this.unreservedPort() : undefined;
+    // Roles start in order, so the console (last) finds a collector and a gateway already running.
+    const collectorAddress = this.byRole('garbage-collector')[0]?.address;
+    const kafkaAddress = this.byRole('kafka-gateway')[0]?.kafkaAddress;
     const context: InstanceContext = {
       name: `${role}-${index}`,
       index,
@@ -210,6 +214,9 @@ export class LocalCluster {
       natsUrl: this.natsUrl,
       metadataTarget: this.metadataTarget,
       ...(kafkaPort === undefined ? {} : { kafkaPort }),
+      ...(consolePort === undefined ? {} : { consolePort }),
+      ...(collectorAddress === undefined ? {} : { collectorAddress }),
+      ...(kafkaAddress === undefined ? {} : { kafkaAddress }),
     };
     const inherited = Object.entries(process.env).filter(([key]) => !key.startsWith('LEDGERLINE_'));
     const env: NodeJS.ProcessEnv = {
@@ -233,6 +240,7 @@ export class LocalCluster {
       env,
       this.clientTls,
       kafkaPort,
+      consolePort,
     );
     this.instances.push(instance);
     try {

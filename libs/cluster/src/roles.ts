@@ -1,7 +1,7 @@
 /**
  * The services a cluster runs, in the order they start: the metadata service
  * first (everyone else reaches metadata through it), then the owners, the
- * collector and the Kafka gateway. Adding a service to `ledgerline cluster`,
+ * collector, the Kafka gateway and the web console. Adding a service to `ledgerline cluster`,
  * the failure tests and the Kubernetes manifests' checks is one entry here.
  */
 export const CLUSTER_ROLES = [
@@ -10,6 +10,7 @@ export const CLUSTER_ROLES = [
   'readonly-owner',
   'garbage-collector',
   'kafka-gateway',
+  'console',
 ] as const;
 export type ClusterRole = (typeof CLUSTER_ROLES)[number];
 
@@ -26,6 +27,11 @@ export interface InstanceContext {
   metadataTarget: string;
   /** The Kafka listener's port, for a role that serves Kafka. */
   kafkaPort?: number;
+  /** The first Kafka gateway's Kafka listener and the first collector's gRPC address, for the console. */
+  kafkaAddress?: string;
+  collectorAddress?: string;
+  /** The console's HTTP port, for the role that serves it. */
+  consolePort?: number;
 }
 
 export interface RoleSpec {
@@ -44,6 +50,8 @@ export interface RoleSpec {
   readyLine?: RegExp;
   /** The role serves the Kafka protocol on a port of its own besides gRPC. */
   servesKafka?: boolean;
+  /** The role serves the web console over HTTP on a port of its own besides gRPC. */
+  servesConsole?: boolean;
 }
 
 /** The owner group the cluster's read-only owners register in; reader namespaces name it. */
@@ -105,6 +113,21 @@ export const ROLE_SPECS: readonly RoleSpec[] = [
       LEDGERLINE_KAFKA_NODE_ID: String(instance.index + 1),
     }),
     readyLine: /kafka gateway listening/,
+  },
+  {
+    role: 'console',
+    app: 'console',
+    countFlag: 'consoles',
+    servesConsole: true,
+    // The console calls the services as a browser's proxy: metadata, the collector, a Kafka gateway.
+    settings: (instance) => ({
+      LEDGERLINE_METADATA_ADDRESS: instance.metadataTarget,
+      LEDGERLINE_CONSOLE_HOST: '127.0.0.1',
+      LEDGERLINE_CONSOLE_PORT: String(instance.consolePort ?? 0),
+      ...(instance.collectorAddress === undefined ? {} : { LEDGERLINE_COLLECTOR_ADDRESS: instance.collectorAddress }),
+      ...(instance.kafkaAddress === undefined ? {} : { LEDGERLINE_KAFKA_ADDRESS: instance.kafkaAddress }),
+    }),
+    readyLine: /console listening/,
   },
 ];
 

@@ -22,7 +22,14 @@ export class ServiceInstance {
     private readonly tls?: ClusterTlsFiles,
     /** The Kafka listener's port, for a Kafka gateway. */
     readonly kafkaPort?: number,
+    /** The console's HTTP port, for the console. */
+    readonly consolePort?: number,
   ) {}
+
+  /** The console's URL; undefined for other roles. */
+  get consoleUrl(): string | undefined {
+    return this.consolePort === undefined ? undefined : `http://127.0.0.1:${this.consolePort}/`;
+  }
 
   get address(): string {
     return `127.0.0.1:${this.grpcPort}`;

@@ -42,7 +42,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     interceptors: [errorInterceptor((error, procedure) => options.onInternalError?.(error, procedure))],
     readMaxBytes: MAX_REQUEST_BYTES,
     // An HTTP/1.1 server hands the fallback Node's own request and response types.
-    fallback: (request, response) => void serveOther(request as IncomingMessage, response as ServerResponse, files),
+    fallback: (request, response) => {
+      serveOther(request as IncomingMessage, response as ServerResponse, files).catch(() => response.destroy());
+    },
   });
   const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS }, api);
   server.maxConnections = MAX_CONNECTIONS;

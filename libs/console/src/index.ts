@@ -1,6 +1,6 @@
 // The web console's server side: what apps/console and standalone host.
 export { startConsole, startClusterConsole, CONSOLE_VERSION } from './start-console.js';
-export type { ConsoleOptions, RunningConsole } from './start-console.js';
+export type { ConsoleOptions, RunningConsole, RunningClusterConsole } from './start-console.js';
 export { consoleSettings, clusterConsoleConfigSchema } from './settings.js';
 export type { ClusterConsoleConfig } from './settings.js';
 export { ConsoleReason } from './console-reason.js';

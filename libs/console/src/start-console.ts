@@ -1,4 +1,11 @@
-import { serviceChannel, serviceTokenVerifier, type Logger, type ServiceConfig } from '@ledgerline/service-kit';
+import {
+  serve,
+  serviceChannel,
+  serviceTokenVerifier,
+  type Logger,
+  type RunningService,
+  type ServiceConfig,
+} from '@ledgerline/service-kit';
 import { ConsoleBackends, type ConsoleBackendsOptions } from './backends.js';
 import type { ConsoleContext } from './console-context.js';
 import { startConsoleServer, type RunningConsoleServer } from './console-server.js';
@@ -72,16 +79,44 @@ export async function startConsole(options: ConsoleOptions): Promise<RunningCons
   };
 }
 
-/** The console app: the cluster's services by address, from LEDGERLINE_* settings. */
-export function startClusterConsole(config: ClusterConsoleConfig, logger: Logger): Promise<RunningConsole> {
-  return startConsole({
+/** The console app, and the gRPC side every service has (health, reflection, metrics, signals, drain). */
+export interface RunningClusterConsole {
+  readonly service: RunningService;
+  readonly console: RunningConsole;
+}
+
+/**
+ * The console app in a cluster: the services by address (LEDGERLINE_*
+ * settings), and, on its gRPC port, only health and reflection (as the Kafka
+ * gateway has), so probes, `ledgerline cluster` and the drain on SIGTERM treat
+ * it as every other service; it logs "console listening" once it serves.
+ */
+export async function startClusterConsole(
+  config: ClusterConsoleConfig,
+  options: { signals?: readonly NodeJS.Signals[] } = {},
+): Promise<RunningClusterConsole> {
+  const service = await serve({
+    name: 'console',
     config,
-    mode: 'cluster',
-    logger,
-    backends: {
-      metadataAddress: config.metadataAddress,
-      ...(config.collectorAddress === undefined ? {} : { collectorAddress: config.collectorAddress }),
-      ...(config.kafkaAddress === undefined ? {} : { kafkaAddress: config.kafkaAddress }),
-    },
+    services: [],
+    ...(options.signals === undefined ? {} : { signals: options.signals }),
   });
+  try {
+    const running = await startConsole({
+      config,
+      mode: 'cluster',
+      logger: service.logger,
+      backends: {
+        metadataAddress: config.metadataAddress,
+        ...(config.collectorAddress === undefined ? {} : { collectorAddress: config.collectorAddress }),
+        ...(config.kafkaAddress === undefined ? {} : { kafkaAddress: config.kafkaAddress }),
+      },
+    });
+    service.addCloser({ name: 'console-http', close: () => running.close() });
+    service.logger.info({ consolePort: running.port, metadataAddress: config.metadataAddress }, 'console listening');
+    return { service, console: running };
+  } catch (error) {
+    await service.shutdown('the console did not start');
+    throw error;
+  }
 }

@@ -30,6 +30,7 @@ const DEFAULT_COUNTS: Record<ClusterRole, number> = {
   'readonly-owner': 2,
   'garbage-collector': 2,
   'kafka-gateway': 1,
+  console: 1,
 };
 
 interface UpOptions {
@@ -80,7 +81,8 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
   for (const instance of cluster.instances) {
     io.out(
       `  ${instance.name.padEnd(22)} grpc ${instance.address}  metrics http://127.0.0.1:${instance.metricsPort}/metrics  pid ${instance.pid}` +
-        (instance.kafkaAddress === undefined ? '' : `  kafka ${instance.kafkaAddress}`),
+        (instance.kafkaAddress === undefined ? '' : `  kafka ${instance.kafkaAddress}`) +
+        (instance.consoleUrl === undefined ? '' : `  console ${instance.consoleUrl}`),
     );
   }
   const metadata = cluster.byRole('metadata')[0]!;
@@ -93,6 +95,8 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
     io.out(
       `  kafka:  echo hello | kcat -b ${gateway.kafkaAddress} -P -t orders   (any Kafka client, this bootstrap server)`,
     );
+  const webConsole = cluster.byRole('console')[0];
+  if (webConsole?.consoleUrl !== undefined) io.out(`  console: ${webConsole.consoleUrl}   (open it in a browser)`);
   io.out(`  status: npx ledgerline cluster status --state-file ${stateFile}`);
   io.out('Press Ctrl-C to stop every process.');
   let stopping = false;

@@ -1,0 +1,55 @@
+// The console's ack-hole map at many holes: how long the console takes to
+// turn a cursor's acknowledged ranges into the map a browser draws (512 cells)
+// and into a page of exact ranges, at 100,000 and 1,000,000 holes. The part
+// measured is the console's own; reading the cursor from its owner comes on
+// top (GetCursor carries every range, see the issue's notes).
+//
+//   npx tsx bench/console-ack-map.ts          # 100,000 and 1,000,000 holes
+//
+// The machine is shared: figures under load are indicative only (the load
+// average is printed with them).
+import { loadavg } from 'node:os';
+import { buildAckMap, DEFAULT_ACK_MAP_CELLS } from '@ledgerline/console';
+
+const HOLES = [100_000, 1_000_000];
+const ROUNDS = 5;
+
+function alternating(holes: number) {
+  // One ledger of 2 * holes entries, every other one acknowledged: `holes` ranges and `holes` holes.
+  const ledgers = [{ ledgerId: 1, entries: 2 * holes + 1, firstOffset: 0, lastOffset: 2 * holes }];
+  const ranges = Array.from({ length: holes }, (_, i) => ({
+    ledgerId: 1,
+    firstEntryId: 2 * i + 1,
+    lastEntryId: 2 * i + 1,
+  }));
+  return { ledgers, ranges };
+}
+
+const rows = HOLES.map((holes) => {
+  const { ledgers, ranges } = alternating(holes);
+  const times: number[] = [];
+  let cells = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const started = process.hrtime.bigint();
+    const map = buildAckMap(ledgers, { ledgerId: 1, entryId: -1 }, ranges, DEFAULT_ACK_MAP_CELLS);
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+    cells = map.cells.length;
+  }
+  times.sort((a, b) => a - b);
+  return {
+    holes: holes.toLocaleString('en'),
+    cells,
+    'map ms (median)': times[Math.floor(times.length / 2)]!.toFixed(1),
+    'map ms (best)': times[0]!.toFixed(1),
+    'JSON bytes of the map': JSON.stringify(
+      buildAckMap(ledgers, { ledgerId: 1, entryId: -1 }, ranges, DEFAULT_ACK_MAP_CELLS).cells,
+    ).length,
+  };
+});
+
+console.log(
+  `console ack-hole map, ${ROUNDS} rounds each, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
+console.table(rows);
