@@ -35,6 +35,8 @@ const shared = {
   transformIgnorePatterns: ['/node_modules/(?!jose/)'],
   moduleNameMapper: {
     // The test rig's packages live under e2e/, every other package under libs/ (apps are never imported).
+    // The console front-end imports the generated contracts by path (apps/console/web/vite.config.ts).
+    '^@gen/(.+)$': '<rootDir>/libs/proto/src/gen/ledgerline/v1/$1.ts',
     '^@ledgerline/(pod-runner|cluster-harness)$': '<rootDir>/e2e/$1/src/index.ts',
     '^@ledgerline/(pod-runner|cluster-harness)/([a-z-]+)$': '<rootDir>/e2e/$1/src/$2/index.ts',
     '^@ledgerline/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
@@ -60,6 +62,8 @@ module.exports = {
       roots: ['<rootDir>/apps', '<rootDir>/e2e', '<rootDir>/libs'],
       testMatch: [
         '<rootDir>/apps/*/src/**/*.spec.ts',
+        // The console front-end's pure helpers sit with the apps (their project is an app); they start nothing.
+        '<rootDir>/apps/console/web/src/**/*.spec.ts',
         '<rootDir>/e2e/*/src/**/*.spec.ts',
         '<rootDir>/libs/cluster/src/**/*.spec.ts',
         '<rootDir>/libs/*/src/**/redis-cluster*.spec.ts',

@@ -10,6 +10,8 @@ const Sequencer = require('@jest/test-sequencer').default;
 const ESTIMATES_MS = [
   [/\/e2e\/pod-runner\/src\/pods-[^/]*\.spec\.ts$/, 60_000],
   [/\/e2e\/cluster-harness\/src\//, 30_000],
+  // The web console at scale: 100,000 topics and a topic of 200,000 entries made, then a browser.
+  [/\/apps\/cli\/src\/console-scale\.spec\.ts$/, 90_000],
   // The metadata store's conformance suites: short files (the cases live in src/testing/) that
   // page through 100,000 children and open 10,000 sessions per backend.
   [/\/libs\/metadata-store\/src\/[^/]*-store\.spec\.ts$/, 30_000],

@@ -1,0 +1,200 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import type { Page } from 'playwright-core';
+import type { RunningStandalone } from './standalone.js';
+import { launchConsoleBrowser, openConsolePage, type ConsoleBrowser } from './testing/console-browser.js';
+import { SHOWCASE, seedShowcase, type Showcase } from './testing/console-data.js';
+import { ensureConsoleWebBuilt } from './testing/console-web-build.js';
+import { consumeMessages } from './testing/kafka-clients.js';
+import { startTestStandalone } from './testing/test-standalone.js';
+
+// Every page of the web console in Debian's chromium against a standalone in
+// this process, serving the built front-end on a free console port, with the
+// showcase data (console-data.ts). One standalone and one browser for the file.
+
+const hash = (path: string): string => `#${path}`;
+const topicHash = (topic: string, rest = ''): string => hash(`/topics/${encodeURIComponent(topic)}${rest}`);
+
+async function textOf(page: Page, selector: string): Promise<string> {
+  return (await page.locator(selector).first().textContent()) ?? '';
+}
+
+describe('the web console in a browser against standalone', () => {
+  let dir: string;
+  let standalone: RunningStandalone;
+  let browser: ConsoleBrowser;
+  let consoleUrl: string;
+  let showcase: Showcase;
+
+  beforeAll(async () => {
+    await ensureConsoleWebBuilt();
+    dir = mkdtempSync(join(tmpdir(), 'ledgerline-console-'));
+    standalone = await startTestStandalone(join(dir, 'data'), 'silent', ['--group-initial-rebalance-delay-ms', '0']);
+    consoleUrl = `http://127.0.0.1:${standalone.console!.port}`;
+    showcase = await seedShowcase(`127.0.0.1:${standalone.grpcPort}`);
+    browser = await launchConsoleBrowser();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await standalone?.shutdown('test over');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('overview: the owners with their load, the services, storage, and a live rate chart', async () => {
+    const { page } = browser;
+    await openConsolePage(page, consoleUrl, hash('/'), '[data-testid=owners] tbody tr');
+    expect(await page.locator('[data-testid=owners] tbody tr').count()).toBeGreaterThanOrEqual(2);
+    expect(await textOf(page, '[data-testid=owners]')).toContain('writer');
+    expect(await textOf(page, '[data-testid=services]')).toContain('serving');
+    expect(await textOf(page, '[data-testid=overview-facts]')).toMatch(/storage used\d/);
+    // The chart gains a sample each time the page asks again: two mean it is live.
+    await page.locator('[data-testid=rate-chart][data-samples="2"]').waitFor();
+    expect(await page.locator('[data-testid=rate-chart] canvas').count()).toBeGreaterThan(0);
+  });
+
+  it('tenants and namespaces with their policies, and a namespace with its topics', async () => {
+    const { page } = browser;
+    await openConsolePage(page, consoleUrl, hash('/tenants'), '[data-testid=tenant-acme]');
+    const tenant = await textOf(page, '[data-testid=tenant-acme]');
+    expect(tenant).toContain(SHOWCASE.namespace);
+    expect(tenant).toContain('8 buckets');
+    expect(tenant).toContain('retention 1440 min');
+    await page.getByRole('link', { name: SHOWCASE.namespace }).click();
+    await page.locator('[data-testid=topic-row]').first().waitFor();
+    const names = await page.locator('[data-testid=topic-row] a').allTextContents();
+    expect(names).toContain('payments');
+    expect(names.some((name) => name.startsWith('events'))).toBe(true);
+  });
+
+  it('a topic: offsets, ledgers with sizes, producers and subscriptions with backlog', async () => {
+    const { page } = browser;
+    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.topic), '[data-testid=partition-facts]');
+    const facts = await textOf(page, '[data-testid=partition-facts]');
+    expect(facts).toContain('earliest offset0');
+    expect(facts).toContain(`latest offset${SHOWCASE.before + SHOWCASE.after}`);
+    expect(await page.locator('[data-testid=ledgers] tbody tr').count()).toBeGreaterThanOrEqual(1);
+    expect(await textOf(page, '[data-testid=ledgers]')).toMatch(/\d+(\.\d)? (B|KiB)/);
+    const subscription = page.locator('[data-testid=subscriptions] tbody tr', { hasText: SHOWCASE.subscription });
+    expect(await subscription.textContent()).toContain('Shared');
+    expect(await textOf(page, '[data-testid=topic-page]')).toContain('No read-only owner serves this topic.');
+  });
+
+  it('a partitioned topic: one section per partition', async () => {
+    const { page } = browser;
+    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.partitioned), '[data-testid=partition]');
+    expect(await page.locator('[data-testid=partition]').count()).toBe(3);
+    expect(await textOf(page, '[data-testid=topic-page]')).toContain('3 partitions');
+  });
+
+  it('a subscription: its cursor, the ack-hole map and redeliveries', async () => {
+    const { page } = browser;
+    await openConsolePage(
+      page,
+      consoleUrl,
+      topicHash(SHOWCASE.topic, `/subscriptions/${SHOWCASE.subscription}`),
+      '[data-testid=ack-map]',
+    );
+    const facts = await textOf(page, '[data-testid=cursor-facts]');
+    expect(facts).toContain('typeShared');
+    expect(facts).toMatch(/acknowledged ranges[1-9]/);
+    expect(Number(await page.locator('[data-testid=ack-map]').getAttribute('data-cells'))).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid=ack-ranges] tbody tr').count()).toBeGreaterThan(0);
+  });
+
+  it('the message browser from an offset: key, properties, payload as JSON, text and hex, and where it is', async () => {
+    const { page } = browser;
+    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=message]');
+    await page.locator('[data-testid=browse-form] input[name=offset]').fill('3');
+    await page.locator('[data-testid=browse-form] button[type=submit]').click();
+    await page.locator('[data-testid=browse-range]', { hasText: 'showing from 3.' }).waitFor();
+    const first = page.locator('[data-testid=message]').first();
+    expect(await first.getAttribute('data-offset')).toBe('3');
+    expect(await first.locator('[data-testid=message-key]').textContent()).toBe(showcase.sampleKey);
+    const shown = (await first.textContent()) ?? '';
+    expect(shown).toContain('source=web');
+    expect(shown).toMatch(/entry \d+:3/);
+    expect(await first.locator('[data-testid=payload]').textContent()).toContain('"order": 3');
+    await first.getByRole('button', { name: 'hex' }).click();
+    expect(await first.locator('[data-testid=payload]').textContent()).toContain('7b 22 6f 72'); // {"or
+    await first.getByRole('button', { name: 'text' }).click();
+    expect(await first.locator('[data-testid=payload]').textContent()).toContain('{"order":3,');
+  });
+
+  it('the message browser from a time starts at the first message stored at or after it', async () => {
+    const { page } = browser;
+    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=message]');
+    await page.locator('[data-testid=browse-form] select[name=mode]').selectOption('time');
+    await page
+      .locator('[data-testid=browse-form] input[name=time]')
+      .fill(new Date(showcase.boundaryMs).toISOString().slice(0, 23));
+    await page.locator('[data-testid=browse-form] button[type=submit]').click();
+    await page.locator('[data-testid=browse-range]', { hasText: `showing from ${SHOWCASE.before}.` }).waitFor();
+    expect(await page.locator('[data-testid=message]').first().getAttribute('data-offset')).toBe(
+      String(SHOWCASE.before),
+    );
+  });
+
+  it('produces a message and reads it back', async () => {
+    const { page } = browser;
+    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=produce-form]');
+    const form = page.locator('[data-testid=produce-form]');
+    await form.locator('input[name=key]').fill('typed-key');
+    await form.locator('textarea[name=properties]').fill('origin=console');
+    await form.locator('textarea[name=payload]').fill('{"hello":"console"}');
+    await form.getByRole('button', { name: 'Produce' }).click();
+    const offset = SHOWCASE.before + SHOWCASE.after;
+    expect(await page.locator('[data-testid=produce-outcome]').textContent()).toContain(`offset ${offset}`);
+    await page.locator('[data-testid=browse-form] input[name=offset]').fill(String(offset));
+    await page.locator('[data-testid=browse-form] button[type=submit]').click();
+    const produced = page.locator(`[data-testid=message][data-offset="${offset}"]`);
+    await produced.waitFor();
+    expect(await produced.locator('[data-testid=message-key]').textContent()).toBe('typed-key');
+    expect(await produced.textContent()).toContain('origin=console');
+    expect(await produced.locator('[data-testid=payload]').textContent()).toContain('"hello": "console"');
+  });
+
+  it('the collector: pending deletions, passes, orphan sweeps and the reclaim delay', async () => {
+    const { page } = browser;
+    await openConsolePage(page, consoleUrl, hash('/collector'), '[data-testid=collector-facts]');
+    const facts = await textOf(page, '[data-testid=collector-facts]');
+    expect(facts).toContain('pending deletions');
+    expect(facts).toContain('orphan sweeps');
+    expect(facts).toContain('reclaim delay');
+  });
+
+  it('Kafka: a consumer group with its members and their assignments', async () => {
+    const kafka = new Kafka({
+      clientId: 'console-spec',
+      brokers: [`127.0.0.1:${standalone.kafka!.port}`],
+      logLevel: logLevel.NOTHING,
+      retry: { retries: 3, initialRetryTime: 50 },
+    });
+    const admin = kafka.admin();
+    const producer = kafka.producer();
+    const consumer = kafka.consumer({ groupId: 'console-readers', sessionTimeout: 10_000 });
+    try {
+      await Promise.all([admin.connect(), producer.connect(), consumer.connect()]);
+      await admin.createTopics({ topics: [{ topic: 'clicks', numPartitions: 2 }] });
+      const click = (n: number) => ({ key: `k${n}`, value: `click ${n}`, partition: n % 2 });
+      await producer.send({ topic: 'clicks', messages: [0, 1, 2, 3].map(click) });
+      await consumer.subscribe({ topic: 'clicks', fromBeginning: true });
+      await consumeMessages(consumer, 4, { autoCommit: false });
+      // Both partitions read to offset 2, then three more clicks: lags 2 and 1.
+      await consumer.commitOffsets([0, 1].map((partition) => ({ topic: 'clicks', partition, offset: '2' })));
+      await producer.send({ topic: 'clicks', messages: [4, 5, 6].map(click) });
+      const { page } = browser;
+      await openConsolePage(page, consoleUrl, hash('/kafka'), '[data-testid=kafka-group][data-group=console-readers]');
+      const group = page.locator('[data-testid=kafka-group][data-group=console-readers]');
+      expect(await group.textContent()).toContain('console-spec');
+      expect(await group.textContent()).toMatch(/clicks-[01]/);
+      // Lag per partition needs the console to ask OffsetFetch for the group's topics: the gateway
+      // answers an all-topics OffsetFetch (null) with none, so the lag rows are not checked yet.
+    } finally {
+      await consumer.disconnect();
+      await producer.disconnect();
+      await admin.disconnect();
+    }
+  });
+});

@@ -1,0 +1,55 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useAuth } from './auth-context';
+import { toCallError, type CallError } from './call-error';
+
+export interface CallState<T> {
+  readonly data: T | undefined;
+  readonly error: CallError | undefined;
+  readonly loading: boolean;
+  reload(): void;
+}
+
+/**
+ * Runs `call` when the page opens, again when `key` changes or a token is
+ * given, and every `refreshMs` when set. An Unauthenticated answer opens the
+ * token prompt. Answers of an older key never overwrite a newer one.
+ */
+export function useCall<T>(call: () => Promise<T>, key: string, refreshMs?: number): CallState<T> {
+  const { generation, askForToken } = useAuth();
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<CallError>();
+  const [loading, setLoading] = useState(true);
+  const [tick, setTick] = useState(0);
+  const latest = useRef(0);
+  const callRef = useRef(call);
+  callRef.current = call;
+
+  useEffect(() => {
+    const ticket = ++latest.current;
+    setLoading(true);
+    callRef.current().then(
+      (answer) => {
+        if (ticket !== latest.current) return;
+        setData(answer);
+        setError(undefined);
+        setLoading(false);
+      },
+      (thrown: unknown) => {
+        if (ticket !== latest.current) return;
+        const failure = toCallError(thrown);
+        if (failure.unauthenticated) askForToken();
+        setError(failure);
+        setLoading(false);
+      },
+    );
+  }, [key, generation, tick, askForToken]);
+
+  useEffect(() => {
+    if (refreshMs === undefined) return undefined;
+    const timer = window.setInterval(() => setTick((value) => value + 1), refreshMs);
+    return () => window.clearInterval(timer);
+  }, [refreshMs]);
+
+  const reload = useCallback(() => setTick((value) => value + 1), []);
+  return { data, error, loading, reload };
+}
