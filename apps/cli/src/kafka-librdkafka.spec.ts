@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
+import { take } from './testing/take-messages.js';
 
 // confluent-kafka 1.7 on librdkafka 2.0 (Debian's python3-confluent-kafka,
 // installed by .ci/run): librdkafka's own producer, what most Kafka clients
@@ -28,5 +29,30 @@ describe('librdkafka (confluent-kafka) against standalone', () => {
     // _TIMED_OUT (COORDINATOR_NOT_AVAILABLE retried for 30 s) was the old answer.
     expect(outcome).toMatchObject({ error: 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', fatal: true, retriable: false });
     expect(outcome['reason']).toContain('transactions are not served');
+  });
+
+  it('keeps a null value apart from an empty one, and repeated, ordered and null headers, through Fetch (0070, 0073, 0085)', async () => {
+    expect(await librdkafka(['produce-nulls', kafka.broker, 'tombstones'])).toEqual({ errors: [], undelivered: 0 });
+    const { records } = (await librdkafka(['consume', kafka.broker, 'tombstones', '3'])) as { records: unknown[] };
+    expect(records).toEqual([
+      { offset: 0, key: 'gone', value: null, headers: [] },
+      { offset: 1, key: '', value: '', headers: [] },
+      {
+        offset: 2,
+        key: null,
+        value: 'v',
+        headers: [
+          ['multi', 'a'],
+          ['single', 'x'],
+          ['multi', null],
+          ['multi', ''],
+        ],
+      },
+    ]);
+    // The SDK reads the properties it always did: one text value per name, the last one.
+    const reader = await kafka.client.reader({ topic: 'public/default/tombstones', start: { offset: 2 } });
+    const [read] = await take(reader, 1);
+    await reader.close();
+    expect(read!.properties).toMatchObject({ multi: '', single: 'x' });
   });
 });
