@@ -11,13 +11,13 @@
  * quick mode (`-Q`, fewer messages) without its socket-emulation tests (`-E`),
  * the flags of librdkafka's `make quick`.
  *
- *   npx tsx scripts/librdkafka-tests.ts --tests-dir <librdkafka>/tests [--quick] [--timeout-s N] [test ...]
+ *   npx tsx scripts/librdkafka-tests.ts --tests-dir <librdkafka>/tests [--quick] [--timeout-s N] [--logs-dir D] [test ...]
  *
  * Exit status 0 when every test run passed (or was skipped by the suite
  * itself, which says why), 1 otherwise.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForPort } from '@ledgerline/testing';
@@ -60,15 +60,24 @@ interface Options {
   quick: boolean;
   timeoutSeconds: number;
   only: string[];
+  /** Where each test number's whole output is written. */
+  logsDir: string;
 }
 
 function parseOptions(argv: readonly string[]): Options {
-  const options: Options = { testsDir: '', quick: false, timeoutSeconds: DEFAULT_TIMEOUT_S, only: [] };
+  const options: Options = {
+    testsDir: '',
+    quick: false,
+    timeoutSeconds: DEFAULT_TIMEOUT_S,
+    only: [],
+    logsDir: join(tmpdir(), 'librdkafka-tests-logs'),
+  };
   for (let i = 0; i < argv.length; i++) {
     const argument = argv[i] ?? '';
     if (argument === '--tests-dir') options.testsDir = argv[++i] ?? '';
     else if (argument === '--quick') options.quick = true;
     else if (argument === '--timeout-s') options.timeoutSeconds = Number(argv[++i]);
+    else if (argument === '--logs-dir') options.logsDir = argv[++i] ?? '';
     else if (argument.startsWith('-')) throw new Error(`unknown option ${argument}`);
     else options.only.push(argument);
   }
@@ -122,7 +131,10 @@ function runNumber(tests: readonly SuiteTest[], options: Options, conf: string):
     child.once('close', () => {
       clearTimeout(timer);
       const seconds = (Date.now() - started) / 1000;
-      const tail = output.replace(ANSI, '').trimEnd().split('\n').slice(-FAILURE_TAIL_LINES).join('\n');
+      const plain = output.replace(ANSI, '');
+      const tail = plain.trimEnd().split('\n').slice(-FAILURE_TAIL_LINES).join('\n');
+      // The whole output of every run, for the failures' context.
+      writeFileSync(join(options.logsDir, `${tests[0]?.number ?? 'none'}.log`), plain);
       resolve(tests.map((test) => verdictOf(test, output, timedOut, seconds, tail)));
     });
   });
@@ -179,6 +191,8 @@ async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const all = suiteTests(readFileSync(join(options.testsDir, 'test.c'), 'utf8'));
   const { run, excluded } = selectTests(all, options.quick ? QUICK_SUBSET : options.only);
+  mkdirSync(options.logsDir, { recursive: true });
+  console.log(`each test number's whole output: ${options.logsDir}/<number>.log`);
   for (const test of excluded) console.log(`EXCLUDED ${test.name}: ${EXCLUDED.get(test.name) ?? ''}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'librdkafka-tests-'));
   const [grpcPort, kafkaPort] = [await freePort(), await freePort()];
