@@ -72,7 +72,6 @@ export const QUICK_SUBSET: readonly string[] = [
   '0030_offset_commit',
   '0031_get_offsets',
   '0035_api_version',
-  '0052_msg_timestamps',
   '0070_null_empty',
   '0073_headers',
   '0085_headers',
