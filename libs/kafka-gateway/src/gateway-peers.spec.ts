@@ -97,9 +97,10 @@ describe('group requests on a gateway that does not coordinate the group', () =>
     });
     const metadata = await handle(context, ApiKey.Metadata, 8, { topics: [], allowAutoTopicCreation: false });
     expect((metadata['brokers'] as { nodeId: number }[]).map((broker) => broker.nodeId)).toEqual([1, 2]);
-    // Transactions are refused, so no gateway coordinates a transactional id.
+    // Transactions are refused, with a code clients take as final, so no gateway coordinates a transactional id.
     expect(await handle(context, ApiKey.FindCoordinator, 2, { key: 'tx', keyType: 1 })).toMatchObject({
-      errorCode: KafkaErrorCode.COORDINATOR_NOT_AVAILABLE,
+      errorCode: KafkaErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+      nodeId: -1,
     });
   });
 

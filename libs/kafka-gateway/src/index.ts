@@ -11,7 +11,7 @@ export type { KafkaGatewaySettings } from './settings.js';
 export { TopicNames, kafkaPartitionCount } from './topic-names.js';
 export { GatewayReason } from './reasons.js';
 export { COMMITTED_OFFSET_PROPERTY } from './ledgerline-backend.js';
-export { KEY_BASE64_PROPERTY, TIMESTAMP_PROPERTY } from './record-mapping.js';
+export { HEADERS_PROPERTY, KEY_BASE64_PROPERTY, NULL_VALUE_PROPERTY, TIMESTAMP_PROPERTY } from './record-mapping.js';
 export { startClusterKafkaGateway, kafkaGatewayClusterConfigSchema } from './cluster-gateway.js';
 export type { KafkaGatewayClusterConfig } from './cluster-gateway.js';
 

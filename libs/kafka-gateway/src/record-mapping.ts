@@ -11,12 +11,25 @@ export const KEY_BASE64_PROPERTY = 'kafka.key.base64';
  * publish time.
  */
 export const TIMESTAMP_PROPERTY = 'kafka.timestamp';
+/**
+ * Marks a record whose value was null (Kafka's tombstone), which the payload
+ * alone, empty, cannot tell from an empty value.
+ */
+export const NULL_VALUE_PROPERTY = 'kafka.value.null';
+/**
+ * Keeps a record's headers exactly, when properties (one value per name, text)
+ * cannot: a repeated name, a null value, or a value that is not UTF-8. JSON, a
+ * list of [name, value in base64 or null] in the record's order. The
+ * properties still hold each name's last value as text, as they always did,
+ * so a Pulsar-style reader sees what it saw before.
+ */
+export const HEADERS_PROPERTY = 'kafka.headers';
 
 /** Kafka's RecordBatch.NO_TIMESTAMP: a record without a timestamp, which a CreateTime topic keeps as it is. */
 const NO_TIMESTAMP = -1n;
 const MAX_EVENT_TIME_MS = BigInt(Number.MAX_SAFE_INTEGER);
 /** Properties the gateway keeps for itself: never answered as headers. */
-const GATEWAY_PROPERTIES = new Set([KEY_BASE64_PROPERTY, TIMESTAMP_PROPERTY]);
+const GATEWAY_PROPERTIES = new Set([KEY_BASE64_PROPERTY, TIMESTAMP_PROPERTY, NULL_VALUE_PROPERTY, HEADERS_PROPERTY]);
 
 /** One Kafka record as a Ledgerline batch message (BatchedMessage of topics.proto). */
 export interface StoredMessage {
@@ -30,16 +43,32 @@ function isUtf8(bytes: Buffer): boolean {
   return Buffer.from(bytes.toString('utf8'), 'utf8').equals(bytes);
 }
 
+/** Header values as properties hold them (text, the last of a repeated name), and the exact list when they cannot. */
+function headerProperties(headers: KafkaRecord['headers']): Record<string, string> {
+  const properties: Record<string, string> = {};
+  let exact = true;
+  for (const header of headers) {
+    if (header.key in properties || header.value === null || !isUtf8(header.value)) exact = false;
+    properties[header.key] = header.value?.toString('utf8') ?? '';
+  }
+  if (!exact) {
+    const list = headers.map((header) => [header.key, header.value?.toString('base64') ?? null]);
+    properties[HEADERS_PROPERTY] = JSON.stringify(list);
+  }
+  return properties;
+}
+
 /**
- * A Kafka record as it is stored: value as payload, key as the message key,
- * headers as properties (UTF-8; a repeated header keeps its last value) and
- * the record's timestamp as event time (-1 and 0, which event time cannot
- * hold, as TIMESTAMP_PROPERTY). INVALID_KAFKA_TIMESTAMP for a timestamp Kafka
- * would not keep either.
+ * A Kafka record as it is stored: value as payload (a null one empty, with
+ * NULL_VALUE_PROPERTY), key as the message key, headers as properties (UTF-8,
+ * the last value of a repeated name; HEADERS_PROPERTY when that loses
+ * anything) and the record's timestamp as event time (-1 and 0, which event
+ * time cannot hold, as TIMESTAMP_PROPERTY). INVALID_KAFKA_TIMESTAMP for a
+ * timestamp Kafka would not keep either.
  */
 export function storedMessage(batch: RecordBatch, record: KafkaRecord): StoredMessage {
-  const properties: Record<string, string> = {};
-  for (const header of record.headers) properties[header.key] = header.value?.toString('utf8') ?? '';
+  const properties = headerProperties(record.headers);
+  if (record.value === null) properties[NULL_VALUE_PROPERTY] = 'true';
   const timestampMs = batch.baseTimestamp + record.timestampDelta;
   // Kafka's LogValidator lets a CreateTime record have no timestamp (-1) and keeps it so; other negative times, and
   // times event time cannot hold, are refused as Kafka refuses a timestamp it will not take.
@@ -64,6 +93,36 @@ export function storedMessage(batch: RecordBatch, record: KafkaRecord): StoredMe
     }
   }
   return message;
+}
+
+/**
+ * HEADERS_PROPERTY's list, or undefined when the property is not one: an SDK
+ * producer may set any property, and a fetch must answer all the same.
+ */
+function keptHeaders(kept: string | undefined): KafkaRecord['headers'] | undefined {
+  if (kept === undefined) return undefined;
+  let list: unknown;
+  try {
+    list = JSON.parse(kept);
+  } catch {
+    return undefined;
+  }
+  const isHeader = (item: unknown): item is [string, string | null] =>
+    Array.isArray(item) &&
+    item.length === 2 &&
+    typeof item[0] === 'string' &&
+    (item[1] === null || typeof item[1] === 'string');
+  if (!Array.isArray(list) || !list.every(isHeader)) return undefined;
+  return list.map(([key, value]) => ({ key, value: value === null ? null : Buffer.from(value, 'base64') }));
+}
+
+/** The headers a record was produced with: the exact list when one was kept, else the properties not the gateway's. */
+function recordHeaders(properties: Record<string, string>): KafkaRecord['headers'] {
+  const kept = keptHeaders(properties[HEADERS_PROPERTY]);
+  if (kept !== undefined) return kept;
+  return Object.entries(properties)
+    .filter(([name]) => !GATEWAY_PROPERTIES.has(name))
+    .map(([name, value]) => ({ key: name, value: Buffer.from(value, 'utf8') }));
 }
 
 function recordKey(key: string | undefined, properties: Record<string, string>): Buffer | null {
@@ -96,10 +155,8 @@ export function entryRecordBatch(entry: Entry): Buffer {
       offsetDelta: Number(message.offset - entry.firstOffset),
       timestampDelta: (timestamps[index] ?? baseTimestamp) - baseTimestamp,
       key: recordKey(message.key, properties),
-      value: Buffer.from(message.payload),
-      headers: Object.entries(properties)
-        .filter(([name]) => !GATEWAY_PROPERTIES.has(name))
-        .map(([name, value]) => ({ key: name, value: Buffer.from(value, 'utf8') })),
+      value: properties[NULL_VALUE_PROPERTY] === 'true' ? null : Buffer.from(message.payload),
+      headers: recordHeaders(properties),
     };
   });
   return encodeRecordBatch({

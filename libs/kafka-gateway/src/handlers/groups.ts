@@ -4,17 +4,23 @@ import type { Session } from '../session.js';
 
 /** Kafka's key type of a consumer group in FindCoordinator v1+ (1 is a transactional id). */
 const GROUP_KEY = 0;
+/** What a transactional producer is told, so its user knows the refusal is the gateway's and not an ACL's. */
+export const TRANSACTIONS_REFUSED =
+  'transactions are not served by the Ledgerline Kafka gateway yet: produce without transactional.id (idempotence works)';
 
 /**
  * FindCoordinator v0-2: the live gateway rendezvous hashing picks for the
- * group (gateway-peers.ts); transactional ids are refused, as transactions are.
+ * group (gateway-peers.ts). A transactional id is refused with
+ * TRANSACTIONAL_ID_AUTHORIZATION_FAILED, which Kafka's clients take as final:
+ * COORDINATOR_NOT_AVAILABLE, Kafka's answer while its coordinator loads, made
+ * librdkafka's init_transactions retry until its timeout.
  */
 export async function handleFindCoordinator(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   if (request.header.apiVersion >= 1 && request.body['keyType'] !== GROUP_KEY) {
     return {
       throttleTimeMs: 0,
-      errorCode: KafkaErrorCode.COORDINATOR_NOT_AVAILABLE,
-      errorMessage: 'transactions are not supported',
+      errorCode: KafkaErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+      errorMessage: TRANSACTIONS_REFUSED,
       nodeId: -1,
       host: '',
       port: -1,

@@ -75,12 +75,18 @@ export async function handleSaslAuthenticate(
 /**
  * InitProducerId v0-1 for idempotent producers: an id no other producer got
  * (milliseconds since the epoch in the high bits, randomness below), epoch 0.
- * Transactional producers are refused with the code Kafka answers for a
- * feature the broker lacks.
+ * Transactional producers are refused as FindCoordinator refuses their
+ * transactional id: TRANSACTIONAL_ID_AUTHORIZATION_FAILED, final for every
+ * Kafka client (transactions are not served yet).
  */
 export async function handleInitProducerId(_context: GatewayContext, request: DecodedRequest): Promise<Message> {
   if (request.body['transactionalId'] !== null) {
-    return { throttleTimeMs: 0, errorCode: KafkaErrorCode.UNSUPPORTED_VERSION, producerId: -1n, producerEpoch: -1 };
+    return {
+      throttleTimeMs: 0,
+      errorCode: KafkaErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+      producerId: -1n,
+      producerEpoch: -1,
+    };
   }
   const producerId = (BigInt(Date.now()) << 20n) | BigInt(randomInt(1 << 20));
   return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, producerId, producerEpoch: 0 };
