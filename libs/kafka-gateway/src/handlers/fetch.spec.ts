@@ -1,12 +1,19 @@
 import { create } from '@bufbuild/protobuf';
-import { ApiKey, apiSpec, decodeRecordBatches, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
+import {
+  ApiKey,
+  apiSpec,
+  decodeRecordBatches,
+  KafkaErrorCode,
+  type DecodedRequest,
+  type Message,
+} from '@ledgerline/kafka-protocol';
 import { EntrySchema, type Entry } from '@ledgerline/proto';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from '../gateway-context.js';
 import { GroupCoordinator } from '../group-coordinator.js';
 import type { FetchResult, LedgerlineBackend } from '../ledgerline-backend.js';
 import { ANONYMOUS } from '../owner-router.js';
-import { newSession } from '../session.js';
+import { newSession, type Session } from '../session.js';
 import { resolveKafkaGatewaySettings } from '../settings.js';
 import { TopicNames } from '../topic-names.js';
 import { handleFetch } from './fetch.js';
@@ -78,7 +85,6 @@ class OwnersInMemory {
   }
 }
 
-const session = newSession(ANONYMOUS, '127.0.0.1');
 const PARTITION_0 = 'persistent://public/default/orders-partition-0';
 const PARTITION_1 = 'persistent://public/default/orders-partition-1';
 
@@ -95,10 +101,10 @@ function contextOver(owners: OwnersInMemory): GatewayContext {
 }
 
 /**
- * A Fetch v11 of topic `orders` at offset 0 of each partition given, waiting up to 20 s: the owners here have
+ * A Fetch v11 of topic `orders` at `fetchOffset` of each partition given, waiting up to 20 s: the owners here have
  * no clock, so only an appended entry answers a long poll.
  */
-function fetchRequest(partitions: number[]): DecodedRequest {
+function fetchRequest(partitions: number[], fetchOffset = 0n): DecodedRequest {
   const body = {
     replicaId: -1,
     maxWaitMs: 20_000,
@@ -113,7 +119,7 @@ function fetchRequest(partitions: number[]): DecodedRequest {
         partitions: partitions.map((partitionIndex) => ({
           partitionIndex,
           currentLeaderEpoch: -1,
-          fetchOffset: 0n,
+          fetchOffset,
           logStartOffset: -1n,
           partitionMaxBytes: 1 << 20,
         })),
@@ -142,6 +148,12 @@ async function eventually(condition: () => boolean): Promise<void> {
 }
 
 describe('Fetch long poll', () => {
+  // A connection each: what one remembers of the partitions it fetched must not leak into the next spec.
+  let session: Session;
+  beforeEach(() => {
+    session = newSession(ANONYMOUS, '127.0.0.1');
+  });
+
   it('answers a one-partition fetch that has entries in one call to the owner, without waiting', async () => {
     const owners = new OwnersInMemory();
     owners.append(PARTITION_0, 'ready');
@@ -150,15 +162,38 @@ describe('Fetch long poll', () => {
     expect(owners.calls).toHaveLength(1);
   });
 
-  it('answers a waiting one-partition fetch when an entry is appended, in one call to the owner', async () => {
+  it('answers a tailing one-partition fetch when an entry is appended, in one call to the owner', async () => {
     const owners = new OwnersInMemory();
-    const fetching = handleFetch(contextOver(owners), fetchRequest([0]), session);
-    // The first call already waits: no read that finds nothing and a second call to wait.
+    const context = contextOver(owners);
+    owners.append(PARTITION_0, 'first');
+    expect(values(await handleFetch(context, fetchRequest([0]), session))).toEqual([['first']]);
+    // At the end the last answer gave: the first call already waits, with no read that finds nothing before it.
+    const fetching = handleFetch(context, fetchRequest([0], 1n), session);
     await eventually(() => owners.waiting === 1);
-    expect(owners.calls).toEqual([{ topic: PARTITION_0, offset: 0n, maxWaitMs: 20_000 }]);
+    expect(owners.calls.slice(1)).toEqual([{ topic: PARTITION_0, offset: 1n, maxWaitMs: 20_000 }]);
     owners.append(PARTITION_0, 'arrived');
     expect(values(await fetching)).toEqual([['arrived']]);
-    expect(owners.calls).toHaveLength(1);
+    expect(owners.calls).toHaveLength(2);
+  });
+
+  it('answers a fetch past the end at once with OFFSET_OUT_OF_RANGE, where the owner would wait', async () => {
+    const owners = new OwnersInMemory();
+    const context = contextOver(owners);
+    owners.append(PARTITION_0, 'only');
+    await handleFetch(context, fetchRequest([0]), session);
+    const answer = await handleFetch(context, fetchRequest([0], 5n), session);
+    const [topic] = answer['responses'] as { partitions: { errorCode: number }[] }[];
+    expect(topic!.partitions.map((partition) => partition.errorCode)).toEqual([KafkaErrorCode.OFFSET_OUT_OF_RANGE]);
+    expect(owners.calls.slice(1)).toEqual([{ topic: PARTITION_0, offset: 5n, maxWaitMs: 0 }]);
+  });
+
+  it('reads at once, then waits, for a partition this connection has not fetched before', async () => {
+    const owners = new OwnersInMemory();
+    const fetching = handleFetch(contextOver(owners), fetchRequest([0]), session);
+    await eventually(() => owners.waiting === 1);
+    expect(owners.calls.map((call) => call.maxWaitMs)).toEqual([0, 20_000]);
+    owners.append(PARTITION_0, 'arrived');
+    expect(values(await fetching)).toEqual([['arrived']]);
   });
 
   it('answers a waiting fetch of several partitions when any one gets an entry, and stops the other waits', async () => {
