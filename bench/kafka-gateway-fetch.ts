@@ -1,13 +1,15 @@
 // Fetch throughput through the Kafka gateway of `ledgerline standalone` (its
 // own process) with kafkajs and kcat, from offset 0 of a preloaded 1-partition
 // topic, and end-to-end latency of a paced kafkajs producer -> consumer stream
-// through it; beside the SDK's reader, and the SDK's producer -> consumer,
+// through it with kafkajs and with confluent-kafka (bench/kafka-confluent-e2e.py,
+// Debian's python3-confluent-kafka); beside the SDK's reader, and the SDK's producer -> consumer,
 // against the same standalone in the same run. Every client but kcat runs in
 // this process, so a send-stamped value is read back on the clock that stamped it.
 //
 // Run: npx tsx bench/kafka-gateway-fetch.ts [--full]   (also part of `npm run bench`)
 //   Default 20 000 messages and 10 s of paced latency; --full 100 000 and 30 s; the runner's default 10 000 and 5 s.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +41,14 @@ const PACED_SECONDS = sized({ quick: 5, normal: 10, full: 30 });
 /** Bound on any one wait: a stalled fetch or a lost message fails the run instead of hanging it. */
 const WAIT_MS = 120_000;
 const FETCH_TOPIC = 'bench-fetch';
-const LATENCY_TOPICS = { kafkajs: 'bench-latency-kafkajs', sdk: 'bench-latency-sdk' };
+const LATENCY_TOPICS = {
+  kafkajs: 'bench-latency-kafkajs',
+  confluent: 'bench-latency-confluent',
+  sdk: 'bench-latency-sdk',
+};
+/** Debian's python3-confluent-kafka is installed for the system's Python, not whichever python3 is first on PATH. */
+const PYTHON = '/usr/bin/python3';
+const CONFLUENT_SCRIPT = join(__dirname, 'kafka-confluent-e2e.py');
 /** A group's first join would otherwise wait 3 s for more members, inside the kafkajs rows. */
 const NO_JOIN_DELAY = ['--group-initial-rebalance-delay-ms', '0'];
 const GATEWAY_ARGS = ['--read-only-grpc-port', '0', '--kafka-host', '127.0.0.1', ...NO_JOIN_DELAY];
@@ -161,6 +170,58 @@ async function kafkajsLatencyRow(kafka: Kafka): Promise<LatencyRow> {
   return latencyRow(`${label}, through the gateway`, deliveries.histogram);
 }
 
+/** One run of the confluent-kafka helper (bench/kafka-confluent-e2e.py) to its end. */
+function confluentProduce(broker: string, count: number): Promise<void> {
+  const args = [CONFLUENT_SCRIPT, 'produce', broker, LATENCY_TOPICS.confluent, String(count), String(RATE)];
+  return new Promise((resolve, reject) => {
+    execFile(PYTHON, args, { timeout: WAIT_MS }, (error, _stdout, stderr) =>
+      error === null ? resolve() : reject(new Error(`confluent-kafka producer failed: ${error.message}\n${stderr}`)),
+    );
+  });
+}
+
+/**
+ * confluent-kafka (librdkafka) producer -> group consumer, each in its own
+ * Python process, timed on CLOCK_MONOTONIC by the two of them: a warm-up
+ * message first (the consumer then holds its partition), then RATE msg/s.
+ */
+async function confluentLatencyRow(broker: string): Promise<LatencyRow | string> {
+  const count = RATE * PACED_SECONDS;
+  const args = [
+    CONFLUENT_SCRIPT,
+    'consume',
+    broker,
+    LATENCY_TOPICS.confluent,
+    'bench-latency-confluent',
+    String(count),
+  ];
+  const consumer = spawn(PYTHON, args, { stdio: ['ignore', 'pipe', 'inherit'], timeout: WAIT_MS });
+  const histogram = newHistogram();
+  let warm = (): void => undefined;
+  const warmed = new Promise<void>((resolve) => (warm = resolve));
+  const lines = createInterface({ input: consumer.stdout });
+  lines.on('line', (line) => {
+    if (line === 'warm') warm();
+    else if (line !== 'done') histogram.recordValue(Math.max(1, Number(line)));
+  });
+  const ended = new Promise<number | null>((resolve) => consumer.once('close', resolve));
+  try {
+    await confluentProduce(broker, 0);
+    await within(warmed, WAIT_MS, 'the confluent-kafka consumer to read the warm-up message');
+    await confluentProduce(broker, count);
+    const code = await within(ended, WAIT_MS, `the confluent-kafka consumer to read ${count} messages`);
+    if (code !== 0 || histogram.totalCount !== count) {
+      return `the confluent-kafka consumer ended with code ${code} after ${histogram.totalCount} of ${count} messages`;
+    }
+  } catch (error) {
+    return String(error);
+  } finally {
+    if (consumer.exitCode === null) await stopChild(consumer);
+  }
+  const label = 'confluent-kafka 1.7 (librdkafka 2.0) producer (acks all, linger.ms 0) -> its consumer group';
+  return latencyRow(`${label}, through the gateway`, histogram);
+}
+
 async function sdkLatencyRow(client: LedgerlineClient): Promise<LatencyRow> {
   const deliveries = new Deliveries();
   const topic = sdkTopic(LATENCY_TOPICS.sdk);
@@ -204,6 +265,7 @@ export async function run(): Promise<BenchReport> {
       kcatFetch: await kcatFetchRow(broker),
       sdkFetch: await sdkFetchRow(client),
       kafkajsLatency: await kafkajsLatencyRow(kafka),
+      confluentLatency: await confluentLatencyRow(broker),
       sdkLatency: await sdkLatencyRow(client),
     });
   } finally {
@@ -219,11 +281,20 @@ interface Rows {
   kcatFetch: ThroughputRow | string;
   sdkFetch: ThroughputRow;
   kafkajsLatency: LatencyRow;
+  /** Why confluent-kafka has no row, when it has none. */
+  confluentLatency: LatencyRow | string;
   sdkLatency: LatencyRow;
 }
 
-function report({ kafkajsFetch, kcatFetch, sdkFetch, kafkajsLatency, sdkLatency }: Rows): BenchReport {
+/** The issue's target: end-to-end p99 through the gateway at most this multiple of the SDK's. */
+const LATENCY_TARGET_VERSUS_SDK = 1.5;
+/** The issue's target: fetch through the gateway at least this share of the SDK reader. */
+const FETCH_TARGET_VERSUS_SDK = 0.9;
+
+function report(rows: Rows): BenchReport {
+  const { kafkajsFetch, kcatFetch, sdkFetch, kafkajsLatency, confluentLatency, sdkLatency } = rows;
   const kcat = typeof kcatFetch === 'string' ? [] : [kcatFetch];
+  const confluent = typeof confluentLatency === 'string' ? [] : [confluentLatency];
   const fetchVersus = (client: string, row: ThroughputRow): Comparison => ({
     figure: `fetch 1 KiB from offset 0 through the Kafka gateway (${client}) vs the SDK reader`,
     unit: 'msg/s',
@@ -231,33 +302,47 @@ function report({ kafkajsFetch, kcatFetch, sdkFetch, kafkajsLatency, sdkLatency 
     peer: sdkFetch.system,
     peerValue: sdkFetch.messagesPerSecond,
     higherIsBetter: true,
+    target: { ratio: FETCH_TARGET_VERSUS_SDK, atLeast: true },
   });
+  const latencyVersus = (client: string, row: LatencyRow): Comparison => ({
+    figure: `end-to-end latency p99 at ${RATE} msg/s through the Kafka gateway (${client})`,
+    unit: 'ms',
+    ours: row.latencyMsP99,
+    peer: sdkLatency.system,
+    peerValue: sdkLatency.latencyMsP99,
+    higherIsBetter: false,
+    target: { ratio: LATENCY_TARGET_VERSUS_SDK, atLeast: false },
+  });
+  const notMeasured = [
+    ...(typeof kcatFetch === 'string'
+      ? [{ figure: 'fetch 1 KiB through the Kafka gateway (kcat)', reason: kcatFetch }]
+      : []),
+    ...(typeof confluentLatency === 'string'
+      ? [{ figure: 'end-to-end latency through the Kafka gateway (confluent-kafka)', reason: confluentLatency }]
+      : []),
+  ];
   return {
     section: 'Kafka gateway fetch and end-to-end latency',
     setup:
       `${MESSAGES} messages of ${MESSAGE_BYTES} B preloaded by the SDK in entries of ${BATCH} into one 1-partition topic of ` +
       '`ledgerline standalone` (its own process), read from offset 0 to the end through its Kafka listener with kafkajs ' +
       `and kcat and over gRPC with the SDK's reader; then ${RATE} msg/s for ${PACED_SECONDS} s, one message per send, ` +
-      'through the gateway with kafkajs and over gRPC with the SDK, latency from the send time stamped in each value',
+      'through the gateway with kafkajs and with confluent-kafka (producer and consumer in processes of their own) and ' +
+      'over gRPC with the SDK, latency from the send time stamped in each value',
     tables: [
       { title: 'fetch throughput', rows: [kafkajsFetch, ...kcat, sdkFetch].map((row) => ({ ...row })) },
-      { title: `end-to-end latency at ${RATE} msg/s`, rows: [{ ...kafkajsLatency }, { ...sdkLatency }] },
+      {
+        title: `end-to-end latency at ${RATE} msg/s`,
+        rows: [kafkajsLatency, ...confluent, sdkLatency].map((row) => ({ ...row })),
+      },
     ],
     comparisons: [
       fetchVersus('kafkajs', kafkajsFetch),
       ...kcat.map((row) => fetchVersus('kcat', row)),
-      {
-        figure: `end-to-end latency p99 at ${RATE} msg/s through the Kafka gateway (kafkajs)`,
-        unit: 'ms',
-        ours: kafkajsLatency.latencyMsP99,
-        peer: sdkLatency.system,
-        peerValue: sdkLatency.latencyMsP99,
-        higherIsBetter: false,
-      },
+      latencyVersus('kafkajs', kafkajsLatency),
+      ...confluent.map((row) => latencyVersus('confluent-kafka', row)),
     ],
-    ...(typeof kcatFetch === 'string'
-      ? { notMeasured: [{ figure: 'fetch 1 KiB through the Kafka gateway (kcat)', reason: kcatFetch }] }
-      : {}),
+    ...(notMeasured.length > 0 ? { notMeasured } : {}),
   };
 }
 

@@ -54,6 +54,7 @@ const SECTIONS: Section[] = [
   { name: 'rolling-restart', load: () => import('./rolling-restart.js') },
   { name: 'kafka-produce', load: () => import('./kafka-gateway-produce.js') },
   { name: 'kafka-fetch', load: () => import('./kafka-gateway-fetch.js') },
+  { name: 'kafka-catch-up', load: () => import('./kafka-gateway-catch-up.js') },
 ];
 
 function argument(name: string): string | undefined {

@@ -14,7 +14,16 @@ export interface Session {
   closeAfterAnswer: boolean;
   /** Produce requests' batches reach their partition's owner in the order the requests arrived. */
   readonly produceOrder: IssueOrder;
+  /**
+   * The end (next offset) of each partition this connection last fetched, by Kafka topic and partition: a
+   * fetch at or before it is a consumer tailing, whose owner may wait in the first call (handlers/fetch.ts).
+   * At most MAX_REMEMBERED_FETCH_ENDS, the oldest forgotten first.
+   */
+  readonly fetchEnds: Map<string, bigint>;
 }
+
+/** Partitions whose end a connection remembers: a consumer fetches the partitions assigned to it, far fewer. */
+export const MAX_REMEMBERED_FETCH_ENDS = 4_096;
 
 /** The state of a connection that has just opened. */
 export function newSession(caller: Caller, clientHost: string): Session {
@@ -25,6 +34,7 @@ export function newSession(caller: Caller, clientHost: string): Session {
     authenticated: false,
     closeAfterAnswer: false,
     produceOrder: new IssueOrder(),
+    fetchEnds: new Map(),
   };
 }
 

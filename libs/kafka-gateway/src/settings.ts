@@ -97,8 +97,12 @@ export const kafkaGatewaySettings = {
    * OFFSET_METADATA_TOO_LARGE. At most the writer owner's bound on a string cursor property (16384).
    */
   kafkaOffsetMetadataMaxLength: z.number().int().min(0).max(16_384).default(4_096),
-  /** Entries one partition fetch reads at most. */
-  kafkaMaxFetchEntries: z.number().int().min(1).max(10_000).default(500),
+  /**
+   * Entries one partition fetch reads at most. The writer owner bounds a fetch too (its maxFetchEntries, 1,000 by
+   * default), so at this default the client's partition max bytes decide how much a catch-up fetch brings: a
+   * backlog of one small record per entry (100 B, librdkafka's 0038) took twice the round trips at 500.
+   */
+  kafkaMaxFetchEntries: z.number().int().min(1).max(10_000).default(1_000),
   /** Bound on every call to the metadata service and the owners. */
   kafkaBackendTimeoutMs: z.number().int().min(100).max(MINUTE_MS).default(10_000),
   /** Session timeouts a consumer group member may ask for (Kafka's group.min/max.session.timeout.ms). */

@@ -25,7 +25,7 @@ export type {
   ReadOnlyLedgerSettings,
   ReadOnlyLedgerStats,
 } from './read-only/read-only-managed-ledger.js';
-export type { SeekTarget, ExportedCursorState, CursorStatus } from './cursors/managed-cursor.js';
+export type { SeekTarget, ExportedCursorState, CursorStatus, PropertyChanges } from './cursors/managed-cursor.js';
 export type { CursorStart, OpenCursorOptions } from './cursors/cursor-registry.js';
 export type { AckDelta, BatchAckRecord, ExportedAcks } from './cursors/ack-delta.js';
 export type { SnapshotWrite } from './cursors/cursor-persistence.js';

@@ -94,6 +94,25 @@ describe('ManagedLedger appends and reads', () => {
     await ml.close();
   });
 
+  it('reads old entries from the store in pages sized by the byte limit, not whole pages of entries', async () => {
+    const store = new InMemoryLedgerStore();
+    // No cache: every entry is old, as for a reader catching up on a backlog larger than the cache.
+    const ml = await open(testBackends({ ledgerStore: store }), {
+      ...fastConfig,
+      maxEntriesPerLedger: 1000,
+      entryCacheMaxBytes: 0,
+    });
+    const first = await ml.append(new Uint8Array(1000));
+    for (let i = 1; i < 200; i++) await ml.append(new Uint8Array(1000));
+    const [readsBefore, entriesBefore] = [store.readCalls, store.entriesRead];
+    const read = await ml.readEntries(first.position, { maxEntries: 500, maxBytes: 2500 });
+    expect(read.map((entry) => entry.position.entryId)).toEqual([0, 1]);
+    // One round trip that brings what the limit allows and an entry more, where the whole page (200) came before.
+    expect(store.readCalls - readsBefore).toBe(1);
+    expect(store.entriesRead - entriesBefore).toBeLessThanOrEqual(4);
+    await ml.close();
+  });
+
   it('takes read limits as readEntries(from, maxEntries, maxBytes) too', async () => {
     const ml = await open(testBackends(), { ...fastConfig, maxEntriesPerLedger: 1000 });
     const first = await ml.append(payloadOf('aaaa'));

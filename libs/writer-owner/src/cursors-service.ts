@@ -176,10 +176,14 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
         });
       } else if (update.case === 'reset') {
         const reset = update.value;
+        // The properties go with the move, in its one write: a Kafka group's commit is answered once the
+        // committed offset it keeps here is stored, not when the next snapshot would have stored it.
         await cursor.seek(
           { position: positionFromRequest(reset.position, 'reset.position') },
           safeNumber(reset.expectedResetEpoch, 'expected_reset_epoch'),
+          { properties: request.properties, cursorProperties: request.cursorProperties },
         );
+        return { cursor: cursorData(cursor.exportState()) };
       } else if (Object.keys(request.properties).length + Object.keys(request.cursorProperties).length === 0) {
         throw new LedgerlineError(
           'INVALID_ARGUMENT',

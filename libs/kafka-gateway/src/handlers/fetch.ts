@@ -3,7 +3,7 @@ import type { GatewayContext } from '../gateway-context.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
 import type { FetchResult } from '../ledgerline-backend.js';
 import { entryRecordBatch } from '../record-mapping.js';
-import type { Session } from '../session.js';
+import { MAX_REMEMBERED_FETCH_ENDS, type Session } from '../session.js';
 
 interface PartitionFetch {
   topicName: string;
@@ -96,6 +96,26 @@ async function longPoll(
   );
 }
 
+function endKey(fetch: PartitionFetch): string {
+  return `${fetch.partitionIndex}:${fetch.topicName}`;
+}
+
+/** Whether the fetch is at or before the end this connection last saw of its partition. */
+function tailing(session: Session, fetch: PartitionFetch): boolean {
+  const end = session.fetchEnds.get(endKey(fetch));
+  return end !== undefined && fetch.fetchOffset <= end;
+}
+
+function rememberEnd(session: Session, fetch: PartitionFetch): void {
+  const key = endKey(fetch);
+  session.fetchEnds.delete(key);
+  if (fetch.result === undefined || fetch.errorCode !== KafkaErrorCode.NONE) return;
+  session.fetchEnds.set(key, fetch.result.nextOffset);
+  if (session.fetchEnds.size > MAX_REMEMBERED_FETCH_ENDS) {
+    session.fetchEnds.delete(session.fetchEnds.keys().next().value as string);
+  }
+}
+
 /** Record batches within the request's max_bytes; the first partition with data always gets one batch (KIP-74). */
 function encodeWithin(fetches: PartitionFetch[], maxBytes: number): void {
   let total = 0;
@@ -135,9 +155,16 @@ export async function handleFetch(
   const minBytes = request.body['minBytes'] as number;
   const maxBytes = request.body['maxBytes'] as number;
   const waitMs = Math.max(0, Math.min(request.body['maxWaitMs'] as number, context.settings.kafkaMaxFetchWaitMs));
-  await Promise.all(fetches.map((fetch) => fetchOne(context, fetch, 0, session)));
+  // A consumer tailing one partition: its owner answers at once when it has entries and otherwise waits for the
+  // first one confirmed, so one call does what the read and the long poll below do in two (every tailing fetch
+  // used to read, find nothing, and ask again to wait). Only at or before the end last seen: a fetch past the
+  // end is OFFSET_OUT_OF_RANGE, answered at once, where the owner would wait. (An end remembered from before the
+  // topic was deleted and made again can still make that one answer wait; the end is then forgotten.)
+  const waitFirst = fetches.length === 1 && tailing(session, fetches[0]!) ? waitMs : 0;
+  await Promise.all(fetches.map((fetch) => fetchOne(context, fetch, waitFirst, session)));
   const found = fetches.reduce((sum, fetch) => sum + bytesOf(fetch), 0);
-  if (found < Math.max(minBytes, 1) && waitMs > 0) await longPoll(context, fetches, waitMs, session);
+  if (waitFirst === 0 && found < Math.max(minBytes, 1) && waitMs > 0) await longPoll(context, fetches, waitMs, session);
+  for (const fetch of fetches) rememberEnd(session, fetch);
   // An answer is at most kafkaMaxFetchResponseBytes: that bounds what a connection's answers can hold.
   const limit = Math.min(
     maxBytes > 0 ? maxBytes : Number.MAX_SAFE_INTEGER,

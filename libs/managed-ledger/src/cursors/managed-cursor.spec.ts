@@ -337,6 +337,31 @@ describe('ManagedCursor seek and deltas', () => {
     await reopened.close();
   });
 
+  it('stores the properties a seek sets in the write that moves it, and sets none when the move is refused', async () => {
+    const backends = testBackends();
+    // Snapshots an hour apart: only a seek's own write can have stored anything read back below.
+    const hourly = { cursor: { snapshotIntervalMs: 3_600_000 } };
+    const ml = await openWith(backends, hourly);
+    const written = await appendMany(ml, 8);
+    const cursor = await ml.openCursor('group', { start: { initialPosition: 'earliest' } });
+    await cursor.seek({ offset: 5 }, 0, { properties: { committed: 5n }, cursorProperties: { metadata: 'batch 1' } });
+    await expect(cursor.seek({ offset: 7 }, 0, { properties: { committed: 7n } })).rejects.toMatchObject({
+      code: 'ABORTED',
+    });
+    await expect(cursor.seek({ offset: 7 }, 1, { properties: { '': 7n } })).rejects.toMatchObject({
+      reason: 'INVALID_CURSOR_PROPERTY',
+    });
+    expect(cursor.getProperties().get('committed')).toBe(5n);
+    // Opened again without closing the first, as after a crash: what it reads is what was stored.
+    const after = await openWith(backends, hourly);
+    const recovered = after.getCursor('group')!.exportState();
+    expect(recovered.properties.get('committed')).toBe(5n);
+    expect(recovered.cursorProperties.get('metadata')).toBe('batch 1');
+    expect(after.getCursor('group')!.readPositionNow).toEqual(written[5]!.position);
+    await after.close();
+    await ml.close().catch(() => undefined);
+  });
+
   it('applies ack deltas by union and exports the state', async () => {
     const ml = await openWith(testBackends());
     const written = await appendMany(ml, 12);

@@ -36,6 +36,12 @@ export interface ExportedCursorState extends ExportedAcks {
 
 export type CursorStatus = 'open' | 'closed' | 'fenced' | 'deleted';
 
+/** Properties a seek sets together with the move, persisted by the same write. */
+export interface PropertyChanges {
+  properties?: Readonly<Record<string, bigint | number>>;
+  cursorProperties?: Readonly<Record<string, string>>;
+}
+
 /**
  * A subscription's position in a managed ledger: what was consumed
  * (mark-delete and the acks above it), where reading goes on, and the
@@ -197,15 +203,20 @@ export class ManagedCursor {
    * Moves the cursor to a position, an offset or a time: everything before
    * the target counts as consumed, everything from it on as not, and the
    * reset epoch goes up. Persisted before it resolves (a versioned overwrite:
-   * with expectedResetEpoch, ABORTED when another reset came first).
+   * with expectedResetEpoch, ABORTED when another reset came first), with
+   * the property `changes`, which are set only if the move is.
    */
-  async seek(target: SeekTarget, expectedResetEpoch?: number): Promise<Position> {
+  async seek(target: SeekTarget, expectedResetEpoch?: number, changes: PropertyChanges = {}): Promise<Position> {
     this.checkOpen();
     if (expectedResetEpoch !== undefined && expectedResetEpoch !== this.resetEpoch) {
       throw new LedgerlineError('ABORTED', ErrorReason.BAD_VERSION, `the cursor's reset epoch is ${this.resetEpoch}`);
     }
+    this.checkPropertyChanges(changes);
     const next = await this.host.resolveSeekTarget(target);
     const views = this.host.views();
+    // Set with the move, so that the one write below holds both: set after it, they waited for the next
+    // snapshot (a Kafka commit's exact offset, answered as stored, was not yet).
+    this.applyPropertyChanges(changes);
     this.acks.markDelete = canonicalMarkDelete(views, { ledgerId: next.ledgerId, entryId: next.entryId - 1 });
     this.acks.acked.removeUpTo(lastEntry(views) ?? this.acks.markDelete);
     this.acks.batchAcks.clear();
@@ -317,6 +328,21 @@ export class ManagedCursor {
     // A snapshot still being written moves the node's version: delete against the version it leaves.
     await this.snapshots.inFlight();
     await this.persistence.keeper.delete();
+  }
+
+  private checkPropertyChanges(changes: PropertyChanges): void {
+    const maxProperties = this.host.ctx.config.cursor.maxProperties;
+    for (const [name, value] of Object.entries(changes.properties ?? {})) {
+      checkNumericProperty(this.properties, name, value, maxProperties);
+    }
+    for (const [name, value] of Object.entries(changes.cursorProperties ?? {})) {
+      checkStringProperty(this.cursorProperties, name, value, maxProperties);
+    }
+  }
+
+  private applyPropertyChanges(changes: PropertyChanges): void {
+    for (const [name, value] of Object.entries(changes.properties ?? {})) this.properties.set(name, value);
+    for (const [name, value] of Object.entries(changes.cursorProperties ?? {})) this.cursorProperties.set(name, value);
   }
 
   private changing(change: () => unknown): void {

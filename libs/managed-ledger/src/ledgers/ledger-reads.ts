@@ -7,7 +7,7 @@ import type { ManagedLedgerEntry } from '../entry.js';
 import { ManagedLedgerReason } from '../reasons.js';
 import { firstEntryAtOrAfter, ledgerViews, type LedgerView } from './ledger-views.js';
 
-/** Entries fetched per ledger-store call. */
+/** Entries fetched per ledger-store call at most. */
 const STORE_READ_PAGE = 1_000;
 
 export interface ReadOptions {
@@ -94,7 +94,7 @@ async function readLedgerRange(
       entryId++;
       continue;
     }
-    const pageLast = Math.min(last, entryId + STORE_READ_PAGE - 1);
+    const pageLast = Math.min(last, entryId + entriesWithin(view, maxBytes - bytes) - 1);
     const known = previousLastOffset ?? knownLastOffset(ctx, view, entryId - 1);
     // The first offset of an entry is the previous entry's index + 1: read that one too when it is unknown.
     const stored = await ctx.store.read(view.ledgerId, known === undefined ? entryId - 1 : entryId, pageLast);
@@ -111,6 +111,20 @@ async function readLedgerRange(
     entryId = pageLast + 1;
   }
   return out;
+}
+
+/**
+ * How many entries one store read asks for to gather `bytes`: the ledger's
+ * mean entry size says, plus one for an entry larger than the mean. A read of
+ * old entries used to ask for a whole page whatever the byte limit, so a
+ * Kafka fetch of 1 MiB over entries of 500 KB pulled up to 1,000 of them
+ * (500 MB) from the store to answer two; when entries run larger than the
+ * mean, the loop reads again, which costs a round trip, not a page of waste.
+ */
+function entriesWithin(view: LedgerView, bytes: number): number {
+  if (view.entries === 0 || view.sizeBytes <= 0) return STORE_READ_PAGE;
+  const meanEntryBytes = Math.max(1, view.sizeBytes / view.entries);
+  return Math.max(1, Math.min(STORE_READ_PAGE, Math.ceil(bytes / meanEntryBytes) + 1));
 }
 
 function knownLastOffset(ctx: LedgerContext, view: LedgerView, entryId: number): number | undefined {

@@ -45,6 +45,8 @@ export class InMemoryLedgerStore implements LedgerStore {
   /** Appends resolve after this many milliseconds (0: next macrotask), so calls overlap like on a network. */
   appendDelayMs = 0;
   readCalls = 0;
+  /** Entries every read returned, summed: what a reader pulled from the store, needed or not. */
+  entriesRead = 0;
   appendCalls = 0;
 
   async create(ledgerId: number, options: CreateLedgerOptions = {}): Promise<LedgerWriter> {
@@ -132,6 +134,7 @@ export class InMemoryLedgerStore implements LedgerStore {
     const out: LedgerEntry[] = [];
     for (let id = firstEntryId; id <= lastEntryId; id++)
       out.push({ entryId: id, data: ledger.entries[id] as Uint8Array });
+    this.entriesRead += out.length;
     return out;
   }
 
