@@ -310,15 +310,17 @@ export class OwnedTopic {
    * The first steps of a transfer: new entries wait from now on; once every
    * entry in flight is answered, the deduplication state is snapshotted and
    * the managed ledger closed (cursors flushed), so the next owner opens it
-   * without fencing and starts with both warm. Consumers are told only when
-   * the transfer ends (endHandOver).
+   * without fencing and starts with both warm. The snapshot is written by the
+   * close, beside the other cursors, not by a write of its own before it: the
+   * topic is paused meanwhile, and each store write in a row adds to the pause.
+   * Consumers are told only when the transfer ends (endHandOver).
    */
   async stopForHandOver(): Promise<void> {
     this.holdForHandOver();
     await this.inFlight.whenIdle();
     this.stopAdopting();
     if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {
-      await this.dedup.snapshot(this.ledger.lastConfirmedPosition()).catch(() => undefined);
+      this.dedup.markSnapshot(this.ledger.lastConfirmedPosition());
     }
     await this.options.closeLedger();
   }

@@ -12,6 +12,8 @@ export interface DrainContext {
   session: { readonly sessionId: string };
   transfer: (topic: OwnedTopic, targetInstanceId: string) => Promise<TransferOutcome>;
   concurrency: number;
+  /** Opens the channels to the owners the topics may go to, so no transfer waits for one (best effort). */
+  warmTargets: () => Promise<void>;
   logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
 }
 
@@ -30,10 +32,13 @@ export function markDraining(context: DrainContext, draining: boolean): Promise<
  * Moves every topic loaded here to other owners, at most `concurrency` at
  * once, each to the placement's choice among the group's other owners that
  * are not draining. From the start no new topic is loaded here and lookups
- * place none here. A topic that cannot move is unloaded and its lease released.
+ * place none here. The channels to the other owners are opened first (while
+ * the draining mark is written), not by each first transfer to an owner
+ * while its topic is paused. A topic that cannot move is unloaded and its
+ * lease released.
  */
 export async function transferEverything(context: DrainContext): Promise<DrainOutcome> {
-  await markDraining(context, true);
+  await Promise.all([markDraining(context, true), context.warmTargets()]);
   context.registry.acceptNewTopics(false);
   const outcome: DrainOutcome = { transferred: 0, unloaded: 0 };
   await eachAtMost(context.registry.all(), context.concurrency, async (topic) => {
