@@ -52,6 +52,8 @@ const median = (values: number[]) =>
 async function drainRow(topicCount: number) {
   const cluster = await LocalCluster.start({
     counts: { metadata: 1, 'writer-owner': 1 },
+    // The stopping owner logs each topic's pause and its phases at info.
+    logLevel: 'info',
     settings: {
       // Nothing but the drain moves topics: the balancer would move half of them to the owners that join.
       metadata: { LEDGERLINE_BALANCER_ENABLED: 'false' },

@@ -308,12 +308,10 @@ export class OwnedTopic {
 
   /**
    * The first steps of a transfer: new entries wait from now on; once every
-   * entry in flight is answered, the deduplication state is snapshotted and
-   * the managed ledger closed (cursors flushed), so the next owner opens it
-   * without fencing and starts with both warm. The snapshot is written by the
-   * close, beside the other cursors, not by a write of its own before it: the
-   * topic is paused meanwhile, and each store write in a row adds to the pause.
-   * Consumers are told only when the transfer ends (endHandOver).
+   * entry in flight is answered, deduplication is snapshotted (the close
+   * writes it with the other cursors: a write of its own would lengthen the
+   * pause) and the managed ledger closed, so the next owner opens it without
+   * fencing and starts with both warm. Consumers are told at endHandOver.
    */
   async stopForHandOver(): Promise<void> {
     this.holdForHandOver();

@@ -24,18 +24,21 @@ import { exportLoadMetrics, LoadMeter } from '@ledgerline/ownership';
 import { register as defaultRegistry } from 'prom-client';
 import { writerLoadTotals } from './load-totals.js';
 import { ownerControlServiceImpl } from './owner-control-service.js';
-import { markDraining, transferEverything, type DrainContext, type DrainOutcome } from './owner-drain.js';
+import {
+  markDraining,
+  transferEverything,
+  warmPeerChannels,
+  type DrainContext,
+  type DrainOutcome,
+} from './owner-drain.js';
 import { transferTopic, type TransferOutcome } from './topic-transfer.js';
 import { WriterReason } from './reasons.js';
-import { OwnerControlService, OwnerRole } from '@ledgerline/proto';
+import { OwnerControlService } from '@ledgerline/proto';
 import { StoreReachability } from './store-reachability.js';
 import { releaseUnwritableTopics, storeUnreachable, type StoreReleaseContext } from './store-release.js';
 
 /** A ledger id no ledger has: the store's reachability is tried by reading its info (one round trip, no write). */
 const STORE_PROBE_LEDGER_ID = Number.MAX_SAFE_INTEGER;
-
-/** Bound on listing the other owners before a drain: the drain goes on without warm channels past it. */
-const WARM_PEERS_DEADLINE_MS = 2_000;
 
 /** The consume side: subscriptions and their consumers, over the owner's topics. */
 export interface ConsumeBackend {
@@ -294,23 +297,15 @@ export class WriterOwner {
       session: this.session,
       transfer: (topic, target) => this.transferLoaded(topic, target),
       concurrency: this.settings.drainTransferConcurrency,
-      warmTargets: () => this.warmPeers(),
+      warmTargets: () =>
+        warmPeerChannels({
+          lookup: this.clients.lookup,
+          peers: this.peers,
+          identity: this.identity,
+          logger: this.logger,
+        }),
       logger: this.logger,
     };
-  }
-
-  /** Starts connecting to the other writer owners of this owner's group (a drain's targets); never throws. */
-  private async warmPeers(): Promise<void> {
-    try {
-      const { owners } = await this.clients.lookup.listOwners(
-        { group: this.identity.group, role: OwnerRole.WRITER },
-        { deadlineMs: WARM_PEERS_DEADLINE_MS },
-      );
-      const others = owners.filter((owner) => owner.instanceId !== this.identity.instanceId);
-      this.peers.warm(others.map((owner) => owner.advertisedAddress));
-    } catch (thrown) {
-      this.logger.warn({ err: LedgerlineError.from(thrown).message }, 'listing the other owners before a drain failed');
-    }
   }
 
   /**
