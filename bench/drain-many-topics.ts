@@ -65,7 +65,7 @@ async function drainRow(topicCount: number) {
     const victim = cluster.byRole('writer-owner')[0]!;
     load = await TopicsLoad.start(cluster, `drain${topicCount}`, topicCount, RATE);
     const started = load;
-    while (started.acks.length < topicCount * WARM_UP_ACKS_PER_TOPIC) await sleep(100);
+    while (!started.everyTopicAcked(WARM_UP_ACKS_PER_TOPIC)) await sleep(100);
     await cluster.add('writer-owner');
     await cluster.add('writer-owner');
     const quietFromMs = Date.now();

@@ -81,6 +81,11 @@ export class TopicsLoad {
     return this.senders.flatMap((sender) => sender.acks);
   }
 
+  /** Whether every topic has at least `count` acknowledgements: each loaded on its owner and its producer warm. */
+  everyTopicAcked(count: number): boolean {
+    return this.senders.every((sender) => sender.acks.length >= count);
+  }
+
   get topics(): string[] {
     return this.senders.map((sender) => sender.topic);
   }
