@@ -1,8 +1,8 @@
 // Send latency of a LatencyLoad, as the transfer and rolling-restart benches print it.
-import { percentile, type LatencyLoad } from '@ledgerline/cluster-harness';
+import { percentile, type TimedAck } from '@ledgerline/cluster-harness';
 
 /** The send latencies of the acknowledgements that arrived in [fromMs, toMs). */
-export function latencies(load: LatencyLoad, fromMs: number, toMs: number): number[] {
+export function latencies(load: { readonly acks: readonly TimedAck[] }, fromMs: number, toMs: number): number[] {
   return load.acks.filter((ack) => ack.atMs >= fromMs && ack.atMs < toMs).map((ack) => ack.latencyMs);
 }
 

@@ -4,6 +4,7 @@ export type { K8sObject } from './render-kustomization.js';
 export { Workload, percentile } from './workload.js';
 export type { Ack } from './ack-check.js';
 export { LatencyLoad } from './latency-load.js';
+export { TopicsLoad } from './topics-load.js';
 export type { TimedAck } from './latency-load.js';
 export { ClusterClients } from './clients.js';
 export { takeoverSettings } from './takeover-settings.js';

@@ -51,7 +51,7 @@ export const balancerSettings = {
    */
   balancerJoinCheckIntervalMs: z.number().int().min(0).max(3_600_000).default(2_000),
   /** An owner further than this from its group's mean load, in percent, is out of balance. */
-  balancerThresholdPercent: z.number().min(1).max(1_000).default(25),
+  balancerThresholdPercent: z.number().min(1).max(1_000).default(10),
   /** Rounds in a row a group must stay out of balance before topics are shed. */
   balancerWindowRounds: z.number().int().min(1).max(1_000).default(3),
   /** A topic the balancer moved is not moved again for this long, in ms. */

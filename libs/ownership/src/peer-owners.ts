@@ -37,6 +37,18 @@ export class PeerOwners {
     return control;
   }
 
+  /**
+   * Starts connecting to the owners at `addresses` without calling them: a
+   * drain does so before its transfers, so the first LoadTopic to each target
+   * does not wait for a connection while its topic is paused.
+   */
+  warm(addresses: readonly string[]): void {
+    for (const address of addresses) {
+      this.control(address);
+      this.byAddress.get(address)?.channel.getConnectivityState(true);
+    }
+  }
+
   close(): void {
     for (const address of [...this.byAddress.keys()]) this.drop(address);
   }

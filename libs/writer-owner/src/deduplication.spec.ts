@@ -1,6 +1,6 @@
 import { ManagedLedger } from '@ledgerline/managed-ledger';
 import { testBackends, type TestBackends } from '@ledgerline/managed-ledger/testing';
-import { Deduplication, type DedupSettings } from './deduplication.js';
+import { DEDUP_CURSOR_NAME, Deduplication, type DedupSettings } from './deduplication.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { openTestTopic } from './testing/test-topic.js';
 
@@ -134,6 +134,26 @@ describe('deduplication snapshots', () => {
     const reopened = await ManagedLedger.open(TOPIC, backends.deps());
     const recovered = await Deduplication.recover(reopened, SETTINGS, backends.clock.now);
     expect(recovered.check('a', 3n).kind).toBe('new');
+    await reopened.close();
+  });
+
+  it('keeps a snapshot taken without its write (a hand-over) when the ledger closes, marks and mark-delete both', async () => {
+    const backends = testBackends();
+    const ledger = await ManagedLedger.open(TOPIC, backends.deps());
+    const dedup = await Deduplication.recover(ledger, SETTINGS, backends.clock.now);
+    // Raw entries carry no producer: only the snapshot can tell the next owner about 'a'.
+    await ledger.append(text('before'), 1);
+    const { position } = await ledger.append(text('a-7'), 1);
+    dedup.persisted('a', 7n, undefined);
+    dedup.markSnapshot(position);
+    await ledger.close();
+    const reopened = await ManagedLedger.open(TOPIC, backends.deps());
+    const recovered = await Deduplication.recover(reopened, SETTINGS, backends.clock.now);
+    expect(recovered.check('a', 7n).kind).toBe('duplicate');
+    expect(recovered.check('a', 8n).kind).toBe('new');
+    // The mark-delete went out too: the new owner starts past the last entry (in its new ledger), replaying nothing.
+    const markDelete = reopened.getCursor(DEDUP_CURSOR_NAME)!.markDeletePosition;
+    expect(markDelete.ledgerId > position.ledgerId || markDelete.entryId >= position.entryId).toBe(true);
     await reopened.close();
   });
 });

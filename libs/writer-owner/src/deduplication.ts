@@ -258,6 +258,18 @@ export class Deduplication {
    */
   async snapshot(lastEntry: Position | undefined): Promise<void> {
     if (this.cursor.state !== 'open') return;
+    this.markSnapshot(lastEntry);
+    await this.cursor.flush();
+  }
+
+  /**
+   * The snapshot without its write: the cursor holds the marks and the
+   * mark-delete, and persists them with its next flush or its close. A
+   * hand-over takes it so (the ledger's close persists every cursor at once),
+   * which spares the pause one store write of its own.
+   */
+  markSnapshot(lastEntry: Position | undefined): void {
+    if (this.cursor.state !== 'open') return;
     const cutoff = this.now() - this.settings.producerInactivityMs;
     for (const [producer, state] of this.producers) {
       if (this.inactive(state, cutoff)) this.producers.delete(producer);
@@ -274,7 +286,6 @@ export class Deduplication {
     if (lastEntry !== undefined) this.cursor.ackCumulative(lastEntry);
     this.entriesSinceSnapshot = 0;
     this.lastSnapshotMs = this.now();
-    await this.cursor.flush();
   }
 }
 

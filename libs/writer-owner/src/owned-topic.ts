@@ -308,17 +308,17 @@ export class OwnedTopic {
 
   /**
    * The first steps of a transfer: new entries wait from now on; once every
-   * entry in flight is answered, the deduplication state is snapshotted and
-   * the managed ledger closed (cursors flushed), so the next owner opens it
-   * without fencing and starts with both warm. Consumers are told only when
-   * the transfer ends (endHandOver).
+   * entry in flight is answered, deduplication is snapshotted (the close
+   * writes it with the other cursors: a write of its own would lengthen the
+   * pause) and the managed ledger closed, so the next owner opens it without
+   * fencing and starts with both warm. Consumers are told at endHandOver.
    */
   async stopForHandOver(): Promise<void> {
     this.holdForHandOver();
     await this.inFlight.whenIdle();
     this.stopAdopting();
     if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {
-      await this.dedup.snapshot(this.ledger.lastConfirmedPosition()).catch(() => undefined);
+      this.dedup.markSnapshot(this.ledger.lastConfirmedPosition());
     }
     await this.options.closeLedger();
   }

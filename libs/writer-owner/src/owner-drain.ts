@@ -1,5 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { markOwnerDraining, type MetadataClients } from '@ledgerline/ownership';
+import { markOwnerDraining, type MetadataClients, type OwnerIdentity, type PeerOwners } from '@ledgerline/ownership';
+import { OwnerRole } from '@ledgerline/proto';
 import { eachAtMost } from './each-at-most.js';
 import type { OwnedTopic } from './owned-topic.js';
 import type { TopicRegistry } from './topic-registry.js';
@@ -12,6 +13,8 @@ export interface DrainContext {
   session: { readonly sessionId: string };
   transfer: (topic: OwnedTopic, targetInstanceId: string) => Promise<TransferOutcome>;
   concurrency: number;
+  /** Opens the channels to the owners the topics may go to, so no transfer waits for one (best effort). */
+  warmTargets: () => Promise<void>;
   logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
 }
 
@@ -19,6 +22,28 @@ export interface DrainOutcome {
   transferred: number;
   /** Topics no other owner could take: unloaded with their lease released, so the next lookup places them. */
   unloaded: number;
+}
+
+/** Bound on listing the other owners before a drain: the drain goes on without warm channels past it. */
+const WARM_PEERS_DEADLINE_MS = 2_000;
+
+/** Starts connecting to the other writer owners of this owner's group (a drain's targets); never throws. */
+export async function warmPeerChannels(owner: {
+  lookup: MetadataClients['lookup'];
+  peers: PeerOwners;
+  identity: OwnerIdentity;
+  logger: { warn(details: object, message: string): void };
+}): Promise<void> {
+  try {
+    const { owners } = await owner.lookup.listOwners(
+      { group: owner.identity.group, role: OwnerRole.WRITER },
+      { deadlineMs: WARM_PEERS_DEADLINE_MS },
+    );
+    const others = owners.filter((each) => each.instanceId !== owner.identity.instanceId);
+    owner.peers.warm(others.map((each) => each.advertisedAddress));
+  } catch (thrown) {
+    owner.logger.warn({ err: LedgerlineError.from(thrown).message }, 'listing the other owners before a drain failed');
+  }
 }
 
 /** Marks this owner draining (or not) in the metadata service; the drain goes on without it. */
@@ -30,10 +55,13 @@ export function markDraining(context: DrainContext, draining: boolean): Promise<
  * Moves every topic loaded here to other owners, at most `concurrency` at
  * once, each to the placement's choice among the group's other owners that
  * are not draining. From the start no new topic is loaded here and lookups
- * place none here. A topic that cannot move is unloaded and its lease released.
+ * place none here. The channels to the other owners are opened first (while
+ * the draining mark is written), not by each first transfer to an owner
+ * while its topic is paused. A topic that cannot move is unloaded and its
+ * lease released.
  */
 export async function transferEverything(context: DrainContext): Promise<DrainOutcome> {
-  await markDraining(context, true);
+  await Promise.all([markDraining(context, true), context.warmTargets()]);
   context.registry.acceptNewTopics(false);
   const outcome: DrainOutcome = { transferred: 0, unloaded: 0 };
   await eachAtMost(context.registry.all(), context.concurrency, async (topic) => {

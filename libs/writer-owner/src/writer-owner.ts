@@ -24,7 +24,13 @@ import { exportLoadMetrics, LoadMeter } from '@ledgerline/ownership';
 import { register as defaultRegistry } from 'prom-client';
 import { writerLoadTotals } from './load-totals.js';
 import { ownerControlServiceImpl } from './owner-control-service.js';
-import { markDraining, transferEverything, type DrainContext, type DrainOutcome } from './owner-drain.js';
+import {
+  markDraining,
+  transferEverything,
+  warmPeerChannels,
+  type DrainContext,
+  type DrainOutcome,
+} from './owner-drain.js';
 import { transferTopic, type TransferOutcome } from './topic-transfer.js';
 import { WriterReason } from './reasons.js';
 import { OwnerControlService } from '@ledgerline/proto';
@@ -291,6 +297,13 @@ export class WriterOwner {
       session: this.session,
       transfer: (topic, target) => this.transferLoaded(topic, target),
       concurrency: this.settings.drainTransferConcurrency,
+      warmTargets: () =>
+        warmPeerChannels({
+          lookup: this.clients.lookup,
+          peers: this.peers,
+          identity: this.identity,
+          logger: this.logger,
+        }),
       logger: this.logger,
     };
   }

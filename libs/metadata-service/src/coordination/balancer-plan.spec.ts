@@ -1,4 +1,10 @@
-import { emptyBalancerMemory, planGroup, type BalancerMemory, type OwnerTopics } from './balancer-plan.js';
+import {
+  emptyBalancerMemory,
+  planGroup,
+  type BalancerMemory,
+  type OwnerTopics,
+  type PlannedMove,
+} from './balancer-plan.js';
 import { resolveBalancerSettings } from '../config.js';
 import { placeTopic } from './placement.js';
 import { rendezvousPick } from '@ledgerline/metadata-contract';
@@ -6,6 +12,7 @@ import type { OwnerRecord } from '../records/records.js';
 import { messagesInLoad } from '../testing/spec-support.js';
 
 const settings = resolveBalancerSettings({ balancerWindowRounds: 2, balancerMaxMovesPerRound: 1_000 });
+const planSettings = settings;
 const HOUR = 3_600_000;
 
 function owner(instanceId: string, registeredAtMs: number, messagesPerSecond = 0): OwnerRecord {
@@ -99,7 +106,12 @@ describe('the balancer plan', () => {
     planGroup('g', group, remembered, now, settings, 1_000);
     const { moves } = planGroup('g', group, remembered, now + 1, settings, 1_000);
     // a0 (8 topics' worth) would leave a at 5 and b at 13: a1 (2) and an idle topic narrow the gap instead.
-    expect(moves.map((move) => move.topic)).toEqual([held[1], expect.stringMatching(/\/a[234]$/)]);
+    // With the band at 10% of the mean (0.9 here), a third topic brings both to the mean of 9.
+    expect(moves.map((move) => move.topic)).toEqual([
+      held[1],
+      expect.stringMatching(/\/a[234]$/),
+      expect.stringMatching(/\/a[234]$/),
+    ]);
     expect(moves[0]!.reason).toContain('the topic carried 100.0 msg/s');
     // Its busy topic moves once the gap is wide enough for it, and no further.
     hot.load!.busiestTopics = [{ topic: held[0]!, messagesPerSecond: 800 }];
@@ -130,6 +142,8 @@ describe('the balancer plan when owners join', () => {
   });
 
   it('lets a topic follow placement again to the next owner that joins, but not back after a shed', () => {
+    // Placement alone: a band wider than any gap keeps levelling out of this.
+    const settings = { ...planSettings, balancerThresholdPercent: 1_000 };
     const c = owner('c', now - 2_000);
     const d = owner('d', now - 1_000);
     const remembered = memory();
@@ -238,5 +252,103 @@ describe('the balancer plan with per-topic rates', () => {
     // Its first interval, or its busy topics loaded since the last sample: nothing says where the traffic is.
     const load = { ...messagesInLoad(1_000), busiestTopics: [] };
     expect(shed(topics(2, 'a'), load, topics(1, 'b'))).toEqual([]);
+  });
+});
+
+describe('the balancer plan levels a group to the mean when owners join', () => {
+  const now = 10 * HOUR;
+  const first = ['a', 'b', 'c'].map((id) => owner(id, 0));
+  const joined = ['d', 'e', 'f'].map((id) => owner(id, now - 1_000));
+
+  /** Every topic on the owner rendezvous hashing picks among the first three, the joined three empty. */
+  function placedOnFirst(count: number): OwnerTopics[] {
+    const all = topics(count);
+    return [
+      ...first.map((each) => ({
+        owner: each,
+        topics: all.filter((topic) => placeTopic(first, topic)?.instanceId === each.instanceId),
+      })),
+      ...joined.map((each) => ({ owner: each, topics: [] as string[] })),
+    ];
+  }
+
+  /** The group after `moves`, each topic on its new owner. */
+  function applied(group: OwnerTopics[], moves: PlannedMove[]): OwnerTopics[] {
+    const to = new Map(moves.map((move) => [move.topic, move.to.instanceId]));
+    const held = group.map((entry) => ({ owner: entry.owner, topics: [] as string[] }));
+    const byId = new Map(held.map((entry) => [entry.owner.instanceId, entry]));
+    for (const entry of group)
+      for (const topic of entry.topics) byId.get(to.get(topic) ?? entry.owner.instanceId)!.topics.push(topic);
+    return held;
+  }
+
+  const farthestFromMean = (group: OwnerTopics[]) => {
+    const counts = group.map((entry) => entry.topics.length);
+    const mean = counts.reduce((sum, count) => sum + count, 0) / counts.length;
+    return Math.max(...counts.map((count) => Math.abs(count - mean))) / mean;
+  };
+
+  it.each([120, 1_000])(
+    'brings every owner within the threshold of the mean in the round of the joins (%i topics)',
+    (count) => {
+      const group = placedOnFirst(count);
+      const placementOnly = applied(
+        group,
+        planGroup('g', group, memory(), now, { ...settings, balancerMaxJoinMovesPerRound: 1 }, 1_000).moves,
+      );
+      expect(placementOnly.reduce((sum, entry) => sum + entry.topics.length, 0)).toBe(count);
+      const { moves, decision } = planGroup('g', group, memory(), now, settings, 1_000);
+      const after = applied(group, moves);
+      expect(farthestFromMean(after)).toBeLessThanOrEqual(settings.balancerThresholdPercent / 100);
+      expect(new Set(moves.map((move) => move.topic)).size).toBe(moves.length);
+      expect(moves.every((move) => move.kind === 'join')).toBe(true);
+      if (moves.some((move) => move.reason.startsWith('level')))
+        expect(decision).toContain('level the group to the mean');
+    },
+  );
+
+  it('levels 120 topics that placement alone leaves 25% over the mean', () => {
+    const group = placedOnFirst(120);
+    const placement = planGroup('g', group, memory(), now, settings, 1_000).moves.filter((move) =>
+      move.reason.startsWith('placement'),
+    );
+    // What the issue saw: rendezvous hashing over six owners is uneven for 120 topics.
+    expect(farthestFromMean(applied(group, placement))).toBeGreaterThan(settings.balancerThresholdPercent / 100);
+  });
+
+  it('moves nothing more once levelled: later rounds, past the window, count no move (no flapping)', () => {
+    const remembered = memory();
+    let group = placedOnFirst(120);
+    const acquiredAtMs = new Map<string, number>();
+    let later = 0;
+    for (let round = 0; round < 20; round++) {
+      const { moves } = planGroup('g', group, remembered, now + round * settings.balancerIntervalMs, settings, 1_000);
+      if (round > 0) later += moves.length;
+      for (const move of moves) remembered.movedAtMs.set(move.topic, now + round * settings.balancerIntervalMs);
+      // A moved topic's lease is taken by its new owner then; the others keep theirs from before the joins.
+      const moved = new Set(moves.map((move) => move.topic));
+      for (const topic of moved) acquiredAtMs.set(topic, now + round * settings.balancerIntervalMs);
+      group = applied(group, moves).map((entry) => ({ ...entry, acquiredAtMs }));
+    }
+    expect(later).toBe(0);
+    expect(farthestFromMean(group)).toBeLessThanOrEqual(settings.balancerThresholdPercent / 100);
+  });
+});
+
+describe('the balancer plan sheds to the mean, not to a gap', () => {
+  it('sheds an owner 25% over the mean though the gap to the least loaded is within the threshold of it', () => {
+    const now = 10 * HOUR;
+    // 25 18 18 19 20 20: mean 20; the old rule stopped at a gap of 25% of the mean (5 topics) and moved nothing.
+    const counts = [25, 18, 18, 19, 20, 20];
+    const group: OwnerTopics[] = counts.map((count, index) => ({
+      owner: owner(`o${index}`, 0),
+      topics: topics(count, `o${index}-`),
+    }));
+    const remembered = memory();
+    const rounds = [0, 1, 2].map((round) => planGroup('g', group, remembered, now + round, settings, 1_000).moves);
+    const moves = rounds.flat();
+    expect(moves.length).toBeGreaterThan(0);
+    expect(moves.every((move) => move.from.instanceId === 'o0' && move.kind === 'shed')).toBe(true);
+    expect(25 - moves.length).toBeLessThanOrEqual(20 * (1 + settings.balancerThresholdPercent / 100));
   });
 });

@@ -139,16 +139,92 @@ function topicWeights(
   return { weights, known: reported !== undefined && (listed.length > 0 || total === 0) };
 }
 
+/** An owner as levelling sees it: its topics' shares of its load, and the load they add up to. */
+interface Scale {
+  entry: OwnerTopics;
+  weights: Map<string, number>;
+  /** Whether the owner reported per-topic rates (weights then follow traffic, not only counts). */
+  known: boolean;
+  load: number;
+}
+
+function scaleOf(entry: OwnerTopics, settings: BalancerSettings): Scale {
+  return { entry, ...topicWeights(entry, settings), load: ownerLoad(entry, settings) };
+}
+
 /**
- * Shedding: while the most and the least loaded owner of the group are
- * further apart than the threshold of the mean, a topic goes from the first
- * to the second, within `budget` moves. The topic is the one whose share of
- * the load (its traffic, from the owner's busiest topics) best halves the
- * gap, so a busy topic goes before idle ones and none swaps who is hot;
- * among equals, one rendezvous hashing would place on the receiver. Only an
- * owner that stayed above the mean for the window sheds, and only one that
- * stayed below it receives: load that swings between owners faster than the
- * window moves nothing, whichever owner is hot in the round at hand.
+ * Moves topics from the most loaded of `senders` to the least loaded of
+ * `receivers` until every one of them is within the band of the group's
+ * `mean` (not merely until those two are: an owner left 25% over the mean
+ * while the others sit close to it is what balancing to a threshold of the
+ * gap leaves behind), within `budget` moves. The topic is the one whose
+ * share of the load best halves the gap between the two, so a busy topic goes
+ * before idle ones and none swaps who is hot; among equals, one rendezvous
+ * hashing would place on the receiver. `movable` says which topics may go.
+ * The scales are updated as the moves are planned.
+ */
+function levelMoves(
+  senders: Scale[],
+  receivers: Scale[],
+  mean: number,
+  settings: BalancerSettings,
+  budget: number,
+  movable: (topic: string) => boolean,
+  move: (topic: string, from: Scale, to: Scale, weight: number) => PlannedMove,
+): PlannedMove[] {
+  const band = (settings.balancerThresholdPercent / 100) * mean;
+  const moves: PlannedMove[] = [];
+  while (moves.length < budget && senders.length > 0 && receivers.length > 0) {
+    const hot = senders.reduce((most, each) => (each.load > most.load ? each : most));
+    const cold = receivers.reduce((least, each) => (each.load < least.load ? each : least));
+    if (hot === cold || (hot.load - mean <= band && mean - cold.load <= band)) break;
+    const gap = hot.load - cold.load;
+    // Without per-topic rates, an owner hot by traffic on few topics keeps them: its idle ones would not cool it.
+    if (!hot.known && hot.weights.size <= cold.weights.size + 1) break;
+    const best = bestTopic(hot, cold, gap, movable);
+    if (best === undefined) break;
+    hot.weights.delete(best.topic);
+    cold.weights.set(best.topic, best.weight);
+    hot.load -= best.weight;
+    cold.load += best.weight;
+    moves.push(move(best.topic, hot, cold, best.weight));
+  }
+  return moves;
+}
+
+/** The topic of `hot` whose share best halves `gap`, never one worth the whole gap (that would swap who is hot). */
+function bestTopic(
+  hot: Scale,
+  cold: Scale,
+  gap: number,
+  movable: (topic: string) => boolean,
+): { topic: string; weight: number } | undefined {
+  const pair = [hot.entry.owner, cold.entry.owner];
+  let best: { topic: string; weight: number; miss: number; keepsSides: boolean; placed: boolean } | undefined;
+  for (const [topic, weight] of hot.weights) {
+    if (weight >= gap || !movable(topic)) continue;
+    const miss = Math.abs(gap - 2 * weight);
+    if (best !== undefined && miss > best.miss) continue;
+    // Among moves that narrow it as much, one that leaves the hot owner hot goes first, then placement's.
+    const keepsSides = 2 * weight <= gap;
+    const placed = rendezvousPick(pair, (owner) => owner.instanceId, topic) === cold.entry.owner;
+    const better =
+      best === undefined ||
+      miss < best.miss ||
+      (keepsSides && !best.keepsSides) ||
+      (keepsSides === best.keepsSides && placed && !best.placed);
+    if (better) best = { topic, weight, miss, keepsSides, placed };
+  }
+  return best;
+}
+
+/**
+ * Shedding: while some owner of the group is further from the mean than the
+ * threshold, topics go from the most loaded owner to the least loaded
+ * (levelMoves), within `budget` moves. Only an owner that stayed above the
+ * mean for the window sheds, and only one that stayed below it receives:
+ * load that swings between owners faster than the window moves nothing,
+ * whichever owner is hot in the round at hand.
  */
 function shedMoves(
   groupKey: string,
@@ -161,61 +237,80 @@ function shedMoves(
   const entries = group
     .filter((entry) => entry.owner.draining !== true)
     .map((entry) => ({
-      entry,
-      ...topicWeights(entry, settings),
-      load: ownerLoad(entry, settings),
+      scale: scaleOf(entry, settings),
       side: memory.sides.get(ownerSideKey(groupKey, entry.owner.instanceId)) ?? 0,
     }));
   if (entries.length < 2) return [];
-  const mean = entries.reduce((sum, each) => sum + each.load, 0) / entries.length;
-  const band = (settings.balancerThresholdPercent / 100) * mean;
-  const senders = entries.filter((each) => each.side >= settings.balancerWindowRounds);
-  const receivers = entries.filter((each) => each.side <= -settings.balancerWindowRounds);
-  if (senders.length === 0 || receivers.length === 0) return [];
-  const moves: PlannedMove[] = [];
-  while (moves.length < budget) {
-    const hot = senders.reduce((most, each) => (each.load > most.load ? each : most));
-    const cold = receivers.reduce((least, each) => (each.load < least.load ? each : least));
-    const gap = hot.load - cold.load;
-    if (gap <= band) break;
-    // Without per-topic rates, an owner hot by traffic on few topics keeps them: its idle ones would not cool it.
-    if (!hot.known && hot.weights.size <= cold.weights.size + 1) break;
-    const pair = [hot.entry.owner, cold.entry.owner];
-    let best: { topic: string; weight: number; miss: number; keepsSides: boolean; placed: boolean } | undefined;
-    for (const [topic, weight] of hot.weights) {
-      // A move must narrow the gap: a topic worth the whole gap or more would only swap who is hot.
-      if (weight >= gap || nowMs - (memory.movedAtMs.get(topic) ?? -Infinity) < settings.balancerTopicCooldownMs)
-        continue;
-      const miss = Math.abs(gap - 2 * weight);
-      if (best !== undefined && miss > best.miss) continue;
-      // Among moves that narrow it as much, one that leaves the hot owner hot goes first, then placement's.
-      const keepsSides = 2 * weight <= gap;
-      const placed = rendezvousPick(pair, (owner) => owner.instanceId, topic) === cold.entry.owner;
-      const better =
-        best === undefined ||
-        miss < best.miss ||
-        (keepsSides && !best.keepsSides) ||
-        (keepsSides === best.keepsSides && placed && !best.placed);
-      if (better) best = { topic, weight, miss, keepsSides, placed };
-    }
-    if (best === undefined) break;
-    hot.weights.delete(best.topic);
-    cold.weights.set(best.topic, best.weight);
-    hot.load -= best.weight;
-    cold.load += best.weight;
-    const percent = Math.round(((hot.load + best.weight - mean) / Math.max(mean, 1e-9)) * 100);
-    const traffic = (best.weight - 1) * settings.balancerMessagesPerTopic;
-    moves.push({
-      topic: best.topic,
+  const mean = entries.reduce((sum, each) => sum + each.scale.load, 0) / entries.length;
+  const senders = entries.filter((each) => each.side >= settings.balancerWindowRounds).map((each) => each.scale);
+  const receivers = entries.filter((each) => each.side <= -settings.balancerWindowRounds).map((each) => each.scale);
+  const cooledDown = (topic: string) =>
+    nowMs - (memory.movedAtMs.get(topic) ?? -Infinity) >= settings.balancerTopicCooldownMs;
+  return levelMoves(senders, receivers, mean, settings, budget, cooledDown, (topic, hot, cold, weight) => {
+    const percent = Math.round(((hot.load + weight - mean) / Math.max(mean, 1e-9)) * 100);
+    const traffic = (weight - 1) * settings.balancerMessagesPerTopic;
+    return {
+      topic,
       from: hot.entry.owner,
       to: cold.entry.owner,
       kind: 'shed',
       reason:
         `shed: ${hot.entry.owner.instanceId} was ${percent}% above its group's mean load ${mean.toFixed(1)}` +
         (traffic >= 0.05 ? `; the topic carried ${traffic.toFixed(1)} msg/s` : ''),
-    });
+    };
+  });
+}
+
+/**
+ * After the join moves of a round, the group as they leave it is levelled to
+ * the mean in the same round: placement over a few owners is uneven (120
+ * topics over six owners by rendezvous hashing came out as 16 25 22 22 17 18),
+ * and waiting for shedding's window to correct it would take minutes. A topic
+ * that was to follow placement to an owner that would end up over the band
+ * goes straight to the owner levelling picks instead (or stays), so no topic
+ * moves twice; the other moves count as joins too (the owners joined are
+ * their reason, no window applies) and, once made, stay: their topics were
+ * taken after the joined owners registered, so later join moves leave them.
+ * Returns the round's moves: the joins as levelled, then the further moves.
+ */
+function levelAfterJoins(
+  group: OwnerTopics[],
+  joins: PlannedMove[],
+  memory: BalancerMemory,
+  nowMs: number,
+  settings: BalancerSettings,
+  budget: number,
+): PlannedMove[] {
+  const scales = group.filter((entry) => entry.owner.draining !== true).map((entry) => scaleOf(entry, settings));
+  if (scales.length < 2) return joins;
+  const byOwner = new Map(scales.map((scale) => [scale.entry.owner.instanceId, scale]));
+  const joining = new Map<string, PlannedMove>();
+  for (const join of joins) {
+    const from = byOwner.get(join.from.instanceId);
+    const to = byOwner.get(join.to.instanceId);
+    const weight = from?.weights.get(join.topic) ?? 1;
+    joining.set(join.topic, { ...join });
+    from?.weights.delete(join.topic);
+    if (from !== undefined) from.load -= weight;
+    to?.weights.set(join.topic, weight);
+    if (to !== undefined) to.load += weight;
   }
-  return moves;
+  const mean = scales.reduce((sum, scale) => sum + scale.load, 0) / scales.length;
+  const cooledDown = (topic: string) =>
+    joining.has(topic) || nowMs - (memory.movedAtMs.get(topic) ?? -Infinity) >= settings.balancerTopicCooldownMs;
+  const further = levelMoves(scales, scales, mean, settings, budget, cooledDown, (topic, hot, cold, weight) => {
+    const over = Math.round(((hot.load + weight - mean) / Math.max(mean, 1e-9)) * 100);
+    const reason = `level after joins: ${hot.entry.owner.instanceId} would be ${over}% above the mean load ${mean.toFixed(1)}`;
+    return { topic, from: hot.entry.owner, to: cold.entry.owner, kind: 'join', reason };
+  });
+  const levelled: PlannedMove[] = [];
+  for (const move of further) {
+    const join = joining.get(move.topic);
+    if (join === undefined) levelled.push(move);
+    else if (join.from.instanceId === move.to.instanceId) joining.delete(move.topic);
+    else joining.set(move.topic, { ...join, to: move.to, reason: move.reason });
+  }
+  return [...joining.values(), ...levelled];
 }
 
 /** Counts, per owner of the group, the rounds in a row it was above (positive) or below (negative) the mean. */
@@ -264,11 +359,21 @@ export function planGroup(
   const notJustShed = (move: PlannedMove): boolean =>
     nowMs - (memory.shedAtMs.get(move.topic) ?? -Infinity) >= shedMemoryMs(settings);
   const joins = joinMoves(group, nowMs, settings).filter(notJustShed);
-  if (joins.length > 0) {
+  // Levelling waits until every join fits in one round's budget: it plans from where the joins leave the group.
+  const moves =
+    joins.length > 0 && joins.length <= joinBudget
+      ? levelAfterJoins(group, joins, memory, nowMs, settings, joinBudget - joins.length)
+      : joins.slice(0, joinBudget);
+  // A topic that levelling kept where it is stays a join by placement in later rounds, and is kept again: only
+  // when such rounds move nothing may shedding look at the group.
+  if (moves.length > 0) {
     memory.streaks.set(groupKey, 0);
+    const levelled = moves.filter((move) => move.reason.startsWith('level')).length;
     return {
-      moves: joins.slice(0, joinBudget),
-      decision: `${joins.length} topic(s) follow placement to joined owners`,
+      moves,
+      decision:
+        `${moves.length} topic(s) follow placement to joined owners` +
+        (levelled > 0 ? ` (${levelled} of them where they level the group to the mean instead)` : ''),
     };
   }
   if (!outOfBalance(group, settings)) {
@@ -280,6 +385,6 @@ export function planGroup(
   if (streak < settings.balancerWindowRounds) {
     return { moves: [], decision: `out of balance for ${streak} of ${settings.balancerWindowRounds} rounds` };
   }
-  const moves = shedMoves(groupKey, group, memory, nowMs, settings, budget);
-  return { moves, decision: `out of balance for ${streak} rounds: shedding ${moves.length} topic(s)` };
+  const shed = shedMoves(groupKey, group, memory, nowMs, settings, budget);
+  return { moves: shed, decision: `out of balance for ${streak} rounds: shedding ${shed.length} topic(s)` };
 }
