@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
+import { LedgerlineError } from '@ledgerline/errors';
 import { asBuffer, asBytes } from './bytes.js';
 import {
   entryNotConfirmed,
@@ -15,20 +15,18 @@ import { notifyLacAdvanced } from './lac-hook.js';
 import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
 import {
   backgroundErrors,
-  DEFAULT_COMMAND_TIMEOUT_MS,
   payloadAllowanceMs,
-  DEFAULT_CONNECT_TIMEOUT_MS,
   disconnectRedis,
   openRedisClient,
   type RedisClient,
-  type RedisConnectionOptions,
-  type StorageErrorOptions,
 } from '@ledgerline/storage-kit';
 import { eachLedger, isOvertakenAppend, settle, toInteger, unwrapTransaction } from './redis-replies.js';
 import { fromRedisError, scriptReason } from './redis-errors.js';
 import { LEDGER_SCRIPTS } from './redis-scripts.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import { parseLedgerMeta } from './redis-meta.js';
+import { TurnCork } from './redis-turn-cork.js';
+import { checkRedisOptions, type RedisLedgerStoreOptions } from './redis-options.js';
 import type { LedgerScriptName } from './redis-scripts.js';
 import type {
   CreateLedgerOptions,
@@ -55,23 +53,6 @@ import {
  */
 const PACK_BELOW_MEAN_ENTRY_BYTES = 8 * 1024;
 
-export interface RedisLedgerStoreOptions extends LedgerStoreOptions, RedisConnectionOptions, StorageErrorOptions {
-  /** Prepended to every key; no braces. Default 'ledgerline:'. */
-  keyPrefix?: string;
-  /**
-   * Replicas that must hold an append before it is acknowledged (Redis WAIT);
-   * default 0, at most MAX_WAIT_REPLICAS. Short of them within waitTimeoutMs,
-   * the append fails UNAVAILABLE / REPLICATION_INCOMPLETE: the entries are in
-   * the ledger on the master but not acknowledged (an ambiguous outcome).
-   */
-  waitReplicas?: number;
-  /** How long WAIT waits for the replicas; default 1000 ms, below commandTimeoutMs. */
-  waitTimeoutMs?: number;
-}
-
-export const MAX_WAIT_REPLICAS = 16;
-export const DEFAULT_WAIT_TIMEOUT_MS = 1_000;
-
 type ScriptCall = (...args: (string | Buffer)[]) => Promise<unknown>;
 
 /**
@@ -97,6 +78,8 @@ export class RedisLedgerStore implements LedgerStore {
   private readonly waitReplicas: number;
   private readonly waitTimeoutMs: number;
   private readonly operationTimeoutMs: number;
+  /** The appends of one turn, from every ledger this store writes, leave in one socket write. */
+  private readonly turn: TurnCork;
   private closed = false;
   /** What writers call: appends and the writer's own close are reachable only through a writer. */
   private readonly writerBackend: WriterBackend = {
@@ -128,6 +111,7 @@ export class RedisLedgerStore implements LedgerStore {
       },
     });
     for (const [name, definition] of Object.entries(LEDGER_SCRIPTS)) this.client.defineCommand(name, definition);
+    this.turn = new TurnCork(this.client);
     // Connect now rather than on the first call, so a store that cannot reach Redis says so in its errors early.
     this.client.connect().catch(() => undefined);
   }
@@ -155,7 +139,7 @@ export class RedisLedgerStore implements LedgerStore {
     const allowanceMs = payloadAllowanceMs(totalBytes);
     const firstEntryId =
       this.waitReplicas === 0
-        ? toInteger(await this.call(ledgerId, () => this.script(script)(...args), allowanceMs))
+        ? toInteger(await this.call(ledgerId, () => this.sendInTurn(script, args), allowanceMs))
         : await this.appendAndWait(ledgerId, script, args, entries.length, allowanceMs);
     notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
     return firstEntryId;
@@ -277,6 +261,7 @@ export class RedisLedgerStore implements LedgerStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.turn.release();
     await disconnectRedis(this.client);
   }
 
@@ -290,11 +275,12 @@ export class RedisLedgerStore implements LedgerStore {
   ): Promise<number> {
     const replies = await this.call(
       ledgerId,
-      () => {
-        const pipeline = this.client.pipeline();
-        (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>)[script](...args);
-        return pipeline.wait(this.waitReplicas, this.waitTimeoutMs).exec();
-      },
+      () =>
+        this.turn.send(() => {
+          const pipeline = this.client.pipeline();
+          (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>)[script](...args);
+          return pipeline.wait(this.waitReplicas, this.waitTimeoutMs).exec();
+        }),
       allowanceMs,
     );
     const [appendError, firstReply] = replies?.[0] ?? [new Error('the append reply is missing')];
@@ -312,6 +298,11 @@ export class RedisLedgerStore implements LedgerStore {
       );
     }
     return firstEntryId;
+  }
+
+  /** Sends an append with the others of this turn: queued in the corked sockets until the turn ends. */
+  private sendInTurn(script: LedgerScriptName, args: (string | Buffer)[]): Promise<unknown> {
+    return this.turn.send(() => this.script(script)(...args));
   }
 
   private script(name: LedgerScriptName): ScriptCall {
@@ -357,42 +348,4 @@ export class RedisLedgerStore implements LedgerStore {
         return fromRedisError(thrown);
     }
   }
-}
-
-interface CheckedRedisOptions {
-  waitReplicas: number;
-  waitTimeoutMs: number;
-  connectTimeoutMs: number;
-  commandTimeoutMs: number;
-}
-
-function checkRedisOptions(options: RedisLedgerStoreOptions): CheckedRedisOptions {
-  const hasUrl = typeof options?.url === 'string' && options.url !== '';
-  const hasCluster = Array.isArray(options?.cluster?.startupNodes) && options.cluster.startupNodes.length > 0;
-  if (hasUrl === hasCluster) {
-    throw invalidArgument(
-      ErrorReason.INVALID_CONFIG,
-      'the redis ledger store needs exactly one of url and cluster.startupNodes',
-    );
-  }
-  const checked: CheckedRedisOptions = {
-    waitReplicas: options.waitReplicas ?? 0,
-    waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
-    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-  };
-  const bad = Object.entries(checked).find(([, v]) => !Number.isSafeInteger(v) || v < 0);
-  if (bad !== undefined)
-    throw invalidArgument(ErrorReason.INVALID_CONFIG, `${bad[0]} must be a non-negative integer, got ${bad[1]}`);
-  if (checked.waitReplicas > MAX_WAIT_REPLICAS) {
-    throw invalidArgument(ErrorReason.INVALID_CONFIG, `waitReplicas must be at most ${MAX_WAIT_REPLICAS}`);
-  }
-  // WAIT 0 blocks forever, and a WAIT that outlives its command timeout would be reported as an outage.
-  if (checked.waitReplicas > 0 && (checked.waitTimeoutMs < 1 || checked.waitTimeoutMs >= checked.commandTimeoutMs)) {
-    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'waitTimeoutMs must be at least 1 and below commandTimeoutMs');
-  }
-  if (checked.connectTimeoutMs < 1 || checked.commandTimeoutMs < 1) {
-    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'connectTimeoutMs and commandTimeoutMs must be at least 1');
-  }
-  return checked;
 }
