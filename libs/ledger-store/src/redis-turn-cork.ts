@@ -2,11 +2,11 @@ import { Cluster } from 'ioredis';
 import type { RedisClient } from '@ledgerline/storage-kit';
 
 /**
- * Bytes the sockets may hold back before they are sent at once, mid-turn:
- * past this a write system call costs little next to the bytes it carries, so
- * holding more would only delay appends (and hold their bytes) to the end of
- * the turn. A turn of large appends (a busy single topic writes hundreds of
- * KiB at a time) therefore sends as it goes; small ones (many topics) share.
+ * Bytes the sockets may hold back before they are sent at once: past this a
+ * write system call costs little next to the bytes it carries, so holding
+ * more would only delay appends (and hold their bytes). Large appends (a busy
+ * single topic writes hundreds of KiB at a time) therefore go as they come;
+ * small ones (many topics, each writing a few entries) share a write.
  */
 export const MAX_CORKED_BYTES = 64 * 1024;
 
@@ -17,21 +17,24 @@ interface Corkable {
 }
 
 /**
- * Holds a Redis client's sockets corked from the first append of a turn of the
- * event loop to the end of that turn, so the appends of every managed ledger
- * that wrote in the turn leave in one socket write (a writev) per Redis node,
- * where each append was its own system call.
+ * Holds a Redis client's sockets corked from the first append issued in one
+ * run of the event loop's work (a callback and the microtasks it queues) to
+ * the end of that run, so the appends of every managed ledger that wrote in it
+ * leave in one socket write (a writev) per Redis node, where each append was
+ * its own system call.
  *
  * The commands are still sent one by one through ioredis, so each keeps its
  * own reply, deadline and failure, and their order on the connection is the
  * order they were issued (the call-number check relies on it). ioredis'
- * autoPipelining would also batch a turn's commands, but it keeps one pipeline
- * in flight per node and queues the next turn's behind it, so a store write
+ * autoPipelining would also batch these commands, but it keeps one pipeline
+ * in flight per node and queues the next one behind it, so a store write
  * would wait for the previous round trip of another ledger.
  *
- * The managed ledgers issue their writes from setImmediate callbacks (their
- * group-commit turn), so the sockets are uncorked from a setImmediate too,
- * which runs after every callback of the current check phase.
+ * The sockets are uncorked from process.nextTick, which runs once the
+ * current callback and every microtask it queued are done: no append waits
+ * for another turn of the event loop. The managed ledgers resume from one
+ * shared setImmediate (their group-commit turn), so the writes of all of them
+ * are issued in one such run and share the cork.
  */
 export class TurnCork {
   private corked: Corkable[] | undefined;
@@ -40,15 +43,15 @@ export class TurnCork {
 
   /**
    * Runs `send` (which writes commands through the client) with the sockets
-   * corked until the end of the turn, or sent at once when they hold
-   * MAX_CORKED_BYTES or more.
+   * corked until the current run of callbacks and microtasks ends, or sent at
+   * once when they hold MAX_CORKED_BYTES or more.
    */
   send<T>(send: () => T): T {
     if (this.corked === undefined) {
       const sockets = this.sockets();
       for (const socket of sockets) socket.cork();
       this.corked = sockets;
-      setImmediate(this.release);
+      process.nextTick(this.release);
     }
     try {
       return send();
