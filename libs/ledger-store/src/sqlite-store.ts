@@ -82,11 +82,12 @@ const DEFAULT_BUSY_TIMEOUT_MS = 2_000;
 
 /**
  * The embedded ledger store: one SQLite file in WAL mode. Every write is
- * atomic: the writes submitted in one turn of the event loop (the appends of
- * every managed ledger that wrote in the turn, creates, fences) run in call
- * order in one IMMEDIATE transaction, each in its own savepoint, so one that
- * fails (a fenced ledger) rolls back alone and the rest share one commit and
- * one WAL sync (storage-kit's sqliteGroupCommit). Writes wait for another
+ * atomic: the writes submitted in one run of a callback and its microtasks
+ * (the appends of every managed ledger that wrote in the turn, which resume
+ * together; creates, fences) run in call order in one IMMEDIATE transaction,
+ * each in its own savepoint, so one that fails (a fenced ledger) rolls back
+ * alone and the rest share one commit and one WAL sync (storage-kit's
+ * sqliteGroupCommit). Writes wait for another
  * process's lock on timers. Ids come from the stored LAC, never from memory,
  * so several stores (or processes) may open the same file.
  */
@@ -133,6 +134,9 @@ export class SqliteLedgerStore implements LedgerStore {
       busyTimeoutMs: this.busyTimeoutMs,
       maxWaiting: MAX_WAITING_WRITES,
       maxPerTransaction: MAX_WRITES_PER_TRANSACTION,
+      // The managed ledgers issue their writes from one shared turn (their group commit): the transaction runs
+      // right after, rather than one more turn later.
+      start: 'end-of-tick',
       refuse: () =>
         new LedgerlineError(
           'UNAVAILABLE',
