@@ -18,19 +18,13 @@ import {
   DEFAULT_SQLITE_SYNCHRONOUS,
   LOCK_ATTEMPT_MS,
   readWithLockWait,
-  sqliteGroupCommit,
-  type SqliteLockQueue,
+  SqliteLockQueue,
   type SqliteSynchronous,
 } from '@ledgerline/storage-kit';
 import { fromSqliteError, prepareDatabase } from './sqlite-schema.js';
 
 /** Writes one store lets wait for the write lock at once; more fail UNAVAILABLE at once. */
 export const MAX_WAITING_WRITES = 10_000;
-/**
- * Writes one transaction holds at most: the appends of every topic in one turn
- * share a commit (one WAL sync); a turn with more writes than this commits more than once.
- */
-export const MAX_WRITES_PER_TRANSACTION = 1_000;
 import type {
   CreateLedgerOptions,
   LedgerEntry,
@@ -81,15 +75,11 @@ interface LedgerRow {
 const DEFAULT_BUSY_TIMEOUT_MS = 2_000;
 
 /**
- * The embedded ledger store: one SQLite file in WAL mode. Every write is
- * atomic: the writes submitted in one run of a callback and its microtasks
- * (the appends of every managed ledger that wrote in the turn, which resume
- * together; creates, fences) run in call order in one IMMEDIATE transaction,
- * each in its own savepoint, so one that fails (a fenced ledger) rolls back
- * alone and the rest share one commit and one WAL sync (storage-kit's
- * sqliteGroupCommit). Writes wait for another
- * process's lock on timers. Ids come from the stored LAC, never from memory,
- * so several stores (or processes) may open the same file.
+ * The embedded ledger store: one SQLite file in WAL mode. Every call is one
+ * transaction, run synchronously by better-sqlite3, so calls are atomic; writes
+ * go through a queue (SqliteLockQueue) so they apply in call order even while
+ * they wait for another process's lock. Ids come from the stored LAC, never
+ * from memory, so several stores (or processes) may open the same file.
  */
 export class SqliteLedgerStore implements LedgerStore {
   private readonly db: Database.Database;
@@ -130,13 +120,13 @@ export class SqliteLedgerStore implements LedgerStore {
       throw fromSqliteError(thrown);
     }
     this.sql = prepareStatements(this.db);
-    this.writes = sqliteGroupCommit(this.db, {
+    const db = this.db;
+    // One transaction per write, in call order, each run as soon as the lock is free.
+    this.writes = new SqliteLockQueue((bodies) => [{ ok: true, value: db.transaction(bodies[0]!).immediate() }], {
       busyTimeoutMs: this.busyTimeoutMs,
       maxWaiting: MAX_WAITING_WRITES,
-      maxPerTransaction: MAX_WRITES_PER_TRANSACTION,
-      // The managed ledgers issue their writes from one shared turn (their group commit): the transaction runs
-      // right after, rather than one more turn later.
-      start: 'end-of-tick',
+      maxPerTransaction: 1,
+      start: 'now',
       refuse: () =>
         new LedgerlineError(
           'UNAVAILABLE',
@@ -267,8 +257,7 @@ export class SqliteLedgerStore implements LedgerStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    // Writes submitted before close run (they were accepted); one held back by another process's lock fails.
-    this.writes.drainNow();
+    this.writes.abort(storeClosed('sqlite'));
     this.db.close();
   }
 
@@ -290,7 +279,7 @@ export class SqliteLedgerStore implements LedgerStore {
     return row;
   }
 
-  /** Runs `body` in the turn's transaction, in its own savepoint, in call order, refusing after close and mapping SQLite failures. */
+  /** Runs `body` as one IMMEDIATE transaction, in call order, refusing after close and mapping SQLite failures. */
   private async write<T>(body: () => T): Promise<T> {
     if (this.closed) throw storeClosed('sqlite');
     try {
