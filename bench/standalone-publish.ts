@@ -115,7 +115,7 @@ async function standaloneRows(): Promise<StandaloneRuns> {
   }
 }
 
-/** One message per entry to MANY_TOPICS topics at once: the appends of every topic ready in a turn share a transaction. */
+/** One message per entry to MANY_TOPICS topics at once: what a store that writes each topic on its own pays (data-path.md, 4.4). */
 async function manyTopicsRow(topics: ReturnType<typeof createClient<typeof TopicsService>>, names: string[]) {
   const window = Math.floor(PUBLISH_WINDOW / names.length);
   const perTopic = Math.ceil(MESSAGES / names.length);
