@@ -47,6 +47,8 @@ const MESSAGE_BYTES = 1024;
 const CLIENT_BATCH = 100;
 /** Rows per transaction of the raw SQLite peer: the managed ledger's maxWriteBatchEntries default, its largest group commit. */
 const RAW_SQLITE_TRANSACTION_ROWS = 1_000;
+/** Topics published to at once in the many-topics row, one stream each, sharing the window (as the Redis rows do). */
+const MANY_TOPICS = 16;
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
 
 /** Our rows, and each process's event-loop delay under each of them. */
@@ -74,11 +76,13 @@ async function standaloneRows(): Promise<StandaloneRuns> {
     try {
       await admin.createTenant({ tenant: 'bench' });
       await admin.createNamespace({ namespace: 'bench/standalone', policies: { retentionTimeMinutes: 60n } });
-      for (const name of ['single', 'batched']) await admin.createTopic({ topic: topic(name) });
+      const many = Array.from({ length: MANY_TOPICS }, (_, i) => topic(`many-${i}`));
+      for (const name of [topic('single'), topic('batched'), ...many]) await admin.createTopic({ topic: name });
       await waitForOwner(address, topic('single'));
       // Warm-up: topic loads (lease, ledger), connections, JIT.
       await publishStream(topics, topic('single'), 2_000, () => payload);
       await publishStream(topics, topic('batched'), 20, () => payload, undefined, CLIENT_BATCH);
+      await Promise.all(many.map((name) => publishStream(topics, name, 100, () => payload)));
       // Each row's clock runs inside its event-loop window, so the scrapes around it are not timed.
       const { result: singleRow, delays: singleLoop } = await underWatch(watched, async () => {
         const started = process.hrtime.bigint();
@@ -99,7 +103,8 @@ async function standaloneRows(): Promise<StandaloneRuns> {
         const system = `standalone: gRPC Publish stream, client batches of ${CLIENT_BATCH}`;
         return throughput(system, batches * CLIENT_BATCH, MESSAGE_BYTES, started);
       });
-      return { rows: [singleRow, batchedRow], loops: [singleLoop, batchedLoop] };
+      const { result: manyRow, delays: manyLoop } = await underWatch(watched, () => manyTopicsRow(topics, many));
+      return { rows: [singleRow, batchedRow, manyRow], loops: [singleLoop, batchedLoop, manyLoop] };
     } finally {
       closeClient(admin);
       closeClient(topics);
@@ -108,6 +113,19 @@ async function standaloneRows(): Promise<StandaloneRuns> {
     if (child !== undefined) await stopChild(child);
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** One message per entry to MANY_TOPICS topics at once: what a store that writes each topic on its own pays (data-path.md, 4.4). */
+async function manyTopicsRow(topics: ReturnType<typeof createClient<typeof TopicsService>>, names: string[]) {
+  const window = Math.floor(PUBLISH_WINDOW / names.length);
+  const perTopic = Math.ceil(MESSAGES / names.length);
+  const started = process.hrtime.bigint();
+  const counts = await Promise.all(
+    names.map((name) => publishStream(topics, name, perTopic, () => payload, undefined, 1, undefined, window)),
+  );
+  const sent = counts.reduce((sum, count) => sum + count, 0);
+  const system = `standalone: ${names.length} gRPC Publish streams, one topic each, one message per entry (dedup on)`;
+  return throughput(system, sent, MESSAGE_BYTES, started);
 }
 
 export async function run(): Promise<BenchReport> {
@@ -130,7 +148,7 @@ export async function run(): Promise<BenchReport> {
     messagesPerSecond: raw.entriesPerSecond,
     megabytesPerSecond: raw.megabytesPerSecond,
   };
-  const [single, batched] = ours as [ThroughputRow, ThroughputRow];
+  const [single, batched, many] = ours as [ThroughputRow, ThroughputRow, ThroughputRow];
   const versus = (figure: string, row: ThroughputRow): Comparison => ({
     figure,
     unit: 'msg/s',
@@ -146,10 +164,14 @@ export async function run(): Promise<BenchReport> {
       `into \`ledgerline standalone\` (its own process, synchronous=${DEFAULT_SQLITE_SYNCHRONOUS}); raw inserts of the same rows ` +
       `from one process after it stopped`,
     tables: [
-      { title: 'publish throughput', rows: [single, batched, rawRow].map((row) => ({ ...row })) },
+      { title: 'publish throughput', rows: [single, batched, many, rawRow].map((row) => ({ ...row })) },
       {
         title: EVENT_LOOP_TABLE_TITLE,
-        rows: [...eventLoopRows(single.system, loops[0]!), ...eventLoopRows(batched.system, loops[1]!)],
+        rows: [
+          ...eventLoopRows(single.system, loops[0]!),
+          ...eventLoopRows(batched.system, loops[1]!),
+          ...eventLoopRows(many.system, loops[2]!),
+        ],
       },
     ],
     comparisons: [

@@ -1,7 +1,8 @@
 import { SQLITE_SYNCHRONOUS_VALUES } from '@ledgerline/storage-kit';
 import { z } from 'zod';
 import { invalidArgument, ErrorReason } from '@ledgerline/errors';
-import { MAX_WAIT_REPLICAS, RedisLedgerStore } from './redis-store.js';
+import { MAX_WAIT_REPLICAS } from './redis-options.js';
+import { RedisLedgerStore } from './redis-store.js';
 import { SqliteLedgerStore } from './sqlite-store.js';
 import type { LedgerStore, LedgerStoreOptions } from './store.js';
 

@@ -23,8 +23,9 @@ export { createLedgerStore, LedgerStoreConfigSchema } from './create-ledger-stor
 export type { LedgerStoreConfig } from './create-ledger-store.js';
 export { SqliteLedgerStore } from './sqlite-store.js';
 export type { SqliteLedgerStoreOptions } from './sqlite-store.js';
-export { RedisLedgerStore, MAX_WAIT_REPLICAS, DEFAULT_WAIT_TIMEOUT_MS } from './redis-store.js';
-export type { RedisLedgerStoreOptions } from './redis-store.js';
+export { RedisLedgerStore } from './redis-store.js';
+export { MAX_WAIT_REPLICAS, DEFAULT_WAIT_TIMEOUT_MS } from './redis-options.js';
+export type { RedisLedgerStoreOptions } from './redis-options.js';
 export { LedgerStoreReason } from './errors.js';
 // For other packages: the shared validation, so wrappers reject bad input exactly as the stores do.
 export { validateLedgerId, validateEntryId, resolveLimits } from './validate.js';

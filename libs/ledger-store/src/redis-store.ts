@@ -1,4 +1,4 @@
-import { invalidArgument, LedgerlineError, ErrorReason } from '@ledgerline/errors';
+import { LedgerlineError } from '@ledgerline/errors';
 import { asBuffer, asBytes } from './bytes.js';
 import {
   entryNotConfirmed,
@@ -15,20 +15,17 @@ import { notifyLacAdvanced } from './lac-hook.js';
 import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
 import {
   backgroundErrors,
-  DEFAULT_COMMAND_TIMEOUT_MS,
   payloadAllowanceMs,
-  DEFAULT_CONNECT_TIMEOUT_MS,
   disconnectRedis,
   openRedisClient,
   type RedisClient,
-  type RedisConnectionOptions,
-  type StorageErrorOptions,
 } from '@ledgerline/storage-kit';
 import { eachLedger, isOvertakenAppend, settle, toInteger, unwrapTransaction } from './redis-replies.js';
 import { fromRedisError, scriptReason } from './redis-errors.js';
 import { LEDGER_SCRIPTS } from './redis-scripts.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import { parseLedgerMeta } from './redis-meta.js';
+import { checkRedisOptions, type RedisLedgerStoreOptions } from './redis-options.js';
 import type { LedgerScriptName } from './redis-scripts.js';
 import type {
   CreateLedgerOptions,
@@ -54,23 +51,6 @@ import {
  * packed in one argument (APPEND_PACKED_SCRIPT); larger ones each in its own.
  */
 const PACK_BELOW_MEAN_ENTRY_BYTES = 8 * 1024;
-
-export interface RedisLedgerStoreOptions extends LedgerStoreOptions, RedisConnectionOptions, StorageErrorOptions {
-  /** Prepended to every key; no braces. Default 'ledgerline:'. */
-  keyPrefix?: string;
-  /**
-   * Replicas that must hold an append before it is acknowledged (Redis WAIT);
-   * default 0, at most MAX_WAIT_REPLICAS. Short of them within waitTimeoutMs,
-   * the append fails UNAVAILABLE / REPLICATION_INCOMPLETE: the entries are in
-   * the ledger on the master but not acknowledged (an ambiguous outcome).
-   */
-  waitReplicas?: number;
-  /** How long WAIT waits for the replicas; default 1000 ms, below commandTimeoutMs. */
-  waitTimeoutMs?: number;
-}
-
-export const MAX_WAIT_REPLICAS = 16;
-export const DEFAULT_WAIT_TIMEOUT_MS = 1_000;
 
 type ScriptCall = (...args: (string | Buffer)[]) => Promise<unknown>;
 
@@ -357,42 +337,4 @@ export class RedisLedgerStore implements LedgerStore {
         return fromRedisError(thrown);
     }
   }
-}
-
-interface CheckedRedisOptions {
-  waitReplicas: number;
-  waitTimeoutMs: number;
-  connectTimeoutMs: number;
-  commandTimeoutMs: number;
-}
-
-function checkRedisOptions(options: RedisLedgerStoreOptions): CheckedRedisOptions {
-  const hasUrl = typeof options?.url === 'string' && options.url !== '';
-  const hasCluster = Array.isArray(options?.cluster?.startupNodes) && options.cluster.startupNodes.length > 0;
-  if (hasUrl === hasCluster) {
-    throw invalidArgument(
-      ErrorReason.INVALID_CONFIG,
-      'the redis ledger store needs exactly one of url and cluster.startupNodes',
-    );
-  }
-  const checked: CheckedRedisOptions = {
-    waitReplicas: options.waitReplicas ?? 0,
-    waitTimeoutMs: options.waitTimeoutMs ?? DEFAULT_WAIT_TIMEOUT_MS,
-    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    commandTimeoutMs: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-  };
-  const bad = Object.entries(checked).find(([, v]) => !Number.isSafeInteger(v) || v < 0);
-  if (bad !== undefined)
-    throw invalidArgument(ErrorReason.INVALID_CONFIG, `${bad[0]} must be a non-negative integer, got ${bad[1]}`);
-  if (checked.waitReplicas > MAX_WAIT_REPLICAS) {
-    throw invalidArgument(ErrorReason.INVALID_CONFIG, `waitReplicas must be at most ${MAX_WAIT_REPLICAS}`);
-  }
-  // WAIT 0 blocks forever, and a WAIT that outlives its command timeout would be reported as an outage.
-  if (checked.waitReplicas > 0 && (checked.waitTimeoutMs < 1 || checked.waitTimeoutMs >= checked.commandTimeoutMs)) {
-    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'waitTimeoutMs must be at least 1 and below commandTimeoutMs');
-  }
-  if (checked.connectTimeoutMs < 1 || checked.commandTimeoutMs < 1) {
-    throw invalidArgument(ErrorReason.INVALID_CONFIG, 'connectTimeoutMs and commandTimeoutMs must be at least 1');
-  }
-  return checked;
 }

@@ -23,6 +23,8 @@ export {
   LOCK_RETRY_MS,
 } from './sqlite-lock-queue.js';
 export type { SqliteLockQueueOptions, WriteOutcome } from './sqlite-lock-queue.js';
+export { sqliteGroupCommit } from './sqlite-group-commit.js';
+export type { GroupCommitOptions } from './sqlite-group-commit.js';
 export { SQLITE_SYNCHRONOUS_VALUES, DEFAULT_SQLITE_SYNCHRONOUS } from './sqlite-synchronous.js';
 export type { SqliteSynchronous } from './sqlite-synchronous.js';
 export { backgroundErrors, BackgroundErrorKind, BACKGROUND_ERRORS_METRIC } from './storage-errors.js';

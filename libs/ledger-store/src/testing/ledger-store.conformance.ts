@@ -180,6 +180,30 @@ function describeAppendOrdering({ fresh }: SuiteContext): void {
     expect((await store.info(11))?.sizeBytes).toBe(total * 16);
   });
 
+  it('answers each of the appends several ledgers make in one turn alone: a fenced one fails, the others land', async () => {
+    const store = await fresh();
+    const writers = await Promise.all([21, 22, 23].map((id) => store.create(id)));
+    await store.fence(22);
+    // Issued in one turn, so a store that sends a turn's appends together (one pipeline, one transaction) gets them at once.
+    const outcomes = await Promise.allSettled(
+      writers.map((writer, call) => writer.append([taggedEntry(call, 0), taggedEntry(call, 1)])),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    await expectFailure(
+      Promise.reject((outcomes[1] as PromiseRejectedResult).reason),
+      'ABORTED',
+      LedgerStoreReason.LEDGER_FENCED,
+    );
+    expect(await store.lastAddConfirmed(21)).toBe(1);
+    expect(await store.lastAddConfirmed(22)).toBe(-1);
+    expect((await store.read(23, 0, 1)).map((e) => bytesOf(e.data))).toEqual(
+      [0, 1].map((i) => bytesOf(taggedEntry(2, i))),
+    );
+    // A failed append takes nothing from the next turn's: the same writers go on.
+    expect(await writers[0]!.append([taggedEntry(0, 2)])).toBe(2);
+    expect(await writers[2]!.append([taggedEntry(2, 2)])).toBe(2);
+  });
+
   it('keeps reads equal to a model of the appends (property)', async () => {
     const store = await fresh();
     let ledgerId = 100;

@@ -1,10 +1,10 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { backOff } from 'exponential-backoff';
 import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { checkAppendArguments, pendingLimitError } from './append-admission.js';
 import { confirmOps, frameOp } from './append-completion.js';
 import { isRetryable, readBackFailedLedger, writeFailed, WriteBlocked, type ReadBackHost } from './append-failures.js';
 import { AppendQueue } from './append-queue.js';
+import { sharedNextTurn } from './shared-turn.js';
 import type { ManagedLedgerConfig } from '../config.js';
 import type { AppendResult } from '../entry.js';
 import {
@@ -173,8 +173,9 @@ export class AppendPipeline {
     while (this.queue.length > 0 || this.rolloverRequested) {
       // Group commit: before a write that has room for more entries, let the event loop run once, so
       // appends whose requests already sit in socket buffers join it. Without this a store that answers
-      // at once (SQLite is synchronous) would take one transaction, and one fsync, per entry.
-      if (this.queue.length > 0 && this.queue.length < config.maxWriteBatchEntries) await nextTurn();
+      // at once (SQLite is synchronous) would take one transaction, and one fsync, per entry. The turn is
+      // shared with every other managed ledger, so the writes of all that are ready go out together.
+      if (this.queue.length > 0 && this.queue.length < config.maxWriteBatchEntries) await sharedNextTurn();
       try {
         await this.stepWithRetries();
       } catch (err) {
