@@ -330,8 +330,12 @@ describe.each(OVERLAYS)('deploy/overlays/%s', (overlay) => {
         egress: { to?: { podSelector?: { matchLabels: Record<string, string> } }[]; ports?: { port: number }[] }[];
       };
     const labelsOf = (app: DeployedApp) => podLabels(named('Deployment', `ledgerline-${app}`)!);
-    const onGrpc = (ports: { port: number }[] | undefined) => ports === undefined || ports.some((p) => p.port === 6650);
+    // A call into the Kafka gateway may be the Kafka protocol (the console's
+    // group pages), on its Kafka port rather than gRPC.
+    const servicePorts = (callee: DeployedApp) => (callee === GATEWAY ? [6650, 9092] : [6650]);
     const blocked = calls.filter(({ caller, callee }) => {
+      const onGrpc = (ports: { port: number }[] | undefined) =>
+        ports === undefined || ports.some((p) => servicePorts(callee).includes(p.port));
       const out = policyOf(caller).egress.some(
         (rule) =>
           onGrpc(rule.ports) &&
