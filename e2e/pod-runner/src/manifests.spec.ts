@@ -16,8 +16,9 @@ describe('the dev overlay, rendered and mapped onto local processes', () => {
     manifests = parseManifests(await renderOverlay(join(root, 'deploy/overlays/dev')));
   }, 60_000);
 
-  it('holds five Deployments and the Redis and NATS StatefulSets', () => {
+  it('holds six Deployments and the Redis and NATS StatefulSets', () => {
     expect(manifests.workloads.map((w) => `${w.kind}/${w.metadata.name}`).sort()).toEqual([
+      'Deployment/ledgerline-console',
       'Deployment/ledgerline-garbage-collector',
       'Deployment/ledgerline-kafka-gateway',
       'Deployment/ledgerline-metadata',

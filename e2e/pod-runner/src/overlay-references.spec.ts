@@ -6,9 +6,11 @@ import { containerEnv } from './container-env.js';
 import { parseManifests, renderOverlay, type Manifests } from './manifests.js';
 import { missingReferences, runnableManifests } from './overlay-references.js';
 import { PodRunnerReason } from './reasons.js';
+import { DEV_OVERLAY_APPS } from './testing/index.js';
 
 const root = findRepositoryRoot(__dirname);
-const SERVICES = ['metadata', 'writer-owner', 'readonly-owner', 'garbage-collector', 'kafka-gateway'];
+// Both overlays run the same services; the prod one with TLS for each.
+const SERVICES = DEV_OVERLAY_APPS;
 const pod = { name: 'p-0', namespace: 'ledgerline', podIP: '10.0.0.9', labels: {} };
 
 describe('objects an overlay names but does not hold', () => {

@@ -47,8 +47,8 @@ describe('the dev overlay as pods', () => {
     });
     const upMs = Date.now() - startedMs;
     const pods = runner.status();
-    // Our Deployments, the console's, and the two stores (redis-0, nats-0).
-    expect(pods.filter((pod) => pod.ready)).toHaveLength(DEV_DEPLOYMENTS.length + 3);
+    // Our Deployments and the two stores (redis-0, nats-0).
+    expect(pods.filter((pod) => pod.ready)).toHaveLength(DEV_DEPLOYMENTS.length + 2);
     for (const pod of pods) pod.pids.forEach((pid) => pids.add(pid));
 
     await runner.addClientPod('client');

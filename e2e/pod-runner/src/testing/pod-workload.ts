@@ -134,7 +134,14 @@ export class PodWorkload {
 }
 
 /** The apps the dev overlay's Deployments run, and those Deployments. */
-export const DEV_OVERLAY_APPS = ['metadata', 'writer-owner', 'readonly-owner', 'garbage-collector', 'kafka-gateway'];
+export const DEV_OVERLAY_APPS = [
+  'metadata',
+  'writer-owner',
+  'readonly-owner',
+  'garbage-collector',
+  'kafka-gateway',
+  'console',
+];
 export const DEV_DEPLOYMENTS = DEV_OVERLAY_APPS.map((app) => `ledgerline-${app}`);
 
 /** The last lines above info level each pod logged: why a run made no progress. */
