@@ -265,8 +265,12 @@ function shedMoves(
  * After the join moves of a round, the group as they leave it is levelled to
  * the mean in the same round: placement over a few owners is uneven (120
  * topics over six owners by rendezvous hashing came out as 16 25 22 22 17 18),
- * and waiting for shedding's window to correct it would take minutes. A topic
- * that was to follow placement to an owner that would end up over the band
+ * and waiting for shedding's window to correct it would take minutes. A join
+ * is taken only while it leaves its receiver and its sender within the band:
+ * one the band has no room for stays, planned and left again in every round
+ * of the join window, so a levelled group moves nothing (taking it and
+ * levelling after moved two topics a round in a settled group: one by
+ * placement, one back). A taken join that levelling moves on
  * goes straight to the owner levelling picks instead (or stays), so no topic
  * moves twice; the other moves count as joins too (the owners joined are
  * their reason, no window applies) and, once made, stay: their topics were
@@ -284,18 +288,24 @@ function levelAfterJoins(
   const scales = group.filter((entry) => entry.owner.draining !== true).map((entry) => scaleOf(entry, settings));
   if (scales.length < 2) return joins;
   const byOwner = new Map(scales.map((scale) => [scale.entry.owner.instanceId, scale]));
+  // A draining owner is outside the scales: what its joins bring in counts towards the mean.
+  const arriving = joins.filter((join) => !byOwner.has(join.from.instanceId)).length;
+  const mean = (scales.reduce((sum, scale) => sum + scale.load, 0) + arriving) / scales.length;
+  const band = (settings.balancerThresholdPercent / 100) * mean;
   const joining = new Map<string, PlannedMove>();
   for (const join of joins) {
     const from = byOwner.get(join.from.instanceId);
     const to = byOwner.get(join.to.instanceId);
     const weight = from?.weights.get(join.topic) ?? 1;
+    const fits =
+      to !== undefined && to.load + weight <= mean + band && (from === undefined || from.load - weight >= mean - band);
+    if (!fits) continue;
     joining.set(join.topic, { ...join });
     from?.weights.delete(join.topic);
     if (from !== undefined) from.load -= weight;
-    to?.weights.set(join.topic, weight);
-    if (to !== undefined) to.load += weight;
+    to.weights.set(join.topic, weight);
+    to.load += weight;
   }
-  const mean = scales.reduce((sum, scale) => sum + scale.load, 0) / scales.length;
   const cooledDown = (topic: string) =>
     joining.has(topic) || nowMs - (memory.movedAtMs.get(topic) ?? -Infinity) >= settings.balancerTopicCooldownMs;
   const further = levelMoves(scales, scales, mean, settings, budget, cooledDown, (topic, hot, cold, weight) => {
