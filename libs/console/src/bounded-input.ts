@@ -13,21 +13,3 @@ export function boundedCount(value: number, fallback: number, max: number, what:
   }
   return value;
 }
-
-/** Runs `work` over `items` with at most `concurrency` in flight; results keep the items' order. */
-export async function mapBounded<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
-}

@@ -1,7 +1,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
 import { OwnerRole, type GetOverviewResponseSchema, type OwnerInfo, type ServiceStatusSchema } from '@ledgerline/proto';
-import { mapBounded } from './bounded-input.js';
+import pMap from 'p-map';
 import { checkInternalAccess } from './internal-access.js';
 import type { Caller } from './caller.js';
 import type { ConsoleContext } from './console-context.js';
@@ -50,10 +50,14 @@ async function collectorService(context: ConsoleContext, caller: Caller): Promis
 }
 
 async function countNamespaces(context: ConsoleContext, caller: Caller, tenants: readonly string[]): Promise<number> {
-  const counts = await mapBounded(tenants.slice(0, MAX_TENANTS), FAN_OUT_CONCURRENCY, async (tenant) => {
-    const listed = await context.backends.admin.listNamespaces({ tenant }, caller.callOptions());
-    return listed.namespaces.length;
-  });
+  const counts = await pMap(
+    tenants.slice(0, MAX_TENANTS),
+    async (tenant) => {
+      const listed = await context.backends.admin.listNamespaces({ tenant }, caller.callOptions());
+      return listed.namespaces.length;
+    },
+    { concurrency: FAN_OUT_CONCURRENCY },
+  );
   return counts.reduce((sum, count) => sum + count, 0);
 }
 

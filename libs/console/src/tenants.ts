@@ -5,7 +5,7 @@ import type {
   ListTenantSummariesResponseSchema,
   NamespaceSummarySchema,
 } from '@ledgerline/proto';
-import { mapBounded } from './bounded-input.js';
+import pMap from 'p-map';
 import type { Caller } from './caller.js';
 import type { ConsoleContext } from './console-context.js';
 import { FAN_OUT_CONCURRENCY, MAX_TENANTS } from './limits.js';
@@ -63,14 +63,18 @@ export async function listTenantSummaries(
   const { admin } = context.backends;
   const listed = await admin.listTenants({}, caller.callOptions());
   const names = listed.tenants.slice(0, MAX_TENANTS);
-  const tenants = await mapBounded(names, FAN_OUT_CONCURRENCY, async (tenant) => {
-    const namespaces = await admin.listNamespaces({ tenant }, caller.callOptions());
-    return {
-      name: tenant,
-      namespaces: await mapBounded(namespaces.namespaces, FAN_OUT_CONCURRENCY, (namespace) =>
-        namespaceSummary(context, caller, namespace),
-      ),
-    };
-  });
+  const tenants = await pMap(
+    names,
+    async (tenant) => {
+      const namespaces = await admin.listNamespaces({ tenant }, caller.callOptions());
+      return {
+        name: tenant,
+        namespaces: await pMap(namespaces.namespaces, (namespace) => namespaceSummary(context, caller, namespace), {
+          concurrency: FAN_OUT_CONCURRENCY,
+        }),
+      };
+    },
+    { concurrency: FAN_OUT_CONCURRENCY },
+  );
   return { tenants, truncated: listed.tenants.length > names.length };
 }

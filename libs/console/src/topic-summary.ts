@@ -10,7 +10,7 @@ import {
   type SubscriptionRowSchema,
   type SubscriptionStats,
 } from '@ledgerline/proto';
-import { mapBounded } from './bounded-input.js';
+import pMap from 'p-map';
 import type { Caller } from './caller.js';
 import type { ConsoleContext } from './console-context.js';
 import { FAN_OUT_CONCURRENCY, MAX_SUMMARY_PARTITIONS } from './limits.js';
@@ -93,17 +93,21 @@ async function readonlyOwners(context: ConsoleContext, caller: Caller, topic: st
     throw thrown;
   });
   const groups = [...new Set(listed.owners.map((owner) => owner.group))];
-  const rows = await mapBounded(groups, FAN_OUT_CONCURRENCY, async (group) => {
-    const found = await lookup.lookupTopic({ topic, group }, caller.callOptions()).catch(() => undefined);
-    if (found === undefined || !found.owned || found.role !== OwnerRole.READONLY) return undefined;
-    const row: MessageInitShape<typeof ReadonlyOwnerRowSchema> = {
-      instanceId: found.instanceId,
-      group,
-      advertisedAddress: found.advertisedAddress,
-      readerTopic: found.redirectTopic,
-    };
-    return row;
-  });
+  const rows = await pMap(
+    groups,
+    async (group) => {
+      const found = await lookup.lookupTopic({ topic, group }, caller.callOptions()).catch(() => undefined);
+      if (found === undefined || !found.owned || found.role !== OwnerRole.READONLY) return undefined;
+      const row: MessageInitShape<typeof ReadonlyOwnerRowSchema> = {
+        instanceId: found.instanceId,
+        group,
+        advertisedAddress: found.advertisedAddress,
+        readerTopic: found.redirectTopic,
+      };
+      return row;
+    },
+    { concurrency: FAN_OUT_CONCURRENCY },
+  );
   return rows.filter((row) => row !== undefined);
 }
 
@@ -121,9 +125,9 @@ export async function topicSummary(
       ? [parsed.toString()]
       : Array.from({ length: Math.min(partitions, MAX_SUMMARY_PARTITIONS) }, (_, i) => parsed.partition(i).toString());
   const [summaries, readonly] = await Promise.all([
-    mapBounded(names, FAN_OUT_CONCURRENCY, (topic, index) =>
-      partitionSummary(context, caller, topic, partitions === 0 ? -1 : index),
-    ),
+    pMap(names, (topic, index) => partitionSummary(context, caller, topic, partitions === 0 ? -1 : index), {
+      concurrency: FAN_OUT_CONCURRENCY,
+    }),
     readonlyOwners(context, caller, names[0]!),
   ]);
   return {

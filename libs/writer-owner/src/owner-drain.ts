@@ -1,7 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { markOwnerDraining, type MetadataClients, type OwnerIdentity, type PeerOwners } from '@ledgerline/ownership';
 import { OwnerRole } from '@ledgerline/proto';
-import { eachAtMost } from './each-at-most.js';
+import pMap from 'p-map';
 import type { OwnedTopic } from './owned-topic.js';
 import type { TopicRegistry } from './topic-registry.js';
 import type { TransferOutcome } from './topic-transfer.js';
@@ -64,21 +64,25 @@ export async function transferEverything(context: DrainContext): Promise<DrainOu
   await Promise.all([markDraining(context, true), context.warmTargets()]);
   context.registry.acceptNewTopics(false);
   const outcome: DrainOutcome = { transferred: 0, unloaded: 0 };
-  await eachAtMost(context.registry.all(), context.concurrency, async (topic) => {
-    if (topic.unloaded || topic.handingOver) return;
-    try {
-      await context.transfer(topic, '');
-      outcome.transferred++;
-    } catch (thrown) {
-      context.logger.warn(
-        { topic: topic.name, err: LedgerlineError.from(thrown).message },
-        'moving a topic off a draining owner failed: releasing it',
-      );
-      await context.registry.unloadTopic(topic, 'the owner is draining', true);
-      await context.registry.releaseLease(topic.name);
-      outcome.unloaded++;
-    }
-  });
+  await pMap(
+    context.registry.all(),
+    async (topic) => {
+      if (topic.unloaded || topic.handingOver) return;
+      try {
+        await context.transfer(topic, '');
+        outcome.transferred++;
+      } catch (thrown) {
+        context.logger.warn(
+          { topic: topic.name, err: LedgerlineError.from(thrown).message },
+          'moving a topic off a draining owner failed: releasing it',
+        );
+        await context.registry.unloadTopic(topic, 'the owner is draining', true);
+        await context.registry.releaseLease(topic.name);
+        outcome.unloaded++;
+      }
+    },
+    { concurrency: context.concurrency },
+  );
   context.logger.info({ ...outcome }, 'drained: topics moved to other owners');
   return outcome;
 }

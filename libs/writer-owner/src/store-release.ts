@@ -1,7 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import { handOverLease, notOwner, topicUnloaded, type HandOverContext } from '@ledgerline/ownership';
-import { eachAtMost } from './each-at-most.js';
+import pMap from 'p-map';
 import type { OwnedTopic } from './owned-topic.js';
 import { WriterReason } from './reasons.js';
 import type { TopicRegistry } from './topic-registry.js';
@@ -43,10 +43,14 @@ export function storeUnreachable(topic: string): LedgerlineError {
 export async function releaseUnwritableTopics(context: StoreReleaseContext): Promise<StoreReleaseOutcome> {
   const outcome: StoreReleaseOutcome = { moved: 0, released: 0 };
   const loaded = context.registry.all().filter((topic) => !topic.unloaded && !topic.handingOver);
-  await eachAtMost(loaded, context.concurrency, async (topic) => {
-    const moved = await letGo(context, topic);
-    if (moved !== undefined) outcome[moved]++;
-  });
+  await pMap(
+    loaded,
+    async (topic) => {
+      const moved = await letGo(context, topic);
+      if (moved !== undefined) outcome[moved]++;
+    },
+    { concurrency: context.concurrency },
+  );
   if (outcome.moved + outcome.released > 0)
     context.logger.info({ ...outcome }, 'the ledger store cannot be reached: topics moved to other owners');
   return outcome;

@@ -29,7 +29,7 @@ import {
   writeRecord,
   type VersionedRecord,
 } from '../records/store-records.js';
-import { mapConcurrent } from '../map-concurrent.js';
+import pMap from 'p-map';
 import { readTopicCounter } from './topic-counter.js';
 import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
@@ -73,7 +73,9 @@ export async function deleteNamespace(
   const dirs = managedLedgerParentDirs(namespace);
   const buckets = found.record.policies.numberOfTopicBuckets;
   if (buckets > 1) {
-    await mapConcurrent(topicListingPaths(namespace, buckets), CREATE_CONCURRENCY, (dir) => context.store.delete(dir));
+    await pMap(topicListingPaths(namespace, buckets), (dir) => context.store.delete(dir), {
+      concurrency: CREATE_CONCURRENCY,
+    });
   }
   await context.store.delete(dirs[3]!);
   await context.store.delete(dirs[2]!);
@@ -145,22 +147,30 @@ async function hasPendingDeletions(context: AdminContext, namespace: NamespaceNa
     deletingTopicsDir(namespace),
     MAX_MARKER_CHECKS_PER_DELETE,
   );
-  const pending = await mapConcurrent(names, CREATE_CONCURRENCY, async (encoded) => {
-    const topic = TopicName.inNamespace(namespace, decodeLocalName(encoded));
-    const node = await context.store.get(managedLedgerPath(topic, buckets));
-    if (node !== undefined) return decodeManagedLedgerInfo(topic.toString(), node.value).state === DELETING;
-    const marker = await context.store.get(deletingTopicPath(topic));
-    if (marker !== undefined) await deleteIfUnchanged(context.store, deletingTopicPath(topic), marker.version);
-    return false;
-  });
+  const pending = await pMap(
+    names,
+    async (encoded) => {
+      const topic = TopicName.inNamespace(namespace, decodeLocalName(encoded));
+      const node = await context.store.get(managedLedgerPath(topic, buckets));
+      if (node !== undefined) return decodeManagedLedgerInfo(topic.toString(), node.value).state === DELETING;
+      const marker = await context.store.get(deletingTopicPath(topic));
+      if (marker !== undefined) await deleteIfUnchanged(context.store, deletingTopicPath(topic), marker.version);
+      return false;
+    },
+    { concurrency: CREATE_CONCURRENCY },
+  );
   return truncated || pending.some(Boolean);
 }
 
 async function hasTopics(context: AdminContext, namespace: NamespaceName, buckets: number): Promise<boolean> {
   if (await hasChildren(context.store, partitionedTopicsDir(namespace))) return true;
-  const found = await mapConcurrent(topicListingPaths(namespace, buckets), CREATE_CONCURRENCY, async (dir) => {
-    const page = await context.store.children(dir, { limit: 1, after: BEFORE_EVERY_TOPIC });
-    return page.names.length > 0;
-  });
+  const found = await pMap(
+    topicListingPaths(namespace, buckets),
+    async (dir) => {
+      const page = await context.store.children(dir, { limit: 1, after: BEFORE_EVERY_TOPIC });
+      return page.names.length > 0;
+    },
+    { concurrency: CREATE_CONCURRENCY },
+  );
   return found.some(Boolean);
 }

@@ -5,7 +5,7 @@ import { namespacePath, namespaceReaderPath, namespaceReadersDir } from '../reco
 import { MAX_READERS_PER_WRITER } from '../limits.js';
 import { NamespaceRecordSchema, type NamespaceRecord } from '../records/records.js';
 import { listChildren, readRecord, writeRecord } from '../records/store-records.js';
-import { mapConcurrent } from '../map-concurrent.js';
+import pMap from 'p-map';
 
 /**
  * The reader namespaces of a writer namespace (PIP-63), as an index under the
@@ -21,13 +21,17 @@ export interface ReaderNamespace {
 /** The reader namespaces whose record names `writer`, at most MAX_READERS_PER_WRITER. */
 export async function readersOf(context: AdminContext, writer: NamespaceName): Promise<ReaderNamespace[]> {
   const { names } = await listChildren(context.store, namespaceReadersDir(writer), MAX_READERS_PER_WRITER);
-  const readers = await mapConcurrent(names, READER_NAMESPACE_READ_CONCURRENCY, async (encoded) => {
-    const namespace = NamespaceName.parse(decodeLocalName(encoded));
-    const found = await readRecord(context.store, namespacePath(namespace), NamespaceRecordSchema);
-    return found === undefined || found.record.deleting || found.record.policies.writerNamespace !== writer.toString()
-      ? undefined
-      : { namespace, record: found.record };
-  });
+  const readers = await pMap(
+    names,
+    async (encoded) => {
+      const namespace = NamespaceName.parse(decodeLocalName(encoded));
+      const found = await readRecord(context.store, namespacePath(namespace), NamespaceRecordSchema);
+      return found === undefined || found.record.deleting || found.record.policies.writerNamespace !== writer.toString()
+        ? undefined
+        : { namespace, record: found.record };
+    },
+    { concurrency: READER_NAMESPACE_READ_CONCURRENCY },
+  );
   return readers.filter((reader): reader is ReaderNamespace => reader !== undefined);
 }
 

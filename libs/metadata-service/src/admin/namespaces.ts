@@ -13,7 +13,7 @@ import {
   writeRecord,
   type VersionedRecord,
 } from '../records/store-records.js';
-import { mapConcurrent } from '../map-concurrent.js';
+import pMap from 'p-map';
 import { parseTenant, readTenant, touchTenant } from './tenants.js';
 import { createTopicCounter, deleteTopicCounter } from './topic-counter.js';
 import { MetadataServiceReason } from '@ledgerline/metadata-contract';
@@ -131,7 +131,7 @@ async function createManagedLedgerDirectories(context: AdminContext, namespace: 
   for (const dir of managedLedgerParentDirs(namespace)) await ensureDirectory(context.store, dir);
   if (buckets > 1) {
     const bucketDirs = topicListingPaths(namespace, buckets);
-    await mapConcurrent(bucketDirs, CREATE_CONCURRENCY, (dir) => ensureDirectory(context.store, dir));
+    await pMap(bucketDirs, (dir) => ensureDirectory(context.store, dir), { concurrency: CREATE_CONCURRENCY });
   }
 }
 

@@ -4,7 +4,7 @@ import type { AdminContext } from '../admin-context.js';
 import { partitionedTopicPath, partitionedTopicsDir } from '../records/layout.js';
 import { CREATE_CONCURRENCY, MAX_CREATE_BATCH } from '../limits.js';
 import { listChildren } from '../records/store-records.js';
-import { mapConcurrent } from '../map-concurrent.js';
+import pMap from 'p-map';
 import { namespaceReadonly } from './topic-counter.js';
 import { kindConflict, undoPlainCreate } from './topic-kind-conflicts.js';
 import type { TopicReservations } from './topic-reservations.js';
@@ -106,24 +106,28 @@ async function createInNamespace(
   }
   let unused = 0;
   const written: Item[] = [];
-  await mapConcurrent(candidates.slice(0, granted), CREATE_CONCURRENCY, async (item) => {
-    try {
-      const outcome = await writeTopicNode(
-        context.store,
-        item.topic,
-        managedLedgerPath(item.topic, storage.storageBuckets),
-      );
-      if (outcome === 'exists') {
-        unused++;
-        results[item.index] = failure(item.topic.toString(), topicExists(item.topic));
-      } else {
-        written.push(item);
+  await pMap(
+    candidates.slice(0, granted),
+    async (item) => {
+      try {
+        const outcome = await writeTopicNode(
+          context.store,
+          item.topic,
+          managedLedgerPath(item.topic, storage.storageBuckets),
+        );
+        if (outcome === 'exists') {
+          unused++;
+          results[item.index] = failure(item.topic.toString(), topicExists(item.topic));
+        } else {
+          written.push(item);
+        }
+      } catch (error) {
+        onCountDrift(storage.storageNamespace);
+        results[item.index] = failure(item.topic.toString(), error);
       }
-    } catch (error) {
-      onCountDrift(storage.storageNamespace);
-      results[item.index] = failure(item.topic.toString(), error);
-    }
-  });
+    },
+    { concurrency: CREATE_CONCURRENCY },
+  );
   unused += await undoKindConflicts(context, onCountDrift, namespace, storage.storageBuckets, written, results);
   await reservations.release(storage.storageNamespace, unused);
 }
@@ -145,17 +149,21 @@ async function undoKindConflicts(
   const taken = await partitionedNames(context, namespace, written);
   const conflicts = written.filter((_, position) => taken[position]);
   let undone = 0;
-  await mapConcurrent(conflicts, CREATE_CONCURRENCY, async (item) => {
-    try {
-      await undoPlainCreate(context, item.topic, managedLedgerPath(item.topic, buckets));
-      results[item.index] = failure(item.topic.toString(), kindConflict(item.topic));
-      undone++;
-    } catch (error) {
-      // The slot stays reserved (high, never low) until a recount.
-      onCountDrift(namespace);
-      results[item.index] = failure(item.topic.toString(), error);
-    }
-  });
+  await pMap(
+    conflicts,
+    async (item) => {
+      try {
+        await undoPlainCreate(context, item.topic, managedLedgerPath(item.topic, buckets));
+        results[item.index] = failure(item.topic.toString(), kindConflict(item.topic));
+        undone++;
+      } catch (error) {
+        // The slot stays reserved (high, never low) until a recount.
+        onCountDrift(namespace);
+        results[item.index] = failure(item.topic.toString(), error);
+      }
+    },
+    { concurrency: CREATE_CONCURRENCY },
+  );
   return undone;
 }
 
@@ -163,7 +171,9 @@ async function undoKindConflicts(
 async function partitionedNames(context: AdminContext, namespace: NamespaceName, items: Item[]): Promise<boolean[]> {
   const screen = await listChildren(context.store, partitionedTopicsDir(namespace), PARTITIONED_SCREEN_LIMIT);
   if (screen.truncated) {
-    return mapConcurrent(items, CREATE_CONCURRENCY, (item) => context.store.exists(partitionedTopicPath(item.topic)));
+    return pMap(items, (item) => context.store.exists(partitionedTopicPath(item.topic)), {
+      concurrency: CREATE_CONCURRENCY,
+    });
   }
   const taken = new Set(screen.names);
   return items.map((item) => taken.has(item.topic.encodedLocalName));

@@ -18,7 +18,7 @@ import {
 import { parseNamespace } from './namespaces.js';
 import { PartitionedTopicRecordSchema, type PartitionedTopicRecord } from '../records/records.js';
 import { deleteIfUnchanged, readRecord, writeRecord } from '../records/store-records.js';
-import { mapConcurrent } from '../map-concurrent.js';
+import pMap from 'p-map';
 import { namespaceReadonly, readTopicCounter } from './topic-counter.js';
 import { kindConflict, partitionedTopicExists, plainTopicExists, undoPlainCreate } from './topic-kind-conflicts.js';
 import type { TopicReservations } from './topic-reservations.js';
@@ -189,13 +189,13 @@ export class TopicAdmin {
   async #writePartitionNodes(scope: TopicScope, from: number, to: number): Promise<void> {
     let existing = 0;
     try {
-      await mapConcurrent(
+      await pMap(
         Array.from({ length: to - from }, (_, index) => scope.topic.partition(from + index)),
-        CREATE_CONCURRENCY,
         async (partition) => {
           if ((await writeTopicNode(this.#context.store, partition, storagePath(scope, partition))) === 'exists')
             existing++;
         },
+        { concurrency: CREATE_CONCURRENCY },
       );
     } catch (error) {
       this.#onCountDrift(scope.storageNamespace);
@@ -308,9 +308,9 @@ export class TopicAdmin {
       return ids;
     }
     const partitions = Array.from({ length: partitioned.record.partitions }, (_, index) => topic.partition(index));
-    const perPartition = await mapConcurrent(partitions, CREATE_CONCURRENCY, (partition) =>
-      this.#deleteOne(scope, partition),
-    );
+    const perPartition = await pMap(partitions, (partition) => this.#deleteOne(scope, partition), {
+      concurrency: CREATE_CONCURRENCY,
+    });
     await deleteIfUnchanged(this.#context.store, partitionedTopicPath(topic), partitioned.version);
     return perPartition.flatMap((ids) => ids ?? []);
   }

@@ -17,7 +17,7 @@ import { isBadVersion } from '../records/cas-retry.js';
 import { LEASES_DIR } from '../records/layout.js';
 import { OwnerControls } from './owner-controls.js';
 import { CREATE_CONCURRENCY } from '../limits.js';
-import { mapConcurrent } from '../map-concurrent.js';
+import pMap from 'p-map';
 import { listLiveOwners } from './owner-sessions.js';
 import { LeaseRecordSchema, type OwnerRecord } from '../records/records.js';
 import { listNamespaces } from '../admin/namespaces.js';
@@ -246,13 +246,17 @@ export class Balancer {
     // A round's moves may outlast the leader lease: it is renewed while they run, and a balancer that lost it stops.
     // Once the lease is found lost, the moves left are not started, nor is the lease asked for again per move.
     let lost = false;
-    const results = await mapConcurrent(planned, this.settings.balancerTransferConcurrency, async (move) => {
-      if (lost || !(await this.stillLeading())) {
-        lost = true;
-        return undefined;
-      }
-      return this.execute(move);
-    });
+    const results = await pMap(
+      planned,
+      async (move) => {
+        if (lost || !(await this.stillLeading())) {
+          lost = true;
+          return undefined;
+        }
+        return this.execute(move);
+      },
+      { concurrency: this.settings.balancerTransferConcurrency },
+    );
     const done = results.filter((result): result is BalancerMoveRecord => result !== undefined);
     if (done.length < planned.length) {
       decisions.push(`leadership lost: ${planned.length - done.length} planned move(s) left to the new leader`);
@@ -279,15 +283,19 @@ export class Balancer {
         const dir = `${LEASES_DIR}/${full}`;
         // A page's leases are read CREATE_CONCURRENCY at a time, not one round trip after another.
         await forEachChildPage(store, dir, async (names) => {
-          await mapConcurrent(names, CREATE_CONCURRENCY, async (name) => {
-            const lease = await readRecord(store, `${dir}/${name}`, LeaseRecordSchema);
-            if (lease === undefined || lease.record.sessionId === '') return;
-            const entry = byKey.get(`${lease.record.group}/${lease.record.instanceId}`);
-            if (entry?.owner.sessionId !== lease.record.sessionId) return;
-            const topic = `persistent://${full}/${decodeLocalName(name)}`;
-            entry.topics.push(topic);
-            entry.acquiredAtMs.set(topic, lease.record.acquiredAtMs);
-          });
+          await pMap(
+            names,
+            async (name) => {
+              const lease = await readRecord(store, `${dir}/${name}`, LeaseRecordSchema);
+              if (lease === undefined || lease.record.sessionId === '') return;
+              const entry = byKey.get(`${lease.record.group}/${lease.record.instanceId}`);
+              if (entry?.owner.sessionId !== lease.record.sessionId) return;
+              const topic = `persistent://${full}/${decodeLocalName(name)}`;
+              entry.topics.push(topic);
+              entry.acquiredAtMs.set(topic, lease.record.acquiredAtMs);
+            },
+            { concurrency: CREATE_CONCURRENCY },
+          );
         });
       }
     }

@@ -29,7 +29,7 @@ import {
   readRecord,
   writeRecord,
 } from '../records/store-records.js';
-import { mapConcurrent } from '../map-concurrent.js';
+import pMap from 'p-map';
 import type { OwnerLoadRecord } from '../records/owner-load.js';
 import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
@@ -194,14 +194,14 @@ export async function listLiveOwners(
   if (group === '') {
     const groups = await listOwnerGroups(context);
     return (
-      await mapConcurrent(groups, OWNER_GROUP_LIST_CONCURRENCY, (each) => listLiveOwners(context, each, role))
+      await pMap(groups, (each) => listLiveOwners(context, each, role), { concurrency: OWNER_GROUP_LIST_CONCURRENCY })
     ).flat();
   }
   validateOwnerGroup(group);
   const { names } = await listChildren(context.store, ownersGroupDir(group), MAX_OWNERS_PER_GROUP);
-  const owners = await mapConcurrent(names, OWNER_READ_CONCURRENCY, (name) =>
-    readRecord(context.store, ownerPath(group, name), OwnerRecordSchema),
-  );
+  const owners = await pMap(names, (name) => readRecord(context.store, ownerPath(group, name), OwnerRecordSchema), {
+    concurrency: OWNER_READ_CONCURRENCY,
+  });
   const now = context.now();
   return owners
     .filter((owner) => owner !== undefined && isLive(owner.record, now))

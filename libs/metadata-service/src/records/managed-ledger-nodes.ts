@@ -18,7 +18,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { isBadVersion, retryOnConflict } from './cas-retry.js';
 import { CREATE_CONCURRENCY } from '../limits.js';
 import { forEachChildPage } from './store-records.js';
-import { mapConcurrent } from '../map-concurrent.js';
+import pMap from 'p-map';
 import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 /**
@@ -125,14 +125,18 @@ export async function readCursorLedgers(
     names.push(...page);
   });
   const ledgers: CursorLedger[] = [];
-  await mapConcurrent(names, CREATE_CONCURRENCY, async (cursorName) => {
-    const node = await store.get(`${path}/${cursorName}`);
-    if (node === undefined) return;
-    const cursor = decodeCursor(`${path}/${cursorName}`, node.value);
-    // Ledger ids start at 1; -1 (or an unset 0) means the cursor's state lives in its node.
-    if (cursor.cursorsLedgerId > 0n)
-      ledgers.push({ cursorName: cursorNameOf(cursorName), ledgerId: cursor.cursorsLedgerId });
-  });
+  await pMap(
+    names,
+    async (cursorName) => {
+      const node = await store.get(`${path}/${cursorName}`);
+      if (node === undefined) return;
+      const cursor = decodeCursor(`${path}/${cursorName}`, node.value);
+      // Ledger ids start at 1; -1 (or an unset 0) means the cursor's state lives in its node.
+      if (cursor.cursorsLedgerId > 0n)
+        ledgers.push({ cursorName: cursorNameOf(cursorName), ledgerId: cursor.cursorsLedgerId });
+    },
+    { concurrency: CREATE_CONCURRENCY },
+  );
   return { names, ledgers };
 }
 
@@ -163,7 +167,7 @@ function decodeCursor(path: string, bytes: Uint8Array) {
 
 async function deleteCursorNodes(store: MetadataStore, path: string): Promise<void> {
   const { names } = await readCursorLedgers(store, path);
-  await mapConcurrent(names, CREATE_CONCURRENCY, (name) => store.delete(`${path}/${name}`));
+  await pMap(names, (name) => store.delete(`${path}/${name}`), { concurrency: CREATE_CONCURRENCY });
 }
 
 export type MarkResult = { outcome: 'missing' } | { outcome: 'deleted' | 'marked'; deletableLedgerIds: bigint[] };
@@ -207,7 +211,7 @@ export async function markManagedLedgerDeleted(
     return { outcome: 'marked', deletableLedgerIds: newlyMarked.map((ledger) => BigInt(ledger.ledgerId)) };
   });
   if (result.outcome !== 'missing') {
-    await mapConcurrent(cursors.names, CREATE_CONCURRENCY, (name) => store.delete(`${path}/${name}`));
+    await pMap(cursors.names, (name) => store.delete(`${path}/${name}`), { concurrency: CREATE_CONCURRENCY });
   }
   return result;
 }
