@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient } from '@ledgerline/client';
 import { createToken } from '@ledgerline/security';
-import type { RunningStandalone } from './standalone.js';
-import { launchConsoleBrowser, openConsolePage, type ConsoleBrowser } from './testing/console-browser.js';
-import { ensureConsoleWebBuilt } from './testing/console-web-build.js';
-import { startTestStandalone, tokenAuthArgv } from './testing/test-standalone.js';
+import { openConsolePage } from './testing/console-browser.js';
+import { startConsoleUnderTest, type ConsoleUnderTest } from './testing/console-under-test.js';
+import { tokenAuthArgv } from './testing/test-standalone.js';
 
 // With token authentication on, the console asks for a token, keeps it in
 // the tab and sends it with every call; the services' own checks decide what
@@ -15,36 +11,25 @@ import { startTestStandalone, tokenAuthArgv } from './testing/test-standalone.js
 const SECRET = 'console-spec-secret-that-is-long-enough';
 
 describe('the web console with token authentication on', () => {
-  let dir: string;
-  let standalone: RunningStandalone;
-  let browser: ConsoleBrowser;
-  let consoleUrl: string;
+  let under: ConsoleUnderTest;
 
   beforeAll(async () => {
-    await ensureConsoleWebBuilt();
-    dir = mkdtempSync(join(tmpdir(), 'ledgerline-console-auth-'));
-    standalone = await startTestStandalone(join(dir, 'data'), 'silent', tokenAuthArgv(SECRET));
-    consoleUrl = `http://127.0.0.1:${standalone.console!.port}`;
-    await standalone.admin.createTopic('public/default/audited', 0);
-    await standalone.admin.grantPermission('public/default', 'feeder', ['produce']);
+    under = await startConsoleUnderTest(tokenAuthArgv(SECRET));
+    await under.standalone.admin.createTopic('public/default/audited', 0);
+    await under.standalone.admin.grantPermission('public/default', 'feeder', ['produce']);
     const client = createClient({
-      serviceUrl: `127.0.0.1:${standalone.grpcPort}`,
+      serviceUrl: under.serviceUrl,
       token: await createToken({ subject: 'ops', secret: SECRET }),
     });
     const producer = await client.producer({ topic: 'public/default/audited' });
     await producer.send('salary: 100000');
     await client.close();
-    browser = await launchConsoleBrowser();
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await standalone?.shutdown('test over');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => under?.close());
 
   it('asks for a token, keeps it in the tab and sends it with every call', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, '#/tenants', '[data-testid=token-prompt]');
+    const { page } = under.browser;
+    await openConsolePage(page, under.consoleUrl, '#/tenants', '[data-testid=token-prompt]');
     expect(await page.locator('[data-testid=tenant-public]').count()).toBe(0);
     await page
       .locator('[data-testid=token-prompt] textarea')
@@ -60,16 +45,16 @@ describe('the web console with token authentication on', () => {
   });
 
   it('asks again for a token the services refuse, and shows no payload to a role that may not consume', async () => {
-    const { page } = browser;
+    const { page } = under.browser;
     await page.evaluate("sessionStorage.setItem('ledgerline.console.token', 'not-a-token')");
-    await openConsolePage(page, consoleUrl, '#/tenants', '[data-testid=token-prompt]');
+    await openConsolePage(page, under.consoleUrl, '#/tenants', '[data-testid=token-prompt]');
     await page
       .locator('[data-testid=token-prompt] textarea')
       .fill(await createToken({ subject: 'feeder', secret: SECRET }));
     await page.locator('[data-testid=token-prompt] button[type=submit]').click();
     await openConsolePage(
       page,
-      consoleUrl,
+      under.consoleUrl,
       `#/topics/${encodeURIComponent('persistent://public/default/audited')}/messages`,
       '[data-testid=call-error]',
     );

@@ -1,14 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Page } from 'playwright-core';
-import type { RunningStandalone } from './standalone.js';
-import { launchConsoleBrowser, openConsolePage, type ConsoleBrowser } from './testing/console-browser.js';
+import { openConsolePage } from './testing/console-browser.js';
 import { SHOWCASE, seedShowcase, type Showcase } from './testing/console-data.js';
-import { ensureConsoleWebBuilt } from './testing/console-web-build.js';
+import { startConsoleUnderTest, type ConsoleUnderTest } from './testing/console-under-test.js';
 import { consumeMessages } from './testing/kafka-clients.js';
-import { startTestStandalone } from './testing/test-standalone.js';
 
 // Every page of the web console in Debian's chromium against a standalone in
 // this process, serving the built front-end on a free console port, with the
@@ -22,29 +17,18 @@ async function textOf(page: Page, selector: string): Promise<string> {
 }
 
 describe('the web console in a browser against standalone', () => {
-  let dir: string;
-  let standalone: RunningStandalone;
-  let browser: ConsoleBrowser;
-  let consoleUrl: string;
+  let under: ConsoleUnderTest;
   let showcase: Showcase;
 
   beforeAll(async () => {
-    await ensureConsoleWebBuilt();
-    dir = mkdtempSync(join(tmpdir(), 'ledgerline-console-'));
-    standalone = await startTestStandalone(join(dir, 'data'), 'silent', ['--group-initial-rebalance-delay-ms', '0']);
-    consoleUrl = `http://127.0.0.1:${standalone.console!.port}`;
-    showcase = await seedShowcase(`127.0.0.1:${standalone.grpcPort}`);
-    browser = await launchConsoleBrowser();
+    under = await startConsoleUnderTest(['--group-initial-rebalance-delay-ms', '0']);
+    showcase = await seedShowcase(under.serviceUrl);
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await standalone?.shutdown('test over');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => under?.close());
 
   it('overview: the owners with their load, the services, storage, and a live rate chart', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, hash('/'), '[data-testid=owners] tbody tr');
+    const { page } = under.browser;
+    await openConsolePage(page, under.consoleUrl, hash('/'), '[data-testid=owners] tbody tr');
     expect(await page.locator('[data-testid=owners] tbody tr').count()).toBeGreaterThanOrEqual(2);
     expect(await textOf(page, '[data-testid=owners]')).toContain('writer');
     expect(await textOf(page, '[data-testid=services]')).toContain('serving');
@@ -55,8 +39,8 @@ describe('the web console in a browser against standalone', () => {
   });
 
   it('tenants and namespaces with their policies, and a namespace with its topics', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, hash('/tenants'), '[data-testid=tenant-acme]');
+    const { page } = under.browser;
+    await openConsolePage(page, under.consoleUrl, hash('/tenants'), '[data-testid=tenant-acme]');
     const tenant = await textOf(page, '[data-testid=tenant-acme]');
     expect(tenant).toContain(SHOWCASE.namespace);
     expect(tenant).toContain('8 buckets');
@@ -69,8 +53,8 @@ describe('the web console in a browser against standalone', () => {
   });
 
   it('a topic: offsets, ledgers with sizes, producers and subscriptions with backlog', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.topic), '[data-testid=partition-facts]');
+    const { page } = under.browser;
+    await openConsolePage(page, under.consoleUrl, topicHash(SHOWCASE.topic), '[data-testid=partition-facts]');
     const facts = await textOf(page, '[data-testid=partition-facts]');
     expect(facts).toContain('earliest offset0');
     expect(facts).toContain(`latest offset${SHOWCASE.before + SHOWCASE.after}`);
@@ -82,17 +66,17 @@ describe('the web console in a browser against standalone', () => {
   });
 
   it('a partitioned topic: one section per partition', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.partitioned), '[data-testid=partition]');
+    const { page } = under.browser;
+    await openConsolePage(page, under.consoleUrl, topicHash(SHOWCASE.partitioned), '[data-testid=partition]');
     expect(await page.locator('[data-testid=partition]').count()).toBe(3);
     expect(await textOf(page, '[data-testid=topic-page]')).toContain('3 partitions');
   });
 
   it('a subscription: its cursor, the ack-hole map and redeliveries', async () => {
-    const { page } = browser;
+    const { page } = under.browser;
     await openConsolePage(
       page,
-      consoleUrl,
+      under.consoleUrl,
       topicHash(SHOWCASE.topic, `/subscriptions/${SHOWCASE.subscription}`),
       '[data-testid=ack-map]',
     );
@@ -104,8 +88,8 @@ describe('the web console in a browser against standalone', () => {
   });
 
   it('the message browser from an offset: key, properties, payload as JSON, text and hex, and where it is', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=message]');
+    const { page } = under.browser;
+    await openConsolePage(page, under.consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=message]');
     await page.locator('[data-testid=browse-form] input[name=offset]').fill('3');
     await page.locator('[data-testid=browse-form] button[type=submit]').click();
     await page.locator('[data-testid=browse-range]', { hasText: 'showing from 3.' }).waitFor();
@@ -123,8 +107,8 @@ describe('the web console in a browser against standalone', () => {
   });
 
   it('the message browser from a time starts at the first message stored at or after it', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=message]');
+    const { page } = under.browser;
+    await openConsolePage(page, under.consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=message]');
     await page.locator('[data-testid=browse-form] select[name=mode]').selectOption('time');
     await page
       .locator('[data-testid=browse-form] input[name=time]')
@@ -137,8 +121,8 @@ describe('the web console in a browser against standalone', () => {
   });
 
   it('produces a message and reads it back', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=produce-form]');
+    const { page } = under.browser;
+    await openConsolePage(page, under.consoleUrl, topicHash(SHOWCASE.topic, '/messages'), '[data-testid=produce-form]');
     const form = page.locator('[data-testid=produce-form]');
     await form.locator('input[name=key]').fill('typed-key');
     await form.locator('textarea[name=properties]').fill('origin=console');
@@ -156,8 +140,8 @@ describe('the web console in a browser against standalone', () => {
   });
 
   it('the collector: pending deletions, passes, orphan sweeps and the reclaim delay', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, hash('/collector'), '[data-testid=collector-facts]');
+    const { page } = under.browser;
+    await openConsolePage(page, under.consoleUrl, hash('/collector'), '[data-testid=collector-facts]');
     const facts = await textOf(page, '[data-testid=collector-facts]');
     expect(facts).toContain('pending deletions');
     expect(facts).toContain('orphan sweeps');
@@ -167,7 +151,7 @@ describe('the web console in a browser against standalone', () => {
   it('Kafka: a consumer group with its members and their assignments', async () => {
     const kafka = new Kafka({
       clientId: 'console-spec',
-      brokers: [`127.0.0.1:${standalone.kafka!.port}`],
+      brokers: [`127.0.0.1:${under.standalone.kafka!.port}`],
       logLevel: logLevel.NOTHING,
       retry: { retries: 3, initialRetryTime: 50 },
     });
@@ -184,8 +168,13 @@ describe('the web console in a browser against standalone', () => {
       // Both partitions read to offset 2, then three more clicks: lags 2 and 1.
       await consumer.commitOffsets([0, 1].map((partition) => ({ topic: 'clicks', partition, offset: '2' })));
       await producer.send({ topic: 'clicks', messages: [4, 5, 6].map(click) });
-      const { page } = browser;
-      await openConsolePage(page, consoleUrl, hash('/kafka'), '[data-testid=kafka-group][data-group=console-readers]');
+      const { page } = under.browser;
+      await openConsolePage(
+        page,
+        under.consoleUrl,
+        hash('/kafka'),
+        '[data-testid=kafka-group][data-group=console-readers]',
+      );
       const group = page.locator('[data-testid=kafka-group][data-group=console-readers]');
       expect(await group.textContent()).toContain('console-spec');
       expect(await group.textContent()).toMatch(/clicks-[01]/);

@@ -1,11 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { RunningStandalone } from './standalone.js';
-import { launchConsoleBrowser, openConsolePage, type ConsoleBrowser } from './testing/console-browser.js';
+import { openConsolePage } from './testing/console-browser.js';
 import { createManyTopics, subscriptionOfManyHoles } from './testing/console-data.js';
-import { ensureConsoleWebBuilt } from './testing/console-web-build.js';
-import { startTestStandalone } from './testing/test-standalone.js';
+import { startConsoleUnderTest, type ConsoleUnderTest } from './testing/console-under-test.js';
 
 // The web console at the sizes Ledgerline is built for: a namespace of
 // 100,000 topics paged by the server and scrolled virtually, searched by
@@ -17,30 +12,24 @@ const MANY = 'public/many';
 const HOLEY = 'persistent://public/default/holey';
 
 describe('the web console at scale', () => {
-  let dir: string;
-  let standalone: RunningStandalone;
-  let browser: ConsoleBrowser;
-  let consoleUrl: string;
+  let under: ConsoleUnderTest;
 
   beforeAll(async () => {
-    await ensureConsoleWebBuilt();
-    dir = mkdtempSync(join(tmpdir(), 'ledgerline-console-scale-'));
-    standalone = await startTestStandalone(join(dir, 'data'), 'silent');
-    consoleUrl = `http://127.0.0.1:${standalone.console!.port}`;
-    const serviceUrl = `127.0.0.1:${standalone.grpcPort}`;
+    under = await startConsoleUnderTest();
+    const { serviceUrl } = under;
     await createManyTopics(serviceUrl, MANY, TOPICS, 16);
     await subscriptionOfManyHoles(serviceUrl, HOLEY, 'slow-shared', HOLES);
-    browser = await launchConsoleBrowser();
   }, 300_000);
-  afterAll(async () => {
-    await browser?.close();
-    await standalone?.shutdown('test over');
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => under?.close());
 
   it('pages a namespace of 100,000 topics as the list scrolls, and searches it by prefix', async () => {
-    const { page } = browser;
-    await openConsolePage(page, consoleUrl, `#/namespaces/${encodeURIComponent(MANY)}`, '[data-testid=topic-row]');
+    const { page } = under.browser;
+    await openConsolePage(
+      page,
+      under.consoleUrl,
+      `#/namespaces/${encodeURIComponent(MANY)}`,
+      '[data-testid=topic-row]',
+    );
     expect(await page.locator('[data-testid=topic-count]').textContent()).toContain('of 100,000 in the namespace');
     const list = page.locator('[data-testid=topic-list]');
     const firstPage = Number(await list.getAttribute('data-rows'));
@@ -64,9 +53,9 @@ describe('the web console at scale', () => {
   });
 
   it('draws a subscription with 100,000 holes as a bounded map, and pages its exact ranges from a cell', async () => {
-    const { page } = browser;
+    const { page } = under.browser;
     const subscriptionHash = `#/topics/${encodeURIComponent(HOLEY)}/subscriptions/slow-shared`;
-    await openConsolePage(page, consoleUrl, subscriptionHash, '[data-testid=ack-map]');
+    await openConsolePage(page, under.consoleUrl, subscriptionHash, '[data-testid=ack-map]');
     expect(await page.locator('[data-testid=cursor-facts]').textContent()).toContain('acknowledged ranges100,000');
     const cells = Number(await page.locator('[data-testid=ack-map]').getAttribute('data-cells'));
     expect(cells).toBeGreaterThan(100);
