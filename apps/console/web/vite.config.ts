@@ -4,7 +4,7 @@ import { defineConfig } from 'vite';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 
-// The console server serves these files from dist/apps/console/web. Asset URLs
+// The console server serves these files from dist/apps/console-web. Asset URLs
 // are relative so the console works behind a proxy that mounts it under a path.
 export default defineConfig({
   root: here,
@@ -16,7 +16,7 @@ export default defineConfig({
     alias: { '@gen': fileURLToPath(new URL('../../../libs/proto/src/gen/ledgerline/v1', import.meta.url)) },
   },
   build: {
-    outDir: fileURLToPath(new URL('../../../dist/apps/console/web', import.meta.url)),
+    outDir: fileURLToPath(new URL('../../../dist/apps/console-web', import.meta.url)),
     emptyOutDir: true,
     sourcemap: true,
     // The whole app is one page set; one chunk per library family keeps the

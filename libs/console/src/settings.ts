@@ -10,7 +10,7 @@ export const consoleSettings = {
   /** The interface it listens on. */
   consoleHost: z.string().min(1).default('0.0.0.0'),
   /** The built front-end: index.html and its assets (`npx nx run @ledgerline/console-app:build` writes it). */
-  consoleWebRoot: z.string().min(1).default('dist/apps/console/web'),
+  consoleWebRoot: z.string().min(1).default('dist/apps/console-web'),
   /** Deadline of each call the console makes to a service, in ms. */
   consoleCallDeadlineMs: z.number().int().min(100).max(120_000).default(10_000),
 };
