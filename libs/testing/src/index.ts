@@ -16,3 +16,4 @@ export type { SqliteWorkerArgs, SqliteWorkerContext, SqliteWorkerMode } from './
 export { runAppMain, startAppMain } from './app-main.js';
 export type { AppMainOutcome, RunningAppMain } from './app-main.js';
 export { refusal } from './refusal.js';
+export { newestFileMs } from './newest-file.js';

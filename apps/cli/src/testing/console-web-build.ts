@@ -1,21 +1,13 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { newestFileMs } from '@ledgerline/testing';
 
 const ROOT = resolve(__dirname, '../../../..');
 const WEB = join(ROOT, 'apps/console/web');
-const BUILT = join(ROOT, 'dist/apps/console/web/index.html');
+const BUILT = join(ROOT, 'dist/apps/console-web/index.html');
 /** A build of the front-end takes seconds; past this it is taken for hung. */
 const BUILD_TIMEOUT_MS = 180_000;
-
-function newestSourceMs(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSourceMs(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
 
 function builtMs(): number {
   try {
@@ -31,7 +23,7 @@ function builtMs(): number {
  * pages from before the change it checks.
  */
 export async function ensureConsoleWebBuilt(): Promise<void> {
-  const sources = Math.max(newestSourceMs(join(WEB, 'src')), statSync(join(WEB, 'index.html')).mtimeMs);
+  const sources = Math.max(newestFileMs(join(WEB, 'src')), statSync(join(WEB, 'index.html')).mtimeMs);
   if (builtMs() > sources) return;
   await new Promise<void>((done, fail) => {
     execFile(

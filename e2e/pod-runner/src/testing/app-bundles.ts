@@ -1,23 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { newestFileMs } from '@ledgerline/testing';
 import { DEV_OVERLAY_APPS } from './pod-workload.js';
 
 /** Where the sources the bundles are built from live. */
 const SOURCE_ROOTS = ['apps', 'libs'];
 
-/** The newest modification time of a TypeScript source under `dir` (0 when there is none). */
-function newestSourceMs(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'node_modules' || entry.name === 'dist') continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSourceMs(path));
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts'))
-      newest = Math.max(newest, statSync(path).mtimeMs);
-  }
-  return newest;
-}
+/** A TypeScript source a bundle is built from (specs are not). */
+const isSource = (name: string): boolean => name.endsWith('.ts') && !name.endsWith('.spec.ts');
 
 /**
  * The apps whose bundle is missing or older than a source file: a pod runs the bundle, so a spec run against
@@ -25,7 +16,7 @@ function newestSourceMs(dir: string): number {
  * against a bundle from two hours earlier).
  */
 export function staleBundles(root: string, apps: readonly string[] = DEV_OVERLAY_APPS): string[] {
-  const sourcesMs = Math.max(...SOURCE_ROOTS.map((dir) => newestSourceMs(join(root, dir))));
+  const sourcesMs = Math.max(...SOURCE_ROOTS.map((dir) => newestFileMs(join(root, dir), isSource)));
   return apps.filter((app) => {
     const bundle = join(root, 'dist', 'apps', app, 'main.js');
     return !existsSync(bundle) || statSync(bundle).mtimeMs < sourcesMs;
