@@ -1,6 +1,6 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
-import { KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
+import { KafkaErrorCode, decodeConsumerAssignment, type Message } from '@ledgerline/kafka-protocol';
 import type {
   KafkaGroupSchema,
   KafkaPartitionLagSchema,
@@ -10,7 +10,6 @@ import type {
 import type { Caller } from './caller.js';
 import type { ConsoleContext } from './console-context.js';
 import { ConsoleReason } from './console-reason.js';
-import { assignedPartitions } from './kafka-assignment.js';
 import { KafkaConnection } from './kafka-connection.js';
 import { MAX_KAFKA_GROUPS } from './limits.js';
 
@@ -36,7 +35,8 @@ function kafkaFailure(what: string, errorCode: unknown): LedgerlineError {
 }
 
 async function committedOffsets(connection: KafkaConnection, groupId: string): Promise<PartitionLag[]> {
-  // OffsetFetch v2+ with no topics answers every partition the group committed.
+  // OffsetFetch v2+ with no topics answers every partition the group committed (the gateway: of the partitions
+  // its members are assigned).
   const answer = await connection.request(OFFSET_FETCH, 3, { groupId, topics: null });
   if (answer['errorCode'] !== KafkaErrorCode.NONE) throw kafkaFailure(`OffsetFetch of ${groupId}`, answer['errorCode']);
   return list(answer, 'topics').flatMap((topic) =>
@@ -92,7 +92,9 @@ async function describeGroup(connection: KafkaConnection, described: Message): P
       memberId: member['memberId'] as string,
       clientId: member['clientId'] as string,
       clientHost: member['clientHost'] as string,
-      assignments: assignedPartitions(member['memberAssignment'] as Uint8Array),
+      assignments: decodeConsumerAssignment(member['memberAssignment'] as Uint8Array).flatMap(({ topic, partitions }) =>
+        partitions.map((partition) => `${topic}-${partition}`),
+      ),
     })),
     partitions,
     totalLag: partitions.reduce((sum, lag) => sum + (lag.lag as bigint), 0n),

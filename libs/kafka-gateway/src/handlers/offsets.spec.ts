@@ -1,5 +1,12 @@
 import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
-import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
+import {
+  ApiKey,
+  apiSpec,
+  ByteWriter,
+  KafkaErrorCode,
+  type DecodedRequest,
+  type Message,
+} from '@ledgerline/kafka-protocol';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from '../gateway-context.js';
 import { GroupCoordinator } from '../group-coordinator.js';
@@ -57,7 +64,8 @@ class CursorBackend {
 const session = newSession(ANONYMOUS, '127.0.0.1');
 
 function contextOver(backend: CursorBackend): GatewayContext {
-  const settings = resolveKafkaGatewaySettings();
+  // A group's first generation forms at once: the OffsetFetch specs join one member.
+  const settings = resolveKafkaGatewaySettings({ groupInitialRebalanceDelayMs: 0 });
   return new GatewayContext(
     settings,
     backend as unknown as LedgerlineBackend,
@@ -133,5 +141,67 @@ describe('OffsetCommit of one group and partition', () => {
     expect(context.commitOrder.size).toBe(2);
     await Promise.all([first, second]);
     expect(context.commitOrder.size).toBe(0);
+  });
+});
+
+/** A ConsumerProtocol Assignment (version 1, no user data), as a group leader sends it. */
+function assignment(topics: { topic: string; partitions: number[] }[]): Buffer {
+  const writer = new ByteWriter().int16(1).int32(topics.length);
+  for (const { topic, partitions } of topics) {
+    writer.string(topic, false).int32(partitions.length);
+    for (const partition of partitions) writer.int32(partition);
+  }
+  return writer.int32(-1).finish();
+}
+
+describe('OffsetFetch for all topics (null)', () => {
+  it("lists the committed partitions among those the group's members are assigned, and no others", async () => {
+    const backend = new CursorBackend();
+    const context = contextOver(backend);
+    try {
+      const joined = await context.groups.join({
+        groupId: 'ordered',
+        memberId: '',
+        groupInstanceId: null,
+        clientId: 'spec',
+        clientHost: '127.0.0.1',
+        sessionTimeoutMs: 10_000,
+        rebalanceTimeoutMs: 5_000,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+      });
+      const assigned = assignment([
+        { topic: 'orders', partitions: [0, 1] },
+        { topic: 'clicks', partitions: [1] },
+      ]);
+      const synced = await context.groups.sync('ordered', joined.generationId, joined.memberId, [
+        { memberId: joined.memberId, assignment: assigned },
+      ]);
+      expect(synced.errorCode).toBe(KafkaErrorCode.NONE);
+      expect(errorCodes([await commit(context, 'orders', 5n, 'five')])).toEqual([KafkaErrorCode.NONE]);
+      expect(errorCodes([await commit(context, 'unassigned', 9n, null)])).toEqual([KafkaErrorCode.NONE]);
+
+      const all = await handleOffsetFetch(
+        context,
+        request(ApiKey.OffsetFetch, 3, { groupId: 'ordered', topics: null }),
+        session,
+      );
+      expect(all['errorCode']).toBe(KafkaErrorCode.NONE);
+      // orders-1 committed; orders-0 and clicks-1 never were; "unassigned" is no member's.
+      expect(all['topics']).toEqual([
+        {
+          name: 'orders',
+          partitions: [expect.objectContaining({ partitionIndex: 1, committedOffset: 5n, metadata: 'five' })],
+        },
+      ]);
+      const other = await handleOffsetFetch(
+        context,
+        request(ApiKey.OffsetFetch, 3, { groupId: 'unknown', topics: null }),
+        session,
+      );
+      expect(other['topics']).toEqual([]);
+    } finally {
+      context.groups.close();
+    }
   });
 });

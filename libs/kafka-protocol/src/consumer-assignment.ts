@@ -1,0 +1,34 @@
+import { ByteReader } from './byte-reader.js';
+
+/** One topic of a consumer's assignment and the partitions it was given. */
+export interface AssignedTopic {
+  topic: string;
+  partitions: number[];
+}
+
+/**
+ * The topics and partitions of Kafka's ConsumerProtocol Assignment (version
+ * int16, then topics with their partitions, then user data), as a group
+ * leader sends it in SyncGroup. An assignment of another protocol (Connect,
+ * Streams' own) or one cut short gives what could be read: the coordinator
+ * passes assignments through unread, so nothing here may throw.
+ */
+export function decodeConsumerAssignment(bytes: Uint8Array): AssignedTopic[] {
+  if (bytes.length < 6) return [];
+  const reader = new ByteReader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+  const assigned: AssignedTopic[] = [];
+  try {
+    reader.int16('assignment version');
+    const topics = reader.int32('assignment topics');
+    for (let index = 0; index < topics; index++) {
+      const topic: AssignedTopic = { topic: reader.string(false, false, 'assignment topic') ?? '', partitions: [] };
+      assigned.push(topic);
+      const partitions = reader.int32('assignment partitions');
+      for (let partition = 0; partition < partitions; partition++)
+        topic.partitions.push(reader.int32('assignment partition'));
+    }
+  } catch {
+    // Another protocol's bytes: what was read so far is all there is.
+  }
+  return assigned;
+}
