@@ -39,23 +39,3 @@ it('starts another transaction past maxPerTransaction writes', async () => {
   expect(values()).toEqual([1, 2, 3, 4, 5]);
   expect(transactions).toHaveBeenCalledTimes(3);
 });
-
-it('with end-of-tick, commits what one run of callbacks submitted right after it, and a later run apart', async () => {
-  const queue = sqliteGroupCommit(db, {
-    busyTimeoutMs: 1_000,
-    maxWaiting: 100,
-    maxPerTransaction: 100,
-    refuse,
-    start: 'end-of-tick',
-  });
-  const transactions = jest.spyOn(db, 'transaction');
-  // Queued before the writes: with 'next-turn' it would run before their transaction and find no row.
-  const seenNextTurn = new Promise<number[]>((resolve) => setImmediate(() => resolve(values())));
-  const first = Promise.all([queue.submit(insert(1)), queue.submit(insert(2))]);
-  await first;
-  expect(await seenNextTurn).toEqual([1, 2]);
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  await queue.submit(insert(3));
-  expect(values()).toEqual([1, 2, 3]);
-  expect(transactions).toHaveBeenCalledTimes(2);
-});

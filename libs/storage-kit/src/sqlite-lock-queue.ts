@@ -51,11 +51,8 @@ export interface SqliteLockQueueOptions {
    * 'now': a write submitted to an idle queue runs before submit returns.
    * 'next-turn': the writes submitted during one turn of the event loop share
    * one transaction (one commit, one fsync).
-   * 'end-of-tick': the writes submitted in one run of a callback and the
-   * microtasks it queued share one transaction, which runs right after that
-   * run (process.nextTick), without waiting for another turn.
    */
-  start: 'now' | 'next-turn' | 'end-of-tick';
+  start: 'now' | 'next-turn';
   /** The error for a write submitted while maxWaiting writes wait already. */
   refuse: () => LedgerlineError;
   /** What a caller hears for a failed write; default: the error as thrown. */
@@ -83,8 +80,8 @@ export class SqliteLockQueue {
   private readonly waiting: WaitingWrite[] = [];
   private scheduled = false;
   private draining = false;
-  /** What will drain the queue next: a timer, an immediate, or the token of a nextTick (which cannot be cancelled). */
-  private timer: NodeJS.Timeout | NodeJS.Immediate | object | undefined;
+  /** What will drain the queue next: a retry's timer or the next turn's immediate. */
+  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private readonly mapError: (thrown: unknown) => unknown;
 
   constructor(
@@ -105,7 +102,7 @@ export class SqliteLockQueue {
       this.waiting.push({ body, deadline, resolve: resolve as (value: unknown) => void, reject });
       if (this.scheduled || this.draining) return;
       if (this.options.start === 'now') this.drain();
-      else this.schedule(this.options.start === 'end-of-tick' ? 'tick' : 'immediate');
+      else this.schedule('immediate');
     });
   }
 
@@ -157,17 +154,8 @@ export class SqliteLockQueue {
     return 'done';
   }
 
-  private schedule(how: 'tick' | 'immediate' | 'retry'): void {
+  private schedule(how: 'immediate' | 'retry'): void {
     this.scheduled = true;
-    if (how === 'tick') {
-      const token = {};
-      this.timer = token;
-      // A cancelled tick finds another token (or none) in its place and does nothing.
-      process.nextTick(() => {
-        if (this.timer === token) this.drain();
-      });
-      return;
-    }
     this.timer = how === 'immediate' ? setImmediate(() => this.drain()) : setTimeout(() => this.drain(), LOCK_RETRY_MS);
   }
 
