@@ -1,3 +1,4 @@
+import { getEventListeners, getMaxListeners } from 'node:events';
 import { create } from '@bufbuild/protobuf';
 import {
   ApiKey,
@@ -32,11 +33,14 @@ interface FetchCall {
  */
 class OwnersInMemory {
   readonly calls: FetchCall[] = [];
+  /** The signals the calls were given, in order. */
+  readonly signals: AbortSignal[] = [];
+  partitionCount = 2;
   private readonly logs = new Map<string, Entry[]>();
   private readonly parked = new Set<() => void>();
 
   async partitions(): Promise<number> {
-    return 2;
+    return this.partitionCount;
   }
 
   append(topic: string, value: string): void {
@@ -67,6 +71,7 @@ class OwnersInMemory {
     signal?: AbortSignal,
   ): Promise<FetchResult> {
     this.calls.push({ topic, offset: request.offset, maxWaitMs: request.maxWaitMs });
+    if (signal !== undefined) this.signals.push(signal);
     if (this.read(topic, request.offset).length === 0 && request.maxWaitMs > 0) {
       await new Promise<void>((resolve) => {
         const wake = () => {
@@ -203,5 +208,19 @@ describe('Fetch long poll', () => {
     owners.append(PARTITION_1, 'second');
     expect(values(await fetching)).toEqual([[], ['second']]);
     expect(owners.waiting).toBe(0);
+  });
+
+  it("waits on many partitions at once within the signal's listener limit (no warning of a leak)", async () => {
+    const owners = new OwnersInMemory();
+    owners.partitionCount = 16;
+    const partitions = Array.from({ length: 16 }, (_, index) => index);
+    const fetching = handleFetch(contextOver(owners), fetchRequest(partitions), session);
+    await eventually(() => owners.waiting === 16);
+    // Past its limit Node warns of a leaked listener (MaxListenersExceededWarning), as the standalone logged.
+    const signal = owners.signals.at(-1)!;
+    expect(getEventListeners(signal, 'abort').length).toBe(16);
+    expect(getMaxListeners(signal)).toBeGreaterThanOrEqual(16);
+    owners.append('persistent://public/default/orders-partition-5', 'fifth');
+    expect(values(await fetching)[5]).toEqual(['fifth']);
   });
 });

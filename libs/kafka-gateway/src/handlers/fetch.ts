@@ -1,3 +1,4 @@
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from '../gateway-context.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
@@ -88,6 +89,8 @@ async function longPoll(
   );
   if (waiting.length === 0) return;
   const controller = new AbortController();
+  // Each partition's call listens on the one signal: past Node's default of ten listeners it warns of a leak.
+  setMaxListeners(Math.max(defaultMaxListeners, waiting.length), controller.signal);
   await Promise.all(
     waiting.map(async (fetch) => {
       await fetchOne(context, fetch, waitMs, session, controller.signal);
