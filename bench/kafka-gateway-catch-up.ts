@@ -7,14 +7,15 @@
 // Run: npx tsx bench/kafka-gateway-catch-up.ts [--full] [--backlog-mb <n>]
 //   Default 128 MB, --full 500 MB (librdkafka's 0041 reads a topic of that size), the runner's default 96 MB;
 //   --backlog-mb picks any size; --message-bytes (1024) and --batch (messages per entry, 100) the records' shape.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
 import { freePort } from '@ledgerline/testing';
-import { startStandalone, stopChild, throughput, within, type ThroughputRow } from './baselines.js';
+import { startStandalone, stopChild, type ThroughputRow } from './baselines.js';
 import { flag, runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+import { kcatReadRow, sdkReadRow } from './read-from-start.js';
 
 const BACKLOG_MB = flag('backlog-mb', sized({ quick: 96, normal: 128, full: 500 }));
 const MESSAGE_BYTES = flag('message-bytes', 1024);
@@ -41,42 +42,6 @@ async function preload(client: LedgerlineClient): Promise<void> {
   await producer.close();
 }
 
-/** kcat prints each message's size only (`%S`), so its own output costs little beside the read. */
-function kcatRow(broker: string): Promise<ThroughputRow | string> {
-  return new Promise((resolve) => {
-    const started = process.hrtime.bigint();
-    const child = spawn('kcat', ['-b', broker, '-C', '-t', TOPIC, '-o', 'beginning', '-e', '-q', '-f', '%S\n'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: WAIT_MS,
-    });
-    let lines = 0;
-    child.stdout.on('data', (chunk: Buffer) => {
-      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
-    });
-    child.once('error', (error) => resolve(`kcat did not start: ${error.message}`));
-    child.once('close', (code, signal) => {
-      if (code !== 0 || lines !== MESSAGES) resolve(`kcat ended with ${signal ?? `code ${code}`} after ${lines} lines`);
-      else resolve(throughput('kcat -C -e from offset 0 through the gateway', MESSAGES, MESSAGE_BYTES, started));
-    });
-  });
-}
-
-async function sdkRow(client: LedgerlineClient): Promise<ThroughputRow> {
-  const started = process.hrtime.bigint();
-  const reader = await client.reader({ topic: `public/default/${TOPIC}`, start: { offset: 0 } });
-  let received = 0;
-  const reading = (async () => {
-    for await (const _message of reader) if (++received === MESSAGES) return process.hrtime.bigint();
-    throw new Error(`the SDK reader ended after ${received} of ${MESSAGES} messages`);
-  })();
-  try {
-    const finished = await within(reading, WAIT_MS, `the SDK reader to read ${MESSAGES} messages`);
-    return throughput('SDK reader from offset 0 (the same standalone)', MESSAGES, MESSAGE_BYTES, started, finished);
-  } finally {
-    await reader.close();
-  }
-}
-
 export async function run(): Promise<BenchReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-kafka-catch-up-'));
   let child: ChildProcess | undefined;
@@ -87,8 +52,15 @@ export async function run(): Promise<BenchReport> {
     client = createClient({ serviceUrl: `127.0.0.1:${grpcPort}` });
     await preload(client);
     // The SDK reads first: each pass leaves the topic's last 64 MiB in the cache, so both start alike.
-    const sdk = await sdkRow(client);
-    const kcat = await kcatRow(`127.0.0.1:${kafkaPort}`);
+    const read = { topic: TOPIC, messages: MESSAGES, messageBytes: MESSAGE_BYTES, waitMs: WAIT_MS };
+    const sdk = await sdkReadRow(client, read);
+    // kcat prints each message's size only (`%S`), so its own output costs little beside the read.
+    const kcat = await kcatReadRow(
+      `127.0.0.1:${kafkaPort}`,
+      read,
+      'kcat -C -e from offset 0 through the gateway',
+      '%S\n',
+    );
     return report(sdk, kcat);
   } finally {
     await client?.close();

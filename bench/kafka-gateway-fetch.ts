@@ -31,6 +31,7 @@ import {
   type ThroughputRow,
 } from './baselines.js';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+import { kcatReadRow, sdkReadRow } from './read-from-start.js';
 
 const MESSAGES = sized({ quick: 10_000, normal: 20_000, full: 100_000 });
 const MESSAGE_BYTES = 1024;
@@ -41,6 +42,9 @@ const PACED_SECONDS = sized({ quick: 5, normal: 10, full: 30 });
 /** Bound on any one wait: a stalled fetch or a lost message fails the run instead of hanging it. */
 const WAIT_MS = 120_000;
 const FETCH_TOPIC = 'bench-fetch';
+/** The preloaded topic every fetch row reads from offset 0. */
+const fetched = { topic: FETCH_TOPIC, messages: MESSAGES, messageBytes: MESSAGE_BYTES, waitMs: WAIT_MS };
+const KCAT_FETCH_LABEL = 'kcat 1.7 (librdkafka 2.0) -C -e through the gateway (its start-up inside the figure)';
 const LATENCY_TOPICS = {
   kafkajs: 'bench-latency-kafkajs',
   confluent: 'bench-latency-confluent',
@@ -84,45 +88,6 @@ async function kafkajsFetchRow(kafka: Kafka): Promise<ThroughputRow> {
     return throughput(label, MESSAGES, MESSAGE_BYTES, started, finished);
   } finally {
     await consumer.disconnect();
-  }
-}
-
-/** Counts kcat's lines as they come rather than holding up to 100 MB of them. */
-function kcatFetchRow(broker: string): Promise<ThroughputRow | string> {
-  return new Promise((resolve) => {
-    const started = process.hrtime.bigint();
-    const child = spawn('kcat', ['-b', broker, '-C', '-t', FETCH_TOPIC, '-o', 'beginning', '-e', '-q'], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      timeout: WAIT_MS,
-    });
-    let lines = 0;
-    child.stdout.on('data', (chunk: Buffer) => {
-      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
-    });
-    child.once('error', (error) => resolve(`kcat did not start: ${error.message}`));
-    child.once('close', (code, signal) => {
-      if (code !== 0 || lines !== MESSAGES) resolve(`kcat ended with ${signal ?? `code ${code}`} after ${lines} lines`);
-      else {
-        const label = 'kcat 1.7 (librdkafka 2.0) -C -e through the gateway (its start-up inside the figure)';
-        resolve(throughput(label, MESSAGES, MESSAGE_BYTES, started));
-      }
-    });
-  });
-}
-
-async function sdkFetchRow(client: LedgerlineClient): Promise<ThroughputRow> {
-  const started = process.hrtime.bigint();
-  const reader = await client.reader({ topic: sdkTopic(FETCH_TOPIC), start: { offset: 0 } });
-  let received = 0;
-  const reading = (async () => {
-    for await (const _message of reader) if (++received === MESSAGES) return process.hrtime.bigint();
-    throw new Error(`the SDK reader ended after ${received} of ${MESSAGES} messages`);
-  })();
-  try {
-    const finished = await within(reading, WAIT_MS, `the SDK reader to read ${MESSAGES} messages`);
-    return throughput('SDK reader from offset 0 (the same standalone)', MESSAGES, MESSAGE_BYTES, started, finished);
-  } finally {
-    await reader.close();
   }
 }
 
@@ -262,8 +227,8 @@ export async function run(): Promise<BenchReport> {
     await preload(client);
     return report({
       kafkajsFetch: await kafkajsFetchRow(kafka),
-      kcatFetch: await kcatFetchRow(broker),
-      sdkFetch: await sdkFetchRow(client),
+      kcatFetch: await kcatReadRow(broker, fetched, KCAT_FETCH_LABEL),
+      sdkFetch: await sdkReadRow(client, fetched),
       kafkajsLatency: await kafkajsLatencyRow(kafka),
       confluentLatency: await confluentLatencyRow(broker),
       sdkLatency: await sdkLatencyRow(client),
