@@ -1,7 +1,8 @@
-import { createClient, type LedgerlineClient, type Producer } from '@ledgerline/client';
+import type { LedgerlineClient, Producer } from '@ledgerline/client';
 import type { LocalCluster } from '@ledgerline/cluster';
 import { checkStoredAgainstAcks, type Ack } from './ack-check.js';
 import { ClusterClients } from './clients.js';
+import { loadClient, sendPaced } from './paced-sends.js';
 
 /** Kept as the name the failover bench and specs know. */
 export type TimedAck = Ack;
@@ -36,42 +37,17 @@ export class LatencyLoad {
     } finally {
       clients.close();
     }
-    // Reconnects at most 100 ms apart: the failover is measured, not the client's backoff.
-    const client = createClient({
-      serviceUrl: cluster.metadataTarget,
-      maxReconnectAttempts: 600,
-      reconnectMaxDelayMs: 100,
-    });
+    const client = loadClient(cluster);
     const producer = await client.producer({ topic, producerName: `${name}-producer`, batching: false });
     const load = new LatencyLoad(client, topic, producer);
-    load.sending = load.send(1000 / messagesPerSecond);
+    load.sending = sendPaced(producer, {
+      intervalMs: 1000 / messagesPerSecond,
+      maxInFlight: MAX_IN_FLIGHT,
+      running: () => load.running,
+      acks: load.acks,
+      failed: (payload, error) => void load.failures.push(`${payload}: ${String(error)}`),
+    });
     return load;
-  }
-
-  private async send(intervalMs: number): Promise<void> {
-    const inFlight = new Set<Promise<void>>();
-    let next = performance.now();
-    for (let sent = 0; this.running; sent++) {
-      const payload = `m${sent}`;
-      const startedMs = performance.now();
-      const tracked: Promise<void> = this.producer
-        .send(payload)
-        .then(
-          (receipt) => {
-            const { offset, duplicate } = receipt;
-            this.acks.push({ payload, offset, duplicate, atMs: Date.now(), latencyMs: performance.now() - startedMs });
-          },
-          (error: unknown) => void this.failures.push(`${payload}: ${String(error)}`),
-        )
-        .finally(() => inFlight.delete(tracked));
-      inFlight.add(tracked);
-      if (inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
-      next += intervalMs;
-      const waitMs = next - performance.now();
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      else next = performance.now();
-    }
-    await Promise.all(inFlight);
   }
 
   /** The first acknowledgement at or after `sinceMs`. */

@@ -1,7 +1,8 @@
-import { createClient, type LedgerlineClient, type Producer } from '@ledgerline/client';
+import type { LedgerlineClient, Producer } from '@ledgerline/client';
 import type { LocalCluster } from '@ledgerline/cluster';
 import { checkStoredAgainstAcks, type Ack } from './ack-check.js';
 import { ClusterClients } from './clients.js';
+import { loadClient, sendPaced } from './paced-sends.js';
 
 /** Producers opened at once while the load starts: each is a lookup and a stream to its owner. */
 const OPEN_CONCURRENCY = 16;
@@ -48,12 +49,7 @@ export class TopicsLoad {
     } finally {
       clients.close();
     }
-    // Reconnects at most 100 ms apart: the hand-over is measured, not the client's backoff.
-    const client = createClient({
-      serviceUrl: cluster.metadataTarget,
-      maxReconnectAttempts: 600,
-      reconnectMaxDelayMs: 100,
-    });
+    const client = loadClient(cluster);
     const senders: TopicSender[] = [];
     let next = 0;
     const open = async (): Promise<void> => {
@@ -90,36 +86,16 @@ export class TopicsLoad {
     return this.senders.map((sender) => sender.topic);
   }
 
+  /** One topic's sends, its start put off by `offsetMs` so the topics do not all fire together. */
   private async send(sender: TopicSender, intervalMs: number, offsetMs: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, offsetMs));
-    const inFlight = new Set<Promise<void>>();
-    let next = performance.now();
-    for (let sent = 0; this.running; sent++) {
-      const payload = `m${sent}`;
-      const startedMs = performance.now();
-      const tracked: Promise<void> = sender.producer
-        .send(payload)
-        .then(
-          ({ offset, duplicate }) => {
-            sender.acks.push({
-              payload,
-              offset,
-              duplicate,
-              atMs: Date.now(),
-              latencyMs: performance.now() - startedMs,
-            });
-          },
-          (error: unknown) => void this.failures.push(`${sender.topic} ${payload}: ${String(error)}`),
-        )
-        .finally(() => inFlight.delete(tracked));
-      inFlight.add(tracked);
-      if (inFlight.size >= MAX_IN_FLIGHT_PER_TOPIC) await Promise.race(inFlight);
-      next += intervalMs;
-      const waitMs = next - performance.now();
-      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
-      else next = performance.now();
-    }
-    await Promise.all(inFlight);
+    await sendPaced(sender.producer, {
+      intervalMs,
+      maxInFlight: MAX_IN_FLIGHT_PER_TOPIC,
+      running: () => this.running,
+      acks: sender.acks,
+      failed: (payload, error) => void this.failures.push(`${sender.topic} ${payload}: ${String(error)}`),
+    });
   }
 
   /** Stops sending and waits for every send in flight to be answered. */
