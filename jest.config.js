@@ -53,7 +53,8 @@ module.exports = {
     {
       ...shared,
       displayName: 'fast',
-      roots: ['<rootDir>/libs'],
+      // The console front-end's pure helpers sit with its app; they start nothing.
+      roots: ['<rootDir>/libs', '<rootDir>/apps/console/web'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/libs/cluster/', ...PROCESS_SPECS],
     },
     {
@@ -62,8 +63,6 @@ module.exports = {
       roots: ['<rootDir>/apps', '<rootDir>/e2e', '<rootDir>/libs'],
       testMatch: [
         '<rootDir>/apps/*/src/**/*.spec.ts',
-        // The console front-end's pure helpers sit with the apps (their project is an app); they start nothing.
-        '<rootDir>/apps/console/web/src/**/*.spec.ts',
         '<rootDir>/e2e/*/src/**/*.spec.ts',
         '<rootDir>/libs/cluster/src/**/*.spec.ts',
         '<rootDir>/libs/*/src/**/redis-cluster*.spec.ts',
