@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useAuth } from './auth-context';
 import { toCallError, type CallError } from './call-error';
+import { pollAfterEach } from './poll';
 
 export interface CallState<T> {
   readonly data: T | undefined;
@@ -11,8 +12,9 @@ export interface CallState<T> {
 
 /**
  * Runs `call` when the page opens, again when `key` changes or a token is
- * given, and every `refreshMs` when set. An Unauthenticated answer opens the
- * token prompt. Answers of an older key never overwrite a newer one.
+ * given, and `refreshMs` after each answer when set (pollAfterEach: one call
+ * in flight at most, none while the tab is hidden). An Unauthenticated answer
+ * opens the token prompt. Answers of an older key never overwrite a newer one.
  */
 export function useCall<T>(call: () => Promise<T>, key: string, refreshMs?: number): CallState<T> {
   const { generation, askForToken } = useAuth();
@@ -27,28 +29,26 @@ export function useCall<T>(call: () => Promise<T>, key: string, refreshMs?: numb
   useEffect(() => {
     const ticket = ++latest.current;
     setLoading(true);
-    callRef.current().then(
-      (answer) => {
-        if (ticket !== latest.current) return;
-        setData(answer);
-        setError(undefined);
-        setLoading(false);
-      },
-      (thrown: unknown) => {
-        if (ticket !== latest.current) return;
-        const failure = toCallError(thrown);
-        if (failure.unauthenticated) askForToken();
-        setError(failure);
-        setLoading(false);
-      },
+    return pollAfterEach(
+      () =>
+        callRef.current().then(
+          (answer) => {
+            if (ticket !== latest.current) return;
+            setData(answer);
+            setError(undefined);
+            setLoading(false);
+          },
+          (thrown: unknown) => {
+            if (ticket !== latest.current) return;
+            const failure = toCallError(thrown);
+            if (failure.unauthenticated) askForToken();
+            setError(failure);
+            setLoading(false);
+          },
+        ),
+      refreshMs,
     );
-  }, [key, generation, tick, askForToken]);
-
-  useEffect(() => {
-    if (refreshMs === undefined) return undefined;
-    const timer = window.setInterval(() => setTick((value) => value + 1), refreshMs);
-    return () => window.clearInterval(timer);
-  }, [refreshMs]);
+  }, [key, generation, tick, askForToken, refreshMs]);
 
   const reload = useCallback(() => setTick((value) => value + 1), []);
   return { data, error, loading, reload };
