@@ -1,4 +1,5 @@
 import { ByteReader } from './byte-reader.js';
+import { ByteWriter } from './byte-writer.js';
 
 /** One topic of a consumer's assignment and the partitions it was given. */
 export interface AssignedTopic {
@@ -31,4 +32,14 @@ export function decodeConsumerAssignment(bytes: Uint8Array): AssignedTopic[] {
     // Another protocol's bytes: what was read so far is all there is.
   }
   return assigned;
+}
+
+/** A ConsumerProtocol Assignment (version 1, no user data), as a group leader's client encodes it. */
+export function encodeConsumerAssignment(topics: readonly AssignedTopic[]): Buffer {
+  const writer = new ByteWriter().int16(1).int32(topics.length);
+  for (const { topic, partitions } of topics) {
+    writer.string(topic, false).int32(partitions.length);
+    for (const partition of partitions) writer.int32(partition);
+  }
+  return writer.int32(-1).finish();
 }

@@ -2,7 +2,7 @@ import { ErrorReason, LedgerlineError } from '@ledgerline/errors';
 import {
   ApiKey,
   apiSpec,
-  ByteWriter,
+  encodeConsumerAssignment,
   KafkaErrorCode,
   type DecodedRequest,
   type Message,
@@ -144,16 +144,6 @@ describe('OffsetCommit of one group and partition', () => {
   });
 });
 
-/** A ConsumerProtocol Assignment (version 1, no user data), as a group leader sends it. */
-function assignment(topics: { topic: string; partitions: number[] }[]): Buffer {
-  const writer = new ByteWriter().int16(1).int32(topics.length);
-  for (const { topic, partitions } of topics) {
-    writer.string(topic, false).int32(partitions.length);
-    for (const partition of partitions) writer.int32(partition);
-  }
-  return writer.int32(-1).finish();
-}
-
 describe('OffsetFetch for all topics (null)', () => {
   it("lists the committed partitions among those the group's members are assigned, and no others", async () => {
     const backend = new CursorBackend();
@@ -170,7 +160,7 @@ describe('OffsetFetch for all topics (null)', () => {
         protocolType: 'consumer',
         protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
       });
-      const assigned = assignment([
+      const assigned = encodeConsumerAssignment([
         { topic: 'orders', partitions: [0, 1] },
         { topic: 'clicks', partitions: [1] },
       ]);
