@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChildProcessGroup } from '@ledgerline/cluster';
+import { CLUSTER_ROLES, type ChildProcessGroup } from '@ledgerline/cluster';
 import type { PodRunner } from '../pod-runner.js';
 
 /** What the workload printed when it stopped (see pod-workload-main.ts). */
@@ -133,15 +133,8 @@ export class PodWorkload {
   }
 }
 
-/** The apps the dev overlay's Deployments run, and those Deployments. */
-export const DEV_OVERLAY_APPS = [
-  'metadata',
-  'writer-owner',
-  'readonly-owner',
-  'garbage-collector',
-  'kafka-gateway',
-  'console',
-];
+/** The apps the dev overlay's Deployments run (a Deployment for every cluster role), and those Deployments. */
+export const DEV_OVERLAY_APPS: readonly string[] = CLUSTER_ROLES;
 export const DEV_DEPLOYMENTS = DEV_OVERLAY_APPS.map((app) => `ledgerline-${app}`);
 
 /** The last lines above info level each pod logged: why a run made no progress. */
