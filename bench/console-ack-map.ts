@@ -9,7 +9,8 @@
 // The machine is shared: figures under load are indicative only (the load
 // average is printed with them).
 import { loadavg } from 'node:os';
-import { buildAckMap, DEFAULT_ACK_MAP_CELLS } from '@ledgerline/console';
+import { DEFAULT_ACK_MAP_CELLS } from '@ledgerline/console';
+import { buildAckMap } from '@ledgerline/managed-ledger';
 
 const HOLES = [100_000, 1_000_000];
 const ROUNDS = 5;

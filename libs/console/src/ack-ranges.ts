@@ -1,6 +1,6 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { invalidArgument } from '@ledgerline/errors';
-import type { AckRangeSchema, EntryRange, Position } from '@ledgerline/proto';
+import { PositionSchema, type AckRangeSchema, type EntryRange, type Position } from '@ledgerline/proto';
 import { ConsoleReason } from './console-reason.js';
 
 type AckRange = MessageInitShape<typeof AckRangeSchema>;
@@ -28,43 +28,31 @@ function decodeRangeToken(token: string): RangeCursor {
   return { ledgerId: BigInt(match[1]!), entryId: BigInt(match[2]!) };
 }
 
-function endsAfter(range: EntryRange, at: RangeCursor): boolean {
-  return range.ledgerId > at.ledgerId || (range.ledgerId === at.ledgerId && range.lastEntryId > at.entryId);
+/**
+ * Where a page of ranges starts, as the owner's ListAckedRanges takes it: the
+ * first range that ends at or after this position. A token is the position
+ * the previous page ended at, so the next page starts one entry after it; a
+ * position, not an index, so a page stays right while acks change between pages.
+ */
+export function pageStart(pageToken: string, from: Position | undefined): Position | undefined {
+  if (pageToken === '') return from;
+  const after = decodeRangeToken(pageToken);
+  return create(PositionSchema, { ledgerId: after.ledgerId, entryId: after.entryId + 1n });
 }
 
-/**
- * A page of the cursor's acknowledged ranges, in position order: those that
- * end after the page token's position, or, for a first page, at or after
- * `from`. The token is a position, not an index, so a page stays right while
- * acks change the list between pages. Ranges arrive sorted (the cursor keeps
- * them so); the first one wanted is found by binary search.
- */
-export function pageOfRanges(
-  ranges: readonly EntryRange[],
-  pageSize: number,
-  pageToken: string,
-  from: Position | undefined,
-): { ranges: AckRange[]; nextPageToken: string } {
-  const after: RangeCursor =
-    pageToken !== ''
-      ? decodeRangeToken(pageToken)
-      : { ledgerId: from?.ledgerId ?? -1n, entryId: (from?.entryId ?? 0n) - 1n };
-  let low = 0;
-  let high = ranges.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (endsAfter(ranges[middle]!, after)) high = middle;
-    else low = middle + 1;
-  }
-  const page = ranges.slice(low, low + pageSize);
-  const last = page.at(-1);
-  const more = low + pageSize < ranges.length && last !== undefined;
+/** The owner's page as the console answers it, with the token of the page after it. */
+export function consolePage(page: { ranges: readonly EntryRange[]; more: boolean }): {
+  ranges: AckRange[];
+  nextPageToken: string;
+} {
+  const last = page.ranges.at(-1);
   return {
-    ranges: page.map((range) => ({
+    ranges: page.ranges.map((range) => ({
       first: { ledgerId: range.ledgerId, entryId: range.firstEntryId },
       last: { ledgerId: range.ledgerId, entryId: range.lastEntryId },
       entries: range.lastEntryId - range.firstEntryId + 1n,
     })),
-    nextPageToken: more ? encodeRangeToken({ ledgerId: last.ledgerId, entryId: last.lastEntryId }) : '',
+    nextPageToken:
+      page.more && last !== undefined ? encodeRangeToken({ ledgerId: last.ledgerId, entryId: last.lastEntryId }) : '',
   };
 }

@@ -12,7 +12,5 @@ export { consoleServiceImpl } from './console-service.js';
 export { ConsoleBackends } from './backends.js';
 export type { ConsoleBackendsOptions, OwnerClients } from './backends.js';
 export type { ConsoleContext } from './console-context.js';
-export { buildAckMap } from './ack-map.js';
-export type { AckMapResult, MapCell, MapLedger, MapPosition, MapRange } from './ack-map.js';
 export { toConnectError } from './connect-errors.js';
 export * from './limits.js';

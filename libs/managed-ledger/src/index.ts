@@ -26,6 +26,16 @@ export type {
   ReadOnlyLedgerStats,
 } from './read-only/read-only-managed-ledger.js';
 export type { SeekTarget, ExportedCursorState, CursorStatus, PropertyChanges } from './cursors/managed-cursor.js';
+export { buildAckMap } from './cursors/ack-map.js';
+export type {
+  AckMapResult,
+  AckedRangesPage,
+  CursorSummary,
+  MapCell,
+  MapLedger,
+  MapPosition,
+  MapRange,
+} from './cursors/ack-map.js';
 export type { CursorStart, OpenCursorOptions } from './cursors/cursor-registry.js';
 export type { AckDelta, BatchAckRecord, ExportedAcks } from './cursors/ack-delta.js';
 export type { SnapshotWrite } from './cursors/cursor-persistence.js';

@@ -36,6 +36,7 @@ export type { CallEndInfo, Authorize } from './server-handlers.js';
 export { createServiceDefinition, methodPath } from './service-definition.js';
 export type { DecodedRequest } from './service-definition.js';
 export { messageSizeOptions } from './server-options.js';
+export { boundedCount } from './request-bounds.js';
 export { keepaliveOptions, DEFAULT_KEEPALIVE_TIME_MS, DEFAULT_KEEPALIVE_TIMEOUT_MS } from './keepalive.js';
 export type { KeepaliveSettings } from './keepalive.js';
 export {

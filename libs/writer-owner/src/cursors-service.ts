@@ -1,26 +1,17 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { EntryRange } from '@ledgerline/cursor-codec';
-import type { CursorStart, ExportedCursorState, ManagedCursor } from '@ledgerline/managed-ledger';
-import {
-  checkSubscriptionName,
-  OwnerReason,
-  positionFromRequest,
-  positionMessage,
-  safeNumber,
-} from '@ledgerline/ownership';
+import type { CursorStart, ManagedCursor } from '@ledgerline/managed-ledger';
+import { checkSubscriptionName, OwnerReason, positionFromRequest, safeNumber } from '@ledgerline/ownership';
 import {
   CursorsService,
   InitialPosition,
   type BatchAckState,
-  type CursorDataSchema,
   type EntryRange as ProtoEntryRange,
 } from '@ledgerline/proto';
 import type { ServiceImpl } from '@ledgerline/rpc';
-import type { OwnedTopic } from './owned-topic.js';
+import { ackedRanges, cursorSummary } from './cursor-pages.js';
+import { cursorData, existing } from './cursor-data.js';
 import type { CursorsOwner } from './owner-view.js';
-
-type CursorData = MessageInitShape<typeof CursorDataSchema>;
 
 /**
  * Longest value of a string cursor property, in UTF-16 code units: ample for
@@ -28,31 +19,6 @@ type CursorData = MessageInitShape<typeof CursorDataSchema>;
  * by default), and a bound on what one call adds to every cursor snapshot.
  */
 export const MAX_CURSOR_PROPERTY_VALUE_LENGTH = 16 * 1024;
-
-export function cursorData(state: ExportedCursorState): CursorData {
-  const properties: Record<string, bigint> = {};
-  for (const [name, value] of state.properties) properties[name] = BigInt(value);
-  return {
-    markDelete: positionMessage(state.markDelete),
-    ackedRanges: state.ackedRanges.map((r) => ({
-      ledgerId: BigInt(r.ledgerId),
-      firstEntryId: BigInt(r.firstEntryId),
-      lastEntryId: BigInt(r.lastEntryId),
-    })),
-    batchAcks: state.batchAcks.map((b) => ({
-      position: positionMessage(b.position),
-      ackedIndexes: b.ackedIndexes,
-      batchSize: b.batchSize,
-    })),
-    properties,
-    cursorProperties: Object.fromEntries(state.cursorProperties),
-    managedLedgerVersion: BigInt(state.managedLedgerVersion),
-    ...(state.lastConfirmedEntry === undefined
-      ? {}
-      : { lastConfirmedEntry: positionMessage(state.lastConfirmedEntry) }),
-    resetEpoch: BigInt(state.resetEpoch),
-  };
-}
 
 function rangeFromRequest(range: ProtoEntryRange): EntryRange {
   return {
@@ -105,21 +71,6 @@ function startOf(start: { case: string | undefined; value?: unknown }): CursorSt
   }
 }
 
-function existing(topic: OwnedTopic, subscription: string): ManagedCursor {
-  const cursor = topic.ledger.getCursor(checkSubscriptionName(subscription));
-  if (cursor === undefined) {
-    throw new LedgerlineError(
-      'NOT_FOUND',
-      OwnerReason.SUBSCRIPTION_NOT_FOUND,
-      `${topic.name} has no cursor ${subscription}`,
-      {
-        details: { topic: topic.name, subscription },
-      },
-    );
-  }
-  return cursor;
-}
-
 /**
  * ledgerline.v1.CursorsService (PIP-63): read-only owners keep no cursor
  * ledger and send cursor changes here, to the owner of the writer topic. Ack
@@ -133,6 +84,9 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
       const topic = await owner.topic(request.topic);
       return { cursor: cursorData(existing(topic, request.subscription).exportState()) };
     },
+
+    getCursorSummary: (request) => cursorSummary(owner, request),
+    listAckedRanges: (request) => ackedRanges(owner, request),
 
     async createCursor(request) {
       const topic = await owner.topic(request.topic);
@@ -162,6 +116,7 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
     async updateCursor(request) {
       const topic = await owner.topic(request.topic);
       const cursor = existing(topic, request.subscription);
+      const answer = (updated: ManagedCursor) => cursorData(updated.exportState(!request.withoutRanges));
       checkCursorProperties(request.cursorProperties);
       const update = request.update;
       if (update.case === 'delta') {
@@ -183,7 +138,7 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
           safeNumber(reset.expectedResetEpoch, 'expected_reset_epoch'),
           { properties: request.properties, cursorProperties: request.cursorProperties },
         );
-        return { cursor: cursorData(cursor.exportState()) };
+        return { cursor: answer(cursor) };
       } else if (Object.keys(request.properties).length + Object.keys(request.cursorProperties).length === 0) {
         throw new LedgerlineError(
           'INVALID_ARGUMENT',
@@ -192,7 +147,7 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
         );
       }
       setProperties(cursor, request.properties, request.cursorProperties);
-      return { cursor: cursorData(cursor.exportState()) };
+      return { cursor: answer(cursor) };
     },
   };
 }

@@ -14,4 +14,4 @@ export { consumeBackend } from './consume-backend.js';
 export { DEDUP_CURSOR_NAME, MAX_DEDUP_PRODUCER_NAME_LENGTH } from './deduplication.js';
 export { DeliveryStage, writerMetrics } from './metrics.js';
 export type { WriterMetrics } from './metrics.js';
-export { cursorData } from './cursors-service.js';
+export { cursorData } from './cursor-data.js';

@@ -162,7 +162,12 @@ export async function subscriptionOfManyHoles(serviceUrl: string, topic: string,
       const ackedRanges = acked
         .slice(start, start + RANGES_PER_UPDATE)
         .map((id) => ({ ledgerId: id.ledgerId, firstEntryId: id.entryId, lastEntryId: id.entryId }));
-      await cursors.updateCursor({ topic, subscription, update: { case: 'delta', value: { ackedRanges } } });
+      await cursors.updateCursor({
+        topic,
+        subscription,
+        update: { case: 'delta', value: { ackedRanges } },
+        withoutRanges: true,
+      });
     }
   } finally {
     await client.close();

@@ -84,6 +84,15 @@ export function checkAckDelta(delta: AckDelta, resetEpoch: number): void {
   }
 }
 
+/** The whole cursor as GetCursor returns it. */
+export interface ExportedCursorState extends ExportedAcks {
+  properties: Map<string, bigint | number>;
+  cursorProperties: Map<string, string>;
+  resetEpoch: number;
+  lastConfirmedEntry: Position | undefined;
+  managedLedgerVersion: number;
+}
+
 export function exportAcks(state: AckState, views: readonly LedgerView[]): ExportedAcks {
   const ackedRanges: EntryRange[] = [];
   state.acked.forEachRange((ledgerId, firstEntryId, lastEntryId) => {

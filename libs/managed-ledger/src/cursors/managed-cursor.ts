@@ -6,7 +6,8 @@ import {
   type Position,
 } from '@ledgerline/cursor-codec';
 import { LedgerlineError, ErrorReason, unexpectedRejection } from '@ledgerline/errors';
-import { applyAckDelta, checkAckDelta, exportAcks, type AckDelta, type ExportedAcks } from './ack-delta.js';
+import { applyAckDelta, checkAckDelta, exportAcks, type AckDelta, type ExportedCursorState } from './ack-delta.js';
+import { ackedRangesPage, buildAckMap, type AckedRangesPage, type CursorSummary } from './ack-map.js';
 import { messageBacklog } from './backlog.js';
 import type { CursorHost } from './cursor-host.js';
 import type { SeekTarget } from '../ledgers/position-lookup.js';
@@ -21,18 +22,10 @@ import { checkPosition } from '../position.js';
 import type { WaitOptions } from '../ledgers/read-waiters.js';
 
 export type { SeekTarget } from '../ledgers/position-lookup.js';
+export type { ExportedCursorState } from './ack-delta.js';
 
 /** Pages of wholly acknowledged entries a single read skips before it gives up and returns nothing. */
 const MAX_SKIPPED_PAGES = 100;
-
-/** The whole cursor as GetCursor returns it. */
-export interface ExportedCursorState extends ExportedAcks {
-  properties: Map<string, bigint | number>;
-  cursorProperties: Map<string, string>;
-  resetEpoch: number;
-  lastConfirmedEntry: Position | undefined;
-  managedLedgerVersion: number;
-}
 
 export type CursorStatus = 'open' | 'closed' | 'fenced' | 'deleted';
 
@@ -186,17 +179,37 @@ export class ManagedCursor {
     this.changing(() => applyAckDelta(this.acks, this.host.views(), delta, maxRanges));
   }
 
-  /** The cursor state for GetCursor. */
-  exportState(): ExportedCursorState {
+  /**
+   * The cursor state for GetCursor; without its acked ranges and batch acks
+   * (left empty) when `withRanges` is false, which costs nothing per range.
+   */
+  exportState(withRanges = true): ExportedCursorState {
     const views = this.host.views();
     return {
-      ...exportAcks(this.acks, views),
+      ...(withRanges
+        ? exportAcks(this.acks, views)
+        : { markDelete: canonicalMarkDelete(views, this.acks.markDelete), ackedRanges: [], batchAcks: [] }),
       properties: new Map(this.properties),
       cursorProperties: new Map(this.cursorProperties),
       resetEpoch: this.resetEpoch,
       lastConfirmedEntry: lastEntry(views),
       managedLedgerVersion: this.host.infoVersion(),
     };
+  }
+
+  /** The cursor without its ranges, with the ack map of `cells` cells. */
+  summary(cells: number): CursorSummary {
+    const { ackedRanges: _ranges, batchAcks: _batches, ...state } = this.exportState(false);
+    return {
+      ...state,
+      ackMap: buildAckMap(this.host.views(), state.markDelete, this.acks.acked.ranges(), cells),
+      partiallyAckedBatches: this.acks.batchAcks.size,
+    };
+  }
+
+  /** Up to `limit` acknowledged ranges in position order, from the first that ends at or after `from`. */
+  ackedRanges(from: Position | undefined, limit: number): AckedRangesPage {
+    return ackedRangesPage(this.acks.acked, from, limit);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { AckMap, AckMapCell } from '@gen/console_pb';
+import type { AckMap, AckMapCell } from '@gen/cursors_pb';
 import { formatCount, formatPosition } from '../format/units';
 
 /**

@@ -1,6 +1,7 @@
 import { useCallback, useState } from 'react';
 import { useParams } from 'react-router';
-import type { AckMapCell, AckRange, GetSubscriptionSummaryResponse } from '@gen/console_pb';
+import type { AckRange, GetSubscriptionSummaryResponse } from '@gen/console_pb';
+import type { AckMapCell } from '@gen/cursors_pb';
 import type { Position } from '@gen/common_pb';
 import { consoleClient } from '../api/console-client';
 import { useCall } from '../api/use-call';

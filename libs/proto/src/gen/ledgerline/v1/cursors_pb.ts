@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/cursors.proto.
  */
 export const file_ledgerline_v1_cursors: GenFile = /*@__PURE__*/
-  fileDesc("ChtsZWRnZXJsaW5lL3YxL2N1cnNvcnMucHJvdG8SDWxlZGdlcmxpbmUudjEigAQKCkN1cnNvckRhdGESLAoLbWFya19kZWxldGUYASABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEi8KDGFja2VkX3JhbmdlcxgCIAMoCzIZLmxlZGdlcmxpbmUudjEuRW50cnlSYW5nZRIwCgpiYXRjaF9hY2tzGAMgAygLMhwubGVkZ2VybGluZS52MS5CYXRjaEFja1N0YXRlEj0KCnByb3BlcnRpZXMYBCADKAsyKS5sZWRnZXJsaW5lLnYxLkN1cnNvckRhdGEuUHJvcGVydGllc0VudHJ5Eh4KFm1hbmFnZWRfbGVkZ2VyX3ZlcnNpb24YBSABKAMSNQoUbGFzdF9jb25maXJtZWRfZW50cnkYBiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEhMKC3Jlc2V0X2Vwb2NoGAcgASgDEkoKEWN1cnNvcl9wcm9wZXJ0aWVzGAggAygLMi8ubGVkZ2VybGluZS52MS5DdXJzb3JEYXRhLkN1cnNvclByb3BlcnRpZXNFbnRyeRoxCg9Qcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ARo3ChVDdXJzb3JQcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJlCg1CYXRjaEFja1N0YXRlEikKCHBvc2l0aW9uGAEgASgLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhIVCg1hY2tlZF9pbmRleGVzGAIgAygFEhIKCmJhdGNoX3NpemUYAyABKAUiNwoQR2V0Q3Vyc29yUmVxdWVzdBINCgV0b3BpYxgBIAEoCRIUCgxzdWJzY3JpcHRpb24YAiABKAkiPgoRR2V0Q3Vyc29yUmVzcG9uc2USKQoGY3Vyc29yGAEgASgLMhkubGVkZ2VybGluZS52MS5DdXJzb3JEYXRhIscDChNDcmVhdGVDdXJzb3JSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhQKDHN1YnNjcmlwdGlvbhgCIAEoCRI6ChBpbml0aWFsX3Bvc2l0aW9uGAMgASgOMh4ubGVkZ2VybGluZS52MS5Jbml0aWFsUG9zaXRpb25IABIrCghwb3NpdGlvbhgEIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb25IABIQCgZvZmZzZXQYBSABKANIABJGCgpwcm9wZXJ0aWVzGAYgAygLMjIubGVkZ2VybGluZS52MS5DcmVhdGVDdXJzb3JSZXF1ZXN0LlByb3BlcnRpZXNFbnRyeRJTChFjdXJzb3JfcHJvcGVydGllcxgHIAMoCzI4LmxlZGdlcmxpbmUudjEuQ3JlYXRlQ3Vyc29yUmVxdWVzdC5DdXJzb3JQcm9wZXJ0aWVzRW50cnkaMQoPUHJvcGVydGllc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEaNwoVQ3Vyc29yUHJvcGVydGllc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFc3RhcnQiUgoUQ3JlYXRlQ3Vyc29yUmVzcG9uc2USKQoGY3Vyc29yGAEgASgLMhkubGVkZ2VybGluZS52MS5DdXJzb3JEYXRhEg8KB2NyZWF0ZWQYAiABKAgiOgoTRGVsZXRlQ3Vyc29yUmVxdWVzdBINCgV0b3BpYxgBIAEoCRIUCgxzdWJzY3JpcHRpb24YAiABKAkiFgoURGVsZXRlQ3Vyc29yUmVzcG9uc2UisAEKCEFja0RlbHRhEi8KDGFja2VkX3JhbmdlcxgBIAMoCzIZLmxlZGdlcmxpbmUudjEuRW50cnlSYW5nZRIsCgttYXJrX2RlbGV0ZRgCIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SMAoKYmF0Y2hfYWNrcxgDIAMoCzIcLmxlZGdlcmxpbmUudjEuQmF0Y2hBY2tTdGF0ZRITCgtyZXNldF9lcG9jaBgEIAEoAyJWCgtDdXJzb3JSZXNldBIpCghwb3NpdGlvbhgBIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SHAoUZXhwZWN0ZWRfcmVzZXRfZXBvY2gYAiABKAMipAMKE1VwZGF0ZUN1cnNvclJlcXVlc3QSDQoFdG9waWMYASABKAkSFAoMc3Vic2NyaXB0aW9uGAIgASgJEigKBWRlbHRhGAMgASgLMhcubGVkZ2VybGluZS52MS5BY2tEZWx0YUgAEisKBXJlc2V0GAQgASgLMhoubGVkZ2VybGluZS52MS5DdXJzb3JSZXNldEgAEkYKCnByb3BlcnRpZXMYBSADKAsyMi5sZWRnZXJsaW5lLnYxLlVwZGF0ZUN1cnNvclJlcXVlc3QuUHJvcGVydGllc0VudHJ5ElMKEWN1cnNvcl9wcm9wZXJ0aWVzGAYgAygLMjgubGVkZ2VybGluZS52MS5VcGRhdGVDdXJzb3JSZXF1ZXN0LkN1cnNvclByb3BlcnRpZXNFbnRyeRoxCg9Qcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ARo3ChVDdXJzb3JQcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIICgZ1cGRhdGUiQQoUVXBkYXRlQ3Vyc29yUmVzcG9uc2USKQoGY3Vyc29yGAEgASgLMhkubGVkZ2VybGluZS52MS5DdXJzb3JEYXRhMusCCg5DdXJzb3JzU2VydmljZRJOCglHZXRDdXJzb3ISHy5sZWRnZXJsaW5lLnYxLkdldEN1cnNvclJlcXVlc3QaIC5sZWRnZXJsaW5lLnYxLkdldEN1cnNvclJlc3BvbnNlElcKDENyZWF0ZUN1cnNvchIiLmxlZGdlcmxpbmUudjEuQ3JlYXRlQ3Vyc29yUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuQ3JlYXRlQ3Vyc29yUmVzcG9uc2USVwoMRGVsZXRlQ3Vyc29yEiIubGVkZ2VybGluZS52MS5EZWxldGVDdXJzb3JSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5EZWxldGVDdXJzb3JSZXNwb25zZRJXCgxVcGRhdGVDdXJzb3ISIi5sZWRnZXJsaW5lLnYxLlVwZGF0ZUN1cnNvclJlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLlVwZGF0ZUN1cnNvclJlc3BvbnNlYgZwcm90bzM", [file_ledgerline_v1_common]);
+  fileDesc("ChtsZWRnZXJsaW5lL3YxL2N1cnNvcnMucHJvdG8SDWxlZGdlcmxpbmUudjEigAQKCkN1cnNvckRhdGESLAoLbWFya19kZWxldGUYASABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEi8KDGFja2VkX3JhbmdlcxgCIAMoCzIZLmxlZGdlcmxpbmUudjEuRW50cnlSYW5nZRIwCgpiYXRjaF9hY2tzGAMgAygLMhwubGVkZ2VybGluZS52MS5CYXRjaEFja1N0YXRlEj0KCnByb3BlcnRpZXMYBCADKAsyKS5sZWRnZXJsaW5lLnYxLkN1cnNvckRhdGEuUHJvcGVydGllc0VudHJ5Eh4KFm1hbmFnZWRfbGVkZ2VyX3ZlcnNpb24YBSABKAMSNQoUbGFzdF9jb25maXJtZWRfZW50cnkYBiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEhMKC3Jlc2V0X2Vwb2NoGAcgASgDEkoKEWN1cnNvcl9wcm9wZXJ0aWVzGAggAygLMi8ubGVkZ2VybGluZS52MS5DdXJzb3JEYXRhLkN1cnNvclByb3BlcnRpZXNFbnRyeRoxCg9Qcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ARo3ChVDdXJzb3JQcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJlCg1CYXRjaEFja1N0YXRlEikKCHBvc2l0aW9uGAEgASgLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhIVCg1hY2tlZF9pbmRleGVzGAIgAygFEhIKCmJhdGNoX3NpemUYAyABKAUiNwoQR2V0Q3Vyc29yUmVxdWVzdBINCgV0b3BpYxgBIAEoCRIUCgxzdWJzY3JpcHRpb24YAiABKAkiPgoRR2V0Q3Vyc29yUmVzcG9uc2USKQoGY3Vyc29yGAEgASgLMhkubGVkZ2VybGluZS52MS5DdXJzb3JEYXRhIscDChNDcmVhdGVDdXJzb3JSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhQKDHN1YnNjcmlwdGlvbhgCIAEoCRI6ChBpbml0aWFsX3Bvc2l0aW9uGAMgASgOMh4ubGVkZ2VybGluZS52MS5Jbml0aWFsUG9zaXRpb25IABIrCghwb3NpdGlvbhgEIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb25IABIQCgZvZmZzZXQYBSABKANIABJGCgpwcm9wZXJ0aWVzGAYgAygLMjIubGVkZ2VybGluZS52MS5DcmVhdGVDdXJzb3JSZXF1ZXN0LlByb3BlcnRpZXNFbnRyeRJTChFjdXJzb3JfcHJvcGVydGllcxgHIAMoCzI4LmxlZGdlcmxpbmUudjEuQ3JlYXRlQ3Vyc29yUmVxdWVzdC5DdXJzb3JQcm9wZXJ0aWVzRW50cnkaMQoPUHJvcGVydGllc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEaNwoVQ3Vyc29yUHJvcGVydGllc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFc3RhcnQiUgoUQ3JlYXRlQ3Vyc29yUmVzcG9uc2USKQoGY3Vyc29yGAEgASgLMhkubGVkZ2VybGluZS52MS5DdXJzb3JEYXRhEg8KB2NyZWF0ZWQYAiABKAgiOgoTRGVsZXRlQ3Vyc29yUmVxdWVzdBINCgV0b3BpYxgBIAEoCRIUCgxzdWJzY3JpcHRpb24YAiABKAkiFgoURGVsZXRlQ3Vyc29yUmVzcG9uc2UisAEKCEFja0RlbHRhEi8KDGFja2VkX3JhbmdlcxgBIAMoCzIZLmxlZGdlcmxpbmUudjEuRW50cnlSYW5nZRIsCgttYXJrX2RlbGV0ZRgCIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SMAoKYmF0Y2hfYWNrcxgDIAMoCzIcLmxlZGdlcmxpbmUudjEuQmF0Y2hBY2tTdGF0ZRITCgtyZXNldF9lcG9jaBgEIAEoAyJWCgtDdXJzb3JSZXNldBIpCghwb3NpdGlvbhgBIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SHAoUZXhwZWN0ZWRfcmVzZXRfZXBvY2gYAiABKAMivAMKE1VwZGF0ZUN1cnNvclJlcXVlc3QSDQoFdG9waWMYASABKAkSFAoMc3Vic2NyaXB0aW9uGAIgASgJEigKBWRlbHRhGAMgASgLMhcubGVkZ2VybGluZS52MS5BY2tEZWx0YUgAEisKBXJlc2V0GAQgASgLMhoubGVkZ2VybGluZS52MS5DdXJzb3JSZXNldEgAEkYKCnByb3BlcnRpZXMYBSADKAsyMi5sZWRnZXJsaW5lLnYxLlVwZGF0ZUN1cnNvclJlcXVlc3QuUHJvcGVydGllc0VudHJ5ElMKEWN1cnNvcl9wcm9wZXJ0aWVzGAYgAygLMjgubGVkZ2VybGluZS52MS5VcGRhdGVDdXJzb3JSZXF1ZXN0LkN1cnNvclByb3BlcnRpZXNFbnRyeRIWCg53aXRob3V0X3JhbmdlcxgHIAEoCBoxCg9Qcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ARo3ChVDdXJzb3JQcm9wZXJ0aWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIICgZ1cGRhdGUiQQoUVXBkYXRlQ3Vyc29yUmVzcG9uc2USKQoGY3Vyc29yGAEgASgLMhkubGVkZ2VybGluZS52MS5DdXJzb3JEYXRhIk0KF0dldEN1cnNvclN1bW1hcnlSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhQKDHN1YnNjcmlwdGlvbhgCIAEoCRINCgVjZWxscxgDIAEoBSKOAQoYR2V0Q3Vyc29yU3VtbWFyeVJlc3BvbnNlEikKBmN1cnNvchgBIAEoCzIZLmxlZGdlcmxpbmUudjEuQ3Vyc29yRGF0YRImCgdhY2tfbWFwGAIgASgLMhUubGVkZ2VybGluZS52MS5BY2tNYXASHwoXcGFydGlhbGx5X2Fja2VkX2JhdGNoZXMYAyABKAUivgEKCkFja01hcENlbGwSJgoFZmlyc3QYASABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEiUKBGxhc3QYAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEg8KB2VudHJpZXMYAyABKAMSFQoNYWNrZWRfZW50cmllcxgEIAEoAxIOCgZyYW5nZXMYBSABKAMSFAoMZmlyc3Rfb2Zmc2V0GAYgASgDEhMKC2xhc3Rfb2Zmc2V0GAcgASgDIucBCgZBY2tNYXASKwoKc3Bhbl9maXJzdBgBIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9zaXRpb24SKgoJc3Bhbl9sYXN0GAIgASgLMhcubGVkZ2VybGluZS52MS5Qb3NpdGlvbhIUCgxzcGFuX2VudHJpZXMYAyABKAMSKAoFY2VsbHMYBCADKAsyGS5sZWRnZXJsaW5lLnYxLkFja01hcENlbGwSFAoMYWNrZWRfcmFuZ2VzGAUgASgDEhUKDWFja2VkX2VudHJpZXMYBiABKAMSFwoPdW5wbGFjZWRfcmFuZ2VzGAcgASgDInMKFkxpc3RBY2tlZFJhbmdlc1JlcXVlc3QSDQoFdG9waWMYASABKAkSFAoMc3Vic2NyaXB0aW9uGAIgASgJEiUKBGZyb20YAyABKAsyFy5sZWRnZXJsaW5lLnYxLlBvc2l0aW9uEg0KBWxpbWl0GAQgASgFIlIKF0xpc3RBY2tlZFJhbmdlc1Jlc3BvbnNlEikKBnJhbmdlcxgBIAMoCzIZLmxlZGdlcmxpbmUudjEuRW50cnlSYW5nZRIMCgRtb3JlGAIgASgIMrIECg5DdXJzb3JzU2VydmljZRJOCglHZXRDdXJzb3ISHy5sZWRnZXJsaW5lLnYxLkdldEN1cnNvclJlcXVlc3QaIC5sZWRnZXJsaW5lLnYxLkdldEN1cnNvclJlc3BvbnNlElcKDENyZWF0ZUN1cnNvchIiLmxlZGdlcmxpbmUudjEuQ3JlYXRlQ3Vyc29yUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuQ3JlYXRlQ3Vyc29yUmVzcG9uc2USVwoMRGVsZXRlQ3Vyc29yEiIubGVkZ2VybGluZS52MS5EZWxldGVDdXJzb3JSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5EZWxldGVDdXJzb3JSZXNwb25zZRJXCgxVcGRhdGVDdXJzb3ISIi5sZWRnZXJsaW5lLnYxLlVwZGF0ZUN1cnNvclJlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLlVwZGF0ZUN1cnNvclJlc3BvbnNlEmMKEEdldEN1cnNvclN1bW1hcnkSJi5sZWRnZXJsaW5lLnYxLkdldEN1cnNvclN1bW1hcnlSZXF1ZXN0GicubGVkZ2VybGluZS52MS5HZXRDdXJzb3JTdW1tYXJ5UmVzcG9uc2USYAoPTGlzdEFja2VkUmFuZ2VzEiUubGVkZ2VybGluZS52MS5MaXN0QWNrZWRSYW5nZXNSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5MaXN0QWNrZWRSYW5nZXNSZXNwb25zZWIGcHJvdG8z", [file_ledgerline_v1_common]);
 
 /**
  * A cursor's state as the writer owner holds it.
@@ -362,6 +362,15 @@ export type UpdateCursorRequest = Message<"ledgerline.v1.UpdateCursorRequest"> &
    * @generated from field: map<string, string> cursor_properties = 6;
    */
   cursorProperties: { [key: string]: string };
+
+  /**
+   * Answer the cursor without its acked_ranges and batch_acks: for a caller
+   * that has no use for them (a tool writing acks in bulk). A cursor of
+   * hundreds of thousands of holes does not fit one answer with them.
+   *
+   * @generated from field: bool without_ranges = 7;
+   */
+  withoutRanges: boolean;
 };
 
 /**
@@ -387,6 +396,248 @@ export type UpdateCursorResponse = Message<"ledgerline.v1.UpdateCursorResponse">
  */
 export const UpdateCursorResponseSchema: GenMessage<UpdateCursorResponse> = /*@__PURE__*/
   messageDesc(file_ledgerline_v1_cursors, 11);
+
+/**
+ * @generated from message ledgerline.v1.GetCursorSummaryRequest
+ */
+export type GetCursorSummaryRequest = Message<"ledgerline.v1.GetCursorSummaryRequest"> & {
+  /**
+   * @generated from field: string topic = 1;
+   */
+  topic: string;
+
+  /**
+   * @generated from field: string subscription = 2;
+   */
+  subscription: string;
+
+  /**
+   * Cells of the ack map: 1 to 4096; 0 means 512.
+   *
+   * @generated from field: int32 cells = 3;
+   */
+  cells: number;
+};
+
+/**
+ * Describes the message ledgerline.v1.GetCursorSummaryRequest.
+ * Use `create(GetCursorSummaryRequestSchema)` to create a new message.
+ */
+export const GetCursorSummaryRequestSchema: GenMessage<GetCursorSummaryRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_cursors, 12);
+
+/**
+ * @generated from message ledgerline.v1.GetCursorSummaryResponse
+ */
+export type GetCursorSummaryResponse = Message<"ledgerline.v1.GetCursorSummaryResponse"> & {
+  /**
+   * The cursor with acked_ranges and batch_acks left empty (see the map and
+   * partially_acked_batches; ListAckedRanges pages the ranges).
+   *
+   * @generated from field: ledgerline.v1.CursorData cursor = 1;
+   */
+  cursor?: CursorData | undefined;
+
+  /**
+   * @generated from field: ledgerline.v1.AckMap ack_map = 2;
+   */
+  ackMap?: AckMap | undefined;
+
+  /**
+   * Entries with some, not all, of their batch indexes acknowledged.
+   *
+   * @generated from field: int32 partially_acked_batches = 3;
+   */
+  partiallyAckedBatches: number;
+};
+
+/**
+ * Describes the message ledgerline.v1.GetCursorSummaryResponse.
+ * Use `create(GetCursorSummaryResponseSchema)` to create a new message.
+ */
+export const GetCursorSummaryResponseSchema: GenMessage<GetCursorSummaryResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_cursors, 13);
+
+/**
+ * One cell of the ack-hole map: a slice of the span of entries from the
+ * mark-delete position to the topic's last entry, with how much of it is
+ * acknowledged. Acks are kept per entry, so the map counts entries (a batch
+ * entry partly acknowledged counts as unacknowledged here).
+ *
+ * @generated from message ledgerline.v1.AckMapCell
+ */
+export type AckMapCell = Message<"ledgerline.v1.AckMapCell"> & {
+  /**
+   * The cell's first and last entries (inclusive).
+   *
+   * @generated from field: ledgerline.v1.Position first = 1;
+   */
+  first?: Position | undefined;
+
+  /**
+   * @generated from field: ledgerline.v1.Position last = 2;
+   */
+  last?: Position | undefined;
+
+  /**
+   * @generated from field: int64 entries = 3;
+   */
+  entries: bigint;
+
+  /**
+   * Entries acknowledged inside the cell (above the mark-delete position).
+   *
+   * @generated from field: int64 acked_entries = 4;
+   */
+  ackedEntries: bigint;
+
+  /**
+   * Acknowledged ranges that overlap the cell.
+   *
+   * @generated from field: int64 ranges = 5;
+   */
+  ranges: bigint;
+
+  /**
+   * The offsets of the cell's first and last messages; -1 when not known
+   * (a ledger whose entries hold batches and is still open).
+   *
+   * @generated from field: int64 first_offset = 6;
+   */
+  firstOffset: bigint;
+
+  /**
+   * @generated from field: int64 last_offset = 7;
+   */
+  lastOffset: bigint;
+};
+
+/**
+ * Describes the message ledgerline.v1.AckMapCell.
+ * Use `create(AckMapCellSchema)` to create a new message.
+ */
+export const AckMapCellSchema: GenMessage<AckMapCell> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_cursors, 14);
+
+/**
+ * The ack picture at any number of holes: the entries after the mark-delete
+ * position up to the last entry, in at most `cells` equal slices.
+ *
+ * @generated from message ledgerline.v1.AckMap
+ */
+export type AckMap = Message<"ledgerline.v1.AckMap"> & {
+  /**
+   * The first entry after the mark-delete position and the topic's last entry.
+   *
+   * @generated from field: ledgerline.v1.Position span_first = 1;
+   */
+  spanFirst?: Position | undefined;
+
+  /**
+   * @generated from field: ledgerline.v1.Position span_last = 2;
+   */
+  spanLast?: Position | undefined;
+
+  /**
+   * @generated from field: int64 span_entries = 3;
+   */
+  spanEntries: bigint;
+
+  /**
+   * @generated from field: repeated ledgerline.v1.AckMapCell cells = 4;
+   */
+  cells: AckMapCell[];
+
+  /**
+   * Acknowledged ranges above mark-delete; the holes between them are unacknowledged.
+   *
+   * @generated from field: int64 acked_ranges = 5;
+   */
+  ackedRanges: bigint;
+
+  /**
+   * @generated from field: int64 acked_entries = 6;
+   */
+  ackedEntries: bigint;
+
+  /**
+   * Ranges in ledgers the topic no longer lists (trimmed): counted here and
+   * left out of the cells.
+   *
+   * @generated from field: int64 unplaced_ranges = 7;
+   */
+  unplacedRanges: bigint;
+};
+
+/**
+ * Describes the message ledgerline.v1.AckMap.
+ * Use `create(AckMapSchema)` to create a new message.
+ */
+export const AckMapSchema: GenMessage<AckMap> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_cursors, 15);
+
+/**
+ * @generated from message ledgerline.v1.ListAckedRangesRequest
+ */
+export type ListAckedRangesRequest = Message<"ledgerline.v1.ListAckedRangesRequest"> & {
+  /**
+   * @generated from field: string topic = 1;
+   */
+  topic: string;
+
+  /**
+   * @generated from field: string subscription = 2;
+   */
+  subscription: string;
+
+  /**
+   * The first range answered is the first that ends at or after this
+   * position; absent, the cursor's first range.
+   *
+   * @generated from field: ledgerline.v1.Position from = 3;
+   */
+  from?: Position | undefined;
+
+  /**
+   * At most 10000; 0 means 100.
+   *
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message ledgerline.v1.ListAckedRangesRequest.
+ * Use `create(ListAckedRangesRequestSchema)` to create a new message.
+ */
+export const ListAckedRangesRequestSchema: GenMessage<ListAckedRangesRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_cursors, 16);
+
+/**
+ * @generated from message ledgerline.v1.ListAckedRangesResponse
+ */
+export type ListAckedRangesResponse = Message<"ledgerline.v1.ListAckedRangesResponse"> & {
+  /**
+   * In position order.
+   *
+   * @generated from field: repeated ledgerline.v1.EntryRange ranges = 1;
+   */
+  ranges: EntryRange[];
+
+  /**
+   * More ranges follow the last one answered.
+   *
+   * @generated from field: bool more = 2;
+   */
+  more: boolean;
+};
+
+/**
+ * Describes the message ledgerline.v1.ListAckedRangesResponse.
+ * Use `create(ListAckedRangesResponseSchema)` to create a new message.
+ */
+export const ListAckedRangesResponseSchema: GenMessage<ListAckedRangesResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_cursors, 17);
 
 /**
  * @generated from service ledgerline.v1.CursorsService
@@ -427,6 +678,27 @@ export const CursorsService: GenService<{
     methodKind: "unary";
     input: typeof UpdateCursorRequestSchema;
     output: typeof UpdateCursorResponseSchema;
+  },
+  /**
+   * A cursor of any size, in parts: GetCursor answers every range in one
+   * message, which a cursor with hundreds of thousands of holes (PIP-381)
+   * outgrows. This answers the cursor without its ranges, with the ack map
+   * of its span; ListAckedRanges pages the ranges.
+   *
+   * @generated from rpc ledgerline.v1.CursorsService.GetCursorSummary
+   */
+  getCursorSummary: {
+    methodKind: "unary";
+    input: typeof GetCursorSummaryRequestSchema;
+    output: typeof GetCursorSummaryResponseSchema;
+  },
+  /**
+   * @generated from rpc ledgerline.v1.CursorsService.ListAckedRanges
+   */
+  listAckedRanges: {
+    methodKind: "unary";
+    input: typeof ListAckedRangesRequestSchema;
+    output: typeof ListAckedRangesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ledgerline_v1_cursors, 0);

@@ -6,6 +6,9 @@
  * a million holes cost a million small steps and the answer stays `cells` long.
  */
 
+import type { AckSet } from '@ledgerline/cursor-codec';
+import type { ExportedCursorState } from './ack-delta.js';
+
 export interface MapPosition {
   ledgerId: number;
   entryId: number;
@@ -117,11 +120,14 @@ function emptyCells(line: EntryLine, spanStart: number, spanEntries: number, cel
   });
 }
 
-/** Builds the map; `ranges` are the cursor's acknowledged ranges above its mark-delete position. */
+/**
+ * Builds the map; `ranges` are the cursor's acknowledged ranges, visited once
+ * (an iterable, so a cursor's million ranges need not become an array first).
+ */
 export function buildAckMap(
   ledgers: readonly MapLedger[],
   markDelete: MapPosition,
-  ranges: readonly MapRange[],
+  ranges: Iterable<MapRange>,
   cells: number,
 ): AckMapResult {
   const line = new EntryLine(ledgers);
@@ -133,11 +139,12 @@ export function buildAckMap(
     spanLast: spanEntries === 0 ? undefined : line.position(line.total - 1),
     spanEntries,
     cells: emptyCells(line, spanStart, spanEntries, cellSize),
-    ackedRanges: ranges.length,
+    ackedRanges: 0,
     ackedEntries: 0,
     unplacedRanges: 0,
   };
   for (const range of ranges) {
+    result.ackedRanges++;
     const first = line.indexOf(range.ledgerId, range.firstEntryId);
     const last = line.indexOf(range.ledgerId, range.lastEntryId);
     if (first === undefined || last === undefined) {
@@ -156,4 +163,43 @@ export function buildAckMap(
     }
   }
   return result;
+}
+
+/**
+ * A cursor of any size, without its ranges (PIP-381: a million holes do not
+ * fit one message): what it is, and its ack map over the span after mark-delete.
+ */
+export interface CursorSummary extends Omit<ExportedCursorState, 'ackedRanges' | 'batchAcks'> {
+  ackMap: AckMapResult;
+  /** Entries with some, not all, of their batch indexes acknowledged. */
+  partiallyAckedBatches: number;
+}
+
+/** A page of a cursor's acknowledged ranges. */
+export interface AckedRangesPage {
+  ranges: MapRange[];
+  /** More ranges follow the page's last. */
+  more: boolean;
+}
+
+/**
+ * Up to `limit` ranges of `acked` in position order, from the first that
+ * ends at or after `from` (every range when it is absent). A page starts by
+ * position, not by index, so pages stay right while acks change between them.
+ */
+export function ackedRangesPage(acked: AckSet, from: MapPosition | undefined, limit: number): AckedRangesPage {
+  const ranges: MapRange[] = [];
+  let more = false;
+  acked.forEachRange((ledgerId, firstEntryId, lastEntryId) => {
+    const before =
+      from !== undefined && (ledgerId < from.ledgerId || (ledgerId === from.ledgerId && lastEntryId < from.entryId));
+    if (before) return true;
+    if (ranges.length === limit) {
+      more = true;
+      return false;
+    }
+    ranges.push({ ledgerId, firstEntryId, lastEntryId });
+    return true;
+  });
+  return { ranges, more };
 }
