@@ -88,6 +88,15 @@ describe('the web console against standalone, without authentication', () => {
     expect(asset.headers.get('cache-control')).toContain('immutable');
     expect((await fetch(`${base}/..%2f..%2fetc/passwd`)).status).not.toBe(500);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    // An address with a trailing slash and a route: the browser asks for `//`, a path, not a host.
+    for (const path of ['//', '//topics/x', '//evil.example/x']) {
+      const slashes = await fetch(`${base}${path}`);
+      expect([path, slashes.status, await slashes.text()]).toEqual([
+        path,
+        200,
+        '<!doctype html><title>Ledgerline</title>',
+      ]);
+    }
   });
 
   it('shows the overview: the owners, the collector, the tenants', async () => {

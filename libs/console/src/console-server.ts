@@ -6,7 +6,7 @@ import type { ConsoleContext } from './console-context.js';
 import { errorInterceptor } from './connect-errors.js';
 import { consoleServiceImpl } from './console-service.js';
 import { MAX_REQUEST_BYTES } from './limits.js';
-import { staticFiles } from './static-files.js';
+import { requestPath, staticFiles } from './static-files.js';
 
 /** Browser connections the console keeps at once. */
 const MAX_CONNECTIONS = 1_024;
@@ -60,7 +60,7 @@ async function serveOther(
   response: ServerResponse,
   files: (request: IncomingMessage, response: ServerResponse) => Promise<void>,
 ): Promise<void> {
-  if (new URL(request.url ?? '/', 'http://console').pathname === '/healthz') {
+  if (requestPath(request.url) === '/healthz') {
     response.writeHead(200, { 'content-type': 'text/plain' }).end('ok\n');
     return;
   }

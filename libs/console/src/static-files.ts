@@ -34,6 +34,21 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
+/**
+ * The path of a request's target, or undefined for one that has none. An
+ * origin-form target may begin with `//` (a browser sends `//` for a console
+ * address with a trailing slash), which URL parsing against a base would read
+ * as a host and refuse: it is a path here.
+ */
+export function requestPath(target: string | undefined): string | undefined {
+  const raw = target ?? '/';
+  try {
+    return raw.startsWith('/') ? new URL(`http://console${raw}`).pathname : new URL(raw).pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The file a path names inside the root, or undefined for one that escapes it. */
 function fileUnder(root: string, urlPath: string): string | undefined {
   let decoded: string;
@@ -79,9 +94,9 @@ export function staticFiles(webRoot: string): (request: IncomingMessage, respons
       );
       return;
     }
-    const path = new URL(request.url ?? '/', 'http://console').pathname;
-    const file = fileUnder(root, path);
-    if (file === undefined) {
+    const path = requestPath(request.url);
+    const file = path === undefined ? undefined : fileUnder(root, path);
+    if (path === undefined || file === undefined) {
       send(response, 400, 'text/plain; charset=utf-8', 'bad path\n');
       return;
     }
