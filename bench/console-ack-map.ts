@@ -1,8 +1,9 @@
-// The console's ack-hole map at many holes: how long the console takes to
-// turn a cursor's acknowledged ranges into the map a browser draws (512 cells)
-// and into a page of exact ranges, at 100,000 and 1,000,000 holes. The part
-// measured is the console's own; reading the cursor from its owner comes on
-// top (GetCursor carries every range, see the notes).
+// The ack-hole map at many holes: how long building the map a browser draws
+// (512 cells) from a cursor's acknowledged ranges takes, at 100,000 and
+// 1,000,000 holes. The writer owner builds it where the ranges are
+// (GetCursorSummary), so only the map crosses the network;
+// bench/managed-ledger-append.ts times it on a recovered cursor, with a page
+// of exact ranges (ListAckedRanges), at 1M and 10M holes.
 //
 //   npx tsx bench/console-ack-map.ts          # 100,000 and 1,000,000 holes
 //

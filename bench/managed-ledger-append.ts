@@ -6,7 +6,9 @@
 //   - catch-up read: a new owner reading everything from the store (cold cache);
 //   - cursor persistence: time and bytes of one snapshot with 1M holes;
 //   - cursor recovery: time to open the topic as a new owner with a cursor of
-//     1M and 10M holes (fence, read the snapshot chunks, decode, claim).
+//     1M and 10M holes (fence, read the snapshot chunks, decode, claim);
+//   - cursor summary and ranges: what GetCursorSummary (an ack map of 512
+//     cells) and ListAckedRanges (a page of 100) cost the owner at those holes.
 // Cursor states are built on a synthetic closed ledger recorded in metadata
 // (2 entries per hole), so no 20M entries need writing first.
 //
@@ -257,8 +259,19 @@ async function cursorRows(
   const recoverStarted = process.hrtime.bigint();
   const owner = await ManagedLedger.open(name, deps(), { config: benchConfig() });
   const recoverMs = seconds(recoverStarted) * 1000;
-  const recovered = owner.getCursor('holes')!.stats().ackedRanges;
+  const ownerCursor = owner.getCursor('holes')!;
+  const recovered = ownerCursor.stats().ackedRanges;
   if (recovered !== holesLeft) throw new Error(`recovered ${recovered} ranges, persisted ${holesLeft}`);
+  // What GetCursorSummary and ListAckedRanges cost the owner (the console's subscription page): the map of
+  // 512 cells over every range, and a page of 100 ranges from the middle of the span.
+  const mapStarted = process.hrtime.bigint();
+  const summary = ownerCursor.summary(512);
+  const mapMs = seconds(mapStarted) * 1000;
+  if (summary.ackMap.ackedRanges !== recovered) throw new Error(`the map counted ${summary.ackMap.ackedRanges} ranges`);
+  const pageStarted = process.hrtime.bigint();
+  const page = ownerCursor.ackedRanges({ ledgerId, entryId: Math.floor(entries / 2) }, 100);
+  const pageMs = seconds(pageStarted) * 1000;
+  if (page.ranges.length !== 100) throw new Error(`a page of ${page.ranges.length} ranges`);
   await owner.close();
   await ml.close().catch(() => undefined);
   const label = `${(holesLeft / 1_000_000).toFixed(2)}M holes, ${pattern}`;
@@ -272,6 +285,8 @@ async function cursorRows(
       ledgerEntries: snapshot.entries,
     },
     { measurement: `cursor recovery: open as new owner (${label})`, ms: Math.round(recoverMs) },
+    { measurement: `cursor summary: ack map of 512 cells (${label})`, ms: Math.round(mapMs) },
+    { measurement: `cursor ranges: a page of 100 from the middle (${label})`, ms: Math.round(pageMs * 10) / 10 },
   ];
 }
 

@@ -45,6 +45,11 @@ export const readOnlySettings = {
   cursorSyncMaxAcks: z.number().int().min(1).max(1_000_000).default(1_000),
   /** Ranges and batches one cursor update carries at most (the writer's maxAckDeltaRanges). */
   maxDeltaRanges: z.number().int().min(1).max(1_000_000).default(10_000),
+  /**
+   * Acknowledged ranges of the writer's cursor this owner merges whole (see
+   * writer-cursor.ts): a larger cursor is merged by its mark-delete position only.
+   */
+  cursorMergeMaxRanges: z.number().int().min(0).max(1_000_000).default(50_000),
   /** A failed cursor update is retried after this long, doubling up to cursorSyncMaxBackoffMs. */
   cursorSyncRetryMs: z.number().int().min(1).max(MINUTE_MS).default(100),
   cursorSyncMaxBackoffMs: z

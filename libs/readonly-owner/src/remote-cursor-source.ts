@@ -13,6 +13,7 @@ import type { SubscriptionSource } from '@ledgerline/subscriptions';
 import type { ReadOnlySettings } from './config.js';
 import { acksOf, deltaMessage } from './cursor-data.js';
 import type { WriterClients } from './writer-clients.js';
+import { readWriterCursor } from './writer-cursor.js';
 
 /** Reads that found only acknowledged entries before readEntries gives the subscription an empty answer. */
 const MAX_SKIP_ROUNDS = 16;
@@ -64,11 +65,13 @@ export class RemoteCursorSource implements SubscriptionSource<WriterEntry> {
     start: { initialPosition: 'earliest' | 'latest' } | { offset: number },
   ): Promise<RemoteCursorSource> {
     const { writer, writerTopic, subscription } = options;
+    // Without its ranges: a cursor that existed may hold more than one answer can; they are read below.
     const answer = await writer.call(writerTopic, (c) =>
       c.cursors.createCursor(
         {
           topic: writerTopic,
           subscription,
+          withoutRanges: true,
           start:
             'offset' in start
               ? { case: 'offset', value: BigInt(start.offset) }
@@ -80,7 +83,9 @@ export class RemoteCursorSource implements SubscriptionSource<WriterEntry> {
         writer.callOptions,
       ),
     );
-    const cursor = answer.cursor;
+    const cursor = answer.created
+      ? answer.cursor
+      : await readWriterCursor(writer, writerTopic, subscription, options.settings.cursorMergeMaxRanges);
     await options.view.waitForVersion(
       safeNumber(cursor?.managedLedgerVersion ?? 0n, 'managed_ledger_version'),
       cursor?.lastConfirmedEntry === undefined ? undefined : positionFromRequest(cursor.lastConfirmedEntry),
@@ -248,8 +253,15 @@ export class RemoteCursorSource implements SubscriptionSource<WriterEntry> {
     const { writer, writerTopic, subscription } = this.options;
     try {
       const answer = await writer.call(writerTopic, (c) =>
+        // The answer without ranges: this delta's own acks are here already, and a large cursor's ranges
+        // would not fit an answer; what other owners acknowledged comes with the next reload.
         c.cursors.updateCursor(
-          { topic: writerTopic, subscription, update: { case: 'delta', value: deltaMessage(delta) } },
+          {
+            topic: writerTopic,
+            subscription,
+            update: { case: 'delta', value: deltaMessage(delta) },
+            withoutRanges: true,
+          },
           writer.callOptions,
         ),
       );
@@ -265,10 +277,10 @@ export class RemoteCursorSource implements SubscriptionSource<WriterEntry> {
   /** Re-reads the writer's cursor (acks made on the writer or another read-only owner) and merges it. */
   private async reload(): Promise<void> {
     const { writer, writerTopic, subscription } = this.options;
-    const answer = await writer.call(writerTopic, (c) =>
-      c.cursors.getCursor({ topic: writerTopic, subscription }, writer.callOptions),
+    this.adopt(
+      await readWriterCursor(writer, writerTopic, subscription, this.options.settings.cursorMergeMaxRanges),
+      false,
     );
-    this.adopt(answer.cursor, false);
   }
 
   /** The writer's answer: a newer epoch replaces the local state (a reset), the same epoch merges by union. */

@@ -163,7 +163,7 @@ async function seek(
   if (live !== undefined) return { position: positionMessage(await live.subscription.seek(target)) };
   // No consumers here: the reset goes to the writer, where the cursor is (NOT_FOUND when it has none).
   await owner.writer.call(topic.writerTopic, (c) =>
-    c.cursors.getCursor({ topic: topic.writerTopic, subscription: name }, owner.writer.callOptions),
+    c.cursors.getCursorSummary({ topic: topic.writerTopic, subscription: name, cells: 1 }, owner.writer.callOptions),
   );
   const opened = await topic.open(name, { initialPosition: 'latest' });
   return { position: positionMessage(await opened.subscription.seek(target)) };

@@ -95,7 +95,7 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
       const created = topic.ledger.getCursor(name) === undefined;
       const cursor = await topic.ledger.openCursor(name, { start: startOf(request.start) });
       if (created) setProperties(cursor, request.properties, request.cursorProperties);
-      return { cursor: cursorData(cursor.exportState()), created };
+      return { cursor: cursorData(cursor.exportState(!request.withoutRanges)), created };
     },
 
     async deleteCursor(request) {

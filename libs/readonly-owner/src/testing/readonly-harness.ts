@@ -50,6 +50,8 @@ export interface ReadOnlyHarness {
 export interface ReadOnlyHarnessOptions {
   /** The bus every service shares (a NATS bus, to stop and restart its server); the caller closes it. Default in-process. */
   bus?: Bus;
+  /** The writer owner's gRPC message bound (4 MiB by default): small, a cursor outgrows one answer soon. */
+  writerMaxMessageSizeBytes?: number;
 }
 
 /**
@@ -78,7 +80,12 @@ export async function startReadOnlyHarness(options: ReadOnlyHarnessOptions = {})
   const ledgerStore = new SqliteLedgerStore({ path: join(dir, 'ledgers.db'), synchronous: 'NORMAL' });
   const mlMetadata = new MetadataStoreManagedLedgerMetadata(store);
   const writer = await startWriterOwnerService({
-    config: testServiceConfig(),
+    config: {
+      ...testServiceConfig(),
+      ...(options.writerMaxMessageSizeBytes === undefined
+        ? {}
+        : { maxMessageSizeBytes: options.writerMaxMessageSizeBytes }),
+    },
     // Small ledgers, and a deduplication snapshot per entry so its cursor never holds trimming back.
     settings: resolveWriterSettings({
       leaseTtlMs: 3_000,
