@@ -11,7 +11,7 @@
 // average is printed with them).
 import { loadavg } from 'node:os';
 import { DEFAULT_ACK_MAP_CELLS } from '@ledgerline/console';
-import { buildAckMap } from '@ledgerline/managed-ledger';
+import { buildAckMap, rangesOf } from '@ledgerline/managed-ledger';
 
 const HOLES = [100_000, 1_000_000];
 const ROUNDS = 5;
@@ -33,7 +33,7 @@ const rows = HOLES.map((holes) => {
   let cells = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const started = process.hrtime.bigint();
-    const map = buildAckMap(ledgers, { ledgerId: 1, entryId: -1 }, ranges, DEFAULT_ACK_MAP_CELLS);
+    const map = buildAckMap(ledgers, { ledgerId: 1, entryId: -1 }, rangesOf(ranges), DEFAULT_ACK_MAP_CELLS);
     times.push(Number(process.hrtime.bigint() - started) / 1e6);
     cells = map.cells.length;
   }
@@ -44,7 +44,7 @@ const rows = HOLES.map((holes) => {
     'map ms (median)': times[Math.floor(times.length / 2)]!.toFixed(1),
     'map ms (best)': times[0]!.toFixed(1),
     'JSON bytes of the map': JSON.stringify(
-      buildAckMap(ledgers, { ledgerId: 1, entryId: -1 }, ranges, DEFAULT_ACK_MAP_CELLS).cells,
+      buildAckMap(ledgers, { ledgerId: 1, entryId: -1 }, rangesOf(ranges), DEFAULT_ACK_MAP_CELLS).cells,
     ).length,
   };
 });

@@ -26,7 +26,7 @@ export type {
   ReadOnlyLedgerStats,
 } from './read-only/read-only-managed-ledger.js';
 export type { SeekTarget, ExportedCursorState, CursorStatus, PropertyChanges } from './cursors/managed-cursor.js';
-export { buildAckMap } from './cursors/ack-map.js';
+export { buildAckMap, rangesOf } from './cursors/ack-map.js';
 export type {
   AckMapResult,
   AckedRangesPage,
@@ -35,6 +35,7 @@ export type {
   MapLedger,
   MapPosition,
   MapRange,
+  RangeSource,
 } from './cursors/ack-map.js';
 export type { CursorStart, OpenCursorOptions } from './cursors/cursor-registry.js';
 export type { AckDelta, BatchAckRecord, ExportedAcks } from './cursors/ack-delta.js';

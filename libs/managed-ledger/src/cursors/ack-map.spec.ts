@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { buildAckMap, type MapLedger } from './ack-map.js';
+import { buildAckMap, rangesOf, type MapLedger } from './ack-map.js';
 
 const twoLedgers: MapLedger[] = [
   { ledgerId: 1, entries: 10, firstOffset: 0, lastOffset: 9 },
@@ -12,11 +12,11 @@ describe('the ack-hole map', () => {
     const map = buildAckMap(
       twoLedgers,
       { ledgerId: 1, entryId: 2 },
-      [
+      rangesOf([
         { ledgerId: 1, firstEntryId: 4, lastEntryId: 5 },
         { ledgerId: 2, firstEntryId: 0, lastEntryId: 9 },
         { ledgerId: 0, firstEntryId: 0, lastEntryId: 3 },
-      ],
+      ]),
       4,
     );
     expect(map).toMatchObject({
@@ -39,12 +39,12 @@ describe('the ack-hole map', () => {
   });
 
   it('is empty when everything up to the last entry is acknowledged by mark-delete', () => {
-    const map = buildAckMap(twoLedgers, { ledgerId: 2, entryId: 9 }, [], 16);
+    const map = buildAckMap(twoLedgers, { ledgerId: 2, entryId: 9 }, rangesOf([]), 16);
     expect(map).toMatchObject({ spanEntries: 0, cells: [], spanFirst: undefined });
   });
 
   it('starts at the first listed ledger when mark-delete is in a ledger already trimmed', () => {
-    const map = buildAckMap(twoLedgers, { ledgerId: 0, entryId: 7 }, [], 1);
+    const map = buildAckMap(twoLedgers, { ledgerId: 0, entryId: 7 }, rangesOf([]), 1);
     expect(map).toMatchObject({ spanEntries: 20, spanFirst: { ledgerId: 1, entryId: 0 } });
   });
 
@@ -58,7 +58,7 @@ describe('the ack-hole map', () => {
           const ledgers = [{ ledgerId: 7, entries: 300, firstOffset: 0, lastOffset: 299 }];
           const sorted = acked.filter((entry) => entry > markEntry).sort((a, b) => a - b);
           const ranges = sorted.map((entry) => ({ ledgerId: 7, firstEntryId: entry, lastEntryId: entry }));
-          const map = buildAckMap(ledgers, { ledgerId: 7, entryId: markEntry }, ranges, cells);
+          const map = buildAckMap(ledgers, { ledgerId: 7, entryId: markEntry }, rangesOf(ranges), cells);
           expect(map.cells.length).toBeLessThanOrEqual(cells);
           expect(map.cells.reduce((sum, cell) => sum + cell.entries, 0)).toBe(map.spanEntries);
           expect(map.cells.reduce((sum, cell) => sum + cell.ackedEntries, 0)).toBe(sorted.length);

@@ -64,10 +64,18 @@ class EntryLine {
     this.total = start;
   }
 
+  #lastLedgerId = -1;
+  #lastStart: number | undefined;
+
   /** The index on the line of an entry of a listed ledger; undefined for a ledger not listed. */
   indexOf(ledgerId: number, entryId: number): number | undefined {
-    const ledger = this.byId.get(ledgerId);
-    return ledger === undefined ? undefined : this.starts[ledger]! + entryId;
+    // Ranges come in position order, many to a ledger: the last ledger's start is usually the one asked for.
+    if (ledgerId !== this.#lastLedgerId) {
+      const ledger = this.byId.get(ledgerId);
+      this.#lastLedgerId = ledgerId;
+      this.#lastStart = ledger === undefined ? undefined : this.starts[ledger];
+    }
+    return this.#lastStart === undefined ? undefined : this.#lastStart + entryId;
   }
 
   /** The first line index after the mark-delete position (0 when it is before every listed ledger). */
@@ -120,14 +128,24 @@ function emptyCells(line: EntryLine, spanStart: number, spanEntries: number, cel
   });
 }
 
+/** Visits acknowledged ranges in position order (AckSet.forEachRange's shape): no object per range. */
+export type RangeSource = (visit: (ledgerId: number, firstEntryId: number, lastEntryId: number) => void) => void;
+
+/** A RangeSource over an array of ranges. */
+export function rangesOf(ranges: readonly MapRange[]): RangeSource {
+  return (visit) => {
+    for (const range of ranges) visit(range.ledgerId, range.firstEntryId, range.lastEntryId);
+  };
+}
+
 /**
- * Builds the map; `ranges` are the cursor's acknowledged ranges, visited once
- * (an iterable, so a cursor's million ranges need not become an array first).
+ * Builds the map; `ranges` visits the cursor's acknowledged ranges once,
+ * without an object per range: a million ranges are a million calls.
  */
 export function buildAckMap(
   ledgers: readonly MapLedger[],
   markDelete: MapPosition,
-  ranges: Iterable<MapRange>,
+  ranges: RangeSource,
   cells: number,
 ): AckMapResult {
   const line = new EntryLine(ledgers);
@@ -143,17 +161,17 @@ export function buildAckMap(
     ackedEntries: 0,
     unplacedRanges: 0,
   };
-  for (const range of ranges) {
+  ranges((ledgerId, firstEntryId, lastEntryId) => {
     result.ackedRanges++;
-    const first = line.indexOf(range.ledgerId, range.firstEntryId);
-    const last = line.indexOf(range.ledgerId, range.lastEntryId);
+    const first = line.indexOf(ledgerId, firstEntryId);
+    const last = line.indexOf(ledgerId, lastEntryId);
     if (first === undefined || last === undefined) {
       result.unplacedRanges++;
-      continue;
+      return;
     }
     const from = Math.max(first, spanStart);
     const to = Math.min(last, line.total - 1);
-    if (from > to) continue;
+    if (from > to) return;
     result.ackedEntries += to - from + 1;
     for (let cell = Math.floor((from - spanStart) / cellSize); cell * cellSize + spanStart <= to; cell++) {
       const cellFirst = spanStart + cell * cellSize;
@@ -161,7 +179,7 @@ export function buildAckMap(
       result.cells[cell]!.ackedEntries += overlap;
       result.cells[cell]!.ranges++;
     }
-  }
+  });
   return result;
 }
 

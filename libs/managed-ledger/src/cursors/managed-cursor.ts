@@ -202,7 +202,7 @@ export class ManagedCursor {
     const { ackedRanges: _ranges, batchAcks: _batches, ...state } = this.exportState(false);
     return {
       ...state,
-      ackMap: buildAckMap(this.host.views(), state.markDelete, this.acks.acked.ranges(), cells),
+      ackMap: buildAckMap(this.host.views(), state.markDelete, (visit) => this.acks.acked.forEachRange(visit), cells),
       partiallyAckedBatches: this.acks.batchAcks.size,
     };
   }
