@@ -17,6 +17,7 @@ type KafkaGroup = MessageInitShape<typeof KafkaGroupSchema>;
 type PartitionLag = MessageInitShape<typeof KafkaPartitionLagSchema>;
 
 const LIST_OFFSETS = 2;
+const METADATA = 3;
 const OFFSET_FETCH = 9;
 const DESCRIBE_GROUPS = 15;
 const LIST_GROUPS = 16;
@@ -101,12 +102,48 @@ async function describeGroup(connection: KafkaConnection, described: Message): P
   };
 }
 
+/** Opens a connection to one gateway, signed in with the caller's token when there is one. */
+async function connectTo(context: ConsoleContext, caller: Caller, address: string): Promise<KafkaConnection> {
+  const connection = await KafkaConnection.open(address, context.callDeadlineMs);
+  try {
+    if (caller.token !== undefined) await connection.signIn(caller.token);
+    return connection;
+  } catch (error) {
+    connection.close();
+    throw error;
+  }
+}
+
+/** Every gateway of the cluster as Metadata lists them ("host:port"), the one asked included. */
+async function gatewayAddresses(connection: KafkaConnection, asked: string): Promise<string[]> {
+  const answer = await connection.request(METADATA, 1, { topics: [] });
+  const brokers = list(answer, 'brokers').map((broker) => `${String(broker['host'])}:${String(broker['port'])}`);
+  return brokers.length === 0 ? [asked] : [...new Set(brokers)];
+}
+
+/** The groups one gateway coordinates (ListGroups answers those), described with their lag, through it. */
+async function groupsAt(connection: KafkaConnection, wanted: (groupId: string) => boolean): Promise<KafkaGroup[]> {
+  const listed = await connection.request(LIST_GROUPS, 2, {});
+  if (listed['errorCode'] !== KafkaErrorCode.NONE) throw kafkaFailure('ListGroups', listed['errorCode']);
+  const ids = list(listed, 'groups')
+    .map((group) => group['groupId'] as string)
+    .filter(wanted)
+    .sort()
+    .slice(0, MAX_KAFKA_GROUPS);
+  if (ids.length === 0) return [];
+  const described = await connection.request(DESCRIBE_GROUPS, 4, { groups: ids });
+  const groups: KafkaGroup[] = [];
+  for (const group of list(described, 'groups')) groups.push(await describeGroup(connection, group));
+  return groups;
+}
+
 /**
- * The Kafka page: the gateway's consumer groups (at most MAX_KAFKA_GROUPS),
+ * The Kafka page: the cluster's consumer groups (at most MAX_KAFKA_GROUPS),
  * each with its members, their assignments, and per partition the committed
- * offset, the log end and the lag, asked as a Kafka admin client asks, with
- * the caller's token as the SASL password. A gateway that cannot be reached
- * is a page saying so.
+ * offset, the log end and the lag, asked as a Kafka admin client asks: every
+ * gateway Metadata lists for the groups it coordinates, and each group's
+ * coordinator for its members and offsets, with the caller's token as the
+ * SASL password. A gateway that cannot be reached is a page saying so.
  */
 export async function listKafkaGroups(
   context: ConsoleContext,
@@ -115,27 +152,32 @@ export async function listKafkaGroups(
 ): Promise<MessageInitShape<typeof ListKafkaGroupsResponseSchema>> {
   const address = context.backends.kafkaAddress;
   if (address === undefined) return { reachable: false, errorReason: ConsoleReason.CONSOLE_SERVICE_NOT_CONFIGURED };
-  let connection: KafkaConnection;
+  const wanted = (groupId: string) => request.group === '' || groupId === request.group;
+  let bootstrap: KafkaConnection;
   try {
-    connection = await KafkaConnection.open(address, context.callDeadlineMs);
+    bootstrap = await connectTo(context, caller, address);
   } catch (thrown) {
     return { reachable: false, errorReason: LedgerlineError.from(thrown).reason };
   }
   try {
-    if (caller.token !== undefined) await connection.signIn(caller.token);
-    const listed = await connection.request(LIST_GROUPS, 2, {});
-    if (listed['errorCode'] !== KafkaErrorCode.NONE) throw kafkaFailure('ListGroups', listed['errorCode']);
-    const ids = list(listed, 'groups')
-      .map((group) => group['groupId'] as string)
-      .filter((id) => request.group === '' || id === request.group)
-      .sort()
-      .slice(0, MAX_KAFKA_GROUPS);
-    if (ids.length === 0) return { reachable: true, groups: [] };
-    const described = await connection.request(DESCRIBE_GROUPS, 4, { groups: ids });
     const groups: KafkaGroup[] = [];
-    for (const group of list(described, 'groups')) groups.push(await describeGroup(connection, group));
-    return { reachable: true, groups };
+    for (const gateway of await gatewayAddresses(bootstrap, address)) {
+      if (gateway === address) {
+        groups.push(...(await groupsAt(bootstrap, wanted)));
+        continue;
+      }
+      const connection = await connectTo(context, caller, gateway);
+      try {
+        groups.push(...(await groupsAt(connection, wanted)));
+      } finally {
+        connection.close();
+      }
+    }
+    // One gateway listed under two names, or a group whose coordinator moved between two asks: listed once.
+    const unique = [...new Map(groups.map((group) => [group.groupId!, group])).values()];
+    unique.sort((a, b) => (a.groupId! < b.groupId! ? -1 : a.groupId! > b.groupId! ? 1 : 0));
+    return { reachable: true, groups: unique.slice(0, MAX_KAFKA_GROUPS) };
   } finally {
-    connection.close();
+    bootstrap.close();
   }
 }
