@@ -43,6 +43,8 @@ describe('the web console in a browser against standalone', () => {
     await openConsolePage(page, under.consoleUrl, hash('/tenants'), '[data-testid=tenant-acme]');
     const tenant = await textOf(page, '[data-testid=tenant-acme]');
     expect(tenant).toContain(SHOWCASE.namespace);
+    expect(tenant).toContain('admins: orders-team');
+    expect(tenant).toMatch(/created \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z/);
     expect(tenant).toContain('8 buckets');
     expect(tenant).toContain('retention 1440 min');
     await page.getByRole('link', { name: SHOWCASE.namespace }).click();

@@ -100,10 +100,18 @@ describe('the web console against standalone, without authentication', () => {
     expect(overview.sampledAtMs).toBeGreaterThan(0n);
   });
 
-  it('lists tenants and namespaces with their policies', async () => {
+  it('lists tenants with their admin roles and creation time, and namespaces with their policies', async () => {
     await admin.createNamespace({ namespace: 'acme/orders', policies: { retentionTimeMinutes: 60n } });
+    const before = BigInt(Date.now());
+    await admin.createTenant({ tenant: 'initech', adminRoles: ['initech-admin', 'initech-ops'] });
     const tenants = await web.listTenantSummaries({});
+    const initech = tenants.tenants.find((tenant) => tenant.name === 'initech')!;
+    expect(initech.adminRoles).toEqual(['initech-admin', 'initech-ops']);
+    expect(initech.createdAtMs).toBeGreaterThanOrEqual(before);
     const acme = tenants.tenants.find((tenant) => tenant.name === 'acme')!;
+    expect(acme).toMatchObject({ adminRoles: [] });
+    expect(acme.createdAtMs).toBeGreaterThan(0n);
+    expect(acme.createdAtMs).toBeLessThanOrEqual(before);
     expect(acme.namespaces[0]).toMatchObject({ name: 'acme/orders', permissionsVisible: true });
     expect(acme.namespaces[0]!.policies?.retentionTimeMinutes).toBe(60n);
     const one = await web.getNamespaceSummary({ namespace: 'public/default' });
