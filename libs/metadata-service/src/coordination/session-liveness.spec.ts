@@ -184,6 +184,7 @@ describe('owner load reports', () => {
     bytesOutPerSecond: 2048,
     consumers: 2,
     pendingEntries: 7n,
+    storageBytes: 5_000_000n,
     cpuShare: 0.25,
     intervalMs: 3_000n,
     busiestTopics: [{ topic: 'persistent://a/b/t', messagesPerSecond: 100 }],
@@ -198,7 +199,7 @@ describe('owner load reports', () => {
     expect((await admin.listOwners(''))[0]?.load).toBeUndefined();
     await admin.keepAliveOwner(session.sessionId, loadRecord(report as never));
     const [listed] = await admin.listOwners('');
-    expect(listed?.load).toEqual({ ...report, pendingEntries: 7, intervalMs: 3_000 });
+    expect(listed?.load).toEqual({ ...report, pendingEntries: 7, storageBytes: 5_000_000, intervalMs: 3_000 });
     expect(listed?.loadReportedAtMs).toBeGreaterThan(0);
     // A keep-alive without a load keeps the last report.
     await admin.keepAliveOwner(session.sessionId);
@@ -210,6 +211,7 @@ describe('owner load reports', () => {
     ['bytesInPerSecond', -1],
     ['messagesOutPerSecond', Number.POSITIVE_INFINITY],
     ['pendingEntries', -5n],
+    ['storageBytes', -1n],
   ])('refuses a load whose %s is %p', (field, value) => {
     expect(() => loadRecord({ ...report, [field]: value } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'INVALID_OWNER_LOAD' }),

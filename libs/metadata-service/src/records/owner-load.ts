@@ -16,6 +16,8 @@ export const OwnerLoadRecordSchema = z.object({
   bytesOutPerSecond: z.number(),
   consumers: z.number(),
   pendingEntries: z.number(),
+  /** Absent in records written before owners reported it. */
+  storageBytes: z.number().optional(),
   cpuShare: z.number(),
   intervalMs: z.number(),
   /** Absent in records written before owners reported it. */
@@ -52,6 +54,7 @@ export function loadRecord(load: OwnerLoad): OwnerLoadRecord {
     bytesOutPerSecond: figure(load.bytesOutPerSecond, 'bytes_out_per_second'),
     consumers: figure(load.consumers, 'consumers'),
     pendingEntries: figure(load.pendingEntries, 'pending_entries'),
+    storageBytes: figure(load.storageBytes, 'storage_bytes'),
     cpuShare: figure(load.cpuShare, 'cpu_share'),
     intervalMs: figure(load.intervalMs, 'interval_ms'),
     busiestTopics: busiestTopics(load),
@@ -86,6 +89,7 @@ export function loadMessage(load: OwnerLoadRecord): MessageInitShape<typeof Owne
     ...load,
     busiestTopics: load.busiestTopics ?? [],
     pendingEntries: BigInt(Math.round(load.pendingEntries)),
+    storageBytes: BigInt(Math.round(load.storageBytes ?? 0)),
     intervalMs: BigInt(Math.round(load.intervalMs)),
   };
 }

@@ -188,6 +188,7 @@ export function requestArbitraries(seeds: FuzzSeeds) {
           bytesOutPerSecond: fc.double(),
           consumers: int32,
           pendingEntries: int64,
+          storageBytes: int64,
           cpuShare: fc.double(),
           intervalMs: int64,
         }),

@@ -215,15 +215,16 @@ export type GetOverviewResponse = Message<"ledgerline.v1.GetOverviewResponse"> &
   topicsOwned: bigint;
 
   /**
-   * Bytes the ledger store holds (entries and cursor ledgers); see storage_exact.
+   * Bytes the ledger store holds; see storage_exact.
    *
    * @generated from field: int64 storage_used_bytes = 9;
    */
   storageUsedBytes: bigint;
 
   /**
-   * False when storage_used_bytes is summed from the owned topics' stats
-   * only (topics nobody owns now are not counted).
+   * False when storage_used_bytes is the sum of the writer owners' reports
+   * (OwnerLoad.storage_bytes): the entries of the topics loaded now, without
+   * topics nobody has loaded and without cursor ledgers. Always false today.
    *
    * @generated from field: bool storage_exact = 10;
    */
