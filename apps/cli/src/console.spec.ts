@@ -11,10 +11,12 @@ import {
   ConsoleService,
   CursorsService,
   ErrorInfoSchema,
+  OwnerRole,
   TopicsService,
 } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { createToken, SecurityReason } from '@ledgerline/security';
+import { eventually } from '@ledgerline/testing';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone, tokenAuthArgv } from './testing/test-standalone.js';
 
@@ -206,6 +208,24 @@ describe('the web console against standalone, without authentication', () => {
     ).toMatchObject({
       code: Code.InvalidArgument,
     });
+  });
+
+  it('counts the bytes of the loaded topics as storage used on the overview', async () => {
+    const topic = 'persistent://acme/orders/stored';
+    await admin.createTopic({ topic });
+    for (let i = 0; i < 10; i++) await web.produceMessage({ topic, payload: text('x'.repeat(1_000)) });
+    // The writer owner reports its topics' bytes with each keep-alive (a third of its lease TTL apart).
+    let overview = await web.getOverview({});
+    await eventually(
+      async () => {
+        overview = await web.getOverview({});
+        return overview.storageUsedBytes >= 10_000n;
+      },
+      { attempts: 150, intervalMs: 200, description: "a keep-alive to report the topic's bytes" },
+    );
+    expect(overview.storageExact).toBe(false);
+    const writers = overview.owners.filter((owner) => owner.role === OwnerRole.WRITER);
+    expect(overview.storageUsedBytes).toBe(writers.reduce((sum, owner) => sum + (owner.load?.storageBytes ?? 0n), 0n));
   });
 
   it('shows a topic with its partitions, ledgers, offsets and subscriptions', async () => {
