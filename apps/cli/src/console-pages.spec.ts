@@ -54,7 +54,10 @@ describe('the web console in a browser against standalone', () => {
     await page.locator('[data-testid=topic-row]').first().waitFor();
     const names = await page.locator('[data-testid=topic-row] a').allTextContents();
     expect(names).toContain('payments');
-    expect(names.some((name) => name.startsWith('events'))).toBe(true);
+    // The partitioned topic is one row with its count, not a row per partition.
+    expect(names.filter((name) => name.startsWith('events'))).toEqual(['events']);
+    const events = page.locator('[data-testid=topic-row]', { hasText: 'events' });
+    expect(await events.locator('[data-testid=topic-row-kind]').textContent()).toBe('3 partitions');
   });
 
   it('a topic: offsets, ledgers with sizes, producers and subscriptions with backlog', async () => {
@@ -70,11 +73,17 @@ describe('the web console in a browser against standalone', () => {
     expect(await textOf(page, '[data-testid=topic-page]')).toContain('No read-only owner serves this topic.');
   });
 
-  it('a partitioned topic: one section per partition', async () => {
+  it('a partitioned topic: its partitions with owner, offsets and backlog, each linked to its own page', async () => {
     const { page } = under.browser;
-    await openConsolePage(page, under.consoleUrl, topicHash(SHOWCASE.partitioned), '[data-testid=partition]');
-    expect(await page.locator('[data-testid=partition]').count()).toBe(3);
-    expect(await textOf(page, '[data-testid=topic-page]')).toContain('3 partitions');
+    await openConsolePage(page, under.consoleUrl, topicHash(SHOWCASE.partitioned), '[data-testid=partitions]');
+    expect(await textOf(page, '[data-testid=topic-kind]')).toContain('3 partitions');
+    const rows = page.locator('[data-testid=partitions] tbody tr');
+    expect(await rows.count()).toBe(3);
+    expect(await textOf(page, '[data-testid=partitions] thead')).toContain('backlog');
+    await rows.nth(1).getByRole('link', { name: '1' }).click();
+    await page.locator('[data-testid=partition-facts]').waitFor();
+    expect(await textOf(page, '[data-testid=topic-kind]')).toContain(`partition 1 of ${SHOWCASE.partitioned}`);
+    expect(await textOf(page, '[data-testid=partition-facts]')).toMatch(/latest offset\d/);
   });
 
   it('a subscription: its cursor, the ack-hole map and redeliveries', async () => {
