@@ -165,6 +165,9 @@ export function TopicPage() {
             {answer.partitions > 0 ? (
               <>
                 <h2>Partitions</h2>
+                {answer.partitionSummaries.length < answer.partitions && (
+                  <p className="muted">Showing the first {answer.partitionSummaries.length} partitions.</p>
+                )}
                 <Partitions topic={answer} />
               </>
             ) : (
