@@ -206,12 +206,17 @@ describe('owner load reports', () => {
     expect((await admin.listOwners(''))[0]?.load?.topicsOwned).toBe(3);
   });
 
+  it("takes storage bytes past the rates' bound (petabytes), up to what a number counts exactly", () => {
+    expect(loadRecord({ ...report, storageBytes: 2n * 10n ** 15n } as never).storageBytes).toBe(2e15);
+  });
+
   it.each([
     ['cpuShare', Number.NaN],
     ['bytesInPerSecond', -1],
     ['messagesOutPerSecond', Number.POSITIVE_INFINITY],
     ['pendingEntries', -5n],
     ['storageBytes', -1n],
+    ['storageBytes', 2n ** 53n],
   ])('refuses a load whose %s is %p', (field, value) => {
     expect(() => loadRecord({ ...report, [field]: value } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'INVALID_OWNER_LOAD' }),
