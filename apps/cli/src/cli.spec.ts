@@ -123,6 +123,13 @@ describe('the ledgerline CLI against a running standalone', () => {
       code: 0,
       stdout: 'created tenant acme\n',
     });
+    const got = await ledgerline('tenants', 'get', 'acme', '--url', url);
+    expect(got.code).toBe(0);
+    expect(JSON.parse(got.stdout)).toMatchObject({ name: 'acme', adminRoles: [] });
+    expect(JSON.parse(got.stdout).createdAtMs).toBeGreaterThan(0);
+    const missing = await ledgerline('tenants', 'get', 'nobody', '--url', url);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error: NOT_FOUND TENANT_NOT_FOUND: tenant nobody does not exist/);
     const namespace = await ledgerline(
       'namespaces',
       'create',

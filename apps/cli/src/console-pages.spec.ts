@@ -32,7 +32,10 @@ describe('the web console in a browser against standalone', () => {
     expect(await page.locator('[data-testid=owners] tbody tr').count()).toBeGreaterThanOrEqual(2);
     expect(await textOf(page, '[data-testid=owners]')).toContain('writer');
     expect(await textOf(page, '[data-testid=services]')).toContain('serving');
-    expect(await textOf(page, '[data-testid=overview-facts]')).toMatch(/storage used\d/);
+    // The showcase's topics are loaded: once a writer owner's keep-alive reports them, storage is above 0.
+    await page
+      .locator('[data-testid=overview-facts]', { hasText: /storage used[1-9][\d.]* (B|KiB|MiB) in loaded topics/ })
+      .waitFor();
     // The chart gains a sample each time the page asks again: two mean it is live.
     await page.locator('[data-testid=rate-chart][data-samples="2"]').waitFor();
     expect(await page.locator('[data-testid=rate-chart] canvas').count()).toBeGreaterThan(0);
@@ -43,13 +46,18 @@ describe('the web console in a browser against standalone', () => {
     await openConsolePage(page, under.consoleUrl, hash('/tenants'), '[data-testid=tenant-acme]');
     const tenant = await textOf(page, '[data-testid=tenant-acme]');
     expect(tenant).toContain(SHOWCASE.namespace);
+    expect(tenant).toContain('admins: orders-team');
+    expect(tenant).toMatch(/created \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z/);
     expect(tenant).toContain('8 buckets');
     expect(tenant).toContain('retention 1440 min');
     await page.getByRole('link', { name: SHOWCASE.namespace }).click();
     await page.locator('[data-testid=topic-row]').first().waitFor();
     const names = await page.locator('[data-testid=topic-row] a').allTextContents();
     expect(names).toContain('payments');
-    expect(names.some((name) => name.startsWith('events'))).toBe(true);
+    // The partitioned topic is one row with its count, not a row per partition.
+    expect(names.filter((name) => name.startsWith('events'))).toEqual(['events']);
+    const events = page.locator('[data-testid=topic-row]', { hasText: 'events' });
+    expect(await events.locator('[data-testid=topic-row-kind]').textContent()).toBe('3 partitions');
   });
 
   it('a topic: offsets, ledgers with sizes, producers and subscriptions with backlog', async () => {
@@ -65,11 +73,17 @@ describe('the web console in a browser against standalone', () => {
     expect(await textOf(page, '[data-testid=topic-page]')).toContain('No read-only owner serves this topic.');
   });
 
-  it('a partitioned topic: one section per partition', async () => {
+  it('a partitioned topic: its partitions with owner, offsets and backlog, each linked to its own page', async () => {
     const { page } = under.browser;
-    await openConsolePage(page, under.consoleUrl, topicHash(SHOWCASE.partitioned), '[data-testid=partition]');
-    expect(await page.locator('[data-testid=partition]').count()).toBe(3);
-    expect(await textOf(page, '[data-testid=topic-page]')).toContain('3 partitions');
+    await openConsolePage(page, under.consoleUrl, topicHash(SHOWCASE.partitioned), '[data-testid=partitions]');
+    expect(await textOf(page, '[data-testid=topic-kind]')).toContain('3 partitions');
+    const rows = page.locator('[data-testid=partitions] tbody tr');
+    expect(await rows.count()).toBe(3);
+    expect(await textOf(page, '[data-testid=partitions] thead')).toContain('backlog');
+    await rows.nth(1).getByRole('link', { name: '1' }).click();
+    await page.locator('[data-testid=partition-facts]').waitFor();
+    expect(await textOf(page, '[data-testid=topic-kind]')).toContain(`partition 1 of ${SHOWCASE.partitioned}`);
+    expect(await textOf(page, '[data-testid=partition-facts]')).toMatch(/latest offset\d/);
   });
 
   it('a subscription: its cursor, the ack-hole map and redeliveries', async () => {

@@ -11,10 +11,12 @@ import {
   ConsoleService,
   CursorsService,
   ErrorInfoSchema,
+  OwnerRole,
   TopicsService,
 } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { createToken, SecurityReason } from '@ledgerline/security';
+import { eventually } from '@ledgerline/testing';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone, tokenAuthArgv } from './testing/test-standalone.js';
 
@@ -109,10 +111,18 @@ describe('the web console against standalone, without authentication', () => {
     expect(overview.sampledAtMs).toBeGreaterThan(0n);
   });
 
-  it('lists tenants and namespaces with their policies', async () => {
+  it('lists tenants with their admin roles and creation time, and namespaces with their policies', async () => {
     await admin.createNamespace({ namespace: 'acme/orders', policies: { retentionTimeMinutes: 60n } });
+    const before = BigInt(Date.now());
+    await admin.createTenant({ tenant: 'initech', adminRoles: ['initech-admin', 'initech-ops'] });
     const tenants = await web.listTenantSummaries({});
+    const initech = tenants.tenants.find((tenant) => tenant.name === 'initech')!;
+    expect(initech.adminRoles).toEqual(['initech-admin', 'initech-ops']);
+    expect(initech.createdAtMs).toBeGreaterThanOrEqual(before);
     const acme = tenants.tenants.find((tenant) => tenant.name === 'acme')!;
+    expect(acme).toMatchObject({ adminRoles: [] });
+    expect(acme.createdAtMs).toBeGreaterThan(0n);
+    expect(acme.createdAtMs).toBeLessThanOrEqual(before);
     expect(acme.namespaces[0]).toMatchObject({ name: 'acme/orders', permissionsVisible: true });
     expect(acme.namespaces[0]!.policies?.retentionTimeMinutes).toBe(60n);
     const one = await web.getNamespaceSummary({ namespace: 'public/default' });
@@ -209,6 +219,24 @@ describe('the web console against standalone, without authentication', () => {
     });
   });
 
+  it('counts the bytes of the loaded topics as storage used on the overview', async () => {
+    const topic = 'persistent://acme/orders/stored';
+    await admin.createTopic({ topic });
+    for (let i = 0; i < 10; i++) await web.produceMessage({ topic, payload: text('x'.repeat(1_000)) });
+    // The writer owner reports its topics' bytes with each keep-alive (a third of its lease TTL apart).
+    let overview = await web.getOverview({});
+    await eventually(
+      async () => {
+        overview = await web.getOverview({});
+        return overview.storageUsedBytes >= 10_000n;
+      },
+      { attempts: 150, intervalMs: 200, description: "a keep-alive to report the topic's bytes" },
+    );
+    expect(overview.storageExact).toBe(false);
+    const writers = overview.owners.filter((owner) => owner.role === OwnerRole.WRITER);
+    expect(overview.storageUsedBytes).toBe(writers.reduce((sum, owner) => sum + (owner.load?.storageBytes ?? 0n), 0n));
+  });
+
   it('shows a topic with its partitions, ledgers, offsets and subscriptions', async () => {
     const topic = 'persistent://acme/orders/split';
     await admin.createTopic({ topic, partitions: 3 });
@@ -225,6 +253,74 @@ describe('the web console against standalone, without authentication', () => {
       reason: ConsoleReason.CONSOLE_PARTITION_REQUIRED,
     });
     expect(await refusal(web.getTopicSummary({ topic: 'acme/orders/none' }))).toMatchObject({ code: Code.NotFound });
+  });
+
+  it('lists a partitioned topic as one row with its partition count, and its page lists its partitions', async () => {
+    await admin.createNamespace({ namespace: 'acme/parts', policies: { numberOfTopicBuckets: 4 } });
+    await admin.createTopic({ topic: 'acme/parts/events', partitions: 3 });
+    // Plain topics around it, one of them sorting between its partitions (not a partition name: "1x").
+    for (const local of ['alpha', 'events-partition-1x', 'zeta'])
+      await admin.createTopic({ topic: `acme/parts/${local}` });
+    const rowsOf = async (prefix: string, pageSize: number) => {
+      const rows = [];
+      let pageToken = '';
+      do {
+        const page = await web.browseTopics({ namespace: 'acme/parts', prefix, pageSize, pageToken });
+        expect(page.topics.length).toBeLessThanOrEqual(pageSize);
+        expect(page.namespaceTopicCount).toBe(6n);
+        rows.push(...page.topics.map((row) => [row.localName, row.partitions, row.partitionedTopic]));
+        pageToken = page.nextPageToken;
+      } while (pageToken !== '');
+      return rows;
+    };
+    const whole = [
+      ['alpha', 0, ''],
+      ['events', 3, ''],
+      ['events-partition-1x', 0, ''],
+      ['zeta', 0, ''],
+    ];
+    // Pages of one and two rows: the partitions after the first fall on later pages and are left out there too.
+    for (const pageSize of [1, 2, 100]) expect(await rowsOf('', pageSize)).toEqual(whole);
+    expect(await rowsOf('ev', 100)).toEqual(whole.slice(1, 3));
+    // A prefix past the topic's name lists the partitions it matches, each marked with its topic.
+    const events = 'persistent://acme/parts/events';
+    expect(await rowsOf('events-partition-', 100)).toEqual([
+      ['events-partition-0', 0, events],
+      ['events-partition-1', 0, events],
+      ['events-partition-1x', 0, ''],
+      ['events-partition-2', 0, events],
+    ]);
+
+    const topics = createClient(TopicsService, `127.0.0.1:${running.grpcPort}`);
+    const cursors = createClient(CursorsService, `127.0.0.1:${running.grpcPort}`);
+    try {
+      const first = `${events}-partition-1`;
+      await cursors.createCursor({ topic: first, subscription: 'audit', start: { case: 'offset', value: 0n } });
+      for (let i = 0; i < 4; i++) await topics.publishOne({ message: { topic: first, payload: text(`m${i}`) } });
+      const summary = await web.getTopicSummary({ topic: events });
+      expect(summary).toMatchObject({ topic: events, partitions: 3, partitionedTopic: '' });
+      expect(
+        summary.partitionSummaries.map((partition) => [partition.topic, partition.index, partition.latestOffset]),
+      ).toEqual([
+        [`${events}-partition-0`, 0, 0n],
+        [first, 1, 4n],
+        [`${events}-partition-2`, 2, 0n],
+      ]);
+      expect(summary.partitionSummaries[1]).toMatchObject({ backlogMessages: 4n, errorReason: '' });
+      for (const partition of summary.partitionSummaries) expect(partition.ownerAddress).not.toBe('');
+      // One partition's own page: its stats, and the topic it belongs to.
+      const one = await web.getTopicSummary({ topic: first });
+      expect(one).toMatchObject({ topic: first, partitions: 0, partitionedTopic: events });
+      expect(one.partitionSummaries).toHaveLength(1);
+      expect(one.partitionSummaries[0]).toMatchObject({ index: 1, latestOffset: 4n, backlogMessages: 4n });
+      expect(one.partitionSummaries[0]!.subscriptions.map((subscription) => subscription.name)).toEqual(['audit']);
+    } finally {
+      closeClient(topics);
+      closeClient(cursors);
+    }
+    expect(await refusal(web.browseTopics({ namespace: 'acme/parts', prefix: 'x'.repeat(10_000) }))).toMatchObject({
+      code: Code.InvalidArgument,
+    });
   });
 
   it('draws a subscription with a thousand ack holes as a bounded map, with exact ranges paged', async () => {

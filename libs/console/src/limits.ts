@@ -6,6 +6,11 @@
 /** Topics a page of BrowseTopics holds (ListTopics' own bound). */
 export const MAX_TOPIC_PAGE = 1_000;
 export const DEFAULT_TOPIC_PAGE = 100;
+/**
+ * ListTopics calls one BrowseTopics page makes at most: more than one only
+ * when a partitioned topic's partitions, folded into its row, left it short.
+ */
+export const MAX_LISTING_CALLS_PER_PAGE = 8;
 /** Tenants ListTenantSummaries reads; more are reported as truncated. */
 export const MAX_TENANTS = 1_000;
 /** Partitions GetTopicSummary reads stats of. */

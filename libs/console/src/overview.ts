@@ -64,10 +64,7 @@ async function countNamespaces(context: ConsoleContext, caller: Caller, tenants:
 /**
  * The overview page. Owners list, balancer status and tenants are what a
  * super-user may read (the services refuse anyone else, and so does this).
- * Rates and topics are the sums of the owners' last load reports. No
- * service reports the bytes the ledger store holds yet (an owner's load
- * report would be the place), so storage is 0 with storage_exact false, which
- * a page shows as unknown rather than as empty.
+ * Rates, topics and storage are the sums of the owners' last load reports.
  */
 export async function overview(
   context: ConsoleContext,
@@ -96,7 +93,13 @@ export async function overview(
     bytesInPerSecond: sum((owner) => owner.load?.bytesInPerSecond ?? 0),
     bytesOutPerSecond: sum((owner) => owner.load?.bytesOutPerSecond ?? 0),
     topicsOwned: BigInt(sum((owner) => (owner.role === OwnerRole.WRITER ? (owner.load?.topicsOwned ?? 0) : 0))),
-    storageUsedBytes: 0n,
+    // Each writer owner reports the bytes of the ledgers of the topics it holds now: a topic no owner has
+    // loaded (idle since its last unload) and the cursors' ledgers are not counted, so this is a floor of
+    // what the ledger store holds, marked not exact. Read-only owners hold the same topics' readers and
+    // report nothing, so nothing is counted twice.
+    storageUsedBytes: BigInt(
+      sum((owner) => (owner.role === OwnerRole.WRITER ? Number(owner.load?.storageBytes ?? 0n) : 0)),
+    ),
     storageExact: false,
     balancer,
     tenants: BigInt(tenants.tenants.length),

@@ -53,8 +53,10 @@ export async function getNamespaceSummary(
 }
 
 /**
- * Every tenant (at most MAX_TENANTS) with its namespaces. Listing tenants is
- * a super-user's call in the services, so it is here too.
+ * Every tenant (at most MAX_TENANTS) with its admin roles, creation time and
+ * namespaces. Listing tenants is a super-user's call in the services, so it
+ * is here too. A tenant deleted between the listing and the reads of its
+ * details is left out rather than failing the page.
  */
 export async function listTenantSummaries(
   context: ConsoleContext,
@@ -66,9 +68,19 @@ export async function listTenantSummaries(
   const tenants = await pMap(
     names,
     async (tenant) => {
-      const namespaces = await admin.listNamespaces({ tenant }, caller.callOptions());
+      const read = await Promise.all([
+        admin.getTenant({ tenant }, caller.callOptions()),
+        admin.listNamespaces({ tenant }, caller.callOptions()),
+      ]).catch((thrown: unknown) => {
+        if (LedgerlineError.from(thrown).code === 'NOT_FOUND') return undefined;
+        throw thrown;
+      });
+      if (read === undefined) return undefined;
+      const [info, namespaces] = read;
       return {
         name: tenant,
+        adminRoles: info.tenant?.adminRoles ?? [],
+        createdAtMs: info.tenant?.createdAtMs ?? 0n,
         namespaces: await pMap(namespaces.namespaces, (namespace) => namespaceSummary(context, caller, namespace), {
           concurrency: FAN_OUT_CONCURRENCY,
         }),
@@ -76,5 +88,8 @@ export async function listTenantSummaries(
     },
     { concurrency: FAN_OUT_CONCURRENCY },
   );
-  return { tenants, truncated: listed.tenants.length > names.length };
+  return {
+    tenants: tenants.filter((tenant) => tenant !== undefined),
+    truncated: listed.tenants.length > names.length,
+  };
 }

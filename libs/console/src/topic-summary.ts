@@ -52,6 +52,10 @@ function partitionFromStats(topic: string, index: number, stats: GetTopicStatsRe
     })),
     producers: stats.producers,
     subscriptions: stats.subscriptions.map(subscriptionRow),
+    backlogMessages: stats.subscriptions.reduce(
+      (slowest, subscription) => (subscription.backlogMessages > slowest ? subscription.backlogMessages : slowest),
+      0n,
+    ),
     messagesInPerSecond: stats.msgRateIn,
     messagesOutPerSecond: stats.msgRateOut,
   };
@@ -111,7 +115,12 @@ async function readonlyOwners(context: ConsoleContext, caller: Caller, topic: st
   return rows.filter((row) => row !== undefined);
 }
 
-/** The topic page: every partition's ledgers, offsets, producers and subscriptions, and who serves it. */
+/**
+ * The topic page: every partition's ledgers, offsets, producers and
+ * subscriptions, and who serves it. A partitioned topic lists its partitions
+ * (at most MAX_SUMMARY_PARTITIONS); one partition's page names the
+ * partitioned topic it belongs to and its index.
+ */
 export async function topicSummary(
   context: ConsoleContext,
   caller: Caller,
@@ -120,12 +129,16 @@ export async function topicSummary(
   const parsed = TopicName.parse(name);
   const info = await context.backends.admin.getTopic({ topic: parsed.toString() }, caller.callOptions());
   const partitions = info.topic?.partitions ?? 0;
+  // Partition names exist only as partitions of a partitioned topic (the metadata service refuses
+  // them to a topic of its own), so a name of that form that exists is one.
+  const ofPartitioned = partitions === 0 && parsed.isPartitioned ? parsed.partitionedTopicName : '';
   const names =
     partitions === 0
       ? [parsed.toString()]
       : Array.from({ length: Math.min(partitions, MAX_SUMMARY_PARTITIONS) }, (_, i) => parsed.partition(i).toString());
+  const indexOf = (index: number) => (partitions > 0 ? index : ofPartitioned === '' ? -1 : parsed.partitionIndex);
   const [summaries, readonly] = await Promise.all([
-    pMap(names, (topic, index) => partitionSummary(context, caller, topic, partitions === 0 ? -1 : index), {
+    pMap(names, (topic, index) => partitionSummary(context, caller, topic, indexOf(index)), {
       concurrency: FAN_OUT_CONCURRENCY,
     }),
     readonlyOwners(context, caller, names[0]!),
@@ -136,5 +149,6 @@ export async function topicSummary(
     createdAtMs: info.topic?.createdAtMs ?? 0n,
     partitionSummaries: summaries,
     readonlyOwners: readonly,
+    partitionedTopic: ofPartitioned,
   };
 }

@@ -14,7 +14,7 @@ import { readEntries, readLimits, type ReadOptions } from './ledgers/ledger-read
 import { sealAndRecordOnClose, sealAndRecordTerminated } from './ledgers/ledger-rollover.js';
 import { LedgerMaintenance } from './ledgers/ledger-maintenance.js';
 import { LedgerTrimmer } from './ledgers/ledger-trimmer.js';
-import { endPosition, lastEntry, ledgerViews, type LedgerView } from './ledgers/ledger-views.js';
+import { endPosition, lastEntry, ledgerViews, StoredBytes, type LedgerView } from './ledgers/ledger-views.js';
 import type { CursorHost } from './cursors/cursor-host.js';
 import type { ManagedCursor } from './cursors/managed-cursor.js';
 import { cloneInfo, type DeletableLedgerRecord, type ManagedLedgerInfoModel } from '@ledgerline/ledger-info';
@@ -47,6 +47,7 @@ export class ManagedLedger {
   private readonly maintenance: LedgerMaintenance;
   private readonly cursors: CursorRegistry;
   private readonly adoptedListeners = new Set<(entries: ManagedLedgerEntry[]) => void>();
+  private readonly stored = new StoredBytes();
 
   private constructor(
     private readonly ctx: LedgerContext,
@@ -203,6 +204,15 @@ export class ManagedLedger {
   /** The ledgers, oldest first, with the open one's live counts. */
   ledgers(): LedgerView[] {
     return ledgerViews(this.ctx.keeper.info.ledgers, this.ctx.current);
+  }
+
+  /**
+   * Bytes of the entries in this managed ledger's ledgers (the sum of
+   * ledgers()' sizeBytes), kept so that asking costs O(1) between ledger
+   * switches and trims: an owner sums it over every topic it holds.
+   */
+  storedBytes(): number {
+    return this.stored.of(this.ctx.keeper.info.ledgers, this.ctx.current);
   }
 
   /** The last acknowledged entry; undefined when the topic holds none. */

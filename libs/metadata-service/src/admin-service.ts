@@ -2,7 +2,7 @@ import { AdminService, AuthAction, FinishTopicDeletionOutcome } from '@ledgerlin
 import type { NamespacePermissions } from './admin/permissions.js';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import type { MetadataAdmin } from './metadata-admin.js';
-import { namespaceMessage, policyInput, topicMessage } from './proto-mapping.js';
+import { namespaceMessage, policyInput, tenantMessage, topicMessage } from './proto-mapping.js';
 
 const FINISH_OUTCOMES = {
   removed: FinishTopicDeletionOutcome.REMOVED,
@@ -40,6 +40,7 @@ type TenantAndNamespaceMethods = Pick<
   AdminImpl,
   | 'createTenant'
   | 'listTenants'
+  | 'getTenant'
   | 'deleteTenant'
   | 'createNamespace'
   | 'getNamespace'
@@ -52,8 +53,10 @@ type TenantAndNamespaceMethods = Pick<
 function tenantAndNamespaceMethods(admin: MetadataAdmin): TenantAndNamespaceMethods {
   return {
     async createTenant(request) {
-      const tenant = await admin.createTenant(request.tenant, request.adminRoles);
-      return { tenant: { name: tenant.name, adminRoles: tenant.adminRoles, createdAtMs: BigInt(tenant.createdAtMs) } };
+      return { tenant: tenantMessage(await admin.createTenant(request.tenant, request.adminRoles)) };
+    },
+    async getTenant(request) {
+      return { tenant: tenantMessage(await admin.getTenant(request.tenant)) };
     },
     async listTenants() {
       return { tenants: await admin.listTenants() };

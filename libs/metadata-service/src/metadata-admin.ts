@@ -22,7 +22,7 @@ import { getAuthPolicies, grantPermission, revokePermission } from './admin/perm
 import type { OwnerRoleName } from './records/records.js';
 import type { OwnerLoadRecord } from './records/owner-load.js';
 import { SessionLiveness, type SessionLivenessSettings } from './coordination/session-liveness.js';
-import { createTenant, deleteTenant, listTenants } from './admin/tenants.js';
+import { createTenant, deleteTenant, getTenant, listTenants } from './admin/tenants.js';
 import { createTopicsBatch } from './admin/topic-batch.js';
 import { ListingCache } from './listing/listing-cache.js';
 import { listTopicPage, type TopicPage } from './listing/topic-listing.js';
@@ -79,6 +79,7 @@ export class MetadataAdmin {
   }
 
   createTenant = (tenant: string, adminRoles: readonly string[] = []) => createTenant(this.context, tenant, adminRoles);
+  getTenant = (tenant: string) => getTenant(this.context, tenant);
   listTenants = () => listTenants(this.context);
   deleteTenant = (tenant: string) => deleteTenant(this.context, tenant);
 

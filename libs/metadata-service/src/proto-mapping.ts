@@ -6,10 +6,12 @@ import {
   type OwnerInfoSchema,
   type Policies,
   type PoliciesSchema,
+  type TenantInfoSchema,
   type TopicInfoSchema,
 } from '@ledgerline/proto';
 import { invalidArgument } from '@ledgerline/errors';
 import type { Lease } from './coordination/leases.js';
+import type { Tenant } from './admin/tenants.js';
 import type { NamespaceInfo } from './admin/namespaces.js';
 import type { PolicyInput } from './admin/policies.js';
 import type { OwnerRecord, OwnerRoleName, PoliciesRecord } from './records/records.js';
@@ -44,6 +46,10 @@ export function policiesMessage(policies: PoliciesRecord): MessageInitShape<type
     readonly: policies.readonly,
     allowAutoTopicCreation: policies.allowAutoTopicCreation,
   };
+}
+
+export function tenantMessage(tenant: Tenant): MessageInitShape<typeof TenantInfoSchema> {
+  return { name: tenant.name, adminRoles: tenant.adminRoles, createdAtMs: BigInt(tenant.createdAtMs) };
 }
 
 export function namespaceMessage(info: NamespaceInfo): MessageInitShape<typeof NamespaceInfoSchema> {

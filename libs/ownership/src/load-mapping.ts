@@ -12,6 +12,7 @@ export function loadMessage(load: OwnerLoad): MessageInitShape<typeof OwnerLoadS
     bytesOutPerSecond: load.bytesOutPerSecond,
     consumers: load.consumers,
     pendingEntries: BigInt(load.pendingEntries),
+    storageBytes: BigInt(Math.round(load.storageBytes)),
     cpuShare: load.cpuShare,
     intervalMs: BigInt(Math.round(load.intervalMs)),
     busiestTopics: load.busiestTopics.map((each) => ({ topic: each.topic, messagesPerSecond: each.messagesPerSecond })),

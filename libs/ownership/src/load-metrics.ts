@@ -29,6 +29,11 @@ const GAUGES: readonly { figure: Figure; name: string; help: string }[] = [
   { figure: 'consumers', name: 'ledgerline_owner_consumers', help: 'Open consume streams' },
   { figure: 'pendingEntries', name: 'ledgerline_owner_pending_entries', help: 'Entries taken and not yet stored' },
   {
+    figure: 'storageBytes',
+    name: 'ledgerline_owner_storage_bytes',
+    help: 'Bytes of entries in the ledgers of the topics held (last keep-alive)',
+  },
+  {
     figure: 'cpuShare',
     name: 'ledgerline_owner_cpu_share',
     help: 'CPU time of the process over wall time (1 = one core busy)',

@@ -25,6 +25,7 @@ describe('LoadMeter', () => {
       bytesOut: 500,
       topicsOwned: 3,
       pendingEntries: 4,
+      storageBytes: 123_456,
     });
     expect(await meter.sample()).toEqual({
       topicsOwned: 3,
@@ -34,6 +35,7 @@ describe('LoadMeter', () => {
       bytesOutPerSecond: 250,
       consumers: 0,
       pendingEntries: 4,
+      storageBytes: 123_456,
       cpuShare: 0.25,
       intervalMs: 2_000,
       busiestTopics: [],

@@ -14,6 +14,8 @@ export interface OwnerLoad {
   consumers: number;
   /** Entries taken and not yet stored (0 on a read-only owner, which stores nothing). */
   pendingEntries: number;
+  /** Bytes of entries in the ledgers of the topics held now (0 on a read-only owner, which stores nothing). */
+  storageBytes: number;
   /** CPU time of this process over wall time: 1 is one core busy for the whole interval. */
   cpuShare: number;
   intervalMs: number;
@@ -42,6 +44,8 @@ export interface LoadTotals {
   bytesOut: number;
   topicsOwned: number;
   pendingEntries: number;
+  /** Bytes of entries in the held topics' ledgers now; a reader that stores nothing leaves it out (0). */
+  storageBytes?: number;
   /** Running totals of messages in and out per topic held now (by lease name); none reported without it. */
   topicMessages?: ReadonlyMap<string, number>;
 }
@@ -63,6 +67,7 @@ export const IDLE_LOAD: OwnerLoad = Object.freeze({
   bytesOutPerSecond: 0,
   consumers: 0,
   pendingEntries: 0,
+  storageBytes: 0,
   cpuShare: 0,
   intervalMs: 0,
   busiestTopics: Object.freeze([]),
@@ -147,6 +152,7 @@ export class LoadMeter {
       bytesOutPerSecond: perSecond(totals.bytesOut - was.bytesOut, intervalMs),
       consumers: this.openConsumers,
       pendingEntries: totals.pendingEntries,
+      storageBytes: totals.storageBytes ?? 0,
       cpuShare: previous === undefined ? 0 : perSecond(cpuMicros - previous.cpuMicros, intervalMs) / 1_000_000,
       intervalMs,
       busiestTopics: busiestTopics(totals.topicMessages, previous?.totals.topicMessages, intervalMs),

@@ -1,4 +1,4 @@
-import { NamespaceName, TopicName } from '@ledgerline/naming';
+import { NamespaceName, TopicName, validateTenant } from '@ledgerline/naming';
 
 /** What a role may be granted on a namespace (Pulsar's AuthAction). */
 export type AuthActionName = 'produce' | 'consume';
@@ -33,6 +33,14 @@ function ofTopic(topic: unknown, actions: readonly AuthActionName[]): Access {
 function adminOfTopic(topic: unknown): Access {
   const name = TopicName.parse(text(topic));
   return { kind: 'tenant-admin', tenant: name.tenant, namespace: name.namespaceName.toString() };
+}
+
+/**
+ * A tenant's admin: the name is checked first, so a bad one is the naming
+ * package's INVALID_ARGUMENT rather than a refusal that hides the mistake.
+ */
+function adminOfTenant(tenant: unknown): Access {
+  return { kind: 'tenant-admin', tenant: validateTenant(text(tenant)) };
 }
 
 function adminOfNamespace(namespace: unknown): Access {
@@ -92,6 +100,7 @@ const RULES: Readonly<Record<string, Rule>> = {
   '/ledgerline.v1.LookupService/LookupTopic': topicField(LOOKUP),
   '/ledgerline.v1.AdminService/CreateTenant': () => SUPER_USER,
   '/ledgerline.v1.AdminService/ListTenants': () => SUPER_USER,
+  '/ledgerline.v1.AdminService/GetTenant': (request) => adminOfTenant(request['tenant']),
   '/ledgerline.v1.AdminService/DeleteTenant': () => SUPER_USER,
   '/ledgerline.v1.AdminService/CreateNamespace': namespaceAdmin,
   '/ledgerline.v1.AdminService/GetNamespace': namespaceAdmin,

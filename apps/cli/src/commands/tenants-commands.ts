@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { CliIo } from '../cli-io.js';
-import { withAdmin } from '../admin-command.js';
+import { toJson, withAdmin } from '../admin-command.js';
 import { descriptionOf } from '../command-index.js';
 
-/** `ledgerline tenants create|list|delete`. */
+/** `ledgerline tenants create|get|list|delete`. */
 export function registerTenantCommands(program: Command, io: CliIo): void {
   const tenants = program.command('tenants').description(descriptionOf('tenants'));
   tenants
@@ -14,6 +14,14 @@ export function registerTenantCommands(program: Command, io: CliIo): void {
       withAdmin(io, command, async ({ admin }) => {
         await admin.createTenant({ tenant, adminRoles: options.adminRole });
         io.out(`created tenant ${tenant}`);
+      }),
+    );
+  tenants
+    .command('get <tenant>')
+    .description('show a tenant, its admin roles and when it was created, as JSON')
+    .action(async (tenant: string, _options: unknown, command: Command) =>
+      withAdmin(io, command, async ({ admin }) => {
+        io.out(toJson((await admin.getTenant({ tenant })).tenant));
       }),
     );
   tenants

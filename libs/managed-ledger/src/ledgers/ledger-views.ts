@@ -47,6 +47,39 @@ export function ledgerViews(ledgers: readonly LedgerSummary[], current: OpenLedg
   });
 }
 
+/**
+ * The bytes of a managed ledger's entries, the sum of its views' sizeBytes,
+ * without building the views: an owner's load report asks it of every topic
+ * it holds each interval, and an owner may hold thousands. The closed
+ * ledgers' sum is kept for the ledger list it was taken over; the info keeper
+ * replaces that list on every update (a ledger added, closed or trimmed) and
+ * never changes it in place, so a call is O(1) between such updates and one
+ * pass over the list after each. The open ledger's bytes are read live.
+ */
+export class StoredBytes {
+  private summed: readonly LedgerSummary[] | undefined;
+  private summedWith: OpenLedger | undefined;
+  private closedBytes = 0;
+  private currentListed = false;
+
+  of(ledgers: readonly LedgerSummary[], current: OpenLedger | undefined): number {
+    if (ledgers !== this.summed || current !== this.summedWith) {
+      let closedBytes = 0;
+      let currentListed = false;
+      for (const ledger of ledgers) {
+        // As in ledgerViews: the listed ledger the owner is writing counts from memory.
+        if (current !== undefined && ledger.ledgerId === current.ledgerId) currentListed = true;
+        else closedBytes += ledger.sizeBytes;
+      }
+      this.summed = ledgers;
+      this.summedWith = current;
+      this.closedBytes = closedBytes;
+      this.currentListed = currentListed;
+    }
+    return this.closedBytes + (this.currentListed && current !== undefined ? current.sizeBytes : 0);
+  }
+}
+
 /** The index of the first ledger whose id is at least `ledgerId`; views.length when none. */
 export function ledgerIndexAtOrAfter(views: readonly LedgerView[], ledgerId: number): number {
   let low = 0;

@@ -65,6 +65,36 @@ describe('trimming', () => {
     await reopened.close();
   });
 
+  it("keeps storedBytes equal to the ledgers' sum through appends, rollovers and trims", async () => {
+    const backends = testBackends();
+    const ml = await ManagedLedger.open(TOPIC, backends.deps(), {
+      config: { ...base, retentionTimeMs: 0, retentionSizeBytes: 0 },
+    });
+    const viewsSum = () => ml.ledgers().reduce((sum, view) => sum + view.sizeBytes, 0);
+    const cursor = await ml.openCursor('a', { start: { initialPosition: 'earliest' } });
+    expect(ml.storedBytes()).toBe(0);
+    const written: AppendResult[] = [];
+    let before = 0;
+    for (let i = 0; i < 23; i++) {
+      written.push(await ml.append(payloadOf(`entry-${i}`)));
+      expect(ml.storedBytes()).toBe(viewsSum());
+      expect(ml.storedBytes()).toBeGreaterThan(before);
+      before = ml.storedBytes();
+    }
+    expect(ml.ledgers().length).toBe(5);
+    cursor.ackCumulative(written[12]!.position);
+    await ml.trim();
+    expect(ml.ledgers().length).toBe(3);
+    expect(ml.storedBytes()).toBe(viewsSum());
+    expect(ml.storedBytes()).toBeLessThan(before);
+    await ml.close();
+    // A reopened ledger sums what its info recorded.
+    const reopened = await ManagedLedger.open(TOPIC, backends.deps(), { config: base });
+    expect(reopened.storedBytes()).toBe(reopened.ledgers().reduce((sum, view) => sum + view.sizeBytes, 0));
+    expect(reopened.storedBytes()).toBeGreaterThan(0);
+    await reopened.close();
+  });
+
   it('keeps consumed ledgers within the retention time and trims them after it', async () => {
     const { backends, ml, a, b, written } = await setup({ retentionTimeMs: 1_000, retentionSizeBytes: -1 });
     a.ackCumulative(written[22]!.position);

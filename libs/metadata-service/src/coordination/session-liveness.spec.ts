@@ -184,6 +184,7 @@ describe('owner load reports', () => {
     bytesOutPerSecond: 2048,
     consumers: 2,
     pendingEntries: 7n,
+    storageBytes: 5_000_000n,
     cpuShare: 0.25,
     intervalMs: 3_000n,
     busiestTopics: [{ topic: 'persistent://a/b/t', messagesPerSecond: 100 }],
@@ -198,11 +199,15 @@ describe('owner load reports', () => {
     expect((await admin.listOwners(''))[0]?.load).toBeUndefined();
     await admin.keepAliveOwner(session.sessionId, loadRecord(report as never));
     const [listed] = await admin.listOwners('');
-    expect(listed?.load).toEqual({ ...report, pendingEntries: 7, intervalMs: 3_000 });
+    expect(listed?.load).toEqual({ ...report, pendingEntries: 7, storageBytes: 5_000_000, intervalMs: 3_000 });
     expect(listed?.loadReportedAtMs).toBeGreaterThan(0);
     // A keep-alive without a load keeps the last report.
     await admin.keepAliveOwner(session.sessionId);
     expect((await admin.listOwners(''))[0]?.load?.topicsOwned).toBe(3);
+  });
+
+  it("takes storage bytes past the rates' bound (petabytes), up to what a number counts exactly", () => {
+    expect(loadRecord({ ...report, storageBytes: 2n * 10n ** 15n } as never).storageBytes).toBe(2e15);
   });
 
   it.each([
@@ -210,6 +215,8 @@ describe('owner load reports', () => {
     ['bytesInPerSecond', -1],
     ['messagesOutPerSecond', Number.POSITIVE_INFINITY],
     ['pendingEntries', -5n],
+    ['storageBytes', -1n],
+    ['storageBytes', 2n ** 53n],
   ])('refuses a load whose %s is %p', (field, value) => {
     expect(() => loadRecord({ ...report, [field]: value } as never)).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'INVALID_OWNER_LOAD' }),

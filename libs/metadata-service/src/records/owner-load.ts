@@ -16,6 +16,8 @@ export const OwnerLoadRecordSchema = z.object({
   bytesOutPerSecond: z.number(),
   consumers: z.number(),
   pendingEntries: z.number(),
+  /** Absent in records written before owners reported it. */
+  storageBytes: z.number().optional(),
   cpuShare: z.number(),
   intervalMs: z.number(),
   /** Absent in records written before owners reported it. */
@@ -30,12 +32,18 @@ export const MAX_BUSIEST_TOPICS = 64;
 /** Longer than any topic name the naming rules allow. */
 const MAX_TOPIC_NAME_CHARS = 1_024;
 
-function figure(value: number | bigint, field: string): number {
+/**
+ * Bytes an owner's topics may hold: as many as a number counts exactly. A
+ * refused load fails the keep-alive, so a real figure must never reach it.
+ */
+const MAX_STORAGE_BYTES = Number.MAX_SAFE_INTEGER;
+
+function figure(value: number | bigint, field: string, max = MAX_LOAD_FIGURE): number {
   const number = Number(value);
-  if (!Number.isFinite(number) || number < 0 || number > MAX_LOAD_FIGURE) {
+  if (!Number.isFinite(number) || number < 0 || number > max) {
     throw invalidArgument(
       MetadataServiceReason.INVALID_OWNER_LOAD,
-      `an owner load's ${field} is a finite number from 0 to ${MAX_LOAD_FIGURE}, got ${String(value)}`,
+      `an owner load's ${field} is a finite number from 0 to ${max}, got ${String(value)}`,
       { field },
     );
   }
@@ -52,6 +60,7 @@ export function loadRecord(load: OwnerLoad): OwnerLoadRecord {
     bytesOutPerSecond: figure(load.bytesOutPerSecond, 'bytes_out_per_second'),
     consumers: figure(load.consumers, 'consumers'),
     pendingEntries: figure(load.pendingEntries, 'pending_entries'),
+    storageBytes: figure(load.storageBytes, 'storage_bytes', MAX_STORAGE_BYTES),
     cpuShare: figure(load.cpuShare, 'cpu_share'),
     intervalMs: figure(load.intervalMs, 'interval_ms'),
     busiestTopics: busiestTopics(load),
@@ -86,6 +95,7 @@ export function loadMessage(load: OwnerLoadRecord): MessageInitShape<typeof Owne
     ...load,
     busiestTopics: load.busiestTopics ?? [],
     pendingEntries: BigInt(Math.round(load.pendingEntries)),
+    storageBytes: BigInt(Math.round(load.storageBytes ?? 0)),
     intervalMs: BigInt(Math.round(load.intervalMs)),
   };
 }

@@ -69,6 +69,10 @@ function tenantAndNamespaceFlow(next: () => Clients): void {
   it('runs every tenant and namespace flow', async () => {
     await next().admin.createTenant({ tenant: 'e2e-acme', adminRoles: ['ops'] });
     expect((await next().admin.listTenants({})).tenants).toContain('e2e-acme');
+    expect((await next().admin.getTenant({ tenant: 'e2e-acme' })).tenant).toMatchObject({
+      name: 'e2e-acme',
+      adminRoles: ['ops'],
+    });
     const created = await next().admin.createNamespace({
       namespace: 'e2e-acme/orders',
       policies: { numberOfTopicBuckets: 16, maxTopics: 10, retentionTimeMinutes: 30n, ownerGroup: 'east' },
@@ -93,6 +97,10 @@ function tenantAndNamespaceFlow(next: () => Clients): void {
     await next().admin.deleteNamespace({ namespace: 'e2e-acme/orders' });
     await next().admin.deleteTenant({ tenant: 'e2e-acme' });
     expect((await next().admin.listTenants({})).tenants).not.toContain('e2e-acme');
+    expect(await failure(next().admin.getTenant({ tenant: 'e2e-acme' }))).toMatchObject({
+      code: 'NOT_FOUND',
+      reason: 'TENANT_NOT_FOUND',
+    });
   });
 }
 

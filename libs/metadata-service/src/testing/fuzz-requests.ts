@@ -142,6 +142,7 @@ export function requestArbitraries(seeds: FuzzSeeds) {
     AdminService: {
       createTenant: optionalFields({ tenant, adminRoles: fc.array(chaosString, { maxLength: 80 }) }),
       listTenants: fc.constant({}),
+      getTenant: optionalFields({ tenant }),
       deleteTenant: optionalFields({ tenant }),
       createNamespace: optionalFields({ namespace, policies }),
       getNamespace: optionalFields({ namespace }),
@@ -187,6 +188,7 @@ export function requestArbitraries(seeds: FuzzSeeds) {
           bytesOutPerSecond: fc.double(),
           consumers: int32,
           pendingEntries: int64,
+          storageBytes: int64,
           cpuShare: fc.double(),
           intervalMs: int64,
         }),

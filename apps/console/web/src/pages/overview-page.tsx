@@ -48,6 +48,7 @@ function Owners({ overview }: { overview: GetOverviewResponse }) {
     owner.group,
     owner.advertisedAddress,
     owner.load?.topicsOwned ?? 0,
+    owner.role === OwnerRole.WRITER ? formatBytes(owner.load?.storageBytes ?? 0n) : '—',
     formatRate(owner.load?.messagesInPerSecond ?? 0),
     formatRate(owner.load?.messagesOutPerSecond ?? 0),
     owner.load === undefined ? '—' : `${(owner.load.cpuShare * 100).toFixed(0)} %`,
@@ -56,7 +57,7 @@ function Owners({ overview }: { overview: GetOverviewResponse }) {
   return (
     <Table
       testId="owners"
-      head={['owner', 'role', 'group', 'address', 'topics', 'in', 'out', 'CPU', 'consumers']}
+      head={['owner', 'role', 'group', 'address', 'topics', 'storage', 'in', 'out', 'CPU', 'consumers']}
       rows={rows}
       empty="No owner registered."
     />
@@ -109,7 +110,8 @@ export function OverviewPage() {
                 ['bytes out', formatRate(overview.bytesOutPerSecond / 1024, 'KiB/s')],
                 [
                   'storage used',
-                  `${formatBytes(overview.storageUsedBytes)}${overview.storageExact ? '' : ' (owned topics)'}`,
+                  // Not exact: the writer owners' sums over the topics they have loaded now (see console.proto).
+                  `${formatBytes(overview.storageUsedBytes)}${overview.storageExact ? '' : ' in loaded topics'}`,
                 ],
                 ['topics owned', formatCount(overview.topicsOwned)],
                 ['tenants', formatCount(overview.tenants)],

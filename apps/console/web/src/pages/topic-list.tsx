@@ -39,7 +39,13 @@ export function TopicList({ rows, more, loadMore }: { rows: TopicRow[]; more: bo
               style={{ height: ROW_HEIGHT_PX, transform: `translateY(${item.start}px)` }}
             >
               <Link to={paths.topic(row.name)}>{row.localName}</Link>
-              <span className="muted">{row.partitions > 0 ? `${row.partitions} partitions` : ''}</span>
+              <span className="muted" data-testid="topic-row-kind">
+                {row.partitions > 0
+                  ? `${row.partitions} partitions`
+                  : row.partitionedTopic !== ''
+                    ? `partition of ${row.partitionedTopic}`
+                    : ''}
+              </span>
             </div>
           );
         })}

@@ -92,6 +92,48 @@ function Partition({ partition }: { partition: PartitionSummary }) {
   );
 }
 
+/**
+ * A partitioned topic's partitions, one row each with what tells them apart
+ * at a glance (owner, offsets, backlog, rates); each links to that
+ * partition's own page, which has its ledgers and subscriptions.
+ */
+function Partitions({ topic }: { topic: GetTopicSummaryResponse }) {
+  return (
+    <Table
+      testId="partitions"
+      head={['partition', 'writer owner', 'earliest offset', 'next offset', 'backlog', 'size', 'in / out']}
+      rows={topic.partitionSummaries.map((partition) => [
+        <Link to={paths.topic(partition.topic)}>{partition.index}</Link>,
+        partition.errorReason !== '' ? (
+          <span className="error">
+            <code>{partition.errorReason}</code>: {partition.errorMessage}
+          </span>
+        ) : (
+          partition.ownerAddress || 'not owned now'
+        ),
+        String(partition.earliestOffset),
+        String(partition.latestOffset),
+        formatCount(partition.backlogMessages),
+        formatBytes(partition.sizeBytes),
+        `${formatRate(partition.messagesInPerSecond)} / ${formatRate(partition.messagesOutPerSecond)}`,
+      ])}
+      empty="No partitions."
+    />
+  );
+}
+
+/** What a topic is: partitioned (with how many), one partition of one (linked), or neither. */
+function TopicKind({ topic }: { topic: GetTopicSummaryResponse }) {
+  if (topic.partitions > 0) return <>{topic.partitions} partitions</>;
+  if (topic.partitionedTopic === '') return <>not partitioned</>;
+  return (
+    <>
+      partition {topic.partitionSummaries[0]?.index} of{' '}
+      <Link to={paths.topic(topic.partitionedTopic)}>{topic.partitionedTopic}</Link>
+    </>
+  );
+}
+
 function ReadonlyOwners({ topic }: { topic: GetTopicSummaryResponse }) {
   return (
     <Table
@@ -117,13 +159,20 @@ export function TopicPage() {
       <CallView state={state}>
         {(answer) => (
           <>
-            <p className="muted">
-              {answer.partitions > 0 ? `${answer.partitions} partitions` : 'not partitioned'} · created{' '}
-              {formatTime(answer.createdAtMs)}
+            <p className="muted" data-testid="topic-kind">
+              <TopicKind topic={answer} /> · created {formatTime(answer.createdAtMs)}
             </p>
-            {answer.partitionSummaries.map((partition) => (
-              <Partition key={partition.topic} partition={partition} />
-            ))}
+            {answer.partitions > 0 ? (
+              <>
+                <h2>Partitions</h2>
+                {answer.partitionSummaries.length < answer.partitions && (
+                  <p className="muted">Showing the first {answer.partitionSummaries.length} partitions.</p>
+                )}
+                <Partitions topic={answer} />
+              </>
+            ) : (
+              answer.partitionSummaries.map((partition) => <Partition key={partition.topic} partition={partition} />)
+            )}
             <h2>Read-only owners</h2>
             <ReadonlyOwners topic={answer} />
           </>

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/admin.proto.
  */
 export const file_ledgerline_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChlsZWRnZXJsaW5lL3YxL2FkbWluLnByb3RvEg1sZWRnZXJsaW5lLnYxIj0KD1JvbGVQZXJtaXNzaW9ucxIqCgdhY3Rpb25zGAEgAygOMhkubGVkZ2VybGluZS52MS5BdXRoQWN0aW9uImUKFkdyYW50UGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkSKgoHYWN0aW9ucxgDIAMoDjIZLmxlZGdlcmxpbmUudjEuQXV0aEFjdGlvbiK7AQoXR3JhbnRQZXJtaXNzaW9uUmVzcG9uc2USTAoLcGVybWlzc2lvbnMYASADKAsyNy5sZWRnZXJsaW5lLnYxLkdyYW50UGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiOgoXUmV2b2tlUGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkivQEKGFJldm9rZVBlcm1pc3Npb25SZXNwb25zZRJNCgtwZXJtaXNzaW9ucxgBIAMoCzI4LmxlZGdlcmxpbmUudjEuUmV2b2tlUGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiKgoVR2V0UGVybWlzc2lvbnNSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSLVAQoWR2V0UGVybWlzc2lvbnNSZXNwb25zZRJLCgtwZXJtaXNzaW9ucxgBIAMoCzI2LmxlZGdlcmxpbmUudjEuR2V0UGVybWlzc2lvbnNSZXNwb25zZS5QZXJtaXNzaW9uc0VudHJ5EhoKEnRlbmFudF9hZG1pbl9yb2xlcxgCIAMoCRpSChBQZXJtaXNzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRItCgV2YWx1ZRgCIAEoCzIeLmxlZGdlcmxpbmUudjEuUm9sZVBlcm1pc3Npb25zOgI4ASJGCgpUZW5hbnRJbmZvEgwKBG5hbWUYASABKAkSEwoLYWRtaW5fcm9sZXMYAiADKAkSFQoNY3JlYXRlZF9hdF9tcxgDIAEoAyI6ChNDcmVhdGVUZW5hbnRSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRITCgthZG1pbl9yb2xlcxgCIAMoCSJBChRDcmVhdGVUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5sZWRnZXJsaW5lLnYxLlRlbmFudEluZm8iFAoSTGlzdFRlbmFudHNSZXF1ZXN0IiYKE0xpc3RUZW5hbnRzUmVzcG9uc2USDwoHdGVuYW50cxgBIAMoCSIlChNEZWxldGVUZW5hbnRSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCSIWChREZWxldGVUZW5hbnRSZXNwb25zZSJwCg1OYW1lc3BhY2VJbmZvEgwKBG5hbWUYASABKAkSKQoIcG9saWNpZXMYAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvbGljaWVzEhUKDWNyZWF0ZWRfYXRfbXMYAyABKAMSDwoHdmVyc2lvbhgEIAEoAyJWChZDcmVhdGVOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIpCghwb2xpY2llcxgCIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9saWNpZXMiSgoXQ3JlYXRlTmFtZXNwYWNlUmVzcG9uc2USLwoJbmFtZXNwYWNlGAEgASgLMhwubGVkZ2VybGluZS52MS5OYW1lc3BhY2VJbmZvIigKE0dldE5hbWVzcGFjZVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJIkcKFEdldE5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyJWChZVcGRhdGVOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIpCghwb2xpY2llcxgCIAEoCzIXLmxlZGdlcmxpbmUudjEuUG9saWNpZXMiSgoXVXBkYXRlTmFtZXNwYWNlUmVzcG9uc2USLwoJbmFtZXNwYWNlGAEgASgLMhwubGVkZ2VybGluZS52MS5OYW1lc3BhY2VJbmZvIkgKGVNldFdyaXRlck5hbWVzcGFjZVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEhgKEHdyaXRlcl9uYW1lc3BhY2UYAiABKAkiTQoaU2V0V3JpdGVyTmFtZXNwYWNlUmVzcG9uc2USLwoJbmFtZXNwYWNlGAEgASgLMhwubGVkZ2VybGluZS52MS5OYW1lc3BhY2VJbmZvIicKFUxpc3ROYW1lc3BhY2VzUmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiLAoWTGlzdE5hbWVzcGFjZXNSZXNwb25zZRISCgpuYW1lc3BhY2VzGAEgAygJIisKFkRlbGV0ZU5hbWVzcGFjZVJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJIhkKF0RlbGV0ZU5hbWVzcGFjZVJlc3BvbnNlImEKCVRvcGljSW5mbxIMCgRuYW1lGAEgASgJEhIKCnBhcnRpdGlvbnMYAiABKAUSGwoTbWFuYWdlZF9sZWRnZXJfcGF0aBgDIAEoCRIVCg1jcmVhdGVkX2F0X21zGAQgASgDIjcKEkNyZWF0ZVRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpwYXJ0aXRpb25zGAIgASgFIj4KE0NyZWF0ZVRvcGljUmVzcG9uc2USJwoFdG9waWMYASABKAsyGC5sZWRnZXJsaW5lLnYxLlRvcGljSW5mbyIlChNDcmVhdGVUb3BpY3NSZXF1ZXN0Eg4KBnRvcGljcxgBIAMoCSJgChFUb3BpY0NyZWF0ZVJlc3VsdBINCgV0b3BpYxgBIAEoCRIPCgdjcmVhdGVkGAIgASgIEhQKDGVycm9yX3JlYXNvbhgDIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAQgASgJIkkKFENyZWF0ZVRvcGljc1Jlc3BvbnNlEjEKB3Jlc3VsdHMYASADKAsyIC5sZWRnZXJsaW5lLnYxLlRvcGljQ3JlYXRlUmVzdWx0IiAKD0dldFRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCSI7ChBHZXRUb3BpY1Jlc3BvbnNlEicKBXRvcGljGAEgASgLMhgubGVkZ2VybGluZS52MS5Ub3BpY0luZm8iWQodVXBkYXRlUGFydGl0aW9uZWRUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKcGFydGl0aW9ucxgCIAEoBRIVCg12YWxpZGF0ZV9vbmx5GAMgASgIIkkKHlVwZGF0ZVBhcnRpdGlvbmVkVG9waWNSZXNwb25zZRInCgV0b3BpYxgBIAEoCzIYLmxlZGdlcmxpbmUudjEuVG9waWNJbmZvIiMKEkRlbGV0ZVRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCSIzChNEZWxldGVUb3BpY1Jlc3BvbnNlEhwKFGRlbGV0YWJsZV9sZWRnZXJfaWRzGAEgAygDIl0KEUxpc3RUb3BpY3NSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRISCgpwYWdlX3Rva2VuGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRIOCgZwcmVmaXgYBCABKAkiPQoSTGlzdFRvcGljc1Jlc3BvbnNlEg4KBnRvcGljcxgBIAMoCRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiJwoSQ291bnRUb3BpY3NSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSIkChNDb3VudFRvcGljc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgDIlMKGkZpbmlzaFRvcGljRGVsZXRpb25SZXF1ZXN0EhsKE21hbmFnZWRfbGVkZ2VyX3BhdGgYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAyJZChtGaW5pc2hUb3BpY0RlbGV0aW9uUmVzcG9uc2USOgoHb3V0Y29tZRgBIAEoDjIpLmxlZGdlcmxpbmUudjEuRmluaXNoVG9waWNEZWxldGlvbk91dGNvbWUiGgoYR2V0QmFsYW5jZXJTdGF0dXNSZXF1ZXN0IlEKDUJhbGFuY2VyT3duZXISDQoFZ3JvdXAYASABKAkSEwoLaW5zdGFuY2VfaWQYAiABKAkSDgoGdG9waWNzGAMgASgFEgwKBGxvYWQYBCABKAEikgEKDEJhbGFuY2VyTW92ZRINCgV0b3BpYxgBIAEoCRIYChBmcm9tX2luc3RhbmNlX2lkGAIgASgJEhYKDnRvX2luc3RhbmNlX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRINCgVhdF9tcxgFIAEoAxIPCgdvdXRjb21lGAYgASgJEhEKCXBhdXNlZF9tcxgHIAEoAyLxAQoZR2V0QmFsYW5jZXJTdGF0dXNSZXNwb25zZRIOCgZhY3RpdmUYASABKAgSEQoJbGVhZGVyX2lkGAIgASgJEhgKEGxhc3Rfcm91bmRfYXRfbXMYAyABKAMSDgoGcm91bmRzGAQgASgDEhMKC21vdmVzX3RvdGFsGAUgASgDEhEKCWRlY2lzaW9ucxgGIAMoCRIsCgZvd25lcnMYByADKAsyHC5sZWRnZXJsaW5lLnYxLkJhbGFuY2VyT3duZXISMQoMcmVjZW50X21vdmVzGAggAygLMhsubGVkZ2VybGluZS52MS5CYWxhbmNlck1vdmUqWwoKQXV0aEFjdGlvbhIbChdBVVRIX0FDVElPTl9VTlNQRUNJRklFRBAAEhcKE0FVVEhfQUNUSU9OX1BST0RVQ0UQARIXChNBVVRIX0FDVElPTl9DT05TVU1FEAIqzAEKGkZpbmlzaFRvcGljRGVsZXRpb25PdXRjb21lEi0KKUZJTklTSF9UT1BJQ19ERUxFVElPTl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASKQolRklOSVNIX1RPUElDX0RFTEVUSU9OX09VVENPTUVfUkVNT1ZFRBABEikKJUZJTklTSF9UT1BJQ19ERUxFVElPTl9PVVRDT01FX0NIQU5HRUQQAhIpCiVGSU5JU0hfVE9QSUNfREVMRVRJT05fT1VUQ09NRV9NSVNTSU5HEAMyzQ8KDEFkbWluU2VydmljZRJXCgxDcmVhdGVUZW5hbnQSIi5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRlbmFudFJlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRlbmFudFJlc3BvbnNlElQKC0xpc3RUZW5hbnRzEiEubGVkZ2VybGluZS52MS5MaXN0VGVuYW50c1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkxpc3RUZW5hbnRzUmVzcG9uc2USVwoMRGVsZXRlVGVuYW50EiIubGVkZ2VybGluZS52MS5EZWxldGVUZW5hbnRSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5EZWxldGVUZW5hbnRSZXNwb25zZRJgCg9DcmVhdGVOYW1lc3BhY2USJS5sZWRnZXJsaW5lLnYxLkNyZWF0ZU5hbWVzcGFjZVJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLkNyZWF0ZU5hbWVzcGFjZVJlc3BvbnNlElcKDEdldE5hbWVzcGFjZRIiLmxlZGdlcmxpbmUudjEuR2V0TmFtZXNwYWNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuR2V0TmFtZXNwYWNlUmVzcG9uc2USYAoPVXBkYXRlTmFtZXNwYWNlEiUubGVkZ2VybGluZS52MS5VcGRhdGVOYW1lc3BhY2VSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5VcGRhdGVOYW1lc3BhY2VSZXNwb25zZRJpChJTZXRXcml0ZXJOYW1lc3BhY2USKC5sZWRnZXJsaW5lLnYxLlNldFdyaXRlck5hbWVzcGFjZVJlcXVlc3QaKS5sZWRnZXJsaW5lLnYxLlNldFdyaXRlck5hbWVzcGFjZVJlc3BvbnNlEl0KDkxpc3ROYW1lc3BhY2VzEiQubGVkZ2VybGluZS52MS5MaXN0TmFtZXNwYWNlc1JlcXVlc3QaJS5sZWRnZXJsaW5lLnYxLkxpc3ROYW1lc3BhY2VzUmVzcG9uc2USYAoPRGVsZXRlTmFtZXNwYWNlEiUubGVkZ2VybGluZS52MS5EZWxldGVOYW1lc3BhY2VSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5EZWxldGVOYW1lc3BhY2VSZXNwb25zZRJUCgtDcmVhdGVUb3BpYxIhLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5DcmVhdGVUb3BpY1Jlc3BvbnNlElcKDENyZWF0ZVRvcGljcxIiLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNzUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNzUmVzcG9uc2USSwoIR2V0VG9waWMSHi5sZWRnZXJsaW5lLnYxLkdldFRvcGljUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0VG9waWNSZXNwb25zZRJ1ChZVcGRhdGVQYXJ0aXRpb25lZFRvcGljEiwubGVkZ2VybGluZS52MS5VcGRhdGVQYXJ0aXRpb25lZFRvcGljUmVxdWVzdBotLmxlZGdlcmxpbmUudjEuVXBkYXRlUGFydGl0aW9uZWRUb3BpY1Jlc3BvbnNlElQKC0RlbGV0ZVRvcGljEiEubGVkZ2VybGluZS52MS5EZWxldGVUb3BpY1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkRlbGV0ZVRvcGljUmVzcG9uc2USUQoKTGlzdFRvcGljcxIgLmxlZGdlcmxpbmUudjEuTGlzdFRvcGljc1JlcXVlc3QaIS5sZWRnZXJsaW5lLnYxLkxpc3RUb3BpY3NSZXNwb25zZRJUCgtDb3VudFRvcGljcxIhLmxlZGdlcmxpbmUudjEuQ291bnRUb3BpY3NSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5Db3VudFRvcGljc1Jlc3BvbnNlEmwKE0ZpbmlzaFRvcGljRGVsZXRpb24SKS5sZWRnZXJsaW5lLnYxLkZpbmlzaFRvcGljRGVsZXRpb25SZXF1ZXN0GioubGVkZ2VybGluZS52MS5GaW5pc2hUb3BpY0RlbGV0aW9uUmVzcG9uc2USYAoPR3JhbnRQZXJtaXNzaW9uEiUubGVkZ2VybGluZS52MS5HcmFudFBlcm1pc3Npb25SZXF1ZXN0GiYubGVkZ2VybGluZS52MS5HcmFudFBlcm1pc3Npb25SZXNwb25zZRJjChBSZXZva2VQZXJtaXNzaW9uEiYubGVkZ2VybGluZS52MS5SZXZva2VQZXJtaXNzaW9uUmVxdWVzdBonLmxlZGdlcmxpbmUudjEuUmV2b2tlUGVybWlzc2lvblJlc3BvbnNlEl0KDkdldFBlcm1pc3Npb25zEiQubGVkZ2VybGluZS52MS5HZXRQZXJtaXNzaW9uc1JlcXVlc3QaJS5sZWRnZXJsaW5lLnYxLkdldFBlcm1pc3Npb25zUmVzcG9uc2USZgoRR2V0QmFsYW5jZXJTdGF0dXMSJy5sZWRnZXJsaW5lLnYxLkdldEJhbGFuY2VyU3RhdHVzUmVxdWVzdBooLmxlZGdlcmxpbmUudjEuR2V0QmFsYW5jZXJTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_ledgerline_v1_common]);
+  fileDesc("ChlsZWRnZXJsaW5lL3YxL2FkbWluLnByb3RvEg1sZWRnZXJsaW5lLnYxIj0KD1JvbGVQZXJtaXNzaW9ucxIqCgdhY3Rpb25zGAEgAygOMhkubGVkZ2VybGluZS52MS5BdXRoQWN0aW9uImUKFkdyYW50UGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkSKgoHYWN0aW9ucxgDIAMoDjIZLmxlZGdlcmxpbmUudjEuQXV0aEFjdGlvbiK7AQoXR3JhbnRQZXJtaXNzaW9uUmVzcG9uc2USTAoLcGVybWlzc2lvbnMYASADKAsyNy5sZWRnZXJsaW5lLnYxLkdyYW50UGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiOgoXUmV2b2tlUGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkivQEKGFJldm9rZVBlcm1pc3Npb25SZXNwb25zZRJNCgtwZXJtaXNzaW9ucxgBIAMoCzI4LmxlZGdlcmxpbmUudjEuUmV2b2tlUGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiKgoVR2V0UGVybWlzc2lvbnNSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSLVAQoWR2V0UGVybWlzc2lvbnNSZXNwb25zZRJLCgtwZXJtaXNzaW9ucxgBIAMoCzI2LmxlZGdlcmxpbmUudjEuR2V0UGVybWlzc2lvbnNSZXNwb25zZS5QZXJtaXNzaW9uc0VudHJ5EhoKEnRlbmFudF9hZG1pbl9yb2xlcxgCIAMoCRpSChBQZXJtaXNzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRItCgV2YWx1ZRgCIAEoCzIeLmxlZGdlcmxpbmUudjEuUm9sZVBlcm1pc3Npb25zOgI4ASJGCgpUZW5hbnRJbmZvEgwKBG5hbWUYASABKAkSEwoLYWRtaW5fcm9sZXMYAiADKAkSFQoNY3JlYXRlZF9hdF9tcxgDIAEoAyI6ChNDcmVhdGVUZW5hbnRSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRITCgthZG1pbl9yb2xlcxgCIAMoCSJBChRDcmVhdGVUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5sZWRnZXJsaW5lLnYxLlRlbmFudEluZm8iIgoQR2V0VGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiPgoRR2V0VGVuYW50UmVzcG9uc2USKQoGdGVuYW50GAEgASgLMhkubGVkZ2VybGluZS52MS5UZW5hbnRJbmZvIhQKEkxpc3RUZW5hbnRzUmVxdWVzdCImChNMaXN0VGVuYW50c1Jlc3BvbnNlEg8KB3RlbmFudHMYASADKAkiJQoTRGVsZXRlVGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiFgoURGVsZXRlVGVuYW50UmVzcG9uc2UicAoNTmFtZXNwYWNlSW5mbxIMCgRuYW1lGAEgASgJEikKCHBvbGljaWVzGAIgASgLMhcubGVkZ2VybGluZS52MS5Qb2xpY2llcxIVCg1jcmVhdGVkX2F0X21zGAMgASgDEg8KB3ZlcnNpb24YBCABKAMiVgoWQ3JlYXRlTmFtZXNwYWNlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSKQoIcG9saWNpZXMYAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvbGljaWVzIkoKF0NyZWF0ZU5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyIoChNHZXROYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSJHChRHZXROYW1lc3BhY2VSZXNwb25zZRIvCgluYW1lc3BhY2UYASABKAsyHC5sZWRnZXJsaW5lLnYxLk5hbWVzcGFjZUluZm8iVgoWVXBkYXRlTmFtZXNwYWNlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSKQoIcG9saWNpZXMYAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvbGljaWVzIkoKF1VwZGF0ZU5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyJIChlTZXRXcml0ZXJOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIYChB3cml0ZXJfbmFtZXNwYWNlGAIgASgJIk0KGlNldFdyaXRlck5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyInChVMaXN0TmFtZXNwYWNlc1JlcXVlc3QSDgoGdGVuYW50GAEgASgJIiwKFkxpc3ROYW1lc3BhY2VzUmVzcG9uc2USEgoKbmFtZXNwYWNlcxgBIAMoCSIrChZEZWxldGVOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSIZChdEZWxldGVOYW1lc3BhY2VSZXNwb25zZSJhCglUb3BpY0luZm8SDAoEbmFtZRgBIAEoCRISCgpwYXJ0aXRpb25zGAIgASgFEhsKE21hbmFnZWRfbGVkZ2VyX3BhdGgYAyABKAkSFQoNY3JlYXRlZF9hdF9tcxgEIAEoAyI3ChJDcmVhdGVUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKcGFydGl0aW9ucxgCIAEoBSI+ChNDcmVhdGVUb3BpY1Jlc3BvbnNlEicKBXRvcGljGAEgASgLMhgubGVkZ2VybGluZS52MS5Ub3BpY0luZm8iJQoTQ3JlYXRlVG9waWNzUmVxdWVzdBIOCgZ0b3BpY3MYASADKAkiYAoRVG9waWNDcmVhdGVSZXN1bHQSDQoFdG9waWMYASABKAkSDwoHY3JlYXRlZBgCIAEoCBIUCgxlcnJvcl9yZWFzb24YAyABKAkSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCSJJChRDcmVhdGVUb3BpY3NSZXNwb25zZRIxCgdyZXN1bHRzGAEgAygLMiAubGVkZ2VybGluZS52MS5Ub3BpY0NyZWF0ZVJlc3VsdCIgCg9HZXRUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkiOwoQR2V0VG9waWNSZXNwb25zZRInCgV0b3BpYxgBIAEoCzIYLmxlZGdlcmxpbmUudjEuVG9waWNJbmZvIlkKHVVwZGF0ZVBhcnRpdGlvbmVkVG9waWNSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnBhcnRpdGlvbnMYAiABKAUSFQoNdmFsaWRhdGVfb25seRgDIAEoCCJJCh5VcGRhdGVQYXJ0aXRpb25lZFRvcGljUmVzcG9uc2USJwoFdG9waWMYASABKAsyGC5sZWRnZXJsaW5lLnYxLlRvcGljSW5mbyIjChJEZWxldGVUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkiMwoTRGVsZXRlVG9waWNSZXNwb25zZRIcChRkZWxldGFibGVfbGVkZ2VyX2lkcxgBIAMoAyJdChFMaXN0VG9waWNzUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSEgoKcGFnZV90b2tlbhgCIAEoCRIRCglwYWdlX3NpemUYAyABKAUSDgoGcHJlZml4GAQgASgJIj0KEkxpc3RUb3BpY3NSZXNwb25zZRIOCgZ0b3BpY3MYASADKAkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIicKEkNvdW50VG9waWNzUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkiJAoTQ291bnRUb3BpY3NSZXNwb25zZRINCgVjb3VudBgBIAEoAyJTChpGaW5pc2hUb3BpY0RlbGV0aW9uUmVxdWVzdBIbChNtYW5hZ2VkX2xlZGdlcl9wYXRoGAEgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAiABKAMiWQobRmluaXNoVG9waWNEZWxldGlvblJlc3BvbnNlEjoKB291dGNvbWUYASABKA4yKS5sZWRnZXJsaW5lLnYxLkZpbmlzaFRvcGljRGVsZXRpb25PdXRjb21lIhoKGEdldEJhbGFuY2VyU3RhdHVzUmVxdWVzdCJRCg1CYWxhbmNlck93bmVyEg0KBWdyb3VwGAEgASgJEhMKC2luc3RhbmNlX2lkGAIgASgJEg4KBnRvcGljcxgDIAEoBRIMCgRsb2FkGAQgASgBIpIBCgxCYWxhbmNlck1vdmUSDQoFdG9waWMYASABKAkSGAoQZnJvbV9pbnN0YW5jZV9pZBgCIAEoCRIWCg50b19pbnN0YW5jZV9pZBgDIAEoCRIOCgZyZWFzb24YBCABKAkSDQoFYXRfbXMYBSABKAMSDwoHb3V0Y29tZRgGIAEoCRIRCglwYXVzZWRfbXMYByABKAMi8QEKGUdldEJhbGFuY2VyU3RhdHVzUmVzcG9uc2USDgoGYWN0aXZlGAEgASgIEhEKCWxlYWRlcl9pZBgCIAEoCRIYChBsYXN0X3JvdW5kX2F0X21zGAMgASgDEg4KBnJvdW5kcxgEIAEoAxITCgttb3Zlc190b3RhbBgFIAEoAxIRCglkZWNpc2lvbnMYBiADKAkSLAoGb3duZXJzGAcgAygLMhwubGVkZ2VybGluZS52MS5CYWxhbmNlck93bmVyEjEKDHJlY2VudF9tb3ZlcxgIIAMoCzIbLmxlZGdlcmxpbmUudjEuQmFsYW5jZXJNb3ZlKlsKCkF1dGhBY3Rpb24SGwoXQVVUSF9BQ1RJT05fVU5TUEVDSUZJRUQQABIXChNBVVRIX0FDVElPTl9QUk9EVUNFEAESFwoTQVVUSF9BQ1RJT05fQ09OU1VNRRACKswBChpGaW5pc2hUb3BpY0RlbGV0aW9uT3V0Y29tZRItCilGSU5JU0hfVE9QSUNfREVMRVRJT05fT1VUQ09NRV9VTlNQRUNJRklFRBAAEikKJUZJTklTSF9UT1BJQ19ERUxFVElPTl9PVVRDT01FX1JFTU9WRUQQARIpCiVGSU5JU0hfVE9QSUNfREVMRVRJT05fT1VUQ09NRV9DSEFOR0VEEAISKQolRklOSVNIX1RPUElDX0RFTEVUSU9OX09VVENPTUVfTUlTU0lORxADMp0QCgxBZG1pblNlcnZpY2USVwoMQ3JlYXRlVGVuYW50EiIubGVkZ2VybGluZS52MS5DcmVhdGVUZW5hbnRSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5DcmVhdGVUZW5hbnRSZXNwb25zZRJUCgtMaXN0VGVuYW50cxIhLmxlZGdlcmxpbmUudjEuTGlzdFRlbmFudHNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5MaXN0VGVuYW50c1Jlc3BvbnNlEk4KCUdldFRlbmFudBIfLmxlZGdlcmxpbmUudjEuR2V0VGVuYW50UmVxdWVzdBogLmxlZGdlcmxpbmUudjEuR2V0VGVuYW50UmVzcG9uc2USVwoMRGVsZXRlVGVuYW50EiIubGVkZ2VybGluZS52MS5EZWxldGVUZW5hbnRSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5EZWxldGVUZW5hbnRSZXNwb25zZRJgCg9DcmVhdGVOYW1lc3BhY2USJS5sZWRnZXJsaW5lLnYxLkNyZWF0ZU5hbWVzcGFjZVJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLkNyZWF0ZU5hbWVzcGFjZVJlc3BvbnNlElcKDEdldE5hbWVzcGFjZRIiLmxlZGdlcmxpbmUudjEuR2V0TmFtZXNwYWNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuR2V0TmFtZXNwYWNlUmVzcG9uc2USYAoPVXBkYXRlTmFtZXNwYWNlEiUubGVkZ2VybGluZS52MS5VcGRhdGVOYW1lc3BhY2VSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5VcGRhdGVOYW1lc3BhY2VSZXNwb25zZRJpChJTZXRXcml0ZXJOYW1lc3BhY2USKC5sZWRnZXJsaW5lLnYxLlNldFdyaXRlck5hbWVzcGFjZVJlcXVlc3QaKS5sZWRnZXJsaW5lLnYxLlNldFdyaXRlck5hbWVzcGFjZVJlc3BvbnNlEl0KDkxpc3ROYW1lc3BhY2VzEiQubGVkZ2VybGluZS52MS5MaXN0TmFtZXNwYWNlc1JlcXVlc3QaJS5sZWRnZXJsaW5lLnYxLkxpc3ROYW1lc3BhY2VzUmVzcG9uc2USYAoPRGVsZXRlTmFtZXNwYWNlEiUubGVkZ2VybGluZS52MS5EZWxldGVOYW1lc3BhY2VSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5EZWxldGVOYW1lc3BhY2VSZXNwb25zZRJUCgtDcmVhdGVUb3BpYxIhLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5DcmVhdGVUb3BpY1Jlc3BvbnNlElcKDENyZWF0ZVRvcGljcxIiLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNzUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNzUmVzcG9uc2USSwoIR2V0VG9waWMSHi5sZWRnZXJsaW5lLnYxLkdldFRvcGljUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0VG9waWNSZXNwb25zZRJ1ChZVcGRhdGVQYXJ0aXRpb25lZFRvcGljEiwubGVkZ2VybGluZS52MS5VcGRhdGVQYXJ0aXRpb25lZFRvcGljUmVxdWVzdBotLmxlZGdlcmxpbmUudjEuVXBkYXRlUGFydGl0aW9uZWRUb3BpY1Jlc3BvbnNlElQKC0RlbGV0ZVRvcGljEiEubGVkZ2VybGluZS52MS5EZWxldGVUb3BpY1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkRlbGV0ZVRvcGljUmVzcG9uc2USUQoKTGlzdFRvcGljcxIgLmxlZGdlcmxpbmUudjEuTGlzdFRvcGljc1JlcXVlc3QaIS5sZWRnZXJsaW5lLnYxLkxpc3RUb3BpY3NSZXNwb25zZRJUCgtDb3VudFRvcGljcxIhLmxlZGdlcmxpbmUudjEuQ291bnRUb3BpY3NSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5Db3VudFRvcGljc1Jlc3BvbnNlEmwKE0ZpbmlzaFRvcGljRGVsZXRpb24SKS5sZWRnZXJsaW5lLnYxLkZpbmlzaFRvcGljRGVsZXRpb25SZXF1ZXN0GioubGVkZ2VybGluZS52MS5GaW5pc2hUb3BpY0RlbGV0aW9uUmVzcG9uc2USYAoPR3JhbnRQZXJtaXNzaW9uEiUubGVkZ2VybGluZS52MS5HcmFudFBlcm1pc3Npb25SZXF1ZXN0GiYubGVkZ2VybGluZS52MS5HcmFudFBlcm1pc3Npb25SZXNwb25zZRJjChBSZXZva2VQZXJtaXNzaW9uEiYubGVkZ2VybGluZS52MS5SZXZva2VQZXJtaXNzaW9uUmVxdWVzdBonLmxlZGdlcmxpbmUudjEuUmV2b2tlUGVybWlzc2lvblJlc3BvbnNlEl0KDkdldFBlcm1pc3Npb25zEiQubGVkZ2VybGluZS52MS5HZXRQZXJtaXNzaW9uc1JlcXVlc3QaJS5sZWRnZXJsaW5lLnYxLkdldFBlcm1pc3Npb25zUmVzcG9uc2USZgoRR2V0QmFsYW5jZXJTdGF0dXMSJy5sZWRnZXJsaW5lLnYxLkdldEJhbGFuY2VyU3RhdHVzUmVxdWVzdBooLmxlZGdlcmxpbmUudjEuR2V0QmFsYW5jZXJTdGF0dXNSZXNwb25zZWIGcHJvdG8z", [file_ledgerline_v1_common]);
 
 /**
  * @generated from message ledgerline.v1.RolePermissions
@@ -224,6 +224,40 @@ export const CreateTenantResponseSchema: GenMessage<CreateTenantResponse> = /*@_
   messageDesc(file_ledgerline_v1_admin, 9);
 
 /**
+ * @generated from message ledgerline.v1.GetTenantRequest
+ */
+export type GetTenantRequest = Message<"ledgerline.v1.GetTenantRequest"> & {
+  /**
+   * @generated from field: string tenant = 1;
+   */
+  tenant: string;
+};
+
+/**
+ * Describes the message ledgerline.v1.GetTenantRequest.
+ * Use `create(GetTenantRequestSchema)` to create a new message.
+ */
+export const GetTenantRequestSchema: GenMessage<GetTenantRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 10);
+
+/**
+ * @generated from message ledgerline.v1.GetTenantResponse
+ */
+export type GetTenantResponse = Message<"ledgerline.v1.GetTenantResponse"> & {
+  /**
+   * @generated from field: ledgerline.v1.TenantInfo tenant = 1;
+   */
+  tenant?: TenantInfo | undefined;
+};
+
+/**
+ * Describes the message ledgerline.v1.GetTenantResponse.
+ * Use `create(GetTenantResponseSchema)` to create a new message.
+ */
+export const GetTenantResponseSchema: GenMessage<GetTenantResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 11);
+
+/**
  * @generated from message ledgerline.v1.ListTenantsRequest
  */
 export type ListTenantsRequest = Message<"ledgerline.v1.ListTenantsRequest"> & {
@@ -234,7 +268,7 @@ export type ListTenantsRequest = Message<"ledgerline.v1.ListTenantsRequest"> & {
  * Use `create(ListTenantsRequestSchema)` to create a new message.
  */
 export const ListTenantsRequestSchema: GenMessage<ListTenantsRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 10);
+  messageDesc(file_ledgerline_v1_admin, 12);
 
 /**
  * @generated from message ledgerline.v1.ListTenantsResponse
@@ -251,7 +285,7 @@ export type ListTenantsResponse = Message<"ledgerline.v1.ListTenantsResponse"> &
  * Use `create(ListTenantsResponseSchema)` to create a new message.
  */
 export const ListTenantsResponseSchema: GenMessage<ListTenantsResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 11);
+  messageDesc(file_ledgerline_v1_admin, 13);
 
 /**
  * @generated from message ledgerline.v1.DeleteTenantRequest
@@ -268,7 +302,7 @@ export type DeleteTenantRequest = Message<"ledgerline.v1.DeleteTenantRequest"> &
  * Use `create(DeleteTenantRequestSchema)` to create a new message.
  */
 export const DeleteTenantRequestSchema: GenMessage<DeleteTenantRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 12);
+  messageDesc(file_ledgerline_v1_admin, 14);
 
 /**
  * @generated from message ledgerline.v1.DeleteTenantResponse
@@ -281,7 +315,7 @@ export type DeleteTenantResponse = Message<"ledgerline.v1.DeleteTenantResponse">
  * Use `create(DeleteTenantResponseSchema)` to create a new message.
  */
 export const DeleteTenantResponseSchema: GenMessage<DeleteTenantResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 13);
+  messageDesc(file_ledgerline_v1_admin, 15);
 
 /**
  * @generated from message ledgerline.v1.NamespaceInfo
@@ -315,7 +349,7 @@ export type NamespaceInfo = Message<"ledgerline.v1.NamespaceInfo"> & {
  * Use `create(NamespaceInfoSchema)` to create a new message.
  */
 export const NamespaceInfoSchema: GenMessage<NamespaceInfo> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 14);
+  messageDesc(file_ledgerline_v1_admin, 16);
 
 /**
  * @generated from message ledgerline.v1.CreateNamespaceRequest
@@ -337,7 +371,7 @@ export type CreateNamespaceRequest = Message<"ledgerline.v1.CreateNamespaceReque
  * Use `create(CreateNamespaceRequestSchema)` to create a new message.
  */
 export const CreateNamespaceRequestSchema: GenMessage<CreateNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 15);
+  messageDesc(file_ledgerline_v1_admin, 17);
 
 /**
  * @generated from message ledgerline.v1.CreateNamespaceResponse
@@ -354,7 +388,7 @@ export type CreateNamespaceResponse = Message<"ledgerline.v1.CreateNamespaceResp
  * Use `create(CreateNamespaceResponseSchema)` to create a new message.
  */
 export const CreateNamespaceResponseSchema: GenMessage<CreateNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 16);
+  messageDesc(file_ledgerline_v1_admin, 18);
 
 /**
  * @generated from message ledgerline.v1.GetNamespaceRequest
@@ -371,7 +405,7 @@ export type GetNamespaceRequest = Message<"ledgerline.v1.GetNamespaceRequest"> &
  * Use `create(GetNamespaceRequestSchema)` to create a new message.
  */
 export const GetNamespaceRequestSchema: GenMessage<GetNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 17);
+  messageDesc(file_ledgerline_v1_admin, 19);
 
 /**
  * @generated from message ledgerline.v1.GetNamespaceResponse
@@ -388,7 +422,7 @@ export type GetNamespaceResponse = Message<"ledgerline.v1.GetNamespaceResponse">
  * Use `create(GetNamespaceResponseSchema)` to create a new message.
  */
 export const GetNamespaceResponseSchema: GenMessage<GetNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 18);
+  messageDesc(file_ledgerline_v1_admin, 20);
 
 /**
  * @generated from message ledgerline.v1.UpdateNamespaceRequest
@@ -410,7 +444,7 @@ export type UpdateNamespaceRequest = Message<"ledgerline.v1.UpdateNamespaceReque
  * Use `create(UpdateNamespaceRequestSchema)` to create a new message.
  */
 export const UpdateNamespaceRequestSchema: GenMessage<UpdateNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 19);
+  messageDesc(file_ledgerline_v1_admin, 21);
 
 /**
  * @generated from message ledgerline.v1.UpdateNamespaceResponse
@@ -427,7 +461,7 @@ export type UpdateNamespaceResponse = Message<"ledgerline.v1.UpdateNamespaceResp
  * Use `create(UpdateNamespaceResponseSchema)` to create a new message.
  */
 export const UpdateNamespaceResponseSchema: GenMessage<UpdateNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 20);
+  messageDesc(file_ledgerline_v1_admin, 22);
 
 /**
  * @generated from message ledgerline.v1.SetWriterNamespaceRequest
@@ -449,7 +483,7 @@ export type SetWriterNamespaceRequest = Message<"ledgerline.v1.SetWriterNamespac
  * Use `create(SetWriterNamespaceRequestSchema)` to create a new message.
  */
 export const SetWriterNamespaceRequestSchema: GenMessage<SetWriterNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 21);
+  messageDesc(file_ledgerline_v1_admin, 23);
 
 /**
  * @generated from message ledgerline.v1.SetWriterNamespaceResponse
@@ -466,7 +500,7 @@ export type SetWriterNamespaceResponse = Message<"ledgerline.v1.SetWriterNamespa
  * Use `create(SetWriterNamespaceResponseSchema)` to create a new message.
  */
 export const SetWriterNamespaceResponseSchema: GenMessage<SetWriterNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 22);
+  messageDesc(file_ledgerline_v1_admin, 24);
 
 /**
  * @generated from message ledgerline.v1.ListNamespacesRequest
@@ -483,7 +517,7 @@ export type ListNamespacesRequest = Message<"ledgerline.v1.ListNamespacesRequest
  * Use `create(ListNamespacesRequestSchema)` to create a new message.
  */
 export const ListNamespacesRequestSchema: GenMessage<ListNamespacesRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 23);
+  messageDesc(file_ledgerline_v1_admin, 25);
 
 /**
  * @generated from message ledgerline.v1.ListNamespacesResponse
@@ -500,7 +534,7 @@ export type ListNamespacesResponse = Message<"ledgerline.v1.ListNamespacesRespon
  * Use `create(ListNamespacesResponseSchema)` to create a new message.
  */
 export const ListNamespacesResponseSchema: GenMessage<ListNamespacesResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 24);
+  messageDesc(file_ledgerline_v1_admin, 26);
 
 /**
  * @generated from message ledgerline.v1.DeleteNamespaceRequest
@@ -517,7 +551,7 @@ export type DeleteNamespaceRequest = Message<"ledgerline.v1.DeleteNamespaceReque
  * Use `create(DeleteNamespaceRequestSchema)` to create a new message.
  */
 export const DeleteNamespaceRequestSchema: GenMessage<DeleteNamespaceRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 25);
+  messageDesc(file_ledgerline_v1_admin, 27);
 
 /**
  * @generated from message ledgerline.v1.DeleteNamespaceResponse
@@ -530,7 +564,7 @@ export type DeleteNamespaceResponse = Message<"ledgerline.v1.DeleteNamespaceResp
  * Use `create(DeleteNamespaceResponseSchema)` to create a new message.
  */
 export const DeleteNamespaceResponseSchema: GenMessage<DeleteNamespaceResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 26);
+  messageDesc(file_ledgerline_v1_admin, 28);
 
 /**
  * @generated from message ledgerline.v1.TopicInfo
@@ -568,7 +602,7 @@ export type TopicInfo = Message<"ledgerline.v1.TopicInfo"> & {
  * Use `create(TopicInfoSchema)` to create a new message.
  */
 export const TopicInfoSchema: GenMessage<TopicInfo> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 27);
+  messageDesc(file_ledgerline_v1_admin, 29);
 
 /**
  * @generated from message ledgerline.v1.CreateTopicRequest
@@ -592,7 +626,7 @@ export type CreateTopicRequest = Message<"ledgerline.v1.CreateTopicRequest"> & {
  * Use `create(CreateTopicRequestSchema)` to create a new message.
  */
 export const CreateTopicRequestSchema: GenMessage<CreateTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 28);
+  messageDesc(file_ledgerline_v1_admin, 30);
 
 /**
  * @generated from message ledgerline.v1.CreateTopicResponse
@@ -609,7 +643,7 @@ export type CreateTopicResponse = Message<"ledgerline.v1.CreateTopicResponse"> &
  * Use `create(CreateTopicResponseSchema)` to create a new message.
  */
 export const CreateTopicResponseSchema: GenMessage<CreateTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 29);
+  messageDesc(file_ledgerline_v1_admin, 31);
 
 /**
  * @generated from message ledgerline.v1.CreateTopicsRequest
@@ -626,7 +660,7 @@ export type CreateTopicsRequest = Message<"ledgerline.v1.CreateTopicsRequest"> &
  * Use `create(CreateTopicsRequestSchema)` to create a new message.
  */
 export const CreateTopicsRequestSchema: GenMessage<CreateTopicsRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 30);
+  messageDesc(file_ledgerline_v1_admin, 32);
 
 /**
  * @generated from message ledgerline.v1.TopicCreateResult
@@ -660,7 +694,7 @@ export type TopicCreateResult = Message<"ledgerline.v1.TopicCreateResult"> & {
  * Use `create(TopicCreateResultSchema)` to create a new message.
  */
 export const TopicCreateResultSchema: GenMessage<TopicCreateResult> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 31);
+  messageDesc(file_ledgerline_v1_admin, 33);
 
 /**
  * @generated from message ledgerline.v1.CreateTopicsResponse
@@ -677,7 +711,7 @@ export type CreateTopicsResponse = Message<"ledgerline.v1.CreateTopicsResponse">
  * Use `create(CreateTopicsResponseSchema)` to create a new message.
  */
 export const CreateTopicsResponseSchema: GenMessage<CreateTopicsResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 32);
+  messageDesc(file_ledgerline_v1_admin, 34);
 
 /**
  * @generated from message ledgerline.v1.GetTopicRequest
@@ -694,7 +728,7 @@ export type GetTopicRequest = Message<"ledgerline.v1.GetTopicRequest"> & {
  * Use `create(GetTopicRequestSchema)` to create a new message.
  */
 export const GetTopicRequestSchema: GenMessage<GetTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 33);
+  messageDesc(file_ledgerline_v1_admin, 35);
 
 /**
  * @generated from message ledgerline.v1.GetTopicResponse
@@ -711,7 +745,7 @@ export type GetTopicResponse = Message<"ledgerline.v1.GetTopicResponse"> & {
  * Use `create(GetTopicResponseSchema)` to create a new message.
  */
 export const GetTopicResponseSchema: GenMessage<GetTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 34);
+  messageDesc(file_ledgerline_v1_admin, 36);
 
 /**
  * @generated from message ledgerline.v1.UpdatePartitionedTopicRequest
@@ -742,7 +776,7 @@ export type UpdatePartitionedTopicRequest = Message<"ledgerline.v1.UpdatePartiti
  * Use `create(UpdatePartitionedTopicRequestSchema)` to create a new message.
  */
 export const UpdatePartitionedTopicRequestSchema: GenMessage<UpdatePartitionedTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 35);
+  messageDesc(file_ledgerline_v1_admin, 37);
 
 /**
  * @generated from message ledgerline.v1.UpdatePartitionedTopicResponse
@@ -761,7 +795,7 @@ export type UpdatePartitionedTopicResponse = Message<"ledgerline.v1.UpdatePartit
  * Use `create(UpdatePartitionedTopicResponseSchema)` to create a new message.
  */
 export const UpdatePartitionedTopicResponseSchema: GenMessage<UpdatePartitionedTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 36);
+  messageDesc(file_ledgerline_v1_admin, 38);
 
 /**
  * @generated from message ledgerline.v1.DeleteTopicRequest
@@ -778,7 +812,7 @@ export type DeleteTopicRequest = Message<"ledgerline.v1.DeleteTopicRequest"> & {
  * Use `create(DeleteTopicRequestSchema)` to create a new message.
  */
 export const DeleteTopicRequestSchema: GenMessage<DeleteTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 37);
+  messageDesc(file_ledgerline_v1_admin, 39);
 
 /**
  * @generated from message ledgerline.v1.DeleteTopicResponse
@@ -797,7 +831,7 @@ export type DeleteTopicResponse = Message<"ledgerline.v1.DeleteTopicResponse"> &
  * Use `create(DeleteTopicResponseSchema)` to create a new message.
  */
 export const DeleteTopicResponseSchema: GenMessage<DeleteTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 38);
+  messageDesc(file_ledgerline_v1_admin, 40);
 
 /**
  * @generated from message ledgerline.v1.ListTopicsRequest
@@ -833,7 +867,7 @@ export type ListTopicsRequest = Message<"ledgerline.v1.ListTopicsRequest"> & {
  * Use `create(ListTopicsRequestSchema)` to create a new message.
  */
 export const ListTopicsRequestSchema: GenMessage<ListTopicsRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 39);
+  messageDesc(file_ledgerline_v1_admin, 41);
 
 /**
  * @generated from message ledgerline.v1.ListTopicsResponse
@@ -855,7 +889,7 @@ export type ListTopicsResponse = Message<"ledgerline.v1.ListTopicsResponse"> & {
  * Use `create(ListTopicsResponseSchema)` to create a new message.
  */
 export const ListTopicsResponseSchema: GenMessage<ListTopicsResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 40);
+  messageDesc(file_ledgerline_v1_admin, 42);
 
 /**
  * @generated from message ledgerline.v1.CountTopicsRequest
@@ -872,7 +906,7 @@ export type CountTopicsRequest = Message<"ledgerline.v1.CountTopicsRequest"> & {
  * Use `create(CountTopicsRequestSchema)` to create a new message.
  */
 export const CountTopicsRequestSchema: GenMessage<CountTopicsRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 41);
+  messageDesc(file_ledgerline_v1_admin, 43);
 
 /**
  * @generated from message ledgerline.v1.CountTopicsResponse
@@ -889,7 +923,7 @@ export type CountTopicsResponse = Message<"ledgerline.v1.CountTopicsResponse"> &
  * Use `create(CountTopicsResponseSchema)` to create a new message.
  */
 export const CountTopicsResponseSchema: GenMessage<CountTopicsResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 42);
+  messageDesc(file_ledgerline_v1_admin, 44);
 
 /**
  * @generated from message ledgerline.v1.FinishTopicDeletionRequest
@@ -915,7 +949,7 @@ export type FinishTopicDeletionRequest = Message<"ledgerline.v1.FinishTopicDelet
  * Use `create(FinishTopicDeletionRequestSchema)` to create a new message.
  */
 export const FinishTopicDeletionRequestSchema: GenMessage<FinishTopicDeletionRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 43);
+  messageDesc(file_ledgerline_v1_admin, 45);
 
 /**
  * @generated from message ledgerline.v1.FinishTopicDeletionResponse
@@ -932,7 +966,7 @@ export type FinishTopicDeletionResponse = Message<"ledgerline.v1.FinishTopicDele
  * Use `create(FinishTopicDeletionResponseSchema)` to create a new message.
  */
 export const FinishTopicDeletionResponseSchema: GenMessage<FinishTopicDeletionResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 44);
+  messageDesc(file_ledgerline_v1_admin, 46);
 
 /**
  * @generated from message ledgerline.v1.GetBalancerStatusRequest
@@ -945,7 +979,7 @@ export type GetBalancerStatusRequest = Message<"ledgerline.v1.GetBalancerStatusR
  * Use `create(GetBalancerStatusRequestSchema)` to create a new message.
  */
 export const GetBalancerStatusRequestSchema: GenMessage<GetBalancerStatusRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 45);
+  messageDesc(file_ledgerline_v1_admin, 47);
 
 /**
  * @generated from message ledgerline.v1.BalancerOwner
@@ -979,7 +1013,7 @@ export type BalancerOwner = Message<"ledgerline.v1.BalancerOwner"> & {
  * Use `create(BalancerOwnerSchema)` to create a new message.
  */
 export const BalancerOwnerSchema: GenMessage<BalancerOwner> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 46);
+  messageDesc(file_ledgerline_v1_admin, 48);
 
 /**
  * @generated from message ledgerline.v1.BalancerMove
@@ -1030,7 +1064,7 @@ export type BalancerMove = Message<"ledgerline.v1.BalancerMove"> & {
  * Use `create(BalancerMoveSchema)` to create a new message.
  */
 export const BalancerMoveSchema: GenMessage<BalancerMove> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 47);
+  messageDesc(file_ledgerline_v1_admin, 49);
 
 /**
  * @generated from message ledgerline.v1.GetBalancerStatusResponse
@@ -1088,7 +1122,7 @@ export type GetBalancerStatusResponse = Message<"ledgerline.v1.GetBalancerStatus
  * Use `create(GetBalancerStatusResponseSchema)` to create a new message.
  */
 export const GetBalancerStatusResponseSchema: GenMessage<GetBalancerStatusResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_admin, 48);
+  messageDesc(file_ledgerline_v1_admin, 50);
 
 /**
  * @generated from enum ledgerline.v1.AuthAction
@@ -1172,6 +1206,17 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListTenantsRequestSchema;
     output: typeof ListTenantsResponseSchema;
+  },
+  /**
+   * One tenant with its admin roles and creation time: for a super-user or
+   * one of the tenant's admin roles. NOT_FOUND / TENANT_NOT_FOUND when absent.
+   *
+   * @generated from rpc ledgerline.v1.AdminService.GetTenant
+   */
+  getTenant: {
+    methodKind: "unary";
+    input: typeof GetTenantRequestSchema;
+    output: typeof GetTenantResponseSchema;
   },
   /**
    * Refused with FAILED_PRECONDITION while the tenant has namespaces.
