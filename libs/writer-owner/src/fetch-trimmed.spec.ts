@@ -1,19 +1,14 @@
 import { eventually, refusal } from '@ledgerline/testing';
 import { noConsumers } from './testing/no-consumers.js';
 import { collect, requestsOf } from './testing/streams.js';
-import { startWriterHarness, type WriterHarness } from './testing/harness.js';
+import { QUICK_TRIM_SETTINGS, startWriterHarness, type WriterHarness } from './testing/harness.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 
 describe('writer owner: a fetch by offset below what retention kept', () => {
   let harness: WriterHarness;
   beforeAll(async () => {
-    // Two entries per ledger, rolled over at once and trimmed often: retention 0 and no subscription keep no closed
-    // ledger, and a deduplication snapshot per entry keeps its cursor from holding trimming back.
-    harness = await startWriterHarness({
-      consumeBackend: noConsumers,
-      settings: { maxEntriesPerLedger: 2, minLedgerAgeMs: 0, trimIntervalMs: 100, dedupSnapshotIntervalEntries: 1 },
-    });
+    harness = await startWriterHarness({ consumeBackend: noConsumers, settings: QUICK_TRIM_SETTINGS });
   });
   afterAll(async () => harness.close());
 

@@ -1,19 +1,14 @@
 import { eventually } from '@ledgerline/testing';
 import { noConsumers } from './testing/no-consumers.js';
 import { collect, requestsOf } from './testing/streams.js';
-import { startWriterHarness, type WriterHarness } from './testing/harness.js';
+import { QUICK_TRIM_SETTINGS, startWriterHarness, type WriterHarness } from './testing/harness.js';
 
 const text = (s: string) => new TextEncoder().encode(s);
 
 describe("writer owner: the load report's storage bytes", () => {
   let harness: WriterHarness;
   beforeAll(async () => {
-    // Two entries a ledger and frequent trims with retention 0: closed ledgers go as soon as no cursor needs
-    // them, and a deduplication snapshot per entry keeps the deduplication cursor from holding them.
-    harness = await startWriterHarness({
-      consumeBackend: noConsumers,
-      settings: { maxEntriesPerLedger: 2, minLedgerAgeMs: 0, trimIntervalMs: 100, dedupSnapshotIntervalEntries: 1 },
-    });
+    harness = await startWriterHarness({ consumeBackend: noConsumers, settings: QUICK_TRIM_SETTINGS });
   });
   afterAll(async () => harness.close());
 

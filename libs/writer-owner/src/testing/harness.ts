@@ -13,6 +13,19 @@ import pino from 'pino';
 import { resolveWriterSettings, type WriterSettings } from '../config.js';
 import { startWriterOwnerService, type RunningWriterOwner, type WriterOwnerServiceOptions } from '../server.js';
 
+/**
+ * Settings under which a topic keeps no closed ledger it does not need: two
+ * entries a ledger, rolled over at once and trimmed every 100 ms, with a
+ * deduplication snapshot per entry so the deduplication cursor never holds
+ * trimming back; with retention 0 a ledger goes once no subscription needs it.
+ */
+export const QUICK_TRIM_SETTINGS = {
+  maxEntriesPerLedger: 2,
+  minLedgerAgeMs: 0,
+  trimIntervalMs: 100,
+  dedupSnapshotIntervalEntries: 1,
+} as const;
+
 export interface WriterHarness {
   readonly writer: RunningWriterOwner;
   readonly metadata: RunningMetadataService;
