@@ -1,7 +1,9 @@
 import { ApiKey } from '@ledgerline/kafka-protocol';
 import type { ApiHandler } from '../session.js';
+import { handleAlterConfigs, handleIncrementalAlterConfigs } from './alter-configs.js';
 import { handleCreatePartitions } from './create-partitions.js';
 import { handleFetch } from './fetch.js';
+import { handleDeleteGroups, handleOffsetDelete } from './group-admin.js';
 import {
   handleDescribeGroups,
   handleFindCoordinator,
@@ -13,7 +15,7 @@ import {
 } from './groups.js';
 import { handleApiVersions, handleInitProducerId, handleSaslAuthenticate, handleSaslHandshake } from './handshake.js';
 import { handleListOffsets } from './list-offsets.js';
-import { handleMetadata } from './metadata.js';
+import { handleDescribeCluster, handleMetadata } from './metadata.js';
 import { handleOffsetCommit, handleOffsetFetch } from './offsets.js';
 import { handleProduce } from './produce.js';
 import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './topics-admin.js';
@@ -40,7 +42,12 @@ export const API_HANDLERS: ReadonlyMap<number, ApiHandler> = new Map<number, Api
   [ApiKey.InitProducerId, handleInitProducerId],
   [ApiKey.DescribeConfigs, handleDescribeConfigs],
   [ApiKey.SaslAuthenticate, handleSaslAuthenticate],
+  [ApiKey.AlterConfigs, handleAlterConfigs],
   [ApiKey.CreatePartitions, handleCreatePartitions],
+  [ApiKey.DeleteGroups, handleDeleteGroups],
+  [ApiKey.IncrementalAlterConfigs, handleIncrementalAlterConfigs],
+  [ApiKey.OffsetDelete, handleOffsetDelete],
+  [ApiKey.DescribeCluster, handleDescribeCluster],
 ]);
 
 export { unsupportedApiVersionsBody } from './handshake.js';
