@@ -4,8 +4,8 @@ import { ConfigResourceTypes, Kafka, logLevel, type Admin, type Consumer } from 
 import { failureOf, KAFKA_WAIT_MS } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 
-// The Kafka admin APIs applications call beyond topics: DeleteGroups, OffsetDelete, DescribeCluster, AlterConfigs
-// and IncrementalAlterConfigs, against standalone's gateway, through kafkajs 2.2.4 where it sends them and raw
+// The Kafka admin APIs applications call beyond topics: DeleteGroups, OffsetDelete, DescribeCluster, AlterConfigs,
+// IncrementalAlterConfigs and DeleteRecords, against standalone's gateway, through kafkajs 2.2.4 where it sends them and raw
 // requests (the versions librdkafka and the Java client send) where it does not. Every refusal is Kafka's code.
 
 const { SET, DELETE, APPEND, SUBTRACT } = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 };
@@ -114,6 +114,7 @@ describe('Kafka group, cluster and config admin APIs against standalone', () => 
         { apiKey: ApiKey.IncrementalAlterConfigs, minVersion: 0, maxVersion: 1 },
         { apiKey: ApiKey.OffsetDelete, minVersion: 0, maxVersion: 0 },
         { apiKey: ApiKey.DescribeCluster, minVersion: 0, maxVersion: 0 },
+        { apiKey: ApiKey.DeleteRecords, minVersion: 0, maxVersion: 2 },
       ]),
     );
   });
@@ -371,6 +372,104 @@ describe('Kafka group, cluster and config admin APIs against standalone', () => 
       expect(await incremental(1, 'g', [], 32)).toEqual([KafkaErrorCode.INVALID_REQUEST, expect.any(String)]);
       // The connection answered every one of them and still serves.
       expect(answered(await raw.request(ApiKey.ApiVersions, 0, {}))['errorCode']).toBe(KafkaErrorCode.NONE);
+    });
+  });
+
+  describe('DeleteRecords', () => {
+    /** The error code of a raw Fetch v4 of partition 0 at `offset`. */
+    const fetchError = async (topic: string, offset: bigint): Promise<number> => {
+      const answer = answered(
+        await raw.request(ApiKey.Fetch, 4, {
+          replicaId: -1,
+          maxWaitMs: 0,
+          minBytes: 1,
+          maxBytes: 1_000_000,
+          isolationLevel: 0,
+          topics: [
+            { name: topic, partitions: [{ partitionIndex: 0, fetchOffset: offset, partitionMaxBytes: 1_000_000 }] },
+          ],
+        }),
+      );
+      const [only] = answer['responses'] as { partitions: { errorCode: number }[] }[];
+      return only!.partitions[0]!.errorCode;
+    };
+
+    const offsetsOf = async (topic: string) =>
+      (await admin.fetchTopicOffsets(topic)).map(({ low, high }) => ({ low, high }));
+
+    it('deletes the records before an offset: the low watermark moves there and a fetch below it is OFFSET_OUT_OF_RANGE (kafkajs)', async () => {
+      await admin.createTopics({ topics: [{ topic: 'shortened', numPartitions: 1 }] });
+      const producer = kafka.producer();
+      await producer.connect();
+      for (let index = 0; index < 5; index++) {
+        await producer.send({ topic: 'shortened', messages: [{ value: `m${index}` }] });
+      }
+      await producer.disconnect();
+      expect(await fetchError('shortened', 1n)).toBe(KafkaErrorCode.NONE);
+      // kafkajs finds the partition's leader in the metadata it holds, before it asks for any.
+      await admin.fetchTopicMetadata({ topics: ['shortened'] });
+      await admin.deleteTopicRecords({ topic: 'shortened', partitions: [{ partition: 0, offset: '3' }] });
+      expect(await offsetsOf('shortened')).toEqual([{ low: '3', high: '5' }]);
+      expect(await fetchError('shortened', 1n)).toBe(KafkaErrorCode.OFFSET_OUT_OF_RANGE);
+      expect(await fetchError('shortened', 3n)).toBe(KafkaErrorCode.NONE);
+      // An offset past the high watermark is refused and deletes nothing.
+      const refused = (await failureOf(() =>
+        admin.deleteTopicRecords({ topic: 'shortened', partitions: [{ partition: 0, offset: '9' }] }),
+      )) as { cause?: { partitions?: { error?: { type?: string } }[] } };
+      // kafkajs gives up at once (the error is not retriable), the partitions' errors as its cause.
+      expect(refused.cause?.partitions?.map((partition) => partition.error?.type)).toEqual(['OFFSET_OUT_OF_RANGE']);
+      expect(await offsetsOf('shortened')).toEqual([{ low: '3', high: '5' }]);
+      // -1 deletes up to the high watermark.
+      await admin.deleteTopicRecords({ topic: 'shortened', partitions: [{ partition: 0, offset: '-1' }] });
+      expect(await offsetsOf('shortened')).toEqual([{ low: '5', high: '5' }]);
+    });
+
+    it('answers the low watermark in a flexible version (v2), and unknown partitions and bad offsets with their codes', async () => {
+      await admin.createTopics({ topics: [{ topic: 'shortened-raw', numPartitions: 2 }] });
+      const producer = kafka.producer();
+      await producer.connect();
+      await producer.send({
+        topic: 'shortened-raw',
+        messages: [
+          { value: 'a', partition: 1 },
+          { value: 'b', partition: 1 },
+        ],
+      });
+      await producer.disconnect();
+      const answer = answered(
+        await raw.request(ApiKey.DeleteRecords, 2, {
+          topics: [
+            {
+              name: 'shortened-raw',
+              partitions: [
+                { partitionIndex: 1, offset: 1n },
+                { partitionIndex: 0, offset: -2n },
+                { partitionIndex: 5, offset: 0n },
+              ],
+            },
+            { name: 'no-such-topic', partitions: [{ partitionIndex: 0, offset: 0n }] },
+          ],
+          timeoutMs: 5000,
+        }),
+      );
+      expect(answer['topics']).toEqual([
+        {
+          name: 'shortened-raw',
+          partitions: [
+            { partitionIndex: 1, lowWatermark: 1n, errorCode: KafkaErrorCode.NONE },
+            { partitionIndex: 0, lowWatermark: -1n, errorCode: KafkaErrorCode.OFFSET_OUT_OF_RANGE },
+            { partitionIndex: 5, lowWatermark: -1n, errorCode: KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION },
+          ],
+        },
+        {
+          name: 'no-such-topic',
+          partitions: [{ partitionIndex: 0, lowWatermark: -1n, errorCode: KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION }],
+        },
+      ]);
+      expect(await offsetsOf('shortened-raw')).toEqual([
+        { low: '0', high: '0' },
+        { low: '1', high: '2' },
+      ]);
     });
   });
 });

@@ -277,6 +277,7 @@ describe('the Kafka gateway under bad input', () => {
       ApiKey.IncrementalAlterConfigs,
       ApiKey.OffsetDelete,
       ApiKey.DescribeCluster,
+      ApiKey.DeleteRecords,
     ];
     for (let round = 0; round < apis.length * 10; round++) {
       const key = apis[round % apis.length]!;

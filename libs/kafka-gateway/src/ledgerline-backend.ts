@@ -241,6 +241,18 @@ export class LedgerlineBackend {
   }
 
   /**
+   * Deletes the messages of a partition's topic before `offset` (-1: every
+   * message stored so far) on its writer owner (TopicsService.DeleteRecords,
+   * the topic's tenant admin's right) and answers the low watermark.
+   */
+  async deleteRecords(topic: string, offset: bigint, caller: Caller): Promise<bigint> {
+    return this.router.withOwner(topic, caller, async (owner) => {
+      const answer = await owner.topics.deleteRecords({ topic, beforeOffset: offset }, this.router.callOptions(caller));
+      return answer.lowWatermark;
+    });
+  }
+
+  /**
    * Where a group's cursor on `topic` lives: the topic itself, or for a topic
    * of a reader namespace (PIP-63) the writer topic it mirrors, whose writer
    * owner keeps every reader subscription's cursor. A read-only owner serves

@@ -9,7 +9,7 @@ import {
   INCREMENTAL_ALTER_CONFIGS,
   METADATA,
 } from './apis/topic-apis.js';
-import { FETCH, LIST_OFFSETS, PRODUCE } from './apis/data-apis.js';
+import { DELETE_RECORDS, FETCH, LIST_OFFSETS, PRODUCE } from './apis/data-apis.js';
 import {
   DELETE_GROUPS,
   DESCRIBE_GROUPS,
@@ -44,6 +44,7 @@ export const API_SPECS: readonly ApiSpec[] = [
   API_VERSIONS,
   CREATE_TOPICS,
   DELETE_TOPICS,
+  DELETE_RECORDS,
   INIT_PRODUCER_ID,
   DESCRIBE_CONFIGS,
   ALTER_CONFIGS,
@@ -76,6 +77,7 @@ export const ApiKey = {
   ApiVersions: API_VERSIONS.key,
   CreateTopics: CREATE_TOPICS.key,
   DeleteTopics: DELETE_TOPICS.key,
+  DeleteRecords: DELETE_RECORDS.key,
   InitProducerId: INIT_PRODUCER_ID.key,
   DescribeConfigs: DESCRIBE_CONFIGS.key,
   AlterConfigs: ALTER_CONFIGS.key,

@@ -221,6 +221,35 @@ describe('group and config admin requests', () => {
     });
   });
 
+  it('reads a kafkajs DeleteRecords v1 request and writes the answer kafkajs reads', async () => {
+    const decoded = decodeRequest(
+      await kafkajsFrame('DeleteRecords', 1, {
+        topics: [{ topic: 'orders', partitions: [{ partition: 2, offset: '17' }] }],
+        timeout: 3000,
+      }),
+    );
+    expect(decoded.body).toEqual({
+      topics: [{ name: 'orders', partitions: [{ partitionIndex: 2, offset: 17n }] }],
+      timeoutMs: 3000,
+    });
+    const { response } = kafkajsRequests['DeleteRecords']!.protocol({ version: 1 })({ topics: [] });
+    const answer = encodeResponse(spec(ApiKey.DeleteRecords), 1, 5, {
+      throttleTimeMs: 0,
+      topics: [{ name: 'orders', partitions: [{ partitionIndex: 2, lowWatermark: 17n, errorCode: 0 }] }],
+    });
+    const read = (await response.decode(answer.subarray(8))) as {
+      topics: { topic: string; partitions: { partition: number; lowWatermark: unknown; errorCode: number }[] }[];
+    };
+    const [partition] = read.topics[0]!.partitions;
+    // kafkajs reads an int64 as a Long.
+    expect([
+      read.topics[0]!.topic,
+      partition!.partition,
+      String(partition!.lowWatermark),
+      partition!.errorCode,
+    ]).toEqual(['orders', 2, '17', 0]);
+  });
+
   it('reads a flexible IncrementalAlterConfigs v1 request byte by byte, a null value (DELETE) included', () => {
     // Key 44, version 1, correlation 4, client id "rd", no header tags; a compact array of one resource: type 2,
     // compact "t", a compact array of two configs (compact name, operation, compact value or null, no tags), no

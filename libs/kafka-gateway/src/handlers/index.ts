@@ -2,6 +2,7 @@ import { ApiKey } from '@ledgerline/kafka-protocol';
 import type { ApiHandler } from '../session.js';
 import { handleAlterConfigs, handleIncrementalAlterConfigs } from './alter-configs.js';
 import { handleCreatePartitions } from './create-partitions.js';
+import { handleDeleteRecords } from './delete-records.js';
 import { handleFetch } from './fetch.js';
 import { handleDeleteGroups, handleOffsetDelete } from './group-admin.js';
 import {
@@ -39,6 +40,7 @@ export const API_HANDLERS: ReadonlyMap<number, ApiHandler> = new Map<number, Api
   [ApiKey.ApiVersions, handleApiVersions],
   [ApiKey.CreateTopics, handleCreateTopics],
   [ApiKey.DeleteTopics, handleDeleteTopics],
+  [ApiKey.DeleteRecords, handleDeleteRecords],
   [ApiKey.InitProducerId, handleInitProducerId],
   [ApiKey.DescribeConfigs, handleDescribeConfigs],
   [ApiKey.SaslAuthenticate, handleSaslAuthenticate],
