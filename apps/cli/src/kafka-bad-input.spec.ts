@@ -272,8 +272,14 @@ describe('the Kafka gateway under bad input', () => {
       ApiKey.JoinGroup,
       ApiKey.OffsetCommit,
       ApiKey.CreateTopics,
+      ApiKey.AlterConfigs,
+      ApiKey.DeleteGroups,
+      ApiKey.IncrementalAlterConfigs,
+      ApiKey.OffsetDelete,
+      ApiKey.DescribeCluster,
+      ApiKey.DeleteRecords,
     ];
-    for (let round = 0; round < 60; round++) {
+    for (let round = 0; round < apis.length * 10; round++) {
       const key = apis[round % apis.length]!;
       const api = spec(key);
       const frame = Buffer.from(request(key, api.maxVersion, {}, round));

@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { plainAuthBytes, RawKafkaClient } from '@ledgerline/kafka-gateway/testing';
+import { ApiKey, KafkaErrorCode } from '@ledgerline/kafka-protocol';
 import { createToken } from '@ledgerline/security';
 import { eventually } from '@ledgerline/testing';
 import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
@@ -154,6 +156,67 @@ describe('kafkajs against a standalone with mutual TLS and tokens', () => {
     } finally {
       await producer.disconnect();
       await admin.disconnect();
+    }
+  });
+
+  it("holds the admin APIs to the token's rights: a producer-consumer may not alter configs, delete records or groups", async () => {
+    await standalone.admin.grantPermission('acme/books', 'app', ['produce', 'consume']);
+    /** A raw connection signed in with the role's token (raw: kafkajs's admin first asks Metadata for every topic). */
+    const signedIn = async (role: string): Promise<RawKafkaClient> => {
+      const client = await RawKafkaClient.open(standalone.kafka!.port, { ca: [ca] });
+      await client.request(ApiKey.SaslHandshake, 1, { mechanism: 'PLAIN' });
+      const token = await createToken({ subject: role, secret: SECRET, expiresIn: '1h' });
+      const login = await client.request(ApiKey.SaslAuthenticate, 1, {
+        authBytes: plainAuthBytes(role, `token:${token}`),
+      });
+      expect(login).toMatchObject({ errorCode: KafkaErrorCode.NONE });
+      return client;
+    };
+    const errorCodes = async (client: RawKafkaClient) => {
+      const altered = (await client.request(ApiKey.AlterConfigs, 1, {
+        resources: [{ resourceType: 2, resourceName: TOPIC, configs: [{ name: 'retention.ms', value: '-1' }] }],
+        validateOnly: false,
+      })) as { responses: { errorCode: number }[] };
+      const deleted = (await client.request(ApiKey.DeleteRecords, 1, {
+        topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, offset: -1n }] }],
+        timeoutMs: 5000,
+      })) as { topics: { partitions: { errorCode: number }[] }[] };
+      const groups = (await client.request(ApiKey.DeleteGroups, 1, { groupsNames: ['readers'] })) as {
+        results: { errorCode: number }[];
+      };
+      return [
+        altered.responses[0]!.errorCode,
+        deleted.topics[0]!.partitions[0]!.errorCode,
+        groups.results[0]!.errorCode,
+      ];
+    };
+    const app = await signedIn('app');
+    const ops = await signedIn('ops');
+    try {
+      // The grant reached the owners once the topic is described to the role.
+      await eventually(
+        async () => {
+          const described = (await app.request(ApiKey.Metadata, 1, { topics: [{ name: TOPIC }] })) as {
+            topics: { errorCode: number }[];
+          };
+          return described.topics[0]!.errorCode === KafkaErrorCode.NONE;
+        },
+        { description: 'the grant to reach the services' },
+      );
+      expect(await errorCodes(app)).toEqual([
+        KafkaErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        KafkaErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        KafkaErrorCode.GROUP_AUTHORIZATION_FAILED,
+      ]);
+      // A super-user may: the same calls succeed with its token (the group has no commits to delete).
+      expect(await errorCodes(ops)).toEqual([
+        KafkaErrorCode.NONE,
+        KafkaErrorCode.NONE,
+        KafkaErrorCode.GROUP_ID_NOT_FOUND,
+      ]);
+    } finally {
+      app.end();
+      ops.end();
     }
   });
 });

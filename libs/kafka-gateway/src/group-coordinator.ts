@@ -148,6 +148,18 @@ export class GroupCoordinator {
     return KafkaErrorCode.NONE;
   }
 
+  /**
+   * Forgets a group that has no members (DeleteGroups: Kafka's group goes
+   * Dead); a group with members is kept. True when it was forgotten.
+   */
+  forget(groupId: string): boolean {
+    const group = this.groups.get(groupId);
+    if (group === undefined || group.members.size > 0) return false;
+    if (group.rebalanceTimer !== undefined) clearTimeout(group.rebalanceTimer);
+    this.groups.delete(groupId);
+    return true;
+  }
+
   close(): void {
     this.closed = true;
     for (const group of this.groups.values()) this.endGroup(group, KafkaErrorCode.COORDINATOR_NOT_AVAILABLE);

@@ -78,6 +78,22 @@ export class LedgerlineBackend {
     }
   }
 
+  /**
+   * Whether the namespace exists, read with the caller's rights: GetNamespace
+   * needs the namespace's admin (its tenant's admin role, or a super-user),
+   * the right every topic admin call needs, so a caller without it is
+   * refused PERMISSION_DENIED whether or not the namespace exists.
+   */
+  async namespaceExists(namespace: string, caller: Caller): Promise<boolean> {
+    try {
+      await this.router.admin.getNamespace({ namespace }, this.router.callOptions(caller));
+      return true;
+    } catch (error) {
+      if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return false;
+      throw error;
+    }
+  }
+
   async createTopic(topic: string, partitions: number, caller: Caller): Promise<void> {
     await this.router.admin.createTopic({ topic, partitions }, this.router.callOptions(caller));
   }
@@ -225,6 +241,18 @@ export class LedgerlineBackend {
   }
 
   /**
+   * Deletes the messages of a partition's topic before `offset` (-1: every
+   * message stored so far) on its writer owner (TopicsService.DeleteRecords,
+   * the topic's tenant admin's right) and answers the low watermark.
+   */
+  async deleteRecords(topic: string, offset: bigint, caller: Caller): Promise<bigint> {
+    return this.router.withOwner(topic, caller, async (owner) => {
+      const answer = await owner.topics.deleteRecords({ topic, beforeOffset: offset }, this.router.callOptions(caller));
+      return answer.lowWatermark;
+    });
+  }
+
+  /**
    * Where a group's cursor on `topic` lives: the topic itself, or for a topic
    * of a reader namespace (PIP-63) the writer topic it mirrors, whose writer
    * owner keeps every reader subscription's cursor. A read-only owner serves
@@ -266,6 +294,33 @@ export class LedgerlineBackend {
       if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return { offset: -1n, metadata: '' };
       throw error;
     }
+  }
+
+  /**
+   * Deletes a group's commit on a partition's topic: the subscription named
+   * by the group, when it holds a Kafka commit (the committed-offset
+   * property), is unsubscribed through TopicsService, so the caller needs the
+   * consume right on the topic's namespace, as for its commits' moves. A
+   * subscription the group never committed (an SDK consumer's of the same
+   * name) is left alone. True when a commit was deleted, false when there was
+   * none; FAILED_PRECONDITION / SUBSCRIPTION_BUSY while consumers are
+   * connected to the subscription.
+   */
+  async deleteCommit(topic: string, group: string, caller: Caller): Promise<boolean> {
+    topic = await this.cursorTopic(topic, caller);
+    return this.router.withOwner(topic, caller, async (owner) => {
+      const options = this.router.callOptions(caller);
+      try {
+        const found = await owner.cursors.getCursor({ topic, subscription: group }, options);
+        if (found.cursor?.properties[COMMITTED_OFFSET_PROPERTY] === undefined) return false;
+        await owner.topics.unsubscribe({ topic, subscription: group }, options);
+        return true;
+      } catch (error) {
+        // No subscription (or it went meanwhile): nothing was committed there.
+        if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return false;
+        throw error;
+      }
+    });
   }
 
   /**

@@ -1,7 +1,17 @@
 import type { ApiSpec } from './apis/api-spec.js';
-import { CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, METADATA } from './apis/topic-apis.js';
-import { FETCH, LIST_OFFSETS, PRODUCE } from './apis/data-apis.js';
 import {
+  ALTER_CONFIGS,
+  CREATE_PARTITIONS,
+  CREATE_TOPICS,
+  DELETE_TOPICS,
+  DESCRIBE_CLUSTER,
+  DESCRIBE_CONFIGS,
+  INCREMENTAL_ALTER_CONFIGS,
+  METADATA,
+} from './apis/topic-apis.js';
+import { DELETE_RECORDS, FETCH, LIST_OFFSETS, PRODUCE } from './apis/data-apis.js';
+import {
+  DELETE_GROUPS,
   DESCRIBE_GROUPS,
   FIND_COORDINATOR,
   HEARTBEAT,
@@ -9,6 +19,7 @@ import {
   LEAVE_GROUP,
   LIST_GROUPS,
   OFFSET_COMMIT,
+  OFFSET_DELETE,
   OFFSET_FETCH,
   SYNC_GROUP,
 } from './apis/group-apis.js';
@@ -33,10 +44,16 @@ export const API_SPECS: readonly ApiSpec[] = [
   API_VERSIONS,
   CREATE_TOPICS,
   DELETE_TOPICS,
+  DELETE_RECORDS,
   INIT_PRODUCER_ID,
   DESCRIBE_CONFIGS,
+  ALTER_CONFIGS,
   SASL_AUTHENTICATE,
   CREATE_PARTITIONS,
+  DELETE_GROUPS,
+  INCREMENTAL_ALTER_CONFIGS,
+  OFFSET_DELETE,
+  DESCRIBE_CLUSTER,
 ];
 
 const byKey = new Map<number, ApiSpec>(API_SPECS.map((spec) => [spec.key, spec]));
@@ -60,10 +77,16 @@ export const ApiKey = {
   ApiVersions: API_VERSIONS.key,
   CreateTopics: CREATE_TOPICS.key,
   DeleteTopics: DELETE_TOPICS.key,
+  DeleteRecords: DELETE_RECORDS.key,
   InitProducerId: INIT_PRODUCER_ID.key,
   DescribeConfigs: DESCRIBE_CONFIGS.key,
+  AlterConfigs: ALTER_CONFIGS.key,
   SaslAuthenticate: SASL_AUTHENTICATE.key,
   CreatePartitions: CREATE_PARTITIONS.key,
+  DeleteGroups: DELETE_GROUPS.key,
+  IncrementalAlterConfigs: INCREMENTAL_ALTER_CONFIGS.key,
+  OffsetDelete: OFFSET_DELETE.key,
+  DescribeCluster: DESCRIBE_CLUSTER.key,
 } as const;
 
 export function apiSpec(key: number): ApiSpec | undefined {

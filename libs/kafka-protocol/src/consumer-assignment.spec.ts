@@ -1,4 +1,9 @@
-import { decodeConsumerAssignment, encodeConsumerAssignment } from './consumer-assignment.js';
+import {
+  decodeConsumerAssignment,
+  decodeConsumerSubscription,
+  encodeConsumerAssignment,
+  encodeConsumerSubscription,
+} from './consumer-assignment.js';
 
 describe('decodeConsumerAssignment', () => {
   it("reads a consumer's topics and partitions", () => {
@@ -16,5 +21,29 @@ describe('decodeConsumerAssignment', () => {
     ]);
     expect(decodeConsumerAssignment(Buffer.from('not a consumer assignment'))).toEqual(expect.any(Array));
     expect(decodeConsumerAssignment(new Uint8Array(0))).toEqual([]);
+  });
+});
+
+describe('decodeConsumerSubscription', () => {
+  it("reads a consumer's subscribed topics", () => {
+    expect(decodeConsumerSubscription(encodeConsumerSubscription(['orders', 'clicks']))).toEqual(['orders', 'clicks']);
+    expect(decodeConsumerSubscription(encodeConsumerSubscription([]))).toEqual([]);
+  });
+
+  it('reads a kafkajs subscription (version 1, with user data)', () => {
+    const kafkajsSubscription = Buffer.concat([
+      Buffer.from([0, 1, 0, 0, 0, 1, 0, 6]),
+      Buffer.from('orders'),
+      Buffer.from([0, 0, 0, 2, 9, 9]),
+    ]);
+    expect(decodeConsumerSubscription(kafkajsSubscription)).toEqual(['orders']);
+  });
+
+  it('answers undefined for bytes that hold no whole topic list, never throwing', () => {
+    const whole = encodeConsumerSubscription(['orders', 'clicks']);
+    expect(decodeConsumerSubscription(whole.subarray(0, 12))).toBeUndefined();
+    expect(decodeConsumerSubscription(Buffer.from([0, 0, 0x7f, 0xff, 0xff, 0xff]))).toBeUndefined();
+    expect(decodeConsumerSubscription(Buffer.from([0, 0, 0, 0, 0, 1, 0xff, 0xff]))).toBeUndefined();
+    expect(decodeConsumerSubscription(new Uint8Array(0))).toBeUndefined();
   });
 });

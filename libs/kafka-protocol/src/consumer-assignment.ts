@@ -43,3 +43,30 @@ export function encodeConsumerAssignment(topics: readonly AssignedTopic[]): Buff
   }
   return writer.int32(-1).finish();
 }
+
+/**
+ * The topics of Kafka's ConsumerProtocol Subscription (version int16, then
+ * the topics, then user data and, from version 1, owned partitions, which are
+ * not read), as a consumer sends it in JoinGroup; undefined when the bytes do
+ * not hold a whole topic list (another protocol's, or cut short), since then
+ * which topics the member reads cannot be told.
+ */
+export function decodeConsumerSubscription(bytes: Uint8Array): string[] | undefined {
+  const reader = new ByteReader(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+  try {
+    reader.int16('subscription version');
+    const count = reader.arrayLength(false, false, 2, 'subscription topics');
+    const topics: string[] = [];
+    for (let index = 0; index < count; index++) topics.push(reader.string(false, false, 'subscription topic')!);
+    return topics;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A ConsumerProtocol Subscription (version 0, no user data), as a consumer encodes it. */
+export function encodeConsumerSubscription(topics: readonly string[]): Buffer {
+  const writer = new ByteWriter().int16(0).int32(topics.length);
+  for (const topic of topics) writer.string(topic, false);
+  return writer.int32(-1).finish();
+}

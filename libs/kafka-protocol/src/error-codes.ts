@@ -43,6 +43,7 @@ export const KafkaErrorCode = {
   OFFSET_NOT_AVAILABLE: 78,
   MEMBER_ID_REQUIRED: 79,
   GROUP_MAX_SIZE_REACHED: 81,
+  GROUP_SUBSCRIBED_TO_TOPIC: 86,
   INVALID_RECORD: 87,
 } as const;
 export type KafkaErrorCodeValue = (typeof KafkaErrorCode)[keyof typeof KafkaErrorCode];

@@ -30,6 +30,11 @@ export type { Field, FieldType, Primitive, Struct, VersionRange } from './schema
 export { readStruct, writeStruct } from './schema-codec.js';
 export type { Message } from './schema-codec.js';
 export { ByteReader } from './byte-reader.js';
-export { decodeConsumerAssignment, encodeConsumerAssignment } from './consumer-assignment.js';
+export {
+  decodeConsumerAssignment,
+  decodeConsumerSubscription,
+  encodeConsumerAssignment,
+  encodeConsumerSubscription,
+} from './consumer-assignment.js';
 export type { AssignedTopic } from './consumer-assignment.js';
 export { ByteWriter } from './byte-writer.js';

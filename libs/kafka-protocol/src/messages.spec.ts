@@ -187,12 +187,166 @@ describe('admin requests against kafkajs encoders', () => {
   });
 });
 
+describe('group and config admin requests', () => {
+  it('reads kafkajs DeleteGroups v1 and AlterConfigs v1 requests', async () => {
+    const deleteGroups = decodeRequest(await kafkajsFrame('DeleteGroups', 1, ['billing', 'audit']));
+    expect(deleteGroups.body).toEqual({ groupsNames: ['billing', 'audit'] });
+    const alter = decodeRequest(
+      await kafkajsFrame('AlterConfigs', 1, {
+        resources: [
+          {
+            type: 2,
+            name: 'orders',
+            configEntries: [
+              { name: 'retention.ms', value: '-1' },
+              { name: 'cleanup.policy', value: 'delete' },
+            ],
+          },
+        ],
+        validateOnly: true,
+      }),
+    );
+    expect(alter.body).toEqual({
+      resources: [
+        {
+          resourceType: 2,
+          resourceName: 'orders',
+          configs: [
+            { name: 'retention.ms', value: '-1' },
+            { name: 'cleanup.policy', value: 'delete' },
+          ],
+        },
+      ],
+      validateOnly: true,
+    });
+  });
+
+  it('reads a kafkajs DeleteRecords v1 request and writes the answer kafkajs reads', async () => {
+    const decoded = decodeRequest(
+      await kafkajsFrame('DeleteRecords', 1, {
+        topics: [{ topic: 'orders', partitions: [{ partition: 2, offset: '17' }] }],
+        timeout: 3000,
+      }),
+    );
+    expect(decoded.body).toEqual({
+      topics: [{ name: 'orders', partitions: [{ partitionIndex: 2, offset: 17n }] }],
+      timeoutMs: 3000,
+    });
+    const { response } = kafkajsRequests['DeleteRecords']!.protocol({ version: 1 })({ topics: [] });
+    const answer = encodeResponse(spec(ApiKey.DeleteRecords), 1, 5, {
+      throttleTimeMs: 0,
+      topics: [{ name: 'orders', partitions: [{ partitionIndex: 2, lowWatermark: 17n, errorCode: 0 }] }],
+    });
+    const read = (await response.decode(answer.subarray(8))) as {
+      topics: { topic: string; partitions: { partition: number; lowWatermark: unknown; errorCode: number }[] }[];
+    };
+    const [partition] = read.topics[0]!.partitions;
+    // kafkajs reads an int64 as a Long.
+    expect([
+      read.topics[0]!.topic,
+      partition!.partition,
+      String(partition!.lowWatermark),
+      partition!.errorCode,
+    ]).toEqual(['orders', 2, '17', 0]);
+  });
+
+  it('reads a flexible IncrementalAlterConfigs v1 request byte by byte, a null value (DELETE) included', () => {
+    // Key 44, version 1, correlation 4, client id "rd", no header tags; a compact array of one resource: type 2,
+    // compact "t", a compact array of two configs (compact name, operation, compact value or null, no tags), no
+    // tags; validate_only true, no tags.
+    const frameBody = Buffer.concat([
+      Buffer.from([0, 44, 0, 1, 0, 0, 0, 4, 0, 2]),
+      Buffer.from('rd'),
+      Buffer.from([0, 2, 2, 2]),
+      Buffer.from('t'),
+      Buffer.from([3, 15]),
+      Buffer.from('cleanup.policy'),
+      Buffer.from([2, 7]),
+      Buffer.from('delete'),
+      Buffer.from([0, 13]),
+      Buffer.from('retention.ms'),
+      Buffer.from([1, 0, 0, 0, 1, 0]),
+    ]);
+    expect(decodeRequest(frameBody).body).toEqual({
+      resources: [
+        {
+          resourceType: 2,
+          resourceName: 't',
+          configs: [
+            { name: 'cleanup.policy', configOperation: 2, value: 'delete' },
+            { name: 'retention.ms', configOperation: 1, value: null },
+          ],
+        },
+      ],
+      validateOnly: true,
+    });
+  });
+
+  it('reads a flexible DescribeCluster v0 request and answers with response header v1', () => {
+    // Key 60, version 0, correlation 6, client id "rd", no header tags; include_cluster_authorized_operations
+    // false, no tags.
+    const frameBody = Buffer.concat([
+      Buffer.from([0, 60, 0, 0, 0, 0, 0, 6, 0, 2]),
+      Buffer.from('rd'),
+      Buffer.from([0, 0, 0]),
+    ]);
+    expect(decodeRequest(frameBody).body).toEqual({ includeClusterAuthorizedOperations: false });
+    const answer = encodeResponse(spec(ApiKey.DescribeCluster), 0, 6, {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      errorMessage: null,
+      clusterId: 'c',
+      controllerId: 1,
+      brokers: [{ brokerId: 1, host: 'h', port: 9092, rack: null }],
+      clusterAuthorizedOperations: -2147483648,
+    });
+    // size, correlation id, header tags; throttle, error, null message, compact "c", controller 1; a compact array
+    // of one broker: id 1, compact "h", port 9092, null rack, tags; authorized operations, tags.
+    expect([...answer.subarray(4)]).toEqual([
+      0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0x63, 0, 0, 0, 1, 2, 0, 0, 0, 1, 2, 0x68, 0, 0, 0x23, 0x84, 0, 0, 0x80, 0,
+      0, 0, 0,
+    ]);
+  });
+
+  it('reads an OffsetDelete v0 request as the Java client sends it', () => {
+    const api = spec(ApiKey.OffsetDelete);
+    const body = {
+      groupId: 'billing',
+      topics: [{ name: 'orders', partitions: [{ partitionIndex: 0 }, { partitionIndex: 3 }] }],
+    };
+    const header = { apiKey: api.key, apiVersion: 0, correlationId: 2, clientId: 'java' };
+    expect(decodeRequest(encodeRequest(api, header, body).subarray(4)).body).toEqual(body);
+  });
+});
+
 describe('response encoding against kafkajs decoders', () => {
   async function kafkajsDecode(api: string, version: number, frameWithSize: Buffer): Promise<Record<string, unknown>> {
     const { response } = kafkajsRequests[api]!.protocol({ version })({});
     // kafkajs decoders read the body after the correlation id.
     return (await response.decode(frameWithSize.subarray(8))) as Record<string, unknown>;
   }
+
+  it('writes DeleteGroups v1 and AlterConfigs v1 answers that kafkajs reads', async () => {
+    const deleted = encodeResponse(spec(ApiKey.DeleteGroups), 1, 3, {
+      throttleTimeMs: 0,
+      results: [
+        { groupId: 'billing', errorCode: 0 },
+        { groupId: 'audit', errorCode: 69 },
+      ],
+    });
+    const read = await kafkajsDecode('DeleteGroups', 1, deleted);
+    expect(read['results']).toEqual([
+      { groupId: 'billing', errorCode: 0 },
+      expect.objectContaining({ groupId: 'audit', errorCode: 69 }),
+    ]);
+    const altered = encodeResponse(spec(ApiKey.AlterConfigs), 1, 4, {
+      throttleTimeMs: 0,
+      responses: [{ errorCode: 40, errorMessage: 'bad', resourceType: 2, resourceName: 'orders' }],
+    });
+    expect((await kafkajsDecode('AlterConfigs', 1, altered))['resources']).toEqual([
+      { errorCode: 40, errorMessage: 'bad', resourceType: 2, resourceName: 'orders' },
+    ]);
+  });
 
   it('writes ApiVersions v2 and Metadata v6 that kafkajs reads', async () => {
     const apiVersions = encodeResponse(spec(ApiKey.ApiVersions), 2, 7, {

@@ -9,7 +9,9 @@ export {
   withDeletable,
   emptyManagedLedgerInfo,
   storedLastOffset,
+  storedLowWatermark,
   INDEX_PROPERTY,
+  LOW_WATERMARK_PROPERTY,
   ENTRY_COUNTS_PROPERTY,
 } from './managed-ledger-info.js';
 export type {

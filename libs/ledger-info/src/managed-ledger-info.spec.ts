@@ -7,6 +7,8 @@ import {
   infoToProto,
   markDeleting,
   storedLastOffset,
+  storedLowWatermark,
+  LOW_WATERMARK_PROPERTY,
   type ManagedLedgerInfoModel,
 } from './managed-ledger-info.js';
 import { LedgerInfoReason } from './reasons.js';
@@ -56,6 +58,20 @@ describe('ManagedLedgerInfo stored format', () => {
       const err = failureOf(() => infoFromProto(proto));
       expect(err?.code).toBe('DATA_LOSS');
       expect(err?.reason).toBe(LedgerInfoReason.MANAGED_LEDGER_INFO_CORRUPT);
+    }
+  });
+
+  it('reads the low watermark as 0 until one is stored, keeps it through the stored form, and refuses one that is not an offset', () => {
+    const info = sampleInfo();
+    expect(storedLowWatermark(info)).toBe(0);
+    info.properties.set(LOW_WATERMARK_PROPERTY, '3');
+    const stored = infoFromProto(
+      fromBinary(ManagedLedgerInfoSchema, toBinary(ManagedLedgerInfoSchema, infoToProto(info))),
+    );
+    expect(storedLowWatermark(stored)).toBe(3);
+    for (const bad of ['-1', '1.5', 'x']) {
+      info.properties.set(LOW_WATERMARK_PROPERTY, bad);
+      expect(() => storedLowWatermark(info)).toThrow(/not an offset/);
     }
   });
 

@@ -70,6 +70,15 @@ export const INDEX_PROPERTY = 'index';
  */
 export const ENTRY_COUNTS_PROPERTY = 'ledgerline.entry-counts';
 
+/**
+ * The ManagedLedgerInfo property holding the low watermark: the first offset
+ * a reader may read, set by deleting records before an offset (Kafka's
+ * DeleteRecords). Absent until records were deleted so. Offsets below it are
+ * trimmed even where their ledger is still kept (it holds offsets at or above
+ * it too); a property, so the stored format does not change.
+ */
+export const LOW_WATERMARK_PROPERTY = 'ledgerline.low-watermark';
+
 export function emptyManagedLedgerInfo(): ManagedLedgerInfoModel {
   return { ledgers: [], properties: new Map([[INDEX_PROPERTY, '-1']]), state: 'active', deletableLedgers: [] };
 }
@@ -80,6 +89,19 @@ export function storedLastOffset(info: ManagedLedgerInfoModel): number {
   const value = raw === undefined ? -1 : Number(raw);
   if (!Number.isSafeInteger(value) || value < -1) {
     throw corruptInfoError('ManagedLedgerInfo property "index"', new Error(`not an offset: ${raw}`));
+  }
+  return value;
+}
+
+/** The low watermark as stored (LOW_WATERMARK_PROPERTY), 0 when records were never deleted so. */
+export function storedLowWatermark(info: ManagedLedgerInfoModel): number {
+  const raw = info.properties.get(LOW_WATERMARK_PROPERTY);
+  const value = raw === undefined ? 0 : Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw corruptInfoError(
+      `ManagedLedgerInfo property "${LOW_WATERMARK_PROPERTY}"`,
+      new Error(`not an offset: ${raw}`),
+    );
   }
   return value;
 }

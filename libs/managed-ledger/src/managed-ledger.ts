@@ -14,10 +14,16 @@ import { readEntries, readLimits, type ReadOptions } from './ledgers/ledger-read
 import { sealAndRecordOnClose, sealAndRecordTerminated } from './ledgers/ledger-rollover.js';
 import { LedgerMaintenance } from './ledgers/ledger-maintenance.js';
 import { LedgerTrimmer } from './ledgers/ledger-trimmer.js';
+import { deleteRecordsBefore } from './ledgers/delete-records.js';
 import { endPosition, lastEntry, ledgerViews, StoredBytes, type LedgerView } from './ledgers/ledger-views.js';
 import type { CursorHost } from './cursors/cursor-host.js';
 import type { ManagedCursor } from './cursors/managed-cursor.js';
-import { cloneInfo, type DeletableLedgerRecord, type ManagedLedgerInfoModel } from '@ledgerline/ledger-info';
+import {
+  cloneInfo,
+  storedLowWatermark,
+  type DeletableLedgerRecord,
+  type ManagedLedgerInfoModel,
+} from '@ledgerline/ledger-info';
 import { openOwnerContext, type ManagedLedgerOpenOptions } from './managed-ledger-open.js';
 import { ManagedLedgerLifecycle, type ManagedLedgerStatus } from './managed-ledger-lifecycle.js';
 import { findByOffset, findByTime, resolveSeekTarget } from './ledgers/position-lookup.js';
@@ -271,6 +277,24 @@ export class ManagedLedger {
    */
   trim(): Promise<number[]> {
     return this.trimmer.trim();
+  }
+
+  /**
+   * The first offset a reader may read because of records deleted before it
+   * (deleteRecordsBefore); 0 when none were. Retention may have trimmed
+   * further: the earliest retained offset is the larger of the two.
+   */
+  get lowWatermark(): number {
+    return storedLowWatermark(this.ctx.keeper.info);
+  }
+
+  /**
+   * Deletes the messages before `offset` (Kafka's DeleteRecords; see
+   * ledgers/delete-records.ts); resolves with the low watermark.
+   */
+  async deleteRecordsBefore(offset: number): Promise<number> {
+    this.lifecycle.checkServing();
+    return deleteRecordsBefore(this.ctx, this.cursors.all(), this.trimmer, offset);
   }
 
   /** Opens a cursor, creating it at `options.start` (latest by default) when it does not exist. */

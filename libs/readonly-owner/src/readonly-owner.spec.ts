@@ -99,6 +99,12 @@ describe('read-only owner (PIP-63, in process)', () => {
       );
       expect(refused).toMatchObject({ code: 'FAILED_PRECONDITION', reason: OwnerReason.READONLY_TOPIC });
       expect(refused?.details['writer_topic']).toBe(writerTopic);
+      // Deleting records is a write too (Kafka's DeleteRecords): it belongs to the writer group.
+      const deleteRefused = await harness.readOnlyTopics[0]!.deleteRecords({ topic, beforeOffset: 0n }).then(
+        () => undefined,
+        (error: unknown) => LedgerlineError.from(error),
+      );
+      expect(deleteRefused).toMatchObject({ code: 'FAILED_PRECONDITION', reason: OwnerReason.READONLY_TOPIC });
     }
   });
 

@@ -140,6 +140,11 @@ export function readOnlyTopicsServiceImpl(owner: ReadOnlyTopicsOwner): ServiceIm
       );
     },
     fetchByOffset: (request, context) => fetchByOffset(owner, request, context),
+    // Deleting records is a write: it belongs to the writer group.
+    deleteRecords: async (request) => {
+      const topic = await owner.topic(request.topic);
+      throw readOnlyTopic(request.topic, topic.writerTopic);
+    },
     unsubscribe: (request) => unsubscribe(owner, request),
     getTopicStats: (request) => readOnlyTopicStats(owner, request),
     unloadTopic: (request) =>

@@ -90,6 +90,17 @@ describe('authorization', () => {
     await expect(check('root', '/ledgerline.v1.AdminService/CreateTenant', { tenant: 'x' })).resolves.toBeUndefined();
   });
 
+  it("lets the topic's tenant admin delete its records (Kafka's DeleteRecords), not its producers or consumers", async () => {
+    const deleteRecords = '/ledgerline.v1.TopicsService/DeleteRecords';
+    await expect(check('acme-admin', deleteRecords, { topic: TOPIC, beforeOffset: 5n })).resolves.toBeUndefined();
+    for (const role of ['app', 'reader']) {
+      expect(await refusal(check(role, deleteRecords, { topic: TOPIC, beforeOffset: 5n }))).toMatchObject({
+        code: 'PERMISSION_DENIED',
+        reason: SecurityReason.TENANT_ADMIN_REQUIRED,
+      });
+    }
+  });
+
   it('refuses a topic of a missing namespace exactly as one the role may not use', async () => {
     const missing = await refusal(
       check('app', '/ledgerline.v1.AdminService/GetTopic', { topic: 'persistent://acme/nowhere/t' }),

@@ -97,6 +97,8 @@ const RULES: Readonly<Record<string, Rule>> = {
   '/ledgerline.v1.TopicsService/Unsubscribe': topicField(CONSUME),
   '/ledgerline.v1.TopicsService/GetTopicStats': topicField(LOOKUP),
   '/ledgerline.v1.TopicsService/UnloadTopic': topicAdmin,
+  // Kafka's DeleteRecords needs DELETE on the topic: here the topic's tenant admin, as deleting the topic does.
+  '/ledgerline.v1.TopicsService/DeleteRecords': topicAdmin,
   '/ledgerline.v1.LookupService/LookupTopic': topicField(LOOKUP),
   '/ledgerline.v1.AdminService/CreateTenant': () => SUPER_USER,
   '/ledgerline.v1.AdminService/ListTenants': () => SUPER_USER,

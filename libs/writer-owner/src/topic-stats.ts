@@ -47,7 +47,8 @@ export async function topicStats(
     producers: topic.dedup.producerCount,
     ownerAddress: owner.identity.advertisedAddress,
     ledgerStats: ledgerStatsMessages(views),
-    earliestOffset: BigInt(earliestOffset(views, stats.lastOffset + 1)),
+    // Records deleted before an offset are gone even where their ledger is kept.
+    earliestOffset: BigInt(Math.max(earliestOffset(views, stats.lastOffset + 1), ledger.lowWatermark)),
   };
 }
 

@@ -14,6 +14,8 @@ import {
 } from '@ledgerline/ownership';
 import {
   TopicsService,
+  type DeleteRecordsRequest,
+  type DeleteRecordsResponseSchema,
   type FetchByOffsetRequest,
   type FetchByOffsetResponseSchema,
   type FindPositionRequest,
@@ -64,7 +66,22 @@ export function topicsServiceImpl(owner: TopicsOwner): ServiceImpl<typeof Topics
     getTopicStats: (request) => unlessClosedUnder(request.topic, () => topicStats(owner, request)),
     unloadTopic: (request) =>
       unloadOnRequest(owner.registry, { clients: owner.clients, instanceId: owner.identity.instanceId }, request.topic),
+    deleteRecords: (request) => unlessClosedUnder(request.topic, () => deleteRecords(owner, request)),
   };
+}
+
+/**
+ * DeleteRecords: the managed ledger deletes the messages before the offset
+ * (-1: every message stored so far) and answers the low watermark.
+ */
+async function deleteRecords(
+  owner: TopicsOwner,
+  request: DeleteRecordsRequest,
+): Promise<MessageInitShape<typeof DeleteRecordsResponseSchema>> {
+  const topic = await owner.topic(request.topic);
+  const offset =
+    request.beforeOffset === -1n ? topic.ledger.lastOffset + 1 : safeNumber(request.beforeOffset, 'before_offset');
+  return { lowWatermark: BigInt(await topic.ledger.deleteRecordsBefore(offset)) };
 }
 
 function publish(

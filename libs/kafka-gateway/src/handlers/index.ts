@@ -1,7 +1,10 @@
 import { ApiKey } from '@ledgerline/kafka-protocol';
 import type { ApiHandler } from '../session.js';
+import { handleAlterConfigs, handleIncrementalAlterConfigs } from './alter-configs.js';
 import { handleCreatePartitions } from './create-partitions.js';
+import { handleDeleteRecords } from './delete-records.js';
 import { handleFetch } from './fetch.js';
+import { handleDeleteGroups, handleOffsetDelete } from './group-admin.js';
 import {
   handleDescribeGroups,
   handleFindCoordinator,
@@ -13,7 +16,7 @@ import {
 } from './groups.js';
 import { handleApiVersions, handleInitProducerId, handleSaslAuthenticate, handleSaslHandshake } from './handshake.js';
 import { handleListOffsets } from './list-offsets.js';
-import { handleMetadata } from './metadata.js';
+import { handleDescribeCluster, handleMetadata } from './metadata.js';
 import { handleOffsetCommit, handleOffsetFetch } from './offsets.js';
 import { handleProduce } from './produce.js';
 import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './topics-admin.js';
@@ -37,10 +40,16 @@ export const API_HANDLERS: ReadonlyMap<number, ApiHandler> = new Map<number, Api
   [ApiKey.ApiVersions, handleApiVersions],
   [ApiKey.CreateTopics, handleCreateTopics],
   [ApiKey.DeleteTopics, handleDeleteTopics],
+  [ApiKey.DeleteRecords, handleDeleteRecords],
   [ApiKey.InitProducerId, handleInitProducerId],
   [ApiKey.DescribeConfigs, handleDescribeConfigs],
   [ApiKey.SaslAuthenticate, handleSaslAuthenticate],
+  [ApiKey.AlterConfigs, handleAlterConfigs],
   [ApiKey.CreatePartitions, handleCreatePartitions],
+  [ApiKey.DeleteGroups, handleDeleteGroups],
+  [ApiKey.IncrementalAlterConfigs, handleIncrementalAlterConfigs],
+  [ApiKey.OffsetDelete, handleOffsetDelete],
+  [ApiKey.DescribeCluster, handleDescribeCluster],
 ]);
 
 export { unsupportedApiVersionsBody } from './handshake.js';

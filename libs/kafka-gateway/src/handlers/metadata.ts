@@ -8,6 +8,8 @@ import { kafkaPartitionCount } from '../topic-names.js';
 
 /** Authorized operations are not computed (Kafka's "not requested" value). */
 const OPERATIONS_UNKNOWN = -2147483648;
+/** The cluster id Metadata (v2+) and DescribeCluster answer. */
+const CLUSTER_ID = 'ledgerline';
 /** Waits between tries of a topic while the metadata service cannot be reached: from this, doubling up to the max. */
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 2_000;
@@ -112,9 +114,29 @@ export async function handleMetadata(
     brokers: context.peers
       .brokers()
       .map((peer) => ({ nodeId: peer.nodeId, host: peer.host, port: peer.port, rack: null })),
-    clusterId: 'ledgerline',
+    clusterId: CLUSTER_ID,
     controllerId: broker.nodeId,
     topics,
+    clusterAuthorizedOperations: OPERATIONS_UNKNOWN,
+  };
+}
+
+/**
+ * DescribeCluster v0: the brokers Metadata answers (every live gateway), this
+ * gateway as the controller, as Metadata names it, and the cluster id
+ * Metadata answers. Authorized operations are not computed (Kafka's "not
+ * requested" value), as in Metadata.
+ */
+export async function handleDescribeCluster(context: GatewayContext): Promise<Message> {
+  return {
+    throttleTimeMs: 0,
+    errorCode: KafkaErrorCode.NONE,
+    errorMessage: null,
+    clusterId: CLUSTER_ID,
+    controllerId: context.broker().nodeId,
+    brokers: context.peers
+      .brokers()
+      .map((peer) => ({ brokerId: peer.nodeId, host: peer.host, port: peer.port, rack: null })),
     clusterAuthorizedOperations: OPERATIONS_UNKNOWN,
   };
 }

@@ -91,8 +91,13 @@ async function commitPartition(
 }
 
 /** One group's commits on one partition, whichever name of its topic (`orders`, `public/default/orders`) they use. */
-function commitKey(context: GatewayContext, groupId: string, kafkaTopic: string, partition: number): string {
-  return `${groupId}\u0000${context.names.ledgerlineTopic(kafkaTopic)}\u0000${partition}`;
+export function commitKey(context: GatewayContext, groupId: string, kafkaTopic: string, partition: number): string {
+  return topicCommitKey(groupId, context.names.ledgerlineTopic(kafkaTopic), partition);
+}
+
+/** commitKey of Kafka partition `partition` of a Ledgerline topic (the topic, not its `-partition-i`). */
+export function topicCommitKey(groupId: string, ledgerlineTopic: string, partition: number): string {
+  return `${groupId}\u0000${ledgerlineTopic}\u0000${partition}`;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { GatewayContext } from '../gateway-context.js';
 import { errorMessageOf, kafkaErrorOf } from '../kafka-errors.js';
 import { partitionsOfAssignments } from '../replica-assignments.js';
 import { topicAdminErrorOf } from '../topic-admin-errors.js';
-import { checkTopicConfigs } from '../topic-configs.js';
+import { BROKER_RESOURCE, checkTopicConfigs, describedConfigs, TOPIC_RESOURCE } from '../topic-configs.js';
 import type { Session } from '../session.js';
 
 /** Partitions one CreateTopics may ask for per topic. */
@@ -132,35 +132,9 @@ export async function handleDeleteTopics(
   return { throttleTimeMs: 0, responses };
 }
 
-const TOPIC_RESOURCE = 2;
-const BROKER_RESOURCE = 4;
 /** ConfigSource DEFAULT_CONFIG and ConfigType STRING (DescribeConfigs v1+ and v3+). */
 const DEFAULT_CONFIG = 5;
 const STRING_TYPE = 2;
-
-function configsFor(context: GatewayContext, resourceType: number): Record<string, string> {
-  const maxMessageBytes = String(context.settings.kafkaMaxMessageBytes);
-  if (resourceType === TOPIC_RESOURCE) {
-    return {
-      'cleanup.policy': 'delete',
-      'compression.type': 'producer',
-      'max.message.bytes': maxMessageBytes,
-      'message.timestamp.type': 'CreateTime',
-      'min.insync.replicas': '1',
-      'retention.ms': '-1',
-    };
-  }
-  return {
-    'auto.create.topics.enable': String(context.settings.kafkaAutoCreateTopics),
-    'num.partitions': String(context.settings.kafkaDefaultPartitions),
-    'message.max.bytes': maxMessageBytes,
-    'socket.request.max.bytes': String(context.settings.kafkaMaxFrameSizeBytes),
-    'group.min.session.timeout.ms': String(context.settings.groupMinSessionTimeoutMs),
-    'group.max.session.timeout.ms': String(context.settings.groupMaxSessionTimeoutMs),
-    'group.initial.rebalance.delay.ms': String(context.settings.groupInitialRebalanceDelayMs),
-    'offset.metadata.max.bytes': String(context.settings.kafkaOffsetMetadataMaxLength),
-  };
-}
 
 type Resource = { resourceType: number; resourceName: string; configurationKeys: string[] | null };
 
@@ -184,7 +158,7 @@ async function describeOne(context: GatewayContext, resource: Resource, session:
     }
   }
   const wanted = resource.configurationKeys === null ? undefined : new Set(resource.configurationKeys);
-  const configs = Object.entries(configsFor(context, resource.resourceType))
+  const configs = Object.entries(describedConfigs(context.settings, resource.resourceType))
     .filter(([name]) => wanted === undefined || wanted.has(name))
     .map(([name, value]) => ({
       name,

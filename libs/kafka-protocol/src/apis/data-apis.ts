@@ -175,3 +175,43 @@ export const LIST_OFFSETS: ApiSpec = {
     ),
   ],
 };
+
+// DeleteRecords{Request,Response}.json: validVersions 0-2 (2+ flexible), all served (v1 changes only how a quota
+// throttles). kafkajs sends 0-1, librdkafka and the Java client up to 2.
+export const DELETE_RECORDS: ApiSpec = {
+  key: 21,
+  name: 'DeleteRecords',
+  minVersion: 0,
+  maxVersion: 2,
+  flexibleFrom: 2,
+  request: [
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        arrayOf('partitions', [field('partitionIndex', 'int32', '0+'), field('offset', 'int64', '0+')], '0+'),
+      ],
+      '0+',
+    ),
+    field('timeoutMs', 'int32', '0+'),
+  ],
+  response: [
+    field('throttleTimeMs', 'int32', '0+'),
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        arrayOf(
+          'partitions',
+          [
+            field('partitionIndex', 'int32', '0+'),
+            field('lowWatermark', 'int64', '0+'),
+            field('errorCode', 'int16', '0+'),
+          ],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+  ],
+};

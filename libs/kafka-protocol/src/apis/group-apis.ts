@@ -257,3 +257,48 @@ export const LIST_GROUPS: ApiSpec = {
     arrayOf('groups', [field('groupId', 'string', '0+'), field('protocolType', 'string', '0+')], '0+'),
   ],
 };
+
+// DeleteGroups{Request,Response}.json: validVersions 0-3 (2+ flexible; 3 adds a per-group error message). Served
+// 0-2: librdkafka and kafkajs send 0-1, the Java client 2.
+export const DELETE_GROUPS: ApiSpec = {
+  key: 42,
+  name: 'DeleteGroups',
+  minVersion: 0,
+  maxVersion: 2,
+  flexibleFrom: 2,
+  request: [arrayOf('groupsNames', 'string', '0+')],
+  response: [
+    field('throttleTimeMs', 'int32', '0+'),
+    arrayOf('results', [field('groupId', 'string', '0+'), field('errorCode', 'int16', '0+')], '0+'),
+  ],
+};
+
+// OffsetDelete{Request,Response}.json: validVersions 0 (1, flexible, is KIP-1313's and newer than every client
+// here). Served 0.
+export const OFFSET_DELETE: ApiSpec = {
+  key: 47,
+  name: 'OffsetDelete',
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleFrom: undefined,
+  request: [
+    field('groupId', 'string', '0+'),
+    arrayOf(
+      'topics',
+      [field('name', 'string', '0+'), arrayOf('partitions', [field('partitionIndex', 'int32', '0+')], '0+')],
+      '0+',
+    ),
+  ],
+  response: [
+    field('errorCode', 'int16', '0+'),
+    field('throttleTimeMs', 'int32', '0+'),
+    arrayOf(
+      'topics',
+      [
+        field('name', 'string', '0+'),
+        arrayOf('partitions', [field('partitionIndex', 'int32', '0+'), field('errorCode', 'int16', '0+')], '0+'),
+      ],
+      '0+',
+    ),
+  ],
+};

@@ -202,3 +202,102 @@ export const CREATE_PARTITIONS: ApiSpec = {
     ),
   ],
 };
+
+/** The resources AlterConfigs and IncrementalAlterConfigs answer: the error and the resource, in every version. */
+const alterConfigsResponses = arrayOf(
+  'responses',
+  [
+    field('errorCode', 'int16', '0+'),
+    field('errorMessage', 'string', '0+', { nullable: '0+', default: null }),
+    field('resourceType', 'int8', '0+'),
+    field('resourceName', 'string', '0+'),
+  ],
+  '0+',
+);
+
+// AlterConfigs{Request,Response}.json: validVersions 0-2 (2+ flexible), all served (v1 changes only how a quota
+// throttles). kafkajs sends 0-1, librdkafka up to 2.
+export const ALTER_CONFIGS: ApiSpec = {
+  key: 33,
+  name: 'AlterConfigs',
+  minVersion: 0,
+  maxVersion: 2,
+  flexibleFrom: 2,
+  request: [
+    arrayOf(
+      'resources',
+      [
+        field('resourceType', 'int8', '0+'),
+        field('resourceName', 'string', '0+'),
+        arrayOf(
+          'configs',
+          [field('name', 'string', '0+'), field('value', 'string', '0+', { nullable: '0+', default: null })],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+    field('validateOnly', 'bool', '0+'),
+  ],
+  response: [field('throttleTimeMs', 'int32', '0+'), alterConfigsResponses],
+};
+
+// IncrementalAlterConfigs{Request,Response}.json: validVersions 0-1 (1+ flexible), all served. librdkafka 2.x sends
+// both; the Java client's incrementalAlterConfigs 1.
+export const INCREMENTAL_ALTER_CONFIGS: ApiSpec = {
+  key: 44,
+  name: 'IncrementalAlterConfigs',
+  minVersion: 0,
+  maxVersion: 1,
+  flexibleFrom: 1,
+  request: [
+    arrayOf(
+      'resources',
+      [
+        field('resourceType', 'int8', '0+'),
+        field('resourceName', 'string', '0+'),
+        arrayOf(
+          'configs',
+          [
+            field('name', 'string', '0+'),
+            field('configOperation', 'int8', '0+'),
+            field('value', 'string', '0+', { nullable: '0+', default: null }),
+          ],
+          '0+',
+        ),
+      ],
+      '0+',
+    ),
+    field('validateOnly', 'bool', '0+'),
+  ],
+  response: [field('throttleTimeMs', 'int32', '0+'), alterConfigsResponses],
+};
+
+// DescribeCluster{Request,Response}.json: validVersions 0-1 (all flexible; 1 adds the endpoint type, brokers or
+// KRaft controllers, which a gateway has none of). Served 0: librdkafka 2.3+ and the Java client 3.x send it.
+export const DESCRIBE_CLUSTER: ApiSpec = {
+  key: 60,
+  name: 'DescribeCluster',
+  minVersion: 0,
+  maxVersion: 0,
+  flexibleFrom: 0,
+  request: [field('includeClusterAuthorizedOperations', 'bool', '0+')],
+  response: [
+    field('throttleTimeMs', 'int32', '0+'),
+    field('errorCode', 'int16', '0+'),
+    field('errorMessage', 'string', '0+', { nullable: '0+', default: null }),
+    field('clusterId', 'string', '0+'),
+    field('controllerId', 'int32', '0+', { default: -1 }),
+    arrayOf(
+      'brokers',
+      [
+        field('brokerId', 'int32', '0+'),
+        field('host', 'string', '0+'),
+        field('port', 'int32', '0+'),
+        field('rack', 'string', '0+', { nullable: '0+', default: null }),
+      ],
+      '0+',
+    ),
+    field('clusterAuthorizedOperations', 'int32', '0+', { default: -2147483648 }),
+  ],
+};

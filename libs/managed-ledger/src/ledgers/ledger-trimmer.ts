@@ -3,8 +3,13 @@ import type { LedgerContext } from '../context.js';
 import { publishDeletable } from './deletable-ledgers.js';
 import { publishManagedLedgerChange } from './ledger-rollover.js';
 import { ledgerViews } from './ledger-views.js';
-import { withDeletable, type ManagedLedgerInfoModel } from '@ledgerline/ledger-info';
-import { ledgersToTrim } from './trimming.js';
+import {
+  LOW_WATERMARK_PROPERTY,
+  storedLowWatermark,
+  withDeletable,
+  type ManagedLedgerInfoModel,
+} from '@ledgerline/ledger-info';
+import { ledgersBelowOffset, ledgersToTrim } from './trimming.js';
 
 /**
  * Trimming of one managed ledger (PIP-129 phase 1): runs one at a time, each
@@ -53,6 +58,33 @@ export class LedgerTrimmer {
     return next;
   }
 
+  /**
+   * Deletes the records before `offset` (Kafka's DeleteRecords), after any
+   * trim under way: in one compare-and-set, the low watermark becomes
+   * `offset` (never lower than it was) and the ledgers wholly below it are
+   * removed and recorded deletable, as many as the deletable markers have
+   * room for (the rest go with a later call or trim). Resolves with the low
+   * watermark stored.
+   */
+  trimBefore(offset: number): Promise<number> {
+    const next = this.chain.then(() => this.trimBeforeOnce(offset));
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async trimBeforeOnce(offset: number): Promise<number> {
+    const ctx = this.ctx;
+    const trimmed = await ctx.keeper.update((info) => {
+      const lowWatermark = Math.max(storedLowWatermark(info), offset);
+      info.properties.set(LOW_WATERMARK_PROPERTY, String(lowWatermark));
+      const room = Math.max(ctx.config.maxDeletableLedgers - info.deletableLedgers.length, 0);
+      const views = ledgerViews(info.ledgers, ctx.current);
+      return this.removeLedgers(info, ledgersBelowOffset(views, lowWatermark).slice(0, room));
+    });
+    this.afterTrim(trimmed);
+    return storedLowWatermark(ctx.keeper.info);
+  }
+
   private async trimOnce(): Promise<number[]> {
     const ctx = this.ctx;
     const pendingMarkers = ctx.keeper.info.deletableLedgers.length;
@@ -66,14 +98,23 @@ export class LedgerTrimmer {
       return ledgersToTrim(views, this.cursors.slowestMarkDelete(), ctx.config, ctx.now()).slice(0, Math.max(room, 0));
     };
     if (choose(ctx.keeper.info).length === 0) return [];
-    const trimmed = await ctx.keeper.update((info) => {
-      const ids = new Set(choose(info).map((v) => v.ledgerId));
-      info.ledgers = info.ledgers.filter((l) => !ids.has(l.ledgerId));
-      const markedAtMs = ctx.now();
-      const records = [...ids].map((ledgerId) => ({ ledgerId, component: 'managed-ledger' as const, markedAtMs }));
-      info.deletableLedgers = withDeletable(info, records);
-      return [...ids];
-    });
+    const trimmed = await ctx.keeper.update((info) => this.removeLedgers(info, choose(info)));
+    this.afterTrim(trimmed);
+    return trimmed;
+  }
+
+  /** Removes the ledgers from the info and records them deletable, in the update under way; their ids. */
+  private removeLedgers(info: ManagedLedgerInfoModel, removed: readonly { ledgerId: number }[]): number[] {
+    const ids = new Set(removed.map((v) => v.ledgerId));
+    info.ledgers = info.ledgers.filter((l) => !ids.has(l.ledgerId));
+    const markedAtMs = this.ctx.now();
+    const records = [...ids].map((ledgerId) => ({ ledgerId, component: 'managed-ledger' as const, markedAtMs }));
+    info.deletableLedgers = withDeletable(info, records);
+    return [...ids];
+  }
+
+  private afterTrim(trimmed: number[]): void {
+    const ctx = this.ctx;
     for (const ledgerId of trimmed) {
       ctx.cache.evictLedger(ledgerId);
       ctx.offsetTables.forget(ledgerId);
@@ -84,6 +125,5 @@ export class LedgerTrimmer {
       // Read-only views drop the trimmed ledgers (and move readers past them) without waiting for their refresh.
       publishManagedLedgerChange(ctx, 'info-changed');
     }
-    return trimmed;
   }
 }

@@ -8,6 +8,7 @@ import {
   type TopicLedger,
 } from '@ledgerline/offset-index';
 import type { Position } from '@ledgerline/cursor-codec';
+import { storedLowWatermark } from '@ledgerline/ledger-info';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { LedgerContext } from '../context.js';
 import { checkPosition } from '../position.js';
@@ -81,20 +82,34 @@ function reader(ctx: LedgerContext): EntryReader {
   return { readRange: (ledgerId, first, last) => ctx.store.read(ledgerId, first, last) };
 }
 
-/** The entry holding message `offset`, in at most one storage read. */
-export function findByOffset(ctx: LedgerContext, offset: number): Promise<MessagePosition> {
+/**
+ * The entry holding message `offset`, in at most one storage read. Below the
+ * low watermark (records deleted before it, storedLowWatermark) the answer is
+ * the watermark's entry, before the earliest: those offsets are trimmed even
+ * where their ledger is kept.
+ */
+export async function findByOffset(ctx: LedgerContext, offset: number): Promise<MessagePosition> {
   if (!Number.isSafeInteger(offset) || offset < 0) {
     throw invalidArgument(ManagedLedgerReason.OFFSET_OUT_OF_RANGE, 'an offset must be a non-negative safe integer');
   }
-  return findPositionByOffset(topicIndex(ctx), reader(ctx), offset);
+  const lowWatermark = storedLowWatermark(ctx.keeper.info);
+  if (offset >= lowWatermark) return findPositionByOffset(topicIndex(ctx), reader(ctx), offset);
+  return { ...(await findPositionByOffset(topicIndex(ctx), reader(ctx), lowWatermark)), beforeEarliest: true };
 }
 
-/** The first entry whose broker timestamp is at least `timestampMs`, in at most one storage read. */
-export function findByTime(ctx: LedgerContext, timestampMs: number): Promise<MessagePosition> {
+/**
+ * The first entry whose broker timestamp is at least `timestampMs`, in at
+ * most one storage read; one below the low watermark answers the watermark's
+ * entry, as a time before the earliest message does.
+ */
+export async function findByTime(ctx: LedgerContext, timestampMs: number): Promise<MessagePosition> {
   if (!Number.isSafeInteger(timestampMs) || timestampMs < 0) {
     throw invalidArgument(ManagedLedgerReason.OFFSET_OUT_OF_RANGE, 'a timestamp must be a non-negative safe integer');
   }
-  return findPositionByTime(topicIndex(ctx), reader(ctx), timestampMs);
+  const found = await findPositionByTime(topicIndex(ctx), reader(ctx), timestampMs);
+  const lowWatermark = storedLowWatermark(ctx.keeper.info);
+  if (found.pastEnd || found.offset >= lowWatermark) return found;
+  return { ...(await findPositionByOffset(topicIndex(ctx), reader(ctx), lowWatermark)), beforeEarliest: true };
 }
 
 /** The lookups a seek by offset or time goes through (the managed ledger's, which check it is readable). */

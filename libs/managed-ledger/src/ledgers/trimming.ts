@@ -44,3 +44,19 @@ function consumed(view: LedgerView, markDelete: Position | undefined): boolean {
   if (view.ledgerId < markDelete.ledgerId) return true;
   return view.ledgerId === markDelete.ledgerId && markDelete.entryId >= view.entries - 1;
 }
+
+/**
+ * The ledgers deleting records before `offset` removes, oldest first: each
+ * whole ledger whose messages are all below it, up to the first that is open
+ * or holds `offset` or later. The last ledger is never removed, as in
+ * ledgersToTrim. Cursors decide nothing: the caller moved them past first.
+ */
+export function ledgersBelowOffset(views: readonly LedgerView[], offset: number): LedgerView[] {
+  const below: LedgerView[] = [];
+  for (let index = 0; index < views.length - 1; index++) {
+    const view = views[index] as LedgerView;
+    if (view.open || view.closedAtMs === undefined || view.lastOffset >= offset) break;
+    below.push(view);
+  }
+  return below;
+}
