@@ -81,6 +81,13 @@ async function main(): Promise<void> {
     await subscriptionOfManyHoles(serviceUrl, HOLEY, 'slow-shared', option('--holes', 100_000));
     stopKafka = await kafkaGroup(standalone.kafka!.port);
     const consoleUrl = `http://127.0.0.1:${standalone.console!.port}`;
+    // What the subscription page draws: the ranges (holes, give or take one) its map counts.
+    const summary = (await fetch(`${consoleUrl}/ledgerline.v1.ConsoleService/GetSubscriptionSummary`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ topic: HOLEY, subscription: 'slow-shared' }),
+    }).then((answer) => answer.json())) as { ackMap?: { ackedRanges?: string } };
+    console.log(`${HOLEY} slow-shared: ${summary.ackMap?.ackedRanges ?? 0} acknowledged ranges`);
     console.log(
       `load average ${loadavg()
         .map((value) => value.toFixed(2))
