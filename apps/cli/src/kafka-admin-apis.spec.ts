@@ -1,7 +1,7 @@
 import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
 import { ApiKey, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
-import { ConfigResourceTypes, Kafka, logLevel, type Admin, type Consumer } from 'kafkajs';
-import { failureOf, KAFKA_WAIT_MS } from './testing/kafka-clients.js';
+import { ConfigResourceTypes, type Admin, type Consumer, type Kafka } from 'kafkajs';
+import { failureOf, KAFKA_WAIT_MS, openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 
 // The Kafka admin APIs applications call beyond topics: DeleteGroups, OffsetDelete, DescribeCluster, AlterConfigs,
@@ -28,25 +28,16 @@ async function kafkaErrorTypes(work: () => Promise<unknown>): Promise<string[]> 
 
 describe('Kafka group, cluster and config admin APIs against standalone', () => {
   const run = kafkaStandaloneRun('kafka-admin-apis');
+  let clients: KafkaAdminClients;
   let kafka: Kafka;
   let admin: Admin;
   let raw: RawKafkaClient;
 
   beforeAll(async () => {
-    kafka = new Kafka({
-      clientId: 'spec',
-      brokers: [run.broker],
-      logLevel: logLevel.NOTHING,
-      retry: { retries: 2, initialRetryTime: 50 },
-    });
-    admin = kafka.admin();
-    await admin.connect();
-    raw = await RawKafkaClient.open(run.standalone.kafka!.port);
+    clients = await openKafkaAdmin(run.broker);
+    ({ kafka, admin, raw } = clients);
   });
-  afterAll(async () => {
-    raw?.end();
-    await admin?.disconnect();
-  });
+  afterAll(() => clients?.close());
 
   /** Simple commits (outside any generation) of the group on the topic's partitions, at these offsets. */
   async function commit(groupId: string, topic: string, offsets: Record<number, bigint>): Promise<void> {

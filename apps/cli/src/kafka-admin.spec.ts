@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
 import { ApiKey, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
-import { Kafka, logLevel, type Admin } from 'kafkajs';
-import { consumeMessages, failureOf } from './testing/kafka-clients.js';
+import type { Admin, Kafka } from 'kafkajs';
+import { consumeMessages, failureOf, openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 
 // Kafka's admin and offset APIs where clients found us apart from Kafka (issue
@@ -62,25 +62,16 @@ function offsetCommit(groupId: string, topic: string, partitions: Commit[]): Mes
 
 describe('Kafka admin and offset APIs against standalone', () => {
   const run = kafkaStandaloneRun('kafka-admin');
+  let clients: KafkaAdminClients;
   let kafka: Kafka;
   let admin: Admin;
   let raw: RawKafkaClient;
 
   beforeAll(async () => {
-    kafka = new Kafka({
-      clientId: 'spec',
-      brokers: [run.broker],
-      logLevel: logLevel.NOTHING,
-      retry: { retries: 3, initialRetryTime: 50 },
-    });
-    admin = kafka.admin();
-    await admin.connect();
-    raw = await RawKafkaClient.open(run.standalone.kafka!.port);
+    clients = await openKafkaAdmin(run.broker);
+    ({ kafka, admin, raw } = clients);
   });
-  afterAll(async () => {
-    raw?.end();
-    await admin?.disconnect();
-  });
+  afterAll(() => clients?.close());
 
   /** What OffsetFetch v3 answers for the group on the topic's partitions: [offset, metadata] each. */
   async function fetched(groupId: string, topic: string, partitions: number[]): Promise<[bigint, string | null][]> {

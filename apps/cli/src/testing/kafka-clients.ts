@@ -1,4 +1,5 @@
-import type { Consumer, KafkaMessage } from 'kafkajs';
+import { RawKafkaClient } from '@ledgerline/kafka-gateway/testing';
+import { Kafka, logLevel, type Admin, type Consumer, type KafkaMessage } from 'kafkajs';
 
 /** Every wait on a Kafka client is bounded: a gateway that neither answers nor fails fails the test. */
 export const KAFKA_WAIT_MS = 20_000;
@@ -58,4 +59,39 @@ export async function failureOf(work: () => Promise<unknown>): Promise<unknown> 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** What the admin specs talk to a gateway with: kafkajs (and its admin client) and a raw connection. */
+export interface KafkaAdminClients {
+  readonly kafka: Kafka;
+  readonly admin: Admin;
+  readonly raw: RawKafkaClient;
+  close(): Promise<void>;
+}
+
+/** Connects kafkajs's admin client and a raw connection to the gateway at `broker` (`host:port`). */
+export async function openKafkaAdmin(broker: string): Promise<KafkaAdminClients> {
+  const kafka = new Kafka({
+    clientId: 'spec',
+    brokers: [broker],
+    logLevel: logLevel.NOTHING,
+    retry: { retries: 3, initialRetryTime: 50 },
+  });
+  const admin = kafka.admin();
+  await admin.connect();
+  const raw = await RawKafkaClient.open(Number(broker.slice(broker.lastIndexOf(':') + 1))).catch(
+    async (error: unknown) => {
+      await admin.disconnect();
+      throw error;
+    },
+  );
+  return {
+    kafka,
+    admin,
+    raw,
+    async close() {
+      raw.end();
+      await admin.disconnect();
+    },
+  };
 }
