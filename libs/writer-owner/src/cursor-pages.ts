@@ -43,6 +43,11 @@ function ackMapMessage(map: AckMapResult): AckMap {
   };
 }
 
+/** The cursor a request names, on a topic this owner holds (NOT_OWNER, SUBSCRIPTION_NOT_FOUND otherwise). */
+async function cursorOf(owner: CursorsOwner, request: { topic: string; subscription: string }) {
+  return existing(await owner.topic(request.topic), request.subscription);
+}
+
 /**
  * GetCursorSummary: a cursor of any size without its ranges, with the ack map
  * of its span (PIP-381: a million holes do not fit one GetCursor answer).
@@ -51,8 +56,7 @@ export async function cursorSummary(
   owner: CursorsOwner,
   request: GetCursorSummaryRequest,
 ): Promise<MessageInitShape<typeof GetCursorSummaryResponseSchema>> {
-  const topic = await owner.topic(request.topic);
-  const cursor = existing(topic, request.subscription);
+  const cursor = await cursorOf(owner, request);
   const cells = boundedCount(
     request.cells,
     DEFAULT_ACK_MAP_CELLS,
@@ -73,8 +77,7 @@ export async function ackedRanges(
   owner: CursorsOwner,
   request: ListAckedRangesRequest,
 ): Promise<MessageInitShape<typeof ListAckedRangesResponseSchema>> {
-  const topic = await owner.topic(request.topic);
-  const cursor = existing(topic, request.subscription);
+  const cursor = await cursorOf(owner, request);
   const limit = boundedCount(
     request.limit,
     DEFAULT_ACKED_RANGES_PAGE,
