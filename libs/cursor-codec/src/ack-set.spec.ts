@@ -234,3 +234,42 @@ describe('AckSet.keepFirstRanges', () => {
     );
   });
 });
+
+describe('AckSet.forEachRangeFrom', () => {
+  const set = AckSet.fromRanges([
+    { ledgerId: 1, firstEntryId: 0, lastEntryId: 2 },
+    { ledgerId: 3, firstEntryId: 5, lastEntryId: 5 },
+    { ledgerId: 3, firstEntryId: 9, lastEntryId: 12 },
+    { ledgerId: 7, firstEntryId: 1, lastEntryId: 1 },
+  ]);
+  const from = (ledgerId: number, stopAfter = Infinity) => {
+    const seen: string[] = [];
+    set.forEachRangeFrom(ledgerId, (ledger, first, last) => {
+      seen.push(`${ledger}:${first}-${last}`);
+      return seen.length < stopAfter;
+    });
+    return seen;
+  };
+
+  it('visits the ranges of the ledgers at or after the one given, in order, and stops when told', () => {
+    expect(from(0)).toEqual(['1:0-2', '3:5-5', '3:9-12', '7:1-1']);
+    expect(from(2)).toEqual(['3:5-5', '3:9-12', '7:1-1']);
+    expect(from(3)).toEqual(['3:5-5', '3:9-12', '7:1-1']);
+    expect(from(7)).toEqual(['7:1-1']);
+    expect(from(8)).toEqual([]);
+    expect(from(1, 2)).toEqual(['1:0-2', '3:5-5']);
+  });
+
+  it('agrees with forEachRange from the start, on any set', () => {
+    fc.assert(
+      fc.property(fc.oneof(ackSetArbitrary, denseAckSetArbitrary), (acks) => {
+        const all: string[] = [];
+        acks.forEachRange((ledger, first, last) => void all.push(`${ledger}:${first}-${last}`));
+        const fromStart: string[] = [];
+        acks.forEachRangeFrom(0, (ledger, first, last) => void fromStart.push(`${ledger}:${first}-${last}`));
+        expect(fromStart).toEqual(all);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

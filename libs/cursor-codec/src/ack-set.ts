@@ -120,9 +120,26 @@ export class AckSet {
 
   /** Visits maximal ranges in ascending order without allocating; the visitor may return false to stop. */
   forEachRange(visit: AckRangeVisitor): void {
-    for (const ledgerId of this.ledgerIds()) {
-      const ledger = this.ledgers.get(ledgerId);
-      const completed = ledger?.forEachRun((first, last) => visit(ledgerId, first, last) !== false);
+    this.forEachRangeFrom(0, visit);
+  }
+
+  /**
+   * As forEachRange, from the first ledger at or after `fromLedgerId`: the
+   * ledgers before it are passed over by binary search, their runs never
+   * visited (a page of ranges from a position costs what it reads).
+   */
+  forEachRangeFrom(fromLedgerId: number, visit: AckRangeVisitor): void {
+    const ids = this.ledgerIds();
+    let low = 0;
+    let high = ids.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (ids[middle]! < fromLedgerId) low = middle + 1;
+      else high = middle;
+    }
+    for (let index = low; index < ids.length; index++) {
+      const ledgerId = ids[index]!;
+      const completed = this.ledgers.get(ledgerId)?.forEachRun((first, last) => visit(ledgerId, first, last) !== false);
       if (completed === false) return;
     }
   }

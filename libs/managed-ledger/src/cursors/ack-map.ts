@@ -208,10 +208,9 @@ export interface AckedRangesPage {
 export function ackedRangesPage(acked: AckSet, from: MapPosition | undefined, limit: number): AckedRangesPage {
   const ranges: MapRange[] = [];
   let more = false;
-  acked.forEachRange((ledgerId, firstEntryId, lastEntryId) => {
-    const before =
-      from !== undefined && (ledgerId < from.ledgerId || (ledgerId === from.ledgerId && lastEntryId < from.entryId));
-    if (before) return true;
+  acked.forEachRangeFrom(from?.ledgerId ?? 0, (ledgerId, firstEntryId, lastEntryId) => {
+    // Earlier ledgers are skipped by the AckSet; within the first one, ranges ending before `from` are passed.
+    if (from !== undefined && ledgerId === from.ledgerId && lastEntryId < from.entryId) return true;
     if (ranges.length === limit) {
       more = true;
       return false;
