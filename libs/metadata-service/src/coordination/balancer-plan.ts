@@ -262,19 +262,16 @@ function shedMoves(
 }
 
 /**
- * After the join moves of a round, the group as they leave it is levelled to
- * the mean in the same round: placement over a few owners is uneven (120
- * topics over six owners by rendezvous hashing came out as 16 25 22 22 17 18),
- * and waiting for shedding's window to correct it would take minutes. A join
- * is taken only while it leaves its receiver and its sender within the band:
- * one the band has no room for stays, planned and left again in every round
- * of the join window, so a levelled group moves nothing (taking it and
- * levelling after moved two topics a round in a settled group: one by
- * placement, one back). A taken join that levelling moves on
- * goes straight to the owner levelling picks instead (or stays), so no topic
- * moves twice; the other moves count as joins too (the owners joined are
- * their reason, no window applies) and, once made, stay: their topics were
- * taken after the joined owners registered, so later join moves leave them.
+ * After the join moves of a round, the group as they leave it is levelled to the mean in the same
+ * round: placement over a few owners is uneven (120 topics over six owners by rendezvous hashing came
+ * out as 16 25 22 22 17 18), and waiting for shedding's window to correct it would take minutes. A
+ * join is taken only while it leaves its receiver and its sender within the band and narrows their
+ * gap, as levelling's moves do: one that does not stays, planned and left again in every round of the
+ * join window, so a levelled group moves nothing (taking it moved topics a round in a settled group,
+ * swapping which of two equal owners held one more). A taken join that levelling moves on goes
+ * straight to the owner levelling picks instead (or stays), so no topic moves twice; the other moves
+ * count as joins too (the owners joined are their reason, no window applies) and, once made, stay:
+ * their topics were taken after the joined owners registered, so later join moves leave them.
  * Returns the round's moves: the joins as levelled, then the further moves.
  */
 function levelAfterJoins(
@@ -298,7 +295,9 @@ function levelAfterJoins(
     const to = byOwner.get(join.to.instanceId);
     const weight = from?.weights.get(join.topic) ?? 1;
     const fits =
-      to !== undefined && to.load + weight <= mean + band && (from === undefined || from.load - weight >= mean - band);
+      to !== undefined &&
+      to.load + weight <= mean + band &&
+      (from === undefined || (from.load - weight >= mean - band && weight < from.load - to.load));
     if (!fits) continue;
     joining.set(join.topic, { ...join });
     from?.weights.delete(join.topic);
