@@ -9,11 +9,15 @@
 // every ~2.5 s), the moves the balancer made, and the lost / duplicated counts
 // of the load. Issue 43's target: within 60 s, 0 lost, 0 duplicated, for 120
 // topics (where placement alone leaves an owner 25% over the mean) and 1,000.
-// Every process shares the machine's cores.
+// Read-only owners are balanced by the same planner: a second table scales 3
+// read-only owners to 6 with N reader topics (PIP-63), each loaded by a
+// lookup and idle, against the same ±10% band. Every process shares the
+// machine's cores.
 //
-// Run: npx tsx bench/balancer-scale-out.ts [--topics 120,1000] [--transfer-concurrency 16]
+// Run: npx tsx bench/balancer-scale-out.ts [--topics 120,1000] [--readonly-topics 120,1000] [--transfer-concurrency 16]
+// (0 for either list leaves its table out)
 import { createClient, type LedgerlineClient } from '@ledgerline/client';
-import { LocalCluster } from '@ledgerline/cluster';
+import { LocalCluster, READ_ONLY_GROUP } from '@ledgerline/cluster';
 import { ClusterClients, LatencyLoad } from '@ledgerline/cluster-harness';
 import { OwnerRole } from '@ledgerline/proto';
 import { loadavg } from 'node:os';
@@ -23,6 +27,13 @@ const TOPIC_COUNTS = (
   process.argv.includes('--topics') ? process.argv[process.argv.indexOf('--topics') + 1]! : '120,1000'
 )
   .split(',')
+  .filter((each) => each !== '' && each !== '0')
+  .map(Number);
+const READONLY_TOPIC_COUNTS = (
+  process.argv.includes('--readonly-topics') ? process.argv[process.argv.indexOf('--readonly-topics') + 1]! : '120,1000'
+)
+  .split(',')
+  .filter((each) => each !== '' && each !== '0')
   .map(Number);
 /** LEDGERLINE_BALANCER_TRANSFER_CONCURRENCY; the default's when not given. */
 const TRANSFER_CONCURRENCY = flag('transfer-concurrency', 0);
@@ -46,9 +57,10 @@ async function forEachBounded<T>(items: readonly T[], concurrency: number, work:
   );
 }
 
-/** Topics each live writer owner reports owning. */
-async function ownedCounts(clients: ClusterClients): Promise<number[]> {
-  const { owners } = await clients.lookup.listOwners({ group: '', role: OwnerRole.WRITER });
+/** Topics each live owner of the role reports owning. */
+async function ownedCounts(clients: ClusterClients, role = OwnerRole.WRITER): Promise<number[]> {
+  const group = role === OwnerRole.READONLY ? READ_ONLY_GROUP : '';
+  const { owners } = await clients.lookup.listOwners({ group, role });
   return owners.map((owner) => owner.load?.topicsOwned ?? 0);
 }
 
@@ -142,9 +154,67 @@ async function scaleOutRow(topicCount: number) {
   }
 }
 
+/** 3 read-only owners holding N idle reader topics, then 6. */
+async function readOnlyScaleOutRow(topicCount: number) {
+  const cluster = await LocalCluster.start({
+    counts: { metadata: 1, 'writer-owner': 1, 'readonly-owner': WRITERS_BEFORE },
+  });
+  const clients = new ClusterClients(cluster);
+  const sdk: LedgerlineClient = createClient({ serviceUrl: cluster.metadataTarget });
+  try {
+    await clients.createRetainedNamespace('scale/writer');
+    await clients.admin.createNamespace({ namespace: 'scale/reader', policies: { ownerGroup: READ_ONLY_GROUP } });
+    await clients.admin.setWriterNamespace({ namespace: 'scale/reader', writerNamespace: 'scale/writer' });
+    const locals = Array.from({ length: topicCount }, (_, i) => `t${i}`);
+    for (let i = 0; i < locals.length; i += 100)
+      await clients.admin.createTopics({
+        topics: locals.slice(i, i + 100).map((l) => `persistent://scale/writer/${l}`),
+      });
+    // Asking a reader topic's owner for its stats loads it there (placed among the live read-only owners).
+    await forEachBounded(locals, LOAD_CONCURRENCY, async (local) => {
+      await sdk.topicStats(`persistent://scale/reader/${local}`);
+    });
+    const counts = () => ownedCounts(clients, OwnerRole.READONLY);
+    const settledBefore = await waitUntil(
+      async () => (await counts()).reduce((sum, count) => sum + count, 0) === topicCount,
+      60_000,
+    );
+    if (settledBefore === undefined) throw new Error(`the read-only owners never reported ${topicCount} topics`);
+    const before = await counts();
+    const statusBefore = await clients.admin.getBalancerStatus({});
+    const startedMs = Date.now();
+    await Promise.all(Array.from({ length: WRITERS_AFTER - WRITERS_BEFORE }, () => cluster.add('readonly-owner')));
+    const servingMs = Date.now() - startedMs;
+    const settledMs = await waitUntil(
+      async () => withinSpread(await counts(), WRITERS_AFTER, topicCount),
+      GIVE_UP_MS - servingMs,
+    );
+    const after = await counts();
+    const status = await clients.admin.getBalancerStatus({});
+    const mean = after.reduce((sum, count) => sum + count, 0) / after.length;
+    return {
+      topics: topicCount,
+      'counts before': before.join(' '),
+      'counts after': after.join(' '),
+      'max off the mean %': Math.round((Math.max(...after.map((count) => Math.abs(count - mean))) / mean) * 100),
+      'new owners serving ms': servingMs,
+      'scale-out→within ±10% ms': settledMs === undefined ? `not within ${GIVE_UP_MS} ms` : servingMs + settledMs,
+      'balancer moves': Number(status.movesTotal) - Number(statusBefore.movesTotal),
+      'moves failed': status.recentMoves.filter((move) => move.outcome !== 'moved').length,
+      'load avg': Number(loadavg()[0]!.toFixed(2)),
+    };
+  } finally {
+    await sdk.close().catch(() => undefined);
+    clients.close();
+    await cluster.stop();
+  }
+}
+
 export async function run(): Promise<BenchReport> {
   const rows = [];
   for (const topicCount of TOPIC_COUNTS) rows.push(await scaleOutRow(topicCount));
+  const readOnlyRows = [];
+  for (const topicCount of READONLY_TOPIC_COUNTS) readOnlyRows.push(await readOnlyScaleOutRow(topicCount));
   return {
     section: 'Balancer: writer owners scaled from 3 to 6 under light load',
     setup:
@@ -153,7 +223,12 @@ export async function run(): Promise<BenchReport> {
       `${WRITERS_AFTER - WRITERS_BEFORE} writer owners started at once; balancer settings at their defaults ` +
       `(docs/placement.md); target: every owner within ±${SPREAD * 100}% of the mean topic count within ` +
       `${TARGET_MS / 1000} s, 0 lost, 0 duplicated`,
-    tables: [{ title: 'scale-out', rows }],
+    tables: [
+      ...(rows.length > 0 ? [{ title: 'scale-out', rows }] : []),
+      ...(readOnlyRows.length > 0
+        ? [{ title: 'read-only owners scaled from 3 to 6, idle reader topics', rows: readOnlyRows }]
+        : []),
+    ],
     comparisons: [],
   };
 }
