@@ -56,6 +56,7 @@ const SECTIONS: Section[] = [
   { name: 'kafka-produce', load: () => import('./kafka-gateway-produce.js') },
   { name: 'kafka-fetch', load: () => import('./kafka-gateway-fetch.js') },
   { name: 'kafka-catch-up', load: () => import('./kafka-gateway-catch-up.js') },
+  { name: 'kafka-group-handover', load: () => import('./kafka-group-handover.js') },
 ];
 
 function argument(name: string): string | undefined {

@@ -1,9 +1,11 @@
+import { createServer } from 'node:net';
 import { LedgerlineError } from '@ledgerline/errors';
 import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { MetadataClients } from '@ledgerline/ownership';
 import { OwnerRole, type OwnerInfo } from '@ledgerline/proto';
 import { RpcReason } from '@ledgerline/rpc';
 import { createLogger } from '@ledgerline/service-kit';
+import { eventually } from '@ledgerline/testing';
 import { GatewayContext } from './gateway-context.js';
 import {
   coordinatorAmong,
@@ -204,6 +206,47 @@ describe('gateways registered with the metadata service', () => {
       expect(changes).toBe(2);
     } finally {
       await peers.stop();
+    }
+  });
+
+  it('leave out at once a listed gateway whose port refuses connections', async () => {
+    const server = createServer((socket) => sockets.add(socket));
+    const sockets = new Set<import('node:net').Socket>();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const other: AdvertisedBroker = { nodeId: 2, host: '127.0.0.1', port };
+    const lookup = new FakeLookup();
+    lookup.others = [{ instanceId: gatewayInstanceId(other), advertisedAddress: `127.0.0.1:${port}` }];
+    let changes = 0;
+    const peers = new RegisteredPeers({
+      clients: { lookup, admin: {} } as unknown as MetadataClients,
+      self: () => SELF,
+      group: 'kafka-gateways',
+      ttlMs: 60_000,
+      // No list refresh during the spec: what changes is seen through the watch alone.
+      refreshMs: 60_000,
+      logger: createLogger('gateway-peers-spec', { level: 'silent' }),
+      onChange: () => changes++,
+    });
+    const wait = { attempts: 200, intervalMs: 20 };
+    try {
+      await peers.start().listed;
+      expect(peers.brokers()).toEqual([SELF, other]);
+      await eventually(() => sockets.size === 1, { ...wait, description: 'the peer watched' });
+      const group = Array.from({ length: 100 }, (_, i) => `g${i}`).find(
+        (id) => coordinatorAmong([SELF, other], id) === other,
+      )!;
+      expect(peers.coordinatorOf(group)).toEqual(other);
+      // The other gateway stops: its listener closes, then its connections.
+      const closed = new Promise((resolve) => server.close(resolve));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+      await eventually(() => peers.brokers().length === 1, { ...wait, description: 'the stopped gateway left out' });
+      expect(peers.coordinatorOf(group)).toEqual(SELF);
+      expect(changes).toBe(2);
+    } finally {
+      await peers.stop();
+      server.close();
     }
   });
 });

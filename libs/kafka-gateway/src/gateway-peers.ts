@@ -3,6 +3,7 @@ import { rendezvousPick } from '@ledgerline/metadata-contract';
 import { OwnerSession, type MetadataClients } from '@ledgerline/ownership';
 import { OwnerRole, type OwnerInfo } from '@ledgerline/proto';
 import type { Logger } from '@ledgerline/service-kit';
+import { PeerWatch } from './peer-watch.js';
 
 /** Where Kafka clients reach this gateway: what Metadata and FindCoordinator answer. */
 export interface AdvertisedBroker {
@@ -26,6 +27,9 @@ export interface GatewayPeers {
 export function soloPeers(self: () => AdvertisedBroker): GatewayPeers {
   return { brokers: () => [self()], coordinatorOf: () => self() };
 }
+
+/** How long a connection attempt to a peer may take before it says nothing about it. */
+const PEER_CONNECT_TIMEOUT_MS = 1_000;
 
 /** An instance id names the broker id, since a peer's is needed to answer FindCoordinator with it. */
 const INSTANCE_ID = /^kafka-(\d+)-/;
@@ -82,8 +86,24 @@ export class RegisteredPeers implements GatewayPeers {
   private ticking: Promise<void> | undefined;
   private stopped = false;
   private warned = false;
+  /** Peers whose port refused a connection are left out at once, not at the next list (peer-watch.ts). */
+  private readonly watch: PeerWatch;
 
-  constructor(private readonly options: RegisteredPeersOptions) {}
+  constructor(private readonly options: RegisteredPeersOptions) {
+    this.watch = new PeerWatch({
+      connectTimeoutMs: PEER_CONNECT_TIMEOUT_MS,
+      retryMs: options.refreshMs,
+      onChange: () => {
+        if (this.stopped) return;
+        const gone = this.peers.filter((peer) => this.watch.isGone(peer));
+        this.options.logger.info(
+          { gone: gone.map((peer) => `${peer.host}:${peer.port}`) },
+          'kafka gateways refusing connections changed',
+        );
+        this.options.onChange?.();
+      },
+    });
+  }
 
   /** Starts registering and listing; `listed` resolves after the first attempt at both. */
   start(): { listed: Promise<void> } {
@@ -107,6 +127,7 @@ export class RegisteredPeers implements GatewayPeers {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.watch.close();
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     await this.ticking;
@@ -115,7 +136,7 @@ export class RegisteredPeers implements GatewayPeers {
 
   brokers(): AdvertisedBroker[] {
     const self = this.options.self();
-    return [self, ...this.peers.filter((peer) => peer.nodeId !== self.nodeId)];
+    return [self, ...this.peers.filter((peer) => peer.nodeId !== self.nodeId && !this.watch.isGone(peer))];
   }
 
   coordinatorOf(groupId: string): AdvertisedBroker {
@@ -153,6 +174,7 @@ export class RegisteredPeers implements GatewayPeers {
       peers.sort((a, b) => a.nodeId - b.nodeId);
       const changed = JSON.stringify(peers) !== JSON.stringify(this.peers);
       this.peers = peers;
+      if (!this.stopped) this.watch.set(peers.filter((peer) => peer.nodeId !== this.options.self().nodeId));
       this.warned = false;
       if (changed) {
         this.options.logger.info({ gateways: peers.map((peer) => `${peer.host}:${peer.port}`) }, 'kafka gateways');
