@@ -79,6 +79,18 @@ async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): 
   return undefined;
 }
 
+/** The counts before and after a scale-out, and how long the owners took to come within the band. */
+function spreadFigures(before: number[], after: number[], servingMs: number, settledMs: number | undefined) {
+  const mean = after.reduce((sum, count) => sum + count, 0) / after.length;
+  return {
+    'counts before': before.join(' '),
+    'counts after': after.join(' '),
+    'max off the mean %': Math.round((Math.max(...after.map((count) => Math.abs(count - mean))) / mean) * 100),
+    'new owners serving ms': servingMs,
+    'scale-out→within ±10% ms': settledMs === undefined ? `not within ${GIVE_UP_MS} ms` : servingMs + settledMs,
+  };
+}
+
 async function spreadTopics(cluster: LocalCluster, clients: ClusterClients, topicCount: number): Promise<void> {
   await clients.createRetainedNamespace('scale/ns');
   const names = Array.from({ length: topicCount }, (_, i) => `persistent://scale/ns/t${i}`);
@@ -128,14 +140,9 @@ async function scaleOutRow(topicCount: number) {
     const problems = (await Promise.all(loads.map((load) => load.check()))).flat();
     const status = await clients.admin.getBalancerStatus({});
     const moves = Number(status.movesTotal) - Number(statusBefore.movesTotal);
-    const mean = after.reduce((sum, count) => sum + count, 0) / after.length;
     return {
       topics: total,
-      'counts before': before.join(' '),
-      'counts after': after.join(' '),
-      'max off the mean %': Math.round((Math.max(...after.map((count) => Math.abs(count - mean))) / mean) * 100),
-      'new owners serving ms': servingMs,
-      'scale-out→within ±10% ms': settledMs === undefined ? `not within ${GIVE_UP_MS} ms` : servingMs + settledMs,
+      ...spreadFigures(before, after, servingMs, settledMs),
       'balancer rounds': Number(status.rounds) - Number(statusBefore.rounds),
       'balancer moves': moves,
       'transfer concurrency': TRANSFER_CONCURRENCY > 0 ? TRANSFER_CONCURRENCY : 'default',
@@ -191,14 +198,9 @@ async function readOnlyScaleOutRow(topicCount: number) {
     );
     const after = await counts();
     const status = await clients.admin.getBalancerStatus({});
-    const mean = after.reduce((sum, count) => sum + count, 0) / after.length;
     return {
       topics: topicCount,
-      'counts before': before.join(' '),
-      'counts after': after.join(' '),
-      'max off the mean %': Math.round((Math.max(...after.map((count) => Math.abs(count - mean))) / mean) * 100),
-      'new owners serving ms': servingMs,
-      'scale-out→within ±10% ms': settledMs === undefined ? `not within ${GIVE_UP_MS} ms` : servingMs + settledMs,
+      ...spreadFigures(before, after, servingMs, settledMs),
       'balancer moves': Number(status.movesTotal) - Number(statusBefore.movesTotal),
       'moves failed': status.recentMoves.filter((move) => move.outcome !== 'moved').length,
       'load avg': Number(loadavg()[0]!.toFixed(2)),

@@ -175,19 +175,24 @@ class FakeLookup {
   }
 }
 
+/** This gateway's peers as the metadata service lists them; no list refresh runs during a spec. */
+function registeredPeers(lookup: FakeLookup, onChange: () => void): RegisteredPeers {
+  return new RegisteredPeers({
+    clients: { lookup, admin: {} } as unknown as MetadataClients,
+    self: () => SELF,
+    group: 'kafka-gateways',
+    ttlMs: 60_000,
+    refreshMs: 60_000,
+    logger: createLogger('gateway-peers-spec', { level: 'silent' }),
+    onChange,
+  });
+}
+
 describe('gateways registered with the metadata service', () => {
   it('register as KAFKA_GATEWAY, see each other, and keep the last list while the service is out of reach', async () => {
     const lookup = new FakeLookup();
     let changes = 0;
-    const peers = new RegisteredPeers({
-      clients: { lookup, admin: {} } as unknown as MetadataClients,
-      self: () => SELF,
-      group: 'kafka-gateways',
-      ttlMs: 60_000,
-      refreshMs: 60_000,
-      logger: createLogger('gateway-peers-spec', { level: 'silent' }),
-      onChange: () => changes++,
-    });
+    const peers = registeredPeers(lookup, () => changes++);
     lookup.others = [{ instanceId: gatewayInstanceId(OTHER), advertisedAddress: 'gateway-2:9092' }];
     try {
       await peers.start().listed;
@@ -218,16 +223,7 @@ describe('gateways registered with the metadata service', () => {
     const lookup = new FakeLookup();
     lookup.others = [{ instanceId: gatewayInstanceId(other), advertisedAddress: `127.0.0.1:${port}` }];
     let changes = 0;
-    const peers = new RegisteredPeers({
-      clients: { lookup, admin: {} } as unknown as MetadataClients,
-      self: () => SELF,
-      group: 'kafka-gateways',
-      ttlMs: 60_000,
-      // No list refresh during the spec: what changes is seen through the watch alone.
-      refreshMs: 60_000,
-      logger: createLogger('gateway-peers-spec', { level: 'silent' }),
-      onChange: () => changes++,
-    });
+    const peers = registeredPeers(lookup, () => changes++);
     const wait = { attempts: 200, intervalMs: 20 };
     try {
       await peers.start().listed;
