@@ -282,7 +282,17 @@ describe('the Kafka gateway under bad input', () => {
     for (let round = 0; round < apis.length * 10; round++) {
       const key = apis[round % apis.length]!;
       const api = spec(key);
-      const frame = Buffer.from(request(key, api.maxVersion, {}, round));
+      // Metadata (v12) asks for a topic by id and one by name, so mutations reach the uuids and nullable names.
+      const body =
+        key === ApiKey.Metadata
+          ? {
+              topics: [
+                { topicId: Buffer.alloc(16, round), name: null },
+                { topicId: Buffer.alloc(16), name: 'm' },
+              ],
+            }
+          : {};
+      const frame = Buffer.from(request(key, api.maxVersion, body, round));
       for (let flips = 0; flips < 3; flips++) {
         const at = 12 + (random() % Math.max(1, frame.length - 12));
         if (at < frame.length) frame[at] = random() % 256;

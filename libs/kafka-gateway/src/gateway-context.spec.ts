@@ -33,6 +33,13 @@ class FakeBackend {
   /** Calls that fail as a metadata service that cannot be reached fails them. */
   unreachableCalls = 0;
 
+  /** GetTopic as the gateway reads it: a topic's id is fixed here from its name. */
+  async topic(topic: string): Promise<{ name: string; partitions: number; topicId: Buffer } | undefined> {
+    const partitions = await this.partitions(topic);
+    if (partitions === undefined) return undefined;
+    return { name: topic, partitions, topicId: Buffer.alloc(16, topic.length) };
+  }
+
   async partitions(topic: string): Promise<number | undefined> {
     if (this.unreachableCalls > 0) {
       this.unreachableCalls--;

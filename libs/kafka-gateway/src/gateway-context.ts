@@ -4,12 +4,13 @@ import type { GroupCoordinator } from './group-coordinator.js';
 import { IssueOrder } from './issue-order.js';
 import { soloPeers, type AdvertisedBroker, type GatewayPeers } from './gateway-peers.js';
 import type { LedgerlineBackend } from './ledgerline-backend.js';
+import type { TopicSummary } from './topic-summary.js';
 import type { Caller } from './owner-router.js';
 import { GatewayReason } from './reasons.js';
 import type { KafkaGatewaySettings } from './settings.js';
 import { kafkaPartitionCount, type TopicNames } from './topic-names.js';
 
-/** How long a topic's partition count is trusted before it is read again (partitions are only ever added). */
+/** How long a topic's partition count and id are trusted before they are read again (partitions are only ever added). */
 const PARTITION_COUNT_TTL_MS = 5_000;
 const MAX_CACHED_TOPICS = 100_000;
 
@@ -30,7 +31,7 @@ export interface TokenCheck {
  * makes SASL authentication required before any other request.
  */
 export class GatewayContext {
-  private readonly partitionCounts = new Map<string, { count: number; readAtMs: number }>();
+  private readonly topics = new Map<string, { summary: TopicSummary; readAtMs: number }>();
   /** The gateways clients may be sent to; alone until the host registers this one (gateway-peers.ts). */
   peers: GatewayPeers = soloPeers(() => this.broker());
   /**
@@ -57,26 +58,39 @@ export class GatewayContext {
    * allowAutoTopicCreation) allow it.
    */
   async partitionCount(topic: string, caller: Caller, create: boolean): Promise<number | undefined> {
-    const cached = this.partitionCounts.get(topic);
-    if (cached !== undefined && Date.now() - cached.readAtMs < PARTITION_COUNT_TTL_MS) return cached.count;
-    let count: number | undefined;
+    return (await this.topic(topic, caller, create))?.partitions;
+  }
+
+  /**
+   * A topic's partition count and id, as partitionCount finds it (and
+   * creates it); read again after PARTITION_COUNT_TTL_MS, so a topic deleted
+   * and created again through another gateway shows its new id within that.
+   */
+  async topic(topic: string, caller: Caller, create: boolean): Promise<TopicSummary | undefined> {
+    const cached = this.topics.get(topic);
+    if (cached !== undefined && Date.now() - cached.readAtMs < PARTITION_COUNT_TTL_MS) return cached.summary;
+    let summary: TopicSummary | undefined;
     try {
-      count = await this.backend.partitions(topic, caller);
+      summary = await this.backend.topic(topic, caller);
     } catch (error) {
       // Partitions are only ever added: a count read before the metadata service became unreachable still holds.
-      if (cached !== undefined && LedgerlineError.from(error).retryable) return cached.count;
+      if (cached !== undefined && LedgerlineError.from(error).retryable) return cached.summary;
       throw error;
     }
-    if (count === undefined && create && (await this.mayAutoCreate(topic, caller))) {
-      count = await this.createTopic(topic, this.settings.kafkaDefaultPartitions, caller);
+    if (summary === undefined && create && (await this.mayAutoCreate(topic, caller))) {
+      await this.createTopic(topic, this.settings.kafkaDefaultPartitions, caller);
+      summary = await this.backend.topic(topic, caller);
     }
-    if (count === undefined) return undefined;
-    this.partitionCounts.delete(topic);
-    this.partitionCounts.set(topic, { count, readAtMs: Date.now() });
-    if (this.partitionCounts.size > MAX_CACHED_TOPICS) {
-      this.partitionCounts.delete(this.partitionCounts.keys().next().value as string);
-    }
-    return count;
+    if (summary === undefined) return undefined;
+    this.remember(topic, summary);
+    return summary;
+  }
+
+  /** Keeps what the metadata service answered about a topic (by name or by id) for the next requests. */
+  remember(topic: string, summary: TopicSummary): void {
+    this.topics.delete(topic);
+    this.topics.set(topic, { summary, readAtMs: Date.now() });
+    if (this.topics.size > MAX_CACHED_TOPICS) this.topics.delete(this.topics.keys().next().value as string);
   }
 
   private async mayAutoCreate(topic: string, caller: Caller): Promise<boolean> {
@@ -103,7 +117,7 @@ export class GatewayContext {
   }
 
   forgetTopic(topic: string): void {
-    this.partitionCounts.delete(topic);
+    this.topics.delete(topic);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Entry, PoliciesSchema, PublishReceipt } from '@ledgerline/proto';
 import type { Caller, OwnerRouter } from './owner-router.js';
 import type { StoredMessage } from './record-mapping.js';
+import { topicSummary, type TopicSummary } from './topic-summary.js';
 
 /** The cursor property holding a Kafka group's committed offset, exactly (positions only say which entry). */
 export const COMMITTED_OFFSET_PROPERTY = 'kafka.committed.offset';
@@ -53,9 +54,28 @@ export class LedgerlineBackend {
 
   /** The topic's partition count (0: not partitioned), or undefined when it does not exist. */
   async partitions(topic: string, caller: Caller): Promise<number | undefined> {
+    return (await this.topic(topic, caller))?.partitions;
+  }
+
+  /**
+   * The topic's partition count and id (GetTopic, which gives a topic created
+   * before ids existed its id, once), or undefined when it does not exist.
+   */
+  async topic(topic: string, caller: Caller): Promise<TopicSummary | undefined> {
     try {
       const answer = await this.router.admin.getTopic({ topic }, this.router.callOptions(caller));
-      return answer.topic?.partitions ?? 0;
+      return topicSummary(answer.topic);
+    } catch (error) {
+      if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return undefined;
+      throw error;
+    }
+  }
+
+  /** The topic of `namespace` that has `topicId` (16 bytes), or undefined when no live topic there has it. */
+  async topicById(namespace: string, topicId: Uint8Array, caller: Caller): Promise<TopicSummary | undefined> {
+    try {
+      const answer = await this.router.admin.getTopicById({ namespace, topicId }, this.router.callOptions(caller));
+      return topicSummary(answer.topic);
     } catch (error) {
       if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return undefined;
       throw error;

@@ -45,5 +45,7 @@ export const KafkaErrorCode = {
   GROUP_MAX_SIZE_REACHED: 81,
   GROUP_SUBSCRIBED_TO_TOPIC: 86,
   INVALID_RECORD: 87,
+  /** A topic id no topic has (Metadata v12 by id): the topic was deleted, or never existed. */
+  UNKNOWN_TOPIC_ID: 100,
 } as const;
 export type KafkaErrorCodeValue = (typeof KafkaErrorCode)[keyof typeof KafkaErrorCode];

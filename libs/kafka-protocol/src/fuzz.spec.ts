@@ -37,6 +37,28 @@ const validFrames: Buffer[] = API_SPECS.flatMap((api) =>
   }),
 );
 
+/**
+ * Metadata of the flexible versions with topics in them (by name and, from
+ * v10, by id with a null name), so mutations reach compact arrays, nullable
+ * compact strings, uuids and tagged fields.
+ */
+const metadataFrames: Buffer[] = [9, 10, 11, 12].map((version) => {
+  const api = API_SPECS.find((candidate) => candidate.name === 'Metadata')!;
+  const topics =
+    version < 10
+      ? [{ name: 'orders' }]
+      : [
+          { topicId: Buffer.alloc(16), name: 'orders' },
+          { topicId: Buffer.alloc(16, 9), name: null },
+        ];
+  return encodeRequest(
+    api,
+    { apiKey: api.key, apiVersion: version, correlationId: 1, clientId: 'fuzz' },
+    { topics, allowAutoTopicCreation: true, includeTopicAuthorizedOperations: true },
+  ).subarray(4);
+});
+validFrames.push(...metadataFrames);
+
 const validBatch = encodeRecordBatch({
   baseOffset: 0n,
   partitionLeaderEpoch: 0,

@@ -48,7 +48,12 @@ describe('request decoding against kafkajs encoders', () => {
       await kafkajsFrame('Metadata', 6, { topics: ['orders', 'payments'], allowAutoTopicCreation: false }),
     );
     expect(metadata.header).toEqual({ apiKey: ApiKey.Metadata, apiVersion: 6, correlationId: 42, clientId: 'spec' });
-    expect(metadata.body['topics']).toEqual([{ name: 'orders' }, { name: 'payments' }]);
+    // Before v10 a topic has no id on the wire: it reads as Kafka's zero id.
+    const zero = Buffer.alloc(16);
+    expect(metadata.body['topics']).toEqual([
+      { topicId: zero, name: 'orders' },
+      { topicId: zero, name: 'payments' },
+    ]);
     expect(metadata.body['allowAutoTopicCreation']).toBe(false);
     const versions = decodeRequest(await kafkajsFrame('ApiVersions', 2, {}));
     expect(versions.spec.name).toBe('ApiVersions');
@@ -501,6 +506,92 @@ describe('flexible versions', () => {
     );
     const ordered = Buffer.from([0, 0, 0, 5, 2, 1, 2, 2, 0x78, 7, 1, 9]);
     expect(readStruct(new ByteReader(ordered), fields, context)).toEqual({ a: 5, t: 'x' });
+  });
+});
+
+describe('Metadata v9-v12 (flexible, topic ids)', () => {
+  const api = spec(ApiKey.Metadata);
+  const id = Buffer.from('0123456789abcdef0123456789abcdef', 'hex');
+
+  it('serves v0-v12, flexible from v9', () => {
+    expect(supportedApiVersions().find((entry) => entry.apiKey === ApiKey.Metadata)).toEqual({
+      apiKey: ApiKey.Metadata,
+      minVersion: 0,
+      maxVersion: 12,
+    });
+    expect(isFlexible(api, 8)).toBe(false);
+    expect(isFlexible(api, 9)).toBe(true);
+  });
+
+  it('reads a v12 request by topic id with a null name, byte by byte, as librdkafka sends it', () => {
+    // key 3, version 12, correlation 7, client id "rd", no header tags; a compact array of one topic: its 16-byte
+    // id, a null compact name (0), no tags; allow_auto_topic_creation false, include_topic_authorized_operations
+    // false (v11+ has no cluster flag), no tags.
+    const frameBody = Buffer.concat([
+      Buffer.from([0, 3, 0, 12, 0, 0, 0, 7, 0, 2]),
+      Buffer.from('rd'),
+      Buffer.from([0, 2]),
+      id,
+      Buffer.from([0, 0, 0, 0, 0]),
+    ]);
+    const decoded = decodeRequest(frameBody);
+    expect(decoded.body).toEqual({
+      topics: [{ topicId: id, name: null }],
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+  });
+
+  it('reads a v9 request with compact strings, and v10 with the cluster flag v11 drops', () => {
+    // v9: compact array of one, compact "t", tags; auto-create true, cluster ops true, topic ops false, tags.
+    const v9 = Buffer.concat([Buffer.from([0, 3, 0, 9, 0, 0, 0, 1, 0xff, 0xff, 0, 2, 2, 0x74, 0, 1, 1, 0, 0])]);
+    expect(decodeRequest(v9).body).toEqual({
+      topics: [{ topicId: Buffer.alloc(16), name: 't' }],
+      allowAutoTopicCreation: true,
+      includeClusterAuthorizedOperations: true,
+      includeTopicAuthorizedOperations: false,
+    });
+    // v10 and v11 alike with a zero id; v10's three flags are one byte more than v11's two.
+    const body = { topics: [{ topicId: Buffer.alloc(16), name: 't' }], allowAutoTopicCreation: true };
+    const v10 = encodeRequest(api, { apiKey: 3, apiVersion: 10, correlationId: 1, clientId: null }, body);
+    const v11 = encodeRequest(api, { apiKey: 3, apiVersion: 11, correlationId: 1, clientId: null }, body);
+    expect(v10.length - v11.length).toBe(1);
+    expect(decodeRequest(v11.subarray(4)).body['topics']).toEqual([{ topicId: Buffer.alloc(16), name: 't' }]);
+  });
+
+  it('writes a v12 answer with a topic id, and an unknown id with a null name', () => {
+    const answer = encodeResponse(api, 12, 7, {
+      throttleTimeMs: 0,
+      brokers: [],
+      clusterId: null,
+      controllerId: 1,
+      topics: [
+        { errorCode: 100, name: null, topicId: id, isInternal: false, partitions: [], topicAuthorizedOperations: 0 },
+      ],
+    });
+    // size, correlation 7, header tags; throttle 0; brokers: empty compact array (1); null cluster id (0);
+    // controller 1; topics: compact array of one (2): error 100, null name (0), the id, not internal, no
+    // partitions (1), authorized operations 0, tags; no cluster operations in v12; tags.
+    expect([...answer.subarray(4)]).toEqual([
+      ...[0, 0, 0, 7, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 2, 0, 100, 0],
+      ...id,
+      ...[0, 1, 0, 0, 0, 0, 0, 0],
+    ]);
+    const decoded = decodeResponse(api, 12, answer.subarray(4)).body;
+    expect(decoded['topics']).toEqual([
+      { errorCode: 100, name: null, topicId: id, isInternal: false, partitions: [], topicAuthorizedOperations: 0 },
+    ]);
+  });
+
+  it('refuses a null topic name in a v10 answer (nullable from v12 only) and a null request name in v9', () => {
+    const topics = [{ errorCode: 0, name: null, topicId: id, isInternal: false, partitions: [] }];
+    expect(() => encodeResponse(api, 11, 1, { brokers: [], topics })).toThrow(
+      expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_BAD_VALUE }),
+    );
+    // v9: compact array of one whose compact name is null (0).
+    const v9 = Buffer.from([0, 3, 0, 9, 0, 0, 0, 1, 0xff, 0xff, 0, 2, 0, 0, 1, 0, 0, 0]);
+    expect(() => decodeRequest(v9)).toThrow(expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_BAD_LENGTH }));
   });
 });
 

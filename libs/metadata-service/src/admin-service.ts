@@ -104,6 +104,9 @@ function topicAndPermissionMethods(admin: MetadataAdmin): Omit<AdminImpl, keyof 
     async getTopic(request) {
       return { topic: topicMessage(await admin.getTopic(request.topic)) };
     },
+    async getTopicById(request) {
+      return { topic: topicMessage(await admin.getTopicById(request.namespace, request.topicId)) };
+    },
     async updatePartitionedTopic(request) {
       return {
         topic: topicMessage(

@@ -82,6 +82,11 @@ export const DEFAULT_SESSION_TTL_MS = 10_000;
 export const MAX_OWNERS_PER_GROUP = 1000;
 
 /** Compare-and-set retry loops: attempts, and the cap on the jittered back-off between them. */
+/**
+ * How old a topic-id index entry whose topic does not have that id must be
+ * before a lookup removes it: younger ones may belong to a create still under way.
+ */
+export const STALE_TOPIC_ID_ENTRY_MS = 60_000;
 export const MAX_CAS_ATTEMPTS = 500;
 export const MAX_CAS_BACKOFF_MS = 20;
 /** The first back-off between conflicting compare-and-set attempts; it doubles up to MAX_CAS_BACKOFF_MS, with full jitter. */

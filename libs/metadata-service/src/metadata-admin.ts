@@ -1,3 +1,4 @@
+import { topicNameOfId } from './admin/topic-ids.js';
 import type { Bus } from '@ledgerline/bus';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import type { AdminContext } from './admin-context.js';
@@ -98,6 +99,9 @@ export class MetadataAdmin {
   createTopics = (topics: readonly string[]) =>
     createTopicsBatch(this.context, this.topicAdmin.reservations, this.#onCountDrift, topics);
   getTopic = (topic: string) => this.topicAdmin.getTopic(topic);
+  /** The topic of a namespace with an id, as getTopic answers it (admin/topic-ids.ts). */
+  getTopicById = async (namespace: string, topicId: Uint8Array) =>
+    this.topicAdmin.getTopic(await topicNameOfId(this.context, namespace, topicId));
   updatePartitionedTopic = (topic: string, partitions: number, validateOnly = false) =>
     this.topicAdmin.updatePartitionedTopic(topic, partitions, validateOnly);
   deleteTopic = (topic: string) => this.topicAdmin.deleteTopic(topic);

@@ -67,6 +67,7 @@ export function topicMessage(info: TopicInfo): MessageInitShape<typeof TopicInfo
     partitions: info.partitions,
     managedLedgerPath: info.managedLedgerPath,
     createdAtMs: BigInt(info.createdAtMs),
+    topicId: info.topicId === undefined ? new Uint8Array(0) : Buffer.from(info.topicId, 'hex'),
   };
 }
 

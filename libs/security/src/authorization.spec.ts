@@ -101,6 +101,18 @@ describe('authorization', () => {
     }
   });
 
+  it('lets a role that may produce or consume on a namespace find its topics by id, and no other role', async () => {
+    const byId = '/ledgerline.v1.AdminService/GetTopicById';
+    const request = { namespace: 'acme/orders', topicId: new Uint8Array(16).fill(1) };
+    for (const role of ['app', 'reader', 'acme-admin', 'root']) {
+      await expect(check(role, byId, request)).resolves.toBeUndefined();
+    }
+    expect(await refusal(check('other', byId, request))).toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect(await refusal(check('app', byId, { ...request, namespace: 'not a namespace' }))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+  });
+
   it('refuses a topic of a missing namespace exactly as one the role may not use', async () => {
     const missing = await refusal(
       check('app', '/ledgerline.v1.AdminService/GetTopic', { topic: 'persistent://acme/nowhere/t' }),

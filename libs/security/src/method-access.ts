@@ -120,6 +120,12 @@ const RULES: Readonly<Record<string, Rule>> = {
   '/ledgerline.v1.AdminService/CreateTopics': (request) =>
     (Array.isArray(request['topics']) ? (request['topics'] as unknown[]) : []).map(adminOfTopic),
   '/ledgerline.v1.AdminService/GetTopic': topicField(LOOKUP),
+  // What GetTopic needs, on the namespace searched: the id names no topic until it is found.
+  '/ledgerline.v1.AdminService/GetTopicById': (request) => ({
+    kind: 'namespace',
+    namespace: NamespaceName.parse(text(request['namespace'])).toString(),
+    actions: LOOKUP,
+  }),
   '/ledgerline.v1.AdminService/UpdatePartitionedTopic': topicAdmin,
   '/ledgerline.v1.AdminService/DeleteTopic': topicAdmin,
   '/ledgerline.v1.AdminService/ListTopics': namespaceAdmin,

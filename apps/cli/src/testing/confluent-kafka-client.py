@@ -8,8 +8,12 @@ outcome out as one JSON line.
                                                    [multi=a, single=x, multi=null, multi=''] to partition 0
   consume <broker> <topic> <count>                reads count records of partition 0 from offset 0: value, key
                                                    and headers (null kept apart from empty), a list
+  metadata <broker> <topic>                       the topic's metadata (error, partition count) and the Metadata
+                                                   request versions librdkafka sent (from its protocol debug log)
 """
 import json
+import logging
+import re
 import sys
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
@@ -70,7 +74,38 @@ def consume(broker, topic, count):
     return {'records': records}
 
 
-COMMANDS = {'init-transactions': init_transactions, 'produce-nulls': produce_nulls, 'consume': consume}
+class Lines(logging.Handler):
+    def __init__(self):
+        super().__init__()
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+
+def metadata(broker, topic):
+    lines = Lines()
+    logger = logging.getLogger('librdkafka')
+    logger.addHandler(lines)
+    logger.setLevel(logging.DEBUG)
+    producer = Producer({'bootstrap.servers': broker, 'debug': 'protocol', 'logger': logger})
+    found = producer.list_topics(topic, TIMEOUT_S).topics[topic]
+    producer.poll(0)
+    # librdkafka logs each request it sends as "Sent MetadataRequest (v<n>, ...)".
+    versions = sorted({int(v) for line in lines.lines for v in re.findall(r'Sent MetadataRequest \(v(\d+)', line)})
+    return {
+        'error': None if found.error is None else found.error.name(),
+        'partitions': len(found.partitions),
+        'metadataVersions': versions,
+    }
+
+
+COMMANDS = {
+    'init-transactions': init_transactions,
+    'produce-nulls': produce_nulls,
+    'consume': consume,
+    'metadata': metadata,
+}
 
 if __name__ == '__main__':
     print(json.dumps(COMMANDS[sys.argv[1]](*sys.argv[2:])))

@@ -26,6 +26,12 @@ class AdminBackend {
     return namespace === 'public/default';
   }
 
+  /** GetTopic as the gateway reads it: the partition count below, and an id. */
+  async topic(topic: string): Promise<{ name: string; partitions: number; topicId: Buffer } | undefined> {
+    const partitions = await this.partitions(topic);
+    return partitions === undefined ? undefined : { name: topic, partitions, topicId: Buffer.alloc(16, 1) };
+  }
+
   async partitions(topic: string): Promise<number | undefined> {
     return this.topics.get(topic);
   }

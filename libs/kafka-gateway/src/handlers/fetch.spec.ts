@@ -39,6 +39,12 @@ class OwnersInMemory {
   private readonly logs = new Map<string, Entry[]>();
   private readonly parked = new Set<() => void>();
 
+  /** GetTopic as the gateway reads it: the partition count below, and an id. */
+  async topic(topic: string): Promise<{ name: string; partitions: number; topicId: Buffer } | undefined> {
+    const partitions = await this.partitions();
+    return partitions === undefined ? undefined : { name: topic, partitions, topicId: Buffer.alloc(16, 1) };
+  }
+
   async partitions(): Promise<number> {
     return this.partitionCount;
   }

@@ -35,6 +35,12 @@ class CursorBackend {
   firstLookupTurns = 0;
   private lookups = 0;
 
+  /** GetTopic as the gateway reads it: the partition count below, and an id. */
+  async topic(topic: string): Promise<{ name: string; partitions: number; topicId: Buffer } | undefined> {
+    const partitions = await this.partitions();
+    return partitions === undefined ? undefined : { name: topic, partitions, topicId: Buffer.alloc(16, 1) };
+  }
+
   async partitions(): Promise<number> {
     if (this.lookups++ === 0) for (let index = 0; index < this.firstLookupTurns; index++) await turn();
     return 2;

@@ -25,6 +25,13 @@ class TopicsBackend {
   /** A grow the metadata service refuses although the gateway's read allowed it (another grow came first). */
   overtaken = false;
 
+  /** GetTopic as the gateway reads it: a topic's id is fixed here from its name. */
+  async topic(topic: string): Promise<{ name: string; partitions: number; topicId: Buffer } | undefined> {
+    const partitions = await this.partitions(topic);
+    if (partitions === undefined) return undefined;
+    return { name: topic, partitions, topicId: Buffer.alloc(16, topic.length) };
+  }
+
   async partitions(topic: string): Promise<number | undefined> {
     return this.topics.get(topic);
   }

@@ -1,18 +1,23 @@
 import { arrayOf, field } from '../schema.js';
 import type { ApiSpec } from './api-spec.js';
 
-// Metadata{Request,Response}.json: validVersions 0-9 (9+ flexible), served 0-8.
+// Metadata{Request,Response}.json: validVersions 0-12 (9+ flexible), served 0-12. v10 adds topic ids, v11
+// drops the cluster's authorized operations (DescribeCluster has them), v12 looks topics up by id (a null name).
+// Versions 10 and 11 carry an id and a nullable name, which the spec says clients must not use: the gateway
+// answers such a topic INVALID_REQUEST.
 export const METADATA: ApiSpec = {
   key: 3,
   name: 'Metadata',
   minVersion: 0,
-  maxVersion: 8,
+  maxVersion: 12,
   flexibleFrom: 9,
   request: [
     // v0 has no null topic list (an empty one means all topics); v1+ sends null for all topics.
-    arrayOf('topics', [field('name', 'string', '0+')], '0+', { nullable: '1+' }),
+    arrayOf('topics', [field('topicId', 'uuid', '10+'), field('name', 'string', '0+', { nullable: '10+' })], '0+', {
+      nullable: '1+',
+    }),
     field('allowAutoTopicCreation', 'bool', '4+', { default: true }),
-    field('includeClusterAuthorizedOperations', 'bool', '8+'),
+    field('includeClusterAuthorizedOperations', 'bool', '8-10'),
     field('includeTopicAuthorizedOperations', 'bool', '8+'),
   ],
   response: [
@@ -33,7 +38,8 @@ export const METADATA: ApiSpec = {
       'topics',
       [
         field('errorCode', 'int16', '0+'),
-        field('name', 'string', '0+'),
+        field('name', 'string', '0+', { nullable: '12+' }),
+        field('topicId', 'uuid', '10+'),
         field('isInternal', 'bool', '1+'),
         arrayOf(
           'partitions',
@@ -52,7 +58,7 @@ export const METADATA: ApiSpec = {
       ],
       '0+',
     ),
-    field('clusterAuthorizedOperations', 'int32', '8+', { default: -2147483648 }),
+    field('clusterAuthorizedOperations', 'int32', '8-10', { default: -2147483648 }),
   ],
 };
 

@@ -10,6 +10,7 @@ import { kindConflict, undoPlainCreate } from './topic-kind-conflicts.js';
 import type { TopicReservations } from './topic-reservations.js';
 import { parseTopic, resolveNamespaceStorage, tooManyTopics, topicExists } from './topic-scope.js';
 import { refusePartitionName, writeTopicNode, type CountDriftListener } from './topics.js';
+import { indexTopicId, newTopicId, unindexTopicId } from './topic-ids.js';
 import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 
 export interface TopicCreateResult {
@@ -110,12 +111,16 @@ async function createInNamespace(
     candidates.slice(0, granted),
     async (item) => {
       try {
+        const topicId = newTopicId();
+        await indexTopicId(context.store, item.topic, topicId);
         const outcome = await writeTopicNode(
           context.store,
           item.topic,
           managedLedgerPath(item.topic, storage.storageBuckets),
+          topicId,
         );
         if (outcome === 'exists') {
+          await unindexTopicId(context.store, item.topic.namespaceName, topicId);
           unused++;
           results[item.index] = failure(item.topic.toString(), topicExists(item.topic));
         } else {

@@ -16,6 +16,15 @@ import {
   readLiveManagedLedger,
 } from '../records/managed-ledger-nodes.js';
 import { parseNamespace } from './namespaces.js';
+import {
+  forgetTopicId,
+  indexTopicId,
+  newTopicId,
+  partitionedTopicWithId,
+  plainTopicId,
+  topicIdProperty,
+  unindexTopicId,
+} from './topic-ids.js';
 import { PartitionedTopicRecordSchema, type PartitionedTopicRecord } from '../records/records.js';
 import { deleteIfUnchanged, readRecord, writeRecord } from '../records/store-records.js';
 import pMap from 'p-map';
@@ -41,6 +50,8 @@ export interface TopicInfo {
   /** The managed-ledger node (PIP-157 layout); '' for a partitioned topic, whose partitions each have one. */
   managedLedgerPath: string;
   createdAtMs: number;
+  /** The topic's id (32 hex digits, admin/topic-ids.ts); undefined where an answer does not carry it. */
+  topicId?: string;
 }
 
 /**
@@ -72,8 +83,9 @@ export async function writeTopicNode(
   store: MetadataStore,
   topic: TopicName,
   path: string,
+  topicId?: string,
 ): Promise<'created' | 'exists'> {
-  const outcome = await createManagedLedgerNode(store, path);
+  const outcome = await createManagedLedgerNode(store, path, topicId);
   if (outcome === 'revived') await store.delete(deletingTopicPath(topic));
   return outcome === 'exists' ? 'exists' : 'created';
 }
@@ -123,15 +135,18 @@ export class TopicAdmin {
   async #createPlain(scope: TopicScope): Promise<TopicInfo> {
     if (await this.#context.store.exists(partitionedTopicPath(scope.topic))) throw topicExists(scope.topic);
     await this.#reserve(scope, 1);
+    const topicId = newTopicId();
     let outcome: 'created' | 'exists';
     try {
-      outcome = await writeTopicNode(this.#context.store, scope.topic, storagePath(scope));
+      await indexTopicId(this.#context.store, scope.topic, topicId);
+      outcome = await writeTopicNode(this.#context.store, scope.topic, storagePath(scope), topicId);
     } catch (error) {
       // The write may have landed: keep the slot (high, never low) and let a recount decide.
       this.#onCountDrift(scope.storageNamespace);
       throw error;
     }
     if (outcome === 'exists') {
+      await unindexTopicId(this.#context.store, scope.topic.namespaceName, topicId);
       await this.#reservations.release(scope.storageNamespace, 1);
       throw topicExists(scope.topic);
     }
@@ -144,6 +159,7 @@ export class TopicAdmin {
       partitions: 0,
       managedLedgerPath: storagePath(scope),
       createdAtMs: this.#context.now(),
+      topicId,
     };
   }
 
@@ -163,12 +179,15 @@ export class TopicAdmin {
     if ((await readLiveManagedLedger(this.#context.store, storagePath(scope))) !== undefined)
       throw topicExists(scope.topic);
     await this.#reserve(scope, partitions);
-    const record: PartitionedTopicRecord = { partitions, createdAtMs: this.#context.now() };
+    const topicId = newTopicId();
+    const record: PartitionedTopicRecord = { partitions, createdAtMs: this.#context.now(), topicId };
     let version: number;
     try {
+      await indexTopicId(this.#context.store, scope.topic, topicId);
       version = await writeRecord(this.#context.store, partitionedTopicPath(scope.topic), record, 'absent');
     } catch (error) {
       await this.#reservations.release(scope.storageNamespace, partitions);
+      if (isBadVersion(error)) await unindexTopicId(this.#context.store, scope.topic.namespaceName, topicId);
       throw isBadVersion(error) ? topicExists(scope.topic) : error;
     }
     if (await plainTopicExists(this.#context, storagePath(scope))) {
@@ -177,7 +196,13 @@ export class TopicAdmin {
       throw kindConflict(scope.topic);
     }
     await this.#writePartitionNodes(scope, 0, partitions);
-    return { name: scope.topic.toString(), partitions, managedLedgerPath: '', createdAtMs: record.createdAtMs };
+    return {
+      name: scope.topic.toString(),
+      partitions,
+      managedLedgerPath: '',
+      createdAtMs: record.createdAtMs,
+      topicId,
+    };
   }
 
   /**
@@ -249,6 +274,7 @@ export class TopicAdmin {
       partitions,
       managedLedgerPath: '',
       createdAtMs: found.record.createdAtMs,
+      ...(found.record.topicId === undefined ? {} : { topicId: found.record.topicId }),
     };
     if (validateOnly) return grown;
     await this.#reserve(scope, partitions - current);
@@ -257,24 +283,28 @@ export class TopicAdmin {
     return grown;
   }
 
+  /**
+   * A topic with its id; a topic created before ids existed gets one now
+   * (admin/topic-ids.ts). A topic of a reader namespace has its writer topic's id.
+   */
   async getTopic(name: string): Promise<TopicInfo> {
     const scope = await resolveTopic(this.#context, name);
-    const partitioned = await readRecord(
-      this.#context.store,
-      partitionedTopicPath(scope.storageTopic),
-      PartitionedTopicRecordSchema,
-    );
+    const { store } = this.#context;
+    const partitioned = await readRecord(store, partitionedTopicPath(scope.storageTopic), PartitionedTopicRecordSchema);
     if (partitioned !== undefined) {
-      const { partitions, createdAtMs } = partitioned.record;
-      return { name: scope.topic.toString(), partitions, managedLedgerPath: '', createdAtMs };
+      const record = await partitionedTopicWithId(store, scope.storageTopic, partitioned);
+      if (record === undefined) throw topicNotFound(scope.topic);
+      const { partitions, createdAtMs, topicId } = record;
+      return { name: scope.topic.toString(), partitions, managedLedgerPath: '', createdAtMs, topicId };
     }
-    const node = await readLiveManagedLedger(this.#context.store, storagePath(scope));
+    const node = await readLiveManagedLedger(store, storagePath(scope));
     if (node === undefined) throw topicNotFound(scope.topic);
     return {
       name: scope.topic.toString(),
       partitions: 0,
       managedLedgerPath: storagePath(scope),
       createdAtMs: node.createdAtMs,
+      topicId: await plainTopicId(store, scope.storageTopic, node.info.properties),
     };
   }
 
@@ -303,8 +333,10 @@ export class TopicAdmin {
     );
     await this.#reservations.touch(scope.storageNamespace);
     if (partitioned === undefined) {
+      const node = await readLiveManagedLedger(this.#context.store, storagePath(scope));
       const ids = await this.#deleteOne(scope, topic);
       if (ids === undefined) throw topicNotFound(topic);
+      await forgetTopicId(this.#context.store, topic, topicIdProperty(node?.info.properties ?? []));
       return ids;
     }
     const partitions = Array.from({ length: partitioned.record.partitions }, (_, index) => topic.partition(index));
@@ -312,6 +344,7 @@ export class TopicAdmin {
       concurrency: CREATE_CONCURRENCY,
     });
     await deleteIfUnchanged(this.#context.store, partitionedTopicPath(topic), partitioned.version);
+    await forgetTopicId(this.#context.store, topic, partitioned.record.topicId);
     return perPartition.flatMap((ids) => ids ?? []);
   }
 

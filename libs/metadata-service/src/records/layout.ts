@@ -11,6 +11,8 @@ import { encodeLocalName, namespacePersistencePrefix, type NamespaceName, type T
  *   /admin/topic-counts/<tenant>/<ns>                     topic counter (exact limit, O(1) count)
  *   /admin/partitioned-topics/<tenant>/<ns>/<encoded>     partitioned topic record (partition count)
  *   /admin/deleting-topics/<tenant>/<ns>/<encoded>        topic deleted, ledgers awaiting the garbage collector
+ *   /admin/topic-ids/<tenant>/<ns>/<encoded>              id of a non-partitioned topic created before ids existed
+ *   /admin/topic-id-index/<tenant>/<ns>/<id>              topic id -> topic (a hint, checked on every lookup)
  *   /admin/namespace-readers/<tenant>/<ns>/<reader>       reader namespaces mirroring a writer (PIP-63)
  *   /managed-ledgers/<tenant>/<ns>/persistent[/$<b>]/<encoded>   ManagedLedgerInfo (proto2 bytes)
  *   /owners/<group>/<instanceId>                          owner registration and its session deadline
@@ -24,6 +26,8 @@ export const TOPIC_COUNTS_DIR = '/admin/topic-counts';
 export const PARTITIONED_TOPICS_DIR = '/admin/partitioned-topics';
 export const DELETING_TOPICS_DIR = '/admin/deleting-topics';
 export const NAMESPACE_READERS_DIR = '/admin/namespace-readers';
+export const TOPIC_IDS_DIR = '/admin/topic-ids';
+export const TOPIC_ID_INDEX_DIR = '/admin/topic-id-index';
 export const OWNERS_DIR = '/owners';
 export const SESSIONS_DIR = '/sessions';
 export const LEASES_DIR = '/leases';
@@ -58,6 +62,15 @@ export function deletingTopicsDir(namespace: NamespaceName): string {
 
 export function deletingTopicPath(topic: TopicName): string {
   return `${deletingTopicsDir(topic.namespaceName)}/${topic.encodedLocalName}`;
+}
+
+export function legacyTopicIdPath(topic: TopicName): string {
+  return `${TOPIC_IDS_DIR}/${topic.namespaceName.toString()}/${topic.encodedLocalName}`;
+}
+
+/** Ids are indexed by namespace, so a lookup by id is authorized on the namespace it names. */
+export function topicIdIndexPath(namespace: NamespaceName, topicId: string): string {
+  return `${TOPIC_ID_INDEX_DIR}/${namespace.toString()}/${topicId}`;
 }
 
 export function namespaceReadersDir(writer: NamespaceName): string {

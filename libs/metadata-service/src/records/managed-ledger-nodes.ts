@@ -31,6 +31,20 @@ const NEW_TOPIC_INFO = toBinary(
   create(ManagedLedgerInfoSchema, { state: ManagedLedgerState.ACTIVE }),
 );
 
+/** The ManagedLedgerInfo property holding a non-partitioned topic's id (admin/topic-ids.ts). */
+export const TOPIC_ID_PROPERTY = 'ledgerline.topic.id';
+
+function newTopicInfo(topicId: string | undefined): Uint8Array {
+  if (topicId === undefined) return NEW_TOPIC_INFO;
+  return toBinary(
+    ManagedLedgerInfoSchema,
+    create(ManagedLedgerInfoSchema, {
+      state: ManagedLedgerState.ACTIVE,
+      properties: [{ key: TOPIC_ID_PROPERTY, value: topicId }],
+    }),
+  );
+}
+
 export function decodeManagedLedgerInfo(path: string, bytes: Uint8Array): ManagedLedgerInfo {
   try {
     return fromBinary(ManagedLedgerInfoSchema, bytes);
@@ -77,16 +91,19 @@ export async function readLiveManagedLedger(
 }
 
 /**
- * Writes the node of a new topic. A node left by a deleted topic whose ledgers
+ * Writes the node of a new topic (with its id, for a topic that is not a
+ * partition). A node left by a deleted topic whose ledgers
  * the garbage collector has not finished is taken over: it turns active again
- * with no ledgers, keeping its deletable-ledger markers so none is leaked.
+ * with no ledgers and the new topic's id, keeping its deletable-ledger markers so none is leaked.
  */
 export async function createManagedLedgerNode(
   store: MetadataStore,
   path: string,
+  topicId?: string,
 ): Promise<'created' | 'revived' | 'exists'> {
+  const fresh = newTopicInfo(topicId);
   try {
-    await store.put(path, NEW_TOPIC_INFO, { expectedVersion: 'absent' });
+    await store.put(path, fresh, { expectedVersion: 'absent' });
     return 'created';
   } catch (error) {
     if (!isBadVersion(error)) throw error;
@@ -94,7 +111,7 @@ export async function createManagedLedgerNode(
   return retryOnConflict(`creating ${path}`, async (): Promise<'created' | 'revived' | 'exists'> => {
     const node = await store.get(path);
     if (node === undefined) {
-      await store.put(path, NEW_TOPIC_INFO, { expectedVersion: 'absent' });
+      await store.put(path, fresh, { expectedVersion: 'absent' });
       return 'created';
     }
     const info = decodeManagedLedgerInfo(path, node.value);
@@ -102,6 +119,7 @@ export async function createManagedLedgerNode(
     const revived = create(ManagedLedgerInfoSchema, {
       state: ManagedLedgerState.ACTIVE,
       deletableLedgers: info.deletableLedgers,
+      properties: topicId === undefined ? [] : [{ key: TOPIC_ID_PROPERTY, value: topicId }],
     });
     if (info.deletableLedgers.length > 0) await indexPendingDeletions(store, path);
     await store.put(path, toBinary(ManagedLedgerInfoSchema, revived), { expectedVersion: node.version });

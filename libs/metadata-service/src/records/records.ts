@@ -41,11 +41,25 @@ export type TenantRecord = z.infer<typeof TenantRecordSchema>;
 export const CounterRecordSchema = z.object({ count: z.number().int().min(0) });
 export type CounterRecord = z.infer<typeof CounterRecordSchema>;
 
+/** A topic id as stored: a UUID's 16 bytes as 32 lowercase hex digits. */
+export const TopicIdSchema = z.string().regex(/^[0-9a-f]{32}$/, 'a topic id is 32 lowercase hex digits');
+
 export const PartitionedTopicRecordSchema = z.object({
   partitions: z.number().int().min(1),
   createdAtMs: z.number(),
+  /** The topic's id (Kafka's topic id); absent on records written before ids existed, until first asked for. */
+  topicId: TopicIdSchema.optional(),
 });
 export type PartitionedTopicRecord = z.infer<typeof PartitionedTopicRecordSchema>;
+
+/**
+ * The id of a non-partitioned topic created before ids existed (a topic created
+ * since carries it in its ManagedLedgerInfo, see topic-ids.ts).
+ */
+export const TopicIdRecordSchema = z.object({ topicId: TopicIdSchema });
+
+/** The topic-id index: an id to the topic it was given to (checked against the topic on every lookup). */
+export const TopicIdIndexRecordSchema = z.object({ topic: z.string() });
 
 export const TombstoneRecordSchema = z.object({ deletedAtMs: z.number() });
 

@@ -153,6 +153,11 @@ export function requestArbitraries(seeds: FuzzSeeds) {
       createTopic: optionalFields({ topic, partitions: int32 }),
       createTopics: optionalFields({ topics: fc.array(topic, { maxLength: 40 }) }),
       getTopic: optionalFields({ topic }),
+      // Ids of every length around 16, the all-zero id among them.
+      getTopicById: optionalFields({
+        namespace,
+        topicId: fc.oneof(fc.uint8Array({ maxLength: 20 }), fc.constant(new Uint8Array(16))),
+      }),
       updatePartitionedTopic: optionalFields({ topic, partitions: int32, validateOnly: fc.boolean() }),
       deleteTopic: optionalFields({ topic }),
       listTopics: optionalFields({ namespace, pageToken: chaosString, pageSize: int32 }),
