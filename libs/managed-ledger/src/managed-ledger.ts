@@ -83,13 +83,13 @@ export class ManagedLedger {
   ): Promise<ManagedLedger> {
     // The keeper reports a lost compare-and-set to the managed ledger built below.
     const owner: { ledger?: ManagedLedger } = {};
-    const ctx = await openOwnerContext(topic, deps, options, (err) =>
+    const { ctx, storedCursors } = await openOwnerContext(topic, deps, options, (err) =>
       owner.ledger?.onFenced(LedgerlineError.from(err)),
     );
     const ledger = new ManagedLedger(ctx, ctx.current === undefined);
     owner.ledger = ledger;
     try {
-      await ledger.cursors.recoverAll();
+      await ledger.cursors.recoverAll(storedCursors);
     } catch (err) {
       await ledger.close().catch(() => undefined);
       throw err;
@@ -388,9 +388,16 @@ export class ManagedLedger {
     this.lifecycle.status = 'closing';
     this.maintenance.stop();
     await this.pipeline.whenIdle();
-    if (!fenced) await this.cursors.closeAll();
-    // A current ledger is left by an open topic, and by a terminate that could not record itself (it failed).
-    if (!fenced && this.ctx.current !== undefined) await sealAndRecordOnClose(this.ctx);
+    if (!fenced) {
+      // Both are writes of their own (cursor nodes or ledgers; the ledger store and ManagedLedgerInfo, whose
+      // keeper orders its updates, a cursor's deletable markers included): one after the other, they added a
+      // store round trip or two to every transfer's pause. Neither throws.
+      // A current ledger is left by an open topic, and by a terminate that could not record itself (it failed).
+      await Promise.all([
+        this.cursors.closeAll(),
+        this.ctx.current === undefined ? undefined : sealAndRecordOnClose(this.ctx),
+      ]);
+    }
     this.lifecycle.status = 'closed';
     this.ctx.cache.clear();
     this.waiters.failAll(closedError(this.ctx.name));
