@@ -66,6 +66,8 @@ export interface RecoveredManagedLedger {
  * builds the context its modules share. `onConflict` hears of a lost
  * compare-and-set on ManagedLedgerInfo: another owner took the topic.
  * The context's current ledger is undefined for a terminated managed ledger.
+ * `storedCursors` are the cursor nodes, read while the node was claimed (not
+ * after: a transfer's load waits for every round trip in a row).
  */
 export async function openOwnerContext(
   topic: string | TopicName,

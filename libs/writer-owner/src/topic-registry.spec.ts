@@ -1,4 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { RpcReason } from '@ledgerline/rpc';
 import { refusal } from '@ledgerline/testing';
 import { Registry } from 'prom-client';
@@ -134,7 +135,7 @@ describe('a topic load after a transfer handed its lease here', () => {
       await (registry as unknown as { opened: Promise<void> }).opened;
       // The source took the lease back (its LoadTopic timed out) before this owner took it up.
       takeUp.reject(
-        new LedgerlineError('FAILED_PRECONDITION', 'LEASE_HELD', 'held', {
+        new LedgerlineError('FAILED_PRECONDITION', MetadataServiceReason.LEASE_HELD, 'held', {
           details: { advertisedAddress: 'source:6650' },
         }),
       );
