@@ -30,6 +30,7 @@ import {
 } from '@ledgerline/ledger-info';
 import type { ManagedLedgerMetadata } from './metadata/metadata-access.js';
 import { OpenLedger, summarizeClosedLedger } from './ledgers/open-ledger.js';
+import { readStoredCursors, type StoredCursor } from './cursors/cursor-registry.js';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
 
 /** Entries per read while a recovered ledger is indexed. */
@@ -65,16 +66,24 @@ export interface RecoveredManagedLedger {
  * builds the context its modules share. `onConflict` hears of a lost
  * compare-and-set on ManagedLedgerInfo: another owner took the topic.
  * The context's current ledger is undefined for a terminated managed ledger.
+ * `storedCursors` are the cursor nodes, read while the node was claimed (not
+ * after: a transfer's load waits for every round trip in a row).
  */
 export async function openOwnerContext(
   topic: string | TopicName,
   deps: ManagedLedgerDependencies,
   options: ManagedLedgerOpenOptions,
   onConflict: (err: Error) => void,
-): Promise<LedgerContext> {
+): Promise<{ ctx: LedgerContext; storedCursors: Promise<StoredCursor[]> }> {
   const config = resolveManagedLedgerConfig(options.config);
   const topicName = typeof topic === 'string' ? TopicName.parse(topic) : topic;
   const path = managedLedgerPath(topicName, options.numberOfTopicBuckets ?? 1);
+  const storedCursors = readStoredCursors(deps.metadata, path, {
+    maxCursors: config.maxCursors,
+    concurrency: config.cursorRecoveryConcurrency,
+  });
+  // Awaited once the node is claimed; a failure before then must not count as unhandled.
+  storedCursors.catch(() => undefined);
   const now = deps.clock ?? Date.now;
   const assigner = new OffsetAssigner({
     maxPendingEntries: config.maxPendingAppends,
@@ -108,7 +117,7 @@ export async function openOwnerContext(
     unrecordedLedgers: new Set(),
   };
   for (const [ledgerId, table] of recovered.recoveredTables) ctx.offsetTables.remember(ledgerId, table);
-  return ctx;
+  return { ctx, storedCursors };
 }
 
 /**

@@ -207,26 +207,52 @@ export class TopicRegistry {
    * The namespace's policies and the lease, asked for together (a load is
    * most of a transfer's pause): a lease taken for a topic that turns out not
    * to be writable here is given up again, unless it was handed over.
+   * `leased` resolves once the lease is this owner's, with when it was.
    */
   private async policiesAndLease(topic: TopicName, name: string, handedOver: boolean) {
+    if (handedOver) return this.policiesBesideTakeUp(topic, name);
     const [policies, lease] = await Promise.allSettled([
       this.checkWritable(topic).then((value) => ({ value, atMs: performance.now() })),
-      this.acquire(name, handedOver),
+      this.acquire(name, false),
     ]);
     if (policies.status === 'rejected') {
-      // A lease handed over stays taken up: the source then counts the topic as here, and the next request loads it.
-      if (lease.status === 'fulfilled' && !handedOver) await this.release(name);
+      if (lease.status === 'fulfilled') await this.release(name);
       throw policies.reason;
     }
     if (lease.status === 'rejected') throw lease.reason;
-    return { policies: policies.value.value, checkedMs: policies.value.atMs, acquiredMs: lease.value };
+    return { policies: policies.value.value, checkedMs: policies.value.atMs, leased: Promise.resolve(lease.value) };
+  }
+
+  /**
+   * A handed-over lease names this owner already (the source's TransferLease
+   * wrote it by compare-and-set): taking it up only confirms it, so the load
+   * goes on meanwhile rather than after it, and waits for it before the topic
+   * serves. Opening the managed ledger first is safe: fencing is the ledger's
+   * compare-and-set, not the lease's, and a take-up that fails (the source
+   * reclaimed the lease after a LoadTopic that timed out) fails the load, which
+   * closes the ledger again. A lease handed over stays taken up when the
+   * namespace refuses the topic: the source then counts the topic as here, and
+   * the next request loads it.
+   */
+  private async policiesBesideTakeUp(topic: TopicName, name: string) {
+    const leased = this.acquire(name, true);
+    // Awaited by the load (or below); until then a failure must not count as unhandled.
+    leased.catch(() => undefined);
+    let policies: Policies | undefined;
+    try {
+      policies = await this.checkWritable(topic);
+    } catch (error) {
+      await leased.catch(() => undefined);
+      throw error;
+    }
+    return { policies, checkedMs: performance.now(), leased };
   }
 
   private async load(name: string, handedOver: boolean): Promise<OwnedTopic> {
     const { factory, settings, metrics, now } = this.options;
     const topic = TopicName.parse(name);
     const startedMs = performance.now();
-    const { policies, checkedMs, acquiredMs } = await this.policiesAndLease(topic, name, handedOver);
+    const { policies, checkedMs, leased } = await this.policiesAndLease(topic, name, handedOver);
     const buckets = policies?.numberOfTopicBuckets ?? 1;
     try {
       const ledger = await factory.open(topic, retentionConfig(policies), { numberOfTopicBuckets: buckets });
@@ -241,6 +267,8 @@ export class TopicRegistry {
         },
         now,
       );
+      const recoveredMs = performance.now();
+      const acquiredMs = await leased;
       if (!this.serving) throw notServing();
       const owned = new OwnedTopic({
         name,
@@ -268,16 +296,20 @@ export class TopicRegistry {
       metrics.topicsLoaded.set(this.loaded.size);
       metrics.leasesHeld.set(this.loaded.size);
       // Where a load's time went: it is most of a transfer's pause.
+      // A handed-over lease is taken up beside the rest, so the phases may overlap.
       const phases = {
         namespaceMs: Math.round(checkedMs - startedMs),
         leaseMs: Math.round(acquiredMs - startedMs),
-        openMs: Math.round(openedMs - Math.max(checkedMs, acquiredMs)),
-        dedupMs: Math.round(performance.now() - openedMs),
+        openMs: Math.round(openedMs - (handedOver ? checkedMs : Math.max(checkedMs, acquiredMs))),
+        dedupMs: Math.round(recoveredMs - openedMs),
+        totalMs: Math.round(performance.now() - startedMs),
       };
       this.options.logger.info({ topic: name, ...phases }, 'topic loaded');
       return owned;
     } catch (error) {
       await factory.closeLedger(topic, { numberOfTopicBuckets: buckets }).catch(() => undefined);
+      // A take-up still under way would hold the lease past this release.
+      await leased.catch(() => undefined);
       await this.release(name);
       throw error;
     }

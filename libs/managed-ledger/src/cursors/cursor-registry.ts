@@ -12,6 +12,7 @@ import type { CursorHost } from './cursor-host.js';
 import type { SeekTarget } from '../ledgers/position-lookup.js';
 import { ManagedCursor } from './managed-cursor.js';
 import type { ManagedCursorInfo } from '@ledgerline/proto';
+import type { ManagedLedgerMetadata } from '../metadata/metadata-access.js';
 import { checkPosition } from '../position.js';
 
 /** Where a new cursor starts. */
@@ -70,22 +71,31 @@ export class CursorRegistry {
     return pending;
   }
 
-  /** Recovers every stored cursor, a few at a time. */
-  async recoverAll(): Promise<void> {
-    const { ctx } = this.host;
-    const names: string[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await ctx.metadata.listCursors(ctx.path, pageToken === undefined ? {} : { pageToken });
-      names.push(...page.names);
-      pageToken = page.nextPageToken;
-      if (names.length > ctx.config.maxCursors) throw tooManyCursors(ctx.config.maxCursors);
-    } while (pageToken !== undefined);
-    const queue = [...names];
+  /**
+   * Recovers every stored cursor, a few at a time, from their nodes as
+   * `stored` read them: each is claimed by compare-and-set on the version
+   * read, so a node that changed since is read again (openOrCreate).
+   */
+  async recoverAll(stored: Promise<StoredCursor[]>): Promise<void> {
+    const queue = [...(await stored)];
     const worker = async () => {
-      for (let name = queue.shift(); name !== undefined; name = queue.shift()) await this.open(name);
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+        await this.openStored(next);
+      }
     };
-    await Promise.all(Array.from({ length: ctx.config.cursorRecoveryConcurrency }, worker));
+    await Promise.all(Array.from({ length: this.host.ctx.config.cursorRecoveryConcurrency }, worker));
+  }
+
+  /** Like open, with the first read of the node done already. */
+  private openStored(stored: StoredCursor): Promise<ManagedCursor> {
+    const existing = this.cursors.get(stored.name);
+    if (existing !== undefined) return Promise.resolve(existing);
+    let pending = this.opening.get(stored.name);
+    if (pending === undefined) {
+      pending = this.openOrCreate(stored.name, {}, stored).finally(() => this.opening.delete(stored.name));
+      this.opening.set(stored.name, pending);
+    }
+    return pending;
   }
 
   /**
@@ -140,10 +150,10 @@ export class CursorRegistry {
     for (const cursor of this.cursors.values()) cursor.discard(status);
   }
 
-  private async openOrCreate(name: string, options: OpenCursorOptions): Promise<ManagedCursor> {
+  private async openOrCreate(name: string, options: OpenCursorOptions, read?: StoredCursor): Promise<ManagedCursor> {
     const { ctx } = this.host;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const stored = await ctx.metadata.getCursorInfo(ctx.path, name);
+      const stored = attempt === 0 && read !== undefined ? read.node : await ctx.metadata.getCursorInfo(ctx.path, name);
       const cursor =
         stored !== undefined ? await this.recover(name, stored) : await this.create(name, options).catch(retryIfRaced);
       if (cursor !== undefined) {
@@ -257,4 +267,42 @@ function tooManyCursors(max: number): LedgerlineError {
     ManagedLedgerReason.TOO_MANY_CURSORS,
     `a managed ledger holds at most ${max} cursors (maxCursors)`,
   );
+}
+
+/** A stored cursor's name and its node as read (undefined: gone since it was listed). */
+export interface StoredCursor {
+  name: string;
+  node: Versioned<ManagedCursorInfo> | undefined;
+}
+
+/**
+ * Lists a managed ledger's stored cursors and reads their nodes, at most
+ * `concurrency` at once. A new owner does it while it claims the managed
+ * ledger, rather than after: the two are independent, and the claim of each
+ * cursor (by compare-and-set on the version read here) fences a previous
+ * owner whatever it wrote meanwhile.
+ */
+export async function readStoredCursors(
+  metadata: ManagedLedgerMetadata,
+  path: string,
+  limits: { maxCursors: number; concurrency: number },
+): Promise<StoredCursor[]> {
+  const names: string[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await metadata.listCursors(path, pageToken === undefined ? {} : { pageToken });
+    names.push(...page.names);
+    pageToken = page.nextPageToken;
+    if (names.length > limits.maxCursors) throw tooManyCursors(limits.maxCursors);
+  } while (pageToken !== undefined);
+  const stored: StoredCursor[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let index = next++; index < names.length; index = next++) {
+      const name = names[index]!;
+      stored[index] = { name, node: await metadata.getCursorInfo(path, name) };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limits.concurrency, names.length) }, worker));
+  return stored;
 }

@@ -58,6 +58,22 @@ describe('cursor ledgers a node stops naming', () => {
     },
   );
 
+  // A close persists the cursors while it seals the ledger: the snapshot that switches the cursor's ledger
+  // marks the old one deletable through the same ManagedLedgerInfo keeper the seal writes through.
+  it('are all marked deletable when the close that switches them also seals the ledger', async () => {
+    const { topic, ml, cursor, ackNext } = await setUp('close');
+    ackNext();
+    await cursor.flush();
+    ackNext();
+    ackNext();
+    await ml.close();
+    expect(await coverage(ml)).toEqual([]);
+    const next = await ManagedLedger.open(topic, backend.owner('close-b').deps, { config });
+    expect(next.getCursor('sub')?.markDeletePosition).toEqual(cursor.markDeletePosition);
+    expect(await coverage(next)).toEqual([]);
+    await next.close();
+  });
+
   it('are carried to the next update when marking them deletable fails', async () => {
     const { proc, ml, cursor, ackNext } = await setUp('mark');
     ackNext();
