@@ -52,9 +52,16 @@ describe('checkEntryAcks', () => {
   it('counts a range as the entries it names: the limit is on entries, not on what the wire carries', () => {
     const atLimit = [{ ledgerId: 1, firstEntryId: 0, lastEntryId: max - 2 }];
     expect(checkEntryAcks([{ ledgerId: 2, entryId: 0 }], atLimit, 'ack').ranges).toHaveLength(1);
-    expect(() => checkEntryAcks([{ ledgerId: 2, entryId: 0 }, { ledgerId: 2, entryId: 1 }], atLimit, 'ack')).toThrow(
-      limitExceeded(max + 1),
-    );
+    expect(() =>
+      checkEntryAcks(
+        [
+          { ledgerId: 2, entryId: 0 },
+          { ledgerId: 2, entryId: 1 },
+        ],
+        atLimit,
+        'ack',
+      ),
+    ).toThrow(limitExceeded(max + 1));
     const million = [{ ledgerId: 1n, firstEntryId: 0n, lastEntryId: 999_999n }];
     expect(() => checkEntryAcks([], million, 'ack')).toThrow(limitExceeded(1_000_000));
   });
