@@ -130,6 +130,53 @@ describe('consumer acknowledgements', () => {
     expect(await outcomeWithin(consumer.receive(), STILL_WAITING_MS)).toBe('pending');
   });
 
+  it('sends the acks of one flush as ranges where consecutive, and single positions otherwise', async () => {
+    await produce(10);
+    const consumer = await subscribe();
+    const messages: Message[] = [];
+    for (let index = 0; index < 10; index++) messages.push(await consumer.receive());
+    // 0..3 and 6..7 are runs; 9 stands alone; 4, 5 and 8 are not acknowledged.
+    for (const index of [6, 0, 1, 2, 3, 9, 7]) await consumer.ack(messages[index]!);
+    await consumer.flushAcks();
+    const [sent] = cluster.consume.acksReceived;
+    expect(sent!.ranges).toEqual([
+      [0n, 3n],
+      [6n, 7n],
+    ]);
+    expect(sent!.entryIds).toEqual([9n, 0n, 1n, 2n, 3n, 6n, 7n]);
+    expect(cluster.subscription(TOPIC, 's')!.backlog).toBe(3);
+    expect([4, 5, 8].some((index) => cluster.subscription(TOPIC, 's')!.isAcked(index))).toBe(false);
+  });
+
+  it('sends single positions to an owner that predates ranges, so none of its acks is skipped', async () => {
+    cluster.consume.acceptsAckRanges = false;
+    await produce(5);
+    const consumer = await subscribe();
+    for (let index = 0; index < 5; index++) await consumer.ack(await consumer.receive());
+    await consumer.flushAcks();
+    expect(cluster.consume.acksReceived.flatMap((ack) => ack.ranges)).toEqual([]);
+    expect(cluster.consume.acksReceived.flatMap((ack) => ack.entryIds)).toEqual([0n, 1n, 2n, 3n, 4n]);
+    expect(cluster.subscription(TOPIC, 's')!.backlog).toBe(0);
+  });
+
+  it('sends an ack again after a reconnect as single positions, whatever the new owner takes', async () => {
+    await produce(4);
+    const consumer = await subscribe({ receiverQueueSize: 10 });
+    cluster.consume.loseAcks = true;
+    for (let index = 0; index < 4; index++) await consumer.ack(await consumer.receive());
+    await acksReceived(1);
+    // The topic moves to an owner that predates ranges while the ack sent as a range is unconfirmed.
+    cluster.consume.acceptsAckRanges = false;
+    cluster.consume.loseAcks = false;
+    cluster.dropConnections(0);
+    await consumer.flushAcks();
+    const [lost, resent] = cluster.consume.acksReceived;
+    expect(lost).toMatchObject({ lost: true, ranges: [[0n, 3n]] });
+    expect(resent).toMatchObject({ lost: false, requestId: lost!.requestId, ranges: [] });
+    expect(resent!.entryIds).toEqual([0n, 1n, 2n, 3n]);
+    expect(cluster.subscription(TOPIC, 's')!.backlog).toBe(0);
+  });
+
   it('drops a redelivery queued before the application acknowledged an earlier copy of the message', async () => {
     await produce(2);
     const consumer = await subscribe();

@@ -1,6 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ConsumeRequestSchema, ConsumeResponse, Entry, SubscribeSchema } from '@ledgerline/proto';
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { ackForStream } from './ack-ranges.js';
 import { AsyncQueue } from './async-queue.js';
 import type { ClientContext } from './client-context.js';
 import { ClientReason } from './client-reason.js';
@@ -45,7 +46,14 @@ export interface Delivered {
  * owner will redeliver.
  */
 export class PartitionConsumer {
-  private stream: { requests: AsyncQueue<ConsumeRequestInit>; abort: AbortController } | undefined;
+  private stream:
+    | {
+        requests: AsyncQueue<ConsumeRequestInit>;
+        abort: AbortController;
+        /** The owner's Subscribed said it applies Ack.ranges; until then acks go as single positions. */
+        acceptsAckRanges: boolean;
+      }
+    | undefined;
   private restarting = false;
   private readonly subscribedWaiters: (() => void)[] = [];
   private generation = 0;
@@ -79,7 +87,10 @@ export class PartitionConsumer {
       topic,
       receipts: settings.ackReceipts,
       timeoutMs: context.operationTimeoutMs,
-      send: (ack) => this.stream?.requests.push({ command: { case: 'ack', value: ack } }),
+      send: (ack) => {
+        const stream = this.stream;
+        stream?.requests.push({ command: { case: 'ack', value: ackForStream(ack, stream.acceptsAckRanges) } });
+      },
       closedError,
     });
   }
@@ -222,10 +233,11 @@ export class PartitionConsumer {
         value: { ...this.settings.subscribe, maxEntriesPerResponse: MAX_ENTRIES_PER_RESPONSE },
       },
     });
+    // Sent before the owner said whether it applies ranges: as single positions, which every owner applies.
     for (const ack of this.acks.unconfirmed()) requests.push({ command: { case: 'ack', value: ack } });
     requests.push({ command: { case: 'flow', value: { permits: this.settings.receiverQueueSize } } });
     this.permitsToGrant = 0;
-    this.stream = { requests, abort };
+    this.stream = { requests, abort, acceptsAckRanges: false };
     return responses;
   }
 
@@ -268,6 +280,7 @@ export class PartitionConsumer {
     switch (response.event.case) {
       case 'subscribed':
         this.active = response.event.value.active;
+        if (this.stream !== undefined) this.stream.acceptsAckRanges = response.event.value.acceptsAckRanges;
         this.resolveReady();
         for (const wake of this.subscribedWaiters.splice(0)) wake();
         return;

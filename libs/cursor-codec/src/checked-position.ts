@@ -1,8 +1,9 @@
 import { invalidPosition } from './errors.js';
-import type { Position } from './position.js';
+import type { EntryRange, Position } from './position.js';
 
 declare const checkedBrand: unique symbol;
 declare const entryBrand: unique symbol;
+declare const rangeBrand: unique symbol;
 
 /**
  * A position whose ids were checked once, where it entered (a request, a
@@ -20,6 +21,13 @@ export type CheckedPosition = Position & { readonly [checkedBrand]: true };
  * message has entry id -1, so an ack at -1 is a client bug, refused at the wire.
  */
 export type EntryPosition = CheckedPosition & { readonly [entryBrand]: true };
+
+/**
+ * An inclusive range of entries of one ledger, checked once where it entered
+ * (an Ack's ranges): ids as an EntryPosition's, firstEntryId <= lastEntryId.
+ * Whether its entries exist is known only to the cursor.
+ */
+export type CheckedEntryRange = Readonly<EntryRange> & { readonly [rangeBrand]: true };
 
 /** A ledger or entry id as it arrives: a number (in process) or an int64 (protobuf-es bigint). */
 type RawId = number | bigint;
@@ -58,4 +66,20 @@ export function checkPosition(p: unknown, what = 'position'): CheckedPosition {
 /** Checks a position from outside that must name an entry (entryId >= 0); INVALID_ARGUMENT INVALID_POSITION otherwise. */
 export function checkEntryPosition(p: unknown, what = 'position'): EntryPosition {
   return checked(p, what, 0) as EntryPosition;
+}
+
+/**
+ * Checks a range from outside ({ ledgerId, firstEntryId, lastEntryId }, ids as
+ * numbers or int64 bigints): both ends name entries of the one ledger and the
+ * first is not after the last; INVALID_ARGUMENT INVALID_POSITION otherwise.
+ */
+export function checkEntryRange(r: unknown, what = 'range'): CheckedEntryRange {
+  if (typeof r !== 'object' || r === null) throw invalidPosition(`${what} is missing`);
+  const { ledgerId, firstEntryId, lastEntryId } = r as { ledgerId?: RawId; firstEntryId?: RawId; lastEntryId?: RawId };
+  const first = checked({ ledgerId, entryId: firstEntryId }, `${what} first`, 0);
+  const last = checked({ ledgerId, entryId: lastEntryId }, `${what} last`, 0);
+  if (first.entryId > last.entryId) {
+    throw invalidPosition(`${what} runs backwards: firstEntryId ${first.entryId} is after lastEntryId ${last.entryId}`);
+  }
+  return { ledgerId: first.ledgerId, firstEntryId: first.entryId, lastEntryId: last.entryId } as CheckedEntryRange;
 }

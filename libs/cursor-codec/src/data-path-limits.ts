@@ -11,7 +11,11 @@ import { CursorCodecReason } from './errors.js';
  * their ceilings; this table holds what a single request may carry.
  */
 export const DATA_PATH_LIMITS = Object.freeze({
-  /** Positions one Ack may acknowledge individually; also the positions of one Nack, in positions. */
+  /**
+   * Entries one Ack may acknowledge individually, a single position counting
+   * one and a range its length (checkEntryAcks says why); also the positions
+   * of one Nack. In entries.
+   */
   maxAckPositionsPerCall: 10_000,
   /** Batch-index acks one Ack may carry, in entries. */
   maxBatchIndexAcksPerCall: 10_000,

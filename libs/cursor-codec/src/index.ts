@@ -12,8 +12,10 @@ export {
 export type { CursorState, BatchAck } from './cursor-state.js';
 export { positionKey, parsePositionKey, comparePositions } from './position.js';
 export type { Position, EntryRange } from './position.js';
-export { checkPosition, checkEntryPosition } from './checked-position.js';
-export type { CheckedPosition, EntryPosition } from './checked-position.js';
+export { checkPosition, checkEntryPosition, checkEntryRange } from './checked-position.js';
+export type { CheckedPosition, EntryPosition, CheckedEntryRange } from './checked-position.js';
+export { checkEntryAcks } from './checked-acks.js';
+export type { CheckedEntryAcks } from './checked-acks.js';
 export { DATA_PATH_LIMITS, checkWithinLimit } from './data-path-limits.js';
 export type { DataPathLimit } from './data-path-limits.js';
 export {

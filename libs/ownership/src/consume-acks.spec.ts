@@ -103,6 +103,11 @@ async function failure(responses: AsyncIterator<ConsumeResponse>): Promise<Ledge
 }
 
 const at = (entryId: number) => ({ ledgerId: LEDGER, entryId: BigInt(entryId) });
+const range = (first: number, last: number, ledgerId = LEDGER) => ({
+  ledgerId,
+  firstEntryId: BigInt(first),
+  lastEntryId: BigInt(last),
+});
 
 afterEach(async () => {
   for (const subscription of subscriptions.splice(0)) await subscription.close();
@@ -183,5 +188,92 @@ describe('acks checked where the Consume stream takes them', () => {
     second.requests.send({ case: 'flow', value: { permits: 10 } });
     expect(await entryIds(second.responses, 5)).toEqual([5, 6, 7, 8, 9]);
     second.requests.end();
+  });
+
+  it('keeps what a consumer acknowledged as a range when it disconnects halfway through the entries it received', async () => {
+    const { source, subscription } = setup(10);
+    const first = open(subscription, source);
+    await next(first.responses);
+    first.requests.send({ case: 'flow', value: { permits: 10 } });
+    expect(await entryIds(first.responses, 10)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    first.requests.send({ case: 'ack', value: { ranges: [range(0, 2)], positions: [at(4)], requestId: 1n } });
+    expect((await next(first.responses)).event).toEqual({ case: 'ackReceipt', value: { requestId: 1n } });
+    first.requests.end();
+    expect((await first.responses.next()).done).toBe(true);
+
+    const second = open(subscription, source);
+    const subscribed = await next(second.responses);
+    expect(subscribed.event?.case === 'subscribed' && subscribed.event.value.markDelete).toEqual(at(2));
+    second.requests.send({ case: 'flow', value: { permits: 10 } });
+    expect(await entryIds(second.responses, 6)).toEqual([3, 5, 6, 7, 8, 9]);
+    second.requests.end();
+  });
+});
+
+describe('ranges in an Ack', () => {
+  it('are announced in Subscribed, so a client sends them only to an owner that applies them', async () => {
+    const { source, subscription } = setup(1);
+    const { requests, responses } = open(subscription, source);
+    const subscribed = await next(responses);
+    expect(subscribed.event).toMatchObject({ case: 'subscribed', value: { acceptsAckRanges: true } });
+    requests.end();
+  });
+
+  it('settle what they name beside single positions, and nothing else', async () => {
+    const { source, subscription } = setup(8);
+    const { requests, responses } = open(subscription, source);
+    await next(responses);
+    requests.send({ case: 'flow', value: { permits: 8 } });
+    await entryIds(responses, 8);
+    requests.send({ case: 'ack', value: { ranges: [range(1, 3), range(5, 5)], positions: [at(7)], requestId: 1n } });
+    expect((await next(responses)).event).toEqual({ case: 'ackReceipt', value: { requestId: 1n } });
+    const acked = [0, 1, 2, 3, 4, 5, 6, 7].filter((entryId) => source.isAcknowledged({ ledgerId: 1, entryId }));
+    expect(acked).toEqual([1, 2, 3, 5, 7]);
+    expect((await subscription.stats()).unackedMessages).toBe(3);
+    requests.end();
+  });
+
+  it.each([
+    ['running backwards', range(3, 2), /runs backwards/],
+    ['starting at entry -1', { ...range(0, 2), firstEntryId: -1n }, /entryId must name an entry/],
+    ['past 2^53-1', { ...range(0, 2), lastEntryId: 2n ** 53n }, /entryId must name an entry/],
+  ])(
+    'refuses a range %s with INVALID_ARGUMENT INVALID_POSITION, applying none of the ack',
+    async (_what, bad, message) => {
+      const { source, subscription } = setup(4);
+      const { requests, responses } = open(subscription, source);
+      await next(responses);
+      requests.send({ case: 'flow', value: { permits: 4 } });
+      await entryIds(responses, 4);
+      requests.send({ case: 'ack', value: { positions: [at(0)], ranges: [range(1, 2), bad] } });
+      const error = await failure(responses);
+      expect(error).toMatchObject({ code: 'INVALID_ARGUMENT', reason: CursorCodecReason.INVALID_POSITION });
+      expect(error.message).toMatch(message);
+      expect([0, 1, 2, 3].some((entryId) => source.isAcknowledged({ ledgerId: 1, entryId }))).toBe(false);
+    },
+  );
+
+  it('count as the entries they name: one range past maxAckPositionsPerCall is LIMIT_EXCEEDED, applying none', async () => {
+    const max = DATA_PATH_LIMITS.maxAckPositionsPerCall;
+    const { source, subscription } = setup(3);
+    const { requests, responses } = open(subscription, source);
+    await next(responses);
+    requests.send({ case: 'ack', value: { positions: [at(0)], ranges: [range(1, 2), range(0, max - 3)] } });
+    const error = await failure(responses);
+    expect(error).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      reason: CursorCodecReason.LIMIT_EXCEEDED,
+      details: { limit: 'maxAckPositionsPerCall', max: String(max), sent: String(max + 1) },
+    });
+    expect([0, 1, 2].some((entryId) => source.isAcknowledged({ ledgerId: 1, entryId }))).toBe(false);
+  });
+
+  it('refuses a range naming entries the topic does not have, applying none of the ack', async () => {
+    const { source, subscription } = setup(4);
+    const { requests, responses } = open(subscription, source);
+    await next(responses);
+    requests.send({ case: 'ack', value: { positions: [at(0)], ranges: [range(1, 2), range(2, 4)] } });
+    expect(await failure(responses)).toMatchObject({ code: 'INVALID_ARGUMENT' });
+    expect([0, 1, 2, 3].some((entryId) => source.isAcknowledged({ ledgerId: 1, entryId }))).toBe(false);
   });
 });

@@ -214,6 +214,8 @@ export async function* consumeStream<E extends DispatchEntry>(
         topic: session.topic,
         ...(markDelete === undefined ? {} : { markDelete: positionMessage(markDelete) }),
         active: consumer.active,
+        // Both kinds of owner apply Ack.ranges (checkAckRequest takes them); a client sends them only on this word.
+        acceptsAckRanges: true,
       },
     },
   };

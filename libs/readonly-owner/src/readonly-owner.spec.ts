@@ -127,6 +127,40 @@ describe('read-only owner (PIP-63, in process)', () => {
     expect(writerSide.texts()).toEqual(['m6', 'm7', 'm8', 'm9']);
   });
 
+  it('takes acks as ranges and sends them on to the writer as ranges; a bad range changes nothing', async () => {
+    const { writerTopic } = await harness.createTopic('ack-ranges');
+    await subscribeEarly(writerTopic, 'sub');
+    await publish(writerTopic, 0, 10);
+    const reader = consumer(harness.readOnlyTopics[0]!, writerTopic, 'sub');
+    reader.flow(10);
+    await reader.until(() => reader.entries.length === 10, '10 entries');
+    expect(reader.events[0]?.event).toMatchObject({ case: 'subscribed', value: { acceptsAckRanges: true } });
+    const at = (index: number) => reader.entries[index]!.position!;
+    const range = (first: number, last: number) => ({
+      ledgerId: at(first).ledgerId,
+      firstEntryId: at(first).entryId,
+      lastEntryId: at(last).entryId,
+    });
+    // Ledgers hold 5 entries: m1..m4 end the first, m5..m6 start the second.
+    expect(at(4).ledgerId).not.toBe(at(5).ledgerId);
+    reader.send({ case: 'ack', value: { ranges: [range(1, 4), range(5, 6)], positions: [at(8)], requestId: 1n } });
+    await reader.until(() => reader.events.some((e) => e.event.case === 'ackReceipt'), 'the ack receipt');
+    const cursor = await harness.writerCursors.getCursor({ topic: writerTopic, subscription: 'sub' });
+    expect(cursor.cursor?.ackedRanges).toEqual([
+      expect.objectContaining(range(1, 4)),
+      expect.objectContaining(range(5, 6)),
+      expect.objectContaining(range(8, 8)),
+    ]);
+    // A range past the entries the view has: refused whole, the position beside it not applied.
+    reader.send({ case: 'ack', value: { positions: [at(0)], ranges: [{ ...range(9, 9), lastEntryId: 99n }] } });
+    await reader.until(() => reader.ended, 'the stream to end');
+    expect(reader.error).toMatchObject({ code: 'INVALID_ARGUMENT', reason: 'POSITION_OUT_OF_RANGE' });
+    const writerSide = consumer(harness.writerTopics, writerTopic, 'sub');
+    writerSide.flow(100);
+    await writerSide.until(() => writerSide.entries.length === 3, 'the 3 unacked');
+    expect(writerSide.texts()).toEqual(['m0', 'm7', 'm9']);
+  });
+
   it('seek resets the cursor on the writer by epoch, and unsubscribe deletes it there', async () => {
     const { writerTopic } = await harness.createTopic('seek');
     await subscribeEarly(writerTopic, 'sub');

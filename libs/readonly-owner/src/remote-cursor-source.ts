@@ -1,4 +1,4 @@
-import { comparePositions, type Position } from '@ledgerline/cursor-codec';
+import { comparePositions, type CheckedEntryAcks, type Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import {
   ManagedLedgerReason,
@@ -127,9 +127,11 @@ export class RemoteCursorSource implements SubscriptionSource<WriterEntry> {
     return found;
   }
 
-  ack(positions: readonly Position[]): void {
-    this.state.ack(positions);
-    this.acked(positions.length);
+  ack({ positions, ranges }: CheckedEntryAcks): void {
+    this.state.ack(positions, ranges);
+    let entries = positions.length;
+    for (const r of ranges) entries += r.lastEntryId - r.firstEntryId + 1;
+    this.acked(entries);
   }
 
   ackCumulative(position: Position): void {

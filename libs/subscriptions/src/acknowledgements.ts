@@ -1,4 +1,4 @@
-import { positionKey, type Position } from '@ledgerline/cursor-codec';
+import { positionKey, type EntryRange, type Position } from '@ledgerline/cursor-codec';
 import type { ConsumerState } from './consumer-state.js';
 import type { DeliveryCounts } from './delivery-counts.js';
 import type { PendingAcks } from './pending-acks.js';
@@ -23,11 +23,12 @@ export class Acknowledgements<E extends DispatchEntry> {
     private readonly wake: () => void,
   ) {}
 
-  /** Applies a checked Ack in its order: positions, batch indexes, cumulative. */
-  async apply({ positions, batchAcks, cumulative }: CheckedAck): Promise<void> {
-    if (positions.length > 0) {
-      await this.source.ack(positions);
+  /** Applies a checked Ack in its order: positions and ranges (one call, all or nothing), batch indexes, cumulative. */
+  async apply({ positions, ranges, batchAcks, cumulative }: CheckedAck): Promise<void> {
+    if (positions.length > 0 || ranges.length > 0) {
+      await this.source.ack({ positions, ranges });
       for (const p of positions) this.settle(p);
+      for (const r of ranges) this.settleRange(r);
     }
     for (const b of batchAcks) {
       await this.source.ackBatchIndexes(b.position, b.ackedIndexes, b.batchSize);
@@ -45,6 +46,23 @@ export class Acknowledgements<E extends DispatchEntry> {
     this.pending.remove(p);
     this.replay.remove(p);
     this.counts.forget(p);
+  }
+
+  /**
+   * Settles the entries of an acknowledged range that are pending or waiting
+   * for replay. A range longer than what is pending and waiting is matched
+   * against those instead of walked entry by entry, so its cost is bounded by
+   * what the subscription holds, not by how many entries the range names.
+   */
+  private settleRange(r: EntryRange): void {
+    const length = r.lastEntryId - r.firstEntryId + 1;
+    if (length > this.pending.size + this.replay.size) {
+      for (const p of [...this.pending.positionsWithin(r), ...this.replay.positionsWithin(r)]) this.settle(p);
+      return;
+    }
+    for (let entryId = r.firstEntryId; entryId <= r.lastEntryId; entryId++) {
+      this.settle({ ledgerId: r.ledgerId, entryId });
+    }
   }
 
   /** Puts a consumer's unacked entries back for delivery to whoever can take them. */

@@ -192,7 +192,7 @@ export class EntryDispatch<E extends DispatchEntry> implements ReadTarget<E> {
     const done = async () => {
       await publish(entry, policy);
       // The position of an entry the source itself read: it names an entry, nothing from outside to check.
-      if (epoch === context.epoch()) await context.source.ack([p as EntryPosition]);
+      if (epoch === context.epoch()) await context.source.ack({ positions: [p as EntryPosition], ranges: [] });
     };
     done().then(
       () => {

@@ -1,4 +1,4 @@
-import { comparePositions, positionKey, type Position } from '@ledgerline/cursor-codec';
+import { comparePositions, positionKey, type EntryRange, type Position } from '@ledgerline/cursor-codec';
 import type { ConsumerState, PendingItem } from './consumer-state.js';
 import type { DispatchEntry } from './types.js';
 
@@ -69,6 +69,22 @@ export class PendingAcks<E extends DispatchEntry> {
     return item;
   }
 
+  /** Entries pending across every consumer. */
+  get size(): number {
+    return this.holders.size;
+  }
+
+  /** Every pending position inside an inclusive range of one ledger. */
+  positionsWithin(r: EntryRange): Position[] {
+    const out: Position[] = [];
+    for (const c of new Set(this.holders.values())) {
+      for (const { position } of c.pending.values()) {
+        if (inRange(position, r)) out.push(position);
+      }
+    }
+    return out;
+  }
+
   /** Every pending position at or before `p` (a cumulative ack). */
   positionsUpTo(p: Position): Position[] {
     const out: Position[] = [];
@@ -98,4 +114,8 @@ export class PendingAcks<E extends DispatchEntry> {
     if (!this.isBlocked && this.unacked >= perSubscription) this.isBlocked = true;
     else if (this.isBlocked && this.unacked <= perSubscription / 2) this.isBlocked = false;
   }
+}
+
+function inRange(p: Position, r: EntryRange): boolean {
+  return p.ledgerId === r.ledgerId && p.entryId >= r.firstEntryId && p.entryId <= r.lastEntryId;
 }

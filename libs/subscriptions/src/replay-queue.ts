@@ -1,4 +1,4 @@
-import { comparePositions, positionKey, type Position } from '@ledgerline/cursor-codec';
+import { comparePositions, positionKey, type EntryRange, type Position } from '@ledgerline/cursor-codec';
 
 /** A position waiting to be delivered again, with what dispatch needs without reading it. */
 export interface ReplayItem {
@@ -70,6 +70,16 @@ export class ReplayQueue {
   sorted(): readonly ReplayItem[] {
     this.sortedCache ??= [...this.items.values()].sort((a, b) => comparePositions(a.position, b.position));
     return this.sortedCache;
+  }
+
+  /** Every waiting position inside an inclusive range of one ledger. */
+  positionsWithin(r: EntryRange): Position[] {
+    const out: Position[] = [];
+    for (const { position } of this.items.values()) {
+      if (position.ledgerId === r.ledgerId && position.entryId >= r.firstEntryId && position.entryId <= r.lastEntryId)
+        out.push(position);
+    }
+    return out;
   }
 
   /** Drops every position at or before `p` (a cumulative ack). */

@@ -191,6 +191,29 @@ describe('Exclusive', () => {
 });
 
 describe('Shared', () => {
+  it('settles what acked ranges name, short or longer than what is pending, and hands the rest on when the consumer leaves', async () => {
+    const { source, sub } = setup();
+    for (let i = 0; i < 40; i++) source.append();
+    const a = connect(sub, 'a', SubscriptionType.SHARED);
+    a.consumer.flow(10);
+    await settle(sub);
+    expect(a.sink.entryIds()).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // 2..5 is walked entry by entry; 8..39 names more entries than are pending, so the pending ones are matched instead.
+    await a.consumer.acknowledge({
+      ranges: [
+        { ledgerId: 1, firstEntryId: 2, lastEntryId: 5 },
+        { ledgerId: 1, firstEntryId: 8, lastEntryId: 39 },
+      ],
+    });
+    expect(a.consumer.stats().unackedMessages).toBe(4);
+    a.consumer.close();
+    const b = connect(sub, 'b', SubscriptionType.SHARED);
+    b.consumer.flow(100);
+    await settle(sub);
+    expect(b.sink.entryIds()).toEqual([0, 1, 6, 7]);
+    expect((await sub.stats()).backlogMessages).toBe(4);
+  });
+
   it('spreads entries round robin over consumers with permits, and reads each entry once', async () => {
     const { source, sub } = setup();
     source.appendMany(Array.from({ length: 30 }, () => undefined));

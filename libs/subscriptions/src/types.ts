@@ -1,4 +1,4 @@
-import type { EntryPosition, Position } from '@ledgerline/cursor-codec';
+import type { CheckedEntryAcks, EntryPosition, EntryRange, Position } from '@ledgerline/cursor-codec';
 import type { LedgerlineError } from '@ledgerline/errors';
 
 /** Pulsar's four subscription types, by Pulsar's names. */
@@ -46,8 +46,14 @@ export interface SubscriptionSource<E extends DispatchEntry> {
   waitForEntries(signal: AbortSignal): Promise<void>;
   /** The entries at these positions again, for redelivery; positions no longer there (trimmed, acked) are left out. */
   readPositions(positions: readonly Position[]): Promise<E[]>;
-  /** Positions checked where the ack entered (each names an entry, at most maxAckPositionsPerCall), in the ack's order. */
-  ack(positions: readonly EntryPosition[]): void | Promise<void>;
+  /**
+   * Whole entries acknowledged, single positions and inclusive ranges of one
+   * ledger, checked where the ack entered (each names an entry, at most
+   * maxAckPositionsPerCall entries in all). Applied all or nothing: an entry
+   * the source does not have refuses the whole call. A range is applied as
+   * the range it is, never one entry at a time.
+   */
+  ack(acks: CheckedEntryAcks): void | Promise<void>;
   ackCumulative(position: EntryPosition): void | Promise<void>;
   ackBatchIndexes(position: EntryPosition, indexes: readonly number[], batchSize: number): void | Promise<void>;
   isAcknowledged(position: Position): boolean;
@@ -111,9 +117,11 @@ export interface ConsumerOptions<E extends DispatchEntry> {
   deadLetterPolicy?: DeadLetterPolicy;
 }
 
-/** An Ack as the Consume stream carries it: applied in the order positions, batch indexes, cumulative. */
+/** An Ack as the Consume stream carries it: applied in the order positions and ranges, batch indexes, cumulative. */
 export interface AckRequest {
   positions?: readonly Position[];
+  /** Inclusive ranges of one ledger each, acknowledged whole as `positions` are. */
+  ranges?: readonly EntryRange[];
   batchIndexAcks?: readonly { position: Position; ackedIndexes: readonly number[]; batchSize: number }[];
   cumulative?: Position;
 }

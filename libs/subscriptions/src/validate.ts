@@ -1,4 +1,11 @@
-import { MAX_BATCH_SIZE, checkEntryPosition, checkWithinLimit, type EntryPosition } from '@ledgerline/cursor-codec';
+import {
+  MAX_BATCH_SIZE,
+  checkEntryAcks,
+  checkEntryPosition,
+  checkWithinLimit,
+  type CheckedEntryRange,
+  type EntryPosition,
+} from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
 import { badConsumerOption, SubscriptionReason } from './errors.js';
 import {
@@ -96,6 +103,8 @@ export interface CheckedBatchAck {
 /** An Ack that passed checkAckRequest: only that function builds its positions. */
 export interface CheckedAck {
   positions: EntryPosition[];
+  /** Inclusive ranges of one ledger each, acknowledged whole as `positions` are. */
+  ranges: CheckedEntryRange[];
   batchAcks: CheckedBatchAck[];
   cumulative: EntryPosition | undefined;
 }
@@ -107,6 +116,7 @@ export interface CheckedAck {
  */
 export interface UncheckedAck {
   positions?: readonly unknown[];
+  ranges?: readonly unknown[];
   batchIndexAcks?: readonly UncheckedBatchAck[];
   cumulative?: unknown;
 }
@@ -136,8 +146,10 @@ function checkBatchAck(b: UncheckedBatchAck): CheckedBatchAck {
 
 /**
  * Checks a whole Ack before any of it is applied, so a bad one changes
- * nothing: the counts against DATA_PATH_LIMITS first (LIMIT_EXCEEDED), then
- * every position (INVALID_POSITION), then the batch indexes (INVALID_ACK).
+ * nothing: the counts against DATA_PATH_LIMITS first (LIMIT_EXCEEDED; a range
+ * counts as the entries it names, see cursor-codec's checkEntryAcks), then
+ * every position and range (INVALID_POSITION), then the batch indexes
+ * (INVALID_ACK).
  * The one place an Ack is validated: the Consume stream calls it where the
  * request enters, and Consumer.acknowledge for callers in process.
  */
@@ -149,8 +161,8 @@ export function checkAckRequest(ack: UncheckedAck): CheckedAck {
   if (!Array.isArray(rawBatchAcks))
     throw invalidArgument(SubscriptionReason.INVALID_ACK, 'batch-index acks are an array');
   checkWithinLimit('maxBatchIndexAcksPerCall', rawBatchAcks.length, 'ack batch-index acks');
-  const positions = checkPositions(ack.positions ?? [], 'ack');
+  const { positions, ranges } = checkEntryAcks(ack.positions ?? [], ack.ranges ?? [], 'ack');
   const batchAcks = rawBatchAcks.map(checkBatchAck);
   const cumulative = ack.cumulative === undefined ? undefined : checkEntryPosition(ack.cumulative, 'cumulative ack');
-  return { positions, batchAcks, cumulative };
+  return { positions, ranges, batchAcks, cumulative };
 }

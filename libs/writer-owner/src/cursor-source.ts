@@ -1,4 +1,4 @@
-import { comparePositions, type Position } from '@ledgerline/cursor-codec';
+import { comparePositions, type CheckedEntryAcks, type Position } from '@ledgerline/cursor-codec';
 import type { ManagedCursor, ManagedLedger } from '@ledgerline/managed-ledger';
 import { writerEntry, type WriterEntry } from '@ledgerline/ownership';
 import type { SeekTarget, SubscriptionSource } from '@ledgerline/subscriptions';
@@ -72,8 +72,8 @@ export class CursorSource implements SubscriptionSource<WriterEntry> {
     return found;
   }
 
-  ack(positions: readonly Position[]): void {
-    this.acking(() => this.cursor.ack(positions));
+  ack({ positions, ranges }: CheckedEntryAcks): void {
+    this.acking(() => this.cursor.ack(positions, ranges));
   }
 
   ackCumulative(position: Position): void {

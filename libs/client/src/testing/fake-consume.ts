@@ -14,8 +14,13 @@ type SubscribeCommand = NonNullable<Extract<ConsumeRequest['command'], { case: '
 export interface ReceivedAck {
   readonly owner: number;
   readonly requestId: bigint;
-  /** Entry ids acknowledged whole, by position or cumulatively (the cumulative position's entry id). */
+  /**
+   * Entry ids acknowledged whole, by position, by range (each entry of it, when the owner takes
+   * ranges) or cumulatively (the cumulative position's entry id).
+   */
   readonly entryIds: readonly bigint[];
+  /** The Ack's ranges as sent, `[first, last]` entry ids; an owner that predates ranges never sees them. */
+  readonly ranges: readonly (readonly [bigint, bigint])[];
   /** Whether the owner dropped it (`loseAcks`). */
   readonly lost: boolean;
 }
@@ -33,6 +38,11 @@ export class FakeConsumeService {
   readonly acksReceived: ReceivedAck[] = [];
   holdAckReceipts = false;
   loseAcks = false;
+  /**
+   * Whether Subscribed says accepts_ack_ranges and Ack.ranges are applied. False plays an owner that
+   * predates ranges: it says nothing and skips the field, as protobuf skips a field it does not know.
+   */
+  acceptsAckRanges = true;
   private readonly heldReceipts: { consumer: FakeConsumer; requestId: bigint }[] = [];
   private readonly consumeStreams = new WeakSet<OpenStream>();
 
@@ -84,7 +94,14 @@ export class FakeConsumeService {
       subscription.attach(consumer);
       try {
         consumer.out.push({
-          event: { case: 'subscribed', value: { topic: name, active: subscription.consumers[0] === consumer } },
+          event: {
+            case: 'subscribed',
+            value: {
+              topic: name,
+              active: subscription.consumers[0] === consumer,
+              acceptsAckRanges: this.acceptsAckRanges,
+            },
+          },
         });
         stream.abort.signal.addEventListener('abort', () => consumer.out.fail(stream.abort.signal.reason), {
           once: true,
@@ -137,11 +154,14 @@ export class FakeConsumeService {
     }
   }
 
-  private ack(owner: number, subscription: FakeSubscription, consumer: FakeConsumer, ack: Ack): void {
+  private ack(owner: number, subscription: FakeSubscription, consumer: FakeConsumer, received: Ack): void {
+    const ack = this.acceptsAckRanges ? received : { ...received, ranges: [] };
+    const ranges = ack.ranges.map((r) => [r.firstEntryId, r.lastEntryId] as const);
     const entryIds = [...ack.positions, ...(ack.cumulative === undefined ? [] : [ack.cumulative])].map(
       (position) => position.entryId,
     );
-    this.acksReceived.push({ owner, requestId: ack.requestId, entryIds, lost: this.loseAcks });
+    for (const [first, last] of ranges) for (let entryId = first; entryId <= last; entryId++) entryIds.push(entryId);
+    this.acksReceived.push({ owner, requestId: ack.requestId, entryIds, ranges, lost: this.loseAcks });
     if (this.loseAcks) return;
     subscription.ack(ack);
     if (ack.requestId === 0n) return;

@@ -78,6 +78,9 @@ export class FakeSubscription {
 
   ack(ack: Ack): void {
     for (const position of ack.positions) this.ackWhole(Number(position.entryId));
+    for (const range of ack.ranges) {
+      for (let index = Number(range.firstEntryId); index <= Number(range.lastEntryId); index++) this.ackWhole(index);
+    }
     if (ack.cumulative !== undefined) {
       for (let index = 0; index <= Number(ack.cumulative.entryId); index++) this.ackWhole(index);
     }

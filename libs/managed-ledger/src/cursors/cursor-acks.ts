@@ -1,13 +1,11 @@
 import {
   AckSet,
-  CursorCodecReason,
   MAX_BATCH_SIZE,
-  checkEntryPosition,
-  checkWithinLimit,
+  checkEntryAcks,
   positionKey,
   type BatchAck,
+  type CheckedEntryAcks,
   comparePositions,
-  type EntryPosition,
   type EntryRange,
   type Position,
 } from '@ledgerline/cursor-codec';
@@ -40,17 +38,18 @@ export function emptyAckState(markDelete: Position): AckState {
 }
 
 /**
- * Checks the positions of one individual-ack call: an array of at most
- * DATA_PATH_LIMITS.maxAckPositionsPerCall positions, each naming an entry, by
- * the same rule and table as the wire. The wire checked them already; the
- * managed cursor checks again because callers in process reach it without
- * the wire (deduplication, benches, the robustness histories).
+ * Checks the positions and ranges of one individual-ack call by the same
+ * rules and table as the wire (cursor-codec's checkEntryAcks): at most
+ * DATA_PATH_LIMITS.maxAckPositionsPerCall entries, each naming an entry. The
+ * wire checked them already; the managed cursor checks again because callers
+ * in process reach it without the wire (deduplication, benches, the
+ * robustness histories).
  */
-export function checkAckPositions(positions: readonly Position[]): EntryPosition[] {
-  if (!Array.isArray(positions))
-    throw invalidArgument(CursorCodecReason.INVALID_POSITION, 'ack takes an array of positions');
-  checkWithinLimit('maxAckPositionsPerCall', positions.length, 'ack');
-  return positions.map((p) => checkEntryPosition(p));
+export function checkAckPositions(
+  positions: readonly Position[],
+  ranges: readonly EntryRange[] = [],
+): CheckedEntryAcks {
+  return checkEntryAcks(positions, ranges, 'ack');
 }
 
 /**
@@ -59,19 +58,25 @@ export function checkAckPositions(positions: readonly Position[]): EntryPosition
  * consecutive entries, and a run is one range in the ack set, one existence
  * check and one insertion, not one per position.
  */
-export function contiguousRanges(positions: readonly Position[]): EntryRange[] {
-  const sorted = [...positions].sort(comparePositions);
-  const ranges: EntryRange[] = [];
+export function contiguousRanges(positions: readonly Position[], ranges: readonly EntryRange[] = []): EntryRange[] {
+  const all: EntryRange[] = positions.map(({ ledgerId, entryId }) => ({
+    ledgerId,
+    firstEntryId: entryId,
+    lastEntryId: entryId,
+  }));
+  for (const r of ranges) all.push({ ledgerId: r.ledgerId, firstEntryId: r.firstEntryId, lastEntryId: r.lastEntryId });
+  all.sort((a, b) => a.ledgerId - b.ledgerId || a.firstEntryId - b.firstEntryId);
+  const merged: EntryRange[] = [];
   let current: EntryRange | undefined;
-  for (const { ledgerId, entryId } of sorted) {
-    if (current !== undefined && current.ledgerId === ledgerId && entryId <= current.lastEntryId + 1) {
-      current.lastEntryId = Math.max(current.lastEntryId, entryId);
+  for (const r of all) {
+    if (current !== undefined && current.ledgerId === r.ledgerId && r.firstEntryId <= current.lastEntryId + 1) {
+      current.lastEntryId = Math.max(current.lastEntryId, r.lastEntryId);
       continue;
     }
-    current = { ledgerId, firstEntryId: entryId, lastEntryId: entryId };
-    ranges.push(current);
+    current = r;
+    merged.push(current);
   }
-  return ranges;
+  return merged;
 }
 
 /** The part of a range above mark-delete, which is all an ack can still change; undefined when none is. */
@@ -82,15 +87,21 @@ function aboveMarkDelete(md: Position, r: EntryRange): EntryRange | undefined {
 }
 
 /**
- * Acknowledges entries, applied as contiguous ranges; positions at or below
- * mark-delete are already consumed and ignored. Every range is checked before
+ * Acknowledges entries, single positions and ranges, applied as contiguous
+ * ranges (a range as it came, never one entry at a time); what is at or below
+ * mark-delete is already consumed and ignored. Every range is checked before
  * any is applied, so an ack naming an entry the topic does not have changes
- * nothing. A ledger's entries are 0..entries-1, so a range exists when its
- * last entry does.
+ * nothing. A ledger's entries are 0..entries-1, so a range exists when both
+ * its ends do.
  */
-export function ackEntries(state: AckState, views: readonly LedgerView[], positions: readonly Position[]): void {
+export function ackEntries(
+  state: AckState,
+  views: readonly LedgerView[],
+  positions: readonly Position[],
+  acked: readonly EntryRange[] = [],
+): void {
   const ranges: EntryRange[] = [];
-  for (const r of contiguousRanges(positions)) {
+  for (const r of contiguousRanges(positions, acked)) {
     const live = aboveMarkDelete(state.markDelete, r);
     if (live === undefined) continue;
     checkEntry(views, { ledgerId: live.ledgerId, entryId: live.firstEntryId });

@@ -150,6 +150,53 @@ describe('ManagedCursor positions and acks', () => {
     await ml.close();
   });
 
+  it('acknowledges ranges beside single positions as the ranges they are, across ledgers', async () => {
+    const ml = await openWith(testBackends());
+    const written = await appendMany(ml, 12);
+    const cursor = await ml.openCursor('c', { start: { initialPosition: 'earliest' } });
+    const at = (i: number) => written[i]!.position;
+    const range = (first: number, last: number) => ({
+      ledgerId: at(first).ledgerId,
+      firstEntryId: at(first).entryId,
+      lastEntryId: at(last).entryId,
+    });
+    // Ledgers hold 5 entries: 1..3 in the first ledger, 5..8 in the second, 11 single.
+    cursor.ack([at(11)], [range(1, 3), range(5, 8)]);
+    expect(cursor.markDeletePosition).toEqual({ ledgerId: at(0).ledgerId, entryId: -1 });
+    expect(cursor.exportState().ackedRanges).toEqual([range(1, 3), range(5, 8), range(11, 11)]);
+    cursor.ack([at(0), at(4)], [range(0, 2)]);
+    expect(cursor.markDeletePosition).toEqual(at(8));
+    expect(cursor.exportState().ackedRanges).toEqual([range(11, 11)]);
+    await ml.close();
+  });
+
+  it('refuses a whole ack whose range names entries the topic does not have, or runs backwards, changing nothing', async () => {
+    const ml = await openWith(testBackends());
+    const written = await appendMany(ml, 7);
+    const cursor = await ml.openCursor('c', { start: { initialPosition: 'earliest' } });
+    const { ledgerId } = written[0]!.position;
+    const secondLedger = written[5]!.position.ledgerId;
+    const outOfRange = expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'POSITION_OUT_OF_RANGE' });
+    // Past the end of a closed ledger, past the last entry of the topic, in a ledger the topic never had.
+    expect(() => cursor.ack([written[0]!.position], [{ ledgerId, firstEntryId: 3, lastEntryId: 5 }])).toThrow(
+      outOfRange,
+    );
+    expect(() =>
+      cursor.ack([written[0]!.position], [{ ledgerId: secondLedger, firstEntryId: 0, lastEntryId: 2 }]),
+    ).toThrow(outOfRange);
+    expect(() => cursor.ack([], [{ ledgerId: secondLedger + 1000, firstEntryId: 0, lastEntryId: 0 }])).toThrow(
+      outOfRange,
+    );
+    expect(() => cursor.ack([written[0]!.position], [{ ledgerId, firstEntryId: 2, lastEntryId: 1 }])).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', reason: 'INVALID_POSITION' }),
+    );
+    const tooLong = { ledgerId, firstEntryId: 0, lastEntryId: DATA_PATH_LIMITS.maxAckPositionsPerCall };
+    expect(() => cursor.ack([], [tooLong])).toThrow(expect.objectContaining({ reason: 'LIMIT_EXCEEDED' }));
+    expect(cursor.isAcknowledged(written[0]!.position)).toBe(false);
+    expect(cursor.stats().ackedRanges).toBe(0);
+    await ml.close();
+  });
+
   it('rejects acks of positions that are not entries, and bad batch acks', async () => {
     const ml = await openWith(testBackends());
     const written = await appendMany(ml, 3);

@@ -3,6 +3,7 @@ import {
   type CursorState,
   comparePositions,
   positionKey,
+  type EntryRange,
   type Position,
 } from '@ledgerline/cursor-codec';
 import { LedgerlineError, ErrorReason, unexpectedRejection } from '@ledgerline/errors';
@@ -141,14 +142,15 @@ export class ManagedCursor {
   }
 
   /**
-   * Individual acknowledgements, applied as contiguous ranges; mark-delete
-   * advances as the gaps below them fill. Checked whole first (checkAckPositions
-   * says why here too), so a refused ack changes nothing.
+   * Individual acknowledgements, single positions and inclusive ranges of one
+   * ledger, applied as contiguous ranges; mark-delete advances as the gaps
+   * below them fill. Checked whole first (checkAckPositions says why here
+   * too), so a refused ack changes nothing.
    */
-  ack(positions: readonly Position[]): void {
+  ack(positions: readonly Position[], ranges: readonly EntryRange[] = []): void {
     this.checkOpen();
-    const checked = checkAckPositions(positions);
-    this.changing(() => ackEntries(this.acks, this.host.views(), checked));
+    const checked = checkAckPositions(positions, ranges);
+    this.changing(() => ackEntries(this.acks, this.host.views(), checked.positions, checked.ranges));
   }
 
   /**

@@ -33,6 +33,38 @@ describe('ReadOnlyCursorState', () => {
     expect(state.takeDelta()).toBeUndefined();
   });
 
+  it('applies ranges whole and sends each to the writer as the one range it is', () => {
+    const state = fresh();
+    state.ack(
+      [at(2, 4)],
+      [
+        { ledgerId: 1, firstEntryId: 2, lastEntryId: 4 },
+        { ledgerId: 2, firstEntryId: 0, lastEntryId: 2 },
+      ],
+    );
+    expect(state.isAcknowledged(at(1, 1))).toBe(false);
+    expect(state.isAcknowledged(at(2, 2))).toBe(true);
+    expect(state.takeDelta()!.ackedRanges).toEqual([
+      { ledgerId: 1, firstEntryId: 2, lastEntryId: 4 },
+      { ledgerId: 2, firstEntryId: 0, lastEntryId: 2 },
+      { ledgerId: 2, firstEntryId: 4, lastEntryId: 4 },
+    ]);
+    // 1:0..1 fill the gap: mark-delete runs to 2:2, and the delta carries it rather than the ranges below it.
+    state.ack([], [{ ledgerId: 1, firstEntryId: 0, lastEntryId: 1 }]);
+    const delta = state.takeDelta()!;
+    expect(delta.markDelete).toEqual(at(2, 2));
+    expect(delta.ackedRanges).toEqual([]);
+  });
+
+  it('refuses a range past what the view has confirmed, changing nothing', () => {
+    const state = fresh();
+    expect(() => state.ack([at(1, 0)], [{ ledgerId: 2, firstEntryId: 3, lastEntryId: 5 }])).toThrow(
+      expect.objectContaining({ reason: 'POSITION_OUT_OF_RANGE' }),
+    );
+    expect(state.isAcknowledged(at(1, 0))).toBe(false);
+    expect(state.takeDelta()).toBeUndefined();
+  });
+
   it('keeps a delta the writer did not take and sends it with the next one', () => {
     const state = fresh();
     state.ack([at(1, 3)]);

@@ -1,4 +1,4 @@
-import { AckSet, comparePositions, positionKey, type Position } from '@ledgerline/cursor-codec';
+import { AckSet, comparePositions, positionKey, type EntryRange, type Position } from '@ledgerline/cursor-codec';
 import { applyAckDelta, exportAcks, type AckDelta, type ExportedAcks } from '../cursors/ack-delta.js';
 import {
   ackBatchIndexes,
@@ -63,12 +63,15 @@ export class ReadOnlyCursorState {
     return this.state.batchAcks.get(positionKey(p.ledgerId, p.entryId))?.ackedIndexes;
   }
 
-  ack(positions: readonly Position[]): void {
+  /** Individual acks, single positions and ranges; a range goes to the writer as the one range it is. */
+  ack(positions: readonly Position[], ranges: readonly EntryRange[] = []): void {
     const before = this.state.markDelete;
-    ackEntries(this.state, this.views(), positions);
+    ackEntries(this.state, this.views(), positions, ranges);
     for (const p of positions) {
       if (comparePositions(p, before) > 0) this.unsentRanges.add(p.ledgerId, p.entryId);
     }
+    // What is at or below mark-delete travels as the mark-delete itself (takeDelta drops it there).
+    for (const r of ranges) this.unsentRanges.addRange(r.ledgerId, r.firstEntryId, r.lastEntryId);
     this.markDeleteMoved(before);
   }
 

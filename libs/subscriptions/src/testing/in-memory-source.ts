@@ -1,4 +1,4 @@
-import { comparePositions, positionKey, type Position } from '@ledgerline/cursor-codec';
+import { comparePositions, positionKey, type CheckedEntryAcks, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument } from '@ledgerline/errors';
 import { SubscriptionReason } from '../errors.js';
 import type { DispatchEntry, SeekTarget, SubscriptionSource } from '../types.js';
@@ -101,8 +101,15 @@ export class InMemorySource implements SubscriptionSource<TestEntry> {
     return out;
   }
 
-  ack(positions: readonly Position[]): void {
-    for (const p of positions) this.ackIndex(this.indexOf(p));
+  ack({ positions, ranges }: CheckedEntryAcks): void {
+    // Every entry checked before any is acknowledged, as the managed cursor does.
+    const indexes = positions.map((p) => this.indexOf(p));
+    for (const r of ranges) {
+      this.indexOf({ ledgerId: r.ledgerId, entryId: r.firstEntryId });
+      this.indexOf({ ledgerId: r.ledgerId, entryId: r.lastEntryId });
+    }
+    for (const index of indexes) this.ackIndex(index);
+    for (const r of ranges) for (let index = r.firstEntryId; index <= r.lastEntryId; index++) this.ackIndex(index);
     this.advance();
   }
 
