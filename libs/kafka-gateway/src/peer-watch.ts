@@ -1,5 +1,11 @@
 import { connect, type Socket } from 'node:net';
-import type { AdvertisedBroker } from './gateway-peers.js';
+
+/** A peer gateway as the watch reaches it (an AdvertisedBroker, named apart so gateway-peers.ts can import this). */
+export interface WatchedPeer {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+}
 
 export interface PeerWatchOptions {
   /** How long a connection attempt may take before it says nothing about the peer. */
@@ -11,7 +17,7 @@ export interface PeerWatchOptions {
 }
 
 interface Watched {
-  readonly peer: AdvertisedBroker;
+  readonly peer: WatchedPeer;
   socket: Socket | undefined;
   timer: NodeJS.Timeout | undefined;
   gone: boolean;
@@ -19,7 +25,7 @@ interface Watched {
   reopenedAtMs: number;
 }
 
-const key = (peer: AdvertisedBroker): string => `${peer.nodeId}@${peer.host}:${peer.port}`;
+const key = (peer: WatchedPeer): string => `${peer.nodeId}@${peer.host}:${peer.port}`;
 
 /**
  * Tells, within milliseconds, which peer gateways are gone: a connection is
@@ -42,7 +48,7 @@ export class PeerWatch {
   constructor(private readonly options: PeerWatchOptions) {}
 
   /** Watches exactly `peers` from now on. */
-  set(peers: readonly AdvertisedBroker[]): void {
+  set(peers: readonly WatchedPeer[]): void {
     const wanted = new Map(peers.map((peer) => [key(peer), peer]));
     for (const [name, watched] of this.watched) {
       if (!wanted.has(name)) {
@@ -59,7 +65,7 @@ export class PeerWatch {
   }
 
   /** Whether the peer's port refused the last attempt to reach it. */
-  isGone(peer: AdvertisedBroker): boolean {
+  isGone(peer: WatchedPeer): boolean {
     return this.watched.get(key(peer))?.gone ?? false;
   }
 
