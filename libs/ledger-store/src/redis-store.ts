@@ -25,6 +25,7 @@ import { fromRedisError, scriptReason } from './redis-errors.js';
 import { LEDGER_SCRIPTS } from './redis-scripts.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import { parseLedgerMeta } from './redis-meta.js';
+import { TurnCork } from './redis-turn-cork.js';
 import { checkRedisOptions, type RedisLedgerStoreOptions } from './redis-options.js';
 import type { LedgerScriptName } from './redis-scripts.js';
 import type {
@@ -77,6 +78,8 @@ export class RedisLedgerStore implements LedgerStore {
   private readonly waitReplicas: number;
   private readonly waitTimeoutMs: number;
   private readonly operationTimeoutMs: number;
+  /** The appends of one turn, from every ledger this store writes, leave in one socket write. */
+  private readonly turn: TurnCork;
   private closed = false;
   /** What writers call: appends and the writer's own close are reachable only through a writer. */
   private readonly writerBackend: WriterBackend = {
@@ -108,6 +111,7 @@ export class RedisLedgerStore implements LedgerStore {
       },
     });
     for (const [name, definition] of Object.entries(LEDGER_SCRIPTS)) this.client.defineCommand(name, definition);
+    this.turn = new TurnCork(this.client);
     // Connect now rather than on the first call, so a store that cannot reach Redis says so in its errors early.
     this.client.connect().catch(() => undefined);
   }
@@ -135,7 +139,7 @@ export class RedisLedgerStore implements LedgerStore {
     const allowanceMs = payloadAllowanceMs(totalBytes);
     const firstEntryId =
       this.waitReplicas === 0
-        ? toInteger(await this.call(ledgerId, () => this.script(script)(...args), allowanceMs))
+        ? toInteger(await this.call(ledgerId, () => this.sendInTurn(script, args), allowanceMs))
         : await this.appendAndWait(ledgerId, script, args, entries.length, allowanceMs);
     notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
     return firstEntryId;
@@ -257,6 +261,7 @@ export class RedisLedgerStore implements LedgerStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.turn.release();
     await disconnectRedis(this.client);
   }
 
@@ -270,11 +275,12 @@ export class RedisLedgerStore implements LedgerStore {
   ): Promise<number> {
     const replies = await this.call(
       ledgerId,
-      () => {
-        const pipeline = this.client.pipeline();
-        (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>)[script](...args);
-        return pipeline.wait(this.waitReplicas, this.waitTimeoutMs).exec();
-      },
+      () =>
+        this.turn.send(() => {
+          const pipeline = this.client.pipeline();
+          (pipeline as unknown as Record<LedgerScriptName, (...a: (string | Buffer)[]) => unknown>)[script](...args);
+          return pipeline.wait(this.waitReplicas, this.waitTimeoutMs).exec();
+        }),
       allowanceMs,
     );
     const [appendError, firstReply] = replies?.[0] ?? [new Error('the append reply is missing')];
@@ -292,6 +298,11 @@ export class RedisLedgerStore implements LedgerStore {
       );
     }
     return firstEntryId;
+  }
+
+  /** Sends an append with the others of this turn: queued in the corked sockets until the turn ends. */
+  private sendInTurn(script: LedgerScriptName, args: (string | Buffer)[]): Promise<unknown> {
+    return this.turn.send(() => this.script(script)(...args));
   }
 
   private script(name: LedgerScriptName): ScriptCall {

@@ -18,13 +18,19 @@ import {
   DEFAULT_SQLITE_SYNCHRONOUS,
   LOCK_ATTEMPT_MS,
   readWithLockWait,
-  SqliteLockQueue,
+  sqliteGroupCommit,
+  type SqliteLockQueue,
   type SqliteSynchronous,
 } from '@ledgerline/storage-kit';
 import { fromSqliteError, prepareDatabase } from './sqlite-schema.js';
 
 /** Writes one store lets wait for the write lock at once; more fail UNAVAILABLE at once. */
 export const MAX_WAITING_WRITES = 10_000;
+/**
+ * Writes one transaction holds at most: the appends of every topic in one turn
+ * share a commit (one WAL sync); a turn with more writes than this commits more than once.
+ */
+export const MAX_WRITES_PER_TRANSACTION = 1_000;
 import type {
   CreateLedgerOptions,
   LedgerEntry,
@@ -75,11 +81,16 @@ interface LedgerRow {
 const DEFAULT_BUSY_TIMEOUT_MS = 2_000;
 
 /**
- * The embedded ledger store: one SQLite file in WAL mode. Every call is one
- * transaction, run synchronously by better-sqlite3, so calls are atomic; writes
- * go through a queue (SqliteLockQueue) so they apply in call order even while
- * they wait for another process's lock. Ids come from the stored LAC, never
- * from memory, so several stores (or processes) may open the same file.
+ * The embedded ledger store: one SQLite file in WAL mode. Every write is
+ * atomic: the writes submitted in one run of a callback and its microtasks
+ * (the appends of every managed ledger that wrote in the turn, which resume
+ * together; creates, fences) run in call order in one IMMEDIATE transaction,
+ * each in its own savepoint, so one that fails (a fenced ledger) rolls back
+ * alone and the rest share one commit and one WAL sync (storage-kit's
+ * sqliteGroupCommit). A read runs the writes called before it first, so it
+ * sees them. Writes wait for another process's lock on timers. Ids come from
+ * the stored LAC, never from memory, so several stores (or processes) may
+ * open the same file.
  */
 export class SqliteLedgerStore implements LedgerStore {
   private readonly db: Database.Database;
@@ -120,13 +131,13 @@ export class SqliteLedgerStore implements LedgerStore {
       throw fromSqliteError(thrown);
     }
     this.sql = prepareStatements(this.db);
-    const db = this.db;
-    // One transaction per write, in call order, each run as soon as the lock is free.
-    this.writes = new SqliteLockQueue((bodies) => [{ ok: true, value: db.transaction(bodies[0]!).immediate() }], {
+    this.writes = sqliteGroupCommit(this.db, {
       busyTimeoutMs: this.busyTimeoutMs,
       maxWaiting: MAX_WAITING_WRITES,
-      maxPerTransaction: 1,
-      start: 'now',
+      maxPerTransaction: MAX_WRITES_PER_TRANSACTION,
+      // The managed ledgers issue their writes from one shared turn (their group commit): the transaction runs
+      // right after, rather than one more turn later.
+      start: 'end-of-tick',
       refuse: () =>
         new LedgerlineError(
           'UNAVAILABLE',
@@ -257,7 +268,8 @@ export class SqliteLedgerStore implements LedgerStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.writes.abort(storeClosed('sqlite'));
+    // Writes submitted before close run (they were accepted); one held back by another process's lock fails.
+    this.writes.drainNow();
     this.db.close();
   }
 
@@ -279,7 +291,10 @@ export class SqliteLedgerStore implements LedgerStore {
     return row;
   }
 
-  /** Runs `body` as one IMMEDIATE transaction, in call order, refusing after close and mapping SQLite failures. */
+  /**
+   * Runs `body` in the run's transaction, in its own savepoint, in call
+   * order, refusing after close and mapping SQLite failures.
+   */
   private async write<T>(body: () => T): Promise<T> {
     if (this.closed) throw storeClosed('sqlite');
     try {
@@ -289,10 +304,18 @@ export class SqliteLedgerStore implements LedgerStore {
     }
   }
 
-  /** Runs a read, refusing after close and mapping SQLite failures. */
+  /**
+   * Runs a read, refusing after close and mapping SQLite failures. The writes
+   * submitted before it and still waiting for the end of their run go first,
+   * so a read sees every write called before it, settled or not, as each
+   * Redis command sees those sent before it on the connection (a write not
+   * yet awaited, such as the delete of a ledger nothing names, would
+   * otherwise stay unapplied while a run of synchronous reads goes on).
+   */
   private async query<T>(call: () => T): Promise<T> {
     if (this.closed) throw storeClosed('sqlite');
     try {
+      this.writes.flush();
       return await readWithLockWait(call, this.busyTimeoutMs);
     } catch (thrown) {
       throw fromSqliteError(thrown);

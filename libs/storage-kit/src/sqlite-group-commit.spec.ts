@@ -39,3 +39,71 @@ it('starts another transaction past maxPerTransaction writes', async () => {
   expect(values()).toEqual([1, 2, 3, 4, 5]);
   expect(transactions).toHaveBeenCalledTimes(3);
 });
+
+it('with end-of-tick, commits what one run of callbacks submitted right after it, and a later run apart', async () => {
+  const queue = sqliteGroupCommit(db, {
+    busyTimeoutMs: 1_000,
+    maxWaiting: 100,
+    maxPerTransaction: 100,
+    refuse,
+    start: 'end-of-tick',
+  });
+  const transactions = jest.spyOn(db, 'transaction');
+  // Queued before the writes: with 'next-turn' it would run before their transaction and find no row.
+  const seenNextTurn = new Promise<number[]>((resolve) => setImmediate(() => resolve(values())));
+  const first = Promise.all([queue.submit(insert(1)), queue.submit(insert(2))]);
+  await first;
+  expect(await seenNextTurn).toEqual([1, 2]);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  await queue.submit(insert(3));
+  expect(values()).toEqual([1, 2, 3]);
+  expect(transactions).toHaveBeenCalledTimes(2);
+});
+
+it('with end-of-tick, runs at flush the writes that wait for the end of their run, so a read then sees them', async () => {
+  const queue = sqliteGroupCommit(db, {
+    busyTimeoutMs: 1_000,
+    maxWaiting: 100,
+    maxPerTransaction: 1,
+    refuse,
+    start: 'end-of-tick',
+  });
+  const written = Promise.all([queue.submit(insert(1)), queue.submit(insert(2))]);
+  expect(values()).toEqual([]);
+  // Both, though one transaction holds one write here: a read after them must see every one.
+  queue.flush();
+  expect(values()).toEqual([1, 2]);
+  await written;
+});
+
+it.each(['drainNow', 'abort'] as const)(
+  'with end-of-tick, %s while the end of the run is awaited clears no immediate it did not set',
+  async (stop) => {
+    const queue = sqliteGroupCommit(db, {
+      busyTimeoutMs: 1_000,
+      maxWaiting: 100,
+      maxPerTransaction: 100,
+      refuse,
+      start: 'end-of-tick',
+    });
+    // Node's clearImmediate takes any object and counts it off the process's immediates: one too few, and a lone
+    // setImmediate never runs again in the process (a store closed so hung every later test of its Jest worker).
+    // The spy passes on only real immediates, so a wrong call fails this test rather than hang the worker.
+    const Immediate = setImmediate(() => undefined).constructor;
+    const clear = globalThis.clearImmediate;
+    const cleared = jest.spyOn(globalThis, 'clearImmediate').mockImplementation((handle) => {
+      if (handle instanceof Immediate) clear(handle);
+    });
+    let handles: unknown[];
+    try {
+      const written = queue.submit(insert(1)).catch(() => 'aborted');
+      queue[stop](new Error('closed'));
+      await written;
+    } finally {
+      handles = cleared.mock.calls.map(([handle]) => handle);
+      cleared.mockRestore();
+    }
+    expect(handles.filter((handle) => !(handle instanceof Immediate))).toEqual([]);
+    expect(values()).toEqual(stop === 'drainNow' ? [1] : []);
+  },
+);

@@ -13,6 +13,13 @@ export interface GroupCommitOptions {
   refuse: () => LedgerlineError;
   /** What a caller hears for a failed write; default: the error as thrown. */
   mapError?: (thrown: unknown) => unknown;
+  /**
+   * Which writes share a transaction: those of one turn of the event loop
+   * ('next-turn', the default), or those of one run of a callback and its
+   * microtasks ('end-of-tick': no wait for another turn, for writers that
+   * already gather their writes in one run).
+   */
+  start?: 'next-turn' | 'end-of-tick';
 }
 
 /**
@@ -52,7 +59,7 @@ export function sqliteGroupCommit(db: Database.Database, options: GroupCommitOpt
     busyTimeoutMs: options.busyTimeoutMs,
     maxWaiting: options.maxWaiting,
     maxPerTransaction: options.maxPerTransaction,
-    start: 'next-turn',
+    start: options.start ?? 'next-turn',
     refuse: options.refuse,
     ...(options.mapError === undefined ? {} : { mapError: options.mapError }),
   });

@@ -60,6 +60,17 @@ describe('SqliteLockQueue', () => {
     expect(values()).toEqual([1, 2, 3]);
   });
 
+  it('leaves a write that waits for another connection queued at flush', async () => {
+    other.exec('BEGIN IMMEDIATE');
+    const queue = oneByOne();
+    const written = queue.submit(insert(1));
+    queue.flush();
+    expect(queue.size).toBe(1);
+    other.exec('COMMIT');
+    await written;
+    expect(values()).toEqual([1]);
+  });
+
   it('fails a write with the busy error once it has waited busyTimeoutMs', async () => {
     other.exec('BEGIN IMMEDIATE');
     const failure = await oneByOne(100, 20)

@@ -51,8 +51,11 @@ export interface SqliteLockQueueOptions {
    * 'now': a write submitted to an idle queue runs before submit returns.
    * 'next-turn': the writes submitted during one turn of the event loop share
    * one transaction (one commit, one fsync).
+   * 'end-of-tick': the writes submitted in one run of a callback and the
+   * microtasks it queued share one transaction, which runs right after that
+   * run (process.nextTick), without waiting for another turn.
    */
-  start: 'now' | 'next-turn';
+  start: 'now' | 'next-turn' | 'end-of-tick';
   /** The error for a write submitted while maxWaiting writes wait already. */
   refuse: () => LedgerlineError;
   /** What a caller hears for a failed write; default: the error as thrown. */
@@ -78,10 +81,9 @@ interface WaitingWrite {
  */
 export class SqliteLockQueue {
   private readonly waiting: WaitingWrite[] = [];
-  private scheduled = false;
   private draining = false;
-  /** What will drain the queue next: a retry's timer or the next turn's immediate. */
-  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  /** What will drain the queue next, if anything is scheduled. */
+  private next: ScheduledDrain | undefined;
   private readonly mapError: (thrown: unknown) => unknown;
 
   constructor(
@@ -100,33 +102,45 @@ export class SqliteLockQueue {
     return new Promise<T>((resolve, reject) => {
       const deadline = Date.now() + this.options.busyTimeoutMs;
       this.waiting.push({ body, deadline, resolve: resolve as (value: unknown) => void, reject });
-      if (this.scheduled || this.draining) return;
-      if (this.options.start === 'now') this.drain();
-      else this.schedule('immediate');
+      if (this.next !== undefined || this.draining) return;
+      if (this.options.start === 'now') this.drain(false);
+      else this.schedule(this.options.start === 'end-of-tick' ? 'tick' : 'immediate');
     });
+  }
+
+  /**
+   * Runs now the writes that only wait for their start (the end of the run
+   * or the next turn), so that a read made after them sees them, as it would
+   * had each run when submitted. Writes held back by another connection's
+   * lock stay queued: a read does not wait for them.
+   */
+  flush(): void {
+    if (this.draining || this.waiting.length === 0 || this.next?.kind === 'retry') return;
+    this.cancelScheduled();
+    this.drain(true);
   }
 
   /** Runs everything waiting now, spinning on a held lock until each batch's deadline; used before a close. */
   drainNow(): void {
-    this.cancelTimer();
+    this.cancelScheduled();
     while (this.waiting.length > 0) this.attempt();
   }
 
   /** Fails every waiting write (the store closed). */
   abort(error: unknown): void {
-    this.cancelTimer();
+    this.cancelScheduled();
     for (const write of this.waiting.splice(0)) write.reject(error);
   }
 
-  private drain(): void {
-    this.scheduled = false;
-    this.timer = undefined;
+  /** Transactions over the queue until it is empty, a lock holds it back, or (unless `all`) group commit yields. */
+  private drain(all: boolean): void {
+    this.next = undefined;
     this.draining = true;
     try {
       while (this.waiting.length > 0) {
         if (this.attempt() === 'busy') return this.schedule('retry');
         // Group commit yields between transactions so writes from the next turn can join the next batch.
-        if (this.options.start !== 'now' && this.waiting.length > 0) return this.schedule('immediate');
+        if (!all && this.options.start !== 'now' && this.waiting.length > 0) return this.schedule('immediate');
       }
     } finally {
       this.draining = false;
@@ -154,17 +168,36 @@ export class SqliteLockQueue {
     return 'done';
   }
 
-  private schedule(how: 'immediate' | 'retry'): void {
-    this.scheduled = true;
-    this.timer = how === 'immediate' ? setImmediate(() => this.drain()) : setTimeout(() => this.drain(), LOCK_RETRY_MS);
+  private schedule(kind: ScheduledDrain['kind']): void {
+    switch (kind) {
+      case 'tick': {
+        // A nextTick cannot be cancelled: a cancelled one finds another drain (or none) in its place and does nothing.
+        const next: ScheduledDrain = { kind };
+        this.next = next;
+        process.nextTick(() => {
+          if (this.next === next) this.drain(false);
+        });
+        return;
+      }
+      case 'immediate':
+        this.next = { kind, handle: setImmediate(() => this.drain(false)) };
+        return;
+      case 'retry':
+        this.next = { kind, handle: setTimeout(() => this.drain(false), LOCK_RETRY_MS) };
+        return;
+    }
   }
 
-  private cancelTimer(): void {
-    if (this.timer !== undefined) {
-      clearTimeout(this.timer as NodeJS.Timeout);
-      clearImmediate(this.timer as NodeJS.Immediate);
-    }
-    this.timer = undefined;
-    this.scheduled = false;
+  private cancelScheduled(): void {
+    const next = this.next;
+    this.next = undefined;
+    // Each handle is cleared by its own function: Node's clearImmediate takes any object for an immediate and
+    // counts it off the process's immediates, after which no setImmediate callback of the process runs.
+    if (next?.kind === 'immediate') clearImmediate(next.handle);
+    else if (next?.kind === 'retry') clearTimeout(next.handle);
   }
 }
+
+/** How the queue drains next: at the end of the run (nextTick), on the next turn, or after a lock's retry pause. */
+type ScheduledDrain =
+  { kind: 'tick' } | { kind: 'immediate'; handle: NodeJS.Immediate } | { kind: 'retry'; handle: NodeJS.Timeout };

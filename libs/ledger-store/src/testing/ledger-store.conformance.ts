@@ -204,6 +204,25 @@ function describeAppendOrdering({ fresh }: SuiteContext): void {
     expect(await writers[2]!.append([taggedEntry(2, 2)])).toBe(2);
   });
 
+  it('shows a call every write called before it on the store, answered or not', async () => {
+    const store = await fresh();
+    const writer = await store.create(24);
+    // None awaited before the read after it: a caller may go on without the answer (a ledger deleted in passing),
+    // and what it calls next must find the write done, however the store gathers its writes.
+    const appended = writer.append([taggedEntry(0, 0), taggedEntry(0, 1)]);
+    expect(await store.lastAddConfirmed(24)).toBe(1);
+    expect((await store.read(24, 0, 1)).map((e) => bytesOf(e.data))).toEqual(
+      [0, 1].map((i) => bytesOf(taggedEntry(0, i))),
+    );
+    expect(await appended).toBe(0);
+    const fenced = store.fence(24);
+    expect((await store.info(24))?.state).toBe('fenced');
+    expect(await fenced).toBe(1);
+    const deleted = store.delete(24);
+    expect(await store.info(24)).toBeUndefined();
+    await deleted;
+  });
+
   it('keeps reads equal to a model of the appends (property)', async () => {
     const store = await fresh();
     let ledgerId = 100;

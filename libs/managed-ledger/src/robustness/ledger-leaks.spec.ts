@@ -97,6 +97,20 @@ describe('data ledgers whose recording failed', () => {
     },
   );
 
+  it('are gone, for the reads that follow, once an open of a terminated topic returns', async () => {
+    const first = await ManagedLedger.open(topic(), backend.owner('terminated-a').deps, { config });
+    await first.append(payloadOf('a'));
+    await first.terminate();
+    await first.close();
+    // The open makes its next ledger while it reads the node, and deletes it, unawaited, on finding the topic
+    // terminated. No wait for the delete here: it was called before the open returned, so every read after sees it
+    // (on SQLite the reads below run in one run of microtasks, before the store's transaction would start).
+    const reopened = await ManagedLedger.open(first.topic, backend.owner('terminated-b').deps, { config });
+    expect(reopened.state).toBe('terminated');
+    expect(await coverage(reopened)).toEqual([]);
+    await reopened.close();
+  });
+
   it('are not left behind by a create whose reply was lost', async () => {
     const proc = backend.owner('create-lost');
     const ml = await ManagedLedger.open(topic(), proc.deps, { config });
