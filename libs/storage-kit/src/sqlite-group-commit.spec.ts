@@ -32,6 +32,26 @@ it('commits the writes of one turn in one transaction, in order, and rolls a fai
   expect(transactions).toHaveBeenCalledTimes(1);
 });
 
+it('fails the whole batch, applying nothing after it, when SQLite rolls the transaction back mid-batch', async () => {
+  const queue = sqliteGroupCommit(db, { busyTimeoutMs: 1_000, maxWaiting: 100, maxPerTransaction: 100, refuse });
+  // As SQLite does itself on a full disk or an I/O error: the transaction, not only the savepoint, is gone.
+  const rolledBack = () => {
+    db.exec('ROLLBACK');
+    throw new Error('disk I/O error');
+  };
+  const outcomes = await Promise.allSettled([
+    queue.submit(insert(1)),
+    queue.submit(rolledBack),
+    queue.submit(insert(2)),
+  ]);
+  expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  expect(values()).toEqual([]);
+  expect(db.inTransaction).toBe(false);
+  // The queue goes on: the next batch commits.
+  await queue.submit(insert(3));
+  expect(values()).toEqual([3]);
+});
+
 it('starts another transaction past maxPerTransaction writes', async () => {
   const queue = sqliteGroupCommit(db, { busyTimeoutMs: 1_000, maxWaiting: 100, maxPerTransaction: 2, refuse });
   const transactions = jest.spyOn(db, 'transaction');

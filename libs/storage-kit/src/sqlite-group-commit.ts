@@ -37,19 +37,24 @@ export function sqliteGroupCommit(db: Database.Database, options: GroupCommitOpt
   const inSavepoint = db.transaction((apply: () => unknown) => apply());
   const transact = (bodies: (() => unknown)[]): WriteOutcome[] => {
     const outcomes: WriteOutcome[] = [];
+    let begun = false;
     try {
       db.transaction(() => {
+        begun = true;
         for (const apply of bodies) {
           try {
             outcomes.push({ ok: true, value: inSavepoint(apply) });
           } catch (error) {
+            // SQLite rolled the whole transaction back (disk full, I/O error): the writes before are undone, and
+            // the ones after would each run in a transaction of their own, applied though the batch fails.
+            if (!db.inTransaction) throw error;
             outcomes.push({ ok: false, error });
           }
         }
       }).immediate();
     } catch (error) {
       // The transaction never began (another process holds the lock): the queue waits and tries again.
-      if (outcomes.length === 0) throw error;
+      if (outcomes.length === 0 && !begun) throw error;
       // The commit itself failed (locked, disk full, closed): nothing in the batch happened.
       return bodies.map(() => ({ ok: false, error }));
     }
