@@ -16,10 +16,13 @@ afterEach(() => db.close());
 
 const refuse = () => new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, 'too many waiting');
 const insert = (v: number) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v).changes;
+/** The group commit as the spec builds it: generous bounds, and `overrides` for what a case is about. */
+const groupCommit = (overrides: Partial<Parameters<typeof sqliteGroupCommit>[1]> = {}) =>
+  sqliteGroupCommit(db, { busyTimeoutMs: 1_000, maxWaiting: 100, maxPerTransaction: 100, refuse, ...overrides });
 const values = () => (db.prepare('SELECT v FROM t ORDER BY rowid').all() as { v: number }[]).map((row) => row.v);
 
 it('commits the writes of one turn in one transaction, in order, and rolls a failed one back alone', async () => {
-  const queue = sqliteGroupCommit(db, { busyTimeoutMs: 1_000, maxWaiting: 100, maxPerTransaction: 100, refuse });
+  const queue = groupCommit();
   // Counted after the queue is built: it makes one transaction function up front, for the savepoints.
   const transactions = jest.spyOn(db, 'transaction');
   const failing = () => {
@@ -33,7 +36,7 @@ it('commits the writes of one turn in one transaction, in order, and rolls a fai
 });
 
 it('fails the whole batch, applying nothing after it, when SQLite rolls the transaction back mid-batch', async () => {
-  const queue = sqliteGroupCommit(db, { busyTimeoutMs: 1_000, maxWaiting: 100, maxPerTransaction: 100, refuse });
+  const queue = groupCommit();
   // As SQLite does itself on a full disk or an I/O error: the transaction, not only the savepoint, is gone.
   const rolledBack = () => {
     db.exec('ROLLBACK');
@@ -53,7 +56,7 @@ it('fails the whole batch, applying nothing after it, when SQLite rolls the tran
 });
 
 it('starts another transaction past maxPerTransaction writes', async () => {
-  const queue = sqliteGroupCommit(db, { busyTimeoutMs: 1_000, maxWaiting: 100, maxPerTransaction: 2, refuse });
+  const queue = groupCommit({ maxPerTransaction: 2 });
   const transactions = jest.spyOn(db, 'transaction');
   await Promise.all([1, 2, 3, 4, 5].map((v) => queue.submit(insert(v))));
   expect(values()).toEqual([1, 2, 3, 4, 5]);
@@ -61,13 +64,7 @@ it('starts another transaction past maxPerTransaction writes', async () => {
 });
 
 it('with end-of-tick, commits what one run of callbacks submitted right after it, and a later run apart', async () => {
-  const queue = sqliteGroupCommit(db, {
-    busyTimeoutMs: 1_000,
-    maxWaiting: 100,
-    maxPerTransaction: 100,
-    refuse,
-    start: 'end-of-tick',
-  });
+  const queue = groupCommit({ start: 'end-of-tick' });
   const transactions = jest.spyOn(db, 'transaction');
   // Queued before the writes: with 'next-turn' it would run before their transaction and find no row.
   const seenNextTurn = new Promise<number[]>((resolve) => setImmediate(() => resolve(values())));
@@ -81,13 +78,7 @@ it('with end-of-tick, commits what one run of callbacks submitted right after it
 });
 
 it('with end-of-tick, runs at flush the writes that wait for the end of their run, so a read then sees them', async () => {
-  const queue = sqliteGroupCommit(db, {
-    busyTimeoutMs: 1_000,
-    maxWaiting: 100,
-    maxPerTransaction: 1,
-    refuse,
-    start: 'end-of-tick',
-  });
+  const queue = groupCommit({ maxPerTransaction: 1, start: 'end-of-tick' });
   const written = Promise.all([queue.submit(insert(1)), queue.submit(insert(2))]);
   expect(values()).toEqual([]);
   // Both, though one transaction holds one write here: a read after them must see every one.
@@ -99,13 +90,7 @@ it('with end-of-tick, runs at flush the writes that wait for the end of their ru
 it.each(['drainNow', 'abort'] as const)(
   'with end-of-tick, %s while the end of the run is awaited clears no immediate it did not set',
   async (stop) => {
-    const queue = sqliteGroupCommit(db, {
-      busyTimeoutMs: 1_000,
-      maxWaiting: 100,
-      maxPerTransaction: 100,
-      refuse,
-      start: 'end-of-tick',
-    });
+    const queue = groupCommit({ start: 'end-of-tick' });
     // Node's clearImmediate takes any object and counts it off the process's immediates: one too few, and a lone
     // setImmediate never runs again in the process (a store closed so hung every later test of its Jest worker).
     // The spy passes on only real immediates, so a wrong call fails this test rather than hang the worker.
