@@ -5,7 +5,7 @@ import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import type { MetadataStore } from '@ledgerline/metadata-store';
 import type { AdminContext } from '../admin-context.js';
 import { STALE_TOPIC_ID_ENTRY_MS } from '../limits.js';
-import { isBadVersion, retryOnConflict } from '../records/cas-retry.js';
+import { retryOnConflict } from '../records/cas-retry.js';
 import { legacyTopicIdPath, partitionedTopicPath, topicIdIndexPath } from '../records/layout.js';
 import {
   PartitionedTopicRecordSchema,
@@ -115,17 +115,15 @@ export async function plainTopicId(
   if (existing !== undefined) return existing.record.topicId;
   const topicId = newTopicId();
   await indexTopicId(store, topic, topicId);
-  try {
+  // Create-only: a conflict is another instance giving it one first, and that one is the topic's.
+  const stored = await retryOnConflict(`giving ${topic.toString()} an id`, async () => {
+    const current = await readRecord(store, path, TopicIdRecordSchema);
+    if (current !== undefined) return current.record.topicId;
     await writeRecord(store, path, { topicId }, 'absent');
     return topicId;
-  } catch (error) {
-    if (!isBadVersion(error)) throw error;
-  }
-  // Another instance gave it one first: that one is the topic's.
-  await unindexTopicId(store, topic.namespaceName, topicId);
-  const winner = await readRecord(store, path, TopicIdRecordSchema);
-  if (winner === undefined) return plainTopicId(store, topic, properties);
-  return winner.record.topicId;
+  });
+  if (stored !== topicId) await unindexTopicId(store, topic.namespaceName, topicId);
+  return stored;
 }
 
 /**
