@@ -123,13 +123,22 @@ export async function within<T>(work: Promise<T>, timeoutMs: number, what: strin
   }
 }
 
-/** Resolves once `condition` holds, checking every millisecond, or rejects after timeoutMs. */
-export async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 1));
+/**
+ * Resolves once `condition` holds, checking every `intervalMs` (1 by
+ * default), or rejects after timeoutMs; answers how long it waited.
+ */
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 1,
+): Promise<number> {
+  const startedMs = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - startedMs > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, intervalMs));
   }
+  return Date.now() - startedMs;
 }
 
 /** Children stopChild was asked to stop: their exit is expected. */

@@ -19,6 +19,7 @@ import { coordinatorAmong } from '@ledgerline/kafka-gateway';
 import { LocalCluster, type ServiceInstance } from '@ledgerline/cluster';
 import { Kafka, logLevel, type Consumer, type Producer } from 'kafkajs';
 import { loadavg } from 'node:os';
+import { newHistogram, until } from './baselines.js';
 import { flag, runAlone, type BenchReport } from './bench-report.js';
 
 const RATE = flag('rate', 200);
@@ -36,19 +37,6 @@ interface Consumed {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what: string, condition: () => Promise<boolean> | boolean, limitMs: number): Promise<number> {
-  const startedMs = Date.now();
-  while (!(await condition())) {
-    if (Date.now() - startedMs > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
-    await sleep(POLL_MS);
-  }
-  return Date.now() - startedMs;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 export async function run(): Promise<BenchReport> {
   const cluster = await LocalCluster.start({ counts: { metadata: 1, 'writer-owner': 1, 'kafka-gateway': 2 } });
@@ -70,7 +58,12 @@ export async function run(): Promise<BenchReport> {
   try {
     const admin = kafka('admin').admin();
     await admin.connect();
-    await until('both gateways listed', async () => (await admin.describeCluster()).brokers.length === 2, 60_000);
+    await until(
+      async () => (await admin.describeCluster()).brokers.length === 2,
+      60_000,
+      'both gateways listed',
+      POLL_MS,
+    );
     await admin.createTopics({ topics: [{ topic: TOPIC, numPartitions: PARTITIONS }] });
     await admin.disconnect();
     const brokers = gateways.map((gateway, index) => ({
@@ -102,9 +95,10 @@ export async function run(): Promise<BenchReport> {
       });
     }
     await until(
-      'two members sharing the partitions',
       () => [...members.values()].reduce((a, b) => a + b, 0) === PARTITIONS && members.size === 2,
       60_000,
+      'two members sharing the partitions',
+      POLL_MS,
     );
 
     producer = kafka('producer').producer();
@@ -146,14 +140,16 @@ export async function run(): Promise<BenchReport> {
     const event = async (name: string, act: () => Promise<void>, askThrough: ServiceInstance) => {
       const atMs = Date.now();
       await act();
-      await until(`${name}: group stable with 2 members`, () => stable(askThrough, 2), SETTLE_LIMIT_MS);
+      await until(() => stable(askThrough, 2), SETTLE_LIMIT_MS, `${name}: group stable with 2 members`, POLL_MS);
       const stableMs = Date.now() - atMs;
       await sleep(Math.max(0, atMs + WINDOW_MS + 2_000 - Date.now()));
-      const latencies = [...consumed.values()]
-        .map((seen) => seen[0]!)
-        .filter((each) => each.sentAtMs >= atMs - 1_000 && each.sentAtMs < atMs + WINDOW_MS)
-        .map((each) => each.receivedAtMs - each.sentAtMs)
-        .sort((a, b) => a - b);
+      // End to end in ms, into the benches' histogram (1 ms steps here: the clock stamped in the value is Date.now()).
+      const latency = newHistogram();
+      for (const seen of consumed.values()) {
+        const first = seen[0]!;
+        if (first.sentAtMs >= atMs - 1_000 && first.sentAtMs < atMs + WINDOW_MS)
+          latency.recordValue(Math.max(1, first.receivedAtMs - first.sentAtMs));
+      }
       const gap = Math.max(
         0,
         ...gaps.filter((each) => each.atMs >= atMs && each.atMs < atMs + WINDOW_MS).map((each) => each.gapMs),
@@ -161,9 +157,9 @@ export async function run(): Promise<BenchReport> {
       rows.push({
         event: name,
         'longest gap between consumed ms': gap,
-        'e2e p50 ms': percentile(latencies, 50),
-        'e2e p99 ms': percentile(latencies, 99),
-        'e2e max ms': latencies.at(-1) ?? 0,
+        'e2e p50 ms': latency.getValueAtPercentile(50),
+        'e2e p99 ms': latency.getValueAtPercentile(99),
+        'e2e max ms': latency.maxValue,
         'group stable again ms': stableMs,
         'load avg': Number(loadavg()[0]!.toFixed(2)),
       });
@@ -175,9 +171,12 @@ export async function run(): Promise<BenchReport> {
     producing = false;
     await sending;
     // Bounded: what is still missing after it counts as lost.
-    await until('every acked message consumed', () => [...acked].every((value) => consumed.has(value)), 60_000).catch(
-      () => 0,
-    );
+    await until(
+      () => [...acked].every((value) => consumed.has(value)),
+      60_000,
+      'every acked message consumed',
+      POLL_MS,
+    ).catch(() => 0);
     const lost = [...acked].filter((value) => !consumed.has(value)).length;
     const redelivered = [...consumed.values()].filter((seen) => seen.length > 1).length;
     return {
