@@ -60,12 +60,17 @@ export class CursorRegistry {
 
   open(name: string, options: OpenCursorOptions = {}): Promise<ManagedCursor> {
     validateCursorName(name);
+    return this.openOnce(name, options);
+  }
+
+  /** The cursor, opened once however many ask at a time; `read` is its node when already read (recovery). */
+  private openOnce(name: string, options: OpenCursorOptions, read?: StoredCursor): Promise<ManagedCursor> {
     const existing = this.cursors.get(name);
     if (existing?.state === 'deleted') return Promise.reject(beingDeleted(name));
     if (existing !== undefined) return Promise.resolve(existing);
     let pending = this.opening.get(name);
     if (pending === undefined) {
-      pending = this.openOrCreate(name, options).finally(() => this.opening.delete(name));
+      pending = this.openOrCreate(name, options, read).finally(() => this.opening.delete(name));
       this.opening.set(name, pending);
     }
     return pending;
@@ -80,22 +85,10 @@ export class CursorRegistry {
     const queue = [...(await stored)];
     const worker = async () => {
       for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-        await this.openStored(next);
+        await this.openOnce(next.name, {}, next);
       }
     };
     await Promise.all(Array.from({ length: this.host.ctx.config.cursorRecoveryConcurrency }, worker));
-  }
-
-  /** Like open, with the first read of the node done already. */
-  private openStored(stored: StoredCursor): Promise<ManagedCursor> {
-    const existing = this.cursors.get(stored.name);
-    if (existing !== undefined) return Promise.resolve(existing);
-    let pending = this.opening.get(stored.name);
-    if (pending === undefined) {
-      pending = this.openOrCreate(stored.name, {}, stored).finally(() => this.opening.delete(stored.name));
-      this.opening.set(stored.name, pending);
-    }
-    return pending;
   }
 
   /**
