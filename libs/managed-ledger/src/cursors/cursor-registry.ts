@@ -10,6 +10,7 @@ import { isBadVersion, ManagedLedgerReason } from '../errors.js';
 import { canonicalMarkDelete, lastEntry } from '../ledgers/ledger-views.js';
 import type { CursorHost } from './cursor-host.js';
 import type { SeekTarget } from '../ledgers/position-lookup.js';
+import pMap from 'p-map';
 import { ManagedCursor } from './managed-cursor.js';
 import type { ManagedCursorInfo } from '@ledgerline/proto';
 import type { ManagedLedgerMetadata } from '../metadata/metadata-access.js';
@@ -82,13 +83,9 @@ export class CursorRegistry {
    * read, so a node that changed since is read again (openOrCreate).
    */
   async recoverAll(stored: Promise<StoredCursor[]>): Promise<void> {
-    const queue = [...(await stored)];
-    const worker = async () => {
-      for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-        await this.openOnce(next.name, {}, next);
-      }
-    };
-    await Promise.all(Array.from({ length: this.host.ctx.config.cursorRecoveryConcurrency }, worker));
+    await pMap(await stored, (each) => this.openOnce(each.name, {}, each), {
+      concurrency: this.host.ctx.config.cursorRecoveryConcurrency,
+    });
   }
 
   /**
@@ -288,14 +285,7 @@ export async function readStoredCursors(
     pageToken = page.nextPageToken;
     if (names.length > limits.maxCursors) throw tooManyCursors(limits.maxCursors);
   } while (pageToken !== undefined);
-  const stored: StoredCursor[] = [];
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < names.length; index = next++) {
-      const name = names[index]!;
-      stored[index] = { name, node: await metadata.getCursorInfo(path, name) };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limits.concurrency, names.length) }, worker));
-  return stored;
+  return pMap(names, async (name) => ({ name, node: await metadata.getCursorInfo(path, name) }), {
+    concurrency: limits.concurrency,
+  });
 }
