@@ -3,3 +3,4 @@
 // Importing it loads none of the service (nor the metadata store it runs on).
 export { MetadataServiceReason } from './metadata-service-reason.js';
 export { rendezvousPick } from './rendezvous.js';
+export { MAX_LEASES_PER_CONFIRM } from './limits.js';

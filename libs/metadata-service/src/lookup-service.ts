@@ -47,6 +47,9 @@ export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Look
     async renewLease(request) {
       return { lease: leaseMessage(await admin.renewLease(request.topic, request.sessionId)) };
     },
+    async confirmLeases(request) {
+      return { lost: await admin.confirmLeases(request.sessionId, request.topics) };
+    },
     async releaseLease(request) {
       await admin.releaseLease(request.topic, request.sessionId);
       return {};

@@ -6,6 +6,7 @@ import { LEDGER_ID_SEQUENCE } from '@ledgerline/naming';
 import { finishTopicDeletion } from './admin/topic-deletion-finish.js';
 import { lookupTopic } from './coordination/lookup.js';
 import { acquireLease, getLiveLease, releaseLease, renewLease } from './coordination/leases.js';
+import { confirmLeases } from './coordination/lease-confirmation.js';
 import { reclaimLease, setOwnerDraining, transferLease } from './coordination/lease-transfer.js';
 import { readBalancerStatus } from './coordination/balancer.js';
 import { createNamespace, setWriterNamespace, updateNamespace } from './admin/namespace-admin.js';
@@ -141,6 +142,7 @@ export class MetadataAdmin {
 
   acquireLease = (topic: string, sessionId: string) => acquireLease(this.context, topic, sessionId);
   renewLease = (topic: string, sessionId: string) => renewLease(this.context, topic, sessionId);
+  confirmLeases = (sessionId: string, topics: readonly string[]) => confirmLeases(this.context, sessionId, topics);
   releaseLease = (topic: string, sessionId: string) => releaseLease(this.context, topic, sessionId);
   transferLease = (topic: string, sessionId: string, targetInstanceId: string) =>
     transferLease(this.context, topic, sessionId, targetInstanceId);

@@ -8,7 +8,7 @@ export { loadMessage } from './load-mapping.js';
 export { exportLoadMetrics } from './load-metrics.js';
 export { ownerIdentity } from './owner-identity.js';
 export type { OwnerIdentity, OwnerIdentitySettings } from './owner-identity.js';
-export { acquireLease, renewLeaseOrLoss, takeUpLease } from './lease.js';
+export { acquireLease, confirmLeases, takeUpLease } from './lease.js';
 export type { LeaseContext } from './lease.js';
 export { lateMetadataClients } from './metadata-clients.js';
 export type { MetadataClients } from './metadata-clients.js';

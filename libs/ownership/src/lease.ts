@@ -1,5 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { MetadataServiceReason } from '@ledgerline/metadata-contract';
+import { MAX_LEASES_PER_CONFIRM, MetadataServiceReason } from '@ledgerline/metadata-contract';
 import type { MetadataClients } from './metadata-clients.js';
 import { notOwner } from './owner-errors.js';
 import type { OwnerIdentity } from './owner-identity.js';
@@ -45,12 +45,45 @@ export async function takeUpLease(context: LeaseContext, topic: string, asked = 
 }
 
 /**
- * Renews an owner's lease on `topic`; the reason when the lease is gone (lost,
- * its session expired, the topic deleted), so the owner unloads the topic.
- * Any other failure (metadata unreachable) is left to the next round, which
- * runs well within the TTL.
+ * Confirms every lease an owner holds: the topics whose lease is gone (lost,
+ * its session expired, its namespace deleted) with the reason, so the owner
+ * unloads them. One ConfirmLeases call per MAX_LEASES_PER_CONFIRM topics,
+ * where one RenewLease per topic wrote the session each time. A metadata
+ * service that does not serve ConfirmLeases yet (an upgrade under way) is
+ * asked per topic. Any other failure throws: the next round, well within the
+ * TTL, asks again.
  */
-export async function renewLeaseOrLoss(
+export async function confirmLeases(
+  lookup: MetadataClients['lookup'],
+  sessionId: string,
+  topics: readonly string[],
+  ttlMs: number,
+): Promise<Map<string, string>> {
+  const lost = new Map<string, string>();
+  for (let from = 0; from < topics.length; from += MAX_LEASES_PER_CONFIRM) {
+    const chunk = topics.slice(from, from + MAX_LEASES_PER_CONFIRM);
+    try {
+      const answer = await lookup.confirmLeases({ sessionId, topics: chunk }, { deadlineMs: ttlMs });
+      for (const each of answer.lost) lost.set(each.topic, each.reason);
+    } catch (thrown) {
+      const error = LedgerlineError.from(thrown);
+      if (error.reason === MetadataServiceReason.SESSION_EXPIRED) {
+        for (const topic of chunk) lost.set(topic, error.reason);
+      } else if (error.code === 'UNIMPLEMENTED') {
+        for (const topic of chunk) {
+          const why = await renewLeaseOrLoss(lookup, topic, sessionId, ttlMs);
+          if (why !== undefined) lost.set(topic, why);
+        }
+      } else {
+        throw error;
+      }
+    }
+  }
+  return lost;
+}
+
+/** RenewLease for one topic: the reason when the lease is gone; undefined when held or when the call failed. */
+async function renewLeaseOrLoss(
   lookup: MetadataClients['lookup'],
   topic: string,
   sessionId: string,

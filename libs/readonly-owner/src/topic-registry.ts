@@ -6,7 +6,7 @@ import { TopicName } from '@ledgerline/naming';
 import {
   acquireLease,
   OwnerReason,
-  renewLeaseOrLoss,
+  confirmLeases,
   type MetadataClients,
   type OwnerIdentity,
   type OwnerSession,
@@ -221,21 +221,19 @@ export class ReadOnlyRegistry {
     await Promise.all(this.all().map((topic) => this.unloadTopic(topic, why, release)));
   }
 
-  /** Re-confirms every lease; a topic whose lease is gone is unloaded at once. */
+  /** Re-confirms every lease in one ConfirmLeases call (per 1,000 topics); a topic whose lease is gone is unloaded at once. */
   private async confirmLeases(): Promise<void> {
     if (this.monitoring || !this.serving) return;
     this.monitoring = true;
     try {
-      for (const topic of this.all()) {
-        // A transfer hands the lease over itself: its loss is the point, not a reason to unload.
-        if (topic.handingOver) continue;
-        const lost = await renewLeaseOrLoss(
-          this.options.clients.lookup,
-          topic.readerTopic,
-          this.options.session.sessionId,
-          this.options.settings.leaseTtlMs,
-        );
-        if (lost !== undefined) await this.unloadTopic(topic, `lease lost: ${lost}`, false);
+      // A transfer hands the lease over itself: its loss is the point, not a reason to unload.
+      const held = this.all().filter((topic) => !topic.handingOver);
+      const { clients, session, settings } = this.options;
+      const names = held.map((topic) => topic.readerTopic);
+      const lost = await confirmLeases(clients.lookup, session.sessionId, names, settings.leaseTtlMs);
+      for (const topic of held) {
+        const why = lost.get(topic.readerTopic);
+        if (why !== undefined && !topic.handingOver) await this.unloadTopic(topic, `lease lost: ${why}`, false);
       }
     } catch (error) {
       this.options.logger.warn({ err: String(error) }, 'confirming leases failed');

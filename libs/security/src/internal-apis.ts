@@ -25,6 +25,7 @@ export const INTERNAL_API_CALLERS: Readonly<Record<string, readonly ServiceIdent
   '/ledgerline.v1.LookupService/UnregisterOwner': REGISTERED,
   '/ledgerline.v1.LookupService/AcquireLease': OWNERS,
   '/ledgerline.v1.LookupService/RenewLease': OWNERS,
+  '/ledgerline.v1.LookupService/ConfirmLeases': OWNERS,
   '/ledgerline.v1.LookupService/ReleaseLease': OWNERS,
   '/ledgerline.v1.LookupService/GetLease': OWNERS,
   '/ledgerline.v1.LookupService/TransferLease': OWNERS,

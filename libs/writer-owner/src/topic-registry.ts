@@ -7,7 +7,7 @@ import {
   takeUpLease,
   notOwner,
   OwnerReason,
-  renewLeaseOrLoss,
+  confirmLeases,
   type MetadataClients,
   type OwnerIdentity,
   type OwnerSession,
@@ -373,25 +373,28 @@ export class TopicRegistry {
     if (this.monitor !== undefined) clearInterval(this.monitor);
   }
 
-  /** Re-confirms every lease; a topic whose lease or ledger is gone is unloaded without delay. */
+  /**
+   * Re-confirms every lease in one ConfirmLeases call (per 1,000 topics); a
+   * topic whose lease or ledger is gone is unloaded without delay.
+   */
   private async confirmLeases(): Promise<void> {
     if (this.monitoring || !this.serving) return;
     this.monitoring = true;
     try {
+      const held: OwnedTopic[] = [];
       for (const topic of this.all()) {
         // A transfer hands the lease over itself: its loss is the point, not a reason to unload.
         if (topic.handingOver) continue;
-        if (topic.ledger.state === 'fenced') {
-          await this.unloadTopic(topic, 'another owner fenced its ledger', false);
-          continue;
-        }
-        const lost = await renewLeaseOrLoss(
-          this.options.clients.lookup,
-          topic.name,
-          this.options.session.sessionId,
-          this.options.settings.leaseTtlMs,
-        );
-        if (lost !== undefined) await this.unloadTopic(topic, `lease lost: ${lost}`, false);
+        if (topic.ledger.state === 'fenced') await this.unloadTopic(topic, 'another owner fenced its ledger', false);
+        else held.push(topic);
+      }
+      const { clients, session, settings } = this.options;
+      const names = held.map((topic) => topic.name);
+      const lost = await confirmLeases(clients.lookup, session.sessionId, names, settings.leaseTtlMs);
+      for (const topic of held) {
+        const why = lost.get(topic.name);
+        // A transfer that started while the call was out moved the lease on purpose.
+        if (why !== undefined && !topic.handingOver) await this.unloadTopic(topic, `lease lost: ${why}`, false);
       }
     } finally {
       this.monitoring = false;

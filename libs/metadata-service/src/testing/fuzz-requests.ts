@@ -203,6 +203,7 @@ export function requestArbitraries(seeds: FuzzSeeds) {
       listOwners: optionalFields({ group, role: enumValue }),
       acquireLease: optionalFields({ topic, sessionId }),
       renewLease: optionalFields({ topic, sessionId }),
+      confirmLeases: optionalFields({ sessionId, topics: fc.array(topic, { maxLength: 4 }) }),
       releaseLease: optionalFields({ topic, sessionId }),
       getLease: optionalFields({ topic }),
       transferLease: optionalFields({ topic, sessionId, targetInstanceId: near('w-fuzz', 'r-fuzz', '') }),

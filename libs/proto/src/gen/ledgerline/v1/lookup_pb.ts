@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/lookup.proto.
  */
 export const file_ledgerline_v1_lookup: GenFile = /*@__PURE__*/
-  fileDesc("ChpsZWRnZXJsaW5lL3YxL2xvb2t1cC5wcm90bxINbGVkZ2VybGluZS52MSLSAQoJT3duZXJJbmZvEhMKC2luc3RhbmNlX2lkGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZRINCgVncm91cBgDIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYBCABKAkSGAoQcmVnaXN0ZXJlZF9hdF9tcxgFIAEoAxImCgRsb2FkGAYgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQSGwoTbG9hZF9yZXBvcnRlZF9hdF9tcxgHIAEoAyK6AgoJT3duZXJMb2FkEhQKDHRvcGljc19vd25lZBgBIAEoBRIeChZtZXNzYWdlc19pbl9wZXJfc2Vjb25kGAIgASgBEhsKE2J5dGVzX2luX3Blcl9zZWNvbmQYAyABKAESHwoXbWVzc2FnZXNfb3V0X3Blcl9zZWNvbmQYBCABKAESHAoUYnl0ZXNfb3V0X3Blcl9zZWNvbmQYBSABKAESEQoJY29uc3VtZXJzGAYgASgFEhcKD3BlbmRpbmdfZW50cmllcxgHIAEoAxIRCgljcHVfc2hhcmUYCCABKAESEwoLaW50ZXJ2YWxfbXMYCSABKAMSMAoOYnVzaWVzdF90b3BpY3MYCiADKAsyGC5sZWRnZXJsaW5lLnYxLlRvcGljTG9hZBIVCg1zdG9yYWdlX2J5dGVzGAsgASgDIjcKCVRvcGljTG9hZBINCgV0b3BpYxgBIAEoCRIbChNtZXNzYWdlc19wZXJfc2Vjb25kGAIgASgBIlcKFFJlZ2lzdGVyT3duZXJSZXF1ZXN0EicKBW93bmVyGAEgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckluZm8SFgoOc2Vzc2lvbl90dGxfbXMYAiABKAMiQwoVUmVnaXN0ZXJPd25lclJlc3BvbnNlEhIKCnNlc3Npb25faWQYASABKAkSFgoOc2Vzc2lvbl90dGxfbXMYAiABKAMiUwoVS2VlcEFsaXZlT3duZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSJgoEbG9hZBgCIAEoCzIYLmxlZGdlcmxpbmUudjEuT3duZXJMb2FkIhgKFktlZXBBbGl2ZU93bmVyUmVzcG9uc2UiLgoYV2F0Y2hPd25lclNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiNwoZV2F0Y2hPd25lclNlc3Npb25SZXNwb25zZRIaChJlYXJseV9leHBpcnlfYXJtZWQYASABKAgiLAoWVW5yZWdpc3Rlck93bmVyUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIhkKF1VucmVnaXN0ZXJPd25lclJlc3BvbnNlIkoKEUxpc3RPd25lcnNSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZSI+ChJMaXN0T3duZXJzUmVzcG9uc2USKAoGb3duZXJzGAEgAygLMhgubGVkZ2VybGluZS52MS5Pd25lckluZm8icAoFTGVhc2USDQoFdG9waWMYASABKAkSEwoLaW5zdGFuY2VfaWQYAiABKAkSGgoSYWR2ZXJ0aXNlZF9hZGRyZXNzGAMgASgJEg8KB3ZlcnNpb24YBCABKAMSFgoOYWNxdWlyZWRfYXRfbXMYBSABKAMiOAoTQWNxdWlyZUxlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIjsKFEFjcXVpcmVMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSI2ChFSZW5ld0xlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIjkKElJlbmV3TGVhc2VSZXNwb25zZRIjCgVsZWFzZRgBIAEoCzIULmxlZGdlcmxpbmUudjEuTGVhc2UiOAoTUmVsZWFzZUxlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIhYKFFJlbGVhc2VMZWFzZVJlc3BvbnNlIlUKFFRyYW5zZmVyTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSGgoSdGFyZ2V0X2luc3RhbmNlX2lkGAMgASgJIjwKFVRyYW5zZmVyTGVhc2VSZXNwb25zZRIjCgVsZWFzZRgBIAEoCzIULmxlZGdlcmxpbmUudjEuTGVhc2UiSQoTUmVjbGFpbUxlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg8KB3ZlcnNpb24YAyABKAMiOwoUUmVjbGFpbUxlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIj8KF1NldE93bmVyRHJhaW5pbmdSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEAoIZHJhaW5pbmcYAiABKAgiGgoYU2V0T3duZXJEcmFpbmluZ1Jlc3BvbnNlIiAKD0dldExlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCSI3ChBHZXRMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSJPChJMb29rdXBUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSDQoFZ3JvdXAYAiABKAkSGwoTdW5yZWFjaGFibGVfYWRkcmVzcxgDIAEoCSKVAQoTTG9va3VwVG9waWNSZXNwb25zZRITCgtpbnN0YW5jZV9pZBgBIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAiABKAkSJgoEcm9sZRgDIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlEhYKDnJlZGlyZWN0X3RvcGljGAQgASgJEg0KBW93bmVkGAUgASgIIhkKF0FsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0Ii0KGEFsbG9jYXRlTGVkZ2VySWRSZXNwb25zZRIRCglsZWRnZXJfaWQYASABKAMykAoKDUxvb2t1cFNlcnZpY2USWgoNUmVnaXN0ZXJPd25lchIjLmxlZGdlcmxpbmUudjEuUmVnaXN0ZXJPd25lclJlcXVlc3QaJC5sZWRnZXJsaW5lLnYxLlJlZ2lzdGVyT3duZXJSZXNwb25zZRJdCg5LZWVwQWxpdmVPd25lchIkLmxlZGdlcmxpbmUudjEuS2VlcEFsaXZlT3duZXJSZXF1ZXN0GiUubGVkZ2VybGluZS52MS5LZWVwQWxpdmVPd25lclJlc3BvbnNlEmgKEVdhdGNoT3duZXJTZXNzaW9uEicubGVkZ2VybGluZS52MS5XYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QaKC5sZWRnZXJsaW5lLnYxLldhdGNoT3duZXJTZXNzaW9uUmVzcG9uc2UwARJgCg9VbnJlZ2lzdGVyT3duZXISJS5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlc3BvbnNlElEKCkxpc3RPd25lcnMSIC5sZWRnZXJsaW5lLnYxLkxpc3RPd25lcnNSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5MaXN0T3duZXJzUmVzcG9uc2USVwoMQWNxdWlyZUxlYXNlEiIubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXNwb25zZRJRCgpSZW5ld0xlYXNlEiAubGVkZ2VybGluZS52MS5SZW5ld0xlYXNlUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuUmVuZXdMZWFzZVJlc3BvbnNlElcKDFJlbGVhc2VMZWFzZRIiLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuUmVsZWFzZUxlYXNlUmVzcG9uc2USSwoIR2V0TGVhc2USHi5sZWRnZXJsaW5lLnYxLkdldExlYXNlUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0TGVhc2VSZXNwb25zZRJaCg1UcmFuc2ZlckxlYXNlEiMubGVkZ2VybGluZS52MS5UcmFuc2ZlckxlYXNlUmVxdWVzdBokLmxlZGdlcmxpbmUudjEuVHJhbnNmZXJMZWFzZVJlc3BvbnNlElcKDFJlY2xhaW1MZWFzZRIiLmxlZGdlcmxpbmUudjEuUmVjbGFpbUxlYXNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuUmVjbGFpbUxlYXNlUmVzcG9uc2USYwoQU2V0T3duZXJEcmFpbmluZxImLmxlZGdlcmxpbmUudjEuU2V0T3duZXJEcmFpbmluZ1JlcXVlc3QaJy5sZWRnZXJsaW5lLnYxLlNldE93bmVyRHJhaW5pbmdSZXNwb25zZRJUCgtMb29rdXBUb3BpYxIhLmxlZGdlcmxpbmUudjEuTG9va3VwVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5Mb29rdXBUb3BpY1Jlc3BvbnNlEmMKEEFsbG9jYXRlTGVkZ2VySWQSJi5sZWRnZXJsaW5lLnYxLkFsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0GicubGVkZ2VybGluZS52MS5BbGxvY2F0ZUxlZGdlcklkUmVzcG9uc2ViBnByb3RvMw", [file_ledgerline_v1_common]);
+  fileDesc("ChpsZWRnZXJsaW5lL3YxL2xvb2t1cC5wcm90bxINbGVkZ2VybGluZS52MSLSAQoJT3duZXJJbmZvEhMKC2luc3RhbmNlX2lkGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZRINCgVncm91cBgDIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYBCABKAkSGAoQcmVnaXN0ZXJlZF9hdF9tcxgFIAEoAxImCgRsb2FkGAYgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckxvYWQSGwoTbG9hZF9yZXBvcnRlZF9hdF9tcxgHIAEoAyK6AgoJT3duZXJMb2FkEhQKDHRvcGljc19vd25lZBgBIAEoBRIeChZtZXNzYWdlc19pbl9wZXJfc2Vjb25kGAIgASgBEhsKE2J5dGVzX2luX3Blcl9zZWNvbmQYAyABKAESHwoXbWVzc2FnZXNfb3V0X3Blcl9zZWNvbmQYBCABKAESHAoUYnl0ZXNfb3V0X3Blcl9zZWNvbmQYBSABKAESEQoJY29uc3VtZXJzGAYgASgFEhcKD3BlbmRpbmdfZW50cmllcxgHIAEoAxIRCgljcHVfc2hhcmUYCCABKAESEwoLaW50ZXJ2YWxfbXMYCSABKAMSMAoOYnVzaWVzdF90b3BpY3MYCiADKAsyGC5sZWRnZXJsaW5lLnYxLlRvcGljTG9hZBIVCg1zdG9yYWdlX2J5dGVzGAsgASgDIjcKCVRvcGljTG9hZBINCgV0b3BpYxgBIAEoCRIbChNtZXNzYWdlc19wZXJfc2Vjb25kGAIgASgBIlcKFFJlZ2lzdGVyT3duZXJSZXF1ZXN0EicKBW93bmVyGAEgASgLMhgubGVkZ2VybGluZS52MS5Pd25lckluZm8SFgoOc2Vzc2lvbl90dGxfbXMYAiABKAMiQwoVUmVnaXN0ZXJPd25lclJlc3BvbnNlEhIKCnNlc3Npb25faWQYASABKAkSFgoOc2Vzc2lvbl90dGxfbXMYAiABKAMiUwoVS2VlcEFsaXZlT3duZXJSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSJgoEbG9hZBgCIAEoCzIYLmxlZGdlcmxpbmUudjEuT3duZXJMb2FkIhgKFktlZXBBbGl2ZU93bmVyUmVzcG9uc2UiLgoYV2F0Y2hPd25lclNlc3Npb25SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkiNwoZV2F0Y2hPd25lclNlc3Npb25SZXNwb25zZRIaChJlYXJseV9leHBpcnlfYXJtZWQYASABKAgiLAoWVW5yZWdpc3Rlck93bmVyUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJIhkKF1VucmVnaXN0ZXJPd25lclJlc3BvbnNlIkoKEUxpc3RPd25lcnNSZXF1ZXN0Eg0KBWdyb3VwGAEgASgJEiYKBHJvbGUYAiABKA4yGC5sZWRnZXJsaW5lLnYxLk93bmVyUm9sZSI+ChJMaXN0T3duZXJzUmVzcG9uc2USKAoGb3duZXJzGAEgAygLMhgubGVkZ2VybGluZS52MS5Pd25lckluZm8icAoFTGVhc2USDQoFdG9waWMYASABKAkSEwoLaW5zdGFuY2VfaWQYAiABKAkSGgoSYWR2ZXJ0aXNlZF9hZGRyZXNzGAMgASgJEg8KB3ZlcnNpb24YBCABKAMSFgoOYWNxdWlyZWRfYXRfbXMYBSABKAMiOAoTQWNxdWlyZUxlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIjsKFEFjcXVpcmVMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSI2ChFSZW5ld0xlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIjkKElJlbmV3TGVhc2VSZXNwb25zZRIjCgVsZWFzZRgBIAEoCzIULmxlZGdlcmxpbmUudjEuTGVhc2UiOgoUQ29uZmlybUxlYXNlc1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIOCgZ0b3BpY3MYAiADKAkiPwoVQ29uZmlybUxlYXNlc1Jlc3BvbnNlEiYKBGxvc3QYASADKAsyGC5sZWRnZXJsaW5lLnYxLkxvc3RMZWFzZSI7CglMb3N0TGVhc2USDQoFdG9waWMYASABKAkSDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkiOAoTUmVsZWFzZUxlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIhYKFFJlbGVhc2VMZWFzZVJlc3BvbnNlIlUKFFRyYW5zZmVyTGVhc2VSZXF1ZXN0Eg0KBXRvcGljGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSGgoSdGFyZ2V0X2luc3RhbmNlX2lkGAMgASgJIjwKFVRyYW5zZmVyTGVhc2VSZXNwb25zZRIjCgVsZWFzZRgBIAEoCzIULmxlZGdlcmxpbmUudjEuTGVhc2UiSQoTUmVjbGFpbUxlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEg8KB3ZlcnNpb24YAyABKAMiOwoUUmVjbGFpbUxlYXNlUmVzcG9uc2USIwoFbGVhc2UYASABKAsyFC5sZWRnZXJsaW5lLnYxLkxlYXNlIj8KF1NldE93bmVyRHJhaW5pbmdSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEAoIZHJhaW5pbmcYAiABKAgiGgoYU2V0T3duZXJEcmFpbmluZ1Jlc3BvbnNlIiAKD0dldExlYXNlUmVxdWVzdBINCgV0b3BpYxgBIAEoCSI3ChBHZXRMZWFzZVJlc3BvbnNlEiMKBWxlYXNlGAEgASgLMhQubGVkZ2VybGluZS52MS5MZWFzZSJPChJMb29rdXBUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSDQoFZ3JvdXAYAiABKAkSGwoTdW5yZWFjaGFibGVfYWRkcmVzcxgDIAEoCSKVAQoTTG9va3VwVG9waWNSZXNwb25zZRITCgtpbnN0YW5jZV9pZBgBIAEoCRIaChJhZHZlcnRpc2VkX2FkZHJlc3MYAiABKAkSJgoEcm9sZRgDIAEoDjIYLmxlZGdlcmxpbmUudjEuT3duZXJSb2xlEhYKDnJlZGlyZWN0X3RvcGljGAQgASgJEg0KBW93bmVkGAUgASgIIhkKF0FsbG9jYXRlTGVkZ2VySWRSZXF1ZXN0Ii0KGEFsbG9jYXRlTGVkZ2VySWRSZXNwb25zZRIRCglsZWRnZXJfaWQYASABKAMy7AoKDUxvb2t1cFNlcnZpY2USWgoNUmVnaXN0ZXJPd25lchIjLmxlZGdlcmxpbmUudjEuUmVnaXN0ZXJPd25lclJlcXVlc3QaJC5sZWRnZXJsaW5lLnYxLlJlZ2lzdGVyT3duZXJSZXNwb25zZRJdCg5LZWVwQWxpdmVPd25lchIkLmxlZGdlcmxpbmUudjEuS2VlcEFsaXZlT3duZXJSZXF1ZXN0GiUubGVkZ2VybGluZS52MS5LZWVwQWxpdmVPd25lclJlc3BvbnNlEmgKEVdhdGNoT3duZXJTZXNzaW9uEicubGVkZ2VybGluZS52MS5XYXRjaE93bmVyU2Vzc2lvblJlcXVlc3QaKC5sZWRnZXJsaW5lLnYxLldhdGNoT3duZXJTZXNzaW9uUmVzcG9uc2UwARJgCg9VbnJlZ2lzdGVyT3duZXISJS5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLlVucmVnaXN0ZXJPd25lclJlc3BvbnNlElEKCkxpc3RPd25lcnMSIC5sZWRnZXJsaW5lLnYxLkxpc3RPd25lcnNSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5MaXN0T3duZXJzUmVzcG9uc2USVwoMQWNxdWlyZUxlYXNlEiIubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5BY3F1aXJlTGVhc2VSZXNwb25zZRJRCgpSZW5ld0xlYXNlEiAubGVkZ2VybGluZS52MS5SZW5ld0xlYXNlUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuUmVuZXdMZWFzZVJlc3BvbnNlEloKDUNvbmZpcm1MZWFzZXMSIy5sZWRnZXJsaW5lLnYxLkNvbmZpcm1MZWFzZXNSZXF1ZXN0GiQubGVkZ2VybGluZS52MS5Db25maXJtTGVhc2VzUmVzcG9uc2USVwoMUmVsZWFzZUxlYXNlEiIubGVkZ2VybGluZS52MS5SZWxlYXNlTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5SZWxlYXNlTGVhc2VSZXNwb25zZRJLCghHZXRMZWFzZRIeLmxlZGdlcmxpbmUudjEuR2V0TGVhc2VSZXF1ZXN0Gh8ubGVkZ2VybGluZS52MS5HZXRMZWFzZVJlc3BvbnNlEloKDVRyYW5zZmVyTGVhc2USIy5sZWRnZXJsaW5lLnYxLlRyYW5zZmVyTGVhc2VSZXF1ZXN0GiQubGVkZ2VybGluZS52MS5UcmFuc2ZlckxlYXNlUmVzcG9uc2USVwoMUmVjbGFpbUxlYXNlEiIubGVkZ2VybGluZS52MS5SZWNsYWltTGVhc2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5SZWNsYWltTGVhc2VSZXNwb25zZRJjChBTZXRPd25lckRyYWluaW5nEiYubGVkZ2VybGluZS52MS5TZXRPd25lckRyYWluaW5nUmVxdWVzdBonLmxlZGdlcmxpbmUudjEuU2V0T3duZXJEcmFpbmluZ1Jlc3BvbnNlElQKC0xvb2t1cFRvcGljEiEubGVkZ2VybGluZS52MS5Mb29rdXBUb3BpY1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkxvb2t1cFRvcGljUmVzcG9uc2USYwoQQWxsb2NhdGVMZWRnZXJJZBImLmxlZGdlcmxpbmUudjEuQWxsb2NhdGVMZWRnZXJJZFJlcXVlc3QaJy5sZWRnZXJsaW5lLnYxLkFsbG9jYXRlTGVkZ2VySWRSZXNwb25zZWIGcHJvdG8z", [file_ledgerline_v1_common]);
 
 /**
  * @generated from message ledgerline.v1.OwnerInfo
@@ -482,6 +482,77 @@ export const RenewLeaseResponseSchema: GenMessage<RenewLeaseResponse> = /*@__PUR
   messageDesc(file_ledgerline_v1_lookup, 17);
 
 /**
+ * @generated from message ledgerline.v1.ConfirmLeasesRequest
+ */
+export type ConfirmLeasesRequest = Message<"ledgerline.v1.ConfirmLeasesRequest"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: repeated string topics = 2;
+   */
+  topics: string[];
+};
+
+/**
+ * Describes the message ledgerline.v1.ConfirmLeasesRequest.
+ * Use `create(ConfirmLeasesRequestSchema)` to create a new message.
+ */
+export const ConfirmLeasesRequestSchema: GenMessage<ConfirmLeasesRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 18);
+
+/**
+ * @generated from message ledgerline.v1.ConfirmLeasesResponse
+ */
+export type ConfirmLeasesResponse = Message<"ledgerline.v1.ConfirmLeasesResponse"> & {
+  /**
+   * Only the topics whose lease the session no longer holds; the rest are confirmed.
+   *
+   * @generated from field: repeated ledgerline.v1.LostLease lost = 1;
+   */
+  lost: LostLease[];
+};
+
+/**
+ * Describes the message ledgerline.v1.ConfirmLeasesResponse.
+ * Use `create(ConfirmLeasesResponseSchema)` to create a new message.
+ */
+export const ConfirmLeasesResponseSchema: GenMessage<ConfirmLeasesResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 19);
+
+/**
+ * @generated from message ledgerline.v1.LostLease
+ */
+export type LostLease = Message<"ledgerline.v1.LostLease"> & {
+  /**
+   * @generated from field: string topic = 1;
+   */
+  topic: string;
+
+  /**
+   * LEASE_LOST (another session holds it, nobody does, or the topic was deleted), or the
+   * NOT_FOUND reason of a namespace or tenant that no longer exists.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string message = 3;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message ledgerline.v1.LostLease.
+ * Use `create(LostLeaseSchema)` to create a new message.
+ */
+export const LostLeaseSchema: GenMessage<LostLease> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_lookup, 20);
+
+/**
  * @generated from message ledgerline.v1.ReleaseLeaseRequest
  */
 export type ReleaseLeaseRequest = Message<"ledgerline.v1.ReleaseLeaseRequest"> & {
@@ -501,7 +572,7 @@ export type ReleaseLeaseRequest = Message<"ledgerline.v1.ReleaseLeaseRequest"> &
  * Use `create(ReleaseLeaseRequestSchema)` to create a new message.
  */
 export const ReleaseLeaseRequestSchema: GenMessage<ReleaseLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 18);
+  messageDesc(file_ledgerline_v1_lookup, 21);
 
 /**
  * @generated from message ledgerline.v1.ReleaseLeaseResponse
@@ -514,7 +585,7 @@ export type ReleaseLeaseResponse = Message<"ledgerline.v1.ReleaseLeaseResponse">
  * Use `create(ReleaseLeaseResponseSchema)` to create a new message.
  */
 export const ReleaseLeaseResponseSchema: GenMessage<ReleaseLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 19);
+  messageDesc(file_ledgerline_v1_lookup, 22);
 
 /**
  * @generated from message ledgerline.v1.TransferLeaseRequest
@@ -546,7 +617,7 @@ export type TransferLeaseRequest = Message<"ledgerline.v1.TransferLeaseRequest">
  * Use `create(TransferLeaseRequestSchema)` to create a new message.
  */
 export const TransferLeaseRequestSchema: GenMessage<TransferLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 20);
+  messageDesc(file_ledgerline_v1_lookup, 23);
 
 /**
  * @generated from message ledgerline.v1.TransferLeaseResponse
@@ -565,7 +636,7 @@ export type TransferLeaseResponse = Message<"ledgerline.v1.TransferLeaseResponse
  * Use `create(TransferLeaseResponseSchema)` to create a new message.
  */
 export const TransferLeaseResponseSchema: GenMessage<TransferLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 21);
+  messageDesc(file_ledgerline_v1_lookup, 24);
 
 /**
  * @generated from message ledgerline.v1.ReclaimLeaseRequest
@@ -596,7 +667,7 @@ export type ReclaimLeaseRequest = Message<"ledgerline.v1.ReclaimLeaseRequest"> &
  * Use `create(ReclaimLeaseRequestSchema)` to create a new message.
  */
 export const ReclaimLeaseRequestSchema: GenMessage<ReclaimLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 22);
+  messageDesc(file_ledgerline_v1_lookup, 25);
 
 /**
  * @generated from message ledgerline.v1.ReclaimLeaseResponse
@@ -613,7 +684,7 @@ export type ReclaimLeaseResponse = Message<"ledgerline.v1.ReclaimLeaseResponse">
  * Use `create(ReclaimLeaseResponseSchema)` to create a new message.
  */
 export const ReclaimLeaseResponseSchema: GenMessage<ReclaimLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 23);
+  messageDesc(file_ledgerline_v1_lookup, 26);
 
 /**
  * @generated from message ledgerline.v1.SetOwnerDrainingRequest
@@ -635,7 +706,7 @@ export type SetOwnerDrainingRequest = Message<"ledgerline.v1.SetOwnerDrainingReq
  * Use `create(SetOwnerDrainingRequestSchema)` to create a new message.
  */
 export const SetOwnerDrainingRequestSchema: GenMessage<SetOwnerDrainingRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 24);
+  messageDesc(file_ledgerline_v1_lookup, 27);
 
 /**
  * @generated from message ledgerline.v1.SetOwnerDrainingResponse
@@ -648,7 +719,7 @@ export type SetOwnerDrainingResponse = Message<"ledgerline.v1.SetOwnerDrainingRe
  * Use `create(SetOwnerDrainingResponseSchema)` to create a new message.
  */
 export const SetOwnerDrainingResponseSchema: GenMessage<SetOwnerDrainingResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 25);
+  messageDesc(file_ledgerline_v1_lookup, 28);
 
 /**
  * @generated from message ledgerline.v1.GetLeaseRequest
@@ -665,7 +736,7 @@ export type GetLeaseRequest = Message<"ledgerline.v1.GetLeaseRequest"> & {
  * Use `create(GetLeaseRequestSchema)` to create a new message.
  */
 export const GetLeaseRequestSchema: GenMessage<GetLeaseRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 26);
+  messageDesc(file_ledgerline_v1_lookup, 29);
 
 /**
  * @generated from message ledgerline.v1.GetLeaseResponse
@@ -684,7 +755,7 @@ export type GetLeaseResponse = Message<"ledgerline.v1.GetLeaseResponse"> & {
  * Use `create(GetLeaseResponseSchema)` to create a new message.
  */
 export const GetLeaseResponseSchema: GenMessage<GetLeaseResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 27);
+  messageDesc(file_ledgerline_v1_lookup, 30);
 
 /**
  * @generated from message ledgerline.v1.LookupTopicRequest
@@ -720,7 +791,7 @@ export type LookupTopicRequest = Message<"ledgerline.v1.LookupTopicRequest"> & {
  * Use `create(LookupTopicRequestSchema)` to create a new message.
  */
 export const LookupTopicRequestSchema: GenMessage<LookupTopicRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 28);
+  messageDesc(file_ledgerline_v1_lookup, 31);
 
 /**
  * @generated from message ledgerline.v1.LookupTopicResponse
@@ -762,7 +833,7 @@ export type LookupTopicResponse = Message<"ledgerline.v1.LookupTopicResponse"> &
  * Use `create(LookupTopicResponseSchema)` to create a new message.
  */
 export const LookupTopicResponseSchema: GenMessage<LookupTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 29);
+  messageDesc(file_ledgerline_v1_lookup, 32);
 
 /**
  * @generated from message ledgerline.v1.AllocateLedgerIdRequest
@@ -775,7 +846,7 @@ export type AllocateLedgerIdRequest = Message<"ledgerline.v1.AllocateLedgerIdReq
  * Use `create(AllocateLedgerIdRequestSchema)` to create a new message.
  */
 export const AllocateLedgerIdRequestSchema: GenMessage<AllocateLedgerIdRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 30);
+  messageDesc(file_ledgerline_v1_lookup, 33);
 
 /**
  * @generated from message ledgerline.v1.AllocateLedgerIdResponse
@@ -792,7 +863,7 @@ export type AllocateLedgerIdResponse = Message<"ledgerline.v1.AllocateLedgerIdRe
  * Use `create(AllocateLedgerIdResponseSchema)` to create a new message.
  */
 export const AllocateLedgerIdResponseSchema: GenMessage<AllocateLedgerIdResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_lookup, 31);
+  messageDesc(file_ledgerline_v1_lookup, 34);
 
 /**
  * @generated from service ledgerline.v1.LookupService
@@ -861,6 +932,19 @@ export const LookupService: GenService<{
     methodKind: "unary";
     input: typeof RenewLeaseRequestSchema;
     output: typeof RenewLeaseResponseSchema;
+  },
+  /**
+   * Confirms many of a session's leases in one call (an owner's periodic
+   * check of every topic it holds), answering the topics whose lease is gone;
+   * at most 1,000 topics a call. Unlike RenewLease it writes nothing: the
+   * session is kept alive by KeepAliveOwner alone.
+   *
+   * @generated from rpc ledgerline.v1.LookupService.ConfirmLeases
+   */
+  confirmLeases: {
+    methodKind: "unary";
+    input: typeof ConfirmLeasesRequestSchema;
+    output: typeof ConfirmLeasesResponseSchema;
   },
   /**
    * @generated from rpc ledgerline.v1.LookupService.ReleaseLease
