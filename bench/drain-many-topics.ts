@@ -32,19 +32,27 @@ const WARM_UP_ACKS_PER_TOPIC = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The pauses the stopping owner logged per topic ('topic transferred'), as far as its kept output reaches. */
-function transferPauses(output: string): { pausedMs: number; stopMs: number; leaseMs: number; loadMs: number }[] {
-  const found = [];
+/** The lines an owner logged with `message`, as far as its kept output reaches. */
+function logged<T>(output: string, message: string): T[] {
+  const found: T[] = [];
   for (const line of output.split('\n')) {
-    if (!line.includes('topic transferred')) continue;
+    if (!line.includes(message)) continue;
     try {
-      found.push(JSON.parse(line) as { pausedMs: number; stopMs: number; leaseMs: number; loadMs: number });
+      found.push(JSON.parse(line) as T);
     } catch {
       // A line cut at the start of the kept output.
     }
   }
   return found;
 }
+
+/** The pauses the stopping owner logged per topic. */
+const transferPauses = (output: string) =>
+  logged<{ pausedMs: number; stopMs: number; leaseMs: number; loadMs: number }>(output, 'topic transferred');
+
+/** Where the targets' loads went (topic-registry's 'topic loaded' phases). */
+const loadPhases = (outputs: string[]) =>
+  outputs.flatMap((output) => logged<{ openMs: number; totalMs: number }>(output, 'topic loaded'));
 
 const median = (values: number[]) =>
   values.length === 0 ? 0 : [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -80,6 +88,7 @@ async function drainRow(topicCount: number) {
     await started.stop();
     const problems = await started.check();
     const pauses = transferPauses(victim.output);
+    const loads = loadPhases(cluster.byRole('writer-owner').filter((each) => each !== victim).map((each) => each.output));
     const draining = latencies(started, signalMs, endMs);
     const p9999 = latencyRow('', draining)['p99.99 ms'];
     return {
@@ -90,6 +99,8 @@ async function drainRow(topicCount: number) {
         'stop p50 ms': median(pauses.map((each) => each.stopMs)),
         'lease p50 ms': median(pauses.map((each) => each.leaseMs)),
         'load p50 ms': median(pauses.map((each) => each.loadMs)),
+        'open p50 ms': median(loads.map((each) => each.openMs)),
+        'target load p50 ms': median(loads.map((each) => each.totalMs)),
         'load avg': Number(loadAverage.toFixed(2)),
       }),
       verdict: {
