@@ -1,6 +1,7 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Logger } from '@ledgerline/service-kit';
 import type { GroupCoordinator } from './group-coordinator.js';
+import { GroupIndex } from './group-index.js';
 import { IssueOrder } from './issue-order.js';
 import { soloPeers, type AdvertisedBroker, type GatewayPeers } from './gateway-peers.js';
 import type { LedgerlineBackend } from './ledgerline-backend.js';
@@ -40,6 +41,8 @@ export class GatewayContext {
    * lives while commits of it wait, so the map is bounded by the requests in flight.
    */
   readonly commitOrder = new IssueOrder();
+  /** Each group's index of committed partitions (group-index.ts), written before the commits. */
+  readonly groupIndex: GroupIndex;
 
   constructor(
     readonly settings: KafkaGatewaySettings,
@@ -49,7 +52,9 @@ export class GatewayContext {
     readonly broker: () => AdvertisedBroker,
     readonly logger: Logger,
     readonly authentication?: TokenCheck,
-  ) {}
+  ) {
+    this.groupIndex = new GroupIndex(backend.groupIndex, settings.kafkaMaxIndexedPartitionsPerGroup);
+  }
 
   /**
    * A topic's Ledgerline partition count (0: not partitioned); undefined when

@@ -2,6 +2,7 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { NamespaceName, TopicName } from '@ledgerline/naming';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Entry, PoliciesSchema, PublishReceipt } from '@ledgerline/proto';
+import { AdminGroupIndexRecords, type GroupIndexRecords } from './group-index.js';
 import type { Caller, OwnerRouter } from './owner-router.js';
 import type { StoredMessage } from './record-mapping.js';
 import { topicSummary, type TopicSummary } from './topic-summary.js';
@@ -49,8 +50,12 @@ export interface OffsetAt {
  */
 export class LedgerlineBackend {
   private readonly writerNamespaces = new Map<string, { writer: string; readAtMs: number }>();
+  /** Groups' indexes of committed partitions, kept by the metadata service. */
+  readonly groupIndex: GroupIndexRecords;
 
-  constructor(private readonly router: OwnerRouter) {}
+  constructor(private readonly router: OwnerRouter) {
+    this.groupIndex = new AdminGroupIndexRecords(router);
+  }
 
   /** The topic's partition count (0: not partitioned), or undefined when it does not exist. */
   async partitions(topic: string, caller: Caller): Promise<number | undefined> {

@@ -98,6 +98,12 @@ export const kafkaGatewaySettings = {
    */
   kafkaOffsetMetadataMaxLength: z.number().int().min(0).max(16_384).default(4_096),
   /**
+   * Partitions a group's index of commits holds in one namespace (group-index.ts), at most the metadata service's
+   * 10,000; a group committing on more is marked unindexed, and DeleteGroups and OffsetDelete find its commits by
+   * reading every topic of the Kafka namespace.
+   */
+  kafkaMaxIndexedPartitionsPerGroup: z.number().int().min(1).max(10_000).default(10_000),
+  /**
    * Entries one partition fetch reads at most. The writer owner bounds a fetch too (its maxFetchEntries, 1,000 by
    * default), so at this default the client's partition max bytes decide how much a catch-up fetch brings: a
    * backlog of one small record per entry (100 B, librdkafka's 0038) took twice the round trips at 500.

@@ -80,6 +80,8 @@ function registeredPeers(
     logger,
     onChange: () => {
       const released = context.groups.release((groupId) => context.coordinates(groupId));
+      // The new coordinator may delete their entries: this gateway must write them again if the groups come back.
+      context.groupIndex.release((groupId) => context.coordinates(groupId));
       if (released > 0) logger.info({ released }, 'consumer groups moved to other gateways');
     },
   });

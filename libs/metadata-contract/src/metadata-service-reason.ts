@@ -15,6 +15,10 @@ export const MetadataServiceReason = {
   INVALID_PAGE_SIZE: 'INVALID_PAGE_SIZE',
   /** A topic id that is not 16 bytes, or is all zero (Kafka's "no id"). */
   INVALID_TOPIC_ID: 'INVALID_TOPIC_ID',
+  /** A Kafka group id that is empty, longer than an index path allows, or names a partition count out of bounds. */
+  INVALID_KAFKA_GROUP: 'INVALID_KAFKA_GROUP',
+  /** DeleteKafkaGroupIndex found the group's index changed since it was read (an entry added or removed): read it again. */
+  KAFKA_GROUP_INDEX_CHANGED: 'KAFKA_GROUP_INDEX_CHANGED',
   INVALID_PAGE_TOKEN: 'INVALID_PAGE_TOKEN',
   INVALID_PARTITIONS: 'INVALID_PARTITIONS',
   INVALID_PATH_PREFIX: 'INVALID_PATH_PREFIX',

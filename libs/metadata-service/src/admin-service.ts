@@ -1,4 +1,4 @@
-import { AdminService, AuthAction, FinishTopicDeletionOutcome } from '@ledgerline/proto';
+import { AdminService, AuthAction, FinishTopicDeletionOutcome, KafkaGroupIndexState } from '@ledgerline/proto';
 import type { NamespacePermissions } from './admin/permissions.js';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import type { MetadataAdmin } from './metadata-admin.js';
@@ -29,11 +29,48 @@ function permissionsMessage(permissions: NamespacePermissions) {
   );
 }
 
+const INDEX_STATES = {
+  partial: KafkaGroupIndexState.PARTIAL,
+  complete: KafkaGroupIndexState.COMPLETE,
+  unindexed: KafkaGroupIndexState.UNINDEXED,
+} as const;
+
 type AdminImpl = ServiceImpl<typeof AdminService>;
 
 /** ledgerline.v1.AdminService over MetadataAdmin. */
 export function adminServiceImpl(admin: MetadataAdmin): AdminImpl {
-  return { ...tenantAndNamespaceMethods(admin), ...topicAndPermissionMethods(admin) };
+  return { ...tenantAndNamespaceMethods(admin), ...topicAndPermissionMethods(admin), ...kafkaGroupIndexMethods(admin) };
+}
+
+type KafkaGroupIndexMethods = Pick<
+  AdminImpl,
+  'addKafkaGroupPartition' | 'getKafkaGroupIndex' | 'updateKafkaGroupIndex' | 'deleteKafkaGroupIndex'
+>;
+
+function kafkaGroupIndexMethods(admin: MetadataAdmin): KafkaGroupIndexMethods {
+  return {
+    async addKafkaGroupPartition(request) {
+      const state = await admin.addKafkaGroupPartition(request.topic, request.group, request.maxPartitions);
+      return { state: INDEX_STATES[state] };
+    },
+    async getKafkaGroupIndex(request) {
+      const index = await admin.getKafkaGroupIndex(request.namespace, request.group);
+      return { state: INDEX_STATES[index.state], topics: index.topics, version: BigInt(index.version) };
+    },
+    async updateKafkaGroupIndex(request) {
+      const state = await admin.updateKafkaGroupIndex(
+        request.namespace,
+        request.group,
+        request.removeTopics,
+        request.markComplete,
+      );
+      return { state: state === undefined ? KafkaGroupIndexState.UNSPECIFIED : INDEX_STATES[state] };
+    },
+    async deleteKafkaGroupIndex(request) {
+      await admin.deleteKafkaGroupIndex(request.namespace, request.group, Number(request.expectedVersion));
+      return {};
+    },
+  };
 }
 
 type TenantAndNamespaceMethods = Pick<
@@ -93,7 +130,9 @@ function tenantAndNamespaceMethods(admin: MetadataAdmin): TenantAndNamespaceMeth
   };
 }
 
-function topicAndPermissionMethods(admin: MetadataAdmin): Omit<AdminImpl, keyof TenantAndNamespaceMethods> {
+function topicAndPermissionMethods(
+  admin: MetadataAdmin,
+): Omit<AdminImpl, keyof TenantAndNamespaceMethods | keyof KafkaGroupIndexMethods> {
   return {
     async createTopic(request) {
       return { topic: topicMessage(await admin.createTopic(request.topic, request.partitions)) };

@@ -136,3 +136,12 @@ export const READER_NAMESPACE_READ_CONCURRENCY = 16;
 
 /** Roles with permissions on one namespace (each grant is a few bytes in the namespace record). */
 export const MAX_NAMESPACE_PERMISSION_ROLES = 1024;
+
+/**
+ * The Kafka gateway's index of a group's committed partitions (kafka-group-index.ts): the most entries one
+ * group's index holds in a namespace (past it the group is marked unindexed), the longest group id in UTF-8 bytes,
+ * and the entries removed at once.
+ */
+export const MAX_KAFKA_GROUP_INDEX_ENTRIES = 10_000;
+export const MAX_KAFKA_GROUP_ID_BYTES = 1024;
+export const KAFKA_GROUP_INDEX_CONCURRENCY = 16;

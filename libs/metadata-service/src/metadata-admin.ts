@@ -33,6 +33,12 @@ import { TopicReservations } from './admin/topic-reservations.js';
 import { resolveNamespaceStorage, resolveTopic } from './admin/topic-scope.js';
 import { TopicAdmin, type CountDriftListener } from './admin/topics.js';
 import { TopicAutoCreation } from './coordination/topic-auto-creation.js';
+import {
+  addKafkaGroupPartition,
+  deleteKafkaGroupIndex,
+  getKafkaGroupIndex,
+  updateKafkaGroupIndex,
+} from './admin/kafka-group-index.js';
 import { DEFAULT_RECOUNT_SETTLE_MS } from './limits.js';
 import { OwnerControls } from './coordination/owner-controls.js';
 import { UnreachableOwners, type UnreachableOwnerSettings } from './coordination/unreachable-owners.js';
@@ -110,6 +116,15 @@ export class MetadataAdmin {
   /** For the garbage collector: removes a deleted topic's node once its ledgers are gone (topic-deletion-finish.ts). */
   finishTopicDeletion = (managedLedgerPath: string, expectedVersion: number) =>
     finishTopicDeletion(this.context, managedLedgerPath, expectedVersion);
+
+  /** The Kafka gateway's index of a group's committed partitions (admin/kafka-group-index.ts). */
+  addKafkaGroupPartition = (topic: string, group: string, maxPartitions = 0) =>
+    addKafkaGroupPartition(this.context, topic, group, maxPartitions);
+  getKafkaGroupIndex = (namespace: string, group: string) => getKafkaGroupIndex(this.context, namespace, group);
+  updateKafkaGroupIndex = (namespace: string, group: string, removeTopics: readonly string[], markComplete = false) =>
+    updateKafkaGroupIndex(this.context, namespace, group, removeTopics, markComplete);
+  deleteKafkaGroupIndex = (namespace: string, group: string, expectedVersion: number) =>
+    deleteKafkaGroupIndex(this.context, namespace, group, expectedVersion);
 
   /** What listings in progress read ahead, so their next pages need fewer store reads. */
   readonly #listings = new ListingCache();

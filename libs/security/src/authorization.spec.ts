@@ -113,6 +113,27 @@ describe('authorization', () => {
     });
   });
 
+  it("lets a role that may consume on a namespace keep its Kafka groups' index there, as their commits need, and no other", async () => {
+    const calls: [string, Record<string, unknown>][] = [
+      ['AddKafkaGroupPartition', { topic: `${TOPIC}-partition-0`, group: 'billing' }],
+      ['GetKafkaGroupIndex', { namespace: 'acme/orders', group: 'billing' }],
+      ['UpdateKafkaGroupIndex', { namespace: 'acme/orders', group: 'billing', removeTopics: [] }],
+      ['DeleteKafkaGroupIndex', { namespace: 'acme/orders', group: 'billing', expectedVersion: 1n }],
+    ];
+    for (const [method, request] of calls) {
+      const path = `/ledgerline.v1.AdminService/${method}`;
+      for (const role of ['reader', 'acme-admin', 'root'])
+        await expect(check(role, path, request)).resolves.toBeUndefined();
+      for (const role of ['app', 'other']) {
+        expect(await refusal(check(role, path, request))).toMatchObject({ code: 'PERMISSION_DENIED' });
+      }
+    }
+    const bad = { namespace: 'not a namespace', group: 'billing' };
+    expect(await refusal(check('reader', '/ledgerline.v1.AdminService/GetKafkaGroupIndex', bad))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+    });
+  });
+
   it('refuses a topic of a missing namespace exactly as one the role may not use', async () => {
     const missing = await refusal(
       check('app', '/ledgerline.v1.AdminService/GetTopic', { topic: 'persistent://acme/nowhere/t' }),

@@ -72,6 +72,12 @@ const publishTopics: Rule = (request) => {
   return [...namespaces.values()];
 };
 const namespaceAdmin: Rule = (request) => adminOfNamespace(request['namespace']);
+/** A Kafka group's index of commits in a namespace: what its commits' cursor moves and deletions need there. */
+const namespaceConsume: Rule = (request) => ({
+  kind: 'namespace',
+  namespace: NamespaceName.parse(text(request['namespace'])).toString(),
+  actions: CONSUME,
+});
 const topicAdmin: Rule = (request) => adminOfTopic(request['topic']);
 
 /** A Consume stream is checked when it subscribes; flow, acks and nacks act on that subscription only. */
@@ -133,6 +139,11 @@ const RULES: Readonly<Record<string, Rule>> = {
   '/ledgerline.v1.AdminService/GrantPermission': namespaceAdmin,
   '/ledgerline.v1.AdminService/RevokePermission': namespaceAdmin,
   '/ledgerline.v1.AdminService/GetPermissions': namespaceAdmin,
+  // The Kafka gateway indexes a group's commits as it moves their cursors, with the client's rights.
+  '/ledgerline.v1.AdminService/AddKafkaGroupPartition': topicField(CONSUME),
+  '/ledgerline.v1.AdminService/GetKafkaGroupIndex': namespaceConsume,
+  '/ledgerline.v1.AdminService/UpdateKafkaGroupIndex': namespaceConsume,
+  '/ledgerline.v1.AdminService/DeleteKafkaGroupIndex': namespaceConsume,
 };
 
 /**

@@ -16,8 +16,9 @@ import { GroupCoordinator } from '../group-coordinator.js';
 import type { CommittedOffset, LedgerlineBackend } from '../ledgerline-backend.js';
 import { ANONYMOUS } from '../owner-router.js';
 import { newSession } from '../session.js';
-import { resolveKafkaGatewaySettings } from '../settings.js';
+import { resolveKafkaGatewaySettings, type KafkaGatewaySettings } from '../settings.js';
 import { TopicNames } from '../topic-names.js';
+import { MemoryGroupIndexRecords } from '../testing/memory-group-index.js';
 import { handleDeleteGroups, handleOffsetDelete } from './group-admin.js';
 import { handleOffsetCommit } from './offsets.js';
 
@@ -32,6 +33,18 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 class CommitsBackend {
   /** Partition counts of the namespace's topics, by Ledgerline topic (0: not partitioned). */
   readonly topics = new Map<string, number>();
+  /**
+   * The groups' indexes. The namespace starts partial, as one created before the index, since most specs here
+   * put their commits in place directly, without OffsetCommit: those are commits made before the index existed.
+   */
+  readonly groupIndex = new MemoryGroupIndexRecords();
+  /** Cursors read (committedOffset) and namespace listings: what finding a group's commits cost. */
+  cursorReads = 0;
+  listings = 0;
+
+  constructor(indexedSinceCreation = false) {
+    if (!indexedSinceCreation) this.groupIndex.partialNamespaces.add('public/default');
+  }
   /** Commits by `<partition topic> <group>`. */
   readonly commits = new Map<string, bigint>();
   /** Deletions in the order they were applied. */
@@ -50,6 +63,7 @@ class CommitsBackend {
   }
 
   async listTopics(): Promise<string[]> {
+    this.listings++;
     if (this.listFailure !== undefined) throw this.listFailure;
     return [...this.topics].flatMap(([topic, count]) =>
       count === 0 ? [topic] : Array.from({ length: count }, (_, index) => `${topic}-partition-${index}`),
@@ -57,6 +71,7 @@ class CommitsBackend {
   }
 
   async committedOffset(topic: string, group: string): Promise<CommittedOffset> {
+    this.cursorReads++;
     return { offset: this.commits.get(`${topic} ${group}`) ?? -1n, metadata: '' };
   }
 
@@ -78,8 +93,12 @@ class CommitsBackend {
 
 const session = newSession(ANONYMOUS, '127.0.0.1');
 
-function contextOver(backend: CommitsBackend, coordinator = 1): GatewayContext {
-  const settings = resolveKafkaGatewaySettings({ groupInitialRebalanceDelayMs: 0 });
+function contextOver(
+  backend: CommitsBackend,
+  coordinator = 1,
+  overrides: Partial<KafkaGatewaySettings> = {},
+): GatewayContext {
+  const settings = resolveKafkaGatewaySettings({ groupInitialRebalanceDelayMs: 0, ...overrides });
   const self = { nodeId: 1, host: 'localhost', port: 9092 };
   const context = new GatewayContext(
     settings,
@@ -256,5 +275,152 @@ describe('OffsetDelete', () => {
       KafkaErrorCode.NOT_COORDINATOR,
       [],
     ]);
+  });
+});
+
+/** OffsetCommit (no generation) of `partitions` of `topic` for `group`: what a simple consumer or an admin tool sends. */
+async function commitThrough(context: GatewayContext, group: string, topic: string, ...partitions: number[]) {
+  const body = {
+    groupId: group,
+    generationId: -1,
+    memberId: '',
+    retentionTimeMs: -1n,
+    topics: [
+      {
+        name: topic,
+        partitions: partitions.map((partitionIndex) => ({
+          partitionIndex,
+          committedOffset: 1n,
+          committedMetadata: null,
+        })),
+      },
+    ],
+  };
+  const answer = await handleOffsetCommit(context, request(ApiKey.OffsetCommit, 2, body), session);
+  const codes = (answer['topics'] as { partitions: { errorCode: number }[] }[])[0]!.partitions.map((p) => p.errorCode);
+  expect(codes).toEqual(partitions.map(() => KafkaErrorCode.NONE));
+}
+
+/** A namespace of `count` topics of 2 partitions each, as many as a scan would read. */
+function manyTopics(backend: CommitsBackend, count: number): void {
+  for (let index = 0; index < count; index++) backend.topics.set(`${HOME}/t${index}`, 2);
+}
+
+describe("DeleteGroups and OffsetDelete through the group's index of committed partitions", () => {
+  it('reads only the indexed partitions of a group that committed through the gateway, however large the namespace', async () => {
+    const backend = new CommitsBackend(true);
+    manyTopics(backend, 100);
+    const context = contextOver(backend);
+    await commitThrough(context, 'billing', 't7', 0, 1);
+    await commitThrough(context, 'audit', 't7', 1);
+    backend.cursorReads = 0;
+    expect(await deleteGroups(context, 'billing')).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.listings).toBe(0);
+    // Two partitions: their cursors, not the namespace's 200.
+    expect(backend.cursorReads).toBe(0);
+    expect(backend.deleted).toEqual([`${HOME}/t7-partition-0 billing`, `${HOME}/t7-partition-1 billing`]);
+    expect([...backend.commits.keys()]).toEqual([`${HOME}/t7-partition-1 audit`]);
+    // Nothing of the group is left in the metadata store, and a second deletion finds nothing, still without a scan.
+    expect(backend.groupIndex.record('public/default', 'billing')).toBeUndefined();
+    expect(await deleteGroups(context, 'billing')).toEqual([KafkaErrorCode.GROUP_ID_NOT_FOUND]);
+    expect(backend.listings).toBe(0);
+  });
+
+  it('finds the index from a new gateway object (a restart), and writes a commit after a deletion into it again', async () => {
+    const backend = new CommitsBackend(true);
+    manyTopics(backend, 50);
+    await commitThrough(contextOver(backend), 'billing', 't3', 1);
+    const restarted = contextOver(backend);
+    expect(await deleteGroups(restarted, 'billing')).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.commits.size).toBe(0);
+    expect(backend.listings).toBe(0);
+    // The gateway forgot what it knew of the deleted group: its next commit is indexed again.
+    await commitThrough(restarted, 'billing', 't3', 1);
+    expect(await deleteGroups(contextOver(backend), 'billing')).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.commits.size).toBe(0);
+  });
+
+  it('finds a group that committed before the index by one last scan, indexes what it found and marks it complete', async () => {
+    const backend = new CommitsBackend();
+    manyTopics(backend, 20);
+    backend.commits.set(`${HOME}/t4-partition-0 billing`, 1n).set(`${HOME}/t9-partition-1 billing`, 1n);
+    const context = contextOver(backend);
+    // Not a partition the group committed on: the group is looked for, by the last scan.
+    expect(await offsetDelete(context, 'billing', 't0')).toEqual([KafkaErrorCode.NONE, [KafkaErrorCode.NONE]]);
+    expect(backend.listings).toBe(1);
+    expect(backend.groupIndex.record('public/default', 'billing')).toMatchObject({
+      state: 'complete',
+      entries: new Set([`${HOME}/t4-partition-0`, `${HOME}/t9-partition-1`]),
+    });
+    backend.cursorReads = 0;
+    expect(await offsetDelete(context, 'billing', 't1')).toEqual([KafkaErrorCode.NONE, [KafkaErrorCode.NONE]]);
+    expect(await deleteGroups(context, 'billing')).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.listings).toBe(1);
+    expect(backend.cursorReads).toBe(2);
+    expect(backend.commits.size).toBe(0);
+    expect(backend.groupIndex.record('public/default', 'billing')).toBeUndefined();
+  });
+
+  it('deletes a group that committed before the index whole by the last scan, leaving no record', async () => {
+    const backend = new CommitsBackend();
+    manyTopics(backend, 5);
+    backend.commits.set(`${HOME}/t1-partition-0 billing`, 1n);
+    const context = contextOver(backend);
+    await commitThrough(context, 'billing', 't2', 0);
+    expect(await deleteGroups(context, 'billing')).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.listings).toBe(1);
+    expect(backend.commits.size).toBe(0);
+    expect(backend.groupIndex.records.size).toBe(0);
+  });
+
+  it('marks a group past kafkaMaxIndexedPartitionsPerGroup unindexed, and still deletes it whole by scanning', async () => {
+    const backend = new CommitsBackend(true);
+    manyTopics(backend, 10);
+    const context = contextOver(backend, 1, { kafkaMaxIndexedPartitionsPerGroup: 3 });
+    await commitThrough(context, 'wide', 't0', 0, 1);
+    await commitThrough(context, 'wide', 't1', 0, 1);
+    await commitThrough(context, 'wide', 't2', 0, 1);
+    expect(backend.groupIndex.record('public/default', 'wide')?.state).toBe('unindexed');
+    // Once marked, this gateway adds nothing more for the group.
+    const adds = backend.groupIndex.calls.add;
+    await commitThrough(context, 'wide', 't3', 0);
+    expect(backend.groupIndex.calls.add).toBe(adds);
+    expect(await deleteGroups(context, 'wide')).toEqual([KafkaErrorCode.NONE]);
+    expect(backend.listings).toBe(1);
+    expect(backend.commits.size).toBe(0);
+    expect(backend.groupIndex.records.size).toBe(0);
+  });
+
+  it('answers OffsetDelete of a group the coordinator does not know through the index: found without a scan, or GROUP_ID_NOT_FOUND', async () => {
+    const backend = new CommitsBackend(true);
+    manyTopics(backend, 50);
+    const context = contextOver(backend);
+    await commitThrough(context, 'billing', 't8', 0);
+    backend.cursorReads = 0;
+    expect(await offsetDelete(context, 'billing', 't0')).toEqual([KafkaErrorCode.NONE, [KafkaErrorCode.NONE]]);
+    expect(await offsetDelete(context, 'nobody', 't0')).toEqual([KafkaErrorCode.GROUP_ID_NOT_FOUND, []]);
+    expect(backend.listings).toBe(0);
+    // t0's cursor asked twice (once per request), t8's once.
+    expect(backend.cursorReads).toBe(3);
+    // Deleting the group's last commit removes its entry, and the group is then unknown.
+    expect(await offsetDelete(context, 'billing', 't8')).toEqual([KafkaErrorCode.NONE, [KafkaErrorCode.NONE]]);
+    expect(backend.groupIndex.record('public/default', 'billing')?.entries.size).toBe(0);
+    expect(await offsetDelete(context, 'billing', 't8')).toEqual([KafkaErrorCode.GROUP_ID_NOT_FOUND, []]);
+  });
+
+  it('answers an index the caller may not read GROUP_AUTHORIZATION_FAILED, and an unreachable one COORDINATOR_NOT_AVAILABLE', async () => {
+    const backend = new CommitsBackend(true);
+    backend.topics.set(`${HOME}/orders`, 1);
+    const context = contextOver(backend);
+    await commitThrough(context, 'billing', 'orders', 0);
+    backend.groupIndex.refusal = new LedgerlineError('PERMISSION_DENIED', SecurityReason.PERMISSION_NOT_GRANTED, 'no');
+    expect(await deleteGroups(context, 'billing')).toEqual([KafkaErrorCode.GROUP_AUTHORIZATION_FAILED]);
+    expect(await offsetDelete(context, 'billing', 'nothing-here')).toEqual([
+      KafkaErrorCode.GROUP_AUTHORIZATION_FAILED,
+      [],
+    ]);
+    backend.groupIndex.refusal = new LedgerlineError('UNAVAILABLE', RpcReason.TRANSPORT_UNAVAILABLE, 'restarting');
+    expect(await deleteGroups(context, 'billing')).toEqual([KafkaErrorCode.COORDINATOR_NOT_AVAILABLE]);
+    expect(backend.commits.size).toBe(1);
   });
 });

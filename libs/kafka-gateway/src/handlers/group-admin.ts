@@ -6,31 +6,43 @@ import {
   type DecodedRequest,
   type Message,
 } from '@ledgerline/kafka-protocol';
+import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { checkSubscriptionName, OwnerReason } from '@ledgerline/ownership';
 import type { GatewayContext } from '../gateway-context.js';
 import type { ConsumerGroup } from '../group-state.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
 import type { Session } from '../session.js';
-import { commitKey, topicCommitKey } from './offsets.js';
+import {
+  deleteInTurn,
+  GROUP_SCAN_CONCURRENCY,
+  groupCommitTopics,
+  hasCommit,
+  listedCommitKey,
+  namespaceTopics,
+  readGroupIndex,
+  scanCommittedTopics,
+} from './group-commits.js';
+import { commitKey } from './offsets.js';
 
-/** Cursors read or deleted at once while a group's commits are looked for in the Kafka namespace. */
-export const GROUP_SCAN_CONCURRENCY = 16;
 /** The protocol type of Kafka's consumers: only their subscriptions can be read (ConsumerProtocol). */
 const CONSUMER_PROTOCOL = 'consumer';
-const PARTITION_SUFFIX = /^(.*)-partition-(\d+)$/;
+/** Rounds of one group's deletion while commits keep changing its index (each deletes what the last left). */
+const MAX_DELETE_ROUNDS = 4;
 
 /**
- * The Kafka error code of a failure that concerns a whole group (listing
- * where its commits are): a refused call is the group's authorization, one
- * that may succeed later the coordinator not being available, which Kafka's
- * admin clients retry.
+ * The Kafka error code of a failure that concerns a whole group (reading its
+ * index, listing where its commits are): a refused call is the group's
+ * authorization, one that may succeed later the coordinator not being
+ * available, which Kafka's admin clients retry.
  */
 function groupErrorOf(error: unknown): number {
   const failure = LedgerlineError.from(error);
   if (failure.code === 'PERMISSION_DENIED' || failure.code === 'UNAUTHENTICATED') {
     return KafkaErrorCode.GROUP_AUTHORIZATION_FAILED;
   }
-  if (failure.retryable) return KafkaErrorCode.COORDINATOR_NOT_AVAILABLE;
+  if (failure.retryable || failure.reason === MetadataServiceReason.KAFKA_GROUP_INDEX_CHANGED) {
+    return KafkaErrorCode.COORDINATOR_NOT_AVAILABLE;
+  }
   return kafkaErrorOf(error);
 }
 
@@ -38,79 +50,8 @@ function subscriptionBusy(error: unknown): boolean {
   return error instanceof LedgerlineError && error.reason === OwnerReason.SUBSCRIPTION_BUSY;
 }
 
-/**
- * The topics of the Kafka namespace (partitions and non-partitioned topics,
- * as the admin API lists them), read once per request however many groups
- * it names; a namespace that does not exist holds none.
- */
-function namespaceTopics(context: GatewayContext, session: Session): () => Promise<string[]> {
-  let listed: Promise<string[]> | undefined;
-  return () => {
-    listed ??= context.backend.listTopics(context.names.namespace, session.caller).catch((error: unknown) => {
-      if (error instanceof LedgerlineError && error.code === 'NOT_FOUND') return [];
-      throw error;
-    });
-    return listed;
-  };
-}
-
-/**
- * The topics of the Kafka namespace on which the group has a commit: its
- * cursor there holds the committed-offset property. Commits are cursors
- * found by topic, with no index of a group's partitions, so every topic of
- * the namespace is asked (GROUP_SCAN_CONCURRENCY at a time); with `any`, the
- * search ends at the first one found.
- */
-async function committedTopics(
-  context: GatewayContext,
-  groupId: string,
-  topics: readonly string[],
-  session: Session,
-  any = false,
-): Promise<string[]> {
-  const found: string[] = [];
-  const stop = new AbortController();
-  await pMap(
-    topics,
-    async (topic) => {
-      if (stop.signal.aborted) return;
-      const committed = await context.backend.committedOffset(topic, groupId, session.caller);
-      if (committed.offset < 0n) return;
-      found.push(topic);
-      if (any) stop.abort();
-    },
-    { concurrency: GROUP_SCAN_CONCURRENCY },
-  );
-  return found;
-}
-
-/** The commit order's key of a listed topic: a `-partition-i` topic is Kafka partition i of its topic, any other 0. */
-function listedCommitKey(groupId: string, topic: string): string {
-  const partition = PARTITION_SUFFIX.exec(topic);
-  return partition === null
-    ? topicCommitKey(groupId, topic, 0)
-    : topicCommitKey(groupId, partition[1]!, Number(partition[2]));
-}
-
-/**
- * Deletes the group's commit on one partition's topic in its turn among the
- * group's commits of that partition (handlers/offsets.ts), so that a commit
- * and a deletion of one partition are applied one after the other.
- */
-async function deleteInTurn(
-  context: GatewayContext,
-  key: string,
-  topic: string,
-  groupId: string,
-  session: Session,
-): Promise<boolean> {
-  const turn = context.commitOrder.take(key);
-  try {
-    await turn.turn;
-    return await context.backend.deleteCommit(topic, groupId, session.caller);
-  } finally {
-    turn.issued();
-  }
+function indexChanged(error: unknown): boolean {
+  return error instanceof LedgerlineError && error.reason === MetadataServiceReason.KAFKA_GROUP_INDEX_CHANGED;
 }
 
 /** Whether a group could have commits: its id names a subscription (OffsetCommit refuses every other). */
@@ -123,6 +64,48 @@ function mayHaveCommits(groupId: string): boolean {
   }
 }
 
+/**
+ * One round of a group's deletion: its commits where its index (and, when
+ * the index cannot say all, a scan) finds them, each entry removed in its
+ * commit's turn; then the index itself, by compare-and-set on the version
+ * read after. 'again' when a commit changed the index meanwhile.
+ */
+async function deleteRound(
+  context: GatewayContext,
+  groupId: string,
+  topics: () => Promise<string[]>,
+  session: Session,
+): Promise<{ deleted: boolean; done: boolean }> {
+  const index = await readGroupIndex(context, groupId, session);
+  const indexed = new Set(index.topics);
+  const found = await groupCommitTopics(context, groupId, index, topics, session);
+  const deleted = await pMap(
+    found,
+    (topic) =>
+      deleteInTurn(
+        context,
+        listedCommitKey(groupId, topic),
+        topic,
+        groupId,
+        session,
+        indexed.has(topic) ? 'always' : 'never',
+      ),
+    { concurrency: GROUP_SCAN_CONCURRENCY },
+  );
+  const after = index.version === 0 ? index : await readGroupIndex(context, groupId, session);
+  // A commit indexed since the first read: delete it too (a commit that came after the deletion began may go).
+  if (after.topics.length > 0) return { deleted: deleted.includes(true), done: false };
+  if (after.version > 0) {
+    try {
+      await context.groupIndex.records.remove(context.names.namespace, groupId, after.version, session.caller);
+    } catch (error) {
+      if (indexChanged(error)) return { deleted: deleted.includes(true), done: false };
+      throw error;
+    }
+  }
+  return { deleted: deleted.includes(true), done: true };
+}
+
 async function deleteGroup(
   context: GatewayContext,
   groupId: string,
@@ -132,30 +115,36 @@ async function deleteGroup(
   if (!context.coordinates(groupId)) return KafkaErrorCode.NOT_COORDINATOR;
   const known = context.groups.get(groupId);
   if (known !== undefined && known.members.size > 0) return KafkaErrorCode.NON_EMPTY_GROUP;
-  let committed: string[] = [];
-  try {
-    if (mayHaveCommits(groupId)) committed = await committedTopics(context, groupId, await topics(), session);
-  } catch (error) {
-    return groupErrorOf(error);
+  let deleted = false;
+  if (mayHaveCommits(groupId)) {
+    let done = false;
+    try {
+      for (let round = 0; round < MAX_DELETE_ROUNDS && !done; round++) {
+        const outcome = await deleteRound(context, groupId, topics, session);
+        deleted ||= outcome.deleted;
+        done = outcome.done;
+      }
+    } catch (error) {
+      // Consumers of the Ledgerline SDK read the group's subscription: it is in use, as a group with members.
+      return subscriptionBusy(error) ? KafkaErrorCode.NON_EMPTY_GROUP : groupErrorOf(error);
+    } finally {
+      context.groupIndex.forgetGroup(context.names.namespace, groupId);
+    }
+    if (!done) return KafkaErrorCode.COORDINATOR_NOT_AVAILABLE;
   }
-  if (committed.length === 0 && known === undefined) return KafkaErrorCode.GROUP_ID_NOT_FOUND;
-  try {
-    await pMap(committed, (topic) => deleteInTurn(context, listedCommitKey(groupId, topic), topic, groupId, session), {
-      concurrency: GROUP_SCAN_CONCURRENCY,
-    });
-  } catch (error) {
-    // Consumers of the Ledgerline SDK read the group's subscription: it is in use, as a group with members.
-    return subscriptionBusy(error) ? KafkaErrorCode.NON_EMPTY_GROUP : groupErrorOf(error);
-  }
+  if (!deleted && known === undefined) return KafkaErrorCode.GROUP_ID_NOT_FOUND;
   context.groups.forget(groupId);
   return KafkaErrorCode.NONE;
 }
 
 /**
  * DeleteGroups v0-2: deletes each group's committed offsets, which are the
- * cursors named by the group on the partitions' topics, found by asking
- * every topic of the Kafka namespace (listing it needs the namespace's admin,
- * as Kafka's DELETE on a group is an admin's right). Answered as Kafka's
+ * cursors named by the group on the partitions' topics, found through the
+ * group's index in the Kafka namespace (reading it needs consume there, as
+ * deleting the commits does); a group whose index cannot say all (it
+ * committed before the index existed, or past its bound) is also looked for
+ * on every topic of the namespace, which listing needs the namespace's admin
+ * for. The group's index goes with its commits. Answered as Kafka's
  * coordinator answers: NOT_COORDINATOR on any gateway but the group's,
  * NON_EMPTY_GROUP while it has members (or SDK consumers read its
  * subscription), GROUP_ID_NOT_FOUND when it has neither members nor
@@ -205,7 +194,13 @@ function groupRefusal(errorCode: number): Message {
   return { errorCode, throttleTimeMs: 0, topics: [] };
 }
 
-/** Whether the group has a commit among the partitions asked for, or anywhere in the Kafka namespace. */
+/**
+ * Whether the group has a commit among the partitions asked for, or anywhere
+ * in the Kafka namespace: on a partition its index names, or, when the index
+ * cannot say all, on a topic one scan finds. A group that committed before
+ * the index existed has what that last scan found indexed, and its index
+ * marked complete, so it is never scanned again.
+ */
 async function hasCommits(
   context: GatewayContext,
   groupId: string,
@@ -216,10 +211,20 @@ async function hasCommits(
   for (const partition of asked) {
     const topic = await partition.resolved;
     if (typeof topic !== 'string') continue;
-    if ((await context.backend.committedOffset(topic, groupId, session.caller)).offset >= 0n) return true;
+    if (await hasCommit(context, topic, groupId, session)) return true;
   }
+  const index = await readGroupIndex(context, groupId, session);
+  for (const topic of index.topics) if (await hasCommit(context, topic, groupId, session)) return true;
+  if (index.state === 'complete') return false;
   const topics = await namespaceTopics(context, session)();
-  return (await committedTopics(context, groupId, topics, session, true)).length > 0;
+  if (index.state === 'unindexed')
+    return (await scanCommittedTopics(context, groupId, topics, session, true)).length > 0;
+  const found = await scanCommittedTopics(context, groupId, topics, session);
+  for (const topic of found) await context.groupIndex.indexed(topic, groupId, session.caller);
+  if (found.length > 0 || index.version > 0) {
+    await context.groupIndex.records.update(context.names.namespace, groupId, [], true, session.caller);
+  }
+  return found.length > 0;
 }
 
 /**
@@ -270,7 +275,7 @@ export async function handleOffsetDelete(
         return KafkaErrorCode.GROUP_SUBSCRIBED_TO_TOPIC;
       }
       try {
-        await deleteInTurn(context, commitKey(context, groupId, topic, partition), known, groupId, session);
+        await deleteInTurn(context, commitKey(context, groupId, topic, partition), known, groupId, session, 'deleted');
         return KafkaErrorCode.NONE;
       } catch (error) {
         return subscriptionBusy(error) ? KafkaErrorCode.GROUP_SUBSCRIBED_TO_TOPIC : kafkaErrorOf(error);

@@ -7,6 +7,7 @@ import {
   type DecodedRequest,
   type Message,
 } from '@ledgerline/kafka-protocol';
+import { SecurityReason } from '@ledgerline/security';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from '../gateway-context.js';
 import { GroupCoordinator } from '../group-coordinator.js';
@@ -15,6 +16,7 @@ import { ANONYMOUS } from '../owner-router.js';
 import { newSession } from '../session.js';
 import { resolveKafkaGatewaySettings } from '../settings.js';
 import { TopicNames } from '../topic-names.js';
+import { MemoryGroupIndexRecords } from '../testing/memory-group-index.js';
 import { handleOffsetCommit, handleOffsetFetch } from './offsets.js';
 
 /** Lets every callback queued so far run: a turn of the event loop, not a guess at a time. */
@@ -28,6 +30,7 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
  */
 class CursorBackend {
   readonly committed = new Map<string, CommittedOffset>();
+  readonly groupIndex = new MemoryGroupIndexRecords();
   /** The offsets in the order their commits were applied. */
   readonly applied: bigint[] = [];
   private readonly epochs = new Map<string, number>();
@@ -105,6 +108,36 @@ function errorCodes(answers: Message[]): number[] {
     (answer) => (answer['topics'] as { partitions: { errorCode: number }[] }[])[0]!.partitions[0]!.errorCode,
   );
 }
+
+describe("OffsetCommit and the group's index of committed partitions", () => {
+  it('indexes a partition before its first commit, once per gateway: a steady consumer costs no index call', async () => {
+    const backend = new CursorBackend();
+    const context = contextOver(backend);
+    for (const offset of [1n, 2n, 3n]) await commit(context, 'orders', offset, null);
+    expect(backend.groupIndex.calls.add).toBe(1);
+    expect(backend.groupIndex.record('public/default', 'ordered')?.entries).toEqual(
+      new Set(['persistent://public/default/orders-partition-1']),
+    );
+    // Another gateway object (a restart) writes it once more, and finds it there.
+    await commit(contextOver(backend), 'orders', 4n, null);
+    expect(backend.groupIndex.calls.add).toBe(2);
+    expect(backend.groupIndex.record('public/default', 'ordered')?.entries.size).toBe(1);
+  });
+
+  it('stores no commit the index could not take: a refusal is TOPIC_AUTHORIZATION_FAILED for the partition', async () => {
+    const backend = new CursorBackend();
+    backend.groupIndex.refusal = new LedgerlineError(
+      'PERMISSION_DENIED',
+      SecurityReason.PERMISSION_NOT_GRANTED,
+      'no consume',
+    );
+    const context = contextOver(backend);
+    expect(errorCodes([await commit(context, 'orders', 5n, null)])).toEqual([
+      KafkaErrorCode.TOPIC_AUTHORIZATION_FAILED,
+    ]);
+    expect(backend.applied).toEqual([]);
+  });
+});
 
 describe('OffsetCommit of one group and partition', () => {
   it('applies commits in flight together one at a time, in arrival order, the last one winning, all answered NONE', async () => {

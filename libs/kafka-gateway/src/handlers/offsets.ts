@@ -76,6 +76,8 @@ async function commitPartition(
   try {
     await turn.turn;
     const ledgerlineTopic = await context.resolvePartition(kafkaTopic, partition.partitionIndex, session.caller);
+    // Indexed first, in the commit's turn: every stored commit is indexed (an entry without a commit is harmless).
+    await context.groupIndex.indexed(ledgerlineTopic, groupId, session.caller);
     await context.backend.commitOffset(
       ledgerlineTopic,
       groupId,

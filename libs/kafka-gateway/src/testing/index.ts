@@ -2,3 +2,5 @@
 // and never by production code: a bare Kafka connection that sends requests of any version, pipelined or not.
 export { RawKafkaClient, plainAuthBytes } from './raw-kafka-client.js';
 export type { RawAnswer, RawRequest } from './raw-kafka-client.js';
+// The metadata service's index of groups' committed partitions, in memory, as handler specs meet it.
+export { MemoryGroupIndexRecords } from './memory-group-index.js';

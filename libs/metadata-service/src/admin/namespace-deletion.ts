@@ -7,6 +7,7 @@ import {
   type NamespaceName,
 } from '@ledgerline/naming';
 import { LedgerlineError } from '@ledgerline/errors';
+import { deleteKafkaGroupIndexes } from './kafka-group-index.js';
 import type { AdminContext } from '../admin-context.js';
 import { retryOnConflict } from '../records/cas-retry.js';
 import {
@@ -79,6 +80,8 @@ export async function deleteNamespace(
   }
   await context.store.delete(dirs[3]!);
   await context.store.delete(dirs[2]!);
+  // No topic is left, so no commit: the Kafka groups' indexes of the namespace would only leak.
+  await deleteKafkaGroupIndexes(context, namespace);
   await context.store.delete(namespacePath(namespace));
   const writer = found.record.policies.writerNamespace;
   if (writer !== '') await removeReaderIndex(context, parseNamespace(writer), namespace);

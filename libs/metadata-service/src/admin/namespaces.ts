@@ -99,7 +99,7 @@ export async function createNamespaceRecord(
   const policies = policiesForCreate({ ...input, writerNamespace: undefined, readonly: undefined });
   await readTenant(context, namespace.tenant);
   await createTopicCounter(context, namespace);
-  const record: NamespaceRecord = { policies, createdAtMs: context.now(), deleting: false };
+  const record: NamespaceRecord = { policies, createdAtMs: context.now(), deleting: false, kafkaGroupsIndexed: true };
   let version: number;
   try {
     version = await writeRecord(context.store, namespacePath(namespace), record, 'absent');

@@ -18,6 +18,8 @@ import { encodeLocalName, namespacePersistencePrefix, type NamespaceName, type T
  *   /owners/<group>/<instanceId>                          owner registration and its session deadline
  *   /sessions/<sessionId>                                 session id -> owner node
  *   /leases/<tenant>/<ns>/<encoded>                       topic lease (held or free; the version only grows)
+ *   /kafka/groups/<tenant>/<ns>/<group>                   a Kafka group's index of committed partitions (its state)
+ *   /kafka/groups/<tenant>/<ns>/<group>/<encoded>         one entry per partition topic the group committed on
  *   sequence `ledger-id`                                  ledger ids
  */
 export const TENANTS_DIR = '/admin/tenants';
@@ -31,6 +33,7 @@ export const TOPIC_ID_INDEX_DIR = '/admin/topic-id-index';
 export const OWNERS_DIR = '/owners';
 export const SESSIONS_DIR = '/sessions';
 export const LEASES_DIR = '/leases';
+export const KAFKA_GROUPS_DIR = '/kafka/groups';
 
 export function tenantPath(tenant: string): string {
   return `${TENANTS_DIR}/${tenant}`;
@@ -105,4 +108,17 @@ export function sessionPath(sessionId: string): string {
 /** Leases are by namespace and name, never by bucket: ownership does not depend on the storage layout. */
 export function leasePath(topic: TopicName): string {
   return `${LEASES_DIR}/${topic.namespaceName.toString()}/${topic.encodedLocalName}`;
+}
+
+export function kafkaGroupsDir(namespace: NamespaceName): string {
+  return `${KAFKA_GROUPS_DIR}/${namespace.toString()}`;
+}
+
+/** A group id is one path segment, encoded as a topic's local name is (any UTF-8, no `/`). */
+export function kafkaGroupPath(namespace: NamespaceName, group: string): string {
+  return `${kafkaGroupsDir(namespace)}/${encodeLocalName(group)}`;
+}
+
+export function kafkaGroupEntryPath(namespace: NamespaceName, group: string, topic: TopicName): string {
+  return `${kafkaGroupPath(namespace, group)}/${topic.encodedLocalName}`;
 }

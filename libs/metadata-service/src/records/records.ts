@@ -28,6 +28,11 @@ export const NamespaceRecordSchema = z.object({
   createdAtMs: z.number(),
   /** Set by DeleteNamespace before it takes the namespace apart; creates are refused from then on. */
   deleting: z.boolean(),
+  /**
+   * True for a namespace created since the Kafka gateway indexes its groups' commits (kafka-group-index.ts): none
+   * of its groups committed before the index, so a group without a record has no commit there. Absent on older ones.
+   */
+  kafkaGroupsIndexed: z.boolean().optional(),
 });
 export type NamespaceRecord = z.infer<typeof NamespaceRecordSchema>;
 
@@ -109,3 +114,15 @@ export const LeaseRecordSchema = z.object({
   handedOverBy: z.string().optional(),
 });
 export type LeaseRecord = z.infer<typeof LeaseRecordSchema>;
+
+/**
+ * A Kafka group's index of committed partitions in one namespace (its entries are the record's children):
+ * `partial` may miss commits made before the index existed, `complete` holds them all, `unindexed` grew past its
+ * bound and is found by scanning. `entries` is never below the children's count (it is raised before an entry is
+ * written and lowered after one is removed), so the bound holds.
+ */
+export const KafkaGroupIndexRecordSchema = z.object({
+  state: z.enum(['partial', 'complete', 'unindexed']),
+  entries: z.number().int().min(0),
+});
+export type KafkaGroupIndexRecord = z.infer<typeof KafkaGroupIndexRecordSchema>;

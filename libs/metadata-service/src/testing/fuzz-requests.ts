@@ -112,6 +112,8 @@ export function requestArbitraries(seeds: FuzzSeeds) {
     'persistent://nobody/ns/t',
   );
   const group = near(seeds.ownerGroup, seeds.readerGroup, '');
+  // Kafka group ids: ordinary, path-like, too long for an index path, chaos.
+  const kafkaGroup = near('billing', '.', '..', 'a/b', 'x'.repeat(1100));
   const sessionId = near(seeds.sessionId, '00000000-0000-0000-0000-000000000000', '');
   // Unregistering the seeded session would end every later lease case early: it ends an unknown one instead.
   const otherSessionId = near('00000000-0000-0000-0000-000000000000', '');
@@ -180,6 +182,15 @@ export function requestArbitraries(seeds: FuzzSeeds) {
       revokePermission: optionalFields({ namespace, role: fc.oneof(near('app'), chaosString) }),
       getPermissions: optionalFields({ namespace }),
       getBalancerStatus: fc.constant({}),
+      addKafkaGroupPartition: optionalFields({ topic, group: kafkaGroup, maxPartitions: int32 }),
+      getKafkaGroupIndex: optionalFields({ namespace, group: kafkaGroup }),
+      updateKafkaGroupIndex: optionalFields({
+        namespace,
+        group: kafkaGroup,
+        removeTopics: fc.array(topic, { maxLength: 8 }),
+        markComplete: fc.boolean(),
+      }),
+      deleteKafkaGroupIndex: optionalFields({ namespace, group: kafkaGroup, expectedVersion: int64 }),
     },
     LookupService: {
       registerOwner: optionalFields({ owner, sessionTtlMs: int64 }),

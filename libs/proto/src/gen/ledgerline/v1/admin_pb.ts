@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ledgerline/v1/admin.proto.
  */
 export const file_ledgerline_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChlsZWRnZXJsaW5lL3YxL2FkbWluLnByb3RvEg1sZWRnZXJsaW5lLnYxIj0KD1JvbGVQZXJtaXNzaW9ucxIqCgdhY3Rpb25zGAEgAygOMhkubGVkZ2VybGluZS52MS5BdXRoQWN0aW9uImUKFkdyYW50UGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkSKgoHYWN0aW9ucxgDIAMoDjIZLmxlZGdlcmxpbmUudjEuQXV0aEFjdGlvbiK7AQoXR3JhbnRQZXJtaXNzaW9uUmVzcG9uc2USTAoLcGVybWlzc2lvbnMYASADKAsyNy5sZWRnZXJsaW5lLnYxLkdyYW50UGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiOgoXUmV2b2tlUGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkivQEKGFJldm9rZVBlcm1pc3Npb25SZXNwb25zZRJNCgtwZXJtaXNzaW9ucxgBIAMoCzI4LmxlZGdlcmxpbmUudjEuUmV2b2tlUGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiKgoVR2V0UGVybWlzc2lvbnNSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSLVAQoWR2V0UGVybWlzc2lvbnNSZXNwb25zZRJLCgtwZXJtaXNzaW9ucxgBIAMoCzI2LmxlZGdlcmxpbmUudjEuR2V0UGVybWlzc2lvbnNSZXNwb25zZS5QZXJtaXNzaW9uc0VudHJ5EhoKEnRlbmFudF9hZG1pbl9yb2xlcxgCIAMoCRpSChBQZXJtaXNzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRItCgV2YWx1ZRgCIAEoCzIeLmxlZGdlcmxpbmUudjEuUm9sZVBlcm1pc3Npb25zOgI4ASJGCgpUZW5hbnRJbmZvEgwKBG5hbWUYASABKAkSEwoLYWRtaW5fcm9sZXMYAiADKAkSFQoNY3JlYXRlZF9hdF9tcxgDIAEoAyI6ChNDcmVhdGVUZW5hbnRSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRITCgthZG1pbl9yb2xlcxgCIAMoCSJBChRDcmVhdGVUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5sZWRnZXJsaW5lLnYxLlRlbmFudEluZm8iIgoQR2V0VGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiPgoRR2V0VGVuYW50UmVzcG9uc2USKQoGdGVuYW50GAEgASgLMhkubGVkZ2VybGluZS52MS5UZW5hbnRJbmZvIhQKEkxpc3RUZW5hbnRzUmVxdWVzdCImChNMaXN0VGVuYW50c1Jlc3BvbnNlEg8KB3RlbmFudHMYASADKAkiJQoTRGVsZXRlVGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiFgoURGVsZXRlVGVuYW50UmVzcG9uc2UicAoNTmFtZXNwYWNlSW5mbxIMCgRuYW1lGAEgASgJEikKCHBvbGljaWVzGAIgASgLMhcubGVkZ2VybGluZS52MS5Qb2xpY2llcxIVCg1jcmVhdGVkX2F0X21zGAMgASgDEg8KB3ZlcnNpb24YBCABKAMiVgoWQ3JlYXRlTmFtZXNwYWNlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSKQoIcG9saWNpZXMYAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvbGljaWVzIkoKF0NyZWF0ZU5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyIoChNHZXROYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSJHChRHZXROYW1lc3BhY2VSZXNwb25zZRIvCgluYW1lc3BhY2UYASABKAsyHC5sZWRnZXJsaW5lLnYxLk5hbWVzcGFjZUluZm8iVgoWVXBkYXRlTmFtZXNwYWNlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSKQoIcG9saWNpZXMYAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvbGljaWVzIkoKF1VwZGF0ZU5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyJIChlTZXRXcml0ZXJOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIYChB3cml0ZXJfbmFtZXNwYWNlGAIgASgJIk0KGlNldFdyaXRlck5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyInChVMaXN0TmFtZXNwYWNlc1JlcXVlc3QSDgoGdGVuYW50GAEgASgJIiwKFkxpc3ROYW1lc3BhY2VzUmVzcG9uc2USEgoKbmFtZXNwYWNlcxgBIAMoCSIrChZEZWxldGVOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSIZChdEZWxldGVOYW1lc3BhY2VSZXNwb25zZSJzCglUb3BpY0luZm8SDAoEbmFtZRgBIAEoCRISCgpwYXJ0aXRpb25zGAIgASgFEhsKE21hbmFnZWRfbGVkZ2VyX3BhdGgYAyABKAkSFQoNY3JlYXRlZF9hdF9tcxgEIAEoAxIQCgh0b3BpY19pZBgFIAEoDCI3ChJDcmVhdGVUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKcGFydGl0aW9ucxgCIAEoBSI+ChNDcmVhdGVUb3BpY1Jlc3BvbnNlEicKBXRvcGljGAEgASgLMhgubGVkZ2VybGluZS52MS5Ub3BpY0luZm8iJQoTQ3JlYXRlVG9waWNzUmVxdWVzdBIOCgZ0b3BpY3MYASADKAkiYAoRVG9waWNDcmVhdGVSZXN1bHQSDQoFdG9waWMYASABKAkSDwoHY3JlYXRlZBgCIAEoCBIUCgxlcnJvcl9yZWFzb24YAyABKAkSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCSJJChRDcmVhdGVUb3BpY3NSZXNwb25zZRIxCgdyZXN1bHRzGAEgAygLMiAubGVkZ2VybGluZS52MS5Ub3BpY0NyZWF0ZVJlc3VsdCIgCg9HZXRUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkiOwoQR2V0VG9waWNSZXNwb25zZRInCgV0b3BpYxgBIAEoCzIYLmxlZGdlcmxpbmUudjEuVG9waWNJbmZvIjoKE0dldFRvcGljQnlJZFJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEhAKCHRvcGljX2lkGAIgASgMIj8KFEdldFRvcGljQnlJZFJlc3BvbnNlEicKBXRvcGljGAEgASgLMhgubGVkZ2VybGluZS52MS5Ub3BpY0luZm8iWQodVXBkYXRlUGFydGl0aW9uZWRUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKcGFydGl0aW9ucxgCIAEoBRIVCg12YWxpZGF0ZV9vbmx5GAMgASgIIkkKHlVwZGF0ZVBhcnRpdGlvbmVkVG9waWNSZXNwb25zZRInCgV0b3BpYxgBIAEoCzIYLmxlZGdlcmxpbmUudjEuVG9waWNJbmZvIiMKEkRlbGV0ZVRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCSIzChNEZWxldGVUb3BpY1Jlc3BvbnNlEhwKFGRlbGV0YWJsZV9sZWRnZXJfaWRzGAEgAygDIl0KEUxpc3RUb3BpY3NSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRISCgpwYWdlX3Rva2VuGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRIOCgZwcmVmaXgYBCABKAkiPQoSTGlzdFRvcGljc1Jlc3BvbnNlEg4KBnRvcGljcxgBIAMoCRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiJwoSQ291bnRUb3BpY3NSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSIkChNDb3VudFRvcGljc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgDIlMKGkZpbmlzaFRvcGljRGVsZXRpb25SZXF1ZXN0EhsKE21hbmFnZWRfbGVkZ2VyX3BhdGgYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAyJZChtGaW5pc2hUb3BpY0RlbGV0aW9uUmVzcG9uc2USOgoHb3V0Y29tZRgBIAEoDjIpLmxlZGdlcmxpbmUudjEuRmluaXNoVG9waWNEZWxldGlvbk91dGNvbWUiGgoYR2V0QmFsYW5jZXJTdGF0dXNSZXF1ZXN0IlEKDUJhbGFuY2VyT3duZXISDQoFZ3JvdXAYASABKAkSEwoLaW5zdGFuY2VfaWQYAiABKAkSDgoGdG9waWNzGAMgASgFEgwKBGxvYWQYBCABKAEikgEKDEJhbGFuY2VyTW92ZRINCgV0b3BpYxgBIAEoCRIYChBmcm9tX2luc3RhbmNlX2lkGAIgASgJEhYKDnRvX2luc3RhbmNlX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRINCgVhdF9tcxgFIAEoAxIPCgdvdXRjb21lGAYgASgJEhEKCXBhdXNlZF9tcxgHIAEoAyLxAQoZR2V0QmFsYW5jZXJTdGF0dXNSZXNwb25zZRIOCgZhY3RpdmUYASABKAgSEQoJbGVhZGVyX2lkGAIgASgJEhgKEGxhc3Rfcm91bmRfYXRfbXMYAyABKAMSDgoGcm91bmRzGAQgASgDEhMKC21vdmVzX3RvdGFsGAUgASgDEhEKCWRlY2lzaW9ucxgGIAMoCRIsCgZvd25lcnMYByADKAsyHC5sZWRnZXJsaW5lLnYxLkJhbGFuY2VyT3duZXISMQoMcmVjZW50X21vdmVzGAggAygLMhsubGVkZ2VybGluZS52MS5CYWxhbmNlck1vdmUqWwoKQXV0aEFjdGlvbhIbChdBVVRIX0FDVElPTl9VTlNQRUNJRklFRBAAEhcKE0FVVEhfQUNUSU9OX1BST0RVQ0UQARIXChNBVVRIX0FDVElPTl9DT05TVU1FEAIqzAEKGkZpbmlzaFRvcGljRGVsZXRpb25PdXRjb21lEi0KKUZJTklTSF9UT1BJQ19ERUxFVElPTl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASKQolRklOSVNIX1RPUElDX0RFTEVUSU9OX09VVENPTUVfUkVNT1ZFRBABEikKJUZJTklTSF9UT1BJQ19ERUxFVElPTl9PVVRDT01FX0NIQU5HRUQQAhIpCiVGSU5JU0hfVE9QSUNfREVMRVRJT05fT1VUQ09NRV9NSVNTSU5HEAMy9hAKDEFkbWluU2VydmljZRJXCgxDcmVhdGVUZW5hbnQSIi5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRlbmFudFJlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRlbmFudFJlc3BvbnNlElQKC0xpc3RUZW5hbnRzEiEubGVkZ2VybGluZS52MS5MaXN0VGVuYW50c1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkxpc3RUZW5hbnRzUmVzcG9uc2USTgoJR2V0VGVuYW50Eh8ubGVkZ2VybGluZS52MS5HZXRUZW5hbnRSZXF1ZXN0GiAubGVkZ2VybGluZS52MS5HZXRUZW5hbnRSZXNwb25zZRJXCgxEZWxldGVUZW5hbnQSIi5sZWRnZXJsaW5lLnYxLkRlbGV0ZVRlbmFudFJlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLkRlbGV0ZVRlbmFudFJlc3BvbnNlEmAKD0NyZWF0ZU5hbWVzcGFjZRIlLmxlZGdlcmxpbmUudjEuQ3JlYXRlTmFtZXNwYWNlUmVxdWVzdBomLmxlZGdlcmxpbmUudjEuQ3JlYXRlTmFtZXNwYWNlUmVzcG9uc2USVwoMR2V0TmFtZXNwYWNlEiIubGVkZ2VybGluZS52MS5HZXROYW1lc3BhY2VSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5HZXROYW1lc3BhY2VSZXNwb25zZRJgCg9VcGRhdGVOYW1lc3BhY2USJS5sZWRnZXJsaW5lLnYxLlVwZGF0ZU5hbWVzcGFjZVJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLlVwZGF0ZU5hbWVzcGFjZVJlc3BvbnNlEmkKElNldFdyaXRlck5hbWVzcGFjZRIoLmxlZGdlcmxpbmUudjEuU2V0V3JpdGVyTmFtZXNwYWNlUmVxdWVzdBopLmxlZGdlcmxpbmUudjEuU2V0V3JpdGVyTmFtZXNwYWNlUmVzcG9uc2USXQoOTGlzdE5hbWVzcGFjZXMSJC5sZWRnZXJsaW5lLnYxLkxpc3ROYW1lc3BhY2VzUmVxdWVzdBolLmxlZGdlcmxpbmUudjEuTGlzdE5hbWVzcGFjZXNSZXNwb25zZRJgCg9EZWxldGVOYW1lc3BhY2USJS5sZWRnZXJsaW5lLnYxLkRlbGV0ZU5hbWVzcGFjZVJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLkRlbGV0ZU5hbWVzcGFjZVJlc3BvbnNlElQKC0NyZWF0ZVRvcGljEiEubGVkZ2VybGluZS52MS5DcmVhdGVUb3BpY1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkNyZWF0ZVRvcGljUmVzcG9uc2USVwoMQ3JlYXRlVG9waWNzEiIubGVkZ2VybGluZS52MS5DcmVhdGVUb3BpY3NSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5DcmVhdGVUb3BpY3NSZXNwb25zZRJLCghHZXRUb3BpYxIeLmxlZGdlcmxpbmUudjEuR2V0VG9waWNSZXF1ZXN0Gh8ubGVkZ2VybGluZS52MS5HZXRUb3BpY1Jlc3BvbnNlElcKDEdldFRvcGljQnlJZBIiLmxlZGdlcmxpbmUudjEuR2V0VG9waWNCeUlkUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuR2V0VG9waWNCeUlkUmVzcG9uc2USdQoWVXBkYXRlUGFydGl0aW9uZWRUb3BpYxIsLmxlZGdlcmxpbmUudjEuVXBkYXRlUGFydGl0aW9uZWRUb3BpY1JlcXVlc3QaLS5sZWRnZXJsaW5lLnYxLlVwZGF0ZVBhcnRpdGlvbmVkVG9waWNSZXNwb25zZRJUCgtEZWxldGVUb3BpYxIhLmxlZGdlcmxpbmUudjEuRGVsZXRlVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5EZWxldGVUb3BpY1Jlc3BvbnNlElEKCkxpc3RUb3BpY3MSIC5sZWRnZXJsaW5lLnYxLkxpc3RUb3BpY3NSZXF1ZXN0GiEubGVkZ2VybGluZS52MS5MaXN0VG9waWNzUmVzcG9uc2USVAoLQ291bnRUb3BpY3MSIS5sZWRnZXJsaW5lLnYxLkNvdW50VG9waWNzUmVxdWVzdBoiLmxlZGdlcmxpbmUudjEuQ291bnRUb3BpY3NSZXNwb25zZRJsChNGaW5pc2hUb3BpY0RlbGV0aW9uEikubGVkZ2VybGluZS52MS5GaW5pc2hUb3BpY0RlbGV0aW9uUmVxdWVzdBoqLmxlZGdlcmxpbmUudjEuRmluaXNoVG9waWNEZWxldGlvblJlc3BvbnNlEmAKD0dyYW50UGVybWlzc2lvbhIlLmxlZGdlcmxpbmUudjEuR3JhbnRQZXJtaXNzaW9uUmVxdWVzdBomLmxlZGdlcmxpbmUudjEuR3JhbnRQZXJtaXNzaW9uUmVzcG9uc2USYwoQUmV2b2tlUGVybWlzc2lvbhImLmxlZGdlcmxpbmUudjEuUmV2b2tlUGVybWlzc2lvblJlcXVlc3QaJy5sZWRnZXJsaW5lLnYxLlJldm9rZVBlcm1pc3Npb25SZXNwb25zZRJdCg5HZXRQZXJtaXNzaW9ucxIkLmxlZGdlcmxpbmUudjEuR2V0UGVybWlzc2lvbnNSZXF1ZXN0GiUubGVkZ2VybGluZS52MS5HZXRQZXJtaXNzaW9uc1Jlc3BvbnNlEmYKEUdldEJhbGFuY2VyU3RhdHVzEicubGVkZ2VybGluZS52MS5HZXRCYWxhbmNlclN0YXR1c1JlcXVlc3QaKC5sZWRnZXJsaW5lLnYxLkdldEJhbGFuY2VyU3RhdHVzUmVzcG9uc2ViBnByb3RvMw", [file_ledgerline_v1_common]);
+  fileDesc("ChlsZWRnZXJsaW5lL3YxL2FkbWluLnByb3RvEg1sZWRnZXJsaW5lLnYxIj0KD1JvbGVQZXJtaXNzaW9ucxIqCgdhY3Rpb25zGAEgAygOMhkubGVkZ2VybGluZS52MS5BdXRoQWN0aW9uImUKFkdyYW50UGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkSKgoHYWN0aW9ucxgDIAMoDjIZLmxlZGdlcmxpbmUudjEuQXV0aEFjdGlvbiK7AQoXR3JhbnRQZXJtaXNzaW9uUmVzcG9uc2USTAoLcGVybWlzc2lvbnMYASADKAsyNy5sZWRnZXJsaW5lLnYxLkdyYW50UGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiOgoXUmV2b2tlUGVybWlzc2lvblJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEgwKBHJvbGUYAiABKAkivQEKGFJldm9rZVBlcm1pc3Npb25SZXNwb25zZRJNCgtwZXJtaXNzaW9ucxgBIAMoCzI4LmxlZGdlcmxpbmUudjEuUmV2b2tlUGVybWlzc2lvblJlc3BvbnNlLlBlcm1pc3Npb25zRW50cnkaUgoQUGVybWlzc2lvbnNFbnRyeRILCgNrZXkYASABKAkSLQoFdmFsdWUYAiABKAsyHi5sZWRnZXJsaW5lLnYxLlJvbGVQZXJtaXNzaW9uczoCOAEiKgoVR2V0UGVybWlzc2lvbnNSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSLVAQoWR2V0UGVybWlzc2lvbnNSZXNwb25zZRJLCgtwZXJtaXNzaW9ucxgBIAMoCzI2LmxlZGdlcmxpbmUudjEuR2V0UGVybWlzc2lvbnNSZXNwb25zZS5QZXJtaXNzaW9uc0VudHJ5EhoKEnRlbmFudF9hZG1pbl9yb2xlcxgCIAMoCRpSChBQZXJtaXNzaW9uc0VudHJ5EgsKA2tleRgBIAEoCRItCgV2YWx1ZRgCIAEoCzIeLmxlZGdlcmxpbmUudjEuUm9sZVBlcm1pc3Npb25zOgI4ASJGCgpUZW5hbnRJbmZvEgwKBG5hbWUYASABKAkSEwoLYWRtaW5fcm9sZXMYAiADKAkSFQoNY3JlYXRlZF9hdF9tcxgDIAEoAyI6ChNDcmVhdGVUZW5hbnRSZXF1ZXN0Eg4KBnRlbmFudBgBIAEoCRITCgthZG1pbl9yb2xlcxgCIAMoCSJBChRDcmVhdGVUZW5hbnRSZXNwb25zZRIpCgZ0ZW5hbnQYASABKAsyGS5sZWRnZXJsaW5lLnYxLlRlbmFudEluZm8iIgoQR2V0VGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiPgoRR2V0VGVuYW50UmVzcG9uc2USKQoGdGVuYW50GAEgASgLMhkubGVkZ2VybGluZS52MS5UZW5hbnRJbmZvIhQKEkxpc3RUZW5hbnRzUmVxdWVzdCImChNMaXN0VGVuYW50c1Jlc3BvbnNlEg8KB3RlbmFudHMYASADKAkiJQoTRGVsZXRlVGVuYW50UmVxdWVzdBIOCgZ0ZW5hbnQYASABKAkiFgoURGVsZXRlVGVuYW50UmVzcG9uc2UicAoNTmFtZXNwYWNlSW5mbxIMCgRuYW1lGAEgASgJEikKCHBvbGljaWVzGAIgASgLMhcubGVkZ2VybGluZS52MS5Qb2xpY2llcxIVCg1jcmVhdGVkX2F0X21zGAMgASgDEg8KB3ZlcnNpb24YBCABKAMiVgoWQ3JlYXRlTmFtZXNwYWNlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSKQoIcG9saWNpZXMYAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvbGljaWVzIkoKF0NyZWF0ZU5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyIoChNHZXROYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSJHChRHZXROYW1lc3BhY2VSZXNwb25zZRIvCgluYW1lc3BhY2UYASABKAsyHC5sZWRnZXJsaW5lLnYxLk5hbWVzcGFjZUluZm8iVgoWVXBkYXRlTmFtZXNwYWNlUmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSKQoIcG9saWNpZXMYAiABKAsyFy5sZWRnZXJsaW5lLnYxLlBvbGljaWVzIkoKF1VwZGF0ZU5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyJIChlTZXRXcml0ZXJOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRIYChB3cml0ZXJfbmFtZXNwYWNlGAIgASgJIk0KGlNldFdyaXRlck5hbWVzcGFjZVJlc3BvbnNlEi8KCW5hbWVzcGFjZRgBIAEoCzIcLmxlZGdlcmxpbmUudjEuTmFtZXNwYWNlSW5mbyInChVMaXN0TmFtZXNwYWNlc1JlcXVlc3QSDgoGdGVuYW50GAEgASgJIiwKFkxpc3ROYW1lc3BhY2VzUmVzcG9uc2USEgoKbmFtZXNwYWNlcxgBIAMoCSIrChZEZWxldGVOYW1lc3BhY2VSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSIZChdEZWxldGVOYW1lc3BhY2VSZXNwb25zZSJzCglUb3BpY0luZm8SDAoEbmFtZRgBIAEoCRISCgpwYXJ0aXRpb25zGAIgASgFEhsKE21hbmFnZWRfbGVkZ2VyX3BhdGgYAyABKAkSFQoNY3JlYXRlZF9hdF9tcxgEIAEoAxIQCgh0b3BpY19pZBgFIAEoDCI3ChJDcmVhdGVUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKcGFydGl0aW9ucxgCIAEoBSI+ChNDcmVhdGVUb3BpY1Jlc3BvbnNlEicKBXRvcGljGAEgASgLMhgubGVkZ2VybGluZS52MS5Ub3BpY0luZm8iJQoTQ3JlYXRlVG9waWNzUmVxdWVzdBIOCgZ0b3BpY3MYASADKAkiYAoRVG9waWNDcmVhdGVSZXN1bHQSDQoFdG9waWMYASABKAkSDwoHY3JlYXRlZBgCIAEoCBIUCgxlcnJvcl9yZWFzb24YAyABKAkSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCSJJChRDcmVhdGVUb3BpY3NSZXNwb25zZRIxCgdyZXN1bHRzGAEgAygLMiAubGVkZ2VybGluZS52MS5Ub3BpY0NyZWF0ZVJlc3VsdCIgCg9HZXRUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkiOwoQR2V0VG9waWNSZXNwb25zZRInCgV0b3BpYxgBIAEoCzIYLmxlZGdlcmxpbmUudjEuVG9waWNJbmZvIjoKE0dldFRvcGljQnlJZFJlcXVlc3QSEQoJbmFtZXNwYWNlGAEgASgJEhAKCHRvcGljX2lkGAIgASgMIj8KFEdldFRvcGljQnlJZFJlc3BvbnNlEicKBXRvcGljGAEgASgLMhgubGVkZ2VybGluZS52MS5Ub3BpY0luZm8iWQodVXBkYXRlUGFydGl0aW9uZWRUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSEgoKcGFydGl0aW9ucxgCIAEoBRIVCg12YWxpZGF0ZV9vbmx5GAMgASgIIkkKHlVwZGF0ZVBhcnRpdGlvbmVkVG9waWNSZXNwb25zZRInCgV0b3BpYxgBIAEoCzIYLmxlZGdlcmxpbmUudjEuVG9waWNJbmZvIiMKEkRlbGV0ZVRvcGljUmVxdWVzdBINCgV0b3BpYxgBIAEoCSIzChNEZWxldGVUb3BpY1Jlc3BvbnNlEhwKFGRlbGV0YWJsZV9sZWRnZXJfaWRzGAEgAygDIl0KEUxpc3RUb3BpY3NSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRISCgpwYWdlX3Rva2VuGAIgASgJEhEKCXBhZ2Vfc2l6ZRgDIAEoBRIOCgZwcmVmaXgYBCABKAkiPQoSTGlzdFRvcGljc1Jlc3BvbnNlEg4KBnRvcGljcxgBIAMoCRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiJwoSQ291bnRUb3BpY3NSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCSIkChNDb3VudFRvcGljc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgDIlMKGkZpbmlzaFRvcGljRGVsZXRpb25SZXF1ZXN0EhsKE21hbmFnZWRfbGVkZ2VyX3BhdGgYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAyJZChtGaW5pc2hUb3BpY0RlbGV0aW9uUmVzcG9uc2USOgoHb3V0Y29tZRgBIAEoDjIpLmxlZGdlcmxpbmUudjEuRmluaXNoVG9waWNEZWxldGlvbk91dGNvbWUiGgoYR2V0QmFsYW5jZXJTdGF0dXNSZXF1ZXN0IlEKDUJhbGFuY2VyT3duZXISDQoFZ3JvdXAYASABKAkSEwoLaW5zdGFuY2VfaWQYAiABKAkSDgoGdG9waWNzGAMgASgFEgwKBGxvYWQYBCABKAEikgEKDEJhbGFuY2VyTW92ZRINCgV0b3BpYxgBIAEoCRIYChBmcm9tX2luc3RhbmNlX2lkGAIgASgJEhYKDnRvX2luc3RhbmNlX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCRINCgVhdF9tcxgFIAEoAxIPCgdvdXRjb21lGAYgASgJEhEKCXBhdXNlZF9tcxgHIAEoAyLxAQoZR2V0QmFsYW5jZXJTdGF0dXNSZXNwb25zZRIOCgZhY3RpdmUYASABKAgSEQoJbGVhZGVyX2lkGAIgASgJEhgKEGxhc3Rfcm91bmRfYXRfbXMYAyABKAMSDgoGcm91bmRzGAQgASgDEhMKC21vdmVzX3RvdGFsGAUgASgDEhEKCWRlY2lzaW9ucxgGIAMoCRIsCgZvd25lcnMYByADKAsyHC5sZWRnZXJsaW5lLnYxLkJhbGFuY2VyT3duZXISMQoMcmVjZW50X21vdmVzGAggAygLMhsubGVkZ2VybGluZS52MS5CYWxhbmNlck1vdmUiVQodQWRkS2Fma2FHcm91cFBhcnRpdGlvblJlcXVlc3QSDQoFdG9waWMYASABKAkSDQoFZ3JvdXAYAiABKAkSFgoObWF4X3BhcnRpdGlvbnMYAyABKAUiVAoeQWRkS2Fma2FHcm91cFBhcnRpdGlvblJlc3BvbnNlEjIKBXN0YXRlGAEgASgOMiMubGVkZ2VybGluZS52MS5LYWZrYUdyb3VwSW5kZXhTdGF0ZSI9ChlHZXRLYWZrYUdyb3VwSW5kZXhSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRINCgVncm91cBgCIAEoCSJxChpHZXRLYWZrYUdyb3VwSW5kZXhSZXNwb25zZRIyCgVzdGF0ZRgBIAEoDjIjLmxlZGdlcmxpbmUudjEuS2Fma2FHcm91cEluZGV4U3RhdGUSDgoGdG9waWNzGAIgAygJEg8KB3ZlcnNpb24YAyABKAMibgocVXBkYXRlS2Fma2FHcm91cEluZGV4UmVxdWVzdBIRCgluYW1lc3BhY2UYASABKAkSDQoFZ3JvdXAYAiABKAkSFQoNcmVtb3ZlX3RvcGljcxgDIAMoCRIVCg1tYXJrX2NvbXBsZXRlGAQgASgIIlMKHVVwZGF0ZUthZmthR3JvdXBJbmRleFJlc3BvbnNlEjIKBXN0YXRlGAEgASgOMiMubGVkZ2VybGluZS52MS5LYWZrYUdyb3VwSW5kZXhTdGF0ZSJaChxEZWxldGVLYWZrYUdyb3VwSW5kZXhSZXF1ZXN0EhEKCW5hbWVzcGFjZRgBIAEoCRINCgVncm91cBgCIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgDIh8KHURlbGV0ZUthZmthR3JvdXBJbmRleFJlc3BvbnNlKlsKCkF1dGhBY3Rpb24SGwoXQVVUSF9BQ1RJT05fVU5TUEVDSUZJRUQQABIXChNBVVRIX0FDVElPTl9QUk9EVUNFEAESFwoTQVVUSF9BQ1RJT05fQ09OU1VNRRACKswBChpGaW5pc2hUb3BpY0RlbGV0aW9uT3V0Y29tZRItCilGSU5JU0hfVE9QSUNfREVMRVRJT05fT1VUQ09NRV9VTlNQRUNJRklFRBAAEikKJUZJTklTSF9UT1BJQ19ERUxFVElPTl9PVVRDT01FX1JFTU9WRUQQARIpCiVGSU5JU0hfVE9QSUNfREVMRVRJT05fT1VUQ09NRV9DSEFOR0VEEAISKQolRklOSVNIX1RPUElDX0RFTEVUSU9OX09VVENPTUVfTUlTU0lORxADKrEBChRLYWZrYUdyb3VwSW5kZXhTdGF0ZRInCiNLQUZLQV9HUk9VUF9JTkRFWF9TVEFURV9VTlNQRUNJRklFRBAAEiMKH0tBRktBX0dST1VQX0lOREVYX1NUQVRFX1BBUlRJQUwQARIkCiBLQUZLQV9HUk9VUF9JTkRFWF9TVEFURV9DT01QTEVURRACEiUKIUtBRktBX0dST1VQX0lOREVYX1NUQVRFX1VOSU5ERVhFRBADMsAUCgxBZG1pblNlcnZpY2USVwoMQ3JlYXRlVGVuYW50EiIubGVkZ2VybGluZS52MS5DcmVhdGVUZW5hbnRSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5DcmVhdGVUZW5hbnRSZXNwb25zZRJUCgtMaXN0VGVuYW50cxIhLmxlZGdlcmxpbmUudjEuTGlzdFRlbmFudHNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5MaXN0VGVuYW50c1Jlc3BvbnNlEk4KCUdldFRlbmFudBIfLmxlZGdlcmxpbmUudjEuR2V0VGVuYW50UmVxdWVzdBogLmxlZGdlcmxpbmUudjEuR2V0VGVuYW50UmVzcG9uc2USVwoMRGVsZXRlVGVuYW50EiIubGVkZ2VybGluZS52MS5EZWxldGVUZW5hbnRSZXF1ZXN0GiMubGVkZ2VybGluZS52MS5EZWxldGVUZW5hbnRSZXNwb25zZRJgCg9DcmVhdGVOYW1lc3BhY2USJS5sZWRnZXJsaW5lLnYxLkNyZWF0ZU5hbWVzcGFjZVJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLkNyZWF0ZU5hbWVzcGFjZVJlc3BvbnNlElcKDEdldE5hbWVzcGFjZRIiLmxlZGdlcmxpbmUudjEuR2V0TmFtZXNwYWNlUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuR2V0TmFtZXNwYWNlUmVzcG9uc2USYAoPVXBkYXRlTmFtZXNwYWNlEiUubGVkZ2VybGluZS52MS5VcGRhdGVOYW1lc3BhY2VSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5VcGRhdGVOYW1lc3BhY2VSZXNwb25zZRJpChJTZXRXcml0ZXJOYW1lc3BhY2USKC5sZWRnZXJsaW5lLnYxLlNldFdyaXRlck5hbWVzcGFjZVJlcXVlc3QaKS5sZWRnZXJsaW5lLnYxLlNldFdyaXRlck5hbWVzcGFjZVJlc3BvbnNlEl0KDkxpc3ROYW1lc3BhY2VzEiQubGVkZ2VybGluZS52MS5MaXN0TmFtZXNwYWNlc1JlcXVlc3QaJS5sZWRnZXJsaW5lLnYxLkxpc3ROYW1lc3BhY2VzUmVzcG9uc2USYAoPRGVsZXRlTmFtZXNwYWNlEiUubGVkZ2VybGluZS52MS5EZWxldGVOYW1lc3BhY2VSZXF1ZXN0GiYubGVkZ2VybGluZS52MS5EZWxldGVOYW1lc3BhY2VSZXNwb25zZRJUCgtDcmVhdGVUb3BpYxIhLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNSZXF1ZXN0GiIubGVkZ2VybGluZS52MS5DcmVhdGVUb3BpY1Jlc3BvbnNlElcKDENyZWF0ZVRvcGljcxIiLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNzUmVxdWVzdBojLmxlZGdlcmxpbmUudjEuQ3JlYXRlVG9waWNzUmVzcG9uc2USSwoIR2V0VG9waWMSHi5sZWRnZXJsaW5lLnYxLkdldFRvcGljUmVxdWVzdBofLmxlZGdlcmxpbmUudjEuR2V0VG9waWNSZXNwb25zZRJXCgxHZXRUb3BpY0J5SWQSIi5sZWRnZXJsaW5lLnYxLkdldFRvcGljQnlJZFJlcXVlc3QaIy5sZWRnZXJsaW5lLnYxLkdldFRvcGljQnlJZFJlc3BvbnNlEnUKFlVwZGF0ZVBhcnRpdGlvbmVkVG9waWMSLC5sZWRnZXJsaW5lLnYxLlVwZGF0ZVBhcnRpdGlvbmVkVG9waWNSZXF1ZXN0Gi0ubGVkZ2VybGluZS52MS5VcGRhdGVQYXJ0aXRpb25lZFRvcGljUmVzcG9uc2USVAoLRGVsZXRlVG9waWMSIS5sZWRnZXJsaW5lLnYxLkRlbGV0ZVRvcGljUmVxdWVzdBoiLmxlZGdlcmxpbmUudjEuRGVsZXRlVG9waWNSZXNwb25zZRJRCgpMaXN0VG9waWNzEiAubGVkZ2VybGluZS52MS5MaXN0VG9waWNzUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuTGlzdFRvcGljc1Jlc3BvbnNlElQKC0NvdW50VG9waWNzEiEubGVkZ2VybGluZS52MS5Db3VudFRvcGljc1JlcXVlc3QaIi5sZWRnZXJsaW5lLnYxLkNvdW50VG9waWNzUmVzcG9uc2USbAoTRmluaXNoVG9waWNEZWxldGlvbhIpLmxlZGdlcmxpbmUudjEuRmluaXNoVG9waWNEZWxldGlvblJlcXVlc3QaKi5sZWRnZXJsaW5lLnYxLkZpbmlzaFRvcGljRGVsZXRpb25SZXNwb25zZRJgCg9HcmFudFBlcm1pc3Npb24SJS5sZWRnZXJsaW5lLnYxLkdyYW50UGVybWlzc2lvblJlcXVlc3QaJi5sZWRnZXJsaW5lLnYxLkdyYW50UGVybWlzc2lvblJlc3BvbnNlEmMKEFJldm9rZVBlcm1pc3Npb24SJi5sZWRnZXJsaW5lLnYxLlJldm9rZVBlcm1pc3Npb25SZXF1ZXN0GicubGVkZ2VybGluZS52MS5SZXZva2VQZXJtaXNzaW9uUmVzcG9uc2USXQoOR2V0UGVybWlzc2lvbnMSJC5sZWRnZXJsaW5lLnYxLkdldFBlcm1pc3Npb25zUmVxdWVzdBolLmxlZGdlcmxpbmUudjEuR2V0UGVybWlzc2lvbnNSZXNwb25zZRJmChFHZXRCYWxhbmNlclN0YXR1cxInLmxlZGdlcmxpbmUudjEuR2V0QmFsYW5jZXJTdGF0dXNSZXF1ZXN0GigubGVkZ2VybGluZS52MS5HZXRCYWxhbmNlclN0YXR1c1Jlc3BvbnNlEnUKFkFkZEthZmthR3JvdXBQYXJ0aXRpb24SLC5sZWRnZXJsaW5lLnYxLkFkZEthZmthR3JvdXBQYXJ0aXRpb25SZXF1ZXN0Gi0ubGVkZ2VybGluZS52MS5BZGRLYWZrYUdyb3VwUGFydGl0aW9uUmVzcG9uc2USaQoSR2V0S2Fma2FHcm91cEluZGV4EigubGVkZ2VybGluZS52MS5HZXRLYWZrYUdyb3VwSW5kZXhSZXF1ZXN0GikubGVkZ2VybGluZS52MS5HZXRLYWZrYUdyb3VwSW5kZXhSZXNwb25zZRJyChVVcGRhdGVLYWZrYUdyb3VwSW5kZXgSKy5sZWRnZXJsaW5lLnYxLlVwZGF0ZUthZmthR3JvdXBJbmRleFJlcXVlc3QaLC5sZWRnZXJsaW5lLnYxLlVwZGF0ZUthZmthR3JvdXBJbmRleFJlc3BvbnNlEnIKFURlbGV0ZUthZmthR3JvdXBJbmRleBIrLmxlZGdlcmxpbmUudjEuRGVsZXRlS2Fma2FHcm91cEluZGV4UmVxdWVzdBosLmxlZGdlcmxpbmUudjEuRGVsZXRlS2Fma2FHcm91cEluZGV4UmVzcG9uc2ViBnByb3RvMw", [file_ledgerline_v1_common]);
 
 /**
  * @generated from message ledgerline.v1.RolePermissions
@@ -1179,6 +1179,207 @@ export const GetBalancerStatusResponseSchema: GenMessage<GetBalancerStatusRespon
   messageDesc(file_ledgerline_v1_admin, 52);
 
 /**
+ * @generated from message ledgerline.v1.AddKafkaGroupPartitionRequest
+ */
+export type AddKafkaGroupPartitionRequest = Message<"ledgerline.v1.AddKafkaGroupPartitionRequest"> & {
+  /**
+   * The partition topic committed on (its namespace holds the index).
+   *
+   * @generated from field: string topic = 1;
+   */
+  topic: string;
+
+  /**
+   * @generated from field: string group = 2;
+   */
+  group: string;
+
+  /**
+   * Entries the group's index may hold: 1 to 10000; 0 means 10000.
+   *
+   * @generated from field: int32 max_partitions = 3;
+   */
+  maxPartitions: number;
+};
+
+/**
+ * Describes the message ledgerline.v1.AddKafkaGroupPartitionRequest.
+ * Use `create(AddKafkaGroupPartitionRequestSchema)` to create a new message.
+ */
+export const AddKafkaGroupPartitionRequestSchema: GenMessage<AddKafkaGroupPartitionRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 53);
+
+/**
+ * @generated from message ledgerline.v1.AddKafkaGroupPartitionResponse
+ */
+export type AddKafkaGroupPartitionResponse = Message<"ledgerline.v1.AddKafkaGroupPartitionResponse"> & {
+  /**
+   * @generated from field: ledgerline.v1.KafkaGroupIndexState state = 1;
+   */
+  state: KafkaGroupIndexState;
+};
+
+/**
+ * Describes the message ledgerline.v1.AddKafkaGroupPartitionResponse.
+ * Use `create(AddKafkaGroupPartitionResponseSchema)` to create a new message.
+ */
+export const AddKafkaGroupPartitionResponseSchema: GenMessage<AddKafkaGroupPartitionResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 54);
+
+/**
+ * @generated from message ledgerline.v1.GetKafkaGroupIndexRequest
+ */
+export type GetKafkaGroupIndexRequest = Message<"ledgerline.v1.GetKafkaGroupIndexRequest"> & {
+  /**
+   * tenant/namespace
+   *
+   * @generated from field: string namespace = 1;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string group = 2;
+   */
+  group: string;
+};
+
+/**
+ * Describes the message ledgerline.v1.GetKafkaGroupIndexRequest.
+ * Use `create(GetKafkaGroupIndexRequestSchema)` to create a new message.
+ */
+export const GetKafkaGroupIndexRequestSchema: GenMessage<GetKafkaGroupIndexRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 55);
+
+/**
+ * @generated from message ledgerline.v1.GetKafkaGroupIndexResponse
+ */
+export type GetKafkaGroupIndexResponse = Message<"ledgerline.v1.GetKafkaGroupIndexResponse"> & {
+  /**
+   * A group without a record is COMPLETE with no entries in a namespace
+   * created since the index exists, PARTIAL in an older one.
+   *
+   * @generated from field: ledgerline.v1.KafkaGroupIndexState state = 1;
+   */
+  state: KafkaGroupIndexState;
+
+  /**
+   * The partition topics indexed (full names), in name order.
+   *
+   * @generated from field: repeated string topics = 2;
+   */
+  topics: string[];
+
+  /**
+   * The record's version (0: no record), for DeleteKafkaGroupIndex.
+   *
+   * @generated from field: int64 version = 3;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message ledgerline.v1.GetKafkaGroupIndexResponse.
+ * Use `create(GetKafkaGroupIndexResponseSchema)` to create a new message.
+ */
+export const GetKafkaGroupIndexResponseSchema: GenMessage<GetKafkaGroupIndexResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 56);
+
+/**
+ * @generated from message ledgerline.v1.UpdateKafkaGroupIndexRequest
+ */
+export type UpdateKafkaGroupIndexRequest = Message<"ledgerline.v1.UpdateKafkaGroupIndexRequest"> & {
+  /**
+   * @generated from field: string namespace = 1;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string group = 2;
+   */
+  group: string;
+
+  /**
+   * Partition topics of the namespace whose entries go (at most 10000).
+   *
+   * @generated from field: repeated string remove_topics = 3;
+   */
+  removeTopics: string[];
+
+  /**
+   * Marks the index COMPLETE (an UNINDEXED one stays so; a group without a record gets none).
+   *
+   * @generated from field: bool mark_complete = 4;
+   */
+  markComplete: boolean;
+};
+
+/**
+ * Describes the message ledgerline.v1.UpdateKafkaGroupIndexRequest.
+ * Use `create(UpdateKafkaGroupIndexRequestSchema)` to create a new message.
+ */
+export const UpdateKafkaGroupIndexRequestSchema: GenMessage<UpdateKafkaGroupIndexRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 57);
+
+/**
+ * @generated from message ledgerline.v1.UpdateKafkaGroupIndexResponse
+ */
+export type UpdateKafkaGroupIndexResponse = Message<"ledgerline.v1.UpdateKafkaGroupIndexResponse"> & {
+  /**
+   * @generated from field: ledgerline.v1.KafkaGroupIndexState state = 1;
+   */
+  state: KafkaGroupIndexState;
+};
+
+/**
+ * Describes the message ledgerline.v1.UpdateKafkaGroupIndexResponse.
+ * Use `create(UpdateKafkaGroupIndexResponseSchema)` to create a new message.
+ */
+export const UpdateKafkaGroupIndexResponseSchema: GenMessage<UpdateKafkaGroupIndexResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 58);
+
+/**
+ * @generated from message ledgerline.v1.DeleteKafkaGroupIndexRequest
+ */
+export type DeleteKafkaGroupIndexRequest = Message<"ledgerline.v1.DeleteKafkaGroupIndexRequest"> & {
+  /**
+   * @generated from field: string namespace = 1;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string group = 2;
+   */
+  group: string;
+
+  /**
+   * The version GetKafkaGroupIndex answered (1 or more).
+   *
+   * @generated from field: int64 expected_version = 3;
+   */
+  expectedVersion: bigint;
+};
+
+/**
+ * Describes the message ledgerline.v1.DeleteKafkaGroupIndexRequest.
+ * Use `create(DeleteKafkaGroupIndexRequestSchema)` to create a new message.
+ */
+export const DeleteKafkaGroupIndexRequestSchema: GenMessage<DeleteKafkaGroupIndexRequest> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 59);
+
+/**
+ * @generated from message ledgerline.v1.DeleteKafkaGroupIndexResponse
+ */
+export type DeleteKafkaGroupIndexResponse = Message<"ledgerline.v1.DeleteKafkaGroupIndexResponse"> & {
+};
+
+/**
+ * Describes the message ledgerline.v1.DeleteKafkaGroupIndexResponse.
+ * Use `create(DeleteKafkaGroupIndexResponseSchema)` to create a new message.
+ */
+export const DeleteKafkaGroupIndexResponseSchema: GenMessage<DeleteKafkaGroupIndexResponse> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_admin, 60);
+
+/**
  * @generated from enum ledgerline.v1.AuthAction
  */
 export enum AuthAction {
@@ -1240,6 +1441,46 @@ export enum FinishTopicDeletionOutcome {
  */
 export const FinishTopicDeletionOutcomeSchema: GenEnum<FinishTopicDeletionOutcome> = /*@__PURE__*/
   enumDesc(file_ledgerline_v1_admin, 1);
+
+/**
+ * Where a group's index stands (AddKafkaGroupPartition, GetKafkaGroupIndex).
+ *
+ * @generated from enum ledgerline.v1.KafkaGroupIndexState
+ */
+export enum KafkaGroupIndexState {
+  /**
+   * @generated from enum value: KAFKA_GROUP_INDEX_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The entries may miss commits the group made before the index existed
+   * (its namespace was created before it): one last scan finds them.
+   *
+   * @generated from enum value: KAFKA_GROUP_INDEX_STATE_PARTIAL = 1;
+   */
+  PARTIAL = 1,
+
+  /**
+   * Every commit of the group in the namespace has its entry.
+   *
+   * @generated from enum value: KAFKA_GROUP_INDEX_STATE_COMPLETE = 2;
+   */
+  COMPLETE = 2,
+
+  /**
+   * The group committed on more partitions than an index holds: find its commits by scanning.
+   *
+   * @generated from enum value: KAFKA_GROUP_INDEX_STATE_UNINDEXED = 3;
+   */
+  UNINDEXED = 3,
+}
+
+/**
+ * Describes the enum ledgerline.v1.KafkaGroupIndexState.
+ */
+export const KafkaGroupIndexStateSchema: GenEnum<KafkaGroupIndexState> = /*@__PURE__*/
+  enumDesc(file_ledgerline_v1_admin, 2);
 
 /**
  * @generated from service ledgerline.v1.AdminService
@@ -1473,6 +1714,61 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof GetBalancerStatusRequestSchema;
     output: typeof GetBalancerStatusResponseSchema;
+  },
+  /**
+   * The Kafka gateway's index of a consumer group's committed partitions
+   * (libs/kafka-gateway/README.md): one record per group and namespace, one
+   * entry per partition topic the group committed on, so that deleting a
+   * group reads its partitions instead of every topic. Each call needs
+   * consume on the namespace, as the commits' cursor moves and deletions do.
+   * A group id is at most 1024 bytes of UTF-8; a bad one, a bad topic or
+   * namespace name is INVALID_ARGUMENT with its reason.
+   *
+   * Adds a partition topic to its group's index (before the commit's cursor
+   * update). A group already at max_partitions entries is marked UNINDEXED
+   * instead, and no entry is added from then on.
+   *
+   * @generated from rpc ledgerline.v1.AdminService.AddKafkaGroupPartition
+   */
+  addKafkaGroupPartition: {
+    methodKind: "unary";
+    input: typeof AddKafkaGroupPartitionRequestSchema;
+    output: typeof AddKafkaGroupPartitionResponseSchema;
+  },
+  /**
+   * The group's index in a namespace: its state and its entries (at most
+   * 10000, the most one index holds).
+   *
+   * @generated from rpc ledgerline.v1.AdminService.GetKafkaGroupIndex
+   */
+  getKafkaGroupIndex: {
+    methodKind: "unary";
+    input: typeof GetKafkaGroupIndexRequestSchema;
+    output: typeof GetKafkaGroupIndexResponseSchema;
+  },
+  /**
+   * Removes entries (once their commits are deleted) and, with mark_complete,
+   * records that every commit of the group is indexed (after the last scan of
+   * a group that committed before the index existed).
+   *
+   * @generated from rpc ledgerline.v1.AdminService.UpdateKafkaGroupIndex
+   */
+  updateKafkaGroupIndex: {
+    methodKind: "unary";
+    input: typeof UpdateKafkaGroupIndexRequestSchema;
+    output: typeof UpdateKafkaGroupIndexResponseSchema;
+  },
+  /**
+   * Removes the group's record and every entry (the group was deleted), if
+   * the record is still at expected_version: ABORTED / KAFKA_GROUP_INDEX_CHANGED
+   * when an entry was added or removed meanwhile (read it again).
+   *
+   * @generated from rpc ledgerline.v1.AdminService.DeleteKafkaGroupIndex
+   */
+  deleteKafkaGroupIndex: {
+    methodKind: "unary";
+    input: typeof DeleteKafkaGroupIndexRequestSchema;
+    output: typeof DeleteKafkaGroupIndexResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ledgerline_v1_admin, 0);
