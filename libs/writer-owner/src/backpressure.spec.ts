@@ -18,7 +18,9 @@ import { ConnectionBudgets } from './connection-budgets.js';
 import { writerMetrics } from './metrics.js';
 import { OwnedTopic } from './owned-topic.js';
 import type { Receipt } from './receipts.js';
+import { ProducerFence } from './producer-fence.js';
 import { publishStream } from './publish-stream.js';
+import { TopicBatch } from './topic-batch.js';
 import { openTestTopic } from './testing/test-topic.js';
 
 const TOPIC = 'persistent://t/ns/backpressure';
@@ -33,6 +35,22 @@ function deferred<T>() {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((done) => (resolve = done));
   return { promise, resolve };
+}
+
+/** A loaded topic whose entries are answered when the test says: each entry handed over takes `next()`'s answer. */
+function fakeTopic(next: () => Promise<Receipt>): OwnedTopic {
+  return {
+    unloaded: false,
+    checkLoaded: () => undefined,
+    enqueue: (batch: TopicBatch) => {
+      for (let index = 0; index < batch.size; index++) {
+        next().then(
+          (answer) => batch.answer(index, answer),
+          (thrown: unknown) => batch.refuse(index, thrown),
+        );
+      }
+    },
+  } as unknown as OwnedTopic;
 }
 
 function receipt(index: number): Receipt {
@@ -53,9 +71,7 @@ describe('publish backpressure: the per-stream bound', () => {
     // The topic answers only when the test says so, as a ledger store that stalls would.
     const receipts = Array.from({ length: TOTAL }, () => deferred<Receipt>());
     let submitted = 0;
-    const topic = {
-      submit: async () => ({ receipt: receipts[submitted++]!.promise }),
-    } as unknown as OwnedTopic;
+    const topic = fakeTopic(() => receipts[submitted++]!.promise);
     let pulled = 0;
     let answered = 0;
     let resolved = 0;
@@ -116,7 +132,7 @@ describe('publish backpressure: the per-stream bound', () => {
     const PER_STREAM = 20;
     const receipts = Array.from({ length: 2 * PER_STREAM }, () => deferred<Receipt>());
     let submitted = 0;
-    const topic = { submit: async () => ({ receipt: receipts[submitted++]!.promise }) } as unknown as OwnedTopic;
+    const topic = fakeTopic(() => receipts[submitted++]!.promise);
     const connections = new ConnectionBudgets(CONNECTION_LIMIT_BYTES);
     const pulled = [0, 0];
     const streams = [0, 1].map((index) => {
@@ -161,7 +177,7 @@ describe('publish backpressure: the per-stream bound', () => {
   it('stops at maxPendingMessages too, whatever the sizes', async () => {
     const receipts = Array.from({ length: 10 }, () => deferred<Receipt>());
     let submitted = 0;
-    const topic = { submit: async () => ({ receipt: receipts[submitted++]!.promise }) } as unknown as OwnedTopic;
+    const topic = fakeTopic(() => receipts[submitted++]!.promise);
     let pulled = 0;
     async function* requests(): AsyncIterable<PublishRequest> {
       for (let i = 0; i < 10; i++) {
@@ -196,7 +212,7 @@ describe('publish backpressure: the per-stream bound', () => {
   it('counts every entry of a coalesced request against maxPendingMessages, and its answer waits for all of them', async () => {
     const receipts = Array.from({ length: 9 }, () => deferred<Receipt>());
     let submitted = 0;
-    const topic = { submit: async () => ({ receipt: receipts[submitted++]!.promise }) } as unknown as OwnedTopic;
+    const topic = fakeTopic(() => receipts[submitted++]!.promise);
     let pulled = 0;
     async function* requests(): AsyncIterable<PublishRequest> {
       for (let i = 0; i < 3; i++) {
@@ -268,30 +284,29 @@ describe('publish backpressure: the per-topic bound', () => {
     });
     let handed = 0;
     let mostPendingBytes = 0;
-    const receipts: Promise<Receipt>[] = [];
-    const submits = Array.from({ length: 20 }, (_, i) =>
-      topic
-        .submit({
-          topic: TOPIC,
-          payload: new Uint8Array(MESSAGE_BYTES),
-          producerName: 'p',
-          sequenceId: BigInt(i),
-        } as never)
-        .then((submitted) => {
-          handed++;
-          mostPendingBytes = Math.max(mostPendingBytes, topic.pendingBytes);
-          receipts[i] = submitted.receipt;
-        }),
-    );
+    const append = topic.ledger.append.bind(topic.ledger);
+    jest.spyOn(topic.ledger, 'append').mockImplementation((payload, numMessages) => {
+      handed++;
+      mostPendingBytes = Math.max(mostPendingBytes, topic.pendingBytes);
+      return append(payload, numMessages);
+    });
+    // One request of 20 entries: it enters the topic's queue whole, and its entries leave as the bound lets them.
+    const messages = Array.from({ length: 20 }, (_, i) => ({
+      topic: TOPIC,
+      payload: new Uint8Array(MESSAGE_BYTES),
+      producerName: 'p',
+      sequenceId: BigInt(i),
+    }));
+    const batch = new TopicBatch(messages as never, new ProducerFence(), undefined);
+    topic.enqueue(batch);
     await eventually(() => reached, { description: 'the first append to reach the store' });
     await settle();
     // Each entry is a little over 1 KiB framed: three fit under 4 KiB; the rest wait, not buffered.
     expect(handed).toBe(3);
     expect(topic.pendingBytes).toBeLessThanOrEqual(LIMIT_BYTES);
     gate.resolve();
-    await Promise.all(submits);
-    const stored = await Promise.all(receipts);
-    expect(stored.map((r) => r.firstOffset)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    await batch.answered;
+    expect(batch.receipts.map((r) => r?.firstOffset)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     expect(mostPendingBytes).toBeLessThanOrEqual(LIMIT_BYTES);
     expect(topic.pendingBytes).toBe(0);
   });

@@ -26,6 +26,19 @@ export class ByteBudget {
     return this.used === 0 || this.used + bytes <= this.limitBytes;
   }
 
+  /**
+   * Whether `bytes` would be taken now: no one waits and they fit; with `strict`, within the bound itself,
+   * without the pass a lone item larger than the bound gets (a batch taken whole must not pass it).
+   */
+  canAcquire(bytes: number, strict = false): boolean {
+    return this.waiters.length === 0 && (strict ? this.used + bytes <= this.limitBytes : this.fits(bytes));
+  }
+
+  /** Takes `bytes` at once, for a caller that asked canAcquire first (two budgets are taken together so). */
+  take(bytes: number): void {
+    this.used += bytes;
+  }
+
   /** Takes `bytes` now when they fit, else returns a promise that settles once they did. */
   acquire(bytes: number, signal?: AbortSignal): Promise<void> | undefined {
     // Waiters go first, in order: a small item must not overtake a large one (publishes keep their order).

@@ -12,6 +12,7 @@ import { decodeMessageEntry } from '@ledgerline/message-format';
 import { refusal, startRedis, type ServerProcess } from '@ledgerline/testing';
 import { WriterReason } from './reasons.js';
 import type { OwnedTopic } from './owned-topic.js';
+import { ProducerFence } from './producer-fence.js';
 import { SHORT_WRITE_RETRIES, TEST_DEDUP_SETTINGS, openTestTopic } from './testing/test-topic.js';
 
 /*
@@ -30,8 +31,8 @@ async function openTopic(backends: TestBackends): Promise<OwnedTopic> {
   return openTestTopic(TOPIC, backends, TEST_DEDUP_SETTINGS, SHORT_WRITE_RETRIES);
 }
 
-/** `stream` stands for the publish stream the entry comes on (the owner tells streams apart by their signal). */
-function publish(topic: OwnedTopic, sequenceId: bigint, stream?: AbortSignal, contiguousSequence = false) {
+/** `stream` stands for the publish stream the entry comes on (the order of its producers after a refusal). */
+function publish(topic: OwnedTopic, sequenceId: bigint, stream?: ProducerFence, contiguousSequence = false) {
   return topic.publish(
     {
       topic: TOPIC,
@@ -40,6 +41,7 @@ function publish(topic: OwnedTopic, sequenceId: bigint, stream?: AbortSignal, co
       contiguousSequence,
       payload: new TextEncoder().encode(`m${sequenceId}`),
     } as never,
+    undefined,
     stream,
   );
 }
@@ -144,7 +146,7 @@ describe('one producer resending on two streams at once', () => {
     for (let i = 0; i < OUTAGE_FAULTS; i++) store.faults.push({ call: 'fence', mode: 'before' });
     expect(await failureOf(publish(topic, 1n))).toBe(`UNAVAILABLE ${ManagedLedgerReason.APPEND_OUTCOME_UNKNOWN}`);
     store.faults.splice(0);
-    const streams = [0, 1, 2].map(() => new AbortController().signal);
+    const streams = [0, 1, 2].map(() => new ProducerFence());
     const receipts = await Promise.all(streams.map((stream) => publish(topic, 1n, stream)));
     expect(receipts.filter((receipt) => !receipt.duplicate)).toHaveLength(1);
     expect(receipts.map((receipt) => receipt.firstOffset)).toEqual([1, 1, 1]);
@@ -155,7 +157,7 @@ describe('one producer resending on two streams at once', () => {
   });
 
   it('stores entries waiting on the same entry in flight once, however many streams resend them', async () => {
-    const streams = [0, 1, 2].map(() => new AbortController().signal);
+    const streams = [0, 1, 2].map(() => new ProducerFence());
     const receipts = await Promise.all(
       [1n, 2n].flatMap((sequenceId) => streams.map((stream) => publish(topic, sequenceId, stream))),
     );
@@ -171,7 +173,7 @@ describe('one producer resending on two streams at once', () => {
 describe('the order of a producer whose append failed while the store was away', () => {
   let store: FaultInjectingLedgerStore;
   let topic: OwnedTopic;
-  const stream = new AbortController().signal;
+  const stream = new ProducerFence();
   beforeEach(async () => {
     store = new FaultInjectingLedgerStore(new InMemoryLedgerStore());
     topic = await openTopic(testBackends({ ledgerStore: store }));
@@ -206,7 +208,7 @@ describe('the order of a producer whose append failed while the store was away',
 
   it('refuses a later sequence id of a gapless producer on any stream, until the failed one is resent', async () => {
     // A Kafka idempotent producer through the gateway: one shared stream, replaced when it breaks, carries it.
-    const replaced = new AbortController().signal;
+    const replaced = new ProducerFence();
     expect(await failureOf(publish(topic, 2n, replaced, true))).toBe(`UNAVAILABLE ${WriterReason.SEQUENCE_GAP}`);
     expect((await publish(topic, 1n, replaced, true)).firstOffset).toBe(1);
     expect((await publish(topic, 2n, replaced, true)).firstOffset).toBe(2);
@@ -220,7 +222,7 @@ describe('the order of a producer whose append failed while the store was away',
   });
 
   it('takes a later sequence id on a new stream: the producer reconnected without the entry it gave up on', async () => {
-    const reconnected = new AbortController().signal;
+    const reconnected = new ProducerFence();
     expect((await publish(topic, 2n, reconnected)).firstOffset).toBe(1);
     expect(await logOf(topic)).toEqual([
       [0, 0n],

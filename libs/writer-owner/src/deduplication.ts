@@ -1,6 +1,8 @@
 import type { Position } from '@ledgerline/cursor-codec';
 import type { ManagedCursor, ManagedLedger, ManagedLedgerEntry } from '@ledgerline/managed-ledger';
 import { decodeMessageEntry } from '@ledgerline/message-format';
+import type { StoredReceipt } from './receipts.js';
+import type { TopicBatch } from './topic-batch.js';
 
 /** The cursor whose properties hold the deduplication snapshot (Pulsar's `pulsar.dedup`). */
 export const DEDUP_CURSOR_NAME = 'ledgerline.dedup';
@@ -15,12 +17,13 @@ const REPLAY_PAGE_ENTRIES = 1_000;
  */
 const REORDER_INTERVAL_MS = 100;
 
-export interface StoredReceipt {
-  position: Position;
-  firstOffset: number;
-  lastOffset: number;
-  publishTimeMs: number;
-  sequenceId: bigint;
+/** A producer's entries of one batch handed to the ledger and not all persisted: a resend of one is answered by it. */
+interface InFlightRun {
+  batch: TopicBatch;
+  from: number;
+  to: number;
+  /** The highest sequence id of the run's entries in flight. */
+  highest: bigint;
 }
 
 interface ProducerState {
@@ -33,15 +36,8 @@ interface ProducerState {
   movedAtMs: number;
   /** The receipt of the last entry persisted, returned for its duplicate. */
   lastReceipt: StoredReceipt | undefined;
-  /** Settles when this producer's appends in flight have settled. */
-  inFlight: Promise<unknown>;
-  /**
-   * Set when an append of this producer failed: the lowest sequence id not
-   * stored, and the stream it came on. Until the producer resends from it
-   * (or reconnects), a later entry on that stream is refused: stored, it
-   * would make the resend of the failed one look like a duplicate.
-   */
-  gap: { from: bigint; stream: object | undefined } | undefined;
+  /** The runs of entries above `persisted` and up to `pushed`, oldest first. */
+  runs: InFlightRun[];
 }
 
 export interface DedupSettings {
@@ -51,13 +47,18 @@ export interface DedupSettings {
   snapshotIntervalMs: number;
 }
 
-export type DedupVerdict =
-  | { kind: 'new' }
-  | { kind: 'duplicate'; receipt: StoredReceipt | undefined; sequenceId: bigint }
-  /** Wait for this producer's appends in flight, then ask again. */
-  | { kind: 'wait'; until: Promise<unknown> }
-  /** An earlier entry of this producer was not stored: it must be resent first. */
-  | { kind: 'gap'; resendFrom: bigint };
+/**
+ * What deduplication says of a range of a batch's entries (`from` inclusive, `to` exclusive; entries
+ * already answered inside it are skipped): new (to be stored), a duplicate of one persisted (`receipt` is the
+ * producer's last persisted entry, the place a duplicate of that very entry is answered with), a duplicate
+ * of one in flight (answered with that entry's outcome once its write settles: `inFlight`), or a gap (a
+ * producer numbering without gaps skipped ids: refused until it resends from `resendFrom`).
+ */
+export type DedupRange =
+  | { kind: 'new'; from: number; to: number }
+  | { kind: 'duplicate'; from: number; to: number; receipt: StoredReceipt | undefined }
+  | { kind: 'in-flight'; from: number; to: number }
+  | { kind: 'gap'; from: number; to: number; resendFrom: bigint };
 
 /**
  * Pulsar's message deduplication for one topic: per producer name, the
@@ -70,11 +71,11 @@ export type DedupVerdict =
  * silent for producerInactivityMs is forgotten (on its next publish, and
  * dropped from the next snapshot).
  *
- * Order within a stream: once an append fails, the producer's later entries
- * on the same stream are refused until it resends from the failed one, as
- * Pulsar fences the topic so its producers reconnect and resend in order. A
- * new stream starts afresh (the producer resends what it still holds; what it
- * gave up on it no longer sends).
+ * Entries are checked a batch at a time (check): one map lookup per run of a
+ * producer's entries, `pushed` recorded once per run; `persisted` once per
+ * producer per store write. A duplicate of an entry still in flight is
+ * answered by that entry when its write settles: nothing waits and asks
+ * again. The order of a stream after a refusal is its ProducerFence's.
  */
 export class Deduplication {
   private readonly producers = new Map<string, ProducerState>();
@@ -124,55 +125,94 @@ export class Deduplication {
   }
 
   /**
-   * Decides what to do with an entry of `producer` taking sequence ids
-   * first..highest. A producer silent past producerInactivityMs is forgotten
-   * here, not only at the next snapshot, so when it is forgotten does not
-   * depend on other producers' traffic. A re-send counts as activity.
-   * `stream` is the stream the entry came on (any object that is the same
-   * for the stream's life). With `contiguous`, the producer numbers its
-   * entries without gaps, so one that does not follow the highest sent is a
-   * gap on any stream.
+   * Decides, in one pass, what to do with entries `from` to `to` of `batch` (those already answered are
+   * skipped) and records the new ones as pushed: they must go to the ledger, in order, in the same
+   * synchronous run, so no other batch hears their ids are new. A producer silent past producerInactivityMs
+   * is forgotten here, not only at the next snapshot, so when it is forgotten does not depend on other
+   * producers' traffic. A re-send counts as activity. An entry with `contiguousSequence` comes from a producer
+   * that numbers without gaps, so one that does not follow the highest sent is a gap on any stream.
    */
-  check(producer: string, first: bigint, stream?: object, contiguous = false): DedupVerdict {
-    const state = this.producers.get(producer);
-    if (state === undefined) return { kind: 'new' };
-    if (this.inactive(state, this.now() - this.settings.producerInactivityMs)) {
+  check(batch: TopicBatch, from: number, to: number): DedupRange[] {
+    const ranges: DedupRange[] = [];
+    const cutoff = this.now() - this.settings.producerInactivityMs;
+    let index = from;
+    while (index < to) {
+      const producer = batch.messages[index]!.producerName;
+      let end = index + 1;
+      while (end < to && batch.messages[end]!.producerName === producer) end++;
+      if (producer === '') addRange(ranges, 'new', index, end);
+      else this.checkRun(batch, index, end, producer, cutoff, ranges);
+      index = end;
+    }
+    return ranges;
+  }
+
+  /** check for one run of `producer`'s entries: one lookup, and `pushed` recorded once. */
+  private checkRun(
+    batch: TopicBatch,
+    from: number,
+    to: number,
+    producer: string,
+    cutoff: number,
+    ranges: DedupRange[],
+  ): void {
+    let known = this.producers.get(producer);
+    if (known !== undefined && this.inactive(known, cutoff)) {
       this.producers.delete(producer);
-      return { kind: 'new' };
+      known = undefined;
     }
-    if (first <= state.persisted) {
-      this.touch(producer);
-      const receipt = state.lastReceipt?.sequenceId === first ? state.lastReceipt : undefined;
-      return { kind: 'duplicate', receipt, sequenceId: first };
-    }
-    if (state.gap !== undefined) {
-      if (state.gap.stream === stream && first > state.gap.from) return { kind: 'gap', resendFrom: state.gap.from };
-      state.gap = undefined;
-    }
-    if (first <= state.pushed) return { kind: 'wait', until: state.inFlight };
-    // A producer that numbers without gaps (Kafka's idempotent one) skipped some: those were not stored here.
-    if (contiguous && first > state.pushed + 1n) return { kind: 'gap', resendFrom: state.pushed + 1n };
-    return { kind: 'new' };
-  }
-
-  /** Records an append sent for `producer` up to `highest`; `settled` resolves when it is answered. */
-  pushed(producer: string, highest: bigint, settled: Promise<unknown>): void {
     const state = this.touch(producer);
-    state.pushed = highest;
-    state.inFlight = settled;
+    let pushed = state.pushed;
+    let runHighest: bigint | undefined;
+    for (let index = from; index < to; index++) {
+      if (batch.isAnswered(index)) continue;
+      const message = batch.messages[index]!;
+      const first = message.sequenceId;
+      if (first <= state.persisted) {
+        addRange(ranges, 'duplicate', index, index + 1, state.lastReceipt);
+      } else if (first <= pushed) {
+        addRange(ranges, 'in-flight', index, index + 1);
+      } else if (known !== undefined && message.contiguousSequence && first > pushed + 1n) {
+        // A producer that numbers without gaps (Kafka's idempotent one) skipped some: those were not stored here.
+        addRange(ranges, 'gap', index, index + 1, pushed + 1n);
+      } else {
+        addRange(ranges, 'new', index, index + 1);
+        pushed = batch.highest(index);
+        runHighest = pushed;
+      }
+    }
+    if (runHighest === undefined) return;
+    state.pushed = pushed;
+    state.runs.push({ batch, from, to, highest: runHighest });
   }
 
-  /** Records an entry the ledger store holds. */
-  persisted(producer: string, highest: bigint, receipt: StoredReceipt | undefined): void {
+  /**
+   * Where the entry of `producer` in flight that holds `sequenceId` is (the first one handed to the ledger
+   * whose ids reach it), for a duplicate to be answered by; undefined when none is in flight.
+   */
+  inFlight(producer: string, sequenceId: bigint): { batch: TopicBatch; index: number } | undefined {
+    const state = this.producers.get(producer);
+    if (state === undefined) return undefined;
+    for (const run of state.runs) {
+      if (run.highest < sequenceId) continue;
+      for (let index = run.from; index < run.to; index++) {
+        if (run.batch.wasAppended(index) && run.batch.highest(index) >= sequenceId) return { batch: run.batch, index };
+      }
+    }
+    return undefined;
+  }
+
+  /** Records `entries` entries of `producer` the ledger store holds, the last taking ids up to `highest`. */
+  persisted(producer: string, highest: bigint, receipt: StoredReceipt | undefined, entries = 1): void {
     const state = this.touch(producer);
     if (highest > state.persisted) {
       state.persisted = highest;
       state.lastReceipt = receipt;
     }
     if (state.pushed < state.persisted) state.pushed = state.persisted;
-    // An append failed as in doubt that had landed after all: nothing is missing.
-    if (state.gap !== undefined && state.persisted >= state.gap.from) state.gap = undefined;
-    this.entriesSinceSnapshot++;
+    const runs = state.runs;
+    while (runs.length > 0 && runs[0]!.highest <= state.persisted) runs.shift();
+    this.entriesSinceSnapshot += entries;
   }
 
   /**
@@ -195,17 +235,29 @@ export class Deduplication {
   }
 
   /**
-   * An append of `producer` from sequence id `first`, sent on `stream`,
-   * failed: what was in flight was not stored, so it may come again, and
-   * nothing after it may be stored before it.
+   * An append of `producer` from sequence id `first` failed: it was not stored, nor were that producer's
+   * appends sent after it (the managed ledger fails what is queued behind a failed write), so their ids
+   * may come again as new. What was sent before it stays in flight.
    */
-  failed(producer: string, first: bigint, stream?: object): void {
+  failed(producer: string, first: bigint): void {
     const state = this.producers.get(producer);
     if (state === undefined) return;
-    state.pushed = state.persisted;
-    if (first <= state.persisted) return;
-    const gap = state.gap;
-    if (gap === undefined || gap.stream !== stream || first < gap.from) state.gap = { from: first, stream };
+    let pushed = state.persisted;
+    const kept: InFlightRun[] = [];
+    for (const run of state.runs) {
+      let highest: bigint | undefined;
+      for (let index = run.from; index < run.to; index++) {
+        if (!run.batch.wasAppended(index) || run.batch.messages[index]!.sequenceId >= first) continue;
+        const reaches = run.batch.highest(index);
+        if (highest === undefined || reaches > highest) highest = reaches;
+      }
+      if (highest === undefined || highest <= state.persisted) continue;
+      run.highest = highest;
+      kept.push(run);
+      if (highest > pushed) pushed = highest;
+    }
+    state.runs = kept;
+    state.pushed = pushed;
   }
 
   /**
@@ -226,8 +278,7 @@ export class Deduplication {
         lastActiveMs: now,
         movedAtMs: now,
         lastReceipt: undefined,
-        inFlight: Promise.resolve(),
-        gap: undefined,
+        runs: [],
       };
       // The oldest is looked up only at the bound: the walk to it passes every deleted slot of the map.
       if (this.producers.size >= this.settings.maxProducers) {
@@ -311,4 +362,27 @@ function storedEntry(
       sequenceId: header.sequenceId,
     },
   };
+}
+
+/** Adds entries `from` to `to` to the ranges, extending the last one when it is of the same kind and adjacent. */
+function addRange(
+  ranges: DedupRange[],
+  kind: DedupRange['kind'],
+  from: number,
+  to: number,
+  detail?: StoredReceipt | bigint,
+): void {
+  const last = ranges[ranges.length - 1];
+  if (last !== undefined && last.kind === kind && last.to === from) {
+    const sameDetail =
+      (kind !== 'duplicate' || (last as { receipt?: StoredReceipt }).receipt === detail) &&
+      (kind !== 'gap' || (last as { resendFrom?: bigint }).resendFrom === detail);
+    if (sameDetail) {
+      last.to = to;
+      return;
+    }
+  }
+  if (kind === 'duplicate') ranges.push({ kind, from, to, receipt: detail as StoredReceipt | undefined });
+  else if (kind === 'gap') ranges.push({ kind, from, to, resendFrom: detail as bigint });
+  else ranges.push({ kind, from, to });
 }

@@ -12,6 +12,17 @@ export class InFlight {
     return this.count;
   }
 
+  /** Takes `count` slots at once (entries handed to the ledger together); `done` gives them back. */
+  add(count: number): void {
+    this.count += count;
+  }
+
+  /** Gives back `count` slots taken with add. */
+  done(count: number): void {
+    this.count -= count;
+    if (count > 0 && this.count === 0) this.wakeIdle();
+  }
+
   /** Takes a slot; the function returned gives it back (once, however often it is called). */
   begin(): () => void {
     this.count++;
@@ -20,10 +31,14 @@ export class InFlight {
       if (ended) return;
       ended = true;
       if (--this.count > 0) return;
-      const waiting = this.waiting;
-      this.waiting = [];
-      for (const wake of waiting) wake();
+      this.wakeIdle();
     };
+  }
+
+  private wakeIdle(): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const wake of waiting) wake();
   }
 
   /** Resolves once nothing is under way (at once when nothing is). */

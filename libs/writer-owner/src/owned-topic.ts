@@ -4,14 +4,16 @@ import type { AppendResult, ManagedLedger } from '@ledgerline/managed-ledger';
 import { topicUnloaded } from '@ledgerline/ownership';
 import type { PublishMessage } from '@ledgerline/proto';
 import { ByteBudget } from './byte-budget.js';
-import type { DedupVerdict, Deduplication, StoredReceipt } from './deduplication.js';
-import { isClosed, isOwnershipLost, sequenceGap } from './errors.js';
+import type { Deduplication } from './deduplication.js';
+import { isClosed, isOwnershipLost } from './errors.js';
 import { InFlight } from './in-flight.js';
 import type { LacNotifier } from './lac-notifier.js';
 import type { WriterMetrics } from './metrics.js';
+import { ProducerFence } from './producer-fence.js';
+import { PublishQueue } from './publish-queue.js';
 import { RateMeter } from './rate-meter.js';
-import { prepareEntry } from './prepared-entry.js';
-import { receiptOf, storedReceipt, type Receipt } from './receipts.js';
+import type { Receipt } from './receipts.js';
+import { TopicBatch } from './topic-batch.js';
 
 export interface OwnedTopicOptions {
   name: string;
@@ -53,17 +55,10 @@ export class OwnedTopic {
   private readonly stopAdopting: () => void;
   /** While a transfer runs: new entries wait here until the topic is elsewhere (or the transfer gave up). */
   private handOver: { ended: Promise<void>; end: () => void } | undefined;
-  /** Entries past the hand-over gate and not yet answered (admitted, or handed to the ledger): a transfer waits for them. */
+  /** Entries handed to the managed ledger and not yet answered: a transfer waits for them. */
   private readonly inFlight = new InFlight();
-  /**
-   * How to fail each receipt handed out and not yet settled (at most maxPendingEntries, as the
-   * entry budget holds them). When the topic is unloaded because its ownership is lost, each is
-   * answered with that reason at once, so producers resend to the next owner instead of waiting for
-   * appends to a store this owner may not reach (the next owner's fence keeps those out anyway, and
-   * deduplication answers a resend of one that did land with its original place). A set rather than
-   * a race against one shared promise: every race would leave a reaction on it for the topic's life.
-   */
-  private readonly owed = new Set<(error: LedgerlineError) => void>();
+  /** Where publishes take their order and are admitted (see PublishQueue). */
+  private readonly queue: PublishQueue;
 
   constructor(private readonly options: OwnedTopicOptions) {
     this.name = options.name;
@@ -79,6 +74,22 @@ export class OwnedTopic {
     this.rateIn = new RateMeter(options.now);
     this.rateOut = new RateMeter(options.now);
     this.stopAdopting = options.ledger.onEntriesAdopted((entries) => options.dedup.adopted(entries));
+    this.queue = new PublishQueue({
+      ledger: options.ledger,
+      dedup: options.dedup,
+      budget: this.budget,
+      entryBudget: this.entryBudget,
+      inFlight: this.inFlight,
+      maxMessageSizeBytes: options.maxMessageSizeBytes,
+      now: options.now,
+      gate: () => this.passHandOver(),
+      appendFailure: (error) => this.appendFailure(error),
+      stored: (messages, bytes, last) => this.stored(messages, bytes, last),
+      duplicateAnswered: () => {
+        this.dedupHits++;
+        this.counters.dedupHits.inc();
+      },
+    });
   }
 
   get unloaded(): boolean {
@@ -133,143 +144,34 @@ export class OwnedTopic {
   }
 
   /**
-   * Stores one entry and resolves with its receipt once the ledger store
-   * holds it; a duplicate (by producer name and sequence id) resolves with the
-   * original's receipt and is not stored again.
+   * Takes one request's entries for this topic into its queue, in the turn they were read: their order is
+   * fixed here, and each is answered in `batch` (a receipt once the ledger store holds it; a duplicate, by
+   * producer name and sequence id, with the original's receipt, not stored again).
    */
-  async publish(message: PublishMessage, signal?: AbortSignal): Promise<Receipt> {
-    const { receipt } = await this.submit(message, signal);
-    return receipt;
+  enqueue(batch: TopicBatch): void {
+    this.queue.enqueue(batch);
   }
 
   /**
-   * Like publish, in two steps: resolves once the entry is handed to the
-   * managed ledger (so the caller may submit the next one and keep the order),
-   * with the receipt still to come.
+   * Stores one entry and resolves with its receipt once the ledger store holds it (a batch of one). `fence`
+   * keeps the order of the stream it came on after a refusal; a call of its own by default.
    */
-  async submit(message: PublishMessage, signal?: AbortSignal): Promise<{ receipt: Promise<Receipt> }> {
-    const gate = this.passHandOver();
-    if (gate !== undefined) await gate;
-    const { bytes, numMessages } = prepareEntry(message, this.options.now(), this.options.maxMessageSizeBytes);
-    const waiting = this.budget.acquire(bytes.length, signal);
-    if (waiting !== undefined) await waiting;
-    const waitingForRoom = this.entryBudget.acquire(1, signal);
-    if (waitingForRoom !== undefined) {
-      try {
-        await waitingForRoom;
-      } catch (error) {
-        this.budget.release(bytes.length);
-        throw error;
-      }
-    }
-    let handedOver = false;
-    let admitted: (() => void) | undefined;
-    try {
-      const gateAgain = this.passHandOver();
-      if (gateAgain !== undefined) await gateAgain;
-      // Past the gate and not yet handed to the ledger counts as in flight: a transfer waits for it too.
-      admitted = this.inFlight.begin();
-      // The call's signal is the stream's for its whole life: deduplication keeps order per stream by it. The
-      // verdict that lets the entry through is taken in the synchronous run of the append that records its ids
-      // as pushed (every wait asks again), so two streams of one producer never both hear the same ids are new.
-      let verdict = this.dedupVerdict(message, signal);
-      while (verdict.kind === 'wait') {
-        await verdict.until;
-        this.checkLoaded();
-        verdict = this.dedupVerdict(message, signal);
-      }
-      if (verdict.kind === 'duplicate') {
-        return { receipt: Promise.resolve(this.duplicate(verdict.receipt, message.sequenceId)) };
-      }
-      if (verdict.kind === 'gap') throw sequenceGap(message.producerName, message.sequenceId, verdict.resendFrom);
-      const appending = this.ledger.append(bytes, numMessages);
-      const answered = this.inFlight.begin();
-      const settled = (): void => {
-        this.budget.release(bytes.length);
-        this.entryBudget.release(1);
-        answered();
-      };
-      const receipt = this.complete(message, appending, bytes.length, numMessages, signal, settled);
-      handedOver = true;
-      return { receipt };
-    } finally {
-      admitted?.();
-      if (!handedOver) {
-        this.budget.release(bytes.length);
-        this.entryBudget.release(1);
-      }
-    }
-  }
-
-  /** What deduplication says of `message` now, or what to wait for before asking again. */
-  private dedupVerdict(message: PublishMessage, stream: object | undefined): DedupVerdict {
-    if (message.producerName === '') return { kind: 'new' };
-    // An append failed as in doubt may be in the log: no id is new until the ledger is checked (as any append waits).
-    if (this.ledger.appendsInDoubt) {
-      const until = this.ledger.settleAppends().catch((thrown: unknown) => {
-        throw this.appendFailure(LedgerlineError.from(thrown));
-      });
-      return { kind: 'wait', until };
-    }
-    return this.dedup.check(message.producerName, message.sequenceId, stream, message.contiguousSequence);
-  }
-
-  /**
-   * The receipt of an entry handed to the ledger: settled by its append, or failed first by an unload for lost
-   * ownership (through `owed`). One promise for the caller and one for deduplication to wait on, per entry.
-   */
-  private complete(
-    message: PublishMessage,
-    appending: Promise<AppendResult>,
-    sizeBytes: number,
-    numMessages: number,
-    stream: object | undefined,
-    settled: () => void,
-  ): Promise<Receipt> {
-    const producer = message.producerName;
-    const first = message.sequenceId;
-    const highest = first + BigInt(numMessages - 1);
-    let resolve!: (receipt: Receipt) => void;
-    let reject!: (error: unknown) => void;
-    const receipt = new Promise<Receipt>((resolveReceipt, rejectReceipt) => {
-      resolve = resolveReceipt;
-      reject = rejectReceipt;
-    });
-    this.owed.add(reject);
-    // Neither reaction throws, so `answered` settles (resolved) once the append is answered and recorded.
-    // `settled` last, whatever throws: a transfer waiting on the entries in flight snapshots deduplication after them.
-    const answered = appending.then(
-      (result) => {
-        try {
-          const stored = storedReceipt(result, this.options.now(), first);
-          if (producer !== '') this.dedup.persisted(producer, highest, stored);
-          this.counters.messagesIn.inc(numMessages);
-          this.counters.bytesIn.inc(sizeBytes);
-          this.rateIn.record(numMessages, sizeBytes);
-          this.options.lac.advanced(result.position.ledgerId, result.position.entryId, result.lastOffset);
-          this.dedup.maybeSnapshot(result.position);
-          resolve(receiptOf(stored, first, false));
-        } catch (error) {
-          reject(error);
-        } finally {
-          this.owed.delete(reject);
-          settled();
-        }
-      },
-      (thrown: unknown) => {
-        try {
-          if (producer !== '') this.dedup.failed(producer, first, stream);
-          reject(this.appendFailure(LedgerlineError.from(thrown)));
-        } catch (error) {
-          reject(error);
-        } finally {
-          this.owed.delete(reject);
-          settled();
-        }
-      },
-    );
-    if (producer !== '') this.dedup.pushed(producer, highest, answered);
+  async publish(message: PublishMessage, signal?: AbortSignal, fence = new ProducerFence()): Promise<Receipt> {
+    const batch = new TopicBatch([message], fence, signal);
+    this.enqueue(batch);
+    await batch.answered;
+    const receipt = batch.receipts[0];
+    if (receipt === undefined) throw batch.failures[0];
     return receipt;
+  }
+
+  /** One store write's entries are stored: counters, the LAC hint, and a deduplication snapshot when due. */
+  private stored(messages: number, bytes: number, last: AppendResult): void {
+    this.counters.messagesIn.inc(messages);
+    this.counters.bytesIn.inc(bytes);
+    this.rateIn.record(messages, bytes);
+    this.options.lac.advanced(last.position.ledgerId, last.position.entryId, last.lastOffset);
+    this.dedup.maybeSnapshot(last.position);
   }
 
   /** Appends an entry already in the stored layout (dead letters), within the topic's byte bound. */
@@ -289,12 +191,6 @@ export class OwnedTopic {
       this.budget.release(bytes.length);
       this.entryBudget.release(1);
     }
-  }
-
-  private duplicate(original: StoredReceipt | undefined, sequenceId: bigint): Receipt {
-    this.dedupHits++;
-    this.counters.dedupHits.inc();
-    return receiptOf(original, sequenceId, true);
   }
 
   private appendFailure(error: LedgerlineError): LedgerlineError {
@@ -340,8 +236,7 @@ export class OwnedTopic {
   abandon(error: LedgerlineError): void {
     if (this.unloadError === undefined) {
       this.markUnloaded(error);
-      for (const fail of this.owed) fail(error);
-      this.owed.clear();
+      this.queue.failOwed(error);
       this.options.onUnloaded(this, error);
     }
     const gate = this.handOver;
@@ -375,6 +270,7 @@ export class OwnedTopic {
     this.stopAdopting();
     for (const listener of [...this.unloadListeners]) listener(error);
     this.unloadListeners.clear();
+    this.queue.pump(); // What still waits in the queue is refused with `error` now.
   }
 
   /**
@@ -387,10 +283,7 @@ export class OwnedTopic {
     if (this.unloadError !== undefined) return;
     const error = topicUnloaded(this.name, why);
     this.markUnloaded(error);
-    if (ownershipLost) {
-      for (const fail of this.owed) fail(error);
-      this.owed.clear();
-    }
+    if (ownershipLost) this.queue.failOwed(error);
     if (this.ledger.state === 'open' || this.ledger.state === 'terminated') {
       await this.dedup.snapshot(this.ledger.lastConfirmedPosition()).catch(() => undefined);
     }

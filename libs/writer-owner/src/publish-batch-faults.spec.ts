@@ -8,6 +8,8 @@ import {
 import { decodeMessageEntry } from '@ledgerline/message-format';
 import type { Receipt } from './receipts.js';
 import type { OwnedTopic } from './owned-topic.js';
+import { ProducerFence } from './producer-fence.js';
+import { TopicBatch } from './topic-batch.js';
 import { SHORT_WRITE_RETRIES, TEST_DEDUP_SETTINGS, openTestTopic } from './testing/test-topic.js';
 
 /*
@@ -36,11 +38,12 @@ function entry(sequenceId: number) {
 
 /** Publishes the ids together, as the entries of one request are handed over, and says how each ended. */
 async function publishTogether(topic: OwnedTopic, ids: number[]): Promise<string[]> {
-  const outcomes = await Promise.allSettled(ids.map((id) => topic.publish(entry(id))));
-  return outcomes.map((outcome) => {
-    if (outcome.status === 'fulfilled') return describe(outcome.value);
-    const error = LedgerlineError.from(outcome.reason);
-    return `failed ${error.code}`;
+  const batch = new TopicBatch(ids.map(entry), new ProducerFence(), undefined);
+  topic.enqueue(batch);
+  await batch.answered;
+  return ids.map((_, index) => {
+    const receipt = batch.receipts[index];
+    return receipt === undefined ? `failed ${LedgerlineError.from(batch.failures[index]).code}` : describe(receipt);
   });
 }
 

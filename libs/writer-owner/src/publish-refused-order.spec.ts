@@ -2,11 +2,14 @@ import { create, fromBinary } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
 import { PublishRequestSchema, PublishResponseSchema, type PublishRequest } from '@ledgerline/proto';
 import { RpcReason, type CallContext } from '@ledgerline/rpc';
+import { readWholeLog, testBackends } from '@ledgerline/managed-ledger/testing';
+import { decodeMessageEntry } from '@ledgerline/message-format';
 import { Registry } from 'prom-client';
 import { writerMetrics } from './metrics.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { publishStream } from './publish-stream.js';
 import { WriterReason } from './reasons.js';
+import { TEST_DEDUP_SETTINGS, openTestTopic } from './testing/test-topic.js';
 
 const TOPIC = 'persistent://t/ns/order';
 
@@ -19,23 +22,7 @@ const TOPIC = 'persistent://t/ns/order';
  */
 describe('a publish stream after it refused an entry its producer sends again', () => {
   async function run(sends: Array<[string, bigint]>, topicLoads: Array<'fails' | 'loads'>) {
-    const stored: string[] = [];
-    const topic = {
-      unloaded: false,
-      checkLoaded: () => undefined,
-      submit: async (message: { producerName: string; sequenceId: bigint }) => {
-        stored.push(`${message.producerName}:${message.sequenceId}`);
-        const receipt = {
-          sequenceId: message.sequenceId,
-          position: { ledgerId: 1, entryId: stored.length - 1 },
-          firstOffset: stored.length - 1,
-          lastOffset: stored.length - 1,
-          duplicate: false,
-          publishTimeMs: 1,
-        };
-        return { receipt: Promise.resolve(receipt) };
-      },
-    } as unknown as OwnedTopic;
+    const topic = await openTestTopic(TOPIC, testBackends(), TEST_DEDUP_SETTINGS);
     const getTopic = async (): Promise<OwnedTopic> => {
       if (topicLoads.shift() === 'fails') {
         throw new LedgerlineError('UNAVAILABLE', RpcReason.TRANSPORT_UNAVAILABLE, 'the metadata service is away');
@@ -62,6 +49,11 @@ describe('a publish stream after it refused an entry its producer sends again', 
       const result = fromBinary(PublishResponseSchema, response.bytes).result;
       outcomes.push(result.case === 'receipt' ? 'stored' : (result.value?.reason ?? '?'));
     }
+    const stored = (await readWholeLog(topic.ledger)).map((entry) => {
+      const { header } = decodeMessageEntry(entry.payload);
+      return `${header.producerName}:${header.sequenceId}`;
+    });
+    await topic.unload('test finished');
     return { stored, outcomes };
   }
 

@@ -5,10 +5,10 @@ import type { CallContext, EncodedMessage } from '@ledgerline/rpc';
 import { ByteBudget } from './byte-budget.js';
 import type { WriterMetrics } from './metrics.js';
 import type { OwnedTopic } from './owned-topic.js';
-import type { Receipt } from './receipts.js';
+import { ProducerFence } from './producer-fence.js';
 import { failureMessage } from './publish-mapping.js';
-import { sequenceGap } from './errors.js';
 import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
+import { TopicBatch } from './topic-batch.js';
 
 type Response = EncodedMessage<typeof PublishResponseSchema>;
 type Result = PublishOutcome;
@@ -88,6 +88,11 @@ export async function* publishStream(
   if (readerError !== undefined && !context.signal.aborted) throw readerError;
 }
 
+/** A topic this stream is looking up, and the batches for it read meanwhile, in order. */
+class Lookup {
+  readonly waiting: TopicBatch[] = [];
+}
+
 /** What one stream remembers while reading. */
 interface StreamState {
   readonly options: PublishStreamOptions;
@@ -95,55 +100,11 @@ interface StreamState {
   /**
    * A stream stays bound to the loaded topic it first reached: entries sent after ones the unloaded
    * topic refused must not land in the reloaded topic ahead of their resends (deduplication would
-   * then skip the resends as old).
+   * then skip the resends as old). A topic being looked up holds the batches read meanwhile.
    */
-  readonly boundTopics: Map<string, OwnedTopic>;
-  /**
-   * Per topic and producer, the lowest sequence id this stream refused with a
-   * failure the producer answers by sending it again (the topic could not be
-   * loaded, it moved, the store was away): a later id of that producer on this
-   * stream is refused too until that one comes again, or it would be stored
-   * ahead of it and its resend taken for a duplicate of something never stored.
-   */
-  readonly refusedFrom: Map<string, bigint>;
-}
-
-/** Producers fenced per stream, at most; past it the oldest fence is dropped (a stream carries few producers). */
-const MAX_FENCED_PRODUCERS = 10_000;
-
-function fenceKey(message: PublishMessage): string {
-  return `${message.topic}\n${message.producerName}`;
-}
-
-/** A failure the producer answers by sending the entry again, in order, rather than giving it up. */
-function resentAfter(thrown: unknown): boolean {
-  const error = LedgerlineError.from(thrown);
-  return error.retryable || error.reason === OwnerReason.NOT_OWNER || error.reason === OwnerReason.TOPIC_UNLOADED;
-}
-
-/** Records that `message` was refused, when its producer will send it again. */
-function fence(state: StreamState, message: PublishMessage | undefined, thrown: unknown): void {
-  if (message === undefined || message.producerName === '' || !resentAfter(thrown)) return;
-  const key = fenceKey(message);
-  const known = state.refusedFrom.get(key);
-  if (known !== undefined && known <= message.sequenceId) return;
-  state.refusedFrom.delete(key);
-  state.refusedFrom.set(key, message.sequenceId);
-  if (state.refusedFrom.size > MAX_FENCED_PRODUCERS) state.refusedFrom.delete(state.refusedFrom.keys().next().value!);
-}
-
-/** SEQUENCE_GAP when `message` would overtake an earlier entry of its producer this stream refused. */
-function overtaking(state: StreamState, message: PublishMessage | undefined): LedgerlineError | undefined {
-  // Almost always nothing is fenced: no key is built for every entry on the hot path then.
-  if (state.refusedFrom.size === 0 || message === undefined || message.producerName === '') return undefined;
-  const key = fenceKey(message);
-  const from = state.refusedFrom.get(key);
-  if (from === undefined) return undefined;
-  if (message.sequenceId <= from) {
-    state.refusedFrom.delete(key); // The refused entry comes again: the order is whole from here.
-    return undefined;
-  }
-  return sequenceGap(message.producerName, message.sequenceId, from);
+  readonly boundTopics: Map<string, OwnedTopic | Lookup>;
+  /** The stream's producers' order after a refusal, which every topic it reaches asks. */
+  readonly fence: ProducerFence;
 }
 
 async function readAll(
@@ -166,15 +127,18 @@ async function readAll(
   }
 }
 
-/** The read loop of readAll: takes requests until the client ends the stream or the owner drains. */
+/**
+ * The read loop of readAll: takes requests until the client ends the stream or the owner drains. A request's
+ * entries enter their topic's queue in the turn that read them (after the stream's and the connection's
+ * budgets, which hold the reading, not the entries already read): the order is fixed there, once.
+ */
 async function readUntil(
   drained: Promise<'drained'>,
   ...[requests, context, options, budget, answers, notify]: Parameters<typeof readAll>
 ): Promise<void> {
   const iterator = requests[Symbol.asyncIterator]();
-  const state: StreamState = { options, signal: context.signal, boundTopics: new Map(), refusedFrom: new Map() };
+  const state: StreamState = { options, signal: context.signal, boundTopics: new Map(), fence: new ProducerFence() };
   let pendingMessages = 0;
-  let submitted: Promise<unknown> = Promise.resolve();
   const room = { wake: undefined as (() => void) | undefined };
   for (;;) {
     while (pendingMessages >= options.maxPendingMessages) await new Promise<void>((r) => (room.wake = r));
@@ -187,12 +151,7 @@ async function readUntil(
     const sharedWaiting = options.connectionBudget?.acquire(sizeBytes, context.signal);
     if (sharedWaiting !== undefined) await Promise.race([sharedWaiting, drained]);
     pendingMessages += entries.length;
-    const startedMs = performance.now();
-    // Each entry is handed to its topic only after the one before it, so the log keeps the stream's order.
-    const handing = submitted.then(() => handAll(entries, state, startedMs));
-    submitted = handing;
-    const answer = handing
-      .then((results) => Promise.all(results))
+    const answer = handOver(entries, state, performance.now())
       .then((results) => encodePublishResponse(results, options.maxMessagesPerRequest))
       .finally(() => {
         budget.release(sizeBytes);
@@ -207,16 +166,16 @@ async function readUntil(
 }
 
 /**
- * Hands every entry of one request to its topic, in order, and never throws:
- * an entry that is refused gets its failure, and the entries after it are
- * handed on as they would be in requests of their own.
+ * Hands one request's entries to their topics, synchronously (a topic being looked up takes them once it
+ * is found), and resolves with every entry's answer, in order; never rejects: an entry that is refused gets
+ * its failure, and the others go on as they would in requests of their own.
  */
-async function handAll(
+function handOver(
   entries: ReadonlyArray<PublishMessage | undefined>,
   state: StreamState,
   startedMs: number,
-): Promise<Array<Result | Promise<Result>>> {
-  const limit = state.options.maxMessagesPerRequest;
+): Promise<Result[]> {
+  const { metrics, maxMessagesPerRequest: limit } = state.options;
   if (entries.length > limit) {
     const error = new LedgerlineError(
       'INVALID_ARGUMENT',
@@ -224,59 +183,121 @@ async function handAll(
       `a publish request carries at most ${limit} entries; this one carried ${entries.length}`,
       { details: { maxMessagesPerRequest: String(limit) } },
     );
-    return entries.map((message) => failed(message, error, state.options.metrics));
+    return Promise.resolve(entries.map((message) => failed(message, error, metrics)));
   }
-  const results: Array<Result | Promise<Result>> = [];
-  for (const message of entries) {
-    const gap = overtaking(state, message);
-    if (gap !== undefined) {
-      results.push(failed(message, gap, state.options.metrics));
-      continue;
-    }
-    try {
-      const { receipt } = await submit(message, state);
-      results.push(
-        receipt.then(
-          (stored) => receiptResult(stored, startedMs, state.options.metrics),
-          (thrown: unknown) => {
-            fence(state, message, thrown);
-            return failed(message, thrown, state.options.metrics);
-          },
-        ),
+  const topic = entries[0]?.topic;
+  if (entries.every((message) => message !== undefined && message.topic === topic)) {
+    // The common case: every entry for one topic, one batch.
+    const batch = new TopicBatch(entries as PublishMessage[], state.fence, state.signal);
+    deliver(batch, state);
+    return batch.answered.then(() => outcomes(batch, startedMs, metrics));
+  }
+  return handMixed(entries, state, startedMs);
+}
+
+/** handOver for a request whose entries go to several topics (or lack a message): one batch per topic. */
+async function handMixed(
+  entries: ReadonlyArray<PublishMessage | undefined>,
+  state: StreamState,
+  startedMs: number,
+): Promise<Result[]> {
+  const { metrics } = state.options;
+  const results: Result[] = new Array<Result>(entries.length);
+  const byTopic = new Map<string, { messages: PublishMessage[]; places: number[] }>();
+  entries.forEach((message, place) => {
+    if (message === undefined) {
+      const error = new LedgerlineError(
+        'INVALID_ARGUMENT',
+        OwnerReason.INVALID_REQUEST,
+        'a publish request carries a message',
       );
-    } catch (thrown) {
-      fence(state, message, thrown);
-      results.push(failed(message, thrown, state.options.metrics));
+      results[place] = failed(message, error, metrics);
+      return;
     }
+    let group = byTopic.get(message.topic);
+    if (group === undefined) byTopic.set(message.topic, (group = { messages: [], places: [] }));
+    group.messages.push(message);
+    group.places.push(place);
+  });
+  const batches = [...byTopic.values()].map((group) => {
+    const batch = new TopicBatch(group.messages, state.fence, state.signal);
+    deliver(batch, state);
+    return { batch, places: group.places };
+  });
+  for (const { batch, places } of batches) {
+    await batch.answered;
+    outcomes(batch, startedMs, metrics).forEach((result, index) => (results[places[index]!] = result));
   }
   return results;
 }
 
-function receiptResult(receipt: Receipt, startedMs: number, metrics: WriterMetrics): Result {
-  metrics.publishLatency.observe((performance.now() - startedMs) / 1000);
-  return { receipt };
+/** Puts `batch` into its topic's queue now, or behind the lookup of the topic under way. */
+function deliver(batch: TopicBatch, state: StreamState): void {
+  const name = batch.messages[0]!.topic;
+  const bound = state.boundTopics.get(name);
+  if (bound === undefined) {
+    lookUp(name, batch, state);
+  } else if (bound instanceof Lookup) {
+    bound.waiting.push(batch);
+  } else if (!bound.unloaded) {
+    // The topic this stream is bound to, while loaded, is the one the registry would name: skip the lookup.
+    bound.enqueue(batch);
+  } else {
+    // Unloaded, it refuses every later entry of this stream with what it was unloaded with (after a transfer,
+    // NOT_OWNER naming the new owner) at once: a lookup per entry would hold the stream's answers back.
+    let error: unknown = topicUnloaded(name, 'it was unloaded while this publish stream was open');
+    try {
+      bound.checkLoaded();
+    } catch (unloaded) {
+      error = unloaded;
+    }
+    batch.refuseRest(error);
+  }
+}
+
+/** Looks `name` up for this stream; the batches read meanwhile wait for it, in order. */
+function lookUp(name: string, first: TopicBatch, state: StreamState): void {
+  const lookup = new Lookup();
+  lookup.waiting.push(first);
+  state.boundTopics.set(name, lookup);
+  Promise.resolve(name)
+    .then(state.options.getTopic)
+    .then(
+      (topic) => {
+        state.boundTopics.set(name, topic);
+        for (const batch of lookup.waiting) deliver(batch, state);
+      },
+      (thrown: unknown) => {
+        state.boundTopics.delete(name);
+        // The batch that asked is refused; those read meanwhile ask again, in order, as requests of their own
+        // would (the fence keeps its producer's later entries out).
+        const [asked, ...later] = lookup.waiting;
+        asked!.refuseRest(thrown);
+        for (const batch of later) deliver(batch, state);
+      },
+    );
+}
+
+/** Each entry's answer, for the response: its receipt, or its failure (counted). */
+function outcomes(batch: TopicBatch, startedMs: number, metrics: WriterMetrics): Result[] {
+  const results: Result[] = new Array<Result>(batch.size);
+  let stored = 0;
+  for (let index = 0; index < batch.size; index++) {
+    const receipt = batch.receipts[index];
+    if (receipt !== undefined) {
+      results[index] = { receipt };
+      stored++;
+    } else {
+      results[index] = failed(batch.messages[index], batch.failures[index], metrics);
+    }
+  }
+  const latencySeconds = (performance.now() - startedMs) / 1000;
+  for (let index = 0; index < stored; index++) metrics.publishLatency.observe(latencySeconds);
+  return results;
 }
 
 function failed(message: PublishMessage | undefined, thrown: unknown, metrics: WriterMetrics): Result {
   const failure = failureMessage(message?.sequenceId ?? 0n, thrown);
   metrics.publishFailures.inc({ reason: failure.reason ?? '' });
   return { failure };
-}
-
-async function submit(message: PublishMessage | undefined, state: StreamState): Promise<{ receipt: Promise<Receipt> }> {
-  if (message === undefined) {
-    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'a publish request carries a message');
-  }
-  const bound = state.boundTopics.get(message.topic);
-  if (bound !== undefined) {
-    // The topic this stream is bound to, while loaded, is the one the registry would name: skip the lookup.
-    if (!bound.unloaded) return bound.submit(message, state.signal);
-    // Unloaded, it refuses every later entry of this stream with what it was unloaded with (after a transfer,
-    // NOT_OWNER naming the new owner) at once: a lookup per entry would hold the stream's answers back.
-    bound.checkLoaded();
-    throw topicUnloaded(message.topic, 'it was unloaded while this publish stream was open');
-  }
-  const topic = await state.options.getTopic(message.topic);
-  state.boundTopics.set(message.topic, topic);
-  return topic.submit(message, state.signal);
 }

@@ -1,6 +1,14 @@
 import type { AppendResult } from '@ledgerline/managed-ledger';
 import type { Position } from '@ledgerline/cursor-codec';
-import type { StoredReceipt } from './deduplication.js';
+
+/** What deduplication keeps of a stored entry: its place, when it was stored, and its first sequence id. */
+export interface StoredReceipt {
+  position: Position;
+  firstOffset: number;
+  lastOffset: number;
+  publishTimeMs: number;
+  sequenceId: bigint;
+}
 
 /** What a publish resolves with: the entry's place, or the original's for a duplicate. */
 export interface Receipt {
