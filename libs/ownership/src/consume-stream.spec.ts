@@ -67,3 +67,96 @@ describe('consumeStream when the topic leaves the owner under the stream', () =>
     expect(error).toBe(refused);
   });
 });
+
+describe('consumeStream ack receipts', () => {
+  /** A session whose cursor flushes wait for `flushed`; records what the consumer was given. */
+  function session(flushed: () => Promise<void>) {
+    const calls: string[] = [];
+    const consumer = {
+      active: true,
+      close: () => undefined,
+      acknowledgeChecked: async () => void calls.push('ack'),
+      flow: (permits: number) => void calls.push(`flow ${permits}`),
+    } as unknown as Consumer<DispatchEntry>;
+    const open = async () =>
+      ({
+        topic: TOPIC,
+        consumer,
+        markDelete: () => undefined,
+        flush: flushed,
+        toResponse: () => ({}),
+      }) satisfies ConsumeSession<DispatchEntry>;
+    return { calls, open };
+  }
+
+  const subscribe = create(ConsumeRequestSchema, {
+    command: { case: 'subscribe', value: { topic: TOPIC, subscription: 'moving', maxEntriesPerResponse: 10 } },
+  });
+  const ack = (requestId: bigint) =>
+    create(ConsumeRequestSchema, {
+      command: { case: 'ack', value: { positions: [{ ledgerId: 1n, entryId: 0n }], requestId } },
+    });
+  const flow = create(ConsumeRequestSchema, { command: { case: 'flow', value: { permits: 5 } } });
+
+  function gate(): { promise: Promise<void>; open(): void; fail(error: Error): void } {
+    let open!: () => void;
+    let fail!: (error: Error) => void;
+    const promise = new Promise<void>((resolve, reject) => ((open = resolve), (fail = reject)));
+    return { promise, open, fail };
+  }
+
+  const receiptsIn = (responses: { event?: { case?: string; value?: unknown } }[]) =>
+    responses
+      .filter((r) => r.event?.case === 'ackReceipt')
+      .map((r) => (r.event!.value as { requestId: bigint }).requestId);
+
+  it('reads the next requests while a receipt waits for its cursor write, and sends the receipt once it is done', async () => {
+    const write = gate();
+    const { calls, open } = session(() => write.promise);
+    const flowSeen = gate();
+    async function* requests(): AsyncGenerator<ConsumeRequest> {
+      yield subscribe;
+      yield ack(7n);
+      yield flow;
+      flowSeen.open();
+      await new Promise(() => undefined);
+    }
+    const stream = consumeStream(requests(), context(), open)[Symbol.asyncIterator]();
+    expect((await stream.next()).value.event.case).toBe('subscribed');
+    // Asking for the next response lets the stream read requests; it answers once the receipt is there.
+    const receipt = stream.next();
+    // The flow permits reach the consumer although the ack's cursor write has not answered.
+    await flowSeen.promise;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toEqual(['ack', 'flow 5']);
+    write.open();
+    expect(receiptsIn([(await receipt).value])).toEqual([7n]);
+  });
+
+  it('ends the stream with the cursor write failure, as a failed request', async () => {
+    const write = gate();
+    const { open } = session(() => write.promise);
+    async function* requests(): AsyncGenerator<ConsumeRequest> {
+      yield subscribe;
+      yield ack(7n);
+      write.fail(new LedgerlineError('ABORTED', ManagedLedgerReason.CURSOR_FENCED, 'another owner took the cursor'));
+      await new Promise(() => undefined);
+    }
+    const error = await failureOf(consumeStream(requests(), context(), open));
+    expect(error).toMatchObject({ reason: ManagedLedgerReason.CURSOR_FENCED });
+  });
+
+  it('sends the receipts owed before ending when the client half-closes right after its acks', async () => {
+    const write = gate();
+    const { open } = session(() => write.promise);
+    async function* requests(): AsyncGenerator<ConsumeRequest> {
+      yield subscribe;
+      yield ack(7n);
+      yield ack(8n);
+      setImmediate(() => write.open());
+    }
+    const responses = [];
+    for await (const response of consumeStream(requests(), context(), open)) responses.push(response);
+    expect(receiptsIn(responses as never)).toEqual([7n, 8n]);
+  });
+});

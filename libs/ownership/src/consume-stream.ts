@@ -119,11 +119,40 @@ class Outbox {
   }
 }
 
+/**
+ * Ack receipts of one stream: each is sent once the cursor has persisted
+ * its ack, while the stream goes on reading requests (flow permits and later
+ * acks are not held behind a store write). A failed persist ends the stream
+ * with its error, as a failed request does.
+ */
+class Receipts {
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly flush: () => Promise<void>,
+  ) {}
+
+  after(requestId: bigint): void {
+    const sent: Promise<void> = this.flush()
+      .then(
+        () => this.outbox.push({ event: { case: 'ackReceipt', value: { requestId } } }),
+        (error: unknown) => this.outbox.close(LedgerlineError.from(error)),
+      )
+      .then(() => void this.pending.delete(sent));
+    this.pending.add(sent);
+  }
+
+  /** Every receipt owed so far sent (or the stream closed with why not). */
+  async settled(): Promise<void> {
+    await Promise.all(this.pending);
+  }
+}
+
 async function handle<E extends DispatchEntry>(
   request: ConsumeRequest,
   consumer: Consumer<E>,
-  outbox: Outbox,
-  flush: () => Promise<void>,
+  receipts: Receipts,
 ): Promise<void> {
   const command = request.command;
   switch (command.case) {
@@ -135,10 +164,7 @@ async function handle<E extends DispatchEntry>(
       // Checked here, where the request enters, into the type the layers below take without checking again.
       await consumer.acknowledgeChecked(checkAckRequest(ack));
       // As Pulsar's ack receipts: the receipt says the cursor persisted the ack, so it survives a crash of this owner.
-      if (ack.requestId !== 0n) {
-        await flush();
-        outbox.push({ event: { case: 'ackReceipt', value: { requestId: ack.requestId } } });
-      }
+      if (ack.requestId !== 0n) receipts.after(ack.requestId);
       return;
     }
     case 'nack':
@@ -219,14 +245,19 @@ export async function* consumeStream<E extends DispatchEntry>(
       },
     },
   };
-  const flush = session.flush;
+  const receipts = new Receipts(outbox, session.flush);
   const stop = (): void => outbox.close(undefined);
   context.signal.addEventListener('abort', stop, { once: true });
   void (async () => {
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done === true || outbox.ended) return;
-      await handle(next.value, consumer, outbox, flush);
+    try {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done === true || outbox.ended) return;
+        await handle(next.value, consumer, receipts);
+      }
+    } finally {
+      // A client that half-closes after its last acks still gets their receipts before the stream ends.
+      await receipts.settled();
     }
   })().then(
     () => outbox.close(undefined),
