@@ -101,6 +101,35 @@ describe('consumer acknowledgements', () => {
     expect(cluster.subscription(TOPIC, 's')!.backlog).toBe(1);
   });
 
+  it('lets the owner confirm with its next cursor snapshot unless someone waits on the receipt', async () => {
+    await produce(3);
+    const consumer = await subscribe();
+    const receipts = await subscribe({ subscription: 'r', ackReceipts: true });
+    cluster.holdAckReceipts = true;
+    await consumer.ack(await consumer.receive());
+    await acksReceived(1);
+    const confirmed = receipts.ack(await receipts.receive());
+    await acksReceived(2);
+    // Nothing waits on the first: its receipt only frees the ack from being sent again.
+    expect(cluster.consume.acksReceived.map((ack) => ack.receiptWithNextSnapshot)).toEqual([true, false]);
+    // flushAcks with only such a command out asks for a write now with an empty command.
+    const flushed = consumer.flushAcks();
+    await acksReceived(3);
+    expect(cluster.consume.acksReceived[2]).toMatchObject({ entryIds: [], receiptWithNextSnapshot: false });
+    // A group flushAcks sends itself asks for the write at once; no empty command beside it.
+    await consumer.ack(await consumer.receive());
+    const second = consumer.flushAcks();
+    await acksReceived(4);
+    expect(await outcomeWithin(second, STILL_WAITING_MS)).toBe('pending');
+    expect(
+      cluster.consume.acksReceived.slice(3).map((ack) => [ack.entryIds.length, ack.receiptWithNextSnapshot]),
+    ).toEqual([[1, false]]);
+    cluster.consume.releaseAckReceipts();
+    await expect(flushed).resolves.toBeUndefined();
+    await expect(second).resolves.toBeUndefined();
+    await expect(confirmed).resolves.toBeUndefined();
+  });
+
   it('never hands out again a message whose ack resolved when the owner lost the ack, and sends the ack again after the reconnect', async () => {
     await produce(3);
     const consumer = await subscribe({ receiverQueueSize: 10 });

@@ -125,7 +125,7 @@ export class PartitionAcks {
     let command: AckCommand;
     if (batchSize <= 1 || batchIndex >= batchSize - 1) {
       this.memory.rememberCumulative(position);
-      command = this.send({ cumulative: position }, []);
+      command = this.send({ cumulative: position }, [], waits);
     } else {
       // Inside a batch: everything before this entry, plus this entry's indexes up to this one.
       const ackedIndexes = Array.from({ length: batchIndex + 1 }, (_, at) => at);
@@ -138,6 +138,7 @@ export class PartitionAcks {
           batchIndexAcks: [{ position, ackedIndexes, batchSize }],
         },
         keys,
+        waits,
       );
     }
     return waits ? command.waiters.wait() : Promise.resolve();
@@ -177,8 +178,8 @@ export class PartitionAcks {
     }
   }
 
-  /** Sends the current group of acks now, as one command. */
-  flush(): void {
+  /** Sends the current group of acks now, as one command; `urgent` asks the owner to persist it at once. */
+  flush(urgent = false): void {
     const group = this.group;
     if (group === undefined) return;
     this.group = undefined;
@@ -186,7 +187,8 @@ export class PartitionAcks {
     const batchIndexAcks: BatchIndexAck[] = [...group.batchIndexAcks.values()].map(
       ({ position, indexes, batchSize }) => ({ position, ackedIndexes: [...indexes], batchSize }),
     );
-    this.send({ positions: [...group.positions.values()], batchIndexAcks }, group.keys, group.waiters);
+    const ack = { positions: [...group.positions.values()], batchIndexAcks };
+    this.send(ack, group.keys, urgent || group.waiters.size > 0, group.waiters);
   }
 
   /**
@@ -196,8 +198,13 @@ export class PartitionAcks {
    */
   flushAcks(): Promise<void> {
     if (this.stopped !== undefined) return Promise.reject(this.stopped);
-    this.flush();
+    const sentBefore = this.inFlight.size;
+    this.flush(true);
     if (this.inFlight.size === 0) return Promise.resolve();
+    // No group went now, and what is out may wait for the owner's next snapshot: an empty command asks for a write
+    // now, which holds every ack the owner took before it, so their receipts come with it.
+    const deferred = [...this.inFlight.values()].some((command) => command.ack.receiptWithNextSnapshot === true);
+    if (this.inFlight.size === sentBefore && deferred) this.send({}, [], true);
     const flush: FlushWaiter = { outstanding: new Set(this.inFlight.keys()), waiters: this.newWaiters() };
     this.flushWaiters.add(flush);
     const done = flush.waiters.wait();
@@ -252,9 +259,17 @@ export class PartitionAcks {
     });
   }
 
-  private send(ack: AckInit, keys: string[], waiters = this.newWaiters()): AckCommand {
+  /**
+   * Sends one Ack command. Unless someone waits on its receipt (`urgent`,
+   * or ackReceipts), the owner may answer it with the cursor's next
+   * scheduled snapshot instead of a write of its own: the receipt only
+   * frees this ack from being sent again, and one cursor write per interval
+   * costs the owner far less than one per command.
+   */
+  private send(ack: AckInit, keys: string[], urgent: boolean, waiters = this.newWaiters()): AckCommand {
     const requestId = this.nextRequestId++;
-    const command: AckCommand = { ack: { ...ack, requestId }, keys, waiters };
+    const receiptWithNextSnapshot = !urgent && !this.options.receipts;
+    const command: AckCommand = { ack: { ...ack, requestId, receiptWithNextSnapshot }, keys, waiters };
     this.inFlight.set(requestId, command);
     this.options.send(command.ack);
     return command;

@@ -160,3 +160,38 @@ describe('consumeStream ack receipts', () => {
     expect(receiptsIn(responses as never)).toEqual([7n, 8n]);
   });
 });
+
+describe('consumeStream receipts that ride on the next snapshot', () => {
+  it('waits for the cursor writes made anyway when the Ack asks for it, and writes at once otherwise', async () => {
+    const asked: string[] = [];
+    const consumer = {
+      active: true,
+      close: () => undefined,
+      acknowledgeChecked: async () => undefined,
+    } as unknown as Consumer<DispatchEntry>;
+    const open = async () =>
+      ({
+        topic: TOPIC,
+        consumer,
+        markDelete: () => undefined,
+        flush: async () => void asked.push('flush'),
+        persisted: async () => void asked.push('persisted'),
+        toResponse: () => ({}),
+      }) satisfies ConsumeSession<DispatchEntry>;
+    const ack = (requestId: bigint, receiptWithNextSnapshot: boolean) =>
+      create(ConsumeRequestSchema, { command: { case: 'ack', value: { requestId, receiptWithNextSnapshot } } });
+    async function* requests(): AsyncGenerator<ConsumeRequest> {
+      yield create(ConsumeRequestSchema, {
+        command: { case: 'subscribe', value: { topic: TOPIC, subscription: 'moving', maxEntriesPerResponse: 10 } },
+      });
+      yield ack(1n, true);
+      yield ack(2n, false);
+    }
+    const receipts = [];
+    for await (const response of consumeStream(requests(), context(), open)) {
+      if (response.event?.case === 'ackReceipt') receipts.push(response.event.value.requestId);
+    }
+    expect(asked).toEqual(['persisted', 'flush']);
+    expect(receipts).toEqual([1n, 2n]);
+  });
+});

@@ -32,6 +32,11 @@ export interface ConsumeSession<E extends DispatchEntry> {
   markDelete(): Position | undefined;
   /** Resolves once the acks taken so far are persisted (ack receipts wait for it). */
   flush(): Promise<void>;
+  /**
+   * Resolves once the acks taken so far are persisted by the writes the
+   * owner makes anyway (an Ack's receipt_with_next_snapshot); without it, flush.
+   */
+  persisted?(): Promise<void>;
   /** The Entry message for a delivery. */
   toResponse(delivery: Delivery<E>): Response;
 }
@@ -130,11 +135,14 @@ class Receipts {
 
   constructor(
     private readonly outbox: Outbox,
-    private readonly flush: () => Promise<void>,
+    private readonly session: Pick<ConsumeSession<DispatchEntry>, 'flush' | 'persisted'>,
   ) {}
 
-  after(requestId: bigint): void {
-    const sent: Promise<void> = this.flush()
+  /** With `withNextSnapshot`, the receipt rides on the cursor's next scheduled write rather than one of its own. */
+  after(requestId: bigint, withNextSnapshot: boolean): void {
+    const { session } = this;
+    const durable = withNextSnapshot && session.persisted !== undefined ? session.persisted() : session.flush();
+    const sent: Promise<void> = durable
       .then(
         () => this.outbox.push({ event: { case: 'ackReceipt', value: { requestId } } }),
         (error: unknown) => this.outbox.close(LedgerlineError.from(error)),
@@ -164,7 +172,7 @@ async function handle<E extends DispatchEntry>(
       // Checked here, where the request enters, into the type the layers below take without checking again.
       await consumer.acknowledgeChecked(checkAckRequest(ack));
       // As Pulsar's ack receipts: the receipt says the cursor persisted the ack, so it survives a crash of this owner.
-      if (ack.requestId !== 0n) receipts.after(ack.requestId);
+      if (ack.requestId !== 0n) receipts.after(ack.requestId, ack.receiptWithNextSnapshot);
       return;
     }
     case 'nack':
@@ -245,7 +253,7 @@ export async function* consumeStream<E extends DispatchEntry>(
       },
     },
   };
-  const receipts = new Receipts(outbox, session.flush);
+  const receipts = new Receipts(outbox, session);
   const stop = (): void => outbox.close(undefined);
   context.signal.addEventListener('abort', stop, { once: true });
   void (async () => {

@@ -173,6 +173,7 @@ async function subscribe(
     consumer,
     markDelete: () => cursor?.markDeletePosition,
     flush: async () => cursor?.flush(),
+    persisted: async () => cursor?.whenPersisted(),
     toResponse: (delivery) => deliveryMessage(owner, topic, delivery),
   };
 }

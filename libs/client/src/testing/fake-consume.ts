@@ -23,6 +23,8 @@ export interface ReceivedAck {
   readonly ranges: readonly (readonly [bigint, bigint])[];
   /** Whether the owner dropped it (`loseAcks`). */
   readonly lost: boolean;
+  /** Whether the client let the receipt wait for the owner's next cursor snapshot. */
+  readonly receiptWithNextSnapshot: boolean;
 }
 
 /**
@@ -161,7 +163,8 @@ export class FakeConsumeService {
       (position) => position.entryId,
     );
     for (const [first, last] of ranges) for (let entryId = first; entryId <= last; entryId++) entryIds.push(entryId);
-    this.acksReceived.push({ owner, requestId: ack.requestId, entryIds, ranges, lost: this.loseAcks });
+    const { requestId, receiptWithNextSnapshot } = ack;
+    this.acksReceived.push({ owner, requestId, entryIds, ranges, lost: this.loseAcks, receiptWithNextSnapshot });
     if (this.loseAcks) return;
     subscription.ack(ack);
     if (ack.requestId === 0n) return;

@@ -38,6 +38,10 @@ export class CursorSnapshots {
   private persistTimer: NodeJS.Timeout | undefined;
   private lastPersistAtMs = 0;
   private persistFailures = 0;
+  /** Snapshot writes started so far: a write holds the state as it was when it started. */
+  private started = 0;
+  /** Callers of whenPersisted, each waiting for the write numbered `after` (or a later one) to land. */
+  private waiters: { after: number; resolve: () => void; reject: (error: unknown) => void }[] = [];
 
   constructor(
     private readonly ctx: LedgerContext,
@@ -74,6 +78,37 @@ export class CursorSnapshots {
     }
   }
 
+  /**
+   * Resolves once a snapshot holding the state as it is now has landed,
+   * without writing one for it: the next scheduled write (within the
+   * interval) or any earlier one does. Rejects when the cursor stops first.
+   */
+  whenPersisted(): Promise<void> {
+    if (!this.dirty && this.persisting === undefined) return Promise.resolve();
+    try {
+      this.cursor.checkOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // Dirty: the next write to start takes the state in; clean: the one in flight already holds it.
+    const after = this.dirty ? this.started + 1 : this.started;
+    return new Promise((resolve, reject) => this.waiters.push({ after, resolve, reject }));
+  }
+
+  /** No write comes any more (closed, deleted, fenced): whoever waits for one hears why. */
+  stop(): void {
+    this.clearTimer();
+    let why: unknown;
+    try {
+      this.cursor.checkOpen();
+    } catch (error) {
+      why = error;
+    }
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) waiter.reject(why ?? new Error(`cursor ${this.cursor.name} stopped`));
+  }
+
   /** The snapshot being written, if any, settled either way (it may still switch the node). */
   inFlight(): Promise<void> | undefined {
     return this.persisting?.catch(() => undefined);
@@ -99,11 +134,13 @@ export class CursorSnapshots {
 
   private async writeSnapshot(writeNode: boolean): Promise<void> {
     const { state, resetEpoch } = this.cursor.snapshot();
+    const write = ++this.started;
     this.lastPersistAtMs = this.ctx.now();
     try {
       this.cursor.persisted(
         await this.persistence.persist(state, { resetEpoch, lastActiveMs: this.ctx.now() }, writeNode),
       );
+      this.landed(write);
       this.persistFailures = 0;
       this.ctx.metrics.cursorSnapshots.inc({ topic: this.ctx.topic });
     } catch (err) {
@@ -112,10 +149,21 @@ export class CursorSnapshots {
     }
   }
 
+  private landed(write: number): void {
+    if (this.waiters.length === 0) return;
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiting) {
+      if (waiter.after <= write) waiter.resolve();
+      else this.waiters.push(waiter);
+    }
+  }
+
   private onPersistFailure(err: unknown): void {
     const error = LedgerlineError.from(err);
     if (isBadVersion(error) || error.reason === LedgerStoreReason.LEDGER_FENCED) {
       this.cursor.fenced(error);
+      this.stop();
       return;
     }
     this.dirty = true;

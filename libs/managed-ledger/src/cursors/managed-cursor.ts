@@ -304,6 +304,11 @@ export class ManagedCursor {
     await this.snapshots.persistNow(false);
   }
 
+  /** Resolves once a snapshot of the state as it is now has landed, without writing one for it (at most an interval). */
+  whenPersisted(): Promise<void> {
+    return this.snapshots.whenPersisted();
+  }
+
   /** Persists what changed and stops. */
   async close(): Promise<void> {
     if (this.status !== 'open') return;
@@ -312,13 +317,14 @@ export class ManagedCursor {
       await this.snapshots.persistNow(false);
     } finally {
       if (this.status === 'open') this.status = 'closed';
+      this.snapshots.stop();
     }
   }
 
   /** Stops without persisting (the cursor is being deleted, or the topic is). */
   discard(status: CursorStatus): void {
-    this.snapshots.clearTimer();
     this.status = status;
+    this.snapshots.stop();
     this.persistence.detach();
     if (status === 'fenced') this.abandonAfterPersist().catch(unexpectedRejection);
   }
