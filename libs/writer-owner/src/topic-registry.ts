@@ -373,10 +373,7 @@ export class TopicRegistry {
     if (this.monitor !== undefined) clearInterval(this.monitor);
   }
 
-  /**
-   * Re-confirms every lease in one ConfirmLeases call (per 1,000 topics); a
-   * topic whose lease or ledger is gone is unloaded without delay.
-   */
+  /** Re-confirms every lease in one ConfirmLeases call per 1,000 topics; a lost lease or ledger unloads at once. */
   private async confirmLeases(): Promise<void> {
     if (this.monitoring || !this.serving) return;
     this.monitoring = true;
