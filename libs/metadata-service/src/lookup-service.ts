@@ -41,35 +41,10 @@ export function lookupServiceImpl(admin: MetadataAdmin): ServiceImpl<typeof Look
       const owners = await admin.listOwners(request.group, role);
       return { owners: owners.map(ownerMessage) };
     },
-    async acquireLease(request) {
-      return { lease: leaseMessage(await admin.acquireLease(request.topic, request.sessionId)) };
-    },
-    async renewLease(request) {
-      return { lease: leaseMessage(await admin.renewLease(request.topic, request.sessionId)) };
-    },
-    async confirmLeases(request) {
-      return { lost: await admin.confirmLeases(request.sessionId, request.topics) };
-    },
-    async releaseLease(request) {
-      await admin.releaseLease(request.topic, request.sessionId);
-      return {};
-    },
-    async transferLease(request) {
-      return {
-        lease: leaseMessage(await admin.transferLease(request.topic, request.sessionId, request.targetInstanceId)),
-      };
-    },
-    async reclaimLease(request) {
-      const version = safeNumber(request.version, 'version', 'INVALID_VERSION');
-      return { lease: leaseMessage(await admin.reclaimLease(request.topic, request.sessionId, version)) };
-    },
+    ...leaseHandlers(admin),
     async setOwnerDraining(request) {
       await admin.setOwnerDraining(request.sessionId, request.draining);
       return {};
-    },
-    async getLease(request) {
-      const lease = await admin.getLease(request.topic);
-      return lease === undefined ? {} : { lease: leaseMessage(lease) };
     },
     async lookupTopic(request) {
       const answer = await lookupPastUnreachable(admin, request);
@@ -96,4 +71,36 @@ async function lookupPastUnreachable(
   const leased = answer.redirectTopic === '' ? TopicName.parse(request.topic).toString() : answer.redirectTopic;
   if (!(await admin.unreachableOwners.moveOff(leased, unreachableAddress))) return answer;
   return admin.lookupTopic(request.topic, request.group);
+}
+
+/** The lease calls: taking, confirming, giving up, handing over and taking back a topic's lease. */
+function leaseHandlers(admin: MetadataAdmin) {
+  return {
+    async acquireLease(request) {
+      return { lease: leaseMessage(await admin.acquireLease(request.topic, request.sessionId)) };
+    },
+    async renewLease(request) {
+      return { lease: leaseMessage(await admin.renewLease(request.topic, request.sessionId)) };
+    },
+    async confirmLeases(request) {
+      return { lost: await admin.confirmLeases(request.sessionId, request.topics) };
+    },
+    async releaseLease(request) {
+      await admin.releaseLease(request.topic, request.sessionId);
+      return {};
+    },
+    async transferLease(request) {
+      return {
+        lease: leaseMessage(await admin.transferLease(request.topic, request.sessionId, request.targetInstanceId)),
+      };
+    },
+    async reclaimLease(request) {
+      const version = safeNumber(request.version, 'version', 'INVALID_VERSION');
+      return { lease: leaseMessage(await admin.reclaimLease(request.topic, request.sessionId, version)) };
+    },
+    async getLease(request) {
+      const lease = await admin.getLease(request.topic);
+      return lease === undefined ? {} : { lease: leaseMessage(lease) };
+    },
+  } satisfies Partial<ServiceImpl<typeof LookupService>>;
 }
