@@ -1,6 +1,6 @@
 import type { Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { ManagedLedgerConfigInput, ManagedLedgerFactory } from '@ledgerline/managed-ledger';
+import type { ManagedLedgerFactory } from '@ledgerline/managed-ledger';
 import { TopicName } from '@ledgerline/naming';
 import {
   acquireLease,
@@ -17,6 +17,7 @@ import type { WriterSettings } from './config.js';
 import { Deduplication } from './deduplication.js';
 import { notServing } from './errors.js';
 import { LacNotifier, sharedLacTurn } from './lac-notifier.js';
+import { NamespacePolicies, retentionConfig } from './namespace-policies.js';
 import { DeliveryStage, type WriterMetrics } from './metrics.js';
 import { OwnedTopic } from './owned-topic.js';
 import { WriterReason } from './reasons.js';
@@ -31,19 +32,6 @@ export interface TopicRegistryOptions {
   bus: Bus | undefined;
   logger: { info(details: object, message: string): void; warn(details: object, message: string): void };
   now: () => number;
-}
-
-const MINUTE_MS = 60_000;
-const MiB = 1024 * 1024;
-
-/** Pulsar's retention units to the managed ledger's: -1 stays "forever", 0 "none". */
-function retentionConfig(policies: Policies | undefined): ManagedLedgerConfigInput {
-  const minutes = Number(policies?.retentionTimeMinutes ?? 0n);
-  const megabytes = Number(policies?.retentionSizeMb ?? 0n);
-  return {
-    retentionTimeMs: minutes < 0 ? -1 : minutes * MINUTE_MS,
-    retentionSizeBytes: megabytes < 0 ? -1 : megabytes * MiB,
-  };
 }
 
 /**
@@ -71,8 +59,11 @@ export class TopicRegistry {
   private refusal: ((topic: string) => LedgerlineError) | undefined;
   private monitor: NodeJS.Timeout | undefined;
   private monitoring = false;
+  private readonly policies: NamespacePolicies;
 
-  constructor(private readonly options: TopicRegistryOptions) {}
+  constructor(private readonly options: TopicRegistryOptions) {
+    this.policies = new NamespacePolicies(options.clients);
+  }
 
   start(): void {
     this.serving = true;
@@ -180,20 +171,8 @@ export class TopicRegistry {
     return name;
   }
 
-  private async checkWritable(topic: TopicName): Promise<Policies | undefined> {
-    const { namespace } = await this.options.clients.admin.getNamespace({ namespace: topic.namespaceName.toString() });
-    const policies = namespace?.policies;
-    const writerNamespace = policies?.writerNamespace ?? '';
-    if (writerNamespace !== '' || policies?.readonly === true) {
-      const writerTopic = writerNamespace === '' ? '' : `${topic.domain}://${writerNamespace}/${topic.localName}`;
-      throw new LedgerlineError(
-        'FAILED_PRECONDITION',
-        OwnerReason.READONLY_TOPIC,
-        `${topic.toString()} is in a read-only namespace${writerTopic === '' ? '' : `: publish to ${writerTopic}`}`,
-        { details: { topic: topic.toString(), writer_topic: writerTopic } },
-      );
-    }
-    return policies;
+  private checkWritable(topic: TopicName): Promise<Policies | undefined> {
+    return this.policies.writable(topic);
   }
 
   private async acquire(name: string, handedOver: boolean): Promise<number> {
