@@ -62,6 +62,7 @@ function lookupService(store: InMemoryMetadataStore): ServiceImpl<typeof LookupS
     listOwners: unused,
     acquireLease: unused,
     renewLease: unused,
+    confirmLeases: unused,
     releaseLease: unused,
     getLease: unused,
     transferLease: unused,
