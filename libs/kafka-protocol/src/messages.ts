@@ -87,11 +87,13 @@ function responseHeaderFlexible(spec: ApiSpec, version: number): boolean {
 
 /** Encodes a response as a frame ready to write (size prefix included). */
 export function encodeResponse(spec: ApiSpec, version: number, correlationId: number, body: Message): Buffer {
+  // The size prefix goes in the same buffer, patched once the body is written: a Fetch answer is copied once
+  // less than when the frame was put together after it.
   const writer = new ByteWriter();
-  writer.int32(correlationId);
+  writer.int32(0).int32(correlationId);
   if (responseHeaderFlexible(spec, version)) writer.uvarint(0);
   writeStruct(writer, spec.response, body, { version, flexible: isFlexible(spec, version) });
-  return frame(writer.finish());
+  return writer.patchInt32(0, writer.length - 4).finish();
 }
 
 /** Encodes a request frame (size prefix included): what a client sends. Used by tests and tools. */
