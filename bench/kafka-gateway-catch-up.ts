@@ -6,7 +6,9 @@
 //
 // Run: npx tsx bench/kafka-gateway-catch-up.ts [--full] [--backlog-mb <n>]
 //   Default 128 MB, --full 500 MB (librdkafka's 0041 reads a topic of that size), the runner's default 96 MB;
-//   --backlog-mb picks any size; --message-bytes (1024) and --batch (messages per entry, 100) the records' shape.
+//   --backlog-mb picks any size; --message-bytes (1024) and --batch (messages per entry, 100) the records' shape;
+//   --partition-fetch-bytes kcat's max.partition.fetch.bytes (0041's shape: --message-bytes 500000 --batch 1
+//   --partition-fetch-bytes 100000).
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +23,11 @@ const BACKLOG_MB = flag('backlog-mb', sized({ quick: 96, normal: 128, full: 500 
 const MESSAGE_BYTES = flag('message-bytes', 1024);
 /** Messages per stored entry (100 KiB entries by default), as a batching producer stores them. */
 const BATCH = flag('batch', 100);
+/**
+ * kcat's max.partition.fetch.bytes (librdkafka's default 1 MiB): librdkafka's 0041 reads with 100000, below one
+ * 500 KB message, so every Fetch answers one entry (KIP-74's first batch).
+ */
+const PARTITION_FETCH_BYTES = flag('partition-fetch-bytes', 1_048_576);
 const MESSAGES = Math.ceil((BACKLOG_MB * 1e6) / MESSAGE_BYTES / BATCH) * BATCH;
 /** Bound on any one read: a stalled fetch fails the run instead of hanging it. */
 const WAIT_MS = 600_000;
@@ -60,6 +67,7 @@ export async function run(): Promise<BenchReport> {
       read,
       'kcat -C -e from offset 0 through the gateway',
       '%S\n',
+      { 'max.partition.fetch.bytes': PARTITION_FETCH_BYTES },
     );
     return report(sdk, kcat);
   } finally {
@@ -90,7 +98,8 @@ function report(sdk: ThroughputRow, kcat: ThroughputRow | string): BenchReport {
     setup:
       `${MESSAGES} messages of ${MESSAGE_BYTES} B (${BACKLOG_MB} MB) preloaded by the SDK in entries of ${BATCH} into ` +
       'one 1-partition topic of `ledgerline standalone` (its own process, entry cache 64 MiB), then read from offset 0 ' +
-      "to the end over gRPC with the SDK's reader and through its Kafka listener with kcat",
+      `to the end over gRPC with the SDK's reader and through its Kafka listener with kcat ` +
+      `(max.partition.fetch.bytes ${PARTITION_FETCH_BYTES})`,
     tables: [{ title: 'catch-up read throughput', rows: rows.map((row) => ({ ...row })) }],
     comparisons,
     ...(typeof kcat === 'string'

@@ -15,7 +15,8 @@ export interface ReadFromStart {
 
 /**
  * kcat -C -e from the beginning, its lines counted as they come (never held),
- * timed from its start; `format` is kcat's -f (default: each message's value).
+ * timed from its start; `format` is kcat's -f (default: each message's value),
+ * `config` librdkafka properties given with -X.
  * A string says why the row has no figure.
  */
 export function kcatReadRow(
@@ -23,9 +24,11 @@ export function kcatReadRow(
   read: ReadFromStart,
   label: string,
   format?: string,
+  config: Record<string, string | number> = {},
 ): Promise<ThroughputRow | string> {
   const args = ['-b', broker, '-C', '-t', read.topic, '-o', 'beginning', '-e', '-q'];
   if (format !== undefined) args.push('-f', format);
+  for (const [name, value] of Object.entries(config)) args.push('-X', `${name}=${value}`);
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
     const child = spawn('kcat', args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: read.waitMs });

@@ -11,10 +11,49 @@ function checkInteger(value: number, min: number, max: number, what: string): vo
     badValueThrow(`${what} ${value} is not in [${min}, ${max}]`);
 }
 
-/** Writes Kafka's primitive types into a buffer that grows as needed. */
+/** Bytes of `value` as an unsigned varint (0 .. 2^32 - 1). */
+function uvarintBytes(value: number): number {
+  return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
+}
+
+/** Zigzag of a 32-bit integer, as a number (0 .. 2^32 - 1): what varint and varlong write for it. */
+function zigzag32(value: number): number {
+  return value >= 0 ? value * 2 : -value * 2 - 1;
+}
+
+function fitsInt32(value: bigint): boolean {
+  return value >= -2147483648n && value <= 2147483647n;
+}
+
+/** Bytes `varint(value)` writes. */
+export function varintBytes(value: number): number {
+  return uvarintBytes(zigzag32(value));
+}
+
+/** Bytes `varlong(value)` writes. */
+export function varlongBytes(value: bigint): number {
+  if (fitsInt32(value)) return varintBytes(Number(value));
+  let rest = BigInt.asUintN(64, (value << 1n) ^ (value >> 63n));
+  let bytes = 1;
+  while (rest >= 0x80n) {
+    rest >>= 7n;
+    bytes++;
+  }
+  return bytes;
+}
+
+/**
+ * Writes Kafka's primitive types into a buffer that grows as needed; given
+ * the exact size up front (`capacity`), it allocates once and `finish` hands
+ * that buffer over without copying it.
+ */
 export class ByteWriter {
-  private buffer = Buffer.allocUnsafe(INITIAL_CAPACITY);
+  private buffer: Buffer;
   private position = 0;
+
+  constructor(capacity = INITIAL_CAPACITY) {
+    this.buffer = Buffer.allocUnsafe(Math.max(1, capacity));
+  }
 
   get length(): number {
     return this.position;
@@ -101,8 +140,22 @@ export class ByteWriter {
     return this;
   }
 
-  /** A zigzag varlong. */
+  /** Writes an unsigned value below 2^32 in 7-bit groups. */
+  private uvarint32(value: number): void {
+    let rest = value;
+    while (rest >= 0x80) {
+      this.byte((rest & 0x7f) | 0x80);
+      rest >>>= 7;
+    }
+    this.byte(rest);
+  }
+
+  /** A zigzag varlong; one that fits 32 bits (record deltas) without bigint arithmetic, which allocates. */
   varlong(value: bigint): this {
+    if (fitsInt32(value)) {
+      this.uvarint32(zigzag32(Number(value)));
+      return this;
+    }
     let rest = BigInt.asUintN(64, (value << 1n) ^ (value >> 63n));
     while (rest >= 0x80n) {
       this.byte(Number(rest & 0x7fn) | 0x80);
@@ -114,7 +167,8 @@ export class ByteWriter {
 
   varint(value: number): this {
     checkInteger(value, -(2 ** 31), 2 ** 31 - 1, 'varint');
-    return this.varlong(BigInt(value));
+    this.uvarint32(zigzag32(value));
+    return this;
   }
 
   string(value: string | null, compact: boolean): this {
@@ -160,8 +214,9 @@ export class ByteWriter {
     return this.buffer.subarray(from, to);
   }
 
-  /** The bytes written, as a buffer of their own. */
+  /** The bytes written, as a buffer of their own: the writer's, when they fill it exactly. */
   finish(): Buffer {
+    if (this.position === this.buffer.length) return this.buffer;
     return Buffer.from(this.buffer.subarray(0, this.position));
   }
 }

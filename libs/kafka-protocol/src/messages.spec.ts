@@ -613,6 +613,22 @@ describe('refusals', () => {
     );
   });
 
+  it("reads librdkafka's flexible Metadata for all topics, whose null topic count takes four bytes, as Kafka does", () => {
+    // Header v2 (key 3, v12, correlation 7, client id "c", no tags), the int32 placeholder 0 librdkafka leaves as the
+    // topic count, then what it meant: allowAutoTopicCreation true, includeTopicAuthorizedOperations false, no tags.
+    const header = [0, 3, 0, 12, 0, 0, 0, 7, 0, 1, 0x63, 0];
+    const decoded = decodeRequest(Buffer.from([...header, 0, 0, 0, 0, 1, 0, 0]));
+    // Kafka reads the fields from the placeholder's zero bytes and leaves the rest unread; so does the codec.
+    expect(decoded.header).toMatchObject({ apiKey: ApiKey.Metadata, apiVersion: 12, correlationId: 7 });
+    expect(decoded.body).toMatchObject({ topics: null, allowAutoTopicCreation: false });
+    // Only there: trailing bytes after a Metadata naming its topics are refused as before.
+    const named = [...header, 2, ...Buffer.alloc(16), 2, 0x74, 0, 1, 0, 0];
+    expect(decodeRequest(Buffer.from(named)).body['topics']).toEqual([{ topicId: Buffer.alloc(16), name: 't' }]);
+    expect(() => decodeRequest(Buffer.from([...named, 0]))).toThrow(
+      expect.objectContaining({ reason: KafkaProtocolReason.KAFKA_TRAILING_BYTES }),
+    );
+  });
+
   it('fails trailing bytes after a request', () => {
     const api = spec(ApiKey.ListGroups);
     const encoded = encodeRequest(api, { apiKey: api.key, apiVersion: 1, correlationId: 1, clientId: null }, {});

@@ -62,8 +62,22 @@ export function decodeRequest(frameBody: Buffer): DecodedRequest {
   const reader = new ByteReader(frameBody);
   const header = readHeader(reader, flexible);
   const body = readStruct(reader, spec.request, { version: header.apiVersion, flexible });
-  reader.expectEnd(`${spec.name} v${header.apiVersion} request`);
+  if (!librdkafkaAllTopicsMetadata(spec, flexible, body))
+    reader.expectEnd(`${spec.name} v${header.apiVersion} request`);
   return { header, spec, body };
+}
+
+/**
+ * librdkafka (2.15 and before, its issue #5049) asks a flexible Metadata (v9+)
+ * for all topics with the topic count left as the int32 placeholder it
+ * reserved, 0, where a compact array takes one byte: a broker reads null
+ * topics, then the next fields from the placeholder's other three zero bytes,
+ * and never looks at the three bytes after them, as Kafka does not read a
+ * request to its end. Refused as trailing bytes, every such request closed
+ * its connection (librdkafka's test helpers wait for a topic that way).
+ */
+function librdkafkaAllTopicsMetadata(spec: ApiSpec, flexible: boolean, body: Message): boolean {
+  return spec.key === ApiKey.Metadata && flexible && body['topics'] === null;
 }
 
 /** Response header v1 (tagged fields) for flexible versions, except ApiVersions, whose header stays v0. */
@@ -73,11 +87,13 @@ function responseHeaderFlexible(spec: ApiSpec, version: number): boolean {
 
 /** Encodes a response as a frame ready to write (size prefix included). */
 export function encodeResponse(spec: ApiSpec, version: number, correlationId: number, body: Message): Buffer {
+  // The size prefix goes in the same buffer, patched once the body is written: a Fetch answer is copied once
+  // less than when the frame was put together after it.
   const writer = new ByteWriter();
-  writer.int32(correlationId);
+  writer.int32(0).int32(correlationId);
   if (responseHeaderFlexible(spec, version)) writer.uvarint(0);
   writeStruct(writer, spec.response, body, { version, flexible: isFlexible(spec, version) });
-  return frame(writer.finish());
+  return writer.patchInt32(0, writer.length - 4).finish();
 }
 
 /** Encodes a request frame (size prefix included): what a client sends. Used by tests and tools. */

@@ -68,6 +68,32 @@ describe('RecordBatch v2', () => {
     expect(decoded).toEqual({ ...batch, sizeInBytes: encoded.length });
   });
 
+  it('writes every varint width as the decoder reads it: deltas, lengths and header keys at each boundary', async () => {
+    // Zigzag widths change at 64, 8192, 2^20 and 2^27; deltas past 32 bits take the bigint path.
+    const offsetDeltas = [0, 63, 64, 8191, 8192, 2 ** 20 - 1, 2 ** 20, 2 ** 27, 2 ** 31 - 1];
+    const timestampDeltas = [0n, -1n, -64n, -65n, 63n, 64n, 2n ** 31n - 1n, 2n ** 31n, -(2n ** 31n), -(2n ** 31n) - 1n];
+    timestampDeltas.push(2n ** 40n, -(2n ** 62n), 2n ** 63n - 1n);
+    const lengths = [0, 63, 64, 8191, 8192];
+    const records: RecordBatch['records'] = timestampDeltas.map((timestampDelta, index) => ({
+      offsetDelta: offsetDeltas[index % offsetDeltas.length]!,
+      timestampDelta,
+      key: index % 3 === 0 ? null : Buffer.alloc(lengths[index % lengths.length]!, 1),
+      value: Buffer.alloc(lengths[(index + 2) % lengths.length]!, 2),
+      headers: [
+        { key: index % 2 === 0 ? 'ключ' : '🔑'.repeat(20), value: index % 4 === 0 ? null : Buffer.alloc(64, 3) },
+      ],
+    }));
+    for (const compression of [Compression.NONE, Compression.GZIP]) {
+      const batch = batchOf(records, { compression, lastOffsetDelta: 2 ** 31 - 1 });
+      const encoded = encodeRecordBatch(batch);
+      expect(decodeRecordBatches(encoded)).toEqual([{ ...batch, sizeInBytes: encoded.length }]);
+    }
+    // And as another client reads them (its timestamps are base + delta, so the delta that overflows 64 bits is left out).
+    const read = await kafkajsBatchDecoder(new KafkajsDecoder(encodeRecordBatch(batchOf(records))));
+    const timestamps = timestampDeltas.map((delta) => String(1_700_000_000_000n + delta));
+    expect(read.records.map((record) => record.timestamp).slice(0, -1)).toEqual(timestamps.slice(0, -1));
+  });
+
   it('reads batches kafkajs writes, uncompressed and gzip', async () => {
     for (const compression of [kafkajsCompression.Types.None, kafkajsCompression.Types.GZIP]) {
       const records = [

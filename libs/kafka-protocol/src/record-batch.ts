@@ -1,7 +1,7 @@
 import { crc32c } from '@node-rs/crc32';
 import { ByteReader } from './byte-reader.js';
-import { ByteWriter } from './byte-writer.js';
-import { type CompressionValue, compressRecords, decompressRecords } from './compression.js';
+import { ByteWriter, varintBytes, varlongBytes } from './byte-writer.js';
+import { Compression, type CompressionValue, compressRecords, decompressRecords } from './compression.js';
 import { KafkaProtocolReason, protocolError } from './protocol-error.js';
 
 /** Bytes of a RecordBatch v2 before its records (baseOffset .. recordCount). */
@@ -155,34 +155,77 @@ function writeVarBytes(writer: ByteWriter, value: Uint8Array | null): void {
   else writer.varint(value.length).raw(value);
 }
 
-function encodeRecord(record: KafkaRecord): Buffer {
-  const writer = new ByteWriter();
+function varBytesSize(value: Uint8Array | null): number {
+  return value === null ? varintBytes(-1) : varintBytes(value.length) + value.length;
+}
+
+/** A record with the size of its body (what its length prefix says) and its header keys as UTF-8, known before it is written. */
+interface SizedRecord {
+  readonly record: KafkaRecord;
+  readonly headerKeys: readonly Buffer[];
+  readonly bodyBytes: number;
+}
+
+function sized(record: KafkaRecord): SizedRecord {
+  const headerKeys = record.headers.map((header) => Buffer.from(header.key, 'utf8'));
+  let bodyBytes =
+    1 +
+    varlongBytes(record.timestampDelta) +
+    varintBytes(record.offsetDelta) +
+    varBytesSize(record.key) +
+    varBytesSize(record.value) +
+    varintBytes(record.headers.length);
+  record.headers.forEach((header, index) => {
+    bodyBytes += varBytesSize(headerKeys[index]!) + varBytesSize(header.value);
+  });
+  return { record, headerKeys, bodyBytes };
+}
+
+/** The record's length and body, straight into the batch's writer: no buffer of its own to copy from. */
+function writeRecord(writer: ByteWriter, { record, headerKeys, bodyBytes }: SizedRecord): void {
+  writer.varint(bodyBytes);
+  const start = writer.length;
   writer.int8(0).varlong(record.timestampDelta).varint(record.offsetDelta);
   writeVarBytes(writer, record.key);
   writeVarBytes(writer, record.value);
   writer.varint(record.headers.length);
-  for (const header of record.headers) {
-    writeVarBytes(writer, Buffer.from(header.key, 'utf8'));
+  record.headers.forEach((header, index) => {
+    writeVarBytes(writer, headerKeys[index]!);
     writeVarBytes(writer, header.value);
+  });
+  if (writer.length - start !== bodyBytes) {
+    throw protocolError(
+      KafkaProtocolReason.KAFKA_BAD_VALUE,
+      `a record took ${writer.length - start} bytes where its length says ${bodyBytes}`,
+    );
   }
-  return writer.finish();
 }
 
-/** Encodes one RecordBatch v2, uncompressed or compressed as its attributes say, with its CRC-32C. */
+/**
+ * Encodes one RecordBatch v2, uncompressed or compressed as its attributes
+ * say, with its CRC-32C. Each record's size is worked out first, so an
+ * uncompressed batch is written into one buffer of its exact size, records
+ * and all: a Fetch answers every entry as such a batch, and building each
+ * record in a buffer of its own, then the records in another, copied every
+ * byte of the payloads three more times, each copy a buffer to collect.
+ */
 export function encodeRecordBatch(batch: RecordBatch): Buffer {
-  const records = new ByteWriter();
-  for (const record of batch.records) {
-    const encoded = encodeRecord(record);
-    records.varint(encoded.length).raw(encoded);
+  const records = batch.records.map(sized);
+  const recordBytes = records.reduce((sum, record) => sum + varintBytes(record.bodyBytes) + record.bodyBytes, 0);
+  let compressed: Buffer | undefined;
+  if (batch.compression !== Compression.NONE) {
+    const plain = new ByteWriter(recordBytes);
+    for (const record of records) writeRecord(plain, record);
+    compressed = compressRecords(batch.compression, plain.finish());
   }
-  const recordBytes = compressRecords(batch.compression, records.finish());
   const attributes =
     batch.compression | (batch.timestampType << 3) | (batch.transactional ? 0x10 : 0) | (batch.control ? 0x20 : 0);
-  const writer = new ByteWriter();
+  const writer = new ByteWriter(RECORD_BATCH_OVERHEAD_BYTES + (compressed?.length ?? recordBytes));
   writer.int64(batch.baseOffset).int32(0).int32(batch.partitionLeaderEpoch).int8(2).uint32(0);
   writer.int16(attributes).int32(batch.lastOffsetDelta).int64(batch.baseTimestamp).int64(batch.maxTimestamp);
   writer.int64(batch.producerId).int16(batch.producerEpoch).int32(batch.baseSequence).int32(batch.records.length);
-  writer.raw(recordBytes);
+  if (compressed !== undefined) writer.raw(compressed);
+  else for (const record of records) writeRecord(writer, record);
   writer.patchInt32(8, writer.length - LOG_OVERHEAD_BYTES);
   writer.patchUint32(CRC_OFFSET, crc32c(writer.view(CRC_COVERS_FROM)));
   return writer.finish();

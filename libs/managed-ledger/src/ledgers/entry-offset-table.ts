@@ -62,6 +62,28 @@ export class EntryOffsetTable {
     return (this.runFirstOffset[run] as number) + (entryId - (this.runFirstEntry[run] as number) + 1) * batchSize - 1;
   }
 
+  /**
+   * The entry holding message `offset` and that entry's first offset, or
+   * undefined when the table does not reach it: what a lookup by offset needs,
+   * answered from memory where the sparse index would read entries.
+   */
+  entryHolding(offset: number): { entryId: number; firstOffset: number } | undefined {
+    if (offset < this.firstOffset || offset > this.last) return undefined;
+    let low = 0;
+    let high = this.runFirstOffset.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if ((this.runFirstOffset[middle] as number) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    const batchSize = this.runBatchSize[low] as number;
+    const inRun = Math.floor((offset - (this.runFirstOffset[low] as number)) / batchSize);
+    return {
+      entryId: (this.runFirstEntry[low] as number) + inRun,
+      firstOffset: (this.runFirstOffset[low] as number) + inRun * batchSize,
+    };
+  }
+
   /** Messages held by entries first..last inclusive. */
   messagesIn(firstEntryId: number, lastEntryId: number): number {
     return this.lastOffsetOf(lastEntryId) - this.lastOffsetOf(firstEntryId - 1);

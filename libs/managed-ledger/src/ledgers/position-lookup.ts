@@ -83,18 +83,50 @@ function reader(ctx: LedgerContext): EntryReader {
 }
 
 /**
- * The entry holding message `offset`, in at most one storage read. Below the
- * low watermark (records deleted before it, storedLowWatermark) the answer is
- * the watermark's entry, before the earliest: those offsets are trimmed even
- * where their ledger is kept.
+ * The entry holding message `offset`, in at most one storage read, none when
+ * its ledger's per-entry offsets are in memory (the open ledger's always, a
+ * closed one's while offsetTables keeps it). Below the low watermark (records
+ * deleted before it, storedLowWatermark) the answer is the watermark's entry,
+ * before the earliest: those offsets are trimmed even where their ledger is
+ * kept.
  */
 export async function findByOffset(ctx: LedgerContext, offset: number): Promise<MessagePosition> {
   if (!Number.isSafeInteger(offset) || offset < 0) {
     throw invalidArgument(ManagedLedgerReason.OFFSET_OUT_OF_RANGE, 'an offset must be a non-negative safe integer');
   }
   const lowWatermark = storedLowWatermark(ctx.keeper.info);
-  if (offset >= lowWatermark) return findPositionByOffset(topicIndex(ctx), reader(ctx), offset);
-  return { ...(await findPositionByOffset(topicIndex(ctx), reader(ctx), lowWatermark)), beforeEarliest: true };
+  if (offset >= lowWatermark) return locate(ctx, offset);
+  return { ...(await locate(ctx, lowWatermark)), beforeEarliest: true };
+}
+
+/**
+ * A Kafka fetch asks for the offset after the last one it got, which is an
+ * entry's first but seldom an index point's: the sparse index alone then
+ * reads up to entriesPerPoint entries from the store (past the entry cache)
+ * before the read of the entries themselves, a second store round trip per
+ * fetch even when those entries are cached.
+ */
+async function locate(ctx: LedgerContext, offset: number): Promise<MessagePosition> {
+  return fromOffsetTable(ctx, offset) ?? findPositionByOffset(topicIndex(ctx), reader(ctx), offset);
+}
+
+/** The position of `offset` from its ledger's per-entry offsets, if they are in memory. */
+function fromOffsetTable(ctx: LedgerContext, offset: number): MessagePosition | undefined {
+  const views = ledgerViews(ctx.keeper.info.ledgers, ctx.current);
+  // Newest first: catch-up and tailing reads are mostly in the last ledgers.
+  const view = views.findLast((v) => v.entries > 0 && v.firstOffset <= offset && offset <= v.lastOffset);
+  if (view === undefined) return undefined;
+  const table = ctx.current?.ledgerId === view.ledgerId ? ctx.current.offsets : ctx.offsetTables.peek(view.ledgerId);
+  const entry = table?.entryHolding(offset);
+  if (entry === undefined || entry.entryId >= view.entries) return undefined;
+  return {
+    ledgerId: view.ledgerId,
+    entryId: entry.entryId,
+    batchIndex: offset - entry.firstOffset,
+    offset,
+    beforeEarliest: false,
+    pastEnd: false,
+  };
 }
 
 /**
@@ -109,7 +141,7 @@ export async function findByTime(ctx: LedgerContext, timestampMs: number): Promi
   const found = await findPositionByTime(topicIndex(ctx), reader(ctx), timestampMs);
   const lowWatermark = storedLowWatermark(ctx.keeper.info);
   if (found.pastEnd || found.offset >= lowWatermark) return found;
-  return { ...(await findPositionByOffset(topicIndex(ctx), reader(ctx), lowWatermark)), beforeEarliest: true };
+  return { ...(await locate(ctx, lowWatermark)), beforeEarliest: true };
 }
 
 /** The lookups a seek by offset or time goes through (the managed ledger's, which check it is readable). */
