@@ -88,7 +88,12 @@ async function drainRow(topicCount: number) {
     await started.stop();
     const problems = await started.check();
     const pauses = transferPauses(victim.output);
-    const loads = loadPhases(cluster.byRole('writer-owner').filter((each) => each !== victim).map((each) => each.output));
+    const loads = loadPhases(
+      cluster
+        .byRole('writer-owner')
+        .filter((each) => each !== victim)
+        .map((each) => each.output),
+    );
     const draining = latencies(started, signalMs, endMs);
     const p9999 = latencyRow('', draining)['p99.99 ms'];
     return {
