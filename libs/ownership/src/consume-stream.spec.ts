@@ -4,7 +4,7 @@ import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import { ConsumeRequestSchema, type ConsumeRequest } from '@ledgerline/proto';
 import type { CallContext } from '@ledgerline/rpc';
 import type { Consumer, ConsumerSink, DispatchEntry } from '@ledgerline/subscriptions';
-import { consumeStream, type ConsumeSession } from './consume-stream.js';
+import { consumeStream, MAX_RECEIPTS_OWED, type ConsumeSession } from './consume-stream.js';
 import { OwnerReason } from './reasons.js';
 
 const TOPIC = 'persistent://acme/orders/moving';
@@ -158,6 +158,30 @@ describe('consumeStream ack receipts', () => {
     const responses = [];
     for await (const response of consumeStream(requests(), context(), open)) responses.push(response);
     expect(receiptsIn(responses as never)).toEqual([7n, 8n]);
+  });
+
+  it(`reads no more requests while ${MAX_RECEIPTS_OWED} receipts are owed, and goes on once they are sent`, async () => {
+    const write = gate();
+    const { calls, open } = session(() => write.promise);
+    const flowRead = gate();
+    async function* requests(): AsyncGenerator<ConsumeRequest> {
+      yield subscribe;
+      for (let id = 1; id <= MAX_RECEIPTS_OWED; id++) yield ack(BigInt(id));
+      yield flow;
+      flowRead.open();
+      await new Promise(() => undefined);
+    }
+    const stream = consumeStream(requests(), context(), open)[Symbol.asyncIterator]();
+    await stream.next();
+    const firstReceipt = stream.next();
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Every ack was taken, the flow behind them was not read: the receipts owed hold the stream.
+    expect(calls.filter((call) => call === 'ack')).toHaveLength(MAX_RECEIPTS_OWED);
+    expect(calls).not.toContain('flow 5');
+    write.open();
+    await flowRead.promise;
+    expect(receiptsIn([(await firstReceipt).value])).toEqual([1n]);
   });
 });
 

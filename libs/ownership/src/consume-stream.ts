@@ -125,6 +125,13 @@ class Outbox {
 }
 
 /**
+ * Receipts one stream may owe at once. Past it the stream reads no request
+ * until they are sent: a client that keeps asking while the cursor cannot
+ * write holds no more than this many waiting answers here.
+ */
+export const MAX_RECEIPTS_OWED = 1_000;
+
+/**
  * Ack receipts of one stream: each is sent once the cursor has persisted
  * its ack, while the stream goes on reading requests (flow permits and later
  * acks are not held behind a store write). A failed persist ends the stream
@@ -149,6 +156,10 @@ class Receipts {
       )
       .then(() => void this.pending.delete(sent));
     this.pending.add(sent);
+  }
+
+  get owed(): number {
+    return this.pending.size;
   }
 
   /** Every receipt owed so far sent (or the stream closed with why not). */
@@ -262,6 +273,7 @@ export async function* consumeStream<E extends DispatchEntry>(
         const next = await iterator.next();
         if (next.done === true || outbox.ended) return;
         await handle(next.value, consumer, receipts);
+        if (receipts.owed >= MAX_RECEIPTS_OWED) await receipts.settled();
       }
     } finally {
       // A client that half-closes after its last acks still gets their receipts before the stream ends.
