@@ -6,6 +6,7 @@ import { resolveTopic } from '../admin/topic-scope.js';
 import { leasePath } from '../records/layout.js';
 import { LeaseRecordSchema } from '../records/records.js';
 import { readRecord } from '../records/store-records.js';
+import { leaseLost } from './leases.js';
 import { requireLiveOwner } from './owner-sessions.js';
 
 /** A topic whose lease the asking session no longer holds, and why. */
@@ -56,9 +57,6 @@ async function confirmOne(context: AdminContext, sessionId: string, topic: strin
   }
   const current = await readRecord(context.store, leasePath(scope.topic), LeaseRecordSchema);
   if (current !== undefined && current.record.sessionId === sessionId) return undefined;
-  return {
-    topic,
-    reason: MetadataServiceReason.LEASE_LOST,
-    message: `this session no longer holds the lease of ${scope.topic.toString()}; stop serving it and acquire it again`,
-  };
+  const { reason, message } = leaseLost(scope.topic);
+  return { topic, reason, message };
 }

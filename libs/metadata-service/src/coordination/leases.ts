@@ -116,14 +116,17 @@ export async function renewLease(context: AdminContext, topicName: string, sessi
   await keepAlive(context, sessionId);
   const scope = await resolveTopic(context, topicName);
   const current = await readRecord(context.store, leasePath(scope.topic), LeaseRecordSchema);
-  if (current === undefined || current.record.sessionId !== sessionId) {
-    throw new LedgerlineError(
-      'FAILED_PRECONDITION',
-      MetadataServiceReason.LEASE_LOST,
-      `this session no longer holds the lease of ${scope.topic.toString()}; stop serving it and acquire it again`,
-    );
-  }
+  if (current === undefined || current.record.sessionId !== sessionId) throw leaseLost(scope.topic);
   return toLease(scope.topic, current);
+}
+
+/** The session no longer holds the topic's lease: another one does, nobody does, or the topic went. */
+export function leaseLost(topic: TopicName): LedgerlineError {
+  return new LedgerlineError(
+    'FAILED_PRECONDITION',
+    MetadataServiceReason.LEASE_LOST,
+    `this session no longer holds the lease of ${topic.toString()}; stop serving it and acquire it again`,
+  );
 }
 
 /** Gives a lease up; releasing a lease the session does not hold is a no-op. */
