@@ -448,3 +448,42 @@ describe('the balancer plan with joins the band has no room for', () => {
     expect(perRound.flat()).toEqual([]);
   });
 });
+
+describe('the balancer plan after a move', () => {
+  /*
+   * Two busy topics on a, five idle on b. Once one busy topic has gone to b,
+   * a's next report still counts its traffic for the part of the interval
+   * before it left: read as it stands, a is still hot and sheds the other
+   * busy topic after it, and both end on b together.
+   */
+  it('leaves an owner out of shedding until it reports a load measured wholly after its last move', () => {
+    const now = 10 * HOUR;
+    const [hotA, hotB] = topics(2, 'hot') as [string, string];
+    const a = owner('a', 0, 600);
+    a.load!.busiestTopics = [{ topic: hotB, messagesPerSecond: 300 }];
+    a.loadReportedAtMs = now + 500;
+    const b = owner('b', 0, 150);
+    b.load!.busiestTopics = [{ topic: hotA, messagesPerSecond: 150 }];
+    b.loadReportedAtMs = now + 500;
+    const group: OwnerTopics[] = [
+      { owner: a, topics: [hotB, ...topics(3, 'a')] },
+      { owner: b, topics: [hotA, ...topics(5, 'b')] },
+    ];
+    const remembered = memory();
+    remembered.sides.set('g\na', settings.balancerWindowRounds);
+    remembered.sides.set('g\nb', -settings.balancerWindowRounds);
+    remembered.streaks.set('g', settings.balancerWindowRounds);
+    // hotA left a for b at `now`: both reports (intervals of 1 s ending at now + 500) began before it.
+    remembered.ownerMovedAtMs.set('g\na', now);
+    remembered.ownerMovedAtMs.set('g\nb', now);
+    remembered.movedAtMs.set(hotA, now);
+    const stale = planGroup('g', group, remembered, now + 600, settings, 1_000);
+    expect(stale.moves).toEqual([]);
+    // The same figures reported again a full interval later are a's load as it stands, and it sheds.
+    a.loadReportedAtMs = now + 1_000;
+    b.loadReportedAtMs = now + 1_000;
+    const settled = planGroup('g', group, remembered, now + 1_100, settings, 1_000);
+    expect(settled.moves.length).toBeGreaterThan(0);
+    expect(settled.moves.every((move) => move.from.instanceId === 'a')).toBe(true);
+  });
+});

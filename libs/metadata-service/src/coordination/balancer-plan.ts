@@ -1,6 +1,9 @@
 import type { OwnerRecord } from '../records/records.js';
 import { placeTopic } from './placement.js';
 import { rendezvousPick } from '@ledgerline/metadata-contract';
+import { loadSettledSinceMove, ownerSideKey, type BalancerMemory } from './balancer-memory.js';
+
+export { emptyBalancerMemory, ownerSideKey, type BalancerMemory } from './balancer-memory.js';
 
 /** The balancer's bounds (config.ts names them as settings, with their defaults). */
 export interface BalancerSettings {
@@ -36,31 +39,6 @@ export interface PlannedMove {
   /** `join`: the topic follows placement to an owner that joined; `shed`: it leaves an owner loaded too long. */
   kind: 'join' | 'shed';
   reason: string;
-}
-
-/** What the plan remembers between rounds. */
-export interface BalancerMemory {
-  /** Rounds in a row each group was out of balance. */
-  streaks: Map<string, number>;
-  /**
-   * Per owner (ownerSideKey), rounds in a row it was above its group's mean
-   * (positive) or below it (negative), so that load swinging between owners
-   * from round to round never counts as a lasting imbalance.
-   */
-  sides: Map<string, number>;
-  /** When each topic last moved, for whatever reason (shedding waits out the cooldown after any move). */
-  movedAtMs: Map<string, number>;
-  /** When each topic was last shed (a join move waits out the cooldown only after a shed, never after a join). */
-  shedAtMs: Map<string, number>;
-}
-
-export function emptyBalancerMemory(): BalancerMemory {
-  return { streaks: new Map(), sides: new Map(), movedAtMs: new Map(), shedAtMs: new Map() };
-}
-
-/** The key of an owner's side streak in BalancerMemory.sides. */
-export function ownerSideKey(groupKey: string, instanceId: string): string {
-  return `${groupKey}\n${instanceId}`;
 }
 
 /**
@@ -237,13 +215,19 @@ function shedMoves(
   const entries = group
     .filter((entry) => entry.owner.draining !== true)
     .map((entry) => ({
+      settled: loadSettledSinceMove(memory, groupKey, entry.owner),
       scale: scaleOf(entry, settings),
       side: memory.sides.get(ownerSideKey(groupKey, entry.owner.instanceId)) ?? 0,
     }));
   if (entries.length < 2) return [];
   const mean = entries.reduce((sum, each) => sum + each.scale.load, 0) / entries.length;
-  const senders = entries.filter((each) => each.side >= settings.balancerWindowRounds).map((each) => each.scale);
-  const receivers = entries.filter((each) => each.side <= -settings.balancerWindowRounds).map((each) => each.scale);
+  // An owner a topic left or reached since its last report still carries (or lacks) that topic's traffic in it.
+  const senders = entries
+    .filter((each) => each.settled && each.side >= settings.balancerWindowRounds)
+    .map((each) => each.scale);
+  const receivers = entries
+    .filter((each) => each.settled && each.side <= -settings.balancerWindowRounds)
+    .map((each) => each.scale);
   const cooledDown = (topic: string) =>
     nowMs - (memory.movedAtMs.get(topic) ?? -Infinity) >= settings.balancerTopicCooldownMs;
   return levelMoves(senders, receivers, mean, settings, budget, cooledDown, (topic, hot, cold, weight) => {

@@ -319,6 +319,7 @@ export class Balancer {
       [...groups].flatMap(([group, entries]) => entries.map((entry) => ownerSideKey(group, entry.owner.instanceId))),
     );
     for (const key of this.memory.sides.keys()) if (!owners.has(key)) this.memory.sides.delete(key);
+    for (const key of this.memory.ownerMovedAtMs.keys()) if (!owners.has(key)) this.memory.ownerMovedAtMs.delete(key);
     this.controls.retain(new Set([...groups.values()].flat().map((entry) => entry.owner.advertisedAddress)));
   }
 
@@ -340,6 +341,11 @@ export class Balancer {
       const error = LedgerlineError.from(thrown);
       this.logger?.warn({ ...base, err: error.message }, 'balancer move failed');
       return { ...base, outcome: `failed: ${error.reason || error.code}`, pausedMs: 0 };
+    } finally {
+      // A failed transfer may have moved the topic all the same: either way both owners' reports are stale now.
+      const endedAtMs = this.context.now();
+      for (const owner of [move.from, move.to])
+        this.memory.ownerMovedAtMs.set(ownerSideKey(balanceGroup(owner), owner.instanceId), endedAtMs);
     }
   }
 
