@@ -8,6 +8,7 @@ import type { OwnedTopic } from './owned-topic.js';
 import { ProducerFence } from './producer-fence.js';
 import { failureMessage } from './publish-mapping.js';
 import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
+import { TraceStage } from './stage-trace.js';
 import { TopicBatch } from './topic-batch.js';
 
 type Response = EncodedMessage<typeof PublishResponseSchema>;
@@ -189,6 +190,7 @@ function handOver(
   if (entries.every((message) => message !== undefined && message.topic === topic)) {
     // The common case: every entry for one topic, one batch.
     const batch = new TopicBatch(entries as PublishMessage[], state.fence, state.signal);
+    batch.times.readMs = startedMs;
     deliver(batch, state);
     return batch.answered.then(() => outcomes(batch, startedMs, metrics));
   }
@@ -221,6 +223,7 @@ async function handMixed(
   });
   const batches = [...byTopic.values()].map((group) => {
     const batch = new TopicBatch(group.messages, state.fence, state.signal);
+    batch.times.readMs = startedMs;
     deliver(batch, state);
     return { batch, places: group.places };
   });
@@ -291,8 +294,13 @@ function outcomes(batch: TopicBatch, startedMs: number, metrics: WriterMetrics):
       results[index] = failed(batch.messages[index], batch.failures[index], metrics);
     }
   }
-  const latencySeconds = (performance.now() - startedMs) / 1000;
+  const nowMs = performance.now();
+  const latencySeconds = (nowMs - startedMs) / 1000;
   for (let index = 0; index < stored; index++) metrics.publishLatency.observe(latencySeconds);
+  if (metrics.trace !== undefined && stored > 0) {
+    metrics.trace.record(TraceStage.STORED_TO_ANSWERED, nowMs - batch.times.storedMs);
+    metrics.trace.record(TraceStage.READ_TO_ANSWERED, nowMs - startedMs);
+  }
   return results;
 }
 
