@@ -19,7 +19,9 @@
 // Client and servers share the machine's cores, so compare the rows of one
 // run rather than absolute numbers across machines.
 //
-// Run: npx tsx bench/writer-owner-publish.ts [--full]   (also part of `npm run bench`)
+// Run: npx tsx bench/writer-owner-publish.ts [--full] [--latency-only]   (also part of `npm run bench`)
+//   --latency-only runs the end-to-end latency rows alone (after the same warm-up); --stage-trace adds the
+//   writer owner's per-stage trace to them (p50/p99/p99.9/max per stage, GC pauses, event-loop delay).
 //   Default 30 000 messages per throughput row and 4 s of paced latency per rate;
 //   --full sends 200 000 and paces for 20 s; the runner's default 20 000 and 3 s.
 //   BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile under <dir>/<service> (and runs it from its sources).
@@ -58,7 +60,7 @@ import {
   until,
 } from './baselines';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
-import { scrapeStages, stageRows } from './stage-latency.js';
+import { scrapeStages, scrapeTrace, stageRows, traceThisProcess } from './stage-latency.js';
 import { clusterProcesses, cpuNanos, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
 import {
   EVENT_LOOP_TABLE_TITLE,
@@ -79,6 +81,13 @@ const PARTITION_COUNTS = [1, 16];
 /** Messages per entry in the batched row: what a Pulsar client's batching (batchingMaxMessages) sends. */
 const CLIENT_BATCH = 100;
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
+/** `--latency-only`: the end-to-end latency rows alone, to measure the tail without the throughput rows before it. */
+const LATENCY_ONLY = process.argv.includes('--latency-only');
+/**
+ * `--stage-trace`: the writer owner runs with its per-stage trace on (LEDGERLINE_STAGE_TRACE), and the latency rows
+ * report each stage's p50/p99/p99.9/max beside this process's GC pauses and event-loop delay. It costs per entry.
+ */
+const STAGE_TRACE = process.argv.includes('--stage-trace');
 
 const throughput = (system: string, messages: number, startedNs: bigint): ThroughputRow =>
   throughputOf(system, messages, MESSAGE_BYTES, startedNs);
@@ -324,6 +333,7 @@ export async function run(): Promise<BenchReport> {
         LEDGERLINE_REDIS_KEY_PREFIX: 'bench-ledgers',
         LEDGERLINE_ADVERTISED_ADDRESS: `127.0.0.1:${writerPort}`,
         LEDGERLINE_METRICS_PORT: String(writerMetricsPort),
+        ...(STAGE_TRACE ? { LEDGERLINE_STAGE_TRACE: 'true' } : {}),
       }),
     );
     const noopPort = await freePort();
@@ -391,6 +401,31 @@ async function measure(
   await publishStream(topics, 'persistent://bench/ns/throughput', 2_000, () => payload);
   for (const name of partitionTopics(PARTITION_COUNTS.at(-1)!)) await publishStream(topics, name, 10, () => payload);
 
+  const publishing = LATENCY_ONLY
+    ? { tables: [], comparisons: [] }
+    : await publishTables(topics, noop, redisUrl, natsUrl, metadataAddress, processes, watched);
+  const latency = await latencyTables(topics, redisUrl, natsUrl, writerMetricsPort);
+  return {
+    section: 'Publish throughput and end-to-end latency (1 KiB, writer owner on Redis)',
+    setup:
+      `${MESSAGES} messages per throughput row (one gRPC Publish stream per topic, ${PUBLISH_WINDOW} messages in flight in all, entries queued at once coalesced into requests of at most ${COALESCE_MAX_ENTRIES}; ` +
+      `XADD in pipelines of ${XADD_BATCH}, ${XADD_IN_FLIGHT} in flight; JetStream ${JETSTREAM_WINDOW} in flight); ` +
+      `latency paced for ${PACED_SECONDS} s per rate; metadata service and writer owner are separate processes`,
+    tables: [...publishing.tables, ...latency.tables],
+    comparisons: [...publishing.comparisons, ...latency.comparisons],
+  };
+}
+
+/** The throughput rows (1 and 16 partitions, the SDK producer, the no-op ceiling), their CPU and event-loop tables. */
+async function publishTables(
+  topics: ReturnType<typeof createClient<typeof TopicsService>>,
+  noop: { port: number; pid: number | undefined },
+  redisUrl: string,
+  natsUrl: string,
+  metadataAddress: string,
+  processes: Metered,
+  watched: readonly WatchedProcess[],
+): Promise<{ tables: BenchReport['tables']; comparisons: Comparison[] }> {
   const rows: ThroughputRow[] = [];
   const cpuRows: Record<string, string | number>[] = [];
   const comparisons: Comparison[] = [];
@@ -420,14 +455,24 @@ async function measure(
   comparisons.push(...publishComparisons('1 partition, SDK producer, batching off', sdk, xadd, js));
   const { rows: ceiling, serverMicros } = await noopCeilingRows(noop.port, noop.pid);
   rows.push(...ceiling);
-  comparisons.push({
-    figure: 'CPU per 1 KiB publish, 1 partition, batching off, no-op Publish server (gRPC and protobuf only)',
-    unit: 'µs/msg',
-    ours: Math.round(serverMicros * 10) / 10,
-    peer: `the issue's budget for the writer owner (${WRITER_MICROS_TARGET} µs)`,
-    peerValue: WRITER_MICROS_TARGET,
-    higherIsBetter: false,
-  });
+  comparisons.push(...ceilingComparisons(serverMicros, single, batched, ceiling));
+  return {
+    tables: [
+      { title: 'publish throughput', rows: rows.map((row) => ({ ...row })) },
+      { title: 'CPU time per message, each process (µs)', rows: cpuRows },
+      { title: EVENT_LOOP_TABLE_TITLE, rows: loopRows },
+    ],
+    comparisons,
+  };
+}
+
+/** The writer owner's unbatched and batched rows beside the no-op ceiling, and the ceiling's own CPU beside the budget. */
+function ceilingComparisons(
+  serverMicros: number,
+  single: ThroughputRow,
+  batched: ThroughputRow,
+  ceiling: ThroughputRow[],
+): Comparison[] {
   const versusCeiling = (figure: string, ours: ThroughputRow, noop: ThroughputRow): Comparison => ({
     figure,
     unit: 'msg/s',
@@ -436,19 +481,42 @@ async function measure(
     peerValue: noop.messagesPerSecond,
     higherIsBetter: true,
   });
-  comparisons.push(
+  return [
+    {
+      figure: 'CPU per 1 KiB publish, 1 partition, batching off, no-op Publish server (gRPC and protobuf only)',
+      unit: 'µs/msg',
+      ours: Math.round(serverMicros * 10) / 10,
+      peer: `the issue's budget for the writer owner (${WRITER_MICROS_TARGET} µs)`,
+      peerValue: WRITER_MICROS_TARGET,
+      higherIsBetter: false,
+    },
     versusCeiling('publish 1 KiB, 1 partition, batching off, against the no-op ceiling', single, ceiling[1]!),
     versusCeiling(
       `publish 1 KiB, 1 partition, batches of ${CLIENT_BATCH}, against the no-op ceiling`,
       batched,
       ceiling[2]!,
     ),
-  );
+  ];
+}
+
+/** End-to-end latency at each fixed rate, ours beside Redis Streams and JetStream, and the writer's stage table. */
+async function latencyTables(
+  topics: ReturnType<typeof createClient<typeof TopicsService>>,
+  redisUrl: string,
+  natsUrl: string,
+  writerMetricsPort: number,
+): Promise<{ tables: BenchReport['tables']; comparisons: Comparison[] }> {
   const latency: LatencyRow[] = [];
   const stages: Record<string, string | number>[] = [];
+  const traced: Record<string, string | number>[] = [];
+  const comparisons: Comparison[] = [];
   for (const rate of RATES_PER_SECOND) {
     const stagesBefore = await scrapeStages(writerMetricsPort);
+    if (STAGE_TRACE) await scrapeTrace(writerMetricsPort, '');
+    const client = STAGE_TRACE ? traceThisProcess(`at ${rate} msg/s`) : undefined;
     const { endToEnd: ours, publish } = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
+    // Every scrape resets the trace: it is read first.
+    if (STAGE_TRACE) traced.push(...(await scrapeTrace(writerMetricsPort, `at ${rate} msg/s`)), ...client!());
     stages.push(...stageRows(`at ${rate} msg/s`, stagesBefore, await scrapeStages(writerMetricsPort)));
     const redisStreams = await redisStreamsLatency(redisUrl, rate, PACED_SECONDS, payload);
     const jetStream = await jetStreamLatency(natsUrl, rate);
@@ -461,17 +529,10 @@ async function measure(
     );
   }
   return {
-    section: 'Publish throughput and end-to-end latency (1 KiB, writer owner on Redis)',
-    setup:
-      `${MESSAGES} messages per throughput row (one gRPC Publish stream per topic, ${PUBLISH_WINDOW} messages in flight in all, entries queued at once coalesced into requests of at most ${COALESCE_MAX_ENTRIES}; ` +
-      `XADD in pipelines of ${XADD_BATCH}, ${XADD_IN_FLIGHT} in flight; JetStream ${JETSTREAM_WINDOW} in flight); ` +
-      `latency paced for ${PACED_SECONDS} s per rate; metadata service and writer owner are separate processes`,
     tables: [
-      { title: 'publish throughput', rows: rows.map((row) => ({ ...row })) },
-      { title: 'CPU time per message, each process (µs)', rows: cpuRows },
       { title: 'end-to-end latency (publish -> delivery)', rows: latency.map((row) => ({ ...row })) },
       { title: "where the time goes in the writer owner (its stage histogram's bucket bounds)", rows: stages },
-      { title: EVENT_LOOP_TABLE_TITLE, rows: loopRows },
+      ...(STAGE_TRACE ? [{ title: 'per-stage trace (writer owner, then this process)', rows: traced }] : []),
     ],
     comparisons,
   };
