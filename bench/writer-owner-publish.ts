@@ -12,7 +12,8 @@
 //     - raw pipelined XADD from Node to the same Redis
 //     - JetStream async publish to a nats-server (file store)
 //   end-to-end latency at a fixed 1K and 10K msg/s (publish -> consumer delivery)
-//     - writer owner: Publish stream -> Consume stream (Exclusive, permits)
+//     - writer owner: Publish stream -> Consume stream (Exclusive, permits), the consumer acking what it
+//       receives as the SDK's does (ranges, receipt with the next cursor snapshot)
 //     - Redis Streams: XADD -> XREADGROUP (BLOCK) on a second connection
 //     - JetStream: async publish -> pull consumer (consume(), explicit acks)
 //
@@ -206,6 +207,9 @@ async function writerLatency(
   const controller = new AbortController();
   let grant: (() => void) | undefined;
   let granted = 0;
+  /** What each response delivered, to acknowledge: the consumer acks every message, as an application does. */
+  const acks: EntryRangeInit[][] = [];
+  let ackRequests = 0;
   async function* requests() {
     yield {
       command: {
@@ -225,6 +229,12 @@ async function writerLatency(
         granted += 10_000;
         yield { command: { case: 'flow' as const, value: { permits: 10_000 } } };
       }
+      for (let ranges = acks.shift(); ranges !== undefined; ranges = acks.shift()) {
+        // As the SDK's consumer acks what the application took: ranges of consecutive entries, a receipt that
+        // waits for the cursor's next scheduled snapshot.
+        const ack = { ranges, requestId: BigInt(++ackRequests), receiptWithNextSnapshot: true };
+        yield { command: { case: 'ack' as const, value: ack } };
+      }
       if (controller.signal.aborted) return;
       await new Promise<void>((resolve) => (grant = resolve));
     }
@@ -237,10 +247,12 @@ async function writerLatency(
         if (response.event.case === 'subscribed') subscribed();
         if (response.event.case !== 'entry') continue;
         const now = performance.now() * 1000;
-        for (const entry of [response.event.value, ...response.moreEntries]) {
+        const entries = [response.event.value, ...response.moreEntries];
+        for (const entry of entries) {
           for (const m of entry.messages) histogram.recordValue(Math.max(1, now - sentAtMicros(m.payload)));
           received += entry.messages.length;
         }
+        acks.push(entryRanges(entries));
         grant?.();
       }
     } catch (error) {
@@ -270,6 +282,23 @@ async function writerLatency(
     endToEnd: latencyRow(`writer owner: Publish -> Consume at ${rate} msg/s`, histogram),
     publish: latencyRow(`writer owner: publish -> receipt at ${rate} msg/s`, receipts),
   };
+}
+
+type EntryRangeInit = { ledgerId: bigint; firstEntryId: bigint; lastEntryId: bigint };
+
+/** Delivered entries as runs of consecutive entries of one ledger, as the SDK's consumer acks them. */
+function entryRanges(entries: readonly { position?: { ledgerId: bigint; entryId: bigint } }[]): EntryRangeInit[] {
+  const ranges: EntryRangeInit[] = [];
+  for (const { position } of entries) {
+    if (position === undefined) continue;
+    const last = ranges.at(-1);
+    if (last !== undefined && last.ledgerId === position.ledgerId && last.lastEntryId + 1n === position.entryId) {
+      last.lastEntryId = position.entryId;
+    } else {
+      ranges.push({ ledgerId: position.ledgerId, firstEntryId: position.entryId, lastEntryId: position.entryId });
+    }
+  }
+  return ranges;
 }
 
 async function jetStreamLatency(natsUrl: string, rate: number): Promise<LatencyRow> {
