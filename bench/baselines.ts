@@ -35,6 +35,7 @@ export interface LatencyRow {
   latencyMsP50: number;
   latencyMsP99: number;
   latencyMsP999: number;
+  latencyMsMax: number;
 }
 
 /** Messages and MB per second from startedNs to endedNs (now unless given). */
@@ -64,6 +65,7 @@ export function latencyRow(system: string, histogram: hdr.Histogram): LatencyRow
     latencyMsP50: histogram.getValueAtPercentile(50) / 1000,
     latencyMsP99: histogram.getValueAtPercentile(99) / 1000,
     latencyMsP999: histogram.getValueAtPercentile(99.9) / 1000,
+    latencyMsMax: histogram.maxValue / 1000,
   };
 }
 

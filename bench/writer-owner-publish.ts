@@ -12,14 +12,17 @@
 //     - raw pipelined XADD from Node to the same Redis
 //     - JetStream async publish to a nats-server (file store)
 //   end-to-end latency at a fixed 1K and 10K msg/s (publish -> consumer delivery)
-//     - writer owner: Publish stream -> Consume stream (Exclusive, permits)
+//     - writer owner: Publish stream -> Consume stream (Exclusive, permits), the consumer acking what it
+//       receives as the SDK's does (ranges, receipt with the next cursor snapshot)
 //     - Redis Streams: XADD -> XREADGROUP (BLOCK) on a second connection
 //     - JetStream: async publish -> pull consumer (consume(), explicit acks)
 //
 // Client and servers share the machine's cores, so compare the rows of one
 // run rather than absolute numbers across machines.
 //
-// Run: npx tsx bench/writer-owner-publish.ts [--full]   (also part of `npm run bench`)
+// Run: npx tsx bench/writer-owner-publish.ts [--full] [--latency-only]   (also part of `npm run bench`)
+//   --latency-only runs the end-to-end latency rows alone (after the same warm-up); --stage-trace adds the
+//   writer owner's per-stage trace to them (p50/p99/p99.9/max per stage, GC pauses, event-loop delay).
 //   Default 30 000 messages per throughput row and 4 s of paced latency per rate;
 //   --full sends 200 000 and paces for 20 s; the runner's default 20 000 and 3 s.
 //   BENCH_CPU_PROF=<dir> writes each service's V8 CPU profile under <dir>/<service> (and runs it from its sources).
@@ -58,7 +61,7 @@ import {
   until,
 } from './baselines';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
-import { scrapeStages, stageRows } from './stage-latency.js';
+import { scrapeStages, scrapeTrace, stageRows, traceThisProcess } from './stage-latency.js';
 import { clusterProcesses, cpuNanos, cpuTableRow, metered, type CpuPerMessage, type Metered } from './process-cpu.js';
 import {
   EVENT_LOOP_TABLE_TITLE,
@@ -79,6 +82,13 @@ const PARTITION_COUNTS = [1, 16];
 /** Messages per entry in the batched row: what a Pulsar client's batching (batchingMaxMessages) sends. */
 const CLIENT_BATCH = 100;
 const payload = new Uint8Array(MESSAGE_BYTES).map((_, i) => (i * 7) & 0xff);
+/** `--latency-only`: the end-to-end latency rows alone, to measure the tail without the throughput rows before it. */
+const LATENCY_ONLY = process.argv.includes('--latency-only');
+/**
+ * `--stage-trace`: the writer owner runs with its per-stage trace on (LEDGERLINE_STAGE_TRACE), and the latency rows
+ * report each stage's p50/p99/p99.9/max beside this process's GC pauses and event-loop delay. It costs per entry.
+ */
+const STAGE_TRACE = process.argv.includes('--stage-trace');
 
 const throughput = (system: string, messages: number, startedNs: bigint): ThroughputRow =>
   throughputOf(system, messages, MESSAGE_BYTES, startedNs);
@@ -197,6 +207,9 @@ async function writerLatency(
   const controller = new AbortController();
   let grant: (() => void) | undefined;
   let granted = 0;
+  /** What each response delivered, to acknowledge: the consumer acks every message, as an application does. */
+  const acks: EntryRangeInit[][] = [];
+  let ackRequests = 0;
   async function* requests() {
     yield {
       command: {
@@ -216,6 +229,12 @@ async function writerLatency(
         granted += 10_000;
         yield { command: { case: 'flow' as const, value: { permits: 10_000 } } };
       }
+      for (let ranges = acks.shift(); ranges !== undefined; ranges = acks.shift()) {
+        // As the SDK's consumer acks what the application took: ranges of consecutive entries, a receipt that
+        // waits for the cursor's next scheduled snapshot.
+        const ack = { ranges, requestId: BigInt(++ackRequests), receiptWithNextSnapshot: true };
+        yield { command: { case: 'ack' as const, value: ack } };
+      }
       if (controller.signal.aborted) return;
       await new Promise<void>((resolve) => (grant = resolve));
     }
@@ -228,10 +247,12 @@ async function writerLatency(
         if (response.event.case === 'subscribed') subscribed();
         if (response.event.case !== 'entry') continue;
         const now = performance.now() * 1000;
-        for (const entry of [response.event.value, ...response.moreEntries]) {
+        const entries = [response.event.value, ...response.moreEntries];
+        for (const entry of entries) {
           for (const m of entry.messages) histogram.recordValue(Math.max(1, now - sentAtMicros(m.payload)));
           received += entry.messages.length;
         }
+        acks.push(entryRanges(entries));
         grant?.();
       }
     } catch (error) {
@@ -261,6 +282,23 @@ async function writerLatency(
     endToEnd: latencyRow(`writer owner: Publish -> Consume at ${rate} msg/s`, histogram),
     publish: latencyRow(`writer owner: publish -> receipt at ${rate} msg/s`, receipts),
   };
+}
+
+type EntryRangeInit = { ledgerId: bigint; firstEntryId: bigint; lastEntryId: bigint };
+
+/** Delivered entries as runs of consecutive entries of one ledger, as the SDK's consumer acks them. */
+function entryRanges(entries: readonly { position?: { ledgerId: bigint; entryId: bigint } }[]): EntryRangeInit[] {
+  const ranges: EntryRangeInit[] = [];
+  for (const { position } of entries) {
+    if (position === undefined) continue;
+    const last = ranges.at(-1);
+    if (last !== undefined && last.ledgerId === position.ledgerId && last.lastEntryId + 1n === position.entryId) {
+      last.lastEntryId = position.entryId;
+    } else {
+      ranges.push({ ledgerId: position.ledgerId, firstEntryId: position.entryId, lastEntryId: position.entryId });
+    }
+  }
+  return ranges;
 }
 
 async function jetStreamLatency(natsUrl: string, rate: number): Promise<LatencyRow> {
@@ -324,6 +362,7 @@ export async function run(): Promise<BenchReport> {
         LEDGERLINE_REDIS_KEY_PREFIX: 'bench-ledgers',
         LEDGERLINE_ADVERTISED_ADDRESS: `127.0.0.1:${writerPort}`,
         LEDGERLINE_METRICS_PORT: String(writerMetricsPort),
+        ...(STAGE_TRACE ? { LEDGERLINE_STAGE_TRACE: 'true' } : {}),
       }),
     );
     const noopPort = await freePort();
@@ -391,6 +430,31 @@ async function measure(
   await publishStream(topics, 'persistent://bench/ns/throughput', 2_000, () => payload);
   for (const name of partitionTopics(PARTITION_COUNTS.at(-1)!)) await publishStream(topics, name, 10, () => payload);
 
+  const publishing = LATENCY_ONLY
+    ? { tables: [], comparisons: [] }
+    : await publishTables(topics, noop, redisUrl, natsUrl, metadataAddress, processes, watched);
+  const latency = await latencyTables(topics, redisUrl, natsUrl, writerMetricsPort);
+  return {
+    section: 'Publish throughput and end-to-end latency (1 KiB, writer owner on Redis)',
+    setup:
+      `${MESSAGES} messages per throughput row (one gRPC Publish stream per topic, ${PUBLISH_WINDOW} messages in flight in all, entries queued at once coalesced into requests of at most ${COALESCE_MAX_ENTRIES}; ` +
+      `XADD in pipelines of ${XADD_BATCH}, ${XADD_IN_FLIGHT} in flight; JetStream ${JETSTREAM_WINDOW} in flight); ` +
+      `latency paced for ${PACED_SECONDS} s per rate; metadata service and writer owner are separate processes`,
+    tables: [...publishing.tables, ...latency.tables],
+    comparisons: [...publishing.comparisons, ...latency.comparisons],
+  };
+}
+
+/** The throughput rows (1 and 16 partitions, the SDK producer, the no-op ceiling), their CPU and event-loop tables. */
+async function publishTables(
+  topics: ReturnType<typeof createClient<typeof TopicsService>>,
+  noop: { port: number; pid: number | undefined },
+  redisUrl: string,
+  natsUrl: string,
+  metadataAddress: string,
+  processes: Metered,
+  watched: readonly WatchedProcess[],
+): Promise<{ tables: BenchReport['tables']; comparisons: Comparison[] }> {
   const rows: ThroughputRow[] = [];
   const cpuRows: Record<string, string | number>[] = [];
   const comparisons: Comparison[] = [];
@@ -420,14 +484,24 @@ async function measure(
   comparisons.push(...publishComparisons('1 partition, SDK producer, batching off', sdk, xadd, js));
   const { rows: ceiling, serverMicros } = await noopCeilingRows(noop.port, noop.pid);
   rows.push(...ceiling);
-  comparisons.push({
-    figure: 'CPU per 1 KiB publish, 1 partition, batching off, no-op Publish server (gRPC and protobuf only)',
-    unit: 'µs/msg',
-    ours: Math.round(serverMicros * 10) / 10,
-    peer: `the issue's budget for the writer owner (${WRITER_MICROS_TARGET} µs)`,
-    peerValue: WRITER_MICROS_TARGET,
-    higherIsBetter: false,
-  });
+  comparisons.push(...ceilingComparisons(serverMicros, single, batched, ceiling));
+  return {
+    tables: [
+      { title: 'publish throughput', rows: rows.map((row) => ({ ...row })) },
+      { title: 'CPU time per message, each process (µs)', rows: cpuRows },
+      { title: EVENT_LOOP_TABLE_TITLE, rows: loopRows },
+    ],
+    comparisons,
+  };
+}
+
+/** The writer owner's unbatched and batched rows beside the no-op ceiling, and the ceiling's own CPU beside the budget. */
+function ceilingComparisons(
+  serverMicros: number,
+  single: ThroughputRow,
+  batched: ThroughputRow,
+  ceiling: ThroughputRow[],
+): Comparison[] {
   const versusCeiling = (figure: string, ours: ThroughputRow, noop: ThroughputRow): Comparison => ({
     figure,
     unit: 'msg/s',
@@ -436,19 +510,42 @@ async function measure(
     peerValue: noop.messagesPerSecond,
     higherIsBetter: true,
   });
-  comparisons.push(
+  return [
+    {
+      figure: 'CPU per 1 KiB publish, 1 partition, batching off, no-op Publish server (gRPC and protobuf only)',
+      unit: 'µs/msg',
+      ours: Math.round(serverMicros * 10) / 10,
+      peer: `the issue's budget for the writer owner (${WRITER_MICROS_TARGET} µs)`,
+      peerValue: WRITER_MICROS_TARGET,
+      higherIsBetter: false,
+    },
     versusCeiling('publish 1 KiB, 1 partition, batching off, against the no-op ceiling', single, ceiling[1]!),
     versusCeiling(
       `publish 1 KiB, 1 partition, batches of ${CLIENT_BATCH}, against the no-op ceiling`,
       batched,
       ceiling[2]!,
     ),
-  );
+  ];
+}
+
+/** End-to-end latency at each fixed rate, ours beside Redis Streams and JetStream, and the writer's stage table. */
+async function latencyTables(
+  topics: ReturnType<typeof createClient<typeof TopicsService>>,
+  redisUrl: string,
+  natsUrl: string,
+  writerMetricsPort: number,
+): Promise<{ tables: BenchReport['tables']; comparisons: Comparison[] }> {
   const latency: LatencyRow[] = [];
   const stages: Record<string, string | number>[] = [];
+  const traced: Record<string, string | number>[] = [];
+  const comparisons: Comparison[] = [];
   for (const rate of RATES_PER_SECOND) {
     const stagesBefore = await scrapeStages(writerMetricsPort);
+    if (STAGE_TRACE) await scrapeTrace(writerMetricsPort, '');
+    const client = STAGE_TRACE ? traceThisProcess(`at ${rate} msg/s`) : undefined;
     const { endToEnd: ours, publish } = await writerLatency(topics, `persistent://bench/ns/latency-${rate}`, rate);
+    // Every scrape resets the trace: it is read first.
+    if (STAGE_TRACE) traced.push(...(await scrapeTrace(writerMetricsPort, `at ${rate} msg/s`)), ...client!());
     stages.push(...stageRows(`at ${rate} msg/s`, stagesBefore, await scrapeStages(writerMetricsPort)));
     const redisStreams = await redisStreamsLatency(redisUrl, rate, PACED_SECONDS, payload);
     const jetStream = await jetStreamLatency(natsUrl, rate);
@@ -461,17 +558,10 @@ async function measure(
     );
   }
   return {
-    section: 'Publish throughput and end-to-end latency (1 KiB, writer owner on Redis)',
-    setup:
-      `${MESSAGES} messages per throughput row (one gRPC Publish stream per topic, ${PUBLISH_WINDOW} messages in flight in all, entries queued at once coalesced into requests of at most ${COALESCE_MAX_ENTRIES}; ` +
-      `XADD in pipelines of ${XADD_BATCH}, ${XADD_IN_FLIGHT} in flight; JetStream ${JETSTREAM_WINDOW} in flight); ` +
-      `latency paced for ${PACED_SECONDS} s per rate; metadata service and writer owner are separate processes`,
     tables: [
-      { title: 'publish throughput', rows: rows.map((row) => ({ ...row })) },
-      { title: 'CPU time per message, each process (µs)', rows: cpuRows },
       { title: 'end-to-end latency (publish -> delivery)', rows: latency.map((row) => ({ ...row })) },
       { title: "where the time goes in the writer owner (its stage histogram's bucket bounds)", rows: stages },
-      { title: EVENT_LOOP_TABLE_TITLE, rows: loopRows },
+      ...(STAGE_TRACE ? [{ title: 'per-stage trace (writer owner, then this process)', rows: traced }] : []),
     ],
     comparisons,
   };

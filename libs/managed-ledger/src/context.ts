@@ -28,6 +28,16 @@ export interface ManagedLedgerDependencies {
   metricsRegistry?: Registry;
   /** Milliseconds since the epoch; Date.now when omitted. */
   clock?: () => number;
+  /** Told how long each store write waited for its turn and took (a latency trace); nothing is timed without it. */
+  appendTrace?: AppendTrace;
+}
+
+/** Where the append pipeline reports the time of its stages, in milliseconds (performance.now). */
+export interface AppendTrace {
+  /** A write's wait for the shared turn (its group commit) before it was sent. */
+  turnWaited(ms: number): void;
+  /** A store write of `entries` entries, sent to answered. */
+  written(ms: number, entries: number): void;
 }
 
 /** Everything the modules of one managed ledger share. */
@@ -43,6 +53,7 @@ export interface LedgerContext {
   readonly logger: ManagedLedgerLogger;
   readonly metrics: ManagedLedgerMetrics;
   readonly now: () => number;
+  readonly appendTrace: AppendTrace | undefined;
   readonly keeper: InfoKeeper;
   readonly assigner: OffsetAssigner;
   readonly cache: EntryCache;

@@ -7,7 +7,7 @@ export type { ManagedLedgerEntry, AppendResult } from './entry.js';
 export { formatPosition } from './position.js';
 export { resolveManagedLedgerConfig, DEFAULT_MANAGED_LEDGER_CONFIG } from './config.js';
 export type { ManagedLedgerConfig, ManagedCursorConfig, ManagedLedgerConfigInput } from './config.js';
-export type { ManagedLedgerDependencies, ManagedLedgerLogger } from './context.js';
+export type { AppendTrace, ManagedLedgerDependencies, ManagedLedgerLogger } from './context.js';
 export type { WaitOptions } from './ledgers/read-waiters.js';
 export type { LedgerView } from './ledgers/ledger-views.js';
 export { ManagedLedgerReason } from './errors.js';

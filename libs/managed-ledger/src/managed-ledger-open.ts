@@ -108,6 +108,7 @@ export async function openOwnerContext(
     bus: deps.bus,
     logger: deps.logger ?? defaultManagedLedgerLogger(),
     metrics: managedLedgerMetrics(deps.metricsRegistry),
+    appendTrace: deps.appendTrace,
     now,
     keeper: new InfoKeeper(deps.metadata, path, recovered.info, recovered.version, onConflict),
     assigner,

@@ -89,6 +89,11 @@ export const writerSettings = {
   maxFetchWaitMs: z.number().int().min(0).max(MINUTE_MS).default(30_000),
   /** Ledger rollover: entries per ledger (Pulsar managedLedgerMaxEntriesPerLedger). */
   maxEntriesPerLedger: z.number().int().min(1).max(10_000_000).default(50_000),
+  /**
+   * Times every stage of the data path (StageTrace: publish read to answered, store writes, dispatch, GC pauses,
+   * event-loop delay) and exports their quantiles; off by default (LEDGERLINE_STAGE_TRACE), as it costs per entry.
+   */
+  stageTrace: z.boolean().default(false),
   /** Ledger rollover never happens before a ledger is this old. */
   minLedgerAgeMs: z
     .number()

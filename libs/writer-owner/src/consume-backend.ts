@@ -183,6 +183,8 @@ function deliveryMessage(owner: WriterOwner, topic: OwnedTopic, delivery: Delive
   if (delivery.redeliveryCount === 0) {
     const waitedMs = Date.now() - delivery.entry.stored.brokerTimestampMs;
     owner.metrics.stageLatency[DeliveryStage.APPENDED_TO_DELIVERED].observe(Math.max(0, waitedMs) / 1000);
+    const { position } = delivery.entry;
+    owner.metrics.trace?.dispatched(position.ledgerId, position.entryId);
   }
   const { numMessages, bytes } = deliveredCounts(response);
   owner.metrics.messagesOut.inc({ topic: topic.name }, numMessages);

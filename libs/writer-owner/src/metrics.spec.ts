@@ -95,6 +95,8 @@ describe('writer owner: /metrics after publishing and consuming', () => {
     // The managed ledger's counter of ranges a snapshot left out: registered here, nothing dropped yet.
     expect(text).toContain('# TYPE ledgerline_cursor_ranges_not_persisted_total counter');
     expect(sample(text, 'ledgerline_cursor_ranges_not_persisted_total', bySubscription)).toBeUndefined();
+    // The per-stage trace is off unless its setting turns it on (stage-trace.spec.ts).
+    expect(text).not.toContain('ledgerline_writer_stage_trace_ms');
     // The deduplication cursor is the owner's own: no series for it.
     expect(text).not.toContain('subscription="ledgerline.dedup"');
 

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, register as defaultRegistry, type Registry } from 'prom-client';
+import type { StageTrace } from './stage-trace.js';
 
 export interface WriterMetrics {
   messagesIn: Counter<'topic'>;
@@ -26,6 +27,8 @@ export interface WriterMetrics {
   ackHoles: Gauge<'topic' | 'subscription'>;
   cursorStateBytes: Gauge<'topic' | 'subscription'>;
   publishFailures: Counter<'reason'>;
+  /** The per-stage latency trace, while the `stageTrace` setting has it on; undefined otherwise. */
+  trace: StageTrace | undefined;
   /**
    * Sets what refreshes the per-subscription gauges (backlog, unacked, ack
    * holes, cursor state bytes); it runs on every scrape, so the gauges do not
@@ -59,6 +62,7 @@ export function writerMetrics(registry: Registry = defaultRegistry): WriterMetri
   // Made in this order, which is the order a scrape lists them in.
   const metrics: WriterMetrics = {
     refreshSubscriptionsWith: (source) => (refresh = source),
+    trace: undefined,
     ...trafficCounters(registers),
     ...publishMetrics(registers),
     ...ownershipGauges(registers),

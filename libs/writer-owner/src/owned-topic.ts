@@ -82,6 +82,7 @@ export class OwnedTopic {
       inFlight: this.inFlight,
       maxMessageSizeBytes: options.maxMessageSizeBytes,
       now: options.now,
+      trace: options.metrics.trace,
       gate: () => this.passHandOver(),
       appendFailure: (error) => this.appendFailure(error),
       stored: (messages, bytes, last) => this.stored(messages, bytes, last),

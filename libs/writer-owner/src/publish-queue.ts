@@ -6,6 +6,7 @@ import { sequenceGap } from './errors.js';
 import type { InFlight } from './in-flight.js';
 import { prepareEntry } from './prepared-entry.js';
 import { receiptOf, storedReceipt, type Receipt } from './receipts.js';
+import { TraceStage, type StageTrace } from './stage-trace.js';
 import type { TopicBatch } from './topic-batch.js';
 
 /** What the queue needs from its topic (OwnedTopic). */
@@ -27,6 +28,8 @@ export interface PublishQueueHost {
   stored(messages: number, bytes: number, last: AppendResult): void;
   /** An entry was answered as a duplicate. */
   duplicateAnswered(): void;
+  /** The per-stage latency trace, when on. */
+  readonly trace?: StageTrace | undefined;
 }
 
 /** An append that settled, waiting for the end of the store write that settled it. */
@@ -245,6 +248,11 @@ export class PublishQueue {
       }
     }
     if (appended === 0) return;
+    const { trace } = this.host;
+    if (trace !== undefined && batch.times.appendedMs === 0) {
+      batch.times.appendedMs = performance.now();
+      trace.record(TraceStage.READ_TO_APPENDED, batch.times.appendedMs - batch.times.readMs);
+    }
     this.host.inFlight.add(appended);
     this.owed.add(batch);
   }
@@ -339,11 +347,23 @@ export class PublishQueue {
       batch.answer(index, receiptOf(stored, message.sequenceId, false));
     }
     commit();
+    if (this.host.trace !== undefined) traceStored(this.host.trace, settled);
     if (last !== undefined) this.host.stored(storedMessages, storedBytes, last);
     this.host.budget.release(bytes);
     this.host.entryBudget.release(settled.length);
     this.host.inFlight.done(settled.length);
     this.pump();
+  }
+}
+
+/** Times a store write's settled appends: appended to stored, and each entry's stored time for its dispatch. */
+function traceStored(trace: StageTrace, settled: readonly Settled[]): void {
+  const nowMs = performance.now();
+  for (const { batch, result } of settled) {
+    batch.times.storedMs = nowMs;
+    if (result === undefined) continue;
+    trace.record(TraceStage.APPENDED_TO_STORED, nowMs - batch.times.appendedMs);
+    trace.stored(result.position.ledgerId, result.position.entryId, nowMs);
   }
 }
 

@@ -8,6 +8,7 @@ import type { OwnedTopic } from './owned-topic.js';
 import { ProducerFence } from './producer-fence.js';
 import { failureMessage } from './publish-mapping.js';
 import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
+import { TraceStage } from './stage-trace.js';
 import { TopicBatch } from './topic-batch.js';
 
 type Response = EncodedMessage<typeof PublishResponseSchema>;
@@ -107,6 +108,40 @@ interface StreamState {
   readonly fence: ProducerFence;
 }
 
+/**
+ * The owner's drain as the read loop waits for it beside each request: one wait at a time, and nothing left
+ * behind once it is over. A race against one promise that settles only at the drain left a reaction on that
+ * promise per wait, and each reaction kept the request it was raced with (its payload and the gRPC frame
+ * under it) for as long as the stream stayed open.
+ */
+class DrainWatch {
+  private wake: (() => void) | undefined;
+  private drained = false;
+
+  readonly onDrain = (): void => {
+    this.drained = true;
+    this.wake?.();
+  };
+
+  /** `work`'s value, or 'drained' when the owner drains first. */
+  race<T>(work: Promise<T>): Promise<T | 'drained'> {
+    if (this.drained) return Promise.resolve('drained');
+    return new Promise<T | 'drained'>((resolve, reject) => {
+      this.wake = () => resolve('drained');
+      work.then(
+        (value) => {
+          this.wake = undefined;
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.wake = undefined;
+          reject(error);
+        },
+      );
+    });
+  }
+}
+
 async function readAll(
   requests: AsyncIterable<PublishRequest>,
   context: CallContext,
@@ -116,14 +151,13 @@ async function readAll(
   notify: () => void,
 ): Promise<void> {
   // The drain signal is the owner's and outlives this stream: its listener goes when the stream does.
-  let onDrain = (): void => undefined;
-  const drained = new Promise<'drained'>((resolve) => (onDrain = () => resolve('drained')));
-  if (options.draining.aborted) onDrain();
-  else options.draining.addEventListener('abort', onDrain, { once: true });
+  const drain = new DrainWatch();
+  if (options.draining.aborted) drain.onDrain();
+  else options.draining.addEventListener('abort', drain.onDrain, { once: true });
   try {
-    await readUntil(drained, requests, context, options, budget, answers, notify);
+    await readUntil(drain, requests, context, options, budget, answers, notify);
   } finally {
-    options.draining.removeEventListener('abort', onDrain);
+    options.draining.removeEventListener('abort', drain.onDrain);
   }
 }
 
@@ -133,7 +167,7 @@ async function readAll(
  * budgets, which hold the reading, not the entries already read): the order is fixed there, once.
  */
 async function readUntil(
-  drained: Promise<'drained'>,
+  drain: DrainWatch,
   ...[requests, context, options, budget, answers, notify]: Parameters<typeof readAll>
 ): Promise<void> {
   const iterator = requests[Symbol.asyncIterator]();
@@ -142,14 +176,14 @@ async function readUntil(
   const room = { wake: undefined as (() => void) | undefined };
   for (;;) {
     while (pendingMessages >= options.maxPendingMessages) await new Promise<void>((r) => (room.wake = r));
-    const next = await Promise.race([iterator.next(), drained]);
+    const next = await drain.race(iterator.next());
     if (next === 'drained' || next.done === true) return;
     const entries = entriesOf(next.value);
     const sizeBytes = requestBytes(entries);
     const waiting = budget.acquire(sizeBytes, context.signal);
-    if (waiting !== undefined) await Promise.race([waiting, drained]);
+    if (waiting !== undefined) await drain.race(waiting);
     const sharedWaiting = options.connectionBudget?.acquire(sizeBytes, context.signal);
-    if (sharedWaiting !== undefined) await Promise.race([sharedWaiting, drained]);
+    if (sharedWaiting !== undefined) await drain.race(sharedWaiting);
     pendingMessages += entries.length;
     const answer = handOver(entries, state, performance.now())
       .then((results) => encodePublishResponse(results, options.maxMessagesPerRequest))
@@ -189,6 +223,7 @@ function handOver(
   if (entries.every((message) => message !== undefined && message.topic === topic)) {
     // The common case: every entry for one topic, one batch.
     const batch = new TopicBatch(entries as PublishMessage[], state.fence, state.signal);
+    batch.times.readMs = startedMs;
     deliver(batch, state);
     return batch.answered.then(() => outcomes(batch, startedMs, metrics));
   }
@@ -221,6 +256,7 @@ async function handMixed(
   });
   const batches = [...byTopic.values()].map((group) => {
     const batch = new TopicBatch(group.messages, state.fence, state.signal);
+    batch.times.readMs = startedMs;
     deliver(batch, state);
     return { batch, places: group.places };
   });
@@ -291,8 +327,13 @@ function outcomes(batch: TopicBatch, startedMs: number, metrics: WriterMetrics):
       results[index] = failed(batch.messages[index], batch.failures[index], metrics);
     }
   }
-  const latencySeconds = (performance.now() - startedMs) / 1000;
+  const nowMs = performance.now();
+  const latencySeconds = (nowMs - startedMs) / 1000;
   for (let index = 0; index < stored; index++) metrics.publishLatency.observe(latencySeconds);
+  if (metrics.trace !== undefined && stored > 0) {
+    metrics.trace.record(TraceStage.STORED_TO_ANSWERED, nowMs - batch.times.storedMs);
+    metrics.trace.record(TraceStage.READ_TO_ANSWERED, nowMs - startedMs);
+  }
   return results;
 }
 

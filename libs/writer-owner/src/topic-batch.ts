@@ -31,6 +31,8 @@ export class TopicBatch {
   inDoubtFailure: unknown = undefined;
   /** Entries handed to the managed ledger whose appends have not settled yet. */
   inStore = 0;
+  /** When a stage trace is on (StageTrace): the request read, first entry appended, last store write settled (ms). */
+  readonly times = { readMs: 0, appendedMs: 0, storedMs: 0 };
   readonly answered: Promise<void>;
   private readonly states: Uint8Array;
   private unanswered: number;

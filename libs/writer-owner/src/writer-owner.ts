@@ -14,6 +14,7 @@ import type { Registry } from 'prom-client';
 import type { WriterSettings } from './config.js';
 import { cursorsServiceImpl } from './cursors-service.js';
 import { notServing, subscriptionNotFound } from './errors.js';
+import { StageTrace } from './stage-trace.js';
 import { writerMetrics, type WriterMetrics } from './metrics.js';
 import type { OwnedTopic } from './owned-topic.js';
 import type { LiveSubscriptionStats } from './owner-view.js';
@@ -107,6 +108,7 @@ export class WriterOwner {
     this.clients = options.clients;
     this.logger = options.logger;
     this.metrics = writerMetrics(options.metricsRegistry);
+    if (options.settings.stageTrace) this.metrics.trace ??= new StageTrace(options.metricsRegistry ?? defaultRegistry);
     // Every open Publish stream listens for the drain until it ends: thousands of producers mean thousands of
     // listeners, which is no leak, so Node's warning past 10 would only mislead whoever reads the log.
     setMaxListeners(Number.POSITIVE_INFINITY, this.drainController.signal);
@@ -135,6 +137,7 @@ export class WriterOwner {
         logger: options.logger,
         ...(options.metricsRegistry === undefined ? {} : { metricsRegistry: options.metricsRegistry }),
         clock: now,
+        ...(this.metrics.trace === undefined ? {} : { appendTrace: this.metrics.trace }),
       },
       {
         maintenanceIntervalMs: options.settings.trimIntervalMs,

@@ -6,6 +6,7 @@ import { isRetryable, readBackFailedLedger, writeFailed, WriteBlocked, type Read
 import { AppendQueue } from './append-queue.js';
 import { sharedNextTurn } from './shared-turn.js';
 import type { ManagedLedgerConfig } from '../config.js';
+import type { AppendTrace } from '../context.js';
 import type { AppendResult } from '../entry.js';
 import {
   appendOutcomeUnknownError,
@@ -36,6 +37,8 @@ export interface AppendHost extends ReadBackHost {
   /** Another owner took the topic: the host fails everything and refuses appends from now on. */
   fence(err: LedgerlineError): void;
   logWarning(message: string, details: Record<string, unknown>): void;
+  /** Told the time of each turn wait and store write, when a latency trace is on. */
+  readonly trace?: AppendTrace | undefined;
 }
 
 /**
@@ -175,7 +178,7 @@ export class AppendPipeline {
       // appends whose requests already sit in socket buffers join it. Without this a store that answers
       // at once (SQLite is synchronous) would take one transaction, and one fsync, per entry. The turn is
       // shared with every other managed ledger, so the writes of all that are ready go out together.
-      if (this.queue.length > 0 && this.queue.length < config.maxWriteBatchEntries) await sharedNextTurn();
+      if (this.queue.length > 0 && this.queue.length < config.maxWriteBatchEntries) await this.nextTurn();
       try {
         await this.stepWithRetries();
       } catch (err) {
@@ -183,6 +186,15 @@ export class AppendPipeline {
         return;
       }
     }
+  }
+
+  /** The shared turn, its wait told to the trace when one is on. */
+  private async nextTurn(): Promise<void> {
+    const { trace } = this.host;
+    if (trace === undefined) return sharedNextTurn();
+    const startedMs = performance.now();
+    await sharedNextTurn();
+    trace.turnWaited(performance.now() - startedMs);
   }
 
   /**
@@ -314,8 +326,10 @@ export class AppendPipeline {
     const batch = this.queue.peekBatch(Math.min(config.maxWriteBatchEntries, room), config.maxWriteBatchBytes);
     for (const op of batch) frameOp(op, this.host);
     let firstEntryId: number;
+    const sentMs = this.host.trace === undefined ? 0 : performance.now();
     try {
       firstEntryId = await ledger.writer.append(batch.map((op) => op.framed as Uint8Array));
+      this.host.trace?.written(performance.now() - sentMs, batch.length);
     } catch (err) {
       if (isLedgerFenced(err)) throw ledgerFencedError(this.host.name, err);
       ledger.writeFailed = true;

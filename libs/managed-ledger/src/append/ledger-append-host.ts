@@ -33,6 +33,7 @@ export function ledgerAppendHost(
     config: ctx.config,
     assigner: ctx.assigner,
     now: ctx.now,
+    trace: ctx.appendTrace,
     writeBlocker: () => lifecycle.writeBlocker(),
     submitBlocker: () => lifecycle.submitBlocker(),
     currentLedger: () => ctx.current,
