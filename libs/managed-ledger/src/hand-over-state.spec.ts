@@ -3,6 +3,7 @@ import type { ManagedLedgerDependencies } from './context.js';
 import type { HandOverState } from './hand-over-state.js';
 import { ManagedLedger } from './managed-ledger.js';
 import type { ManagedLedgerMetadata } from './metadata/metadata-access.js';
+import { FaultInjectingMetadata, type MetadataCall } from './testing/fault-injecting-metadata.js';
 import { payloadOf, testBackends, type TestBackends } from './testing/fixtures.js';
 
 const TOPIC = 'persistent://acme/hand-over/t';
@@ -105,6 +106,28 @@ describe('opening a managed ledger from the state its previous owner handed over
       await next.close();
     }
   });
+
+  it.each<MetadataCall>(['putManagedLedgerInfo', 'putCursorInfo'])(
+    'serves what was stored when the answer to the close write (%s) was lost: its state is stale',
+    async (call) => {
+      const backends = testBackends();
+      const metadata = new FaultInjectingMetadata(backends.deps().metadata);
+      const previous = await ManagedLedger.open(TOPIC, { ...backends.deps(), metadata }, { config });
+      const cursor = await previous.openCursor('sub', { start: { initialPosition: 'earliest' } });
+      const written = [];
+      for (let i = 0; i < 4; i++) written.push(await previous.append(payloadOf(`e${i}`)));
+      cursor.ack(written.slice(0, 2).map((each) => each.position));
+      // The close's write lands, and the owner never hears so: the versions it hands over are one behind.
+      metadata.faults.push({ call, mode: 'after' });
+      await previous.close();
+      const handedOver = previous.handOverState()!;
+      const next = await ManagedLedger.open(TOPIC, backends.deps(), { config, handedOver });
+      expect(next.lastOffset).toBe(written[3]!.lastOffset);
+      expect(next.getCursor('sub')?.markDeletePosition).toEqual(written[1]!.position);
+      expect((await next.append(payloadOf('after'))).firstOffset).toBe(written[3]!.lastOffset + 1);
+      await next.close();
+    },
+  );
 
   it('has no state to hand over before a close, nor after a fence', async () => {
     const backends = testBackends();
