@@ -77,7 +77,12 @@ describe('a transfer handing its close over to the target', () => {
     metadata = await startMetadataService({
       store: metadataStore,
       bus,
-      config: { ...testServiceConfig(), reconcileIntervalMs: 3_600_000, recountSettleMs: 30_000 },
+      config: {
+        ...testServiceConfig(),
+        reconcileIntervalMs: 3_600_000,
+        recountSettleMs: 30_000,
+        ownerSweepIntervalMs: 1000,
+      },
       signals: [],
     });
     admin = createClient(AdminService, `127.0.0.1:${metadata.port}`);
