@@ -15,6 +15,7 @@ import { TopicsLoad } from '@ledgerline/cluster-harness';
 import { loadavg } from 'node:os';
 import { flag, runAlone, sized, type BenchReport } from './bench-report.js';
 import { latencies, latencyRow } from './latency-rows.js';
+import { cpuNanos } from './process-cpu.js';
 
 const TOPIC_COUNTS = (
   process.argv.includes('--topics') ? process.argv[process.argv.indexOf('--topics') + 1]! : '1,20,100'
@@ -44,6 +45,27 @@ function logged<T>(output: string, message: string): T[] {
     }
   }
   return found;
+}
+
+/** Calls the metadata service answered so far (every method), from its /metrics. */
+async function metadataCalls(cluster: LocalCluster): Promise<number> {
+  const port = cluster.byRole('metadata')[0]!.metricsPort;
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('ledgerline_grpc_server_handled_total{')) total += Number(line.split(' ').at(-1));
+  }
+  return total;
+}
+
+/** CPU nanoseconds so far of the metadata instance and of the owners that take the topics. */
+function receiversCpuNanos(cluster: LocalCluster, victim: { pid: number | undefined }) {
+  const metadata = cpuNanos(cluster.byRole('metadata')[0]!.pid);
+  const targets = cluster
+    .byRole('writer-owner')
+    .filter((each) => each.pid !== victim.pid)
+    .reduce((sum, each) => sum + cpuNanos(each.pid), 0);
+  return { metadata, targets };
 }
 
 /** The pauses the stopping owner logged per topic. */
@@ -79,10 +101,15 @@ async function drainRow(topicCount: number) {
     const quietFromMs = Date.now();
     await sleep(QUIET_MS);
     const loadAverage = loadavg()[0]!;
+    const callsBefore = await metadataCalls(cluster);
+    const cpuBefore = receiversCpuNanos(cluster, victim);
     const signalMs = Date.now();
     const stopped = performance.now();
     if (!(await victim.stop('SIGTERM', 30_000))) throw new Error(`${victim.name} did not stop within 30 s`);
     const drainMs = Math.round(performance.now() - stopped);
+    const cpuAfter = receiversCpuNanos(cluster, victim);
+    const callsPerTopic = ((await metadataCalls(cluster)) - callsBefore) / topicCount;
+    const cpuMsPerTopic = (from: number, to: number) => Number(((to - from) / 1e6 / topicCount).toFixed(1));
     await sleep(AFTER_EXIT_MS);
     const endMs = Date.now();
     await started.stop();
@@ -106,6 +133,9 @@ async function drainRow(topicCount: number) {
         'load p50 ms': median(pauses.map((each) => each.loadMs)),
         'open p50 ms': median(loads.map((each) => each.openMs)),
         'target load p50 ms': median(loads.map((each) => each.totalMs)),
+        'metadata calls / topic': Number(callsPerTopic.toFixed(1)),
+        'metadata CPU ms / topic': cpuMsPerTopic(cpuBefore.metadata, cpuAfter.metadata),
+        'targets CPU ms / topic': cpuMsPerTopic(cpuBefore.targets, cpuAfter.targets),
         'load avg': Number(loadAverage.toFixed(2)),
       }),
       verdict: {
@@ -141,7 +171,9 @@ export async function run(): Promise<BenchReport> {
       `after a ${QUIET_MS / 1000} s quiet window the first gets SIGTERM and drains to them; the drain's window runs ` +
       `from the signal to ${AFTER_EXIT_MS / 1000} s after the exit; pause and its phases: the medians of what the ` +
       `stopping owner logged per topic (stop: entries in flight, deduplication snapshot, ledger close; lease: the ` +
-      `compare-and-set; load: the target's LoadTopic); target: SIGTERM→exit at most ${TARGET_DRAIN_MS} ms with ` +
+      `compare-and-set; load: the target's LoadTopic); metadata calls and CPU per topic: what the metadata ` +
+      `instance answered and spent, and the receiving owners' CPU, from SIGTERM to exit, over the topics moved; ` +
+      `target: SIGTERM→exit at most ${TARGET_DRAIN_MS} ms with ` +
       `100 topics, send p99.99 at most ${TARGET_P9999_MS} ms`,
     tables: [
       { title: 'send latency', rows: rows.flatMap((row) => [row.quiet, row.drain]) },

@@ -2,10 +2,13 @@ import { managedLedgerPath, TopicName } from '@ledgerline/naming';
 import type { ManagedLedgerConfigInput } from './config.js';
 import type { ManagedLedgerDependencies } from './context.js';
 import { ManagedLedger } from './managed-ledger.js';
+import type { HandOverState } from './hand-over-state.js';
 
 export interface FactoryOpenOptions {
   /** The namespace's numberOfTopicBuckets (PIP-157); 1 when omitted. */
   numberOfTopicBuckets?: number;
+  /** What the previous owner's close left (a transfer's LoadTopic): see hand-over-state.ts. */
+  handedOver?: HandOverState;
 }
 
 /**
@@ -33,7 +36,11 @@ export class ManagedLedgerFactory {
     const known = this.opened.get(path);
     if (known !== undefined) return known;
     const merged = { ...this.defaultConfig, ...config, cursor: { ...this.defaultConfig.cursor, ...config.cursor } };
-    const opening = ManagedLedger.open(topicName, this.deps, { config: merged, numberOfTopicBuckets: buckets });
+    const opening = ManagedLedger.open(topicName, this.deps, {
+      config: merged,
+      numberOfTopicBuckets: buckets,
+      ...(options.handedOver === undefined ? {} : { handedOver: options.handedOver }),
+    });
     this.opened.set(path, opening);
     opening.catch(() => this.opened.delete(path));
     return opening;

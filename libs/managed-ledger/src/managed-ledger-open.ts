@@ -32,6 +32,9 @@ import type { ManagedLedgerMetadata } from './metadata/metadata-access.js';
 import { OpenLedger, summarizeClosedLedger } from './ledgers/open-ledger.js';
 import { readStoredCursors, type StoredCursor } from './cursors/cursor-registry.js';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
+import type { Versioned } from '@ledgerline/metadata-store';
+import type { ManagedLedgerInfo } from '@ledgerline/proto';
+import { usableHandOverState, type HandOverState } from './hand-over-state.js';
 
 /** Entries per read while a recovered ledger is indexed. */
 const RECOVERY_PAGE_ENTRIES = 256;
@@ -40,6 +43,8 @@ export interface ManagedLedgerOpenOptions {
   config?: ManagedLedgerConfigInput;
   /** The namespace's numberOfTopicBuckets (PIP-157); 1 when omitted. */
   numberOfTopicBuckets?: number;
+  /** What the previous owner's close left (a transfer): the open starts from it rather than reading it. */
+  handedOver?: HandOverState;
 }
 
 export interface OpenInputs {
@@ -66,8 +71,8 @@ export interface RecoveredManagedLedger {
  * builds the context its modules share. `onConflict` hears of a lost
  * compare-and-set on ManagedLedgerInfo: another owner took the topic.
  * The context's current ledger is undefined for a terminated managed ledger.
- * `storedCursors` are the cursor nodes, read while the node was claimed (not
- * after: a transfer's load waits for every round trip in a row).
+ * `storedCursors` are the cursor nodes as handed over, or read while the node
+ * was claimed (not after: a transfer's load waits for every round trip in a row).
  */
 export async function openOwnerContext(
   topic: string | TopicName,
@@ -78,26 +83,13 @@ export async function openOwnerContext(
   const config = resolveManagedLedgerConfig(options.config);
   const topicName = typeof topic === 'string' ? TopicName.parse(topic) : topic;
   const path = managedLedgerPath(topicName, options.numberOfTopicBuckets ?? 1);
-  const storedCursors = readStoredCursors(deps.metadata, path, {
-    maxCursors: config.maxCursors,
-    concurrency: config.cursorRecoveryConcurrency,
-  });
-  // Awaited once the node is claimed; a failure before then must not count as unhandled.
-  storedCursors.catch(() => undefined);
   const now = deps.clock ?? Date.now;
   const assigner = new OffsetAssigner({
     maxPendingEntries: config.maxPendingAppends,
     maxAppendAttempts: config.writeRetryMaxAttempts,
   });
-  const recovered = await openAsOwner({
-    path,
-    topic: topicName.toString(),
-    config,
-    store: deps.ledgerStore,
-    metadata: deps.metadata,
-    assigner,
-    now,
-  });
+  const inputs = { path, topic: topicName.toString(), config, store: deps.ledgerStore, metadata: deps.metadata };
+  const { recovered, storedCursors } = await recoverOwnership({ ...inputs, assigner, now }, options.handedOver);
   const ctx: LedgerContext = {
     path,
     name: path.slice(MANAGED_LEDGERS_ROOT.length + 1),
@@ -122,6 +114,34 @@ export async function openOwnerContext(
 }
 
 /**
+ * openAsOwner, from the state the previous owner handed over when there is
+ * one: the nodes are then not read, unless the state proves stale (its
+ * ManagedLedgerInfo version was written since), when the open starts over
+ * reading them. Without one, the cursor nodes are read while the node is
+ * claimed.
+ */
+async function recoverOwnership(
+  inputs: OpenInputs,
+  handedOver: HandOverState | undefined,
+): Promise<{ recovered: RecoveredManagedLedger; storedCursors: Promise<StoredCursor[]> }> {
+  if (handedOver !== undefined && usableHandOverState(handedOver, inputs.config)) {
+    try {
+      const recovered = await openOnce(inputs, handedOver.info);
+      return { recovered, storedCursors: Promise.resolve(handedOver.cursors) };
+    } catch (err) {
+      if (!isBadVersion(err)) throw err;
+    }
+  }
+  const storedCursors = readStoredCursors(inputs.metadata, inputs.path, {
+    maxCursors: inputs.config.maxCursors,
+    concurrency: inputs.config.cursorRecoveryConcurrency,
+  });
+  // Awaited once the node is claimed; a failure before then must not count as unhandled.
+  storedCursors.catch(() => undefined);
+  return { recovered: await openAsOwner(inputs), storedCursors };
+}
+
+/**
  * Opens a managed ledger as its new owner: loads (or creates) its node,
  * fences the previous owner's last ledger and closes it at its
  * last-add-confirmed, recovers the next offset from that ledger's entries,
@@ -138,7 +158,8 @@ export async function openAsOwner(inputs: OpenInputs): Promise<RecoveredManagedL
   }
 }
 
-async function openOnce(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
+/** One attempt of openAsOwner; `known` is the node as handed over (not read then). */
+async function openOnce(inputs: OpenInputs, known?: Versioned<ManagedLedgerInfo>): Promise<RecoveredManagedLedger> {
   const { metadata, path } = inputs;
   // The next ledger depends on nothing the node holds: it is made while the
   // node is read and recovered, and discarded when it goes unused.
@@ -148,7 +169,7 @@ async function openOnce(inputs: OpenInputs): Promise<RecoveredManagedLedger> {
   /** Whether the ledger made early was used or discarded already (else the finally discards it). */
   let earlyHandled = false;
   try {
-    const node = await claimNode(metadata, path);
+    const node = await claimNode(metadata, path, known);
     const { info } = node;
     const recoveredTables = new Map<number, EntryOffsetTable>();
     const last = info.ledgers[info.ledgers.length - 1];
@@ -233,8 +254,9 @@ function settled<T>(work: Promise<T>): { value(): Promise<T>; outcome: Promise<T
 async function claimNode(
   metadata: ManagedLedgerMetadata,
   path: string,
+  known: Versioned<ManagedLedgerInfo> | undefined,
 ): Promise<{ info: ManagedLedgerInfoModel; version: number | 'absent' }> {
-  const stored = await metadata.getManagedLedgerInfo(path);
+  const stored = known ?? (await metadata.getManagedLedgerInfo(path));
   if (stored === undefined) return { info: emptyManagedLedgerInfo(), version: 'absent' };
   const info = infoFromProto(stored.value);
   if (info.state === 'deleting') throw deletingError(path);

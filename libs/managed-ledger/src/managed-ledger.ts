@@ -25,25 +25,21 @@ import {
   type ManagedLedgerInfoModel,
 } from '@ledgerline/ledger-info';
 import { openOwnerContext, type ManagedLedgerOpenOptions } from './managed-ledger-open.js';
+import { handOverStateOf, type HandOverState } from './hand-over-state.js';
 import { ManagedLedgerLifecycle, type ManagedLedgerStatus } from './managed-ledger-lifecycle.js';
 import { findByOffset, findByTime, resolveSeekTarget } from './ledgers/position-lookup.js';
 import { checkPosition } from './position.js';
 import { ReadWaiters, type WaitOptions } from './ledgers/read-waiters.js';
 
-export type { ManagedLedgerOpenOptions } from './managed-ledger-open.js';
 export type { ManagedLedgerStatus } from './managed-ledger-lifecycle.js';
 export type { ReadOptions } from './ledgers/ledger-reads.js';
 
 /**
- * A topic's log as its writer owner holds it: ledgers in the ledger store,
- * ManagedLedgerInfo in metadata, continuous offsets in every entry, and the
- * cursors of its subscriptions. See docs/architecture.md "Ownership and
- * fencing" and "Two-phase ledger deletion (PIP-129)".
- *
- * The class holds its life and public API; each path lives in a module of
- * its own: open (managed-ledger-open.ts), append (append-pipeline.ts),
- * rollover (ledger-rollover.ts), trim (ledger-trimmer.ts), read
- * (ledger-reads.ts, position-lookup.ts).
+ * A topic's log as its writer owner holds it: ledgers in the ledger store, ManagedLedgerInfo in metadata, continuous
+ * offsets in every entry, and the cursors of its subscriptions. See docs/architecture.md "Ownership and fencing" and
+ * "Two-phase ledger deletion (PIP-129)". The class holds its life and public API; each path lives in a module of its
+ * own: open (managed-ledger-open.ts, hand-over-state.ts), append (append-pipeline.ts), rollover
+ * (ledger-rollover.ts), trim (ledger-trimmer.ts), read (ledger-reads.ts, position-lookup.ts).
  */
 export class ManagedLedger {
   private readonly lifecycle: ManagedLedgerLifecycle;
@@ -234,6 +230,12 @@ export class ManagedLedger {
   /** A copy of the ManagedLedgerInfo as last written, and its version. */
   info(): { info: ManagedLedgerInfoModel; version: number } {
     return { info: cloneInfo(this.ctx.keeper.info), version: this.ctx.keeper.version };
+  }
+
+  /** What its clean close left in the metadata store, for the next owner (a transfer); undefined before it. */
+  handOverState(): HandOverState | undefined {
+    const cleanlyClosed = this.lifecycle.status === 'closed' && this.lifecycle.fenceError === undefined;
+    return cleanlyClosed ? handOverStateOf(this.ctx.keeper, this.cursors) : undefined;
   }
 
   stats() {

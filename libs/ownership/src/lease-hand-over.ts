@@ -1,5 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { MetadataServiceReason } from '@ledgerline/metadata-contract';
+import type { HandedOverState } from '@ledgerline/proto';
 import type { MetadataClients } from './metadata-clients.js';
 import type { PeerOwners } from './peer-owners.js';
 
@@ -29,12 +30,15 @@ export interface HandedOver {
  * target cannot load it, the lease is taken back unless the target took it
  * up already (then it serves the topic whatever became of the answer). On
  * failure the error comes from `failed`, and the lease is still this owner's.
+ * `handedOver` goes with LoadTopic: what this owner's close left in the
+ * metadata store, so the target need not read it (a hint it checks).
  */
 export async function handOverLease(
   context: HandOverContext,
   topic: string,
   targetInstanceId: string,
   failed: (why: string, cause?: unknown) => LedgerlineError,
+  handedOver?: HandedOverState,
 ): Promise<HandedOver> {
   const startedMs = performance.now();
   const deadline = { deadlineMs: context.timeoutMs };
@@ -43,7 +47,8 @@ export async function handOverLease(
   if (lease === undefined) throw failed('the metadata service answered without the lease');
   const handedMs = performance.now();
   try {
-    await context.peers.control(lease.advertisedAddress).loadTopic({ topic }, deadline);
+    const load = handedOver === undefined ? { topic } : { topic, handedOver };
+    await context.peers.control(lease.advertisedAddress).loadTopic(load, deadline);
   } catch (thrown) {
     if ((await reclaim(context, topic, lease.version)) !== 'taken-up') {
       throw failed(`${lease.instanceId} did not load it: ${LedgerlineError.from(thrown).message}`, thrown);

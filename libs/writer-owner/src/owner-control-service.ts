@@ -1,5 +1,6 @@
 import { OwnerControlService } from '@ledgerline/proto';
 import type { ServiceImpl } from '@ledgerline/rpc';
+import { handOverStateFromProto } from './hand-over-state.js';
 import type { ControlledOwner } from './owner-view.js';
 
 /** ledgerline.v1.OwnerControlService over a writer owner: transfers, the target's load, drains. */
@@ -14,8 +15,9 @@ export function ownerControlServiceImpl(owner: ControlledOwner): ServiceImpl<typ
       };
     },
     async loadTopic(request) {
-      // Only a transfer asks: its source handed the lease to this owner already.
-      await owner.topic(request.topic, { leaseHandedOver: true });
+      // Only a transfer asks: its source handed the lease to this owner already, and says what its close left.
+      const handedOver = handOverStateFromProto(request.handedOver);
+      await owner.topic(request.topic, { leaseHandedOver: true, ...(handedOver === undefined ? {} : { handedOver }) });
       return {};
     },
     async drainOwner(request) {

@@ -8,7 +8,7 @@ import type { WriterSettings } from './config.js';
 import type { WriterMetrics } from './metrics.js';
 import type { OwnedTopic } from './owned-topic.js';
 import type { DrainOutcome } from './owner-drain.js';
-import type { TopicRegistry } from './topic-registry.js';
+import type { TopicLoadOptions, TopicRegistry } from './topic-registry.js';
 import type { TransferOutcome } from './topic-transfer.js';
 
 // The services, the gauges and the load meter each take the part of the writer owner they read, declared
@@ -27,7 +27,7 @@ export interface LiveSubscriptionStats {
 
 /** Where a request's topic comes from: loaded here when this instance should own it. */
 export interface TopicSource {
-  topic(name: string, options?: { leaseHandedOver?: boolean }): Promise<OwnedTopic>;
+  topic(name: string, options?: TopicLoadOptions): Promise<OwnedTopic>;
 }
 
 /** What CursorsService reads: a cursor with consumers connected here is not deleted under them. */

@@ -1,6 +1,6 @@
 import type { Bus } from '@ledgerline/bus';
 import { LedgerlineError } from '@ledgerline/errors';
-import type { ManagedLedgerFactory } from '@ledgerline/managed-ledger';
+import type { HandOverState, ManagedLedgerFactory } from '@ledgerline/managed-ledger';
 import { TopicName } from '@ledgerline/naming';
 import {
   acquireLease,
@@ -21,6 +21,12 @@ import { NamespacePolicies, retentionConfig } from './namespace-policies.js';
 import { DeliveryStage, type WriterMetrics } from './metrics.js';
 import { OwnedTopic } from './owned-topic.js';
 import { WriterReason } from './reasons.js';
+
+/** How a topic is loaded: after a transfer's hand-over, the lease names this owner and the source says what it left. */
+export interface TopicLoadOptions {
+  leaseHandedOver?: boolean;
+  handedOver?: HandOverState;
+}
 
 export interface TopicRegistryOptions {
   clients: MetadataClients;
@@ -123,9 +129,10 @@ export class TopicRegistry {
   /**
    * The topic, loaded here if this instance should own it. With
    * `leaseHandedOver`, another owner handed its lease over to this one (a
-   * transfer), so a load takes the lease up without asking the lookup first.
+   * transfer), so a load takes the lease up without asking the lookup first;
+   * `handedOver` is what its close left (read instead when it proves stale).
    */
-  async get(topic: string, options: { leaseHandedOver?: boolean } = {}): Promise<OwnedTopic> {
+  async get(topic: string, options: TopicLoadOptions = {}): Promise<OwnedTopic> {
     if (typeof topic !== 'string' || topic === '') {
       throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'the request names no topic');
     }
@@ -146,7 +153,7 @@ export class TopicRegistry {
         `this owner holds ${this.options.settings.maxTopics} topics (maxTopics)`,
       );
     }
-    const loading = this.load(name, options.leaseHandedOver === true);
+    const loading = this.load(name, options.leaseHandedOver === true, options.handedOver);
     this.topics.set(name, loading);
     loading.catch(() => {
       if (this.topics.get(name) === loading) this.topics.delete(name);
@@ -227,14 +234,15 @@ export class TopicRegistry {
     return { policies, checkedMs: performance.now(), leased };
   }
 
-  private async load(name: string, handedOver: boolean): Promise<OwnedTopic> {
+  private async load(name: string, handedOver: boolean, state: HandOverState | undefined): Promise<OwnedTopic> {
     const { factory, settings, metrics, now } = this.options;
     const topic = TopicName.parse(name);
     const startedMs = performance.now();
     const { policies, checkedMs, leased } = await this.policiesAndLease(topic, name, handedOver);
     const buckets = policies?.numberOfTopicBuckets ?? 1;
     try {
-      const ledger = await factory.open(topic, retentionConfig(policies), { numberOfTopicBuckets: buckets });
+      const opening = { numberOfTopicBuckets: buckets, ...(state === undefined ? {} : { handedOver: state }) };
+      const ledger = await factory.open(topic, retentionConfig(policies), opening);
       const openedMs = performance.now();
       const dedup = await Deduplication.recover(
         ledger,

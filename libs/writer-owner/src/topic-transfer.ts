@@ -1,5 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { handOverLease, notOwner, topicUnloaded, type HandOverContext, type HandedOver } from '@ledgerline/ownership';
+import { handOverStateToProto } from './hand-over-state.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { WriterReason } from './reasons.js';
 
@@ -60,7 +61,11 @@ export async function transferTopic(
   const stopMs = Math.round(performance.now() - startedMs);
   let target: HandedOver;
   try {
-    target = await handOverLease(context, name, targetInstanceId, (why, cause) => transferFailed(name, why, cause));
+    // The close's writes go along, so the target need not read them again (it checks them by compare-and-set).
+    const closed = topic.ledger.handOverState();
+    const handedOver = closed === undefined ? undefined : handOverStateToProto(closed);
+    const failed = (why: string, cause?: unknown) => transferFailed(name, why, cause);
+    target = await handOverLease(context, name, targetInstanceId, failed, handedOver);
   } catch (thrown) {
     // The lease is still this owner's: the next request loads the topic here again.
     await topic.endHandOver(topicUnloaded(name, `its transfer failed: ${LedgerlineError.from(thrown).message}`));

@@ -19,7 +19,7 @@ import { writerMetrics, type WriterMetrics } from './metrics.js';
 import type { OwnedTopic } from './owned-topic.js';
 import type { LiveSubscriptionStats } from './owner-view.js';
 import { refreshSubscriptionGauges } from './subscription-gauges.js';
-import { TopicRegistry } from './topic-registry.js';
+import { TopicRegistry, type TopicLoadOptions } from './topic-registry.js';
 import { topicsServiceImpl } from './topics-service.js';
 import { exportLoadMetrics, LoadMeter } from '@ledgerline/ownership';
 import { register as defaultRegistry } from 'prom-client';
@@ -257,7 +257,7 @@ export class WriterOwner {
   }
 
   /** The topic, loaded here when this instance should own it (while draining, only those still here). */
-  topic(name: string, options: { leaseHandedOver?: boolean } = {}): Promise<OwnedTopic> {
+  topic(name: string, options: TopicLoadOptions = {}): Promise<OwnedTopic> {
     return this.registry.get(name, options);
   }
 

@@ -2,7 +2,13 @@ import type { Versioned } from '@ledgerline/metadata-store';
 import { createCursorState, encodeCursorState, comparePositions, type Position } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { validateCursorName } from '../metadata/cursor-name.js';
-import { CursorInfoKeeper, cursorInfoFromProto, NO_CURSOR_LEDGER, type CursorInfoModel } from './cursor-info.js';
+import {
+  CursorInfoKeeper,
+  cursorInfoFromProto,
+  cursorInfoToProto,
+  NO_CURSOR_LEDGER,
+  type CursorInfoModel,
+} from './cursor-info.js';
 import { restoreBatchSizes } from './batch-sizes.js';
 import { CursorPersistence } from './cursor-persistence.js';
 import { recoverCursorState } from './cursor-recovery.js';
@@ -34,6 +40,8 @@ export interface OpenCursorOptions {
 export class CursorRegistry {
   private readonly cursors = new Map<string, ManagedCursor>();
   private readonly opening = new Map<string, Promise<ManagedCursor>>();
+  /** Each cursor's node as this owner last wrote it (what a transfer hands to the next owner). */
+  private readonly keepers = new Map<string, CursorInfoKeeper>();
 
   constructor(private readonly host: CursorHost) {}
 
@@ -47,6 +55,16 @@ export class CursorRegistry {
 
   all(): ManagedCursor[] {
     return [...this.cursors.values()];
+  }
+
+  /** The cursors' nodes as this owner last wrote them, with their versions (a transfer's hand-over state). */
+  storedNodes(): StoredCursor[] {
+    return this.all().flatMap((cursor) => {
+      const keeper = this.keepers.get(cursor.name);
+      const version = keeper?.currentVersion;
+      if (keeper === undefined || typeof version !== 'number') return [];
+      return [{ name: cursor.name, node: { value: cursorInfoToProto(keeper.current), version } }];
+    });
   }
 
   /** The slowest mark-delete position; undefined without cursors. */
@@ -110,6 +128,7 @@ export class CursorRegistry {
       throw err;
     }
     this.cursors.delete(name);
+    this.keepers.delete(name);
     const nowMs = ctx.now();
     await this.host.markDeletable(
       cursor
@@ -178,6 +197,7 @@ export class CursorRegistry {
     };
     const keeper = new CursorInfoKeeper(ctx.metadata, ctx.path, name, 'absent', model);
     await keeper.write(model);
+    this.keepers.set(name, keeper);
     return new ManagedCursor(this.host, name, this.persistence(keeper), state, 0);
   }
 
@@ -195,6 +215,7 @@ export class CursorRegistry {
       if (isBadVersion(err)) return undefined;
       throw err;
     }
+    this.keepers.set(name, keeper);
     return new ManagedCursor(this.host, name, this.persistence(keeper), recovered.state, node.resetEpoch);
   }
 

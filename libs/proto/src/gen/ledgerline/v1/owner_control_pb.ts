@@ -13,13 +13,15 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { ManagedCursorInfo, ManagedLedgerInfo } from "./managed_ledger_pb.js";
+import { file_ledgerline_v1_managed_ledger } from "./managed_ledger_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file ledgerline/v1/owner_control.proto.
  */
 export const file_ledgerline_v1_owner_control: GenFile = /*@__PURE__*/
-  fileDesc("CiFsZWRnZXJsaW5lL3YxL293bmVyX2NvbnRyb2wucHJvdG8SDWxlZGdlcmxpbmUudjEiQQoUVHJhbnNmZXJUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSGgoSdGFyZ2V0X2luc3RhbmNlX2lkGAIgASgJIl4KFVRyYW5zZmVyVG9waWNSZXNwb25zZRIaChJ0YXJnZXRfaW5zdGFuY2VfaWQYASABKAkSFgoOdGFyZ2V0X2FkZHJlc3MYAiABKAkSEQoJcGF1c2VkX21zGAMgASgDIiEKEExvYWRUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkiEwoRTG9hZFRvcGljUmVzcG9uc2UiIwoRRHJhaW5Pd25lclJlcXVlc3QSDgoGcmVzdW1lGAEgASgIIjsKEkRyYWluT3duZXJSZXNwb25zZRITCgt0cmFuc2ZlcnJlZBgBIAEoBRIQCgh1bmxvYWRlZBgCIAEoBTKUAgoTT3duZXJDb250cm9sU2VydmljZRJaCg1UcmFuc2ZlclRvcGljEiMubGVkZ2VybGluZS52MS5UcmFuc2ZlclRvcGljUmVxdWVzdBokLmxlZGdlcmxpbmUudjEuVHJhbnNmZXJUb3BpY1Jlc3BvbnNlEk4KCUxvYWRUb3BpYxIfLmxlZGdlcmxpbmUudjEuTG9hZFRvcGljUmVxdWVzdBogLmxlZGdlcmxpbmUudjEuTG9hZFRvcGljUmVzcG9uc2USUQoKRHJhaW5Pd25lchIgLmxlZGdlcmxpbmUudjEuRHJhaW5Pd25lclJlcXVlc3QaIS5sZWRnZXJsaW5lLnYxLkRyYWluT3duZXJSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CiFsZWRnZXJsaW5lL3YxL293bmVyX2NvbnRyb2wucHJvdG8SDWxlZGdlcmxpbmUudjEiQQoUVHJhbnNmZXJUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSGgoSdGFyZ2V0X2luc3RhbmNlX2lkGAIgASgJIl4KFVRyYW5zZmVyVG9waWNSZXNwb25zZRIaChJ0YXJnZXRfaW5zdGFuY2VfaWQYASABKAkSFgoOdGFyZ2V0X2FkZHJlc3MYAiABKAkSEQoJcGF1c2VkX21zGAMgASgDIlYKEExvYWRUb3BpY1JlcXVlc3QSDQoFdG9waWMYASABKAkSMwoLaGFuZGVkX292ZXIYAiABKAsyHi5sZWRnZXJsaW5lLnYxLkhhbmRlZE92ZXJTdGF0ZSKEAQoPSGFuZGVkT3ZlclN0YXRlEi4KBGluZm8YASABKAsyIC5sZWRnZXJsaW5lLnYxLk1hbmFnZWRMZWRnZXJJbmZvEg8KB3ZlcnNpb24YAiABKAMSMAoHY3Vyc29ycxgDIAMoCzIfLmxlZGdlcmxpbmUudjEuSGFuZGVkT3ZlckN1cnNvciJhChBIYW5kZWRPdmVyQ3Vyc29yEgwKBG5hbWUYASABKAkSLgoEaW5mbxgCIAEoCzIgLmxlZGdlcmxpbmUudjEuTWFuYWdlZEN1cnNvckluZm8SDwoHdmVyc2lvbhgDIAEoAyITChFMb2FkVG9waWNSZXNwb25zZSIjChFEcmFpbk93bmVyUmVxdWVzdBIOCgZyZXN1bWUYASABKAgiOwoSRHJhaW5Pd25lclJlc3BvbnNlEhMKC3RyYW5zZmVycmVkGAEgASgFEhAKCHVubG9hZGVkGAIgASgFMpQCChNPd25lckNvbnRyb2xTZXJ2aWNlEloKDVRyYW5zZmVyVG9waWMSIy5sZWRnZXJsaW5lLnYxLlRyYW5zZmVyVG9waWNSZXF1ZXN0GiQubGVkZ2VybGluZS52MS5UcmFuc2ZlclRvcGljUmVzcG9uc2USTgoJTG9hZFRvcGljEh8ubGVkZ2VybGluZS52MS5Mb2FkVG9waWNSZXF1ZXN0GiAubGVkZ2VybGluZS52MS5Mb2FkVG9waWNSZXNwb25zZRJRCgpEcmFpbk93bmVyEiAubGVkZ2VybGluZS52MS5EcmFpbk93bmVyUmVxdWVzdBohLmxlZGdlcmxpbmUudjEuRHJhaW5Pd25lclJlc3BvbnNlYgZwcm90bzM", [file_ledgerline_v1_managed_ledger]);
 
 /**
  * @generated from message ledgerline.v1.TransferTopicRequest
@@ -83,6 +85,18 @@ export type LoadTopicRequest = Message<"ledgerline.v1.LoadTopicRequest"> & {
    * @generated from field: string topic = 1;
    */
   topic: string;
+
+  /**
+   * What the source's close left in the metadata store, so the target starts
+   * from it rather than reading it again (optional). It is a hint, never
+   * trusted for correctness: the target's first write to ManagedLedgerInfo is
+   * a compare-and-set on the version given, and a stale one (any write since,
+   * by another owner or the garbage collector) fails it, after which the
+   * target reads the node and the cursors as without the hint.
+   *
+   * @generated from field: ledgerline.v1.HandedOverState handed_over = 2;
+   */
+  handedOver?: HandedOverState | undefined;
 };
 
 /**
@@ -91,6 +105,66 @@ export type LoadTopicRequest = Message<"ledgerline.v1.LoadTopicRequest"> & {
  */
 export const LoadTopicRequestSchema: GenMessage<LoadTopicRequest> = /*@__PURE__*/
   messageDesc(file_ledgerline_v1_owner_control, 2);
+
+/**
+ * A managed ledger's metadata as its closing owner last wrote it.
+ *
+ * @generated from message ledgerline.v1.HandedOverState
+ */
+export type HandedOverState = Message<"ledgerline.v1.HandedOverState"> & {
+  /**
+   * @generated from field: ledgerline.v1.ManagedLedgerInfo info = 1;
+   */
+  info?: ManagedLedgerInfo | undefined;
+
+  /**
+   * The version of the ManagedLedgerInfo node that holds `info`.
+   *
+   * @generated from field: int64 version = 2;
+   */
+  version: bigint;
+
+  /**
+   * Every cursor node of the managed ledger, with its version.
+   *
+   * @generated from field: repeated ledgerline.v1.HandedOverCursor cursors = 3;
+   */
+  cursors: HandedOverCursor[];
+};
+
+/**
+ * Describes the message ledgerline.v1.HandedOverState.
+ * Use `create(HandedOverStateSchema)` to create a new message.
+ */
+export const HandedOverStateSchema: GenMessage<HandedOverState> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_owner_control, 3);
+
+/**
+ * @generated from message ledgerline.v1.HandedOverCursor
+ */
+export type HandedOverCursor = Message<"ledgerline.v1.HandedOverCursor"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: ledgerline.v1.ManagedCursorInfo info = 2;
+   */
+  info?: ManagedCursorInfo | undefined;
+
+  /**
+   * @generated from field: int64 version = 3;
+   */
+  version: bigint;
+};
+
+/**
+ * Describes the message ledgerline.v1.HandedOverCursor.
+ * Use `create(HandedOverCursorSchema)` to create a new message.
+ */
+export const HandedOverCursorSchema: GenMessage<HandedOverCursor> = /*@__PURE__*/
+  messageDesc(file_ledgerline_v1_owner_control, 4);
 
 /**
  * @generated from message ledgerline.v1.LoadTopicResponse
@@ -103,7 +177,7 @@ export type LoadTopicResponse = Message<"ledgerline.v1.LoadTopicResponse"> & {
  * Use `create(LoadTopicResponseSchema)` to create a new message.
  */
 export const LoadTopicResponseSchema: GenMessage<LoadTopicResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_owner_control, 3);
+  messageDesc(file_ledgerline_v1_owner_control, 5);
 
 /**
  * @generated from message ledgerline.v1.DrainOwnerRequest
@@ -122,7 +196,7 @@ export type DrainOwnerRequest = Message<"ledgerline.v1.DrainOwnerRequest"> & {
  * Use `create(DrainOwnerRequestSchema)` to create a new message.
  */
 export const DrainOwnerRequestSchema: GenMessage<DrainOwnerRequest> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_owner_control, 4);
+  messageDesc(file_ledgerline_v1_owner_control, 6);
 
 /**
  * @generated from message ledgerline.v1.DrainOwnerResponse
@@ -148,7 +222,7 @@ export type DrainOwnerResponse = Message<"ledgerline.v1.DrainOwnerResponse"> & {
  * Use `create(DrainOwnerResponseSchema)` to create a new message.
  */
 export const DrainOwnerResponseSchema: GenMessage<DrainOwnerResponse> = /*@__PURE__*/
-  messageDesc(file_ledgerline_v1_owner_control, 5);
+  messageDesc(file_ledgerline_v1_owner_control, 7);
 
 /**
  * @generated from service ledgerline.v1.OwnerControlService
