@@ -57,6 +57,7 @@ const SECTIONS: Section[] = [
   { name: 'kafka-fetch', load: () => import('./kafka-gateway-fetch.js') },
   { name: 'kafka-catch-up', load: () => import('./kafka-gateway-catch-up.js') },
   { name: 'kafka-group-handover', load: () => import('./kafka-group-handover.js') },
+  { name: 'kafka-static-restart', load: () => import('./kafka-static-restart.js') },
 ];
 
 function argument(name: string): string | undefined {

@@ -9,7 +9,8 @@
  * and say nothing about the gateway), less those in EXCLUDED below, each with
  * its reason (the gateway's README lists them too). The suite runs in its own
  * quick mode (`-Q`, fewer messages) without its socket-emulation tests (`-E`),
- * the flags of librdkafka's `make quick`.
+ * the flags of librdkafka's `make quick`; those in AS_ON_KAFKA run in its full
+ * mode against a second standalone with Kafka's group defaults.
  *
  *   npx tsx scripts/librdkafka-tests.ts --tests-dir <librdkafka>/tests [--quick] [--timeout-s N] [--logs-dir D] [test ...]
  *
@@ -22,7 +23,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, waitForPort } from '@ledgerline/testing';
 import { startStandalone, stopChild } from '../bench/baselines.js';
-import { EXCLUDED, QUICK_SUBSET, selectTests, suiteTests, type SuiteTest } from './librdkafka-test-list.js';
+import {
+  AS_ON_KAFKA,
+  EXCLUDED,
+  QUICK_SUBSET,
+  selectTests,
+  suiteTests,
+  type SuiteTest,
+} from './librdkafka-test-list.js';
 
 /** The broker version the suite is told it talks to (it gates tests on it): what librdkafka's own Makefile runs against. */
 const KAFKA_VERSION = '3.4.0';
@@ -35,16 +43,9 @@ const FAILURE_TAIL_LINES = 15;
  * Topics the suite auto-creates get 4 partitions, as on the cluster its own
  * harness (trivup) starts: tests produce to partitions 1-3 of such a topic.
  */
-const GATEWAY_ARGS = [
-  '--read-only-grpc-port',
-  '0',
-  '--kafka-host',
-  '127.0.0.1',
-  '--group-initial-rebalance-delay-ms',
-  '0',
-  '--kafka-default-partitions',
-  '4',
-];
+const GATEWAY_ARGS = ['--read-only-grpc-port', '0', '--kafka-host', '127.0.0.1', '--kafka-default-partitions', '4'];
+/** Groups form without the initial rebalance delay, except for the tests of AS_ON_KAFKA (Kafka's 3 s). */
+const NO_INITIAL_DELAY = ['--group-initial-rebalance-delay-ms', '0'];
 
 type Verdict = 'PASSED' | 'FAILED' | 'SKIPPED' | 'TIMEOUT';
 
@@ -99,10 +100,11 @@ function summaryOf(name: string, output: string): { state: string; detail: strin
 }
 
 /** The tests sharing one number (the suite selects by number), alone in one test-runner and its own process group. */
-function runNumber(tests: readonly SuiteTest[], options: Options, conf: string): Promise<Outcome[]> {
+function runNumber(tests: readonly SuiteTest[], options: Options, conf: string, quick: boolean): Promise<Outcome[]> {
   const started = Date.now();
   // -L and -K leave out the same number's local and known-issue tests, as selectTests does.
-  const child = spawn(join(options.testsDir, 'test-runner'), ['-Q', '-E', '-L', '-K'], {
+  const flags = [...(quick ? ['-Q'] : []), '-E', '-L', '-K'];
+  const child = spawn(join(options.testsDir, 'test-runner'), flags, {
     cwd: options.testsDir,
     // Its own process group, so a timeout ends the test and anything it started.
     detached: true,
@@ -187,6 +189,29 @@ function report(outcome: Outcome): void {
   }
 }
 
+interface Broker {
+  /** The suite's test.conf naming this standalone. */
+  readonly conf: string;
+  stop(): Promise<void>;
+}
+
+/** A standalone on free ports for the suite, with its own data directory and test.conf. */
+async function startBroker(extraArgs: readonly string[]): Promise<Broker> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'librdkafka-tests-'));
+  const [grpcPort, kafkaPort] = [await freePort(), await freePort()];
+  const args = [...GATEWAY_ARGS, ...extraArgs, '--kafka-port', String(kafkaPort)];
+  const standalone = await startStandalone(dataDir, grpcPort, args);
+  // The gRPC port opens first; the Kafka listener a moment later.
+  await waitForPort(kafkaPort, 60_000);
+  return {
+    conf: writeConf(dataDir, `127.0.0.1:${kafkaPort}`),
+    stop: async () => {
+      await stopChild(standalone);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const all = suiteTests(readFileSync(join(options.testsDir, 'test.c'), 'utf8'));
@@ -194,28 +219,27 @@ async function main(): Promise<number> {
   mkdirSync(options.logsDir, { recursive: true });
   console.log(`each test number's whole output: ${options.logsDir}/<number>.log`);
   for (const test of excluded) console.log(`EXCLUDED ${test.name}: ${EXCLUDED.get(test.name) ?? ''}`);
-  const dataDir = mkdtempSync(join(tmpdir(), 'librdkafka-tests-'));
-  const [grpcPort, kafkaPort] = [await freePort(), await freePort()];
-  const standalone = await startStandalone(dataDir, grpcPort, [...GATEWAY_ARGS, '--kafka-port', String(kafkaPort)]);
-  // The gRPC port opens first; the Kafka listener a moment later.
-  await waitForPort(kafkaPort, 60_000);
-  const conf = writeConf(dataDir, `127.0.0.1:${kafkaPort}`);
+  // One standalone per kind, started when a test first needs it.
+  const brokers = new Map<boolean, Promise<Broker>>();
+  const brokerFor = (asOnKafka: boolean): Promise<Broker> => {
+    const known = brokers.get(asOnKafka) ?? startBroker(asOnKafka ? [] : NO_INITIAL_DELAY);
+    brokers.set(asOnKafka, known);
+    return known;
+  };
   const started = Date.now();
   const outcomes: Outcome[] = [];
   try {
     for (const number of new Set(run.map((test) => test.number))) {
-      for (const outcome of await runNumber(
-        run.filter((test) => test.number === number),
-        options,
-        conf,
-      )) {
+      const tests = run.filter((test) => test.number === number);
+      const asOnKafka = tests.some((test) => AS_ON_KAFKA.has(test.name));
+      const { conf } = await brokerFor(asOnKafka);
+      for (const outcome of await runNumber(tests, options, conf, !asOnKafka)) {
         outcomes.push(outcome);
         report(outcome);
       }
     }
   } finally {
-    await stopChild(standalone);
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const broker of brokers.values()) await (await broker).stop();
   }
   const count = (verdict: Verdict): number => outcomes.filter((outcome) => outcome.verdict === verdict).length;
   const failed = count('FAILED') + count('TIMEOUT');

@@ -1,6 +1,6 @@
 import { KafkaErrorCode } from '@ledgerline/kafka-protocol';
 import { GroupCoordinator, type JoinRequest } from './group-coordinator.js';
-import type { JoinResult } from './group-state.js';
+import type { JoinResult, MemberIdentity } from './group-state.js';
 
 const settings = {
   groupMinSessionTimeoutMs: 100,
@@ -23,6 +23,11 @@ function joinRequest(memberId = '', overrides: Partial<JoinRequest> = {}): JoinR
     protocols: [{ name: 'range', metadata: Buffer.from('m') }],
     ...overrides,
   };
+}
+
+/** A member as a request of a dynamic member names it. */
+function dynamic(memberId: string): MemberIdentity {
+  return { memberId, groupInstanceId: null };
 }
 
 describe('the group coordinator', () => {
@@ -51,7 +56,12 @@ describe('the group coordinator', () => {
       assignment: Buffer.from([index]),
     }));
     const syncs = results.map((result) =>
-      coordinator.sync('g', result.generationId, result.memberId, result.memberId === result.leader ? assignments : []),
+      coordinator.sync(
+        'g',
+        result.generationId,
+        dynamic(result.memberId),
+        result.memberId === result.leader ? assignments : [],
+      ),
     );
     return (await Promise.all(syncs)).map((sync) => sync.errorCode);
   }
@@ -71,20 +81,20 @@ describe('the group coordinator', () => {
     const results = await joinAll(3);
     await syncAll(results);
     const [a, b, c] = results as [JoinResult, JoinResult, JoinResult];
-    expect(coordinator.leave('g', c.memberId)).toBe(KafkaErrorCode.NONE);
-    expect(coordinator.heartbeat('g', a.generationId, a.memberId)).toBe(KafkaErrorCode.REBALANCE_IN_PROGRESS);
+    expect(coordinator.leave('g', [dynamic(c.memberId)])).toEqual([KafkaErrorCode.NONE]);
+    expect(coordinator.heartbeat('g', a.generationId, dynamic(a.memberId))).toBe(KafkaErrorCode.REBALANCE_IN_PROGRESS);
     const rejoined = await Promise.all([
       coordinator.join(joinRequest(a.memberId)),
       coordinator.join(joinRequest(b.memberId)),
     ]);
     expect(rejoined.map((result) => result.generationId)).toEqual([2, 2]);
     expect(rejoined.find((result) => result.memberId === result.leader)!.members).toHaveLength(2);
-    expect(coordinator.heartbeat('g', 1, a.memberId)).toBe(KafkaErrorCode.ILLEGAL_GENERATION);
-    expect(coordinator.canCommit('g', 1, a.memberId)).toBe(KafkaErrorCode.ILLEGAL_GENERATION);
+    expect(coordinator.heartbeat('g', 1, dynamic(a.memberId))).toBe(KafkaErrorCode.ILLEGAL_GENERATION);
+    expect(coordinator.canCommit('g', 1, dynamic(a.memberId))).toBe(KafkaErrorCode.ILLEGAL_GENERATION);
     await syncAll(rejoined);
     // A newcomer starts the next rebalance; the two already there rejoin after a heartbeat tells them.
     const newcomer = coordinator.join(joinRequest());
-    expect(coordinator.heartbeat('g', 2, a.memberId)).toBe(KafkaErrorCode.REBALANCE_IN_PROGRESS);
+    expect(coordinator.heartbeat('g', 2, dynamic(a.memberId))).toBe(KafkaErrorCode.REBALANCE_IN_PROGRESS);
     const third = await Promise.all([
       newcomer,
       coordinator.join(joinRequest(a.memberId)),
@@ -92,7 +102,7 @@ describe('the group coordinator', () => {
     ]);
     expect(third.map((result) => result.generationId)).toEqual([3, 3, 3]);
     expect(await syncAll(third)).toEqual([0, 0, 0]);
-    expect(coordinator.canCommit('g', 3, third[0]!.memberId)).toBe(KafkaErrorCode.NONE);
+    expect(coordinator.canCommit('g', 3, dynamic(third[0]!.memberId))).toBe(KafkaErrorCode.NONE);
   });
 
   it('removes a member whose session expires, and one that does not rejoin within the rebalance timeout', async () => {
@@ -100,11 +110,11 @@ describe('the group coordinator', () => {
     await syncAll(results);
     const [a, b] = results as [JoinResult, JoinResult];
     await jest.advanceTimersByTimeAsync(9_000);
-    expect(coordinator.heartbeat('g', 1, a.memberId)).toBe(KafkaErrorCode.NONE);
+    expect(coordinator.heartbeat('g', 1, dynamic(a.memberId))).toBe(KafkaErrorCode.NONE);
     await jest.advanceTimersByTimeAsync(2_000);
     // b sent nothing for 11 s > its 10 s session: it is gone and a must rejoin.
-    expect(coordinator.heartbeat('g', 1, b.memberId)).toBe(KafkaErrorCode.UNKNOWN_MEMBER_ID);
-    expect(coordinator.heartbeat('g', 1, a.memberId)).toBe(KafkaErrorCode.REBALANCE_IN_PROGRESS);
+    expect(coordinator.heartbeat('g', 1, dynamic(b.memberId))).toBe(KafkaErrorCode.UNKNOWN_MEMBER_ID);
+    expect(coordinator.heartbeat('g', 1, dynamic(a.memberId))).toBe(KafkaErrorCode.REBALANCE_IN_PROGRESS);
     const alone = await coordinator.join(joinRequest(a.memberId));
     expect([alone.generationId, alone.leader, alone.members.length]).toEqual([2, a.memberId, 1]);
     // Now a newcomer joins and a never rejoins: after the rebalance timeout only the newcomer is left.
@@ -113,7 +123,7 @@ describe('the group coordinator', () => {
     await jest.advanceTimersByTimeAsync(5_001);
     const result = await newcomer;
     expect([result.generationId, result.members.length]).toEqual([3, 1]);
-    expect(coordinator.heartbeat('g', 3, a.memberId)).toBe(KafkaErrorCode.UNKNOWN_MEMBER_ID);
+    expect(coordinator.heartbeat('g', 3, dynamic(a.memberId))).toBe(KafkaErrorCode.UNKNOWN_MEMBER_ID);
   });
 
   it('refuses bad session timeouts, unknown members, other protocol types and groups past the limits', async () => {
@@ -126,7 +136,7 @@ describe('the group coordinator', () => {
     expect((await coordinator.join(joinRequest('', { protocolType: 'connect' }))).errorCode).toBe(
       KafkaErrorCode.INCONSISTENT_GROUP_PROTOCOL,
     );
-    expect((await coordinator.sync('g', 1, 'nobody', [])).errorCode).toBe(KafkaErrorCode.UNKNOWN_MEMBER_ID);
+    expect((await coordinator.sync('g', 1, dynamic('nobody'), [])).errorCode).toBe(KafkaErrorCode.UNKNOWN_MEMBER_ID);
     const others = Array.from({ length: 9 }, (_, index) =>
       coordinator.join(joinRequest('', { groupId: `other-${index}` })),
     );

@@ -1,19 +1,21 @@
-import { randomUUID } from 'node:crypto';
 import { KafkaErrorCode } from '@ledgerline/kafka-protocol';
-import type { ConsumerGroup, GroupMember, JoinResult, SyncResult } from './group-state.js';
+import {
+  currentGeneration,
+  EMPTY,
+  joinError,
+  newMember,
+  newMemberId,
+  sameProtocols,
+  selectProtocol,
+  supportsProtocols,
+  updateMember,
+  validateMember,
+} from './group-members.js';
+import { Rebalances } from './group-rebalance.js';
+import type { ConsumerGroup, GroupMember, JoinRequest, JoinResult, MemberIdentity, SyncResult } from './group-state.js';
 import type { KafkaGatewaySettings } from './settings.js';
 
-export interface JoinRequest {
-  groupId: string;
-  memberId: string;
-  groupInstanceId: string | null;
-  clientId: string;
-  clientHost: string;
-  sessionTimeoutMs: number;
-  rebalanceTimeoutMs: number;
-  protocolType: string;
-  protocols: { name: string; metadata: Buffer }[];
-}
+export type { JoinRequest } from './group-state.js';
 
 type CoordinatorSettings = Pick<
   KafkaGatewaySettings,
@@ -24,24 +26,20 @@ type CoordinatorSettings = Pick<
   | 'maxGroupMembers'
 >;
 
-const EMPTY = Buffer.alloc(0);
-
-function joinError(errorCode: number, memberId = ''): JoinResult {
-  return { errorCode, generationId: -1, protocolName: '', leader: '', memberId, members: [] };
-}
-
 /**
  * Kafka's classic group membership, in this gateway's memory: join, sync,
- * heartbeat and leave with session and rebalance timeouts. A rebalance
- * completes once every known member has rejoined, or when the longest
- * rebalance timeout passes (members that did not rejoin are removed). The
- * committed offsets are not here: they are the groups' cursors.
+ * heartbeat and leave with session and rebalance timeouts (group-rebalance.ts),
+ * static members (KIP-345) by their group.instance.id. The committed offsets
+ * are not here: they are the groups' cursors.
  */
 export class GroupCoordinator {
   private readonly groups = new Map<string, ConsumerGroup>();
+  private readonly rebalances: Rebalances;
   private closed = false;
 
-  constructor(private readonly settings: CoordinatorSettings) {}
+  constructor(private readonly settings: CoordinatorSettings) {
+    this.rebalances = new Rebalances(settings);
+  }
 
   list(): ConsumerGroup[] {
     return [...this.groups.values()];
@@ -57,51 +55,113 @@ export class GroupCoordinator {
     if (request.sessionTimeoutMs < min || request.sessionTimeoutMs > max) {
       return Promise.resolve(joinError(KafkaErrorCode.INVALID_SESSION_TIMEOUT, request.memberId));
     }
-    const group = this.groupFor(request.groupId);
-    if (group === undefined) return Promise.resolve(joinError(KafkaErrorCode.COORDINATOR_NOT_AVAILABLE));
-    if (group.members.size > 0 && group.protocolType !== request.protocolType) {
+    // Only a member without an id creates its group: a known member of a group not here is unknown.
+    const group = request.memberId === '' ? this.groupFor(request.groupId) : this.groups.get(request.groupId);
+    if (group === undefined) {
+      const errorCode =
+        request.memberId === '' ? KafkaErrorCode.COORDINATOR_NOT_AVAILABLE : KafkaErrorCode.UNKNOWN_MEMBER_ID;
+      return Promise.resolve(joinError(errorCode, request.memberId));
+    }
+    if (!supportsProtocols(group, request.memberId, request.protocolType, request.protocols)) {
       return Promise.resolve(joinError(KafkaErrorCode.INCONSISTENT_GROUP_PROTOCOL, request.memberId));
     }
-    let member = request.memberId === '' ? undefined : group.members.get(request.memberId);
-    if (request.memberId !== '' && member === undefined) {
-      return Promise.resolve(joinError(KafkaErrorCode.UNKNOWN_MEMBER_ID, request.memberId));
+    return request.memberId === '' ? this.joinNew(group, request) : this.joinKnown(group, request);
+  }
+
+  /**
+   * A member without an id: a static member whose group.instance.id the
+   * group knows takes the place of that instance's member (a restart),
+   * anyone else is added and the group rebalances.
+   */
+  private joinNew(group: ConsumerGroup, request: JoinRequest): Promise<JoinResult> {
+    const instance = request.groupInstanceId;
+    const known = instance === null ? undefined : group.staticMembers.get(instance);
+    if (known !== undefined) return this.replaceStatic(group, known, request);
+    if (group.members.size >= this.settings.maxGroupMembers) {
+      return Promise.resolve(joinError(KafkaErrorCode.GROUP_MAX_SIZE_REACHED));
     }
-    if (member === undefined) {
-      if (group.members.size >= this.settings.maxGroupMembers) {
-        return Promise.resolve(joinError(KafkaErrorCode.GROUP_MAX_SIZE_REACHED));
+    return this.rebalances.awaitRebalance(group, this.addMember(group, request), request);
+  }
+
+  /**
+   * A member that names its id, as Kafka's coordinator answers it: a
+   * follower rejoining a Stable (or CompletingRebalance) group with the
+   * protocols it had gets the current generation again, without a
+   * rebalance; the leader, or a member whose protocols changed (a
+   * subscription, a cooperative member's owned partitions), rebalances it.
+   */
+  private joinKnown(group: ConsumerGroup, request: JoinRequest): Promise<JoinResult> {
+    const errorCode = validateMember(group, request.memberId, request.groupInstanceId);
+    if (errorCode !== KafkaErrorCode.NONE) return Promise.resolve(joinError(errorCode, request.memberId));
+    const member = group.members.get(request.memberId)!;
+    const unchanged = sameProtocols(member, request.protocols);
+    if (
+      (group.phase === 'CompletingRebalance' && unchanged) ||
+      (group.phase === 'Stable' && unchanged && member.memberId !== group.leaderId)
+    ) {
+      this.rebalances.touch(group, member);
+      return Promise.resolve(currentGeneration(group, member, group.leaderId));
+    }
+    return this.rebalances.awaitRebalance(group, member, request);
+  }
+
+  /**
+   * KIP-345: a static member restarted (it joins without a member id, with
+   * its group.instance.id) gets a new member id in place of its old one and
+   * keeps its assignment. A Stable group whose protocol stays the same does
+   * not rebalance: the member is answered at once with the current
+   * generation and the leader as it was (so a restarted leader, told it is
+   * not the leader, does not assign again, as Kafka answers JoinGroup before
+   * v9) and gets its assignment from SyncGroup. The old member id is fenced:
+   * its pending join or sync, and every later request, are
+   * FENCED_INSTANCE_ID. In other phases the group rebalances as it would.
+   */
+  private replaceStatic(group: ConsumerGroup, oldMemberId: string, request: JoinRequest): Promise<JoinResult> {
+    const old = group.members.get(oldMemberId)!;
+    const leader = group.leaderId;
+    this.rebalances.clearSession(old);
+    old.awaitingJoin?.(joinError(KafkaErrorCode.FENCED_INSTANCE_ID, oldMemberId));
+    old.awaitingSync?.({ errorCode: KafkaErrorCode.FENCED_INSTANCE_ID, assignment: EMPTY });
+    const member: GroupMember = {
+      ...old,
+      memberId: newMemberId(request),
+      clientId: request.clientId,
+      clientHost: request.clientHost,
+      awaitingJoin: undefined,
+      awaitingSync: undefined,
+      sessionTimer: undefined,
+    };
+    group.members.delete(oldMemberId);
+    group.members.set(member.memberId, member);
+    group.staticMembers.set(request.groupInstanceId!, member.memberId);
+    if (leader === oldMemberId) group.leaderId = member.memberId;
+    if (group.phase === 'Stable') {
+      updateMember(member, request);
+      if (selectProtocol(group) === group.protocolName) {
+        this.rebalances.touch(group, member);
+        return Promise.resolve(currentGeneration(group, member, leader));
       }
-      member = this.addMember(group, request);
     }
-    member.sessionTimeoutMs = request.sessionTimeoutMs;
-    member.rebalanceTimeoutMs = request.rebalanceTimeoutMs > 0 ? request.rebalanceTimeoutMs : request.sessionTimeoutMs;
-    member.protocols = request.protocols;
-    member.protocolType = request.protocolType;
-    group.protocolType = request.protocolType;
-    const joined = new Promise<JoinResult>((resolve) => {
-      member.awaitingJoin?.(joinError(KafkaErrorCode.UNKNOWN_MEMBER_ID, member.memberId));
-      member.awaitingJoin = resolve;
-    });
-    this.clearSession(member);
-    this.prepareRebalance(group);
-    this.maybeCompleteJoin(group);
-    return joined;
+    return this.rebalances.awaitRebalance(group, member, request);
   }
 
   sync(
     groupId: string,
     generationId: number,
-    memberId: string,
+    { memberId, groupInstanceId }: MemberIdentity,
     assignments: { memberId: string; assignment: Buffer }[],
   ): Promise<SyncResult> {
     const group = this.groups.get(groupId);
-    const member = group?.members.get(memberId);
-    if (group === undefined || member === undefined) {
-      return Promise.resolve({ errorCode: KafkaErrorCode.UNKNOWN_MEMBER_ID, assignment: EMPTY });
+    const errorCode =
+      group === undefined ? KafkaErrorCode.UNKNOWN_MEMBER_ID : validateMember(group, memberId, groupInstanceId);
+    if (group === undefined || errorCode !== KafkaErrorCode.NONE) {
+      return Promise.resolve({ errorCode, assignment: EMPTY });
     }
+    const member = group.members.get(memberId)!;
     if (generationId !== group.generationId) {
       return Promise.resolve({ errorCode: KafkaErrorCode.ILLEGAL_GENERATION, assignment: EMPTY });
     }
-    this.touch(group, member);
+    this.rebalances.touch(group, member);
     if (group.phase === 'PreparingRebalance') {
       return Promise.resolve({ errorCode: KafkaErrorCode.REBALANCE_IN_PROGRESS, assignment: EMPTY });
     }
@@ -110,39 +170,58 @@ export class GroupCoordinator {
     const synced = new Promise<SyncResult>((resolve) => {
       member.awaitingSync = resolve;
     });
-    if (memberId === group.leaderId) this.completeSync(group, assignments);
+    if (memberId === group.leaderId) this.rebalances.completeSync(group, assignments);
     return synced;
   }
 
-  heartbeat(groupId: string, generationId: number, memberId: string): number {
+  heartbeat(groupId: string, generationId: number, { memberId, groupInstanceId }: MemberIdentity): number {
     const group = this.groups.get(groupId);
-    const member = group?.members.get(memberId);
-    if (group === undefined || member === undefined) return KafkaErrorCode.UNKNOWN_MEMBER_ID;
+    if (group === undefined) return KafkaErrorCode.UNKNOWN_MEMBER_ID;
+    const errorCode = validateMember(group, memberId, groupInstanceId);
+    if (errorCode !== KafkaErrorCode.NONE) return errorCode;
     if (generationId !== group.generationId) return KafkaErrorCode.ILLEGAL_GENERATION;
-    this.touch(group, member);
+    this.rebalances.touch(group, group.members.get(memberId)!);
     return group.phase === 'PreparingRebalance' ? KafkaErrorCode.REBALANCE_IN_PROGRESS : KafkaErrorCode.NONE;
   }
 
-  leave(groupId: string, memberId: string): number {
-    const group = this.groups.get(groupId);
-    const member = group?.members.get(memberId);
-    if (group === undefined || member === undefined) return KafkaErrorCode.UNKNOWN_MEMBER_ID;
-    this.removeMember(group, member);
-    return KafkaErrorCode.NONE;
+  /**
+   * LeaveGroup: each member leaves (and the group rebalances without it) or
+   * gets its error. A member named by its group.instance.id alone (an empty
+   * member id, LeaveGroup v3+: an operator removing a static member) is that
+   * instance's current member; one named by both must match them.
+   */
+  leave(groupId: string, members: readonly MemberIdentity[]): number[] {
+    return members.map(({ memberId, groupInstanceId }) => {
+      const group = this.groups.get(groupId);
+      if (group === undefined) return KafkaErrorCode.UNKNOWN_MEMBER_ID;
+      let leaving = memberId;
+      if (memberId === '') {
+        const current = groupInstanceId === null ? undefined : group.staticMembers.get(groupInstanceId);
+        if (current === undefined) return KafkaErrorCode.UNKNOWN_MEMBER_ID;
+        leaving = current;
+      } else {
+        const errorCode = validateMember(group, memberId, groupInstanceId);
+        if (errorCode !== KafkaErrorCode.NONE) return errorCode;
+      }
+      this.rebalances.removeMember(group, group.members.get(leaving)!);
+      return KafkaErrorCode.NONE;
+    });
   }
 
   /**
    * Whether a commit of this generation and member may be applied: any
    * commit while the group has no members (tools setting offsets), else only
-   * a current member's of the current generation.
+   * a current member's of the current generation (a static member's
+   * group.instance.id, OffsetCommit v7+, checked as JoinGroup checks it).
    */
-  canCommit(groupId: string, generationId: number, memberId: string): number {
+  canCommit(groupId: string, generationId: number, { memberId, groupInstanceId }: MemberIdentity): number {
     const group = this.groups.get(groupId);
     if (group === undefined || group.members.size === 0) {
       return generationId < 0 || group === undefined ? KafkaErrorCode.NONE : KafkaErrorCode.ILLEGAL_GENERATION;
     }
-    if (generationId < 0 && memberId === '') return KafkaErrorCode.NONE;
-    if (!group.members.has(memberId)) return KafkaErrorCode.UNKNOWN_MEMBER_ID;
+    if (generationId < 0 && memberId === '' && groupInstanceId === null) return KafkaErrorCode.NONE;
+    const errorCode = validateMember(group, memberId, groupInstanceId);
+    if (errorCode !== KafkaErrorCode.NONE) return errorCode;
     if (generationId !== group.generationId) return KafkaErrorCode.ILLEGAL_GENERATION;
     if (group.phase === 'CompletingRebalance') return KafkaErrorCode.REBALANCE_IN_PROGRESS;
     return KafkaErrorCode.NONE;
@@ -162,7 +241,7 @@ export class GroupCoordinator {
 
   close(): void {
     this.closed = true;
-    for (const group of this.groups.values()) this.endGroup(group, KafkaErrorCode.COORDINATOR_NOT_AVAILABLE);
+    for (const group of this.groups.values()) this.rebalances.endGroup(group, KafkaErrorCode.COORDINATOR_NOT_AVAILABLE);
     this.groups.clear();
   }
 
@@ -175,20 +254,11 @@ export class GroupCoordinator {
     let released = 0;
     for (const [groupId, group] of this.groups) {
       if (keep(groupId)) continue;
-      this.endGroup(group, KafkaErrorCode.NOT_COORDINATOR);
+      this.rebalances.endGroup(group, KafkaErrorCode.NOT_COORDINATOR);
       this.groups.delete(groupId);
       released++;
     }
     return released;
-  }
-
-  private endGroup(group: ConsumerGroup, errorCode: number): void {
-    if (group.rebalanceTimer !== undefined) clearTimeout(group.rebalanceTimer);
-    for (const member of group.members.values()) {
-      this.clearSession(member);
-      member.awaitingJoin?.(joinError(errorCode, member.memberId));
-      member.awaitingSync?.({ errorCode, assignment: EMPTY });
-    }
   }
 
   private groupFor(groupId: string): ConsumerGroup | undefined {
@@ -203,6 +273,7 @@ export class GroupCoordinator {
       protocolName: '',
       leaderId: '',
       members: new Map(),
+      staticMembers: new Map(),
       rebalanceTimer: undefined,
       joinNotBeforeMs: 0,
     };
@@ -211,141 +282,9 @@ export class GroupCoordinator {
   }
 
   private addMember(group: ConsumerGroup, request: JoinRequest): GroupMember {
-    const member: GroupMember = {
-      memberId: `${request.clientId || 'member'}-${randomUUID()}`,
-      groupInstanceId: request.groupInstanceId,
-      clientId: request.clientId,
-      clientHost: request.clientHost,
-      sessionTimeoutMs: request.sessionTimeoutMs,
-      rebalanceTimeoutMs: request.rebalanceTimeoutMs,
-      protocolType: request.protocolType,
-      protocols: request.protocols,
-      assignment: EMPTY,
-      awaitingJoin: undefined,
-      awaitingSync: undefined,
-      sessionTimer: undefined,
-    };
+    const member = newMember(request);
     group.members.set(member.memberId, member);
+    if (request.groupInstanceId !== null) group.staticMembers.set(request.groupInstanceId, member.memberId);
     return member;
-  }
-
-  /** Starts a rebalance (if none is under way): members learn it from heartbeats and rejoin. */
-  private prepareRebalance(group: ConsumerGroup): void {
-    if (group.phase === 'PreparingRebalance') return;
-    const wasEmpty = group.phase === 'Empty';
-    group.phase = 'PreparingRebalance';
-    // Pending syncs of the old generation end: their members must rejoin.
-    for (const member of group.members.values()) {
-      member.awaitingSync?.({ errorCode: KafkaErrorCode.REBALANCE_IN_PROGRESS, assignment: EMPTY });
-      member.awaitingSync = undefined;
-    }
-    const timeoutMs = Math.max(...[...group.members.values()].map((member) => member.rebalanceTimeoutMs), 0);
-    const delayMs = wasEmpty ? this.settings.groupInitialRebalanceDelayMs : timeoutMs;
-    group.rebalanceTimer = setTimeout(() => this.completeJoin(group, true), delayMs);
-    // An empty group's first rebalance waits for more members before it may complete.
-    group.joinNotBeforeMs = wasEmpty ? Date.now() + delayMs : 0;
-  }
-
-  private maybeCompleteJoin(group: ConsumerGroup): void {
-    if (Date.now() < group.joinNotBeforeMs) return;
-    if ([...group.members.values()].every((member) => member.awaitingJoin !== undefined))
-      this.completeJoin(group, false);
-  }
-
-  private completeJoin(group: ConsumerGroup, timedOut: boolean): void {
-    if (group.phase !== 'PreparingRebalance') return;
-    if (group.rebalanceTimer !== undefined) clearTimeout(group.rebalanceTimer);
-    group.rebalanceTimer = undefined;
-    group.joinNotBeforeMs = 0;
-    if (timedOut) {
-      for (const member of [...group.members.values()]) {
-        if (member.awaitingJoin === undefined) this.dropMember(group, member);
-      }
-    }
-    if (group.members.size === 0) {
-      group.phase = 'Empty';
-      group.generationId++;
-      return;
-    }
-    group.generationId++;
-    group.phase = 'CompletingRebalance';
-    if (!group.members.has(group.leaderId)) group.leaderId = group.members.keys().next().value as string;
-    group.protocolName = this.chooseProtocol(group);
-    const members = [...group.members.values()].map((member) => ({
-      memberId: member.memberId,
-      groupInstanceId: member.groupInstanceId,
-      metadata: member.protocols.find((protocol) => protocol.name === group.protocolName)?.metadata ?? EMPTY,
-    }));
-    for (const member of group.members.values()) {
-      const resolve = member.awaitingJoin;
-      member.awaitingJoin = undefined;
-      this.touch(group, member);
-      resolve?.({
-        errorCode: KafkaErrorCode.NONE,
-        generationId: group.generationId,
-        protocolName: group.protocolName,
-        leader: group.leaderId,
-        memberId: member.memberId,
-        members: member.memberId === group.leaderId ? members : [],
-      });
-    }
-  }
-
-  /** The leader's most preferred protocol that every member supports (Kafka's vote, simplified to the leader's order). */
-  private chooseProtocol(group: ConsumerGroup): string {
-    const leader = group.members.get(group.leaderId);
-    const candidates = leader?.protocols.map((protocol) => protocol.name) ?? [];
-    const all = [...group.members.values()];
-    return (
-      candidates.find((name) => all.every((member) => member.protocols.some((p) => p.name === name))) ??
-      candidates[0] ??
-      ''
-    );
-  }
-
-  private completeSync(group: ConsumerGroup, assignments: { memberId: string; assignment: Buffer }[]): void {
-    const byMember = new Map(assignments.map((entry) => [entry.memberId, entry.assignment]));
-    group.phase = 'Stable';
-    for (const member of group.members.values()) {
-      member.assignment = byMember.get(member.memberId) ?? EMPTY;
-      member.awaitingSync?.({ errorCode: KafkaErrorCode.NONE, assignment: member.assignment });
-      member.awaitingSync = undefined;
-    }
-  }
-
-  /** Any request of a member keeps its session alive. */
-  private touch(group: ConsumerGroup, member: GroupMember): void {
-    this.clearSession(member);
-    member.sessionTimer = setTimeout(() => {
-      member.sessionTimer = undefined;
-      if (member.awaitingJoin === undefined && group.members.get(member.memberId) === member)
-        this.removeMember(group, member);
-    }, member.sessionTimeoutMs);
-  }
-
-  private clearSession(member: GroupMember): void {
-    if (member.sessionTimer !== undefined) clearTimeout(member.sessionTimer);
-    member.sessionTimer = undefined;
-  }
-
-  private dropMember(group: ConsumerGroup, member: GroupMember): void {
-    this.clearSession(member);
-    member.awaitingJoin?.(joinError(KafkaErrorCode.UNKNOWN_MEMBER_ID, member.memberId));
-    member.awaitingSync?.({ errorCode: KafkaErrorCode.UNKNOWN_MEMBER_ID, assignment: EMPTY });
-    group.members.delete(member.memberId);
-  }
-
-  /** A member left or its session expired: the others rebalance without it. */
-  private removeMember(group: ConsumerGroup, member: GroupMember): void {
-    this.dropMember(group, member);
-    if (group.members.size === 0) {
-      if (group.rebalanceTimer !== undefined) clearTimeout(group.rebalanceTimer);
-      group.rebalanceTimer = undefined;
-      group.phase = 'Empty';
-      group.generationId++;
-      return;
-    }
-    if (group.phase === 'PreparingRebalance') this.maybeCompleteJoin(group);
-    else this.prepareRebalance(group);
   }
 }

@@ -1,3 +1,16 @@
+/** A JoinGroup, as the coordinator reads it. */
+export interface JoinRequest {
+  groupId: string;
+  memberId: string;
+  groupInstanceId: string | null;
+  clientId: string;
+  clientHost: string;
+  sessionTimeoutMs: number;
+  rebalanceTimeoutMs: number;
+  protocolType: string;
+  protocols: { name: string; metadata: Buffer }[];
+}
+
 /** One member of a consumer group, as the classic group protocol knows it. */
 export interface GroupMember {
   readonly memberId: string;
@@ -27,6 +40,8 @@ export interface ConsumerGroup {
   protocolName: string;
   leaderId: string;
   readonly members: Map<string, GroupMember>;
+  /** Static members (KIP-345): each group.instance.id's current member id. */
+  readonly staticMembers: Map<string, string>;
   rebalanceTimer: NodeJS.Timeout | undefined;
   /** Until then a rebalance of a group that was empty waits for more members (group.initial.rebalance.delay.ms). */
   joinNotBeforeMs: number;
@@ -39,6 +54,12 @@ export interface JoinResult {
   leader: string;
   memberId: string;
   members: { memberId: string; groupInstanceId: string | null; metadata: Buffer }[];
+}
+
+/** A member as requests name it: by member id, and by group.instance.id when static (else null). */
+export interface MemberIdentity {
+  memberId: string;
+  groupInstanceId: string | null;
 }
 
 export interface SyncResult {

@@ -43,6 +43,8 @@ export const KafkaErrorCode = {
   OFFSET_NOT_AVAILABLE: 78,
   MEMBER_ID_REQUIRED: 79,
   GROUP_MAX_SIZE_REACHED: 81,
+  /** A static member (KIP-345) whose group.instance.id a newer member id holds now: the stale instance must stop. */
+  FENCED_INSTANCE_ID: 82,
   GROUP_SUBSCRIBED_TO_TOPIC: 86,
   INVALID_RECORD: 87,
   /** A topic id no topic has (Metadata v12 by id): the topic was deleted, or never existed. */

@@ -1,5 +1,6 @@
 import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from '../gateway-context.js';
+import type { MemberIdentity } from '../group-state.js';
 import type { Session } from '../session.js';
 
 /** Kafka's key type of a consumer group in FindCoordinator v1+ (1 is a transactional id). */
@@ -37,7 +38,11 @@ export async function handleFindCoordinator(context: GatewayContext, request: De
   };
 }
 
-/** JoinGroup v0-5: answers once the group's rebalance completes. */
+/**
+ * JoinGroup v0-5: answers once the group's rebalance completes, or at once
+ * for a member the group takes back without one (a restarted static member,
+ * v5's group_instance_id; a follower rejoining unchanged).
+ */
 export async function handleJoinGroup(
   context: GatewayContext,
   request: DecodedRequest,
@@ -69,7 +74,7 @@ export async function handleJoinGroup(
   return { throttleTimeMs: 0, ...result };
 }
 
-/** SyncGroup v0-3: the leader's assignments, handed to each member. */
+/** SyncGroup v0-3: the leader's assignments, handed to each member (v3 names a static member's instance too). */
 export async function handleSyncGroup(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const body = request.body;
   if (!context.coordinates(body['groupId'] as string)) {
@@ -78,42 +83,49 @@ export async function handleSyncGroup(context: GatewayContext, request: DecodedR
   const result = await context.groups.sync(
     body['groupId'] as string,
     body['generationId'] as number,
-    body['memberId'] as string,
+    memberOf(body),
     body['assignments'] as { memberId: string; assignment: Buffer }[],
   );
   return { throttleTimeMs: 0, ...result };
 }
 
+/** Heartbeat v0-3 (v3 names a static member's instance: a stale one is FENCED_INSTANCE_ID). */
 export async function handleHeartbeat(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const body = request.body;
   if (!context.coordinates(body['groupId'] as string))
     return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NOT_COORDINATOR };
-  const errorCode = context.groups.heartbeat(
-    body['groupId'] as string,
-    body['generationId'] as number,
-    body['memberId'] as string,
-  );
+  const errorCode = context.groups.heartbeat(body['groupId'] as string, body['generationId'] as number, memberOf(body));
   return { throttleTimeMs: 0, errorCode };
 }
 
-/** LeaveGroup v0-3 (v3 leaves several members at once). */
+/**
+ * LeaveGroup v0-3: v3 leaves several members at once, each by member id, or
+ * by group.instance.id alone (an empty member id) for a static member; each
+ * member gets its own error, the request NONE.
+ */
 export async function handleLeaveGroup(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const groupId = request.body['groupId'] as string;
   if (!context.coordinates(groupId))
     return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NOT_COORDINATOR, members: [] };
   if (request.header.apiVersion < 3) {
-    return {
-      throttleTimeMs: 0,
-      errorCode: context.groups.leave(groupId, request.body['memberId'] as string),
-      members: [],
-    };
+    const [errorCode] = context.groups.leave(groupId, [
+      { memberId: request.body['memberId'] as string, groupInstanceId: null },
+    ]);
+    return { throttleTimeMs: 0, errorCode, members: [] };
   }
-  const members = (request.body['members'] as { memberId: string; groupInstanceId: string | null }[]).map((member) => ({
+  const leaving = request.body['members'] as MemberIdentity[];
+  const errorCodes = context.groups.leave(groupId, leaving);
+  const members = leaving.map((member, index) => ({
     memberId: member.memberId,
     groupInstanceId: member.groupInstanceId,
-    errorCode: context.groups.leave(groupId, member.memberId),
+    errorCode: errorCodes[index],
   }));
   return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, members };
+}
+
+/** The member a group request names: its id, and its group.instance.id where the version carries one (else null). */
+export function memberOf(body: Message): MemberIdentity {
+  return { memberId: body['memberId'] as string, groupInstanceId: (body['groupInstanceId'] as string | null) ?? null };
 }
 
 export async function handleListGroups(context: GatewayContext): Promise<Message> {

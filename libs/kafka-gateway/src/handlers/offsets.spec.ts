@@ -203,7 +203,8 @@ describe('OffsetFetch for all topics (null)', () => {
         { topic: 'orders', partitions: [0, 1] },
         { topic: 'clicks', partitions: [1] },
       ]);
-      const synced = await context.groups.sync('ordered', joined.generationId, joined.memberId, [
+      const member = { memberId: joined.memberId, groupInstanceId: null };
+      const synced = await context.groups.sync('ordered', joined.generationId, member, [
         { memberId: joined.memberId, assignment: assigned },
       ]);
       expect(synced.errorCode).toBe(KafkaErrorCode.NONE);

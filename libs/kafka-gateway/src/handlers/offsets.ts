@@ -7,6 +7,7 @@ import {
 import type { GatewayContext } from '../gateway-context.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
 import type { Session } from '../session.js';
+import { memberOf } from './groups.js';
 
 type CommitPartition = { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null };
 type CommitTopic = { name: string; partitions: CommitPartition[] };
@@ -30,7 +31,7 @@ export async function handleOffsetCommit(
       ? KafkaErrorCode.INVALID_GROUP_ID
       : !context.coordinates(groupId)
         ? KafkaErrorCode.NOT_COORDINATOR
-        : context.groups.canCommit(groupId, request.body['generationId'] as number, request.body['memberId'] as string);
+        : context.groups.canCommit(groupId, request.body['generationId'] as number, memberOf(request.body));
   // Every partition takes its place in the commit order now, synchronously, so commits keep their arrival order.
   const topics = await Promise.all(
     (request.body['topics'] as CommitTopic[]).map(async (topic) => ({
