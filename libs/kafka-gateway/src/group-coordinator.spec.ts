@@ -1,29 +1,13 @@
 import { KafkaErrorCode } from '@ledgerline/kafka-protocol';
-import { GroupCoordinator, type JoinRequest } from './group-coordinator.js';
+import { GroupCoordinator } from './group-coordinator.js';
+import {
+  COORDINATOR_SPEC_SETTINGS,
+  coordinatorJoinRequest,
+  coordinatorPerTest,
+} from './testing/coordinator-fixture.js';
 import type { JoinResult, MemberIdentity } from './group-state.js';
 
-const settings = {
-  groupMinSessionTimeoutMs: 100,
-  groupMaxSessionTimeoutMs: 60_000,
-  groupInitialRebalanceDelayMs: 100,
-  maxGroups: 10,
-  maxGroupMembers: 5,
-};
-
-function joinRequest(memberId = '', overrides: Partial<JoinRequest> = {}): JoinRequest {
-  return {
-    groupId: 'g',
-    memberId,
-    groupInstanceId: null,
-    clientId: 'c',
-    clientHost: '127.0.0.1',
-    sessionTimeoutMs: 10_000,
-    rebalanceTimeoutMs: 5_000,
-    protocolType: 'consumer',
-    protocols: [{ name: 'range', metadata: Buffer.from('m') }],
-    ...overrides,
-  };
-}
+const joinRequest = coordinatorJoinRequest;
 
 /** A member as a request of a dynamic member names it. */
 function dynamic(memberId: string): MemberIdentity {
@@ -31,15 +15,9 @@ function dynamic(memberId: string): MemberIdentity {
 }
 
 describe('the group coordinator', () => {
+  const fixture = coordinatorPerTest();
   let coordinator: GroupCoordinator;
-  beforeEach(() => {
-    jest.useFakeTimers();
-    coordinator = new GroupCoordinator(settings);
-  });
-  afterEach(() => {
-    coordinator.close();
-    jest.useRealTimers();
-  });
+  beforeEach(() => (coordinator = fixture.current()));
 
   async function joinAll(count: number): Promise<JoinResult[]> {
     // Members joining an empty group within the initial delay form its first generation together.
@@ -156,7 +134,7 @@ describe('a group another gateway coordinates now', () => {
 
   it('is let go: members waiting on a join are answered NOT_COORDINATOR, and the others stay', async () => {
     jest.useFakeTimers();
-    const coordinator = new GroupCoordinator(settings);
+    const coordinator = new GroupCoordinator(COORDINATOR_SPEC_SETTINGS);
     try {
       // A join waits out the initial rebalance delay: it is pending when the group is released.
       const moving = coordinator.join(joinRequest());

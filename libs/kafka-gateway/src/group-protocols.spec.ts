@@ -1,31 +1,14 @@
 import { KafkaErrorCode } from '@ledgerline/kafka-protocol';
-import { GroupCoordinator, type JoinRequest } from './group-coordinator.js';
+import type { GroupCoordinator, JoinRequest } from './group-coordinator.js';
+import { coordinatorJoinRequest, coordinatorPerTest } from './testing/coordinator-fixture.js';
 import type { JoinResult, MemberIdentity } from './group-state.js';
-
-const settings = {
-  groupMinSessionTimeoutMs: 100,
-  groupMaxSessionTimeoutMs: 60_000,
-  groupInitialRebalanceDelayMs: 100,
-  maxGroups: 10,
-  maxGroupMembers: 5,
-};
 
 function protocol(name: string, metadata = name): { name: string; metadata: Buffer } {
   return { name, metadata: Buffer.from(metadata) };
 }
 
 function joinRequest(memberId: string, protocols: { name: string; metadata: Buffer }[]): JoinRequest {
-  return {
-    groupId: 'g',
-    memberId,
-    groupInstanceId: null,
-    clientId: 'c',
-    clientHost: '127.0.0.1',
-    sessionTimeoutMs: 10_000,
-    rebalanceTimeoutMs: 5_000,
-    protocolType: 'consumer',
-    protocols,
-  };
+  return coordinatorJoinRequest(memberId, { protocols });
 }
 
 function dynamic(result: JoinResult): MemberIdentity {
@@ -33,15 +16,9 @@ function dynamic(result: JoinResult): MemberIdentity {
 }
 
 describe("a group's protocol across members with several", () => {
+  const fixture = coordinatorPerTest();
   let coordinator: GroupCoordinator;
-  beforeEach(() => {
-    jest.useFakeTimers();
-    coordinator = new GroupCoordinator(settings);
-  });
-  afterEach(() => {
-    coordinator.close();
-    jest.useRealTimers();
-  });
+  beforeEach(() => (coordinator = fixture.current()));
 
   async function form(...members: { name: string; metadata: Buffer }[][]): Promise<JoinResult[]> {
     const pending = members.map((protocols) => coordinator.join(joinRequest('', protocols)));

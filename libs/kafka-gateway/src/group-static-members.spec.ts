@@ -1,31 +1,13 @@
 import { KafkaErrorCode } from '@ledgerline/kafka-protocol';
-import { GroupCoordinator, type JoinRequest } from './group-coordinator.js';
+import type { GroupCoordinator, JoinRequest } from './group-coordinator.js';
+import { coordinatorJoinRequest, coordinatorPerTest } from './testing/coordinator-fixture.js';
 import type { JoinResult, MemberIdentity } from './group-state.js';
-
-const settings = {
-  groupMinSessionTimeoutMs: 100,
-  groupMaxSessionTimeoutMs: 60_000,
-  groupInitialRebalanceDelayMs: 100,
-  maxGroups: 10,
-  maxGroupMembers: 5,
-};
 
 const RANGE = { name: 'range', metadata: Buffer.from('range') };
 const ROUND_ROBIN = { name: 'roundrobin', metadata: Buffer.from('roundrobin') };
 
 function joinRequest(memberId: string, groupInstanceId: string | null, overrides: Partial<JoinRequest> = {}) {
-  return {
-    groupId: 'g',
-    memberId,
-    groupInstanceId,
-    clientId: 'c',
-    clientHost: '127.0.0.1',
-    sessionTimeoutMs: 10_000,
-    rebalanceTimeoutMs: 5_000,
-    protocolType: 'consumer',
-    protocols: [RANGE],
-    ...overrides,
-  };
+  return coordinatorJoinRequest(memberId, { groupInstanceId, protocols: [RANGE], ...overrides });
 }
 
 function identity(result: JoinResult, groupInstanceId: string | null): MemberIdentity {
@@ -33,15 +15,9 @@ function identity(result: JoinResult, groupInstanceId: string | null): MemberIde
 }
 
 describe('static members (KIP-345)', () => {
+  const fixture = coordinatorPerTest();
   let coordinator: GroupCoordinator;
-  beforeEach(() => {
-    jest.useFakeTimers();
-    coordinator = new GroupCoordinator(settings);
-  });
-  afterEach(() => {
-    coordinator.close();
-    jest.useRealTimers();
-  });
+  beforeEach(() => (coordinator = fixture.current()));
 
   /** Static members a and b (a the leader) form generation 1; a is assigned [0], b [1]. */
   async function stableGroup(protocols = [RANGE]): Promise<[JoinResult, JoinResult]> {

@@ -7,7 +7,7 @@ import { MetadataStoreManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { startMetadataService, type RunningMetadataService } from '@ledgerline/metadata-service';
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import { OwnerReason } from '@ledgerline/ownership';
-import { testServiceConfig } from '@ledgerline/ownership/testing';
+import { ownersMetadataConfig, testServiceConfig } from '@ledgerline/ownership/testing';
 import { AdminService, LookupService, OwnerControlService, type PublishMessage } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import { eventually, refusal } from '@ledgerline/testing';
@@ -84,12 +84,7 @@ describe('a writer owner that cannot reach its ledger store', () => {
     metadata = await startMetadataService({
       store: metadataStore,
       bus,
-      config: {
-        ...testServiceConfig(),
-        reconcileIntervalMs: 3_600_000,
-        recountSettleMs: 30_000,
-        ownerSweepIntervalMs: 1000,
-      },
+      config: ownersMetadataConfig(),
       signals: [],
     });
     admin = createClient(AdminService, `127.0.0.1:${metadata.port}`);

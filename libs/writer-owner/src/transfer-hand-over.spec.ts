@@ -8,7 +8,7 @@ import { FaultInjectingMetadata } from '@ledgerline/managed-ledger/testing';
 import { startMetadataService, type RunningMetadataService } from '@ledgerline/metadata-service';
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import { managedLedgerPath, TopicName } from '@ledgerline/naming';
-import { testServiceConfig } from '@ledgerline/ownership/testing';
+import { ownersMetadataConfig, testServiceConfig } from '@ledgerline/ownership/testing';
 import { AdminService, type PublishMessage } from '@ledgerline/proto';
 import { closeClient, createClient } from '@ledgerline/rpc';
 import pino from 'pino';
@@ -77,12 +77,7 @@ describe('a transfer handing its close over to the target', () => {
     metadata = await startMetadataService({
       store: metadataStore,
       bus,
-      config: {
-        ...testServiceConfig(),
-        reconcileIntervalMs: 3_600_000,
-        recountSettleMs: 30_000,
-        ownerSweepIntervalMs: 1000,
-      },
+      config: ownersMetadataConfig(),
       signals: [],
     });
     admin = createClient(AdminService, `127.0.0.1:${metadata.port}`);

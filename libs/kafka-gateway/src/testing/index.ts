@@ -4,3 +4,5 @@ export { RawKafkaClient, plainAuthBytes } from './raw-kafka-client.js';
 export type { RawAnswer, RawRequest } from './raw-kafka-client.js';
 // The metadata service's index of groups' committed partitions, in memory, as handler specs meet it.
 export { MemoryGroupIndexRecords } from './memory-group-index.js';
+// A group coordinator on fake timers per test, and the JoinGroup its specs start from.
+export { COORDINATOR_SPEC_SETTINGS, coordinatorJoinRequest, coordinatorPerTest } from './coordinator-fixture.js';

@@ -2,4 +2,4 @@
 // by production code: what tests of either kind of owner use, a hand-driven Consume stream and the
 // loopback service config their in-process services run with.
 export { TestConsumer } from './test-consumer.js';
-export { testServiceConfig } from './service-config.js';
+export { ownersMetadataConfig, testServiceConfig } from './service-config.js';

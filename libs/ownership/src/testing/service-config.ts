@@ -10,3 +10,15 @@ export const testServiceConfig = () =>
     logLevel: 'silent',
     drainTimeoutMs: 5_000,
   });
+
+/**
+ * A metadata service beside in-process owners: no background recounts, and an
+ * owner whose session ended is swept within a second, so its leases free up
+ * while the spec waits.
+ */
+export const ownersMetadataConfig = () => ({
+  ...testServiceConfig(),
+  reconcileIntervalMs: 3_600_000,
+  recountSettleMs: 30_000,
+  ownerSweepIntervalMs: 1000,
+});

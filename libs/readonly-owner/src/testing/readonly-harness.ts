@@ -7,7 +7,7 @@ import { MetadataStoreManagedLedgerMetadata } from '@ledgerline/managed-ledger';
 import { startMetadataService, type RunningMetadataService } from '@ledgerline/metadata-service';
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import { AdminService, CursorsService, LookupService, TopicsService } from '@ledgerline/proto';
-import { testServiceConfig } from '@ledgerline/ownership/testing';
+import { ownersMetadataConfig, testServiceConfig } from '@ledgerline/ownership/testing';
 import {
   resolveReadOnlySettings,
   startReadOnlyOwnerService,
@@ -68,12 +68,7 @@ export async function startReadOnlyHarness(options: ReadOnlyHarnessOptions = {})
   const metadata = await startMetadataService({
     store,
     bus,
-    config: {
-      ...testServiceConfig(),
-      reconcileIntervalMs: 3_600_000,
-      recountSettleMs: 30_000,
-      ownerSweepIntervalMs: 1000,
-    },
+    config: ownersMetadataConfig(),
     signals: [],
   });
   const metadataAddress = `127.0.0.1:${metadata.port}`;

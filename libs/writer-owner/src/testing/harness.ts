@@ -8,7 +8,7 @@ import { startMetadataService, type RunningMetadataService } from '@ledgerline/m
 import { SqliteMetadataStore } from '@ledgerline/metadata-store';
 import { AdminService, CursorsService, TopicsService } from '@ledgerline/proto';
 import { closeClient, createClient, type Client } from '@ledgerline/rpc';
-import { testServiceConfig } from '@ledgerline/ownership/testing';
+import { ownersMetadataConfig, testServiceConfig } from '@ledgerline/ownership/testing';
 import pino from 'pino';
 import { resolveWriterSettings, type WriterSettings } from '../config.js';
 import { startWriterOwnerService, type RunningWriterOwner, type WriterOwnerServiceOptions } from '../server.js';
@@ -52,12 +52,7 @@ export async function startWriterHarness(options: {
   const metadata = await startMetadataService({
     store,
     bus,
-    config: {
-      ...testServiceConfig(),
-      reconcileIntervalMs: 3_600_000,
-      recountSettleMs: 30_000,
-      ownerSweepIntervalMs: 1000,
-    },
+    config: ownersMetadataConfig(),
     signals: [],
   });
   const ledgerStore = new SqliteLedgerStore({ path: join(dir, 'ledgers.db'), synchronous: 'NORMAL' });
