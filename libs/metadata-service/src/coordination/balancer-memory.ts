@@ -35,7 +35,9 @@ export function ownerSideKey(groupKey: string, instanceId: string): string {
 /**
  * Whether the owner's last reported load was measured wholly after the last
  * move in or out of it ended (its interval began after it), so its rates are
- * those of the topics it holds now.
+ * those of the topics it holds now. An owner that reports no load (an older
+ * version) is weighed by the topics it holds, which its leases say as they
+ * are: a move leaves nothing stale there.
  */
 export function loadSettledSinceMove(
   memory: BalancerMemory,
@@ -43,7 +45,6 @@ export function loadSettledSinceMove(
   owner: Pick<OwnerRecord, 'instanceId' | 'load' | 'loadReportedAtMs'>,
 ): boolean {
   const movedAtMs = memory.ownerMovedAtMs.get(ownerSideKey(groupKey, owner.instanceId));
-  if (movedAtMs === undefined) return true;
-  if (owner.load === undefined || owner.loadReportedAtMs === undefined) return false;
+  if (movedAtMs === undefined || owner.load === undefined || owner.loadReportedAtMs === undefined) return true;
   return owner.loadReportedAtMs - owner.load.intervalMs >= movedAtMs;
 }

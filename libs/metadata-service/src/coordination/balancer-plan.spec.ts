@@ -487,3 +487,24 @@ describe('the balancer plan after a move', () => {
     expect(settled.moves.every((move) => move.from.instanceId === 'a')).toBe(true);
   });
 });
+
+describe('the balancer plan after a move, with owners that report no load', () => {
+  it('weighs them by the topics their leases say, held back by no move', () => {
+    const now = 10 * HOUR;
+    const a = owner('a', 0);
+    const b = owner('b', 0);
+    a.load = undefined;
+    b.load = undefined;
+    const group: OwnerTopics[] = [
+      { owner: a, topics: topics(30, 'a') },
+      { owner: b, topics: topics(10, 'b') },
+    ];
+    const remembered = memory();
+    remembered.ownerMovedAtMs.set('g\na', now);
+    remembered.ownerMovedAtMs.set('g\nb', now);
+    planGroup('g', group, remembered, now + 1, settings, 1_000);
+    const { moves } = planGroup('g', group, remembered, now + 2, settings, 1_000);
+    expect(moves.length).toBeGreaterThan(0);
+    expect(moves.every((move) => move.from.instanceId === 'a')).toBe(true);
+  });
+});
