@@ -23,12 +23,15 @@ export interface HandOverState {
   cursors: StoredCursor[];
 }
 
-/** The state a managed ledger's keepers hold: the nodes as it last wrote them. */
+/** The state a managed ledger's keepers hold: the nodes as it last wrote them (undefined if a cursor has none). */
 export function handOverStateOf(
   keeper: { readonly info: Readonly<ManagedLedgerInfoModel>; readonly version: number },
-  cursors: { storedNodes(): StoredCursor[] },
-): HandOverState {
-  return { info: { value: infoToProto(keeper.info), version: keeper.version }, cursors: cursors.storedNodes() };
+  cursors: { storedNodes(): StoredCursor[] | undefined },
+): HandOverState | undefined {
+  const nodes = cursors.storedNodes();
+  return nodes === undefined
+    ? undefined
+    : { info: { value: infoToProto(keeper.info), version: keeper.version }, cursors: nodes };
 }
 
 /** Whether `value` is a version a node can have. */

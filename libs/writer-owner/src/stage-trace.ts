@@ -33,7 +33,7 @@ const QUANTILES = [
   ['0.99', 99],
   ['0.999', 99.9],
 ] as const;
-/** Stored entries remembered for their first dispatch; past it the oldest half is forgotten (a bound, not a cache). */
+/** Stored entries remembered for their first dispatch; past it they are all forgotten (a bound, not a cache). */
 const MAX_REMEMBERED_ENTRIES = 100_000;
 
 /**

@@ -40,8 +40,6 @@ export interface OpenCursorOptions {
 export class CursorRegistry {
   private readonly cursors = new Map<string, ManagedCursor>();
   private readonly opening = new Map<string, Promise<ManagedCursor>>();
-  /** Each cursor's node as this owner last wrote it (what a transfer hands to the next owner). */
-  private readonly keepers = new Map<string, CursorInfoKeeper>();
 
   constructor(private readonly host: CursorHost) {}
 
@@ -57,14 +55,19 @@ export class CursorRegistry {
     return [...this.cursors.values()];
   }
 
-  /** The cursors' nodes as this owner last wrote them, with their versions (a transfer's hand-over state). */
-  storedNodes(): StoredCursor[] {
-    return this.all().flatMap((cursor) => {
-      const keeper = this.keepers.get(cursor.name);
-      const version = keeper?.currentVersion;
-      if (keeper === undefined || typeof version !== 'number') return [];
-      return [{ name: cursor.name, node: { value: cursorInfoToProto(keeper.current), version } }];
-    });
+  /**
+   * The cursors' nodes as this owner last wrote them, with their versions (a transfer's hand-over state);
+   * undefined when one has no version to hand over, since a state that left a cursor out would lose it.
+   */
+  storedNodes(): StoredCursor[] | undefined {
+    const nodes: StoredCursor[] = [];
+    for (const cursor of this.all()) {
+      const { keeper } = cursor.persistence;
+      const version = keeper.currentVersion;
+      if (version === 'absent') return undefined;
+      nodes.push({ name: cursor.name, node: { value: cursorInfoToProto(keeper.current), version } });
+    }
+    return nodes;
   }
 
   /** The slowest mark-delete position; undefined without cursors. */
@@ -128,7 +131,6 @@ export class CursorRegistry {
       throw err;
     }
     this.cursors.delete(name);
-    this.keepers.delete(name);
     const nowMs = ctx.now();
     await this.host.markDeletable(
       cursor
@@ -197,7 +199,6 @@ export class CursorRegistry {
     };
     const keeper = new CursorInfoKeeper(ctx.metadata, ctx.path, name, 'absent', model);
     await keeper.write(model);
-    this.keepers.set(name, keeper);
     return new ManagedCursor(this.host, name, this.persistence(keeper), state, 0);
   }
 
@@ -215,7 +216,6 @@ export class CursorRegistry {
       if (isBadVersion(err)) return undefined;
       throw err;
     }
-    this.keepers.set(name, keeper);
     return new ManagedCursor(this.host, name, this.persistence(keeper), recovered.state, node.resetEpoch);
   }
 

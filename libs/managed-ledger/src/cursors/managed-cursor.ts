@@ -56,7 +56,7 @@ export class ManagedCursor {
   constructor(
     private readonly host: CursorHost,
     readonly name: string,
-    private readonly persistence: CursorPersistence,
+    readonly persistence: CursorPersistence,
     state: CursorState,
     resetEpoch: number,
   ) {
