@@ -45,6 +45,12 @@ export const balancerSettings = {
   /** Moves of one round carried out at once (each a transfer by its source owner). */
   balancerTransferConcurrency: z.number().int().min(1).max(256).default(32),
   /**
+   * Of those, how many move topics into one owner at once: an owner that just
+   * joined is sent its share in one round, and loading all of it at once made
+   * each topic wait for all the others (coordination/move-schedule.ts).
+   */
+  balancerTransferConcurrencyPerOwner: z.number().int().min(1).max(256).default(4),
+  /**
    * How often the balancer looks for owners that joined since its last round,
    * in ms; when two looks in a row see the same ones, a round starts then
    * instead of at the next interval. 0 turns this off.

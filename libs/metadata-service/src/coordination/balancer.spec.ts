@@ -214,7 +214,7 @@ describe('the balancer under load that swings between two owners', () => {
 describe('the balancer when a writer owner joins', () => {
   const fixture = withNamespace();
 
-  it('starts a round for the owner that joined and carries its moves out a bounded number at a time', async () => {
+  it('starts a round for the owner that joined and carries its moves out a bounded number at a time, and fewer into one owner', async () => {
     const { admin, clock } = fixture();
     const register = (id: string) =>
       admin.registerOwner({ instanceId: id, group: 'default', role: 'writer', advertisedAddress: `${id}:1` }, 60_000);
@@ -225,17 +225,24 @@ describe('the balancer when a writer owner joins', () => {
     }
     let inFlight = 0;
     let mostInFlight = 0;
+    const intoOwner = new Map<string, number>();
+    let mostIntoOneOwner = 0;
     const moved: PlannedMove[] = [];
     const mover = async (move: PlannedMove) => {
       mostInFlight = Math.max(mostInFlight, ++inFlight);
+      const into = (intoOwner.get(move.to.instanceId) ?? 0) + 1;
+      intoOwner.set(move.to.instanceId, into);
+      mostIntoOneOwner = Math.max(mostIntoOneOwner, into);
       await new Promise((resolve) => setTimeout(resolve, 5));
       await admin.transferLease(move.topic, move.from.sessionId, move.to.instanceId);
       await admin.acquireLease(move.topic, move.to.sessionId);
       inFlight--;
+      intoOwner.set(move.to.instanceId, intoOwner.get(move.to.instanceId)! - 1);
       moved.push(move);
       return { pausedMs: 0 };
     };
-    const balancer = new Balancer(admin.context, { balancerTransferConcurrency: 4 }, mover);
+    const settings = { balancerTransferConcurrency: 4, balancerTransferConcurrencyPerOwner: 2 };
+    const balancer = new Balancer(admin.context, settings, mover);
     // The balancer's first looks count a as joined: the second one in a row starts a round (a alone moves nothing).
     await balancer.roundIfJoined();
     expect(await readBalancerStatus(admin.context)).toBeUndefined();
@@ -265,8 +272,10 @@ describe('the balancer when a writer owner joins', () => {
     // One round for both: every topic moved once.
     expect(new Set(moved.map((move) => move.topic)).size).toBe(moved.length);
     expect(Number(status!.movesTotal)).toBe(moved.length);
-    expect(mostInFlight).toBeGreaterThan(1);
+    // Both bounds held, and both were reached: 2 into each of the two owners that joined, 4 in all.
+    expect(mostInFlight).toBeGreaterThan(2);
     expect(mostInFlight).toBeLessThanOrEqual(4);
+    expect(mostIntoOneOwner).toBe(2);
     balancer.stop();
   }, 30_000);
 });

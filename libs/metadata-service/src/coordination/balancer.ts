@@ -19,6 +19,7 @@ import { OwnerControls } from './owner-controls.js';
 import { CREATE_CONCURRENCY } from '../limits.js';
 import pMap from 'p-map';
 import { listLiveOwners } from './owner-sessions.js';
+import { runBoundedByTarget } from './move-schedule.js';
 import { LeaseRecordSchema, type OwnerRecord } from '../records/records.js';
 import { listNamespaces } from '../admin/namespaces.js';
 import { forEachChildPage, readRecord, writeRecord } from '../records/store-records.js';
@@ -86,7 +87,8 @@ export type TopicMover = (move: PlannedMove) => Promise<{ pausedMs: number }>;
  * the window, with a per-topic cooldown) and has each source owner transfer
  * its topic (OwnerControlService.TransferTopic), at most
  * balancerMaxMovesPerRound shed moves and balancerMaxJoinMovesPerRound join
- * moves per round, balancerTransferConcurrency at a time. An owner that joins
+ * moves per round, balancerTransferConcurrency at a time and at most
+ * balancerTransferConcurrencyPerOwner into one owner. An owner that joins
  * starts a round within balancerJoinCheckIntervalMs rather than at the next
  * interval. What it saw, decided and did is written to the store for
  * `ledgerline balancer status`.
@@ -246,17 +248,18 @@ export class Balancer {
     // A round's moves may outlast the leader lease: it is renewed while they run, and a balancer that lost it stops.
     // Once the lease is found lost, the moves left are not started, nor is the lease asked for again per move.
     let lost = false;
-    const results = await pMap(
-      planned,
-      async (move) => {
-        if (lost || !(await this.stillLeading())) {
-          lost = true;
-          return undefined;
-        }
-        return this.execute(move);
-      },
-      { concurrency: this.settings.balancerTransferConcurrency },
-    );
+    const bounds = {
+      concurrency: this.settings.balancerTransferConcurrency,
+      perTarget: this.settings.balancerTransferConcurrencyPerOwner,
+    };
+    const into = (move: PlannedMove) => ownerSideKey(balanceGroup(move.to), move.to.instanceId);
+    const results = await runBoundedByTarget(planned, into, bounds, async (move) => {
+      if (lost || !(await this.stillLeading())) {
+        lost = true;
+        return undefined;
+      }
+      return this.execute(move);
+    });
     const done = results.filter((result): result is BalancerMoveRecord => result !== undefined);
     if (done.length < planned.length) {
       decisions.push(`leadership lost: ${planned.length - done.length} planned move(s) left to the new leader`);
