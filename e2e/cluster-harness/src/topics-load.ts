@@ -82,6 +82,11 @@ export class TopicsLoad {
     return this.senders.every((sender) => sender.acks.length >= count);
   }
 
+  /** One topic's acknowledgements so far, in the order they came. */
+  acksOf(topic: string): readonly Ack[] {
+    return this.senders.find((sender) => sender.topic === topic)?.acks ?? [];
+  }
+
   get topics(): string[] {
     return this.senders.map((sender) => sender.topic);
   }

@@ -113,6 +113,12 @@ export class ServiceInstance {
     this.group?.signal(signal);
   }
 
+  /** Resolves once the process printed a line matching `pattern`; rejects when it exits first or after `timeoutMs`. */
+  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<void> {
+    if (this.group === undefined) return Promise.reject(new Error(`${this.name} was never started`));
+    return this.group.waitForOutput(pattern, timeoutMs);
+  }
+
   /** How many times the process was started. */
   get startCount(): number {
     return this.starts;
