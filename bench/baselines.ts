@@ -166,14 +166,20 @@ export function startScript(name: string, file: string, args: readonly string[],
   return launch(name, ['--import', 'tsx', join(ROOT, 'bench', file), ...args], port, {});
 }
 
-/** `ledgerline standalone` as its own process serving on `port`, its data under `dataDir`; as startService. */
+/**
+ * `ledgerline standalone` as its own process serving on `port`, its data
+ * under `dataDir`; as startService. Its console is off: on its fixed port
+ * (8080, every address) it took the port of whatever else wanted it on the
+ * machine, the pod runner's console Service among them.
+ */
 export function startStandalone(
   dataDir: string,
   port: number,
   extraArgs: readonly string[] = [],
 ): Promise<ChildProcess> {
   const argv = [...appEntry('cli'), 'standalone', '--data-dir', dataDir, '--grpc-port', String(port)];
-  return launch('standalone', [...argv, '--metrics-port', '0', '--log-level', 'warn', ...extraArgs], port, {});
+  const quiet = ['--metrics-port', '0', '--console-enabled', 'false', '--log-level', 'warn'];
+  return launch('standalone', [...argv, ...quiet, ...extraArgs], port, {});
 }
 
 async function launch(

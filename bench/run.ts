@@ -53,6 +53,7 @@ const SECTIONS: Section[] = [
   { name: 'transfer-latency', load: () => import('./transfer-latency.js') },
   { name: 'rolling-restart', load: () => import('./rolling-restart.js') },
   { name: 'drain-many-topics', load: () => import('./drain-many-topics.js') },
+  { name: 'writer-store-cut', load: () => import('./writer-store-cut.js') },
   { name: 'kafka-produce', load: () => import('./kafka-gateway-produce.js') },
   { name: 'kafka-fetch', load: () => import('./kafka-gateway-fetch.js') },
   { name: 'kafka-catch-up', load: () => import('./kafka-gateway-catch-up.js') },

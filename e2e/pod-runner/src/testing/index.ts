@@ -10,7 +10,7 @@ export {
   stretchAcross,
   summaryFigures,
 } from './pod-checks.js';
-export { downAndLeftovers, podSpecRun, twoWriterOwnersUnderLoad } from './pod-spec-run.js';
+export { devOverlayRun, downAndLeftovers, podSpecRun, twoWriterOwnersUnderLoad } from './pod-spec-run.js';
 export { storedLedgers } from './stored-ledgers.js';
 export type { StoredLedger } from './stored-ledgers.js';
 export type { PodSpecRun } from './pod-spec-run.js';

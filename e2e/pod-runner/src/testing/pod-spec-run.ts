@@ -12,12 +12,8 @@ export interface PodSpecRun {
   up(): Promise<PodRunner>;
 }
 
-/**
- * Registers a pod spec's set-up and tear-down: the app bundles are built
- * before it, and after it (failed or not) the workload is killed and every
- * pod deleted, so a failing spec leaves nothing behind either.
- */
-export function podSpecRun(root: string): PodSpecRun {
+/** A run of the dev overlay as pods (not yet up), printing why a container exited as it happens; no hooks. */
+export function devOverlayRun(root: string): PodSpecRun {
   const run: PodSpecRun = {
     runner: undefined,
     workload: undefined,
@@ -33,6 +29,16 @@ export function podSpecRun(root: string): PodSpecRun {
       return run.runner;
     },
   };
+  return run;
+}
+
+/**
+ * Registers a pod spec's set-up and tear-down: the app bundles are built
+ * before it, and after it (failed or not) the workload is killed and every
+ * pod deleted, so a failing spec leaves nothing behind either.
+ */
+export function podSpecRun(root: string): PodSpecRun {
+  const run = devOverlayRun(root);
   beforeAll(() => ensureAppBundles(root), 900_000);
   afterAll(async () => {
     await run.workload?.kill();
