@@ -2,7 +2,13 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { checkIntegerIn } from './index-options.js';
 import { DEFAULT_MAX_READ_ENTRIES, MAX_READ_ENTRIES_LIMIT } from './limits.js';
 import type { EntryReadRange, EntryReader, Location, MessagePosition, StoredEntry } from './positions.js';
-import { scanForOffset, scanForTime, type ScanResult } from './resolve-in-entries.js';
+import {
+  scanForEventTime,
+  scanForOffset,
+  scanForTime,
+  type MessageTimes,
+  type ScanResult,
+} from './resolve-in-entries.js';
 import type { TopicOffsetIndex } from './topic-offset-index.js';
 import { OffsetIndexReason } from './errors.js';
 
@@ -38,6 +44,28 @@ export async function findPositionByTime(
 ): Promise<MessagePosition> {
   const location = index.locateTime(timestampMs);
   return finish(location, reader, options, (range, entries) => scanForTime(range, entries, timestampMs));
+}
+
+/**
+ * The position of the first message whose own time (event time, as a reader
+ * is answered it; `messageTimes` decodes an entry's) is >= `timestampMs`:
+ * Kafka's lookup on a CreateTime topic. The index's running maximum of each
+ * entry's largest event time locates the entry, with at most one range read
+ * for an indexed ledger, and only the entries in that range that may reach the
+ * time are decoded. Entries stored without their largest event time count
+ * with their broker timestamp, as findPositionByTime does.
+ */
+export async function findPositionByEventTime(
+  index: TopicOffsetIndex,
+  reader: EntryReader,
+  timestampMs: number,
+  messageTimes: MessageTimes,
+  options?: FindPositionOptions,
+): Promise<MessagePosition> {
+  const location = index.locateEventTime(timestampMs);
+  return finish(location, reader, options, (range, entries) =>
+    scanForEventTime(range, entries, timestampMs, messageTimes),
+  );
 }
 
 type Scan = (range: EntryReadRange, entries: readonly StoredEntry[]) => ScanResult;
