@@ -134,11 +134,14 @@ export type PublishMessage = Message$1<"ledgerline.v1.PublishMessage"> & {
   contiguousSequence: boolean;
 
   /**
-   * The largest time a reader answers for this entry's messages (the largest
-   * event time; a Kafka batch's largest record timestamp), -1 when none of
-   * them has one. Stored with the entry so that FindPosition by event time
-   * locates it without decoding its messages; the owner does not derive it.
-   * Absent: the entry is found by its broker timestamp.
+   * The largest time a reader is answered for this entry's messages (their
+   * largest event time; a Kafka batch's largest record timestamp), -1 when
+   * none of them has one (the Kafka gateway's records stamped -1). Stored with
+   * the entry so that FindPosition by event time locates it without decoding
+   * it; the owner checks its range and takes it as given. A message without an
+   * event time is answered its publish time, which the owner stamps: a
+   * publisher leaves this unset for an entry holding one. Absent: the entry is
+   * found by its broker timestamp.
    *
    * @generated from field: optional int64 max_event_time_ms = 11;
    */
