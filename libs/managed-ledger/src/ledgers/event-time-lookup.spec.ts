@@ -25,7 +25,7 @@ function batch(times: number[]): Uint8Array {
     messages: times.map((time) => ({
       payload: new Uint8Array([1]),
       eventTimeMs: Math.max(time, 0),
-      properties: time === -1 ? { [KEPT_TIMESTAMP_PROPERTY]: '-1' } : {},
+      properties: time === -1 ? { [KEPT_TIMESTAMP_PROPERTY]: '-1' } : ({} as Record<string, string>),
     })),
   });
 }
