@@ -16,6 +16,8 @@ interface EventEntry {
   times: number[];
   brokerTimeMs: number;
   withMax: boolean;
+  /** What the publisher gave as the largest, when it is not the messages' largest (a publisher's mistake). */
+  recordedMax?: number;
 }
 
 /** How a closed ledger reaches the topic index: its LedgerInfo with the stored index, or the summary alone. */
@@ -43,7 +45,7 @@ function build(ledgers: EventEntry[][], closed: Closed[], entriesPerPoint = 2): 
     const stored: StoredEntry[] = entries.map((entry, entryId) => {
       const lastOffset = nextOffset + entry.times.length - 1;
       // The publisher's largest, with -1 (no message has a time) recorded as 0, as the writer owner records it.
-      const maxEventTimeMs = entry.withMax ? Math.max(0, ...entry.times) : undefined;
+      const maxEventTimeMs = entry.withMax ? (entry.recordedMax ?? Math.max(0, ...entry.times)) : undefined;
       const payload = Buffer.from(JSON.stringify(entry.times));
       const data = encodeEntry({ brokerTimestamp: entry.brokerTimeMs, index: lastOffset, maxEventTimeMs }, payload);
       index.append(lastOffset, entry.brokerTimeMs, data.length, maxEventTimeMs);
@@ -166,6 +168,23 @@ describe('findPositionByEventTime', () => {
     const built = build([entries], [], 8);
     expect((await findPositionByEventTime(built.index, built.reader, 41, counting)).offset).toBe(7);
     expect(decoded).toEqual([40]);
+  });
+
+  it("passes over an entry whose recorded largest event time overstates its messages', to the next ledger", async () => {
+    const built = build(
+      [
+        [
+          { times: [10], brokerTimeMs: 5, withMax: true, recordedMax: 100 },
+          { times: [20], brokerTimeMs: 5, withMax: true },
+        ],
+        [{ times: [30, 60], brokerTimeMs: 5, withMax: true }],
+      ],
+      ['info-with-index'],
+      1,
+    );
+    const found = await findPositionByEventTime(built.index, built.reader, 50, times);
+    expect([found.ledgerId, found.entryId, found.batchIndex, found.offset]).toEqual([2, 0, 1, 3]);
+    expect((await findPositionByEventTime(built.index, built.reader, 70, times)).pastEnd).toBe(true);
   });
 
   it('counts entries written without their largest event time by their broker time, as before', async () => {

@@ -62,26 +62,52 @@ export async function findPositionByEventTime(
   messageTimes: MessageTimes,
   options?: FindPositionOptions,
 ): Promise<MessagePosition> {
-  const location = index.locateEventTime(timestampMs);
-  return finish(location, reader, options, (range, entries) =>
-    scanForEventTime(range, entries, timestampMs, messageTimes),
-  );
+  const scan: Scan = (range, entries) => scanForEventTime(range, entries, timestampMs, messageTimes);
+  let location = index.locateEventTime(timestampMs);
+  // An entry's largest event time is its publisher's word: one that overstates its messages' leaves the located
+  // range without an answer, and the scan goes on past it (to the end of the topic at most) rather than fail.
+  for (;;) {
+    const outcome = await scanLocation(location, reader, options, scan);
+    if (outcome.position !== undefined) return outcome.position;
+    location = index.locateAfter(outcome.range, outcome.nextFirstOffset);
+  }
 }
 
 type Scan = (range: EntryReadRange, entries: readonly StoredEntry[]) => ScanResult;
 
-/**
- * Reads the located range and scans it. A range wider than maxReadEntries
- * (a ledger without an index) is read in pages, stopping at the page that
- * holds the answer; the page count is bounded by the ledger's size.
- */
+/** A located range read to its end without an answer, and the offset of the first message after it. */
+type Exhausted = { position?: undefined; range: EntryReadRange; nextFirstOffset: number };
+
+/** Reads the located range and scans it; a range that does not hold the answer is DATA_LOSS. */
 async function finish(
   location: Location,
   reader: EntryReader,
   options: FindPositionOptions | undefined,
   scan: Scan,
 ): Promise<MessagePosition> {
-  if (location.kind === 'resolved') return location.position;
+  const outcome = await scanLocation(location, reader, options, scan);
+  if (outcome.position !== undefined) return outcome.position;
+  const range = outcome.range;
+  throw new LedgerlineError(
+    'DATA_LOSS',
+    OffsetIndexReason.OFFSET_INDEX_INCONSISTENT,
+    `ledger ${range.ledgerId} entries ${range.firstEntryId}..${range.lastEntryId} do not hold what its bounds promise`,
+    { details: { ledgerId: String(range.ledgerId) } },
+  );
+}
+
+/**
+ * Reads the located range and scans it. A range wider than maxReadEntries
+ * (a ledger without an index) is read in pages, stopping at the page that
+ * holds the answer; the page count is bounded by the ledger's size.
+ */
+async function scanLocation(
+  location: Location,
+  reader: EntryReader,
+  options: FindPositionOptions | undefined,
+  scan: Scan,
+): Promise<{ position: MessagePosition } | Exhausted> {
+  if (location.kind === 'resolved') return { position: location.position };
   const maxReadEntries = options?.maxReadEntries ?? DEFAULT_MAX_READ_ENTRIES;
   checkIntegerIn(maxReadEntries, 1, MAX_READ_ENTRIES_LIMIT, 'maxReadEntries', OffsetIndexReason.INVALID_READ_LIMIT);
   const range = location.range;
@@ -93,18 +119,12 @@ async function finish(
     const entries = await reader.readRange(page.ledgerId, page.firstEntryId, page.lastEntryId);
     checkReadLength(page, entries);
     const result = scan(page, entries);
-    if (result.position !== undefined) return result.position;
-    if (page.lastEntryId >= range.lastEntryId) break;
+    if (result.position !== undefined) return { position: result.position };
+    if (page.lastEntryId >= range.lastEntryId) return { range, nextFirstOffset: result.nextFirstOffset };
     const firstEntryId = page.lastEntryId + 1;
     const lastEntryId = Math.min(range.lastEntryId, firstEntryId + maxReadEntries - 1);
     page = { ledgerId: range.ledgerId, firstEntryId, lastEntryId, firstOffset: result.nextFirstOffset };
   }
-  throw new LedgerlineError(
-    'DATA_LOSS',
-    OffsetIndexReason.OFFSET_INDEX_INCONSISTENT,
-    `ledger ${range.ledgerId} entries ${range.firstEntryId}..${range.lastEntryId} do not hold what its bounds promise`,
-    { details: { ledgerId: String(range.ledgerId) } },
-  );
 }
 
 function checkReadLength(page: EntryReadRange, entries: readonly StoredEntry[]): void {

@@ -1,7 +1,7 @@
 import { checkIntegerIn, checkOffset } from './index-options.js';
 import type { LedgerRange } from './ledger-offset-index.js';
 import { MAX_OFFSET } from './limits.js';
-import type { Location, MessagePosition } from './positions.js';
+import type { EntryReadRange, Location, MessagePosition } from './positions.js';
 import { checkTopicLedgers, type TopicLedger } from './topic-ledger.js';
 import { OffsetIndexReason } from './errors.js';
 
@@ -90,6 +90,27 @@ export class TopicOffsetIndex {
     const ledger = this.nonEmpty[firstAtLeast(count, (at) => this.cumulativeMaxEventTimes[at]! >= timestampMs)]!;
     const range = ledger.index?.locateEventTime(timestampMs) ?? wholeLedger(ledger);
     return { kind: 'read', range: { ledgerId: ledger.ledgerId, ...range } };
+  }
+
+  /**
+   * What follows `range`, which a lookup read to its end without an answer:
+   * the rest of its ledger (from `nextFirstOffset`), else the next ledger with
+   * entries, whole, else the end of the topic.
+   */
+  locateAfter(range: EntryReadRange, nextFirstOffset: number): Location {
+    const at = this.nonEmpty.findIndex((ledger) => ledger.ledgerId === range.ledgerId);
+    const ledger = this.nonEmpty[at];
+    if (ledger !== undefined && range.lastEntryId + 1 < ledger.entries) {
+      const rest = {
+        firstEntryId: range.lastEntryId + 1,
+        lastEntryId: ledger.entries - 1,
+        firstOffset: nextFirstOffset,
+      };
+      return { kind: 'read', range: { ledgerId: ledger.ledgerId, ...rest } };
+    }
+    const next = at < 0 ? undefined : this.nonEmpty[at + 1];
+    if (next === undefined) return this.end();
+    return { kind: 'read', range: { ledgerId: next.ledgerId, ...wholeLedger(next) } };
   }
 
   private earliest(beforeEarliest: boolean): Location {
