@@ -67,7 +67,11 @@ export class BatchBuilder {
 /**
  * The PublishMessage of an entry: a single message as itself, several as a
  * batch (each with its own key, properties and event time), with the key they
- * all share as the entry's key so Key_Shared dispatch keeps working.
+ * all share as the entry's key so Key_Shared dispatch keeps working. When every
+ * message has an event time, their largest goes with the entry
+ * (max_event_time_ms), so a lookup by event time finds it without decoding it;
+ * a message without one is answered its publish time, which only the owner
+ * knows, so then none is given.
  */
 export function publishMessageOf(
   topic: string,
@@ -76,6 +80,8 @@ export function publishMessageOf(
   messages: readonly OutgoingMessage[],
 ): MessageInitShape<typeof PublishMessageSchema> {
   const first = messages[0]!;
+  const largest = largestEventTime(messages);
+  const maxEventTime = largest === undefined ? {} : { maxEventTimeMs: largest };
   if (messages.length === 1) {
     return {
       topic,
@@ -85,6 +91,7 @@ export function publishMessageOf(
       ...(first.key === undefined ? {} : { key: first.key }),
       properties: first.properties,
       eventTimeMs: first.eventTimeMs,
+      ...maxEventTime,
     };
   }
   const sharedKey = messages.every((message) => message.key === first.key) ? first.key : undefined;
@@ -94,5 +101,16 @@ export function publishMessageOf(
     properties: message.properties,
     eventTimeMs: message.eventTimeMs,
   }));
-  return { topic, producerName, sequenceId, ...(sharedKey === undefined ? {} : { key: sharedKey }), messages: batch };
+  const key = sharedKey === undefined ? {} : { key: sharedKey };
+  return { topic, producerName, sequenceId, ...key, messages: batch, ...maxEventTime };
+}
+
+/** The largest event time of the messages, or undefined when one of them has none (0). */
+function largestEventTime(messages: readonly OutgoingMessage[]): bigint | undefined {
+  let largest = 0n;
+  for (const message of messages) {
+    if (message.eventTimeMs <= 0n) return undefined;
+    if (message.eventTimeMs > largest) largest = message.eventTimeMs;
+  }
+  return largest;
 }

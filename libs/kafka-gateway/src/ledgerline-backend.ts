@@ -4,7 +4,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Entry, PoliciesSchema, PublishReceipt } from '@ledgerline/proto';
 import { AdminGroupIndexRecords, type GroupIndexRecords } from './group-index.js';
 import type { Caller, OwnerRouter } from './owner-router.js';
-import type { StoredMessage } from './record-mapping.js';
+import { recordTimestamp, type StoredMessage } from './record-mapping.js';
 import { topicSummary, type TopicSummary } from './topic-summary.js';
 
 /** The cursor property holding a Kafka group's committed offset, exactly (positions only say which entry). */
@@ -24,6 +24,8 @@ export interface PublishEntry {
   sequenceId: bigint;
   /** True for an idempotent producer, which numbers its batches without gaps (PublishMessage.contiguous_sequence). */
   contiguousSequence: boolean;
+  /** The batch's largest record timestamp, -1 when none has one (PublishMessage.max_event_time_ms). */
+  maxTimestampMs: bigint;
 }
 
 export interface FetchResult {
@@ -193,6 +195,7 @@ export class LedgerlineBackend {
           producerName: entry.producerName,
           contiguousSequence: entry.contiguousSequence,
           messages: entry.messages,
+          maxEventTimeMs: entry.maxTimestampMs,
         }),
       onIssued,
     );
@@ -234,15 +237,16 @@ export class LedgerlineBackend {
   }
 
   /**
-   * The first message stored at or after `timestampMs` (broker time, through
-   * the offset index) and its timestamp; undefined when there is none.
+   * The first record whose own timestamp is at or after `timestampMs` (FindPosition by event time: Kafka's
+   * CreateTime lookup) and that timestamp, as Fetch answers it; undefined when there is none.
    */
   async offsetForTime(topic: string, timestampMs: bigint, caller: Caller): Promise<OffsetAt | undefined> {
     const found = await this.findPosition(topic, { timestampMs }, caller);
     if (found.pastEnd) return undefined;
     const read = await this.fetch(topic, { offset: found.offset, maxEntries: 1, maxBytes: 0, maxWaitMs: 0 }, caller);
-    const message = read.entries[0]?.messages.find((candidate) => candidate.offset >= found.offset);
-    return { offset: found.offset, timestampMs: message?.publishTimeMs ?? timestampMs };
+    const [entry] = read.entries;
+    const message = entry?.messages.find((candidate) => candidate.offset === found.offset);
+    return { offset: found.offset, timestampMs: message ? recordTimestamp(entry!, message) : timestampMs };
   }
 
   private async findPosition(
@@ -258,6 +262,7 @@ export class LedgerlineBackend {
             'offset' in target
               ? { case: 'offset', value: target.offset }
               : { case: 'timestampMs', value: target.timestampMs },
+          byEventTime: 'timestampMs' in target, // every topic here is CreateTime
         },
         this.router.callOptions(caller),
       );

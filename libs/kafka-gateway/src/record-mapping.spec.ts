@@ -3,9 +3,11 @@ import { Compression, decodeRecordBatches, type KafkaRecord, type RecordBatch } 
 import { EntrySchema, MessageSchema, type Entry } from '@ledgerline/proto';
 import { kafkaErrorOf } from './kafka-errors.js';
 import { GatewayReason } from './reasons.js';
+import { KEPT_TIMESTAMP_PROPERTY } from '@ledgerline/message-format';
 import {
   entryRecordBatch,
   HEADERS_PROPERTY,
+  largestRecordTimestamp,
   NULL_VALUE_PROPERTY,
   storedMessage,
   TIMESTAMP_PROPERTY,
@@ -69,6 +71,20 @@ describe('storedMessage timestamps', () => {
       expect(thrown).toMatchObject({ reason: GatewayReason.INVALID_KAFKA_TIMESTAMP });
       expect(kafkaErrorOf(thrown)).toBe(32);
     }
+  });
+});
+
+describe('largestRecordTimestamp', () => {
+  it("is the largest of the records' own timestamps, not the batch header's, and -1 when none has one", () => {
+    const batch = { ...batchAt(1_600_000_000_000n), maxTimestamp: 9_999_999_999_999n };
+    batch.records = [record(5n), record(-3n), record(2n)];
+    expect(largestRecordTimestamp(batch)).toBe(1_600_000_000_005n);
+    expect(largestRecordTimestamp({ ...batchAt(-1n), records: [record(), record()] })).toBe(-1n);
+    expect(largestRecordTimestamp({ ...batchAt(-1n), records: [record(), record(1n)] })).toBe(0n);
+  });
+
+  it("keeps -1 and 0 in the property a lookup by event time reads (message-format's)", () => {
+    expect(TIMESTAMP_PROPERTY).toBe(KEPT_TIMESTAMP_PROPERTY);
   });
 });
 

@@ -1,5 +1,6 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { Compression, encodeRecordBatch, type KafkaRecord, type RecordBatch } from '@ledgerline/kafka-protocol';
+import { KEPT_TIMESTAMP_PROPERTY } from '@ledgerline/message-format';
 import type { Entry } from '@ledgerline/proto';
 import { GatewayReason } from './reasons.js';
 
@@ -8,9 +9,10 @@ export const KEY_BASE64_PROPERTY = 'kafka.key.base64';
 /**
  * Keeps a Kafka timestamp that event time cannot hold: -1 (Kafka's
  * NO_TIMESTAMP) and 0, since event time 0 means "none" and reads back as the
- * publish time.
+ * publish time. message-format's, whose messageTimesMs reads it for a lookup
+ * by event time.
  */
-export const TIMESTAMP_PROPERTY = 'kafka.timestamp';
+export const TIMESTAMP_PROPERTY = KEPT_TIMESTAMP_PROPERTY;
 /**
  * Marks a record whose value was null (Kafka's tombstone), which the payload
  * alone, empty, cannot tell from an empty value.
@@ -96,6 +98,33 @@ export function storedMessage(batch: RecordBatch, record: KafkaRecord): StoredMe
 }
 
 /**
+ * A stored message's Kafka record timestamp: its event time, else the
+ * timestamp kept in TIMESTAMP_PROPERTY (-1 or 0), else its publish time, else
+ * its entry's broker time (message-format's messageTimeMs, over the contract's
+ * types).
+ */
+export function recordTimestamp(entry: Entry, message: Entry['messages'][number]): bigint {
+  if (message.eventTimeMs > 0n) return message.eventTimeMs;
+  const kept = message.properties[TIMESTAMP_PROPERTY];
+  if (kept === '-1' || kept === '0') return BigInt(kept);
+  return message.publishTimeMs > 0n ? message.publishTimeMs : entry.brokerTimestampMs;
+}
+
+/**
+ * The largest timestamp of a batch's records (-1 when none has one), from
+ * the records themselves: as Kafka's broker does for a CreateTime topic, the
+ * batch header's maxTimestamp, which the producer wrote, is not trusted.
+ */
+export function largestRecordTimestamp(batch: RecordBatch): bigint {
+  let largest = NO_TIMESTAMP;
+  for (const record of batch.records) {
+    const timestampMs = batch.baseTimestamp + record.timestampDelta;
+    if (timestampMs > largest) largest = timestampMs;
+  }
+  return largest;
+}
+
+/**
  * HEADERS_PROPERTY's list, or undefined when the property is not one: an SDK
  * producer may set any property, and a fetch must answer all the same.
  */
@@ -138,12 +167,7 @@ function recordKey(key: string | undefined, properties: Record<string, string>):
  */
 export function entryRecordBatch(entry: Entry): Buffer {
   const messages = entry.messages;
-  const timestamps = messages.map((message) => {
-    if (message.eventTimeMs > 0n) return message.eventTimeMs;
-    const kept = message.properties[TIMESTAMP_PROPERTY];
-    if (kept === '-1' || kept === '0') return BigInt(kept);
-    return message.publishTimeMs > 0n ? message.publishTimeMs : entry.brokerTimestampMs;
-  });
+  const timestamps = messages.map((message) => recordTimestamp(entry, message));
   const baseTimestamp = timestamps.reduce(
     (min, value) => (value < min ? value : min),
     timestamps[0] ?? entry.brokerTimestampMs,

@@ -42,6 +42,32 @@ describe('ManagedLedgerInfo stored format', () => {
     expect(storedLastOffset(info)).toBe(4);
   });
 
+  it("keeps a closed ledger's largest event time (field 105), and reads a ledger stored before it without one", () => {
+    const info = sampleInfo();
+    Object.assign(info.ledgers[0]!, { minBrokerTimestampMs: 900, maxBrokerTimestampMs: 990, maxEventTimeMs: 120 });
+    const bytes = toBinary(ManagedLedgerInfoSchema, infoToProto(info));
+    const read = infoFromProto(fromBinary(ManagedLedgerInfoSchema, bytes));
+    expect(read.ledgers[0]!.maxEventTimeMs).toBe(120);
+    expect(read).toEqual(info);
+    // A LedgerInfo as written before field 105: no event time, the broker timestamps stand in.
+    const old = create(ManagedLedgerInfoSchema, {
+      ledgerInfo: [
+        create(LedgerInfoSchema, {
+          ledgerId: 3n,
+          entries: 2n,
+          firstOffset: 0n,
+          lastOffset: 4n,
+          minBrokerTimestampMs: 900n,
+          maxBrokerTimestampMs: 990n,
+        }),
+      ],
+    });
+    const summary = infoFromProto(fromBinary(ManagedLedgerInfoSchema, toBinary(ManagedLedgerInfoSchema, old)))
+      .ledgers[0]!;
+    expect(summary.maxBrokerTimestampMs).toBe(990);
+    expect('maxEventTimeMs' in summary).toBe(false);
+  });
+
   it('marks every ledger deletable, once, when the topic is deleted', () => {
     const deleting = markDeleting(sampleInfo(), [{ ledgerId: 1, cursorName: 'sub' }], 2_000);
     expect(deleting.state).toBe('deleting');

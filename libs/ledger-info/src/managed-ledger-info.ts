@@ -32,6 +32,12 @@ export interface LedgerSummary {
   lastOffset?: number;
   minBrokerTimestampMs?: number;
   maxBrokerTimestampMs?: number;
+  /**
+   * The largest event-time key of the ledger's entries (LedgerInfo field 105),
+   * set at close; absent for ledgers closed before it, whose broker
+   * timestamps stand in.
+   */
+  maxEventTimeMs?: number;
   /** The sparse offset index (offset-index's LedgerOffsetIndex bytes), stored at close. */
   offsetIndex?: Uint8Array;
   properties: Map<string, string>;
@@ -156,6 +162,7 @@ function ledgerFromProto(l: LedgerInfo): LedgerSummary {
   if (has('lastOffset')) summary.lastOffset = int64ToNumber(l.lastOffset, 'LedgerInfo.lastOffset');
   if (has('minBrokerTimestampMs')) summary.minBrokerTimestampMs = int64ToNumber(l.minBrokerTimestampMs, 'min ts');
   if (has('maxBrokerTimestampMs')) summary.maxBrokerTimestampMs = int64ToNumber(l.maxBrokerTimestampMs, 'max ts');
+  if (has('maxEventTimeMs')) summary.maxEventTimeMs = int64ToNumber(l.maxEventTimeMs, 'max event time');
   if (has('offsetIndex')) summary.offsetIndex = l.offsetIndex;
   return summary;
 }
@@ -172,6 +179,7 @@ function ledgerToProto(l: LedgerSummary): LedgerInfo {
     ...(l.minBrokerTimestampMs === undefined ? {} : { minBrokerTimestampMs: BigInt(l.minBrokerTimestampMs) }),
     ...(l.maxBrokerTimestampMs === undefined ? {} : { maxBrokerTimestampMs: BigInt(l.maxBrokerTimestampMs) }),
     ...(l.offsetIndex === undefined ? {} : { offsetIndex: l.offsetIndex }),
+    ...(l.maxEventTimeMs === undefined ? {} : { maxEventTimeMs: BigInt(l.maxEventTimeMs) }),
   });
 }
 

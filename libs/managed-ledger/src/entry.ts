@@ -12,6 +12,17 @@ export interface ManagedLedgerEntry {
   brokerTimestampMs: number;
 }
 
+/** What an append may carry beside its payload. */
+export interface AppendOptions {
+  /**
+   * The largest time a reader is answered for the entry's messages (their
+   * largest event time), as its publisher knows it: stored in the entry's
+   * broker entry metadata so that a lookup by event time locates the entry
+   * without decoding it. Absent: the entry is found by its broker timestamp.
+   */
+  maxEventTimeMs?: number;
+}
+
 /** What append resolves with, once the ledger store holds the entry. */
 export interface AppendResult {
   position: Position;

@@ -299,7 +299,7 @@ async function recoverLastLedger(
           `entry ${entry.entryId} of ledger ${ledger.ledgerId} has no broker entry metadata: its offsets are unknown`,
         );
       }
-      index.append(metadata.index, metadata.brokerTimestamp, entry.data.byteLength);
+      index.append(metadata.index, metadata.brokerTimestamp, entry.data.byteLength, metadata.maxEventTimeMs);
       offsets.append(metadata.index);
       sizeBytes += entry.data.byteLength;
     }

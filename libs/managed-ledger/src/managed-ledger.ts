@@ -7,7 +7,7 @@ import type { ManagedLedgerConfig } from './config.js';
 import type { LedgerContext, ManagedLedgerDependencies } from './context.js';
 import { CursorRegistry, type OpenCursorOptions } from './cursors/cursor-registry.js';
 import { discardUnrecordedLedgers, markDeletable, recordDeletion } from './ledgers/deletable-ledgers.js';
-import type { AppendResult, ManagedLedgerEntry } from './entry.js';
+import type { AppendOptions, AppendResult, ManagedLedgerEntry } from './entry.js';
 import { closedError, deletingError, managedLedgerFencedError } from './errors.js';
 import { ledgerAppendHost } from './append/ledger-append-host.js';
 import { readEntries, readLimits, type ReadOptions } from './ledgers/ledger-reads.js';
@@ -27,7 +27,7 @@ import {
 import { openOwnerContext, type ManagedLedgerOpenOptions } from './managed-ledger-open.js';
 import { handOverStateOf, type HandOverState } from './hand-over-state.js';
 import { ManagedLedgerLifecycle, type ManagedLedgerStatus } from './managed-ledger-lifecycle.js';
-import { findByOffset, findByTime, resolveSeekTarget } from './ledgers/position-lookup.js';
+import { findByEventTime, findByOffset, findByTime, resolveSeekTarget } from './ledgers/position-lookup.js';
 import { checkPosition } from './position.js';
 import { ReadWaiters, type WaitOptions } from './ledgers/read-waiters.js';
 
@@ -125,8 +125,8 @@ export class ManagedLedger {
    * Appends one entry holding `numMessages` messages. Resolves, in call
    * order, once the ledger store holds it, with its position and offsets.
    */
-  append(payload: Uint8Array, numMessages = 1): Promise<AppendResult> {
-    return this.pipeline.submit(payload, numMessages);
+  append(payload: Uint8Array, numMessages = 1, options?: AppendOptions): Promise<AppendResult> {
+    return this.pipeline.submit(payload, numMessages, options);
   }
 
   /**
@@ -197,10 +197,10 @@ export class ManagedLedger {
     return findByOffset(this.ctx, offset);
   }
 
-  /** The first entry whose broker timestamp is at least `timestampMs` (at most one storage read). */
-  async findPositionByTime(timestampMs: number): Promise<MessagePosition> {
+  /** The first entry whose broker time (`byEventTime`: message whose own time) is >= `timestampMs`; one read at most. */
+  async findPositionByTime(timestampMs: number, options?: { byEventTime?: boolean }): Promise<MessagePosition> {
     this.lifecycle.checkReadable();
-    return findByTime(this.ctx, timestampMs);
+    return options?.byEventTime === true ? findByEventTime(this.ctx, timestampMs) : findByTime(this.ctx, timestampMs);
   }
 
   /** The ledgers, oldest first, with the open one's live counts. */

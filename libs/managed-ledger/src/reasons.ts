@@ -23,6 +23,7 @@ export const ManagedLedgerReason = {
   TOPIC_TERMINATED: 'TOPIC_TERMINATED',
   TOO_MANY_PENDING_APPENDS: 'TOO_MANY_PENDING_APPENDS',
   INVALID_NUM_MESSAGES: 'INVALID_NUM_MESSAGES',
+  INVALID_EVENT_TIME: 'INVALID_EVENT_TIME',
   INVALID_PAYLOAD: 'INVALID_PAYLOAD',
   LEDGER_WRITE_FAILED: 'LEDGER_WRITE_FAILED',
   /** The append was written but its outcome could not be learned (the owner stopped, or the store stayed away): it may be in the log. */

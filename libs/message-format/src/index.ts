@@ -1,6 +1,7 @@
 // Pulsar's stored message layout: encode what a producer sends, decode what a consumer receives.
 export { encodeMessageEntry, messageCount } from './encode.js';
 export { decodeMessageEntry } from './decode.js';
+export { messageTimeMs, messageTimesMs, KEPT_TIMESTAMP_PROPERTY } from './message-times.js';
 export type {
   EntryInput,
   BatchedMessageInput,

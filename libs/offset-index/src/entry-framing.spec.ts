@@ -17,6 +17,41 @@ function thrown(action: () => unknown): LedgerlineError {
   throw new Error('expected a LedgerlineError');
 }
 
+describe('the largest event time of an entry (BrokerEntryMetadata field 100)', () => {
+  it('is written as field 100 after the index, and read back', () => {
+    // field 100 varint: tag 800 = varint a0 06; 1_600_000_000_000 = varint 80 80 ba bb c8 2e
+    const metadata = [0x08, 0x07, 0x10, 0x05, 0xa0, 0x06, 0x80, 0x80, 0xba, 0xbb, 0xc8, 0x2e];
+    const entry = bytes(0x0e, 0x02, 0, 0, 0, metadata.length, ...metadata, 0x42);
+    expect(encodeEntry({ brokerTimestamp: 7, index: 5, maxEventTimeMs: 1_600_000_000_000 }, bytes(0x42))).toEqual(
+      entry,
+    );
+    expect(decodeEntry(entry).metadata).toEqual({ brokerTimestamp: 7, index: 5, maxEventTimeMs: 1_600_000_000_000 });
+  });
+
+  it('is absent from an entry framed without it, which decodes as entries written before it did', () => {
+    const entry = encodeEntry({ brokerTimestamp: 7, index: 5 }, bytes(0x42));
+    expect(entry).toEqual(bytes(0x0e, 0x02, 0, 0, 0, 4, 0x08, 0x07, 0x10, 0x05, 0x42));
+    expect(decodeEntry(entry).metadata).toEqual({ brokerTimestamp: 7, index: 5 });
+  });
+
+  it('matches the BrokerEntryMetadata of the contract', () => {
+    const framed = encodeEntry({ brokerTimestamp: 9, index: 3, maxEventTimeMs: 1234 }, bytes());
+    const decoded = fromBinary(BrokerEntryMetadataSchema, framed.subarray(6));
+    expect([decoded.brokerTimestamp, decoded.index, decoded.maxEventTimeMs]).toEqual([9n, 3n, 1234n]);
+  });
+
+  it('refuses a negative or fractional one, and one with the wrong wire type', () => {
+    for (const maxEventTimeMs of [-1, 1.5, MAX_OFFSET + 1]) {
+      expect(thrown(() => encodeEntry({ brokerTimestamp: 1, index: 1, maxEventTimeMs }, bytes())).reason).toBe(
+        'INVALID_BROKER_ENTRY_METADATA',
+      );
+    }
+    // field 100 with wire type 2 (length-delimited)
+    const entry = bytes(0x0e, 0x02, 0, 0, 0, 4, 0xa2, 0x06, 1, 0x07);
+    expect(thrown(() => decodeEntry(entry)).reason).toBe('MALFORMED_BROKER_ENTRY_METADATA');
+  });
+});
+
 describe('decodeEntry on bytes laid out by hand as Pulsar writes them', () => {
   it('reads broker_timestamp and index, and leaves the payload untouched', () => {
     // 0x0e02 | size 5 | field 1 varint 300 (0xac 0x02) | field 2 varint 5 | payload 0x0e 0x01 0xff
@@ -190,7 +225,18 @@ describe('encodeEntry over a payload with headroom', () => {
 
   it('leaves room for the widest header', () => {
     expect(ENTRY_HEADROOM_BYTES).toBe(
-      encodeEntry({ brokerTimestamp: MAX_OFFSET, index: MAX_OFFSET }, new Uint8Array(0)).length,
+      encodeEntry({ brokerTimestamp: MAX_OFFSET, index: MAX_OFFSET, maxEventTimeMs: MAX_OFFSET }, new Uint8Array(0))
+        .length,
     );
+  });
+
+  it('frames an entry with its largest event time in place', () => {
+    const payload = payloadOf([1, 2, 3]);
+    const framed = encodeEntry({ brokerTimestamp: MAX_OFFSET, index: MAX_OFFSET, maxEventTimeMs: MAX_OFFSET }, payload);
+    expect(framed.buffer).toBe(payload.buffer);
+    expect(decodeEntry(framed)).toEqual({
+      metadata: { brokerTimestamp: MAX_OFFSET, index: MAX_OFFSET, maxEventTimeMs: MAX_OFFSET },
+      payload: bytes(1, 2, 3),
+    });
   });
 });

@@ -14,6 +14,13 @@ export interface EntryMetadata {
   brokerTimestamp: number;
   /** The offset of the LAST message in the entry (Pulsar's convention); the first message of a topic is 0. */
   index: number;
+  /**
+   * The largest time a reader answers for the entry's messages, as its
+   * publisher gave it (0 when none of them has a time). Absent when the
+   * publisher gave none: a lookup by event time counts the entry with its
+   * broker timestamp.
+   */
+  maxEventTimeMs?: number;
 }
 
 /**
@@ -23,6 +30,7 @@ export interface EntryMetadata {
 export interface DecodedEntryMetadata {
   brokerTimestamp?: number;
   index?: number;
+  maxEventTimeMs?: number;
 }
 
 export interface DecodedEntry {
@@ -34,6 +42,10 @@ export interface DecodedEntry {
 
 const TIMESTAMP_TAG = (1 << 3) | 0; // field 1, varint
 const INDEX_TAG = (2 << 3) | 0; // field 2, varint
+// Field 100, varint: Ledgerline's own field, numbered far from Pulsar's so that a field Pulsar adds never collides.
+const MAX_EVENT_TIME_FIELD = 100;
+const MAX_EVENT_TIME_TAG = (MAX_EVENT_TIME_FIELD << 3) | 0;
+const MAX_EVENT_TIME_TAG_BYTES = varintSize(MAX_EVENT_TIME_TAG);
 
 const metadataVarintErrors: VarintErrors = {
   context: 'broker entry metadata',
@@ -44,8 +56,9 @@ const metadataVarintErrors: VarintErrors = {
 /** The widest varint a metadata value takes (a safe integer needs at most 8 of protobuf's 7-bit groups). */
 const MAX_METADATA_VARINT_BYTES = 8;
 
-/** Room in front of a payload for the largest header encodeEntry writes: magic, size, two tagged varints. */
-export const ENTRY_HEADROOM_BYTES = ENTRY_HEADER_BYTES + 2 * (1 + MAX_METADATA_VARINT_BYTES);
+/** Room in front of a payload for the largest header encodeEntry writes: magic, size, three tagged varints. */
+export const ENTRY_HEADROOM_BYTES =
+  ENTRY_HEADER_BYTES + 2 * (1 + MAX_METADATA_VARINT_BYTES) + MAX_EVENT_TIME_TAG_BYTES + MAX_METADATA_VARINT_BYTES;
 
 /** Payloads from allocateWithEntryHeadroom whose headroom no framing has used yet. */
 const unframedHeadroom = new WeakSet<Uint8Array>();
@@ -69,15 +82,22 @@ export function allocateWithEntryHeadroom(size: number): Uint8Array {
 /**
  * Frames `payload` in Pulsar's layout: magic 0x0e02 (2 bytes), the metadata
  * size (4 bytes, big-endian), BrokerEntryMetadata{broker_timestamp = 1,
- * index = 2}, then the payload byte for byte.
+ * index = 2, max_event_time_ms = 100 when given}, then the payload byte for
+ * byte.
  */
 export function encodeEntry(metadata: EntryMetadata, payload: Uint8Array): Uint8Array {
   checkMetadataValue(metadata?.brokerTimestamp, 'brokerTimestamp');
   checkMetadataValue(metadata?.index, 'index');
+  const maxEventTimeMs = metadata.maxEventTimeMs;
+  if (maxEventTimeMs !== undefined) checkMetadataValue(maxEventTimeMs, 'maxEventTimeMs');
   if (!(payload instanceof Uint8Array)) {
     throw invalidArgument(OffsetIndexReason.INVALID_ENTRY_PAYLOAD, 'the entry payload must be a Uint8Array');
   }
-  const metadataSize = 2 + varintSize(metadata.brokerTimestamp) + varintSize(metadata.index);
+  const metadataSize =
+    2 +
+    varintSize(metadata.brokerTimestamp) +
+    varintSize(metadata.index) +
+    (maxEventTimeMs === undefined ? 0 : MAX_EVENT_TIME_TAG_BYTES + varintSize(maxEventTimeMs));
   const headerSize = ENTRY_HEADER_BYTES + metadataSize;
   const inPlace = unframedHeadroom.delete(payload);
   const bytes = inPlace
@@ -91,6 +111,10 @@ export function encodeEntry(metadata: EntryMetadata, payload: Uint8Array): Uint8
   position = writeVarint(bytes, position, metadata.brokerTimestamp);
   bytes[position++] = INDEX_TAG;
   position = writeVarint(bytes, position, metadata.index);
+  if (maxEventTimeMs !== undefined) {
+    position = writeVarint(bytes, position, MAX_EVENT_TIME_TAG);
+    position = writeVarint(bytes, position, maxEventTimeMs);
+  }
   if (!inPlace) bytes.set(payload, position);
   return bytes;
 }
@@ -137,8 +161,8 @@ export function decodeEntry(bytes: Uint8Array): DecodedEntry {
 }
 
 /**
- * A minimal protobuf reader for BrokerEntryMetadata: fields 1 and 2 are
- * uint64 varints (the last occurrence wins, as in protobuf); unknown fields
+ * A minimal protobuf reader for BrokerEntryMetadata: fields 1, 2 and 100
+ * are uint64 varints (the last occurrence wins, as in protobuf); unknown fields
  * are skipped by wire type so that metadata from a newer writer still decodes.
  */
 function decodeMetadata(bytes: Uint8Array, start: number, end: number): DecodedEntryMetadata {
@@ -151,12 +175,13 @@ function decodeMetadata(bytes: Uint8Array, start: number, end: number): DecodedE
     const wireType = tag.value % 8;
     // A tag is a uint32 in protobuf: field numbers run from 1 to 2^29 - 1.
     if (field === 0 || tag.value > 0xffffffff) throw malformed(`invalid field number ${field} before byte ${position}`);
-    if (field === 1 || field === 2) {
+    if (field === 1 || field === 2 || field === MAX_EVENT_TIME_FIELD) {
       if (wireType !== 0) throw malformed(`field ${field} has wire type ${wireType}, expected a varint`);
       const value = readVarint(bytes, position, end, metadataVarintErrors);
       position = value.next;
       if (field === 1) metadata.brokerTimestamp = value.value;
-      else metadata.index = value.value;
+      else if (field === 2) metadata.index = value.value;
+      else metadata.maxEventTimeMs = value.value;
     } else {
       position = skipField(bytes, position, end, wireType);
     }

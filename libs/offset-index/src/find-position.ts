@@ -2,7 +2,13 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { checkIntegerIn } from './index-options.js';
 import { DEFAULT_MAX_READ_ENTRIES, MAX_READ_ENTRIES_LIMIT } from './limits.js';
 import type { EntryReadRange, EntryReader, Location, MessagePosition, StoredEntry } from './positions.js';
-import { scanForOffset, scanForTime, type ScanResult } from './resolve-in-entries.js';
+import {
+  scanForEventTime,
+  scanForOffset,
+  scanForTime,
+  type MessageTimes,
+  type ScanResult,
+} from './resolve-in-entries.js';
 import type { TopicOffsetIndex } from './topic-offset-index.js';
 import { OffsetIndexReason } from './errors.js';
 
@@ -40,20 +46,68 @@ export async function findPositionByTime(
   return finish(location, reader, options, (range, entries) => scanForTime(range, entries, timestampMs));
 }
 
+/**
+ * The position of the first message whose own time (event time, as a reader
+ * is answered it; `messageTimes` decodes an entry's) is >= `timestampMs`:
+ * Kafka's lookup on a CreateTime topic. The index's running maximum of each
+ * entry's largest event time locates the entry, with at most one range read
+ * for an indexed ledger, and only the entries in that range that may reach the
+ * time are decoded. Entries stored without their largest event time count
+ * with their broker timestamp, as findPositionByTime does.
+ */
+export async function findPositionByEventTime(
+  index: TopicOffsetIndex,
+  reader: EntryReader,
+  timestampMs: number,
+  messageTimes: MessageTimes,
+  options?: FindPositionOptions,
+): Promise<MessagePosition> {
+  const scan: Scan = (range, entries) => scanForEventTime(range, entries, timestampMs, messageTimes);
+  let location = index.locateEventTime(timestampMs);
+  // An entry's largest event time is its publisher's word: one that overstates its messages' leaves the located
+  // range without an answer, and the scan goes on past it (to the end of the topic at most) rather than fail.
+  for (;;) {
+    const outcome = await scanLocation(location, reader, options, scan);
+    if (outcome.position !== undefined) return outcome.position;
+    location = index.locateAfter(outcome.range, outcome.nextFirstOffset);
+  }
+}
+
 type Scan = (range: EntryReadRange, entries: readonly StoredEntry[]) => ScanResult;
 
-/**
- * Reads the located range and scans it. A range wider than maxReadEntries
- * (a ledger without an index) is read in pages, stopping at the page that
- * holds the answer; the page count is bounded by the ledger's size.
- */
+/** A located range read to its end without an answer, and the offset of the first message after it. */
+type Exhausted = { position?: undefined; range: EntryReadRange; nextFirstOffset: number };
+
+/** Reads the located range and scans it; a range that does not hold the answer is DATA_LOSS. */
 async function finish(
   location: Location,
   reader: EntryReader,
   options: FindPositionOptions | undefined,
   scan: Scan,
 ): Promise<MessagePosition> {
-  if (location.kind === 'resolved') return location.position;
+  const outcome = await scanLocation(location, reader, options, scan);
+  if (outcome.position !== undefined) return outcome.position;
+  const range = outcome.range;
+  throw new LedgerlineError(
+    'DATA_LOSS',
+    OffsetIndexReason.OFFSET_INDEX_INCONSISTENT,
+    `ledger ${range.ledgerId} entries ${range.firstEntryId}..${range.lastEntryId} do not hold what its bounds promise`,
+    { details: { ledgerId: String(range.ledgerId) } },
+  );
+}
+
+/**
+ * Reads the located range and scans it. A range wider than maxReadEntries
+ * (a ledger without an index) is read in pages, stopping at the page that
+ * holds the answer; the page count is bounded by the ledger's size.
+ */
+async function scanLocation(
+  location: Location,
+  reader: EntryReader,
+  options: FindPositionOptions | undefined,
+  scan: Scan,
+): Promise<{ position: MessagePosition } | Exhausted> {
+  if (location.kind === 'resolved') return { position: location.position };
   const maxReadEntries = options?.maxReadEntries ?? DEFAULT_MAX_READ_ENTRIES;
   checkIntegerIn(maxReadEntries, 1, MAX_READ_ENTRIES_LIMIT, 'maxReadEntries', OffsetIndexReason.INVALID_READ_LIMIT);
   const range = location.range;
@@ -65,18 +119,12 @@ async function finish(
     const entries = await reader.readRange(page.ledgerId, page.firstEntryId, page.lastEntryId);
     checkReadLength(page, entries);
     const result = scan(page, entries);
-    if (result.position !== undefined) return result.position;
-    if (page.lastEntryId >= range.lastEntryId) break;
+    if (result.position !== undefined) return { position: result.position };
+    if (page.lastEntryId >= range.lastEntryId) return { range, nextFirstOffset: result.nextFirstOffset };
     const firstEntryId = page.lastEntryId + 1;
     const lastEntryId = Math.min(range.lastEntryId, firstEntryId + maxReadEntries - 1);
     page = { ledgerId: range.ledgerId, firstEntryId, lastEntryId, firstOffset: result.nextFirstOffset };
   }
-  throw new LedgerlineError(
-    'DATA_LOSS',
-    OffsetIndexReason.OFFSET_INDEX_INCONSISTENT,
-    `ledger ${range.ledgerId} entries ${range.firstEntryId}..${range.lastEntryId} do not hold what its bounds promise`,
-    { details: { ledgerId: String(range.ledgerId) } },
-  );
 }
 
 function checkReadLength(page: EntryReadRange, entries: readonly StoredEntry[]): void {

@@ -14,7 +14,8 @@ export type { IndexSpacing, LedgerIndexOptions } from './index-options.js';
 export { TopicOffsetIndex } from './topic-offset-index.js';
 export type { TopicLedger } from './topic-ledger.js';
 export { resolveOffsetInEntries, resolveTimeInEntries } from './resolve-in-entries.js';
-export { findPositionByOffset, findPositionByTime } from './find-position.js';
+export { findPositionByOffset, findPositionByTime, findPositionByEventTime } from './find-position.js';
+export type { MessageTimes } from './resolve-in-entries.js';
 export type { FindPositionOptions } from './find-position.js';
 export type { MessagePosition, EntryReadRange, Location, StoredEntry, EntryReader } from './positions.js';
 

@@ -11,18 +11,23 @@ import { readVarint, varintSize, writeVarint, type VarintErrors } from './varint
 import { OffsetIndexReason } from './errors.js';
 
 /**
- * Serialized ledger index, version 1:
+ * Serialized ledger index, version 2:
  *   magic 0x4c4f ("LO", 2 bytes) | version (1 byte) |
  *   varints: entriesPerPoint, bytesPerPoint, firstOffset, entryCount, messageCount,
- *            minTimestamp, maxTimestamp, entriesSincePoint, bytesSincePoint, pointCount |
+ *            minTimestamp, maxTimestamp, entriesSincePoint, bytesSincePoint, pointCount,
+ *            maxEventTime (version 2) |
  *   for points 1..pointCount-1, varint deltas from the previous point of
- *            entry id, offset before, max timestamp before |
+ *            entry id, offset before, max timestamp before, max event time before (version 2) |
  *   crc32c of everything before it (4 bytes, big-endian).
  * Point 0 is implicit: entry 0, offset before firstOffset - 1, no timestamp.
- * Point 1's deltas are taken from (0, firstOffset, 0), so every delta is >= 0.
+ * Point 1's deltas are taken from (0, firstOffset, 0, 0), so every delta is >= 0.
+ * Version 1 (written before event times) has neither event-time value: its
+ * entries carried none, so their broker timestamps are their event-time keys.
  */
 export const LEDGER_INDEX_MAGIC = 0x4c4f;
-export const LEDGER_INDEX_VERSION = 1;
+export const LEDGER_INDEX_VERSION = 2;
+/** The version before event times, still read. */
+const LEDGER_INDEX_VERSION_BROKER_TIME_ONLY = 1;
 
 /** The arrays a ledger index is made of; the serialization reads and writes exactly these. */
 export interface LedgerIndexState {
@@ -33,12 +38,15 @@ export interface LedgerIndexState {
   lastOffset: number;
   minTimestamp: number;
   maxTimestamp: number;
+  /** The running maximum of the entries' event-time keys (see LedgerOffsetIndex); -1 while empty. */
+  maxEventTime: number;
   entriesSincePoint: number;
   bytesSincePoint: number;
   pointCount: number;
   pointEntryIds: Float64Array;
   offsetsBefore: Float64Array;
   maxTimestampsBefore: Float64Array;
+  maxEventTimesBefore: Float64Array;
 }
 
 const PREFIX_BYTES = 3;
@@ -50,21 +58,30 @@ const indexVarintErrors: VarintErrors = {
   tooLargeReason: 'OFFSET_INDEX_CORRUPT',
 };
 
-export function encodeLedgerIndex(state: Readonly<LedgerIndexState>): Uint8Array {
+/** Writes the current version; `version` 1 is for specs that check old indexes still read. */
+export function encodeLedgerIndex(
+  state: Readonly<LedgerIndexState>,
+  version: number = LEDGER_INDEX_VERSION,
+): Uint8Array {
+  const withEventTimes = version !== LEDGER_INDEX_VERSION_BROKER_TIME_ONLY;
   const values = headerValues(state);
+  if (withEventTimes) values.push(state.entryCount === 0 ? 0 : state.maxEventTime);
   for (let point = 1; point < state.pointCount; point++) {
     values.push(
       at(state.pointEntryIds, point) - (point === 1 ? 0 : at(state.pointEntryIds, point - 1)),
       at(state.offsetsBefore, point) - (point === 1 ? state.firstOffset : at(state.offsetsBefore, point - 1)),
       at(state.maxTimestampsBefore, point) - (point === 1 ? 0 : at(state.maxTimestampsBefore, point - 1)),
     );
+    if (withEventTimes) {
+      values.push(at(state.maxEventTimesBefore, point) - (point === 1 ? 0 : at(state.maxEventTimesBefore, point - 1)));
+    }
   }
   let size = PREFIX_BYTES + CHECKSUM_BYTES;
   for (const value of values) size += varintSize(value);
   const bytes = new Uint8Array(size);
   bytes[0] = LEDGER_INDEX_MAGIC >> 8;
   bytes[1] = LEDGER_INDEX_MAGIC & 0xff;
-  bytes[2] = LEDGER_INDEX_VERSION;
+  bytes[2] = version;
   let position = PREFIX_BYTES;
   for (const value of values) position = writeVarint(bytes, position, value);
   new DataView(bytes.buffer).setUint32(position, crc32c(bytes.subarray(0, position)));
@@ -89,7 +106,8 @@ function headerValues(state: Readonly<LedgerIndexState>): number[] {
 
 /** Decodes and fully checks a serialized ledger index; anything wrong is INVALID_ARGUMENT / OFFSET_INDEX_CORRUPT. */
 export function decodeLedgerIndex(bytes: Uint8Array): LedgerIndexState {
-  checkFrame(bytes);
+  const version = checkFrame(bytes);
+  const withEventTimes = version !== LEDGER_INDEX_VERSION_BROKER_TIME_ONLY;
   const end = bytes.length - CHECKSUM_BYTES;
   let position = PREFIX_BYTES;
   const next = (): number => {
@@ -98,29 +116,36 @@ export function decodeLedgerIndex(bytes: Uint8Array): LedgerIndexState {
     return read.value;
   };
   const state = readHeader(next);
-  // Point 1's deltas are taken from (entry 0, firstOffset, time 0); later ones from the point before.
+  const storedMaxEventTime = withEventTimes ? next() : state.maxTimestamp;
+  state.maxEventTime = state.entryCount === 0 ? -1 : storedMaxEventTime;
+  // Point 1's deltas are taken from (entry 0, firstOffset, time 0, time 0); later ones from the point before.
   let entryId = 0;
   let offsetBefore = state.firstOffset;
   let maxTimestampBefore = 0;
+  let maxEventTimeBefore = 0;
   for (let point = 1; point < state.pointCount; point++) {
     entryId += next();
     offsetBefore += next();
     maxTimestampBefore += next();
+    maxEventTimeBefore = withEventTimes ? maxEventTimeBefore + next() : maxTimestampBefore;
     state.pointEntryIds[point] = entryId;
     state.offsetsBefore[point] = offsetBefore;
     state.maxTimestampsBefore[point] = maxTimestampBefore;
+    state.maxEventTimesBefore[point] = maxEventTimeBefore;
   }
   if (position !== end) throw corrupt(`${end - position} unexpected bytes after the last point`);
   checkPoints(state);
   return state;
 }
 
-function checkFrame(bytes: Uint8Array): void {
+/** Checks magic, version and checksum; returns the version. */
+function checkFrame(bytes: Uint8Array): number {
   if (!(bytes instanceof Uint8Array)) throw corrupt('a serialized index must be a Uint8Array');
   if (bytes.length > MAX_SERIALIZED_INDEX_BYTES) throw corrupt(`${bytes.length} bytes is larger than the limit`);
   if (bytes.length < PREFIX_BYTES + CHECKSUM_BYTES) throw corrupt(`only ${bytes.length} bytes`);
   if ((bytes[0]! << 8) + bytes[1]! !== LEDGER_INDEX_MAGIC) throw corrupt('the magic is not 0x4c4f');
-  if (bytes[2] !== LEDGER_INDEX_VERSION) {
+  const version = bytes[2] as number;
+  if (version !== LEDGER_INDEX_VERSION && version !== LEDGER_INDEX_VERSION_BROKER_TIME_ONLY) {
     throw invalidArgument(
       OffsetIndexReason.OFFSET_INDEX_VERSION_UNKNOWN,
       `ledger index version ${bytes[2]} is not known`,
@@ -129,6 +154,7 @@ function checkFrame(bytes: Uint8Array): void {
   const end = bytes.length - CHECKSUM_BYTES;
   const stored = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(end);
   if (crc32c(bytes.subarray(0, end)) !== stored) throw corrupt('the checksum does not match');
+  return version;
 }
 
 function readHeader(next: () => number): LedgerIndexState {
@@ -160,15 +186,18 @@ function readHeader(next: () => number): LedgerIndexState {
     lastOffset: firstOffset + messageCount - 1,
     minTimestamp: empty ? -1 : minTimestamp,
     maxTimestamp: empty ? -1 : maxTimestamp,
+    maxEventTime: -1,
     entriesSincePoint,
     bytesSincePoint,
     pointCount,
     pointEntryIds: new Float64Array(Math.max(pointCount, 1)),
     offsetsBefore: new Float64Array(Math.max(pointCount, 1)),
     maxTimestampsBefore: new Float64Array(Math.max(pointCount, 1)),
+    maxEventTimesBefore: new Float64Array(Math.max(pointCount, 1)),
   };
   state.offsetsBefore[0] = firstOffset - 1;
   state.maxTimestampsBefore[0] = -1;
+  state.maxEventTimesBefore[0] = -1;
   return state;
 }
 
@@ -189,6 +218,9 @@ function checkPoints(state: LedgerIndexState): void {
     }
     if (offsetBefore - state.firstOffset + 1 < entryId) throw corrupt(`point ${point} has fewer offsets than entries`);
     if (at(state.maxTimestampsBefore, point) > state.maxTimestamp) throw corrupt(`point ${point} has a future time`);
+    if (at(state.maxEventTimesBefore, point) > state.maxEventTime) {
+      throw corrupt(`point ${point} has a future event time`);
+    }
   }
   const lastPointEntry = state.pointCount > 0 ? at(state.pointEntryIds, state.pointCount - 1) : 0;
   if (state.pointCount > 0 && state.entryCount - lastPointEntry !== state.entriesSincePoint) {

@@ -5,7 +5,7 @@ import { LedgerOffsetIndex } from './ledger-offset-index.js';
 import type { TopicLedger } from './topic-ledger.js';
 import { OffsetIndexReason } from './errors.js';
 
-/** The LedgerInfo fields (100..104) a managed ledger writes when it closes a ledger, from that ledger's index. */
+/** The LedgerInfo fields (100..105) a managed ledger writes when it closes a ledger, from that ledger's index. */
 export interface LedgerInfoOffsetFields {
   entries: bigint;
   firstOffset: bigint;
@@ -13,6 +13,7 @@ export interface LedgerInfoOffsetFields {
   minBrokerTimestampMs: bigint;
   maxBrokerTimestampMs: bigint;
   offsetIndex: Uint8Array;
+  maxEventTimeMs: bigint;
 }
 
 export function ledgerInfoOffsetFields(index: LedgerOffsetIndex): LedgerInfoOffsetFields {
@@ -23,6 +24,7 @@ export function ledgerInfoOffsetFields(index: LedgerOffsetIndex): LedgerInfoOffs
     minBrokerTimestampMs: BigInt(Math.max(index.minTimestamp, 0)),
     maxBrokerTimestampMs: BigInt(Math.max(index.maxTimestamp, 0)),
     offsetIndex: index.serialize(),
+    maxEventTimeMs: BigInt(Math.max(index.maxEventTime, 0)),
   };
 }
 
@@ -50,6 +52,10 @@ export function topicLedgerFromLedgerInfo(info: LedgerInfo): TopicLedger {
     minTimestamp: toSafeNumber(info.minBrokerTimestampMs, 'minBrokerTimestampMs'),
     maxTimestamp: toSafeNumber(info.maxBrokerTimestampMs, 'maxBrokerTimestampMs'),
   };
+  // A ledger closed before event times has none: its broker timestamps stand in (TopicLedger.maxEventTime).
+  if (isFieldSet(info, LedgerInfoSchema.field.maxEventTimeMs)) {
+    ledger.maxEventTime = toSafeNumber(info.maxEventTimeMs, 'maxEventTimeMs');
+  }
   if (info.offsetIndex.length > 0) ledger.index = LedgerOffsetIndex.deserialize(info.offsetIndex);
   return ledger;
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { crc32c } from '@node-rs/crc32';
 import { LedgerlineError } from '@ledgerline/errors';
 import { LedgerOffsetIndex } from './ledger-offset-index.js';
+import { decodeLedgerIndex, encodeLedgerIndex } from './ledger-index-codec.js';
 import { buildTopic, topicSpecArbitrary, type ModelEntry } from './testing/test-topic.js';
 
 function singleLedger(spec: Parameters<typeof buildTopic>[0]) {
@@ -172,3 +173,65 @@ function varintBytes(value: number): number[] {
   out.push(rest);
   return out;
 }
+
+describe('LedgerOffsetIndex by event time, and its stored versions', () => {
+  /** Entries 0..19 at broker times 1000.., each with records stamped far in the past, some without one. */
+  function withEventTimes(): LedgerOffsetIndex {
+    const index = new LedgerOffsetIndex({ firstOffset: 40, entriesPerPoint: 3 });
+    for (let entry = 0; entry < 20; entry++) {
+      const maxEventTime = entry % 4 === 3 ? undefined : 100 + ((entry * 37) % 50) * 10;
+      index.append(40 + entry * 2 + 1, 1000 + entry, 10, maxEventTime);
+    }
+    return index;
+  }
+
+  it('locates the first entry whose largest event time (or broker time, without one) reaches a time', () => {
+    const index = withEventTimes();
+    const keys = Array.from({ length: 20 }, (_, entry) =>
+      entry % 4 === 3 ? 1000 + entry : 100 + ((entry * 37) % 50) * 10,
+    );
+    for (let time = 0; time <= 1020; time += 7) {
+      const first = keys.findIndex((key) => key >= time);
+      const range = index.locateEventTime(time);
+      if (first < 0) expect(range).toBeUndefined();
+      else expectRangeHolds(range!, { entryId: first } as ModelEntry, 3);
+    }
+  });
+
+  it('round-trips version 2 with its event times, and reads version 1 with broker times standing in', () => {
+    const index = withEventTimes();
+    const bytes = index.serialize();
+    expect(bytes[2]).toBe(2);
+    const copy = LedgerOffsetIndex.deserialize(bytes);
+    expect(copy.maxEventTime).toBe(index.maxEventTime);
+    const old = LedgerOffsetIndex.deserialize(encodeLedgerIndex(decodeLedgerIndex(bytes), 1));
+    expect(old.maxEventTime).toBe(old.maxTimestamp);
+    for (let time = 0; time <= 1021; time++) {
+      expect(copy.locateEventTime(time)).toEqual(index.locateEventTime(time));
+      expect(old.locateEventTime(time)).toEqual(old.locateTime(time));
+      expect(old.locateTime(time)).toEqual(index.locateTime(time));
+    }
+    // A version 1 index grows on as one whose entries carried no event times.
+    old.append(200, 2000, 10, 5000);
+    expect(old.maxEventTime).toBe(5000);
+  });
+
+  it('reads a version 1 index laid out by hand', () => {
+    // magic 4c4f, version 1, header: 4 per point, 1000 bytes, first 0, 1 entry, 1 message, min 7, max 7,
+    // 1 entry since the point, 3 bytes since it, 1 point; then the crc32c.
+    const body = Uint8Array.from([0x4c, 0x4f, 1, 4, 0xe8, 0x07, 0, 1, 1, 7, 7, 1, 3, 1]);
+    const bytes = new Uint8Array(body.length + 4);
+    bytes.set(body);
+    new DataView(bytes.buffer).setUint32(body.length, crc32c(body));
+    const index = LedgerOffsetIndex.deserialize(bytes);
+    expect([index.entryCount, index.maxTimestamp, index.maxEventTime]).toEqual([1, 7, 7]);
+    expect(index.locateEventTime(7)).toEqual({ firstEntryId: 0, lastEntryId: 0, firstOffset: 0 });
+    expect(index.locateEventTime(8)).toBeUndefined();
+  });
+
+  it('refuses a version 2 index whose event times run past its largest', () => {
+    const state = decodeLedgerIndex(withEventTimes().serialize());
+    state.maxEventTime = 0;
+    expect(() => LedgerOffsetIndex.deserialize(encodeLedgerIndex(state))).toThrow(/future event time/);
+  });
+});

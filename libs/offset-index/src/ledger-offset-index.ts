@@ -25,6 +25,11 @@ export interface LedgerRange {
  * answers "the first entry whose broker timestamp is >= t", which the running
  * maximum locates exactly (the first entry where the running maximum reaches t
  * is the first entry whose own timestamp reaches t).
+ *
+ * Beside it, the same running maximum over each entry's event-time key (its
+ * largest event time when the publisher gave one, else its broker
+ * timestamp), `maxEventTimesBefore`, locates the first entry whose messages
+ * may reach a time by their own timestamps (Kafka's CreateTime lookup).
  */
 export class LedgerOffsetIndex {
   private readonly state: LedgerIndexState;
@@ -40,12 +45,14 @@ export class LedgerOffsetIndex {
       lastOffset: options.firstOffset - 1,
       minTimestamp: -1,
       maxTimestamp: -1,
+      maxEventTime: -1,
       entriesSincePoint: 0,
       bytesSincePoint: 0,
       pointCount: 0,
       pointEntryIds: new Float64Array(16),
       offsetsBefore: new Float64Array(16),
       maxTimestampsBefore: new Float64Array(16),
+      maxEventTimesBefore: new Float64Array(16),
     };
   }
 
@@ -67,7 +74,7 @@ export class LedgerOffsetIndex {
           `entry ${entry.entryId} carries no broker timestamp and index, so the ledger cannot be indexed by offset`,
         );
       }
-      index.append(metadata.index, metadata.brokerTimestamp, entry.data.length);
+      index.append(metadata.index, metadata.brokerTimestamp, entry.data.length, metadata.maxEventTimeMs);
     }
     return index;
   }
@@ -102,6 +109,10 @@ export class LedgerOffsetIndex {
   get maxTimestamp(): number {
     return this.state.maxTimestamp;
   }
+  /** The largest event-time key indexed (an entry's largest event time, or its broker timestamp); -1 while empty. */
+  get maxEventTime(): number {
+    return this.state.maxEventTime;
+  }
   get pointCount(): number {
     return this.state.pointCount;
   }
@@ -119,12 +130,16 @@ export class LedgerOffsetIndex {
 
   /**
    * Records the next entry of the ledger (entry id `entryCount`): `index` is
-   * the offset of its last message, `sizeBytes` its stored size.
+   * the offset of its last message, `sizeBytes` its stored size,
+   * `maxEventTimeMs` the largest event time of its messages when its
+   * publisher gave one (its broker timestamp stands in otherwise).
    */
-  append(index: number, brokerTimestamp: number, sizeBytes: number): void {
+  append(index: number, brokerTimestamp: number, sizeBytes: number, maxEventTimeMs?: number): void {
     const state = this.state;
     checkOffset(index, 'index');
     checkIntegerIn(brokerTimestamp, 0, MAX_OFFSET, 'brokerTimestamp', OffsetIndexReason.INVALID_BROKER_TIMESTAMP);
+    const eventTime = maxEventTimeMs ?? brokerTimestamp;
+    checkIntegerIn(eventTime, 0, MAX_OFFSET, 'maxEventTimeMs', OffsetIndexReason.INVALID_TIMESTAMP);
     checkIntegerIn(sizeBytes, 0, MAX_OFFSET, 'sizeBytes', OffsetIndexReason.INVALID_ENTRY_SIZE);
     if (index <= state.lastOffset) {
       throw invalidArgument(
@@ -143,6 +158,7 @@ export class LedgerOffsetIndex {
     state.lastOffset = index;
     state.minTimestamp = state.minTimestamp < 0 ? brokerTimestamp : Math.min(state.minTimestamp, brokerTimestamp);
     state.maxTimestamp = Math.max(state.maxTimestamp, brokerTimestamp);
+    state.maxEventTime = Math.max(state.maxEventTime, eventTime);
   }
 
   /** The range of entries holding `offset`, or undefined when the ledger does not hold it. */
@@ -160,6 +176,17 @@ export class LedgerOffsetIndex {
     const state = this.state;
     if (state.entryCount === 0 || timestampMs > state.maxTimestamp) return undefined;
     return this.rangeOfPoint(lastPointBelow(state.maxTimestampsBefore, state.pointCount, timestampMs));
+  }
+
+  /**
+   * The range of entries holding the first entry whose event-time key (its
+   * largest event time, or its broker timestamp when it has none) is >=
+   * `timestampMs`, or undefined when no entry of the ledger reaches it.
+   */
+  locateEventTime(timestampMs: number): LedgerRange | undefined {
+    const state = this.state;
+    if (state.entryCount === 0 || timestampMs > state.maxEventTime) return undefined;
+    return this.rangeOfPoint(lastPointBelow(state.maxEventTimesBefore, state.pointCount, timestampMs));
   }
 
   private rangeOfPoint(point: number): LedgerRange {
@@ -185,6 +212,7 @@ export class LedgerOffsetIndex {
     state.pointEntryIds[state.pointCount] = state.entryCount;
     state.offsetsBefore[state.pointCount] = state.lastOffset;
     state.maxTimestampsBefore[state.pointCount] = state.maxTimestamp;
+    state.maxEventTimesBefore[state.pointCount] = state.maxEventTime;
     state.pointCount += 1;
     state.entriesSincePoint = 0;
     state.bytesSincePoint = 0;
@@ -196,6 +224,7 @@ export class LedgerOffsetIndex {
     state.pointEntryIds = grown(state.pointEntryIds, capacity);
     state.offsetsBefore = grown(state.offsetsBefore, capacity);
     state.maxTimestampsBefore = grown(state.maxTimestampsBefore, capacity);
+    state.maxEventTimesBefore = grown(state.maxEventTimesBefore, capacity);
   }
 }
 

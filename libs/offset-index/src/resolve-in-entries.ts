@@ -70,6 +70,71 @@ export function scanForTime(range: EntryReadRange, entries: readonly StoredEntry
   return { nextFirstOffset: entryFirstOffset };
 }
 
+/**
+ * The times a reader is answered for the messages of an entry, in batch
+ * order, from its payload (the bytes after the broker entry metadata) and its
+ * broker timestamp. Supplied by the caller, which knows the message layout.
+ */
+export type MessageTimes = (payload: Uint8Array, brokerTimestampMs: number) => readonly number[];
+
+/**
+ * Walks the entries of `range` in order to the first message whose own time
+ * is at or after `timestampMs`. An entry that carries its largest event time
+ * is skipped without decoding when that is below the time, and otherwise has
+ * its messages' times decoded (`messageTimes`); one without it counts all its
+ * messages with its broker timestamp. A time of -1 (a Kafka record stored
+ * without one) is below every time asked, so it never matches.
+ */
+export function scanForEventTime(
+  range: EntryReadRange,
+  entries: readonly StoredEntry[],
+  timestampMs: number,
+  messageTimes: MessageTimes,
+): ScanResult {
+  let entryFirstOffset = range.firstOffset;
+  for (let position = 0; position < entries.length; position++) {
+    const entry = entries[position] as StoredEntry;
+    const metadata = entryMetadata(range, position, entry);
+    const index = checkedIndex(range, entry, metadata, entryFirstOffset);
+    if (metadata.brokerTimestamp === undefined) throw missingMetadata(range, entry, 'broker timestamp');
+    const batchIndex = firstMessageAtOrAfter(
+      range,
+      entry,
+      metadata,
+      index - entryFirstOffset + 1,
+      timestampMs,
+      messageTimes,
+    );
+    if (batchIndex !== undefined) {
+      return { position: atEntry(range.ledgerId, entry.entryId, batchIndex, entryFirstOffset + batchIndex) };
+    }
+    entryFirstOffset = index + 1;
+  }
+  return { nextFirstOffset: entryFirstOffset };
+}
+
+function firstMessageAtOrAfter(
+  range: EntryReadRange,
+  entry: StoredEntry,
+  metadata: DecodedEntryMetadata,
+  messageCount: number,
+  timestampMs: number,
+  messageTimes: MessageTimes,
+): number | undefined {
+  const brokerTimestamp = metadata.brokerTimestamp as number;
+  if (metadata.maxEventTimeMs === undefined) return brokerTimestamp >= timestampMs ? 0 : undefined;
+  if (metadata.maxEventTimeMs < timestampMs) return undefined;
+  const times = messageTimes(decodeEntry(entry.data).payload, brokerTimestamp);
+  if (times.length !== messageCount) {
+    throw inconsistent(
+      range,
+      `entry ${entry.entryId} holds ${times.length} messages where its offsets say ${messageCount}`,
+    );
+  }
+  const found = times.findIndex((time) => time >= timestampMs);
+  return found < 0 ? undefined : found;
+}
+
 function entryIndex(range: EntryReadRange, position: number, entry: StoredEntry): number {
   const index = entryMetadata(range, position, entry).index;
   if (index === undefined) throw missingMetadata(range, entry, 'index');

@@ -22,6 +22,12 @@ export interface TopicLedger {
   minTimestamp?: number;
   /** Required when the ledger has entries. */
   maxTimestamp?: number;
+  /**
+   * The largest event-time key of the ledger's entries (LedgerOffsetIndex's
+   * maxEventTime); absent for a ledger closed before event times, whose
+   * maxTimestamp then stands in.
+   */
+  maxEventTime?: number;
   index?: LedgerOffsetIndex;
 }
 
@@ -72,6 +78,9 @@ function checkLedger(ledger: TopicLedger): void {
     if ((ledger.minTimestamp as number) > (ledger.maxTimestamp as number)) {
       throw summaryError(ledger, 'minTimestamp is after maxTimestamp');
     }
+    if (ledger.maxEventTime !== undefined) {
+      checkIntegerIn(ledger.maxEventTime, 0, MAX_OFFSET, 'maxEventTime', OffsetIndexReason.INVALID_LEDGER_SUMMARY);
+    }
   }
   const index = ledger.index;
   if (index !== undefined && !indexMatches(ledger, index)) {
@@ -89,7 +98,8 @@ function indexMatches(ledger: TopicLedger, index: LedgerOffsetIndex): boolean {
     index.firstOffset === ledger.firstOffset &&
     index.lastOffset === ledger.lastOffset;
   if (!sameShape || ledger.entries === 0) return sameShape;
-  return index.minTimestamp === ledger.minTimestamp && index.maxTimestamp === ledger.maxTimestamp;
+  const sameTimes = index.minTimestamp === ledger.minTimestamp && index.maxTimestamp === ledger.maxTimestamp;
+  return sameTimes && (ledger.maxEventTime === undefined || index.maxEventTime === ledger.maxEventTime);
 }
 
 function checkFollows(previous: TopicLedger, ledger: TopicLedger): void {

@@ -1,7 +1,7 @@
 import { checkIntegerIn, checkOffset } from './index-options.js';
 import type { LedgerRange } from './ledger-offset-index.js';
 import { MAX_OFFSET } from './limits.js';
-import type { Location, MessagePosition } from './positions.js';
+import type { EntryReadRange, Location, MessagePosition } from './positions.js';
 import { checkTopicLedgers, type TopicLedger } from './topic-ledger.js';
 import { OffsetIndexReason } from './errors.js';
 
@@ -18,17 +18,18 @@ export class TopicOffsetIndex {
   private readonly nonEmpty: TopicLedger[];
   /** cumulativeMaxTimestamps[i] = the largest broker timestamp in nonEmpty[0..i], non-decreasing. */
   private readonly cumulativeMaxTimestamps: Float64Array;
+  /** The same over the ledgers' event-time keys (maxEventTime, else maxTimestamp). */
+  private readonly cumulativeMaxEventTimes: Float64Array;
 
   /** `ledgers` in ledger-id order, the first retained one first and the current one last. */
   constructor(ledgers: readonly TopicLedger[]) {
     this.nonEmpty = checkTopicLedgers(ledgers);
     this.ledgers = [...ledgers];
-    this.cumulativeMaxTimestamps = new Float64Array(this.nonEmpty.length);
-    let runningMax = -1;
-    this.nonEmpty.forEach((ledger, position) => {
-      runningMax = Math.max(runningMax, ledger.maxTimestamp as number);
-      this.cumulativeMaxTimestamps[position] = runningMax;
-    });
+    this.cumulativeMaxTimestamps = runningMaxima(this.nonEmpty, (ledger) => ledger.maxTimestamp as number);
+    this.cumulativeMaxEventTimes = runningMaxima(
+      this.nonEmpty,
+      (ledger) => ledger.index?.maxEventTime ?? ledger.maxEventTime ?? (ledger.maxTimestamp as number),
+    );
   }
 
   /** The first retained offset; equals `endOffset` when the topic holds no message. */
@@ -74,6 +75,44 @@ export class TopicOffsetIndex {
     return { kind: 'read', range: { ledgerId: ledger.ledgerId, ...range } };
   }
 
+  /**
+   * Where the first message whose own time (event time) is >= `timestampMs`
+   * may be: the range holding the first entry whose event-time key (its
+   * largest event time, or its broker timestamp when it has none) reaches the
+   * time. The caller scans that entry's messages (findPositionByEventTime).
+   * Time 0 is the earliest: every key is at least 0.
+   */
+  locateEventTime(timestampMs: number): Location {
+    checkIntegerIn(timestampMs, 0, MAX_OFFSET, 'timestampMs', OffsetIndexReason.INVALID_TIMESTAMP);
+    const count = this.nonEmpty.length;
+    if (count === 0 || timestampMs > this.cumulativeMaxEventTimes[count - 1]!) return this.end();
+    if (timestampMs === 0) return this.earliest(false);
+    const ledger = this.nonEmpty[firstAtLeast(count, (at) => this.cumulativeMaxEventTimes[at]! >= timestampMs)]!;
+    const range = ledger.index?.locateEventTime(timestampMs) ?? wholeLedger(ledger);
+    return { kind: 'read', range: { ledgerId: ledger.ledgerId, ...range } };
+  }
+
+  /**
+   * What follows `range`, which a lookup read to its end without an answer:
+   * the rest of its ledger (from `nextFirstOffset`), else the next ledger with
+   * entries, whole, else the end of the topic.
+   */
+  locateAfter(range: EntryReadRange, nextFirstOffset: number): Location {
+    const at = this.nonEmpty.findIndex((ledger) => ledger.ledgerId === range.ledgerId);
+    const ledger = this.nonEmpty[at];
+    if (ledger !== undefined && range.lastEntryId + 1 < ledger.entries) {
+      const rest = {
+        firstEntryId: range.lastEntryId + 1,
+        lastEntryId: ledger.entries - 1,
+        firstOffset: nextFirstOffset,
+      };
+      return { kind: 'read', range: { ledgerId: ledger.ledgerId, ...rest } };
+    }
+    const next = at < 0 ? undefined : this.nonEmpty[at + 1];
+    if (next === undefined) return this.end();
+    return { kind: 'read', range: { ledgerId: next.ledgerId, ...wholeLedger(next) } };
+  }
+
   private earliest(beforeEarliest: boolean): Location {
     const first = this.nonEmpty[0] as TopicLedger;
     return {
@@ -95,6 +134,16 @@ export class TopicOffsetIndex {
     };
     return { kind: 'resolved', position };
   }
+}
+
+function runningMaxima(ledgers: readonly TopicLedger[], valueOf: (ledger: TopicLedger) => number): Float64Array {
+  const maxima = new Float64Array(ledgers.length);
+  let runningMax = -1;
+  ledgers.forEach((ledger, position) => {
+    runningMax = Math.max(runningMax, valueOf(ledger));
+    maxima[position] = runningMax;
+  });
+  return maxima;
 }
 
 function resolved(ledgerId: number, entryId: number, batchIndex: number, offset: number) {

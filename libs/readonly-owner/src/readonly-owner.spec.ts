@@ -248,6 +248,28 @@ describe('read-only owner (PIP-63, in process)', () => {
     );
   });
 
+  it('answers FindPosition by event time as the writer does: the first record stamped at or after the time', async () => {
+    const { writerTopic } = await harness.createTopic('created-time');
+    const stamped = (times: number[]) => ({
+      message: {
+        topic: writerTopic,
+        messages: times.map((time) => ({ payload: text(`t${time}`), eventTimeMs: BigInt(time) })),
+        maxEventTimeMs: BigInt(Math.max(...times)),
+      },
+    });
+    await harness.writerTopics.publishOne(stamped([1_000, 2_000]));
+    await harness.writerTopics.publishOne(stamped([3_000]));
+    const target = { case: 'timestampMs' as const, value: 1_500n };
+    const byEventTime = await harness.readOnlyTopics[0]!.findPosition({
+      topic: writerTopic,
+      target,
+      byEventTime: true,
+    });
+    expect(byEventTime.offset).toBe(1n);
+    // By broker time (both entries stored now, long after 1,500 ms) the first entry answers.
+    expect((await harness.readOnlyTopics[0]!.findPosition({ topic: writerTopic, target })).offset).toBe(0n);
+  });
+
   it('refuses a fetch by offset below what retention kept at once, naming the earliest retained offset', async () => {
     const { writerTopic } = await harness.createTopic('trimmed-fetch');
     // No subscription holds the ledgers back: trimming after the deduplication snapshots keeps only the open one.

@@ -4,7 +4,7 @@ import type { ByteBudget } from './byte-budget.js';
 import type { DedupRange, Deduplication } from './deduplication.js';
 import { sequenceGap } from './errors.js';
 import type { InFlight } from './in-flight.js';
-import { prepareEntry } from './prepared-entry.js';
+import { appendOptions, prepareEntry } from './prepared-entry.js';
 import { receiptOf, storedReceipt, type Receipt } from './receipts.js';
 import { TraceStage, type StageTrace } from './stage-trace.js';
 import type { TopicBatch } from './topic-batch.js';
@@ -290,7 +290,8 @@ export class PublishQueue {
   private append(batch: TopicBatch, index: number): void {
     batch.markAppended(index);
     batch.inStore++;
-    this.host.ledger.append(batch.bytes[index]!, batch.numMessages[index]!).then(
+    const options = appendOptions(batch.messages[index]!);
+    this.host.ledger.append(batch.bytes[index]!, batch.numMessages[index]!, options).then(
       (result) => this.onSettled(batch, index, result, undefined),
       (error: unknown) => this.onSettled(batch, index, undefined, error),
     );

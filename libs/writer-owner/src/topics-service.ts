@@ -138,7 +138,9 @@ async function findPosition(
     target.case === 'offset'
       ? await topic.ledger.findPosition(safeNumber(target.value, 'offset'))
       : target.case === 'timestampMs'
-        ? await topic.ledger.findPositionByTime(safeNumber(target.value, 'timestamp_ms'))
+        ? await topic.ledger.findPositionByTime(safeNumber(target.value, 'timestamp_ms'), {
+            byEventTime: request.byEventTime,
+          })
         : undefined;
   if (found === undefined) {
     throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'give an offset or a time');

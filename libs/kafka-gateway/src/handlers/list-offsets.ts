@@ -40,8 +40,11 @@ async function offsetOf(
 
 /**
  * ListOffsets v0-5: latest (-1) is the next offset, earliest (-2) the first
- * retained one, a time the first message the broker stored at or after it
- * (the offset index's time lookup; broker time, as Kafka's LogAppendTime).
+ * retained one, a time the first record whose own timestamp is at or after
+ * it, with that timestamp (Kafka's CreateTime lookup: the offset index's
+ * running maximum of each entry's largest record timestamp, then the entry's
+ * records; a record stamped -1 never matches, and an entry stored without its
+ * largest timestamp counts with its broker time).
  */
 export async function handleListOffsets(
   context: GatewayContext,

@@ -8,7 +8,7 @@ import {
 import { LedgerlineError } from '@ledgerline/errors';
 import type { GatewayContext } from '../gateway-context.js';
 import { errorMessageOf, kafkaErrorOf } from '../kafka-errors.js';
-import { storedMessage, type StoredMessage } from '../record-mapping.js';
+import { largestRecordTimestamp, storedMessage, type StoredMessage } from '../record-mapping.js';
 import { GatewayReason } from '../reasons.js';
 import type { Session } from '../session.js';
 
@@ -94,6 +94,7 @@ async function producePartition(
           sequenceId: BigInt(Math.max(batch.baseSequence, 0)),
           // Kafka numbers an idempotent producer's batches without gaps: one that skips is refused, not stored ahead.
           contiguousSequence: batch.producerId >= 0n,
+          maxTimestampMs: largestRecordTimestamp(batch),
         },
         session.caller,
         // Earlier batches of the request were stored before this one was sent; the next request goes after the last.

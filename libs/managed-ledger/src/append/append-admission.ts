@@ -1,14 +1,28 @@
 import { MAX_BATCH_SIZE } from '@ledgerline/cursor-codec';
 import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import { LedgerStoreReason } from '@ledgerline/ledger-store';
+import { ENTRY_HEADROOM_BYTES } from '@ledgerline/offset-index';
 import type { AppendQueue } from './append-queue.js';
+import type { AppendOptions } from '../entry.js';
 import type { ManagedLedgerConfig } from '../config.js';
 import { ManagedLedgerReason } from '../errors.js';
 
-/** Framing adds at most this much to a payload: 6 header bytes and two tagged uint64 varints. */
-export const MAX_FRAMING_BYTES = 24;
+/** Framing adds at most this much to a payload: 6 header bytes and three tagged uint64 varints. */
+export const MAX_FRAMING_BYTES = ENTRY_HEADROOM_BYTES;
 
-export function checkAppendArguments(payload: unknown, numMessages: unknown, maxEntrySizeBytes: number): void {
+export function checkAppendArguments(
+  payload: unknown,
+  numMessages: unknown,
+  maxEntrySizeBytes: number,
+  options?: AppendOptions,
+): void {
+  const maxEventTimeMs = options?.maxEventTimeMs;
+  if (maxEventTimeMs !== undefined && (!Number.isSafeInteger(maxEventTimeMs) || maxEventTimeMs < 0)) {
+    throw invalidArgument(
+      ManagedLedgerReason.INVALID_EVENT_TIME,
+      `maxEventTimeMs must be an integer from 0 to 2^53 - 1, got ${String(maxEventTimeMs)}`,
+    );
+  }
   if (!(payload instanceof Uint8Array)) {
     throw invalidArgument(ManagedLedgerReason.INVALID_PAYLOAD, 'the payload must be a Uint8Array');
   }

@@ -18,7 +18,11 @@ export function frameOp(op: AppendOp, host: CompletionHost): void {
   if (op.framed !== undefined) return;
   op.offsets = host.assigner.assign(op.numMessages);
   op.brokerTimestampMs = host.now();
-  op.framed = encodeEntry({ brokerTimestamp: op.brokerTimestampMs, index: op.offsets.index }, op.payload);
+  const metadata = { brokerTimestamp: op.brokerTimestampMs, index: op.offsets.index };
+  op.framed = encodeEntry(
+    op.maxEventTimeMs === undefined ? metadata : { ...metadata, maxEventTimeMs: op.maxEventTimeMs },
+    op.payload,
+  );
 }
 
 /**
@@ -51,7 +55,7 @@ export function confirmOps(
 
 function confirmOne(assigner: OffsetAssigner, ledger: OpenLedger, op: AppendOp, entryId: number): ManagedLedgerEntry {
   const offsets = op.offsets!;
-  ledger.confirm(offsets.index, op.brokerTimestampMs!, op.framed!.byteLength);
+  ledger.confirm(offsets.index, op.brokerTimestampMs!, op.framed!.byteLength, op.maxEventTimeMs);
   assigner.acknowledge(offsets);
   return {
     position: { ledgerId: ledger.ledgerId, entryId },

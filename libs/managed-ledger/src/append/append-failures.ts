@@ -68,7 +68,7 @@ function adoptLandedEntry(
     );
   }
   const firstOffset = ledger.lastOffset + 1;
-  ledger.confirm(metadata.index, metadata.brokerTimestamp, stored.data.byteLength);
+  ledger.confirm(metadata.index, metadata.brokerTimestamp, stored.data.byteLength, metadata.maxEventTimeMs);
   const adopted: ManagedLedgerEntry = {
     position: { ledgerId: ledger.ledgerId, entryId: stored.entryId },
     payload,

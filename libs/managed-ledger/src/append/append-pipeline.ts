@@ -7,7 +7,7 @@ import { AppendQueue } from './append-queue.js';
 import { sharedNextTurn } from './shared-turn.js';
 import type { ManagedLedgerConfig } from '../config.js';
 import type { AppendTrace } from '../context.js';
-import type { AppendResult } from '../entry.js';
+import type { AppendOptions, AppendResult } from '../entry.js';
 import {
   appendOutcomeUnknownError,
   isFencing,
@@ -107,10 +107,10 @@ export class AppendPipeline {
     );
   }
 
-  submit(payload: Uint8Array, numMessages: number): Promise<AppendResult> {
+  submit(payload: Uint8Array, numMessages: number, options?: AppendOptions): Promise<AppendResult> {
     const { config } = this.host;
     try {
-      checkAppendArguments(payload, numMessages, config.maxEntrySizeBytes);
+      checkAppendArguments(payload, numMessages, config.maxEntrySizeBytes, options);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -118,7 +118,12 @@ export class AppendPipeline {
       this.host.submitBlocker() ?? pendingLimitError(this.host.name, this.queue, payload.byteLength, config);
     if (blocker !== undefined) return Promise.reject(blocker);
     return new Promise<AppendResult>((resolve, reject) => {
-      this.queue.push({ payload, numMessages, resolve, reject });
+      const maxEventTimeMs = options?.maxEventTimeMs;
+      this.queue.push(
+        maxEventTimeMs === undefined
+          ? { payload, numMessages, resolve, reject }
+          : { payload, numMessages, maxEventTimeMs, resolve, reject },
+      );
       this.kick();
     });
   }

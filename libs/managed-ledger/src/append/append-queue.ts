@@ -5,6 +5,8 @@ import type { AppendResult } from '../entry.js';
 export interface AppendOp {
   payload: Uint8Array;
   numMessages: number;
+  /** The largest event time of the entry's messages, as its publisher gave it (AppendOptions). */
+  maxEventTimeMs?: number;
   /** Offsets, broker time and framed bytes are fixed the first time the op is sent and reused by every retry. */
   offsets?: AssignedOffsets;
   brokerTimestampMs?: number;

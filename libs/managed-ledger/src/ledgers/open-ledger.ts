@@ -46,8 +46,8 @@ export class OpenLedger {
   }
 
   /** Records an entry the store confirmed at id `entries`. */
-  confirm(index: number, brokerTimestampMs: number, sizeBytes: number): void {
-    this.index.append(index, brokerTimestampMs, sizeBytes);
+  confirm(index: number, brokerTimestampMs: number, sizeBytes: number, maxEventTimeMs?: number): void {
+    this.index.append(index, brokerTimestampMs, sizeBytes, maxEventTimeMs);
     this.offsets.append(index);
     this.entries++;
     this.sizeBytes += sizeBytes;
@@ -92,6 +92,7 @@ export function summarizeClosedLedger(
   if (index.entryCount > 0) {
     summary.minBrokerTimestampMs = index.minTimestamp;
     summary.maxBrokerTimestampMs = index.maxTimestamp;
+    summary.maxEventTimeMs = index.maxEventTime;
     summary.offsetIndex = index.serialize();
     const counts = offsets.encode();
     if (counts.length <= maxStoredEntryCountsBytes) {

@@ -1,4 +1,6 @@
+import { messageTimesMs } from '@ledgerline/message-format';
 import {
+  findPositionByEventTime,
   findPositionByOffset,
   findPositionByTime,
   LedgerOffsetIndex,
@@ -48,6 +50,7 @@ function topicIndex(ctx: LedgerContext): TopicOffsetIndex {
     };
     if (summary.minBrokerTimestampMs !== undefined) ledger.minTimestamp = summary.minBrokerTimestampMs;
     if (summary.maxBrokerTimestampMs !== undefined) ledger.maxTimestamp = summary.maxBrokerTimestampMs;
+    if (summary.maxEventTimeMs !== undefined) ledger.maxEventTime = summary.maxEventTimeMs;
     if (stored !== undefined) ledger.index = cachedIndex(stored);
     return ledger;
   });
@@ -135,10 +138,31 @@ function fromOffsetTable(ctx: LedgerContext, offset: number): MessagePosition | 
  * entry, as a time before the earliest message does.
  */
 export async function findByTime(ctx: LedgerContext, timestampMs: number): Promise<MessagePosition> {
+  checkTimestamp(timestampMs);
+  return aboveLowWatermark(ctx, await findPositionByTime(topicIndex(ctx), reader(ctx), timestampMs));
+}
+
+/**
+ * The first message whose own time (event time, as a reader is answered it:
+ * messageTimesMs) is at least `timestampMs`, Kafka's lookup on a CreateTime
+ * topic: the index's running maximum of each entry's largest event time
+ * locates the entry (at most one storage read), whose messages are then
+ * decoded. Entries stored without their largest event time count with their
+ * broker timestamp. Below the low watermark as findByTime.
+ */
+export async function findByEventTime(ctx: LedgerContext, timestampMs: number): Promise<MessagePosition> {
+  checkTimestamp(timestampMs);
+  const found = await findPositionByEventTime(topicIndex(ctx), reader(ctx), timestampMs, messageTimesMs);
+  return aboveLowWatermark(ctx, found);
+}
+
+function checkTimestamp(timestampMs: number): void {
   if (!Number.isSafeInteger(timestampMs) || timestampMs < 0) {
     throw invalidArgument(ManagedLedgerReason.OFFSET_OUT_OF_RANGE, 'a timestamp must be a non-negative safe integer');
   }
-  const found = await findPositionByTime(topicIndex(ctx), reader(ctx), timestampMs);
+}
+
+async function aboveLowWatermark(ctx: LedgerContext, found: MessagePosition): Promise<MessagePosition> {
   const lowWatermark = storedLowWatermark(ctx.keeper.info);
   if (found.pastEnd || found.offset >= lowWatermark) return found;
   return { ...(await locate(ctx, lowWatermark)), beforeEarliest: true };
