@@ -8,9 +8,10 @@ import {
   type Message,
 } from './index.js';
 
-// Fetch v12-v17, byte by byte: each layout below is written out from Kafka's message specs
-// (Fetch{Request,Response}.json), field by field, and the codec must read it into the body given and write that
-// body back into the same bytes.
+// Fetch v12-v17 and the group APIs' flexible versions (JoinGroup v6-v8, SyncGroup v4-v5, Heartbeat v4,
+// LeaveGroup v4-v5), byte by byte: each layout below is written out from Kafka's message specs
+// (Fetch, JoinGroup, SyncGroup, Heartbeat and LeaveGroup{Request,Response}.json), field by field, and the codec
+// must read it into the body given and write that body back into the same bytes.
 
 const i8 = (value: number) => [value & 0xff];
 const i16 = (value: number) => [(value >> 8) & 0xff, value & 0xff];
@@ -249,6 +250,175 @@ describe('Fetch v12-v17', () => {
         ...count(1),
         ...endpoint,
       ]),
+    );
+  });
+});
+
+const PROTOCOL = { name: 'range', metadata: Buffer.from([0, 1]) };
+const PROTOCOL_BYTES = [...count(1), ...compact('range'), 3, 0, 1, ...NO_TAGS];
+
+describe('JoinGroup v6-v8', () => {
+  it('serves v0-v8, flexible from v6', () => {
+    expect(apiSpec(ApiKey.JoinGroup)).toMatchObject({ minVersion: 0, maxVersion: 8, flexibleFrom: 6 });
+  });
+
+  const head = [...compact('g'), ...i32(10_000), ...i32(30_000), ...compact('')];
+  const headBody = { groupId: 'g', sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 30_000, memberId: '' };
+
+  it.each([6, 7])('reads a v%d request: compact strings and bytes, a null instance id', (version) => {
+    const bytes = [...head, ...compact(null), ...compact('consumer'), ...PROTOCOL_BYTES, ...NO_TAGS];
+    expectRequest(ApiKey.JoinGroup, version, bytes, {
+      ...headBody,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [PROTOCOL],
+      reason: null,
+    });
+  });
+
+  it('reads a v8 request with its reason (KIP-800)', () => {
+    const bytes = [...head, ...compact('i-1'), ...compact('consumer'), ...PROTOCOL_BYTES, ...compact('boot')];
+    expectRequest(ApiKey.JoinGroup, 8, [...bytes, ...NO_TAGS], {
+      ...headBody,
+      groupInstanceId: 'i-1',
+      protocolType: 'consumer',
+      protocols: [PROTOCOL],
+      reason: 'boot',
+    });
+  });
+
+  it('writes a v6 MEMBER_ID_REQUIRED answer (no protocol type on the wire before v7)', () => {
+    expectResponse(
+      ApiKey.JoinGroup,
+      6,
+      {
+        throttleTimeMs: 0,
+        errorCode: 79,
+        generationId: -1,
+        protocolType: null,
+        protocolName: '',
+        leader: '',
+        memberId: 'm-1',
+        members: [],
+      },
+      [...i32(0), ...i16(79), ...i32(-1), ...compact(''), ...compact(''), ...compact('m-1'), ...count(0), ...NO_TAGS],
+    );
+  });
+
+  it.each([7, 8])('writes a v%d answer with the protocol type, and null type and name in an error', (version) => {
+    expectResponse(
+      ApiKey.JoinGroup,
+      version,
+      {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        generationId: 2,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        leader: 'm-1',
+        memberId: 'm-1',
+        members: [{ memberId: 'm-1', groupInstanceId: null, metadata: Buffer.from([0, 1]) }],
+      },
+      [...i32(0), ...i16(0), ...i32(2), ...compact('consumer'), ...compact('range'), ...compact('m-1')].concat(
+        compact('m-1'),
+        count(1),
+        compact('m-1'),
+        compact(null),
+        [3, 0, 1],
+        NO_TAGS,
+        NO_TAGS,
+      ),
+    );
+    expectResponse(
+      ApiKey.JoinGroup,
+      version,
+      {
+        throttleTimeMs: 0,
+        errorCode: 79,
+        generationId: -1,
+        protocolType: null,
+        protocolName: null,
+        leader: '',
+        memberId: 'm-2',
+        members: [],
+      },
+      [...i32(0), ...i16(79), ...i32(-1), 0, 0, ...compact(''), ...compact('m-2'), ...count(0), ...NO_TAGS],
+    );
+  });
+});
+
+describe('SyncGroup v4-v5, Heartbeat v4, LeaveGroup v4-v5', () => {
+  it('serves SyncGroup v0-v5, Heartbeat v0-v4 and LeaveGroup v0-v5, each flexible from v4', () => {
+    expect(apiSpec(ApiKey.SyncGroup)).toMatchObject({ minVersion: 0, maxVersion: 5, flexibleFrom: 4 });
+    expect(apiSpec(ApiKey.Heartbeat)).toMatchObject({ minVersion: 0, maxVersion: 4, flexibleFrom: 4 });
+    expect(apiSpec(ApiKey.LeaveGroup)).toMatchObject({ minVersion: 0, maxVersion: 5, flexibleFrom: 4 });
+  });
+
+  const assignment = [...count(1), ...compact('m-1'), 2, 7, ...NO_TAGS];
+
+  it('reads a v5 SyncGroup request with its protocol type and name, and v4 without them', () => {
+    const head = [...compact('g'), ...i32(3), ...compact('m-1'), ...compact(null)];
+    const body = {
+      groupId: 'g',
+      generationId: 3,
+      memberId: 'm-1',
+      groupInstanceId: null,
+      assignments: [{ memberId: 'm-1', assignment: Buffer.from([7]) }],
+    };
+    expectRequest(ApiKey.SyncGroup, 5, [...head, ...compact('consumer'), ...compact('range'), ...assignment, 0], {
+      ...body,
+      protocolType: 'consumer',
+      protocolName: 'range',
+    });
+    expectRequest(ApiKey.SyncGroup, 4, [...head, ...assignment, ...NO_TAGS], {
+      ...body,
+      protocolType: null,
+      protocolName: null,
+    });
+  });
+
+  it('writes a v5 SyncGroup answer with the protocol type and name', () => {
+    expectResponse(
+      ApiKey.SyncGroup,
+      5,
+      {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignment: Buffer.from([7]),
+      },
+      [...i32(0), ...i16(0), ...compact('consumer'), ...compact('range'), 2, 7, ...NO_TAGS],
+    );
+  });
+
+  it('reads a v4 Heartbeat and writes its answer', () => {
+    expectRequest(ApiKey.Heartbeat, 4, [...compact('g'), ...i32(3), ...compact('m-1'), ...compact('i'), 0], {
+      groupId: 'g',
+      generationId: 3,
+      memberId: 'm-1',
+      groupInstanceId: 'i',
+    });
+    expectResponse(ApiKey.Heartbeat, 4, { throttleTimeMs: 0, errorCode: 27 }, [...i32(0), ...i16(27), ...NO_TAGS]);
+  });
+
+  it('reads v4 and v5 LeaveGroup requests (v5 with a reason) and writes their answer', () => {
+    const member = [...compact('m-1'), ...compact(null)];
+    expectRequest(ApiKey.LeaveGroup, 4, [...compact('g'), ...count(1), ...member, ...NO_TAGS, ...NO_TAGS], {
+      groupId: 'g',
+      memberId: '',
+      members: [{ memberId: 'm-1', groupInstanceId: null, reason: null }],
+    });
+    expectRequest(ApiKey.LeaveGroup, 5, [...compact('g'), ...count(1), ...member, ...compact('bye'), 0, 0], {
+      groupId: 'g',
+      memberId: '',
+      members: [{ memberId: 'm-1', groupInstanceId: null, reason: 'bye' }],
+    });
+    expectResponse(
+      ApiKey.LeaveGroup,
+      5,
+      { throttleTimeMs: 0, errorCode: 0, members: [{ memberId: 'm-1', groupInstanceId: null, errorCode: 25 }] },
+      [...i32(0), ...i16(0), ...count(1), ...member, ...i16(25), ...NO_TAGS, ...NO_TAGS],
     );
   });
 });
