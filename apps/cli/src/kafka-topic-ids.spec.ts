@@ -1,10 +1,11 @@
 import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
-import { ApiKey, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
+import { ApiKey, decodeRecordBatches, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
 import { KAFKA_WAIT_MS } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 
 // Metadata v9-v12 against standalone's gateway: topic ids (KIP-516) stable for a topic's life, new for a topic
-// deleted and created again, and topics found by id (v12), as librdkafka 2.x asks for them (its test 0107).
+// deleted and created again, and topics found by id (v12), as librdkafka 2.x asks for them (its test 0107); and
+// Fetch by topic id (v13+), as librdkafka 2.x fetches once the gateway advertises it.
 
 const NO_ID = Buffer.alloc(16);
 
@@ -55,7 +56,7 @@ describe('Kafka topic ids (Metadata v9-v12) against standalone', () => {
     expect(body['responses']).toEqual([{ name, errorCode: KafkaErrorCode.NONE }]);
   }
 
-  it('advertises Metadata v0-v12 and no Fetch with topic ids (v13+)', async () => {
+  it('advertises Metadata v0-v12 and Fetch v4-v17 (topic ids from v13)', async () => {
     const body = answered(
       await raw.request(ApiKey.ApiVersions, 3, { clientSoftwareName: 'spec', clientSoftwareVersion: '1' }),
     );
@@ -65,7 +66,11 @@ describe('Kafka topic ids (Metadata v9-v12) against standalone', () => {
       minVersion: 0,
       maxVersion: 12,
     });
-    expect(keys.find((key) => key.apiKey === ApiKey.Fetch)!.maxVersion).toBeLessThan(13);
+    expect(keys.find((key) => key.apiKey === ApiKey.Fetch)).toEqual({
+      apiKey: ApiKey.Fetch,
+      minVersion: 4,
+      maxVersion: 17,
+    });
   });
 
   it('answers one id for a topic on every call and version from v10, and none before', async () => {
@@ -139,5 +144,66 @@ describe('Kafka topic ids (Metadata v9-v12) against standalone', () => {
     ]);
     expect(old).toMatchObject({ errorCode: KafkaErrorCode.UNKNOWN_TOPIC_ID });
     expect(current).toMatchObject({ errorCode: KafkaErrorCode.NONE, name: 'ids-recreated' });
+  });
+
+  /** A Fetch of partition 0 of each topic, by id (v13+) or by name (before), from offset 0, without waiting. */
+  async function fetch(version: number, topics: { name?: string; topicId?: Buffer }[]) {
+    const body = answered(
+      await raw.request(ApiKey.Fetch, version, {
+        maxWaitMs: 0,
+        minBytes: 1,
+        maxBytes: 1 << 20,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: topics.map((topic) => ({
+          name: topic.name ?? '',
+          topicId: topic.topicId ?? NO_ID,
+          partitions: [{ partitionIndex: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }],
+        })),
+        forgotten: [],
+        rackId: '',
+      }),
+    );
+    return (body['responses'] as { topic: string; topicId: Buffer; partitions: Message[] }[]).map((topic) => ({
+      ...topic,
+      errorCode: topic.partitions[0]!['errorCode'],
+      values: decodeRecordBatches(topic.partitions[0]!['records'] as Buffer).flatMap((batch) =>
+        batch.records.map((record) => record.value?.toString()),
+      ),
+    }));
+  }
+
+  it.each([13, 16, 17])(
+    'fetches by topic id in v%d what the SDK published, and answers UNKNOWN_TOPIC_ID for an id no topic has',
+    async (version) => {
+      const name = `ids-fetch-${version}`;
+      const producer = await run.client.producer({ topic: `public/default/${name}` });
+      await producer.send('first');
+      await producer.send('second');
+      await producer.close();
+      const [topic] = await metadata(12, [{ name }]);
+      const unknown = Buffer.from('ffeeddccbbaa99887766554433221100', 'hex');
+      const [byId, missing] = await fetch(version, [{ topicId: topic!.topicId }, { topicId: unknown }]);
+      expect(byId).toMatchObject({ topicId: topic!.topicId, errorCode: KafkaErrorCode.NONE });
+      expect(byId!.values).toEqual(['first', 'second']);
+      expect(missing).toMatchObject({ topicId: unknown, errorCode: KafkaErrorCode.UNKNOWN_TOPIC_ID, values: [] });
+      // By name, flexible (v12) and not (v11), as before.
+      for (const byName of [12, 11]) {
+        const [named] = await fetch(byName, [{ name }]);
+        expect(named).toMatchObject({ topic: name, errorCode: KafkaErrorCode.NONE, values: ['first', 'second'] });
+      }
+    },
+  );
+
+  it('fetches by id a topic deleted and created again only by its new id', async () => {
+    await createTopic('ids-fetch-recreated', 1);
+    const [before] = await metadata(12, [{ name: 'ids-fetch-recreated' }]);
+    await deleteTopic('ids-fetch-recreated');
+    await createTopic('ids-fetch-recreated', 1);
+    const [after] = await metadata(12, [{ name: 'ids-fetch-recreated' }]);
+    const [old, current] = await fetch(13, [{ topicId: before!.topicId }, { topicId: after!.topicId }]);
+    expect(old).toMatchObject({ errorCode: KafkaErrorCode.UNKNOWN_TOPIC_ID });
+    expect(current).toMatchObject({ topicId: after!.topicId, errorCode: KafkaErrorCode.NONE, values: [] });
   });
 });

@@ -9,6 +9,7 @@ import type { TopicSummary } from './topic-summary.js';
 import type { Caller } from './owner-router.js';
 import { GatewayReason } from './reasons.js';
 import type { KafkaGatewaySettings } from './settings.js';
+import { TopicIdNames } from './topic-ids.js';
 import { kafkaPartitionCount, type TopicNames } from './topic-names.js';
 
 /** How long a topic's partition count and id are trusted before they are read again (partitions are only ever added). */
@@ -43,6 +44,8 @@ export class GatewayContext {
   readonly commitOrder = new IssueOrder();
   /** Each group's index of committed partitions (group-index.ts), written before the commits. */
   readonly groupIndex: GroupIndex;
+  /** The Kafka name each topic id was answered with, for Fetch by id (topic-ids.ts). */
+  readonly topicIds = new TopicIdNames();
 
   constructor(
     readonly settings: KafkaGatewaySettings,
@@ -96,6 +99,26 @@ export class GatewayContext {
     this.topics.delete(topic);
     this.topics.set(topic, { summary, readAtMs: Date.now() });
     if (this.topics.size > MAX_CACHED_TOPICS) this.topics.delete(this.topics.keys().next().value as string);
+  }
+
+  /**
+   * The Kafka name of the topic with this id (Fetch v13+), undefined when no
+   * live topic has it: the name Metadata answered the id with, when that
+   * topic still has it, else a topic of the gateway's Kafka namespace found
+   * by id as Metadata v12 finds one. Never creates a topic.
+   */
+  async kafkaTopicById(topicId: Buffer, caller: Caller): Promise<string | undefined> {
+    const answered = this.topicIds.nameOf(topicId);
+    if (answered !== undefined) {
+      const summary = await this.topic(this.names.ledgerlineTopic(answered), caller, false);
+      if (summary?.topicId.equals(topicId) === true) return answered;
+    }
+    const found = await this.backend.topicById(this.names.namespace, topicId, caller);
+    if (found === undefined) return undefined;
+    this.remember(found.name, found);
+    const name = this.names.kafkaTopicOf(found.name) ?? found.name;
+    this.topicIds.note(topicId, name);
+    return name;
   }
 
   private async mayAutoCreate(topic: string, caller: Caller): Promise<boolean> {

@@ -11,8 +11,17 @@ import {
   updateMember,
   validateMember,
 } from './group-members.js';
-import { Rebalances } from './group-rebalance.js';
-import type { ConsumerGroup, GroupMember, JoinRequest, JoinResult, MemberIdentity, SyncResult } from './group-state.js';
+import { PendingMembers } from './group-pending.js';
+import { Rebalances, syncAnswer } from './group-rebalance.js';
+import type {
+  ConsumerGroup,
+  GroupMember,
+  JoinRequest,
+  JoinResult,
+  MemberIdentity,
+  SyncProtocol,
+  SyncResult,
+} from './group-state.js';
 import type { KafkaGatewaySettings } from './settings.js';
 
 export type { JoinRequest } from './group-state.js';
@@ -35,10 +44,12 @@ type CoordinatorSettings = Pick<
 export class GroupCoordinator {
   private readonly groups = new Map<string, ConsumerGroup>();
   private readonly rebalances: Rebalances;
+  private readonly pending: PendingMembers;
   private closed = false;
 
   constructor(private readonly settings: CoordinatorSettings) {
     this.rebalances = new Rebalances(settings);
+    this.pending = new PendingMembers(settings.maxGroupMembers);
   }
 
   list(): ConsumerGroup[] {
@@ -65,13 +76,19 @@ export class GroupCoordinator {
     if (!supportsProtocols(group, request.memberId, request.protocolType, request.protocols)) {
       return Promise.resolve(joinError(KafkaErrorCode.INCONSISTENT_GROUP_PROTOCOL, request.memberId));
     }
-    return request.memberId === '' ? this.joinNew(group, request) : this.joinKnown(group, request);
+    if (request.memberId === '') return this.joinNew(group, request);
+    if (request.groupInstanceId === null && this.pending.take(group, request.memberId)) {
+      return this.joinWithGivenId(group, request);
+    }
+    return this.joinKnown(group, request);
   }
 
   /**
    * A member without an id: a static member whose group.instance.id the
-   * group knows takes the place of that instance's member (a restart),
-   * anyone else is added and the group rebalances.
+   * group knows takes the place of that instance's member (a restart). A
+   * dynamic member of JoinGroup v4+ is given an id to join again with
+   * (MEMBER_ID_REQUIRED, as Kafka answers); anyone else is added and the
+   * group rebalances.
    */
   private joinNew(group: ConsumerGroup, request: JoinRequest): Promise<JoinResult> {
     const instance = request.groupInstanceId;
@@ -80,7 +97,16 @@ export class GroupCoordinator {
     if (group.members.size >= this.settings.maxGroupMembers) {
       return Promise.resolve(joinError(KafkaErrorCode.GROUP_MAX_SIZE_REACHED));
     }
+    if (request.requireKnownMemberId && instance === null) return Promise.resolve(this.pending.require(group, request));
     return this.rebalances.awaitRebalance(group, this.addMember(group, request), request);
+  }
+
+  /** A dynamic member joining again with the id MEMBER_ID_REQUIRED gave it: it is added, and the group rebalances. */
+  private joinWithGivenId(group: ConsumerGroup, request: JoinRequest): Promise<JoinResult> {
+    if (group.members.size >= this.settings.maxGroupMembers) {
+      return Promise.resolve(joinError(KafkaErrorCode.GROUP_MAX_SIZE_REACHED, request.memberId));
+    }
+    return this.rebalances.awaitRebalance(group, this.addMember(group, request, request.memberId), request);
   }
 
   /**
@@ -145,11 +171,18 @@ export class GroupCoordinator {
     return this.rebalances.awaitRebalance(group, member, request);
   }
 
+  /**
+   * SyncGroup: the leader's assignments, handed to every member once the
+   * leader sent them. A v5 request naming a protocol type or name other than
+   * the group's is INCONSISTENT_GROUP_PROTOCOL (KIP-559), checked after the
+   * member and generation, as Kafka checks it.
+   */
   sync(
     groupId: string,
     generationId: number,
     { memberId, groupInstanceId }: MemberIdentity,
     assignments: { memberId: string; assignment: Buffer }[],
+    protocol: SyncProtocol = { type: null, name: null },
   ): Promise<SyncResult> {
     const group = this.groups.get(groupId);
     const errorCode =
@@ -161,12 +194,17 @@ export class GroupCoordinator {
     if (generationId !== group.generationId) {
       return Promise.resolve({ errorCode: KafkaErrorCode.ILLEGAL_GENERATION, assignment: EMPTY });
     }
+    if (
+      (protocol.type !== null && protocol.type !== group.protocolType) ||
+      (protocol.name !== null && protocol.name !== group.protocolName)
+    ) {
+      return Promise.resolve({ errorCode: KafkaErrorCode.INCONSISTENT_GROUP_PROTOCOL, assignment: EMPTY });
+    }
     this.rebalances.touch(group, member);
     if (group.phase === 'PreparingRebalance') {
       return Promise.resolve({ errorCode: KafkaErrorCode.REBALANCE_IN_PROGRESS, assignment: EMPTY });
     }
-    if (group.phase === 'Stable')
-      return Promise.resolve({ errorCode: KafkaErrorCode.NONE, assignment: member.assignment });
+    if (group.phase === 'Stable') return Promise.resolve(syncAnswer(group, member));
     const synced = new Promise<SyncResult>((resolve) => {
       member.awaitingSync = resolve;
     });
@@ -235,13 +273,17 @@ export class GroupCoordinator {
     const group = this.groups.get(groupId);
     if (group === undefined || group.members.size > 0) return false;
     if (group.rebalanceTimer !== undefined) clearTimeout(group.rebalanceTimer);
+    this.pending.clear(group);
     this.groups.delete(groupId);
     return true;
   }
 
   close(): void {
     this.closed = true;
-    for (const group of this.groups.values()) this.rebalances.endGroup(group, KafkaErrorCode.COORDINATOR_NOT_AVAILABLE);
+    for (const group of this.groups.values()) {
+      this.rebalances.endGroup(group, KafkaErrorCode.COORDINATOR_NOT_AVAILABLE);
+      this.pending.clear(group);
+    }
     this.groups.clear();
   }
 
@@ -255,6 +297,7 @@ export class GroupCoordinator {
     for (const [groupId, group] of this.groups) {
       if (keep(groupId)) continue;
       this.rebalances.endGroup(group, KafkaErrorCode.NOT_COORDINATOR);
+      this.pending.clear(group);
       this.groups.delete(groupId);
       released++;
     }
@@ -274,6 +317,7 @@ export class GroupCoordinator {
       leaderId: '',
       members: new Map(),
       staticMembers: new Map(),
+      pendingMembers: new Map(),
       rebalanceTimer: undefined,
       joinNotBeforeMs: 0,
     };
@@ -281,8 +325,8 @@ export class GroupCoordinator {
     return group;
   }
 
-  private addMember(group: ConsumerGroup, request: JoinRequest): GroupMember {
-    const member = newMember(request);
+  private addMember(group: ConsumerGroup, request: JoinRequest, memberId?: string): GroupMember {
+    const member = newMember(request, memberId);
     group.members.set(member.memberId, member);
     if (request.groupInstanceId !== null) group.staticMembers.set(request.groupInstanceId, member.memberId);
     return member;

@@ -28,9 +28,9 @@ export function newMemberId(request: JoinRequest): string {
   return `${request.groupInstanceId ?? (request.clientId || 'member')}-${randomUUID()}`;
 }
 
-export function newMember(request: JoinRequest): GroupMember {
+export function newMember(request: JoinRequest, memberId = newMemberId(request)): GroupMember {
   return {
-    memberId: newMemberId(request),
+    memberId,
     groupInstanceId: request.groupInstanceId,
     clientId: request.clientId,
     clientHost: request.clientHost,
@@ -67,6 +67,7 @@ export function currentGeneration(group: ConsumerGroup, member: GroupMember, lea
   return {
     errorCode: KafkaErrorCode.NONE,
     generationId: group.generationId,
+    protocolType: group.protocolType,
     protocolName: group.protocolName,
     leader,
     memberId: member.memberId,

@@ -1,7 +1,17 @@
 import { KafkaErrorCode } from '@ledgerline/kafka-protocol';
 import { EMPTY, joinError, memberList, selectProtocol, updateMember } from './group-members.js';
-import type { ConsumerGroup, GroupMember, JoinRequest, JoinResult } from './group-state.js';
+import type { ConsumerGroup, GroupMember, JoinRequest, JoinResult, SyncResult } from './group-state.js';
 import type { KafkaGatewaySettings } from './settings.js';
+
+/** A member's SyncGroup answer once its group is Stable: its assignment, and the group's protocol. */
+export function syncAnswer(group: ConsumerGroup, member: GroupMember): SyncResult {
+  return {
+    errorCode: KafkaErrorCode.NONE,
+    assignment: member.assignment,
+    protocolType: group.protocolType,
+    protocolName: group.protocolName,
+  };
+}
 
 /**
  * The classic protocol's rebalances and sessions, for the coordinator: a
@@ -76,6 +86,7 @@ export class Rebalances {
       resolve?.({
         errorCode: KafkaErrorCode.NONE,
         generationId: group.generationId,
+        protocolType: group.protocolType,
         protocolName: group.protocolName,
         leader: group.leaderId,
         memberId: member.memberId,
@@ -89,7 +100,7 @@ export class Rebalances {
     group.phase = 'Stable';
     for (const member of group.members.values()) {
       member.assignment = byMember.get(member.memberId) ?? EMPTY;
-      member.awaitingSync?.({ errorCode: KafkaErrorCode.NONE, assignment: member.assignment });
+      member.awaitingSync?.(syncAnswer(group, member));
       member.awaitingSync = undefined;
     }
   }

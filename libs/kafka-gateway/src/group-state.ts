@@ -9,6 +9,11 @@ export interface JoinRequest {
   rebalanceTimeoutMs: number;
   protocolType: string;
   protocols: { name: string; metadata: Buffer }[];
+  /**
+   * JoinGroup v4+: a dynamic member joining without an id is answered
+   * MEMBER_ID_REQUIRED with one, and joins again with it (group-pending.ts).
+   */
+  requireKnownMemberId: boolean;
 }
 
 /** One member of a consumer group, as the classic group protocol knows it. */
@@ -42,6 +47,8 @@ export interface ConsumerGroup {
   readonly members: Map<string, GroupMember>;
   /** Static members (KIP-345): each group.instance.id's current member id. */
   readonly staticMembers: Map<string, string>;
+  /** Member ids given with MEMBER_ID_REQUIRED, not joined with yet, each with its expiry (group-pending.ts). */
+  readonly pendingMembers: Map<string, NodeJS.Timeout>;
   rebalanceTimer: NodeJS.Timeout | undefined;
   /** Until then a rebalance of a group that was empty waits for more members (group.initial.rebalance.delay.ms). */
   joinNotBeforeMs: number;
@@ -50,6 +57,8 @@ export interface ConsumerGroup {
 export interface JoinResult {
   errorCode: number;
   generationId: number;
+  /** The group's protocol type, answered from JoinGroup v7 (KIP-559); absent in an error. */
+  protocolType?: string;
   protocolName: string;
   leader: string;
   memberId: string;
@@ -65,4 +74,13 @@ export interface MemberIdentity {
 export interface SyncResult {
   errorCode: number;
   assignment: Buffer;
+  /** The group's protocol type and name, answered from SyncGroup v5 (KIP-559); absent in an error. */
+  protocolType?: string;
+  protocolName?: string;
+}
+
+/** The protocol type and name a SyncGroup v5 names (null: not named, as before v5). */
+export interface SyncProtocol {
+  type: string | null;
+  name: string | null;
 }

@@ -72,11 +72,20 @@ describe('request decoding against kafkajs encoders', () => {
     );
     expect(decoded.body['maxWaitMs']).toBe(500);
     expect(decoded.body['rackId']).toBe('r1');
+    // Fields of later versions take their defaults: the zero topic id (v13+), no last fetched epoch (v12+).
     expect(decoded.body['topics']).toEqual([
       {
         name: 'orders',
+        topicId: Buffer.alloc(16),
         partitions: [
-          { partitionIndex: 2, currentLeaderEpoch: -1, fetchOffset: 17n, logStartOffset: -1n, partitionMaxBytes: 512 },
+          {
+            partitionIndex: 2,
+            currentLeaderEpoch: -1,
+            fetchOffset: 17n,
+            lastFetchedEpoch: -1,
+            logStartOffset: -1n,
+            partitionMaxBytes: 512,
+          },
         ],
       },
     ]);
@@ -361,7 +370,7 @@ describe('response encoding against kafkajs decoders', () => {
     });
     expect(apiVersions.readInt32BE(4)).toBe(7);
     const decoded = await kafkajsDecode('ApiVersions', 2, apiVersions);
-    expect(decoded['apiVersions']).toContainEqual({ apiKey: ApiKey.Fetch, minVersion: 4, maxVersion: 11 });
+    expect(decoded['apiVersions']).toContainEqual({ apiKey: ApiKey.Fetch, minVersion: 4, maxVersion: 17 });
     const metadata = encodeResponse(spec(ApiKey.Metadata), 6, 8, {
       brokers: [{ nodeId: 1, host: '127.0.0.1', port: 9092, rack: null }],
       clusterId: 'ledgerline',

@@ -18,6 +18,7 @@ import { newSession, type Session } from '../session.js';
 import { resolveKafkaGatewaySettings } from '../settings.js';
 import { TopicNames } from '../topic-names.js';
 import { handleFetch } from './fetch.js';
+import { handleMetadata } from './metadata.js';
 
 interface FetchCall {
   topic: string;
@@ -36,13 +37,30 @@ class OwnersInMemory {
   /** The signals the calls were given, in order. */
   readonly signals: AbortSignal[] = [];
   partitionCount = 2;
+  /** Each topic's id: 16 bytes of 1 unless set here (a topic deleted and created again gets another). */
+  readonly ids = new Map<string, Buffer>();
+  /** Topics that exist: every one unless listed here. */
+  existing: Set<string> | undefined;
+  readonly byIdCalls: string[] = [];
   private readonly logs = new Map<string, Entry[]>();
   private readonly parked = new Set<() => void>();
 
   /** GetTopic as the gateway reads it: the partition count below, and an id. */
   async topic(topic: string): Promise<{ name: string; partitions: number; topicId: Buffer } | undefined> {
+    if (this.existing !== undefined && !this.existing.has(topic)) return undefined;
     const partitions = await this.partitions();
-    return partitions === undefined ? undefined : { name: topic, partitions, topicId: Buffer.alloc(16, 1) };
+    return { name: topic, partitions, topicId: this.ids.get(topic) ?? Buffer.alloc(16, 1) };
+  }
+
+  /** GetTopicById: the topics of the namespace that have the id. */
+  async topicById(namespace: string, topicId: Buffer) {
+    this.byIdCalls.push(namespace);
+    for (const topic of this.existing ?? []) {
+      if (topic.startsWith(`persistent://${namespace}/`) && (await this.topic(topic))!.topicId.equals(topicId)) {
+        return this.topic(topic);
+      }
+    }
+    return undefined;
   }
 
   async partitions(): Promise<number> {
@@ -228,5 +246,95 @@ describe('Fetch long poll', () => {
     expect(getMaxListeners(signal)).toBeGreaterThanOrEqual(16);
     owners.append('persistent://public/default/orders-partition-5', 'fifth');
     expect(values(await fetching)[5]).toEqual(['fifth']);
+  });
+});
+
+const ORDERS = 'persistent://public/default/orders';
+const ELSEWHERE = 'persistent://public/other/orders';
+const ORDERS_ID = Buffer.alloc(16, 1);
+const ELSEWHERE_ID = Buffer.alloc(16, 2);
+const UNKNOWN_ID = Buffer.alloc(16, 9);
+
+/** A Fetch v13 (or later) of partition 0 of each topic id, at offset 0, without waiting. */
+function fetchByIds(topicIds: Buffer[], version = 13): DecodedRequest {
+  const request = fetchRequest([0]);
+  const [topic] = request.body['topics'] as Message[];
+  const topics = topicIds.map((topicId) => ({ ...topic, name: '', topicId }));
+  return {
+    ...request,
+    header: { ...request.header, apiVersion: version },
+    body: { ...request.body, maxWaitMs: 0, topics },
+  };
+}
+
+function metadataRequest(name: string): DecodedRequest {
+  return {
+    header: { apiKey: ApiKey.Metadata, apiVersion: 12, correlationId: 1, clientId: 'spec' },
+    spec: apiSpec(ApiKey.Metadata)!,
+    body: { topics: [{ topicId: Buffer.alloc(16), name }], allowAutoTopicCreation: false },
+  };
+}
+
+interface TopicAnswer {
+  topic: string;
+  topicId: Buffer;
+  partitions: { errorCode: number; records: Buffer }[];
+}
+
+describe('Fetch by topic id (v13+)', () => {
+  let owners: OwnersInMemory;
+  let context: GatewayContext;
+  const session = newSession(ANONYMOUS, '127.0.0.1');
+  beforeEach(() => {
+    owners = new OwnersInMemory();
+    owners.existing = new Set([ORDERS, ELSEWHERE]);
+    owners.ids.set(ELSEWHERE, ELSEWHERE_ID);
+    owners.append(`${ORDERS}-partition-0`, 'home');
+    owners.append(`${ELSEWHERE}-partition-0`, 'elsewhere');
+    context = contextOver(owners);
+  });
+
+  it.each([13, 16, 17])(
+    'v%d: reads the topic of an id of the Kafka namespace, found as Metadata v12 finds one, and answers by id',
+    async (version) => {
+      const answer = await handleFetch(context, fetchByIds([ORDERS_ID], version), session);
+      const [topic] = answer['responses'] as TopicAnswer[];
+      expect(topic!.topicId).toEqual(ORDERS_ID);
+      expect(values(answer)).toEqual([['home']]);
+      expect(owners.byIdCalls).toEqual(['public/default']);
+    },
+  );
+
+  it('reads the topic an id was answered for by Metadata, of any namespace, without looking the id up again', async () => {
+    await handleMetadata(context, metadataRequest('public/other/orders'), session);
+    const answer = await handleFetch(context, fetchByIds([ELSEWHERE_ID]), session);
+    expect(values(answer)).toEqual([['elsewhere']]);
+    expect(owners.byIdCalls).toEqual([]);
+  });
+
+  it('answers UNKNOWN_TOPIC_ID, with the id, for an id no topic has, and reads the other topics asked for', async () => {
+    const answer = await handleFetch(context, fetchByIds([UNKNOWN_ID, ORDERS_ID]), session);
+    const [unknown, known] = answer['responses'] as TopicAnswer[];
+    expect(unknown!.topicId).toEqual(UNKNOWN_ID);
+    expect(unknown!.partitions.map((partition) => partition.errorCode)).toEqual([KafkaErrorCode.UNKNOWN_TOPIC_ID]);
+    expect(known!.partitions.map((partition) => partition.errorCode)).toEqual([KafkaErrorCode.NONE]);
+    // Only the known topic's partition reached an owner.
+    expect(owners.calls.map((call) => call.topic)).toEqual([`${ORDERS}-partition-0`]);
+  });
+
+  it('answers UNKNOWN_TOPIC_ID for the old id of a topic deleted and created again', async () => {
+    await handleMetadata(context, metadataRequest('public/other/orders'), session);
+    owners.ids.set(ELSEWHERE, Buffer.alloc(16, 3));
+    context.forgetTopic(ELSEWHERE);
+    const answer = await handleFetch(context, fetchByIds([ELSEWHERE_ID]), session);
+    const [topic] = answer['responses'] as TopicAnswer[];
+    expect(topic!.partitions.map((partition) => partition.errorCode)).toEqual([KafkaErrorCode.UNKNOWN_TOPIC_ID]);
+  });
+
+  it('keeps reading by name before v13, whatever the id field holds', async () => {
+    const request = fetchByIds([UNKNOWN_ID], 12);
+    const [topic] = request.body['topics'] as Message[];
+    topic!['name'] = 'orders';
+    expect(values(await handleFetch(context, request, session))).toEqual([['home']]);
   });
 });

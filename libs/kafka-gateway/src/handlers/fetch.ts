@@ -7,10 +7,17 @@ import { entryRecordBatch } from '../record-mapping.js';
 import { MAX_REMEMBERED_FETCH_ENDS, type Session } from '../session.js';
 
 interface PartitionFetch {
+  /** The Kafka topic name: as asked (v4-12), or the name of the topic with the id asked (v13+). */
   topicName: string;
+  /** The topic's id as asked (v13+): the answer names the topic by it. */
+  topicId: Buffer;
+  /** The request's topic this partition is of: the answer keeps the request's topics. */
+  topicIndex: number;
   partitionIndex: number;
   fetchOffset: bigint;
   maxBytes: number;
+  /** Why the topic asked for has no name (an unknown id): its partitions are answered this, and not read. */
+  lookupError?: number;
   /** The Ledgerline topic, once resolved. */
   topic?: string;
   result?: FetchResult;
@@ -18,20 +25,53 @@ interface PartitionFetch {
   errorCode: number;
 }
 
-function flatten(request: DecodedRequest): PartitionFetch[] {
-  const topics = request.body['topics'] as {
-    name: string;
-    partitions: { partitionIndex: number; fetchOffset: bigint; partitionMaxBytes: number }[];
-  }[];
-  return topics.flatMap((topic) =>
-    topic.partitions.map((partition) => ({
-      topicName: topic.name,
+interface FetchTopic {
+  name: string;
+  topicId: Buffer;
+  partitions: { partitionIndex: number; fetchOffset: bigint; partitionMaxBytes: number }[];
+}
+
+/**
+ * The Kafka name of each topic asked for, or the error its partitions are
+ * answered: from v13 a topic is asked for by id, and an id no live topic has
+ * is UNKNOWN_TOPIC_ID, as Kafka answers; a failure to look an id up is that
+ * failure's error.
+ */
+async function topicNames(
+  context: GatewayContext,
+  topics: FetchTopic[],
+  version: number,
+  session: Session,
+): Promise<(string | number)[]> {
+  if (version < 13) return topics.map((topic) => topic.name);
+  return Promise.all(
+    topics.map(async (topic) => {
+      try {
+        return (await context.kafkaTopicById(topic.topicId, session.caller)) ?? KafkaErrorCode.UNKNOWN_TOPIC_ID;
+      } catch (error) {
+        return kafkaErrorOf(error);
+      }
+    }),
+  );
+}
+
+async function flatten(context: GatewayContext, request: DecodedRequest, session: Session): Promise<PartitionFetch[]> {
+  const topics = request.body['topics'] as FetchTopic[];
+  const names = await topicNames(context, topics, request.header.apiVersion, session);
+  return topics.flatMap((topic, topicIndex) => {
+    const name = names[topicIndex]!;
+    const lookupError = typeof name === 'number' ? name : undefined;
+    return topic.partitions.map((partition) => ({
+      topicName: typeof name === 'string' ? name : '',
+      topicId: topic.topicId,
+      topicIndex,
       partitionIndex: partition.partitionIndex,
       fetchOffset: partition.fetchOffset,
       maxBytes: partition.partitionMaxBytes,
-      errorCode: KafkaErrorCode.NONE,
-    })),
-  );
+      lookupError,
+      errorCode: lookupError ?? KafkaErrorCode.NONE,
+    }));
+  });
 }
 
 async function fetchOne(
@@ -41,6 +81,8 @@ async function fetchOne(
   session: Session,
   signal?: AbortSignal,
 ): Promise<void> {
+  // A topic asked for by an id no topic has: nothing to read.
+  if (fetch.lookupError !== undefined) return;
   try {
     fetch.topic ??= await context.resolvePartition(fetch.topicName, fetch.partitionIndex, session.caller);
     const result = await context.backend.fetch(
@@ -148,13 +190,33 @@ function partitionResponse(fetch: PartitionFetch): Message {
   };
 }
 
-/** Fetch v4-11: by offset from each partition's writer owner, honouring max_wait_ms, min_bytes and max_bytes. */
+/** The answer's topics: the request's, in its order, each named as it was asked for (by name, or by id from v13). */
+function topicResponses(fetches: PartitionFetch[]): Message[] {
+  const responses: Message[] = [];
+  let current: { index: number; response: Message } | undefined;
+  for (const fetch of fetches) {
+    if (current?.index !== fetch.topicIndex) {
+      current = {
+        index: fetch.topicIndex,
+        response: { topic: fetch.topicName, topicId: fetch.topicId, partitions: [] },
+      };
+      responses.push(current.response);
+    }
+    (current.response['partitions'] as Message[]).push(partitionResponse(fetch));
+  }
+  return responses;
+}
+
+/**
+ * Fetch v4-17: by offset from each partition's writer owner, honouring max_wait_ms, min_bytes and max_bytes;
+ * from v13 the topics are named by id, both ways.
+ */
 export async function handleFetch(
   context: GatewayContext,
   request: DecodedRequest,
   session: Session,
 ): Promise<Message> {
-  const fetches = flatten(request);
+  const fetches = await flatten(context, request, session);
   const minBytes = request.body['minBytes'] as number;
   const maxBytes = request.body['maxBytes'] as number;
   const waitMs = Math.max(0, Math.min(request.body['maxWaitMs'] as number, context.settings.kafkaMaxFetchWaitMs));
@@ -174,14 +236,5 @@ export async function handleFetch(
     context.settings.kafkaMaxFetchResponseBytes,
   );
   encodeWithin(fetches, limit);
-  const responses: Message[] = [];
-  for (const fetch of fetches) {
-    let topic = responses.at(-1);
-    if (topic?.['topic'] !== fetch.topicName) {
-      topic = { topic: fetch.topicName, partitions: [] };
-      responses.push(topic);
-    }
-    (topic['partitions'] as Message[]).push(partitionResponse(fetch));
-  }
-  return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, sessionId: 0, responses };
+  return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, sessionId: 0, responses: topicResponses(fetches) };
 }

@@ -1,6 +1,7 @@
 import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from '../gateway-context.js';
-import type { MemberIdentity } from '../group-state.js';
+import { joinError } from '../group-members.js';
+import type { JoinResult, MemberIdentity } from '../group-state.js';
 import type { Session } from '../session.js';
 
 /** Kafka's key type of a consumer group in FindCoordinator v1+ (1 is a transactional id). */
@@ -39,9 +40,26 @@ export async function handleFindCoordinator(context: GatewayContext, request: De
 }
 
 /**
- * JoinGroup v0-5: answers once the group's rebalance completes, or at once
+ * The JoinGroup answer in the request's version: from v7 the group's
+ * protocol type, and, in an error, a null protocol type and name, as Kafka
+ * answers (before v7 the name is empty there).
+ */
+function joinAnswer(version: number, result: JoinResult): Message {
+  const failed = result.errorCode !== KafkaErrorCode.NONE;
+  return {
+    throttleTimeMs: 0,
+    ...result,
+    protocolType: failed ? null : (result.protocolType ?? null),
+    protocolName: failed && version >= 7 ? null : result.protocolName,
+  };
+}
+
+/**
+ * JoinGroup v0-8: answers once the group's rebalance completes, or at once
  * for a member the group takes back without one (a restarted static member,
- * v5's group_instance_id; a follower rejoining unchanged).
+ * v5's group_instance_id; a follower rejoining unchanged). From v4 a dynamic
+ * member joining without an id is answered MEMBER_ID_REQUIRED with one, and
+ * joins with it.
  */
 export async function handleJoinGroup(
   context: GatewayContext,
@@ -49,16 +67,9 @@ export async function handleJoinGroup(
   session: Session,
 ): Promise<Message> {
   const body = request.body;
+  const version = request.header.apiVersion;
   if (!context.coordinates(body['groupId'] as string)) {
-    return {
-      throttleTimeMs: 0,
-      errorCode: KafkaErrorCode.NOT_COORDINATOR,
-      generationId: -1,
-      protocolName: '',
-      leader: '',
-      memberId: body['memberId'] as string,
-      members: [],
-    };
+    return joinAnswer(version, joinError(KafkaErrorCode.NOT_COORDINATOR, body['memberId'] as string));
   }
   const result = await context.groups.join({
     groupId: body['groupId'] as string,
@@ -70,26 +81,44 @@ export async function handleJoinGroup(
     rebalanceTimeoutMs: body['rebalanceTimeoutMs'] as number,
     protocolType: body['protocolType'] as string,
     protocols: body['protocols'] as { name: string; metadata: Buffer }[],
+    requireKnownMemberId: version >= 4,
   });
-  return { throttleTimeMs: 0, ...result };
+  return joinAnswer(version, result);
 }
 
-/** SyncGroup v0-3: the leader's assignments, handed to each member (v3 names a static member's instance too). */
+/**
+ * SyncGroup v0-5: the leader's assignments, handed to each member (v3 names a
+ * static member's instance too); v5 names the group's protocol type and name,
+ * checked against the group's and answered with the assignment.
+ */
 export async function handleSyncGroup(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const body = request.body;
   if (!context.coordinates(body['groupId'] as string)) {
-    return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NOT_COORDINATOR, assignment: Buffer.alloc(0) };
+    return {
+      throttleTimeMs: 0,
+      errorCode: KafkaErrorCode.NOT_COORDINATOR,
+      protocolType: null,
+      protocolName: null,
+      assignment: Buffer.alloc(0),
+    };
   }
   const result = await context.groups.sync(
     body['groupId'] as string,
     body['generationId'] as number,
     memberOf(body),
     body['assignments'] as { memberId: string; assignment: Buffer }[],
+    { type: body['protocolType'] as string | null, name: body['protocolName'] as string | null },
   );
-  return { throttleTimeMs: 0, ...result };
+  return {
+    throttleTimeMs: 0,
+    errorCode: result.errorCode,
+    protocolType: result.protocolType ?? null,
+    protocolName: result.protocolName ?? null,
+    assignment: result.assignment,
+  };
 }
 
-/** Heartbeat v0-3 (v3 names a static member's instance: a stale one is FENCED_INSTANCE_ID). */
+/** Heartbeat v0-4 (v3 names a static member's instance: a stale one is FENCED_INSTANCE_ID). */
 export async function handleHeartbeat(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const body = request.body;
   if (!context.coordinates(body['groupId'] as string))
@@ -99,9 +128,9 @@ export async function handleHeartbeat(context: GatewayContext, request: DecodedR
 }
 
 /**
- * LeaveGroup v0-3: v3 leaves several members at once, each by member id, or
+ * LeaveGroup v0-5: v3 leaves several members at once, each by member id, or
  * by group.instance.id alone (an empty member id) for a static member; each
- * member gets its own error, the request NONE.
+ * member gets its own error, the request NONE. v5's reasons are not kept.
  */
 export async function handleLeaveGroup(context: GatewayContext, request: DecodedRequest): Promise<Message> {
   const groupId = request.body['groupId'] as string;
@@ -113,7 +142,7 @@ export async function handleLeaveGroup(context: GatewayContext, request: Decoded
     ]);
     return { throttleTimeMs: 0, errorCode, members: [] };
   }
-  const leaving = request.body['members'] as MemberIdentity[];
+  const leaving = (request.body['members'] as Message[]).map(memberOf);
   const errorCodes = context.groups.leave(groupId, leaving);
   const members = leaving.map((member, index) => ({
     memberId: member.memberId,

@@ -54,6 +54,8 @@ function lookupError(error: unknown): number {
 /** A found topic's answer: every gateway can serve every partition, so each names itself the leader. */
 function topicAnswer(context: GatewayContext, name: string, topic: TopicSummary): Message {
   const { nodeId } = context.broker();
+  // A client fetches by the id it is told here (Fetch v13+): by the name it asked for.
+  context.topicIds.note(topic.topicId, name);
   // A client's partitions all go to the gateway it bootstrapped from.
   const partitions = Array.from({ length: kafkaPartitionCount(topic.partitions) }, (_, partitionIndex) => ({
     errorCode: KafkaErrorCode.NONE,

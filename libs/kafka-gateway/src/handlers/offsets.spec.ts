@@ -198,6 +198,7 @@ describe('OffsetFetch for all topics (null)', () => {
         rebalanceTimeoutMs: 5_000,
         protocolType: 'consumer',
         protocols: [{ name: 'range', metadata: Buffer.alloc(0) }],
+        requireKnownMemberId: false,
       });
       const assigned = encodeConsumerAssignment([
         { topic: 'orders', partitions: [0, 1] },

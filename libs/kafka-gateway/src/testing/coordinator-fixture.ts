@@ -9,7 +9,7 @@ export const COORDINATOR_SPEC_SETTINGS = {
   maxGroupMembers: 5,
 };
 
-/** A JoinGroup of group `g` by a dynamic consumer offering `range`, with `overrides`. */
+/** A JoinGroup (v0-3: no MEMBER_ID_REQUIRED) of group `g` by a dynamic consumer offering `range`, with `overrides`. */
 export function coordinatorJoinRequest(memberId = '', overrides: Partial<JoinRequest> = {}): JoinRequest {
   return {
     groupId: 'g',
@@ -21,6 +21,7 @@ export function coordinatorJoinRequest(memberId = '', overrides: Partial<JoinReq
     rebalanceTimeoutMs: 5_000,
     protocolType: 'consumer',
     protocols: [{ name: 'range', metadata: Buffer.from('m') }],
+    requireKnownMemberId: false,
     ...overrides,
   };
 }

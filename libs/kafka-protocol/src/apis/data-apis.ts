@@ -54,16 +54,26 @@ export const PRODUCE: ApiSpec = {
   ],
 };
 
-// Fetch{Request,Response}.json: validVersions 0-11 in the request spec read (12+ flexible). Served
-// 4-11: from 4 on a consumer reads RecordBatch v2.
+// Fetch{Request,Response}.json: validVersions 4-17 (0-3 dropped in Kafka 4.0), flexible from 12. Served 4-17:
+// from 4 on a consumer reads RecordBatch v2. v12 is flexible and adds LastFetchedEpoch and the tagged ClusterId,
+// and a partition's tagged DivergingEpoch, CurrentLeader and SnapshotId (a follower's; never sent here). v13
+// names topics by id instead of by name, fetched and forgotten, request and answer (KIP-516). v14 only adds an
+// error a consumer never gets (OFFSET_MOVED_TO_TIERED_STORAGE); v15 moves a follower's id into the tagged
+// ReplicaState (a consumer sends neither); v16 adds the tagged NodeEndpoints an answer of NOT_LEADER_OR_FOLLOWER
+// carries (KIP-951: never answered here); v17 a follower's tagged ReplicaDirectoryId, skipped as unknown tags are.
 export const FETCH: ApiSpec = {
   key: 1,
   name: 'Fetch',
   minVersion: 4,
-  maxVersion: 11,
+  maxVersion: 17,
   flexibleFrom: 12,
   request: [
-    field('replicaId', 'int32', '0+'),
+    field('clusterId', 'string', '12+', { nullable: '12+', default: null, tag: 0 }),
+    field('replicaId', 'int32', '0-14', { default: -1 }),
+    field('replicaState', [field('replicaId', 'int32', '15+'), field('replicaEpoch', 'int64', '15+')], '15+', {
+      default: null,
+      tag: 1,
+    }),
     field('maxWaitMs', 'int32', '0+'),
     field('minBytes', 'int32', '0+'),
     field('maxBytes', 'int32', '3+', { default: 0x7fffffff }),
@@ -73,13 +83,15 @@ export const FETCH: ApiSpec = {
     arrayOf(
       'topics',
       [
-        field('name', 'string', '0+'),
+        field('name', 'string', '0-12'),
+        field('topicId', 'uuid', '13+'),
         arrayOf(
           'partitions',
           [
             field('partitionIndex', 'int32', '0+'),
             field('currentLeaderEpoch', 'int32', '9+', { default: -1 }),
             field('fetchOffset', 'int64', '0+'),
+            field('lastFetchedEpoch', 'int32', '12+', { default: -1 }),
             field('logStartOffset', 'int64', '5+', { default: -1n }),
             field('partitionMaxBytes', 'int32', '0+'),
           ],
@@ -88,7 +100,11 @@ export const FETCH: ApiSpec = {
       ],
       '0+',
     ),
-    arrayOf('forgotten', [field('name', 'string', '7+'), arrayOf('partitions', 'int32', '7+')], '7+'),
+    arrayOf(
+      'forgotten',
+      [field('name', 'string', '7-12'), field('topicId', 'uuid', '13+'), arrayOf('partitions', 'int32', '7+')],
+      '7+',
+    ),
     field('rackId', 'string', '11+'),
   ],
   response: [
@@ -98,7 +114,8 @@ export const FETCH: ApiSpec = {
     arrayOf(
       'responses',
       [
-        field('topic', 'string', '0+'),
+        field('topic', 'string', '0-12'),
+        field('topicId', 'uuid', '13+'),
         arrayOf(
           'partitions',
           [
@@ -107,6 +124,10 @@ export const FETCH: ApiSpec = {
             field('highWatermark', 'int64', '0+'),
             field('lastStableOffset', 'int64', '4+', { default: -1n }),
             field('logStartOffset', 'int64', '5+', { default: -1n }),
+            field('currentLeader', [field('leaderId', 'int32', '12+'), field('leaderEpoch', 'int32', '12+')], '12+', {
+              default: null,
+              tag: 1,
+            }),
             arrayOf(
               'abortedTransactions',
               [field('producerId', 'int64', '4+'), field('firstOffset', 'int64', '4+')],
@@ -120,6 +141,17 @@ export const FETCH: ApiSpec = {
         ),
       ],
       '0+',
+    ),
+    arrayOf(
+      'nodeEndpoints',
+      [
+        field('nodeId', 'int32', '16+'),
+        field('host', 'string', '16+'),
+        field('port', 'int32', '16+'),
+        field('rack', 'string', '16+', { nullable: '16+', default: null }),
+      ],
+      '16+',
+      { default: null, tag: 0 },
     ),
   ],
 };

@@ -21,12 +21,16 @@ export const FIND_COORDINATOR: ApiSpec = {
   ],
 };
 
-// JoinGroup{Request,Response}.json: validVersions 0-9 (6+ flexible). Served 0-5.
+// JoinGroup{Request,Response}.json: validVersions 0-9 (6+ flexible). Served 0-8. From v4 a member joining without
+// an id is answered MEMBER_ID_REQUIRED with one and joins again with it; v7 answers the group's protocol type
+// (KIP-559); v8 adds the reason a member gives for joining (KIP-800). v9 (KIP-814) tells a static leader that
+// rejoins a Stable group that it leads but must not assign (SkipAssignment), where before v9 it is told the old
+// member id leads: not served, so every client gets the pre-v9 answer.
 export const JOIN_GROUP: ApiSpec = {
   key: 11,
   name: 'JoinGroup',
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 8,
   flexibleFrom: 6,
   request: [
     field('groupId', 'string', '0+'),
@@ -36,12 +40,14 @@ export const JOIN_GROUP: ApiSpec = {
     field('groupInstanceId', 'string', '5+', { nullable: '5+', default: null }),
     field('protocolType', 'string', '0+'),
     arrayOf('protocols', [field('name', 'string', '0+'), field('metadata', 'bytes', '0+')], '0+'),
+    field('reason', 'string', '8+', { nullable: '8+', default: null }),
   ],
   response: [
     field('throttleTimeMs', 'int32', '2+'),
     field('errorCode', 'int16', '0+'),
     field('generationId', 'int32', '0+', { default: -1 }),
-    field('protocolName', 'string', '0+'),
+    field('protocolType', 'string', '7+', { nullable: '7+', default: null }),
+    field('protocolName', 'string', '0+', { nullable: '7+' }),
     field('leader', 'string', '0+'),
     field('memberId', 'string', '0+'),
     arrayOf(
@@ -56,33 +62,38 @@ export const JOIN_GROUP: ApiSpec = {
   ],
 };
 
-// SyncGroup{Request,Response}.json: validVersions 0-5 (4+ flexible). Served 0-3.
+// SyncGroup{Request,Response}.json: validVersions 0-5 (4+ flexible), all served. v5 carries the group's protocol
+// type and name both ways (KIP-559): the coordinator answers INCONSISTENT_GROUP_PROTOCOL to a request naming others.
 export const SYNC_GROUP: ApiSpec = {
   key: 14,
   name: 'SyncGroup',
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 5,
   flexibleFrom: 4,
   request: [
     field('groupId', 'string', '0+'),
     field('generationId', 'int32', '0+'),
     field('memberId', 'string', '0+'),
     field('groupInstanceId', 'string', '3+', { nullable: '3+', default: null }),
+    field('protocolType', 'string', '5+', { nullable: '5+', default: null }),
+    field('protocolName', 'string', '5+', { nullable: '5+', default: null }),
     arrayOf('assignments', [field('memberId', 'string', '0+'), field('assignment', 'bytes', '0+')], '0+'),
   ],
   response: [
     field('throttleTimeMs', 'int32', '1+'),
     field('errorCode', 'int16', '0+'),
+    field('protocolType', 'string', '5+', { nullable: '5+', default: null }),
+    field('protocolName', 'string', '5+', { nullable: '5+', default: null }),
     field('assignment', 'bytes', '0+'),
   ],
 };
 
-// Heartbeat{Request,Response}.json: validVersions 0-4 (4+ flexible). Served 0-3.
+// Heartbeat{Request,Response}.json: validVersions 0-4 (4+ flexible), all served.
 export const HEARTBEAT: ApiSpec = {
   key: 12,
   name: 'Heartbeat',
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   flexibleFrom: 4,
   request: [
     field('groupId', 'string', '0+'),
@@ -93,19 +104,24 @@ export const HEARTBEAT: ApiSpec = {
   response: [field('throttleTimeMs', 'int32', '1+'), field('errorCode', 'int16', '0+')],
 };
 
-// LeaveGroup{Request,Response}.json: validVersions 0-4 (4+ flexible). Served 0-3.
+// LeaveGroup{Request,Response}.json: validVersions 0-5 (4+ flexible), all served. v5 adds each leaving member's
+// reason (KIP-800), which is read and not kept.
 export const LEAVE_GROUP: ApiSpec = {
   key: 13,
   name: 'LeaveGroup',
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 5,
   flexibleFrom: 4,
   request: [
     field('groupId', 'string', '0+'),
     field('memberId', 'string', '0-2'),
     arrayOf(
       'members',
-      [field('memberId', 'string', '3+'), field('groupInstanceId', 'string', '3+', { nullable: '3+', default: null })],
+      [
+        field('memberId', 'string', '3+'),
+        field('groupInstanceId', 'string', '3+', { nullable: '3+', default: null }),
+        field('reason', 'string', '5+', { nullable: '5+', default: null }),
+      ],
       '3+',
     ),
   ],
