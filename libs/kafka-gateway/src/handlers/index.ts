@@ -17,7 +17,8 @@ import {
 import { handleApiVersions, handleInitProducerId, handleSaslAuthenticate, handleSaslHandshake } from './handshake.js';
 import { handleListOffsets } from './list-offsets.js';
 import { handleDescribeCluster, handleMetadata } from './metadata.js';
-import { handleOffsetCommit, handleOffsetFetch } from './offsets.js';
+import { handleOffsetFetch } from './offset-fetch.js';
+import { handleOffsetCommit } from './offsets.js';
 import { handleProduce } from './produce.js';
 import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './topics-admin.js';
 
