@@ -1,12 +1,18 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
 import { ApiKey, Compression, encodeRecordBatch, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
 import type { Admin, Kafka } from 'kafkajs';
 import { KAFKA_WAIT_MS, openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
+import type { RunningStandalone } from './standalone.js';
+import { startTestStandalone } from './testing/test-standalone.js';
 
 // DescribeProducers (key 61) after idempotent producers (kafkajs and raw) produced, across an unload of the topic
-// (a new owner recovers the deduplication state), and OffsetFetch for all topics of a group with no members.
+// and a restart of standalone (a new owner recovers the deduplication state), and OffsetFetch for all topics of a
+// group with no members.
 
 type Producer = { producerId: bigint; producerEpoch: number; lastSequence: number; lastTimestamp: bigint };
 type PartitionAnswer = { partitionIndex: number; errorCode: number; activeProducers: Producer[] };
@@ -43,6 +49,36 @@ function idempotentBatch(producerId: bigint, producerEpoch: number, baseSequence
   });
 }
 
+/** A raw idempotent Produce of `count` records from `sequence`, stored. */
+async function produceRaw(
+  raw: RawKafkaClient,
+  topic: string,
+  producerId: bigint,
+  epoch: number,
+  sequence: number,
+  count: number,
+) {
+  const records = idempotentBatch(producerId, epoch, sequence, count);
+  const answer = answered(
+    await raw.request(ApiKey.Produce, 7, {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: KAFKA_WAIT_MS,
+      topics: [{ name: topic, partitions: [{ partitionIndex: 0, records }] }],
+    }),
+  );
+  expect(answer).toMatchObject({ responses: [{ partitions: [{ errorCode: KafkaErrorCode.NONE }] }] });
+}
+
+async function describe0(raw: RawKafkaClient, topic: string, partitions: number[]): Promise<PartitionAnswer[]> {
+  const answer = answered(
+    await raw.request(ApiKey.DescribeProducers, 0, { topics: [{ name: topic, partitionIndexes: partitions }] }),
+  );
+  const [only] = answer['topics'] as { name: string; partitions: PartitionAnswer[] }[];
+  expect(only!.name).toBe(topic);
+  return only!.partitions;
+}
+
 describe('DescribeProducers and OffsetFetch for all topics against standalone', () => {
   const run = kafkaStandaloneRun('kafka-producers');
   let clients: KafkaAdminClients;
@@ -55,29 +91,6 @@ describe('DescribeProducers and OffsetFetch for all topics against standalone', 
     ({ kafka, admin, raw } = clients);
   });
   afterAll(() => clients?.close());
-
-  /** A raw idempotent Produce of `count` records from `sequence`, stored. */
-  async function produceRaw(topic: string, producerId: bigint, epoch: number, sequence: number, count: number) {
-    const records = idempotentBatch(producerId, epoch, sequence, count);
-    const answer = answered(
-      await raw.request(ApiKey.Produce, 7, {
-        transactionalId: null,
-        acks: -1,
-        timeoutMs: KAFKA_WAIT_MS,
-        topics: [{ name: topic, partitions: [{ partitionIndex: 0, records }] }],
-      }),
-    );
-    expect(answer).toMatchObject({ responses: [{ partitions: [{ errorCode: KafkaErrorCode.NONE }] }] });
-  }
-
-  async function describe0(topic: string, partitions: number[]): Promise<PartitionAnswer[]> {
-    const answer = answered(
-      await raw.request(ApiKey.DescribeProducers, 0, { topics: [{ name: topic, partitionIndexes: partitions }] }),
-    );
-    const [only] = answer['topics'] as { name: string; partitions: PartitionAnswer[] }[];
-    expect(only!.name).toBe(topic);
-    return only!.partitions;
-  }
 
   it('advertises DescribeProducers v0 in ApiVersions', async () => {
     const answer = answered(await raw.request(ApiKey.ApiVersions, 0, {}));
@@ -101,13 +114,13 @@ describe('DescribeProducers and OffsetFetch for all topics against standalone', 
     const plain = kafka.producer({ idempotent: false });
     await plain.connect();
     await plain.send({ topic: 'described', messages: [{ value: 'plain' }] }).finally(() => plain.disconnect());
-    await produceRaw('described', 424_242n, 3, 0, 2);
+    await produceRaw(raw, 'described', 424_242n, 3, 0, 2);
     const sdk = await run.client.producer({ topic: 'public/default/described', producerName: 'sdk-writer' });
     await sdk.send('from the SDK');
     await sdk.close();
     const after = BigInt(Date.now());
 
-    const [partition] = await describe0('described', [0]);
+    const [partition] = await describe0(raw, 'described', [0]);
     expect(partition).toMatchObject({ partitionIndex: 0, errorCode: KafkaErrorCode.NONE });
     const producers = partition!.activeProducers;
     expect(producers).toHaveLength(2);
@@ -128,7 +141,7 @@ describe('DescribeProducers and OffsetFetch for all topics against standalone', 
 
     // A new owner of the partition recovers the marks, without the time its snapshot does not keep.
     await run.client.unloadTopic('public/default/described');
-    const [reloaded] = await describe0('described', [0]);
+    const [reloaded] = await describe0(raw, 'described', [0]);
     expect(reloaded!.activeProducers).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ producerId: fromKafkajs.producerId, lastSequence: 4, lastTimestamp: -1n }),
@@ -138,7 +151,7 @@ describe('DescribeProducers and OffsetFetch for all topics against standalone', 
   });
 
   it('answers an unknown topic or partition UNKNOWN_TOPIC_OR_PARTITION, and closes on a version not served', async () => {
-    expect(await describe0('never-created', [0])).toEqual([
+    expect(await describe0(raw, 'never-created', [0])).toEqual([
       expect.objectContaining({
         partitionIndex: 0,
         errorCode: KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
@@ -146,7 +159,7 @@ describe('DescribeProducers and OffsetFetch for all topics against standalone', 
       }),
     ]);
     await admin.createTopics({ topics: [{ topic: 'one-partition', numPartitions: 1 }], waitForLeaders: false });
-    expect((await describe0('one-partition', [0, 7])).map((partition) => partition.errorCode)).toEqual([
+    expect((await describe0(raw, 'one-partition', [0, 7])).map((partition) => partition.errorCode)).toEqual([
       KafkaErrorCode.NONE,
       KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
     ]);
@@ -168,7 +181,7 @@ describe('DescribeProducers and OffsetFetch for all topics against standalone', 
     });
     socket.write(Buffer.concat([size, body]));
     expect((await closed).length).toBe(0);
-    expect(await describe0('one-partition', [0])).toEqual([
+    expect(await describe0(raw, 'one-partition', [0])).toEqual([
       expect.objectContaining({ errorCode: KafkaErrorCode.NONE }),
     ]);
   });
@@ -214,6 +227,42 @@ describe('DescribeProducers and OffsetFetch for all topics against standalone', 
           expect.objectContaining({ partition: 2, offset: '0' }),
         ],
       },
+    ]);
+  });
+});
+
+describe('DescribeProducers across a restart of standalone', () => {
+  let dir: string | undefined;
+  let standalone: RunningStandalone | undefined;
+  afterAll(async () => {
+    await standalone?.shutdown('test over');
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Starts standalone on the spec's data folder and runs `work` with admin clients of its Kafka listener. */
+  async function started<T>(work: (clients: KafkaAdminClients) => Promise<T>): Promise<T> {
+    dir ??= mkdtempSync(join(tmpdir(), 'ledgerline-kafka-producers-restart-'));
+    standalone = await startTestStandalone(join(dir, 'data'), 'silent', ['--group-initial-rebalance-delay-ms', '0']);
+    const clients = await openKafkaAdmin(`127.0.0.1:${standalone.kafka!.port}`);
+    try {
+      return await work(clients);
+    } finally {
+      await clients.close();
+    }
+  }
+
+  it("answers an idempotent producer's last sequence after the process restarted (the owner recovers it)", async () => {
+    await started(async ({ admin, raw }) => {
+      await admin.createTopics({ topics: [{ topic: 'outlives', numPartitions: 1 }], waitForLeaders: false });
+      await produceRaw(raw, 'outlives', 77n, 1, 0, 3);
+      await produceRaw(raw, 'outlives', 77n, 1, 3, 2);
+    });
+    await standalone!.shutdown('restart');
+    standalone = undefined;
+    const [partition] = await started(({ raw }) => describe0(raw, 'outlives', [0]));
+    expect(partition).toMatchObject({ errorCode: KafkaErrorCode.NONE });
+    expect(partition!.activeProducers).toEqual([
+      expect.objectContaining({ producerId: 77n, producerEpoch: 1, lastSequence: 4, coordinatorEpoch: -1 }),
     ]);
   });
 });
