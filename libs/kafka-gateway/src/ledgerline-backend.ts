@@ -1,10 +1,12 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { NamespaceName, TopicName } from '@ledgerline/naming';
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import type { Entry, PoliciesSchema, PublishReceipt } from '@ledgerline/proto';
+import type { PoliciesSchema, PublishReceipt } from '@ledgerline/proto';
+import type { CommittedOffset, FetchResult, OffsetAt, ProducerMark, PublishEntry } from './backend-types.js';
 import { AdminGroupIndexRecords, type GroupIndexRecords } from './group-index.js';
 import type { Caller, OwnerRouter } from './owner-router.js';
-import { recordTimestamp, type StoredMessage } from './record-mapping.js';
+import { KAFKA_PRODUCER_PREFIX } from './kafka-producer-names.js';
+import { recordTimestamp } from './record-mapping.js';
 import { topicSummary, type TopicSummary } from './topic-summary.js';
 
 /** The cursor property holding a Kafka group's committed offset, exactly (positions only say which entry). */
@@ -17,32 +19,7 @@ const END_OF_TOPIC = BigInt(Number.MAX_SAFE_INTEGER);
 const WRITER_NAMESPACE_TTL_MS = 5_000;
 const MAX_CACHED_NAMESPACES = 10_000;
 
-export interface PublishEntry {
-  messages: StoredMessage[];
-  /** Deduplication (idempotent producers): `kafka-<producerId>-<epoch>`, the batch's base sequence. */
-  producerName: string;
-  sequenceId: bigint;
-  /** True for an idempotent producer, which numbers its batches without gaps (PublishMessage.contiguous_sequence). */
-  contiguousSequence: boolean;
-  /** The batch's largest record timestamp, -1 when none has one (PublishMessage.max_event_time_ms). */
-  maxTimestampMs: bigint;
-}
-
-export interface FetchResult {
-  entries: Entry[];
-  nextOffset: bigint;
-}
-
-/** What a group committed on a partition: the offset (-1 when none) and the commit's metadata ('' when none). */
-export interface CommittedOffset {
-  offset: bigint;
-  metadata: string;
-}
-
-export interface OffsetAt {
-  offset: bigint;
-  timestampMs: bigint;
-}
+export type { CommittedOffset, FetchResult, OffsetAt, ProducerMark, PublishEntry } from './backend-types.js';
 
 /**
  * The Ledgerline operations the Kafka APIs need, in Ledgerline's terms
@@ -280,6 +257,18 @@ export class LedgerlineBackend {
       const answer = await owner.topics.deleteRecords({ topic, beforeOffset: offset }, this.router.callOptions(caller));
       return answer.lowWatermark;
     });
+  }
+
+  /**
+   * The Kafka producers the writer owner of a partition's topic deduplicates
+   * against (TopicsService.ListProducers, the consume right), the most recently
+   * active MAX_LISTED_PRODUCERS (1,000) of them.
+   */
+  async producers(topic: string, caller: Caller): Promise<ProducerMark[]> {
+    const answer = await this.router.withOwner(topic, caller, (owner) =>
+      owner.topics.listProducers({ topic, namePrefix: KAFKA_PRODUCER_PREFIX }, this.router.callOptions(caller)),
+    );
+    return answer.producers;
   }
 
   /**

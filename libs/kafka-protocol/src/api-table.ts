@@ -23,6 +23,7 @@ import {
   OFFSET_FETCH,
   SYNC_GROUP,
 } from './apis/group-apis.js';
+import { DESCRIBE_PRODUCERS } from './apis/producer-apis.js';
 import { API_VERSIONS, INIT_PRODUCER_ID, SASL_AUTHENTICATE, SASL_HANDSHAKE } from './apis/handshake-apis.js';
 
 /** Every API the codec has a schema for, by key. ApiVersions answers with exactly this table. */
@@ -54,6 +55,7 @@ export const API_SPECS: readonly ApiSpec[] = [
   INCREMENTAL_ALTER_CONFIGS,
   OFFSET_DELETE,
   DESCRIBE_CLUSTER,
+  DESCRIBE_PRODUCERS,
 ];
 
 const byKey = new Map<number, ApiSpec>(API_SPECS.map((spec) => [spec.key, spec]));
@@ -87,6 +89,7 @@ export const ApiKey = {
   IncrementalAlterConfigs: INCREMENTAL_ALTER_CONFIGS.key,
   OffsetDelete: OFFSET_DELETE.key,
   DescribeCluster: DESCRIBE_CLUSTER.key,
+  DescribeProducers: DESCRIBE_PRODUCERS.key,
 } as const;
 
 export function apiSpec(key: number): ApiSpec | undefined {

@@ -322,6 +322,54 @@ describe('group and config admin requests', () => {
     ]);
   });
 
+  it('reads a DescribeProducers v0 request and writes its answer as DescribeProducers*.json lays them out', () => {
+    // Key 61, version 0, correlation 7, client id "j", no header tags; a compact array of one topic: compact
+    // "t", a compact array of partitions 0 and 2, topic tags; request tags.
+    const frameBody = Buffer.from([
+      0, 61, 0, 0, 0, 0, 0, 7, 0, 1, 0x6a, 0, 2, 2, 0x74, 3, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0,
+    ]);
+    expect(decodeRequest(frameBody).body).toEqual({ topics: [{ name: 't', partitionIndexes: [0, 2] }] });
+    const answer = encodeResponse(spec(ApiKey.DescribeProducers), 0, 7, {
+      throttleTimeMs: 0,
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            {
+              partitionIndex: 0,
+              errorCode: 0,
+              errorMessage: null,
+              activeProducers: [
+                {
+                  producerId: 5n,
+                  producerEpoch: 1,
+                  lastSequence: 9,
+                  lastTimestamp: -1n,
+                  coordinatorEpoch: -1,
+                  currentTxnStartOffset: -1n,
+                },
+              ],
+            },
+            { partitionIndex: 2, errorCode: 3, errorMessage: null, activeProducers: [] },
+          ],
+        },
+      ],
+    });
+    // size, correlation id, header tags; throttle; one topic: compact "t"; two partitions: index 0, error 0, null
+    // message, one producer (id 5 int64, epoch 1 int32, last sequence 9, last timestamp -1, coordinator epoch -1,
+    // txn start -1, tags), tags; index 2, error 3, null message, no producers, tags; topic tags; response tags.
+    const minusOne64 = Array(8).fill(0xff);
+    const minusOne32 = Array(4).fill(0xff);
+    expect([...answer.subarray(4)]).toEqual([
+      ...[0, 0, 0, 7, 0, 0, 0, 0, 0, 2, 2, 0x74, 3],
+      ...[0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0, 9],
+      ...[...minusOne64, ...minusOne32, ...minusOne64, 0, 0],
+      ...[0, 0, 0, 2, 0, 3, 0, 1, 0, 0, 0],
+    ]);
+    const decoded = decodeResponse(spec(ApiKey.DescribeProducers), 0, answer.subarray(4));
+    expect(decoded.body['topics']).toHaveLength(1);
+  });
+
   it('reads an OffsetDelete v0 request as the Java client sends it', () => {
     const api = spec(ApiKey.OffsetDelete);
     const body = {

@@ -145,6 +145,11 @@ export function readOnlyTopicsServiceImpl(owner: ReadOnlyTopicsOwner): ServiceIm
       const topic = await owner.topic(request.topic);
       throw readOnlyTopic(request.topic, topic.writerTopic);
     },
+    // The producers' deduplication state is the writer's.
+    listProducers: async (request) => {
+      const topic = await owner.topic(request.topic);
+      throw readOnlyTopic(request.topic, topic.writerTopic);
+    },
     unsubscribe: (request) => unsubscribe(owner, request),
     getTopicStats: (request) => readOnlyTopicStats(owner, request),
     unloadTopic: (request) =>

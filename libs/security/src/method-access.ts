@@ -105,6 +105,8 @@ const RULES: Readonly<Record<string, Rule>> = {
   '/ledgerline.v1.TopicsService/UnloadTopic': topicAdmin,
   // Kafka's DeleteRecords needs DELETE on the topic: here the topic's tenant admin, as deleting the topic does.
   '/ledgerline.v1.TopicsService/DeleteRecords': topicAdmin,
+  // Kafka's DescribeProducers needs READ on the topic: here consume, as a fetch does.
+  '/ledgerline.v1.TopicsService/ListProducers': topicField(CONSUME),
   '/ledgerline.v1.LookupService/LookupTopic': topicField(LOOKUP),
   '/ledgerline.v1.AdminService/CreateTenant': () => SUPER_USER,
   '/ledgerline.v1.AdminService/ListTenants': () => SUPER_USER,

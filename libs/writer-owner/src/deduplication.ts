@@ -124,6 +124,15 @@ export class Deduplication {
     return this.producers.size;
   }
 
+  /** Each producer with an entry stored and not silent past producerInactivityMs, least recently active first. */
+  *storedMarks(): Generator<{ name: string; highest: bigint; receipt: StoredReceipt | undefined }> {
+    const cutoff = this.now() - this.settings.producerInactivityMs;
+    for (const [name, state] of this.producers) {
+      if (state.persisted >= 0n && !this.inactive(state, cutoff))
+        yield { name, highest: state.persisted, receipt: state.lastReceipt };
+    }
+  }
+
   /**
    * Decides, in one pass, what to do with entries `from` to `to` of `batch` (those already answered are
    * skipped) and records the new ones as pushed: they must go to the ledger, in order, in the same

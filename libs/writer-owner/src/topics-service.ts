@@ -34,6 +34,7 @@ import { subscriptionNotFound, unlessClosedUnder } from './errors.js';
 import type { OwnedTopic } from './owned-topic.js';
 import { receiptMessage } from './publish-mapping.js';
 import { publishStream } from './publish-stream.js';
+import { topicProducers } from './producer-list.js';
 import { topicStats } from './topic-stats.js';
 import type { TopicsOwner } from './owner-view.js';
 
@@ -67,6 +68,7 @@ export function topicsServiceImpl(owner: TopicsOwner): ServiceImpl<typeof Topics
     unloadTopic: (request) =>
       unloadOnRequest(owner.registry, { clients: owner.clients, instanceId: owner.identity.instanceId }, request.topic),
     deleteRecords: (request) => unlessClosedUnder(request.topic, () => deleteRecords(owner, request)),
+    listProducers: (request) => unlessClosedUnder(request.topic, () => topicProducers(owner, request)),
   };
 }
 

@@ -3,6 +3,7 @@ import type { ApiHandler } from '../session.js';
 import { handleAlterConfigs, handleIncrementalAlterConfigs } from './alter-configs.js';
 import { handleCreatePartitions } from './create-partitions.js';
 import { handleDeleteRecords } from './delete-records.js';
+import { handleDescribeProducers } from './describe-producers.js';
 import { handleFetch } from './fetch.js';
 import { handleDeleteGroups, handleOffsetDelete } from './group-admin.js';
 import {
@@ -17,7 +18,8 @@ import {
 import { handleApiVersions, handleInitProducerId, handleSaslAuthenticate, handleSaslHandshake } from './handshake.js';
 import { handleListOffsets } from './list-offsets.js';
 import { handleDescribeCluster, handleMetadata } from './metadata.js';
-import { handleOffsetCommit, handleOffsetFetch } from './offsets.js';
+import { handleOffsetFetch } from './offset-fetch.js';
+import { handleOffsetCommit } from './offsets.js';
 import { handleProduce } from './produce.js';
 import { handleCreateTopics, handleDeleteTopics, handleDescribeConfigs } from './topics-admin.js';
 
@@ -50,6 +52,7 @@ export const API_HANDLERS: ReadonlyMap<number, ApiHandler> = new Map<number, Api
   [ApiKey.IncrementalAlterConfigs, handleIncrementalAlterConfigs],
   [ApiKey.OffsetDelete, handleOffsetDelete],
   [ApiKey.DescribeCluster, handleDescribeCluster],
+  [ApiKey.DescribeProducers, handleDescribeProducers],
 ]);
 
 export { unsupportedApiVersionsBody } from './handshake.js';

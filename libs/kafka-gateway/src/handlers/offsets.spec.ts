@@ -17,7 +17,8 @@ import { newSession } from '../session.js';
 import { resolveKafkaGatewaySettings } from '../settings.js';
 import { TopicNames } from '../topic-names.js';
 import { MemoryGroupIndexRecords } from '../testing/memory-group-index.js';
-import { handleOffsetCommit, handleOffsetFetch } from './offsets.js';
+import { handleOffsetFetch } from './offset-fetch.js';
+import { handleOffsetCommit } from './offsets.js';
 
 /** Lets every callback queued so far run: a turn of the event loop, not a guess at a time. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -63,6 +64,13 @@ class CursorBackend {
     this.epochs.set(key, epoch + 1);
     this.committed.set(key, commit);
     this.applied.push(commit.offset);
+  }
+
+  /** The Kafka namespace's topics as the admin API lists them. */
+  listed: string[] = [];
+
+  async listTopics(): Promise<string[]> {
+    return this.listed;
   }
 
   async committedOffset(topic: string, group: string): Promise<CommittedOffset> {
@@ -184,7 +192,7 @@ describe('OffsetCommit of one group and partition', () => {
 });
 
 describe('OffsetFetch for all topics (null)', () => {
-  it("lists the committed partitions among those the group's members are assigned, and no others", async () => {
+  it("lists the committed partitions its index names and its members' assigned ones, and no others", async () => {
     const backend = new CursorBackend();
     const context = contextOver(backend);
     try {
@@ -218,12 +226,13 @@ describe('OffsetFetch for all topics (null)', () => {
         session,
       );
       expect(all['errorCode']).toBe(KafkaErrorCode.NONE);
-      // orders-1 committed; orders-0 and clicks-1 never were; "unassigned" is no member's.
+      // orders-1 committed; orders-0 and clicks-1 never were; "unassigned" is no member's, but the index names it.
       expect(all['topics']).toEqual([
         {
           name: 'orders',
           partitions: [expect.objectContaining({ partitionIndex: 1, committedOffset: 5n, metadata: 'five' })],
         },
+        { name: 'unassigned', partitions: [expect.objectContaining({ partitionIndex: 1, committedOffset: 9n })] },
       ]);
       const other = await handleOffsetFetch(
         context,
@@ -234,5 +243,57 @@ describe('OffsetFetch for all topics (null)', () => {
     } finally {
       context.groups.close();
     }
+  });
+
+  it('lists what an empty group committed earlier, from its index; a partition whose commit is gone is left out', async () => {
+    const backend = new CursorBackend();
+    const context = contextOver(backend);
+    expect(errorCodes([await commit(context, 'orders', 3n, 'three')])).toEqual([KafkaErrorCode.NONE]);
+    expect(errorCodes([await commit(context, 'tenant/ns/elsewhere', 4n, null)])).toEqual([KafkaErrorCode.NONE]);
+    backend.committed.set('persistent://public/default/gone-partition-1 ordered', { offset: -1n, metadata: '' });
+    backend.groupIndex.records
+      .get('public/default ordered')!
+      .entries.add('persistent://public/default/gone-partition-1');
+    const all = await handleOffsetFetch(
+      context,
+      request(ApiKey.OffsetFetch, 2, { groupId: 'ordered', topics: null }),
+      session,
+    );
+    expect(all['errorCode']).toBe(KafkaErrorCode.NONE);
+    // The Kafka namespace's index: a topic of another namespace is found only through a member's assignment.
+    expect(all['topics']).toEqual([
+      {
+        name: 'orders',
+        partitions: [expect.objectContaining({ partitionIndex: 1, committedOffset: 3n, metadata: 'three' })],
+      },
+    ]);
+  });
+
+  it('scans the namespace for a group whose index cannot say all, and answers a refused index read as Kafka', async () => {
+    const backend = new CursorBackend();
+    backend.groupIndex.partialNamespaces.add('public/default');
+    backend.committed.set('persistent://public/default/old-partition-0 ordered', { offset: 7n, metadata: 'old' });
+    backend.listed = ['persistent://public/default/old-partition-0', 'persistent://public/default/never-partition-0'];
+    const context = contextOver(backend);
+    const all = await handleOffsetFetch(
+      context,
+      request(ApiKey.OffsetFetch, 5, { groupId: 'ordered', topics: null }),
+      session,
+    );
+    expect(all['topics']).toEqual([
+      {
+        name: 'old',
+        partitions: [expect.objectContaining({ partitionIndex: 0, committedOffset: 7n, metadata: 'old' })],
+      },
+    ]);
+    backend.groupIndex.refusal = new LedgerlineError('PERMISSION_DENIED', SecurityReason.PERMISSION_NOT_GRANTED, 'no');
+    const refused = await handleOffsetFetch(
+      context,
+      request(ApiKey.OffsetFetch, 5, { groupId: 'ordered', topics: null }),
+      session,
+    );
+    expect(refused).toEqual(
+      expect.objectContaining({ errorCode: KafkaErrorCode.GROUP_AUTHORIZATION_FAILED, topics: [] }),
+    );
   });
 });

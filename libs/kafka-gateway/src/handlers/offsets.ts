@@ -1,9 +1,4 @@
-import {
-  KafkaErrorCode,
-  decodeConsumerAssignment,
-  type DecodedRequest,
-  type Message,
-} from '@ledgerline/kafka-protocol';
+import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from '../gateway-context.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
 import type { Session } from '../session.js';
@@ -101,75 +96,4 @@ export function commitKey(context: GatewayContext, groupId: string, kafkaTopic: 
 /** commitKey of Kafka partition `partition` of a Ledgerline topic (the topic, not its `-partition-i`). */
 export function topicCommitKey(groupId: string, ledgerlineTopic: string, partition: number): string {
   return `${groupId}\u0000${ledgerlineTopic}\u0000${partition}`;
-}
-
-/**
- * The partitions an OffsetFetch for all topics (null, v2+) looks at: those
- * the group's members are assigned, read from their ConsumerProtocol
- * assignments. Kafka keeps an index of every partition a group committed;
- * commits here are cursors on the topics, found by topic, so a group this
- * gateway does not coordinate, or one with no members, lists none.
- */
-function assignedToGroup(context: GatewayContext, groupId: string): { name: string; partitionIndexes: number[] }[] {
-  const group = context.coordinates(groupId) ? context.groups.get(groupId) : undefined;
-  const byTopic = new Map<string, Set<number>>();
-  for (const member of group?.members.values() ?? []) {
-    for (const { topic, partitions } of decodeConsumerAssignment(member.assignment)) {
-      const known = byTopic.get(topic) ?? new Set<number>();
-      for (const partition of partitions) known.add(partition);
-      byTopic.set(topic, known);
-    }
-  }
-  return [...byTopic].map(([name, partitions]) => ({ name, partitionIndexes: [...partitions].sort((a, b) => a - b) }));
-}
-
-/**
- * OffsetFetch v1-5: the offsets a group committed (-1 where it has none) with
- * their commits' metadata. All topics (null, v2+) lists the committed ones
- * among the partitions the group's members are assigned (assignedToGroup).
- */
-export async function handleOffsetFetch(
-  context: GatewayContext,
-  request: DecodedRequest,
-  session: Session,
-): Promise<Message> {
-  const groupId = request.body['groupId'] as string;
-  const named = request.body['topics'] as { name: string; partitionIndexes: number[] }[] | null;
-  const asked = named ?? assignedToGroup(context, groupId);
-  const answered = await Promise.all(
-    asked.map(async (topic) => ({
-      name: topic.name,
-      partitions: await Promise.all(
-        topic.partitionIndexes.map(async (partitionIndex) => {
-          try {
-            const ledgerlineTopic = await context.resolvePartition(topic.name, partitionIndex, session.caller);
-            const committed = await context.backend.committedOffset(ledgerlineTopic, groupId, session.caller);
-            return {
-              partitionIndex,
-              committedOffset: committed.offset,
-              committedLeaderEpoch: -1,
-              metadata: committed.metadata,
-              errorCode: KafkaErrorCode.NONE,
-            };
-          } catch (error) {
-            return {
-              partitionIndex,
-              committedOffset: -1n,
-              committedLeaderEpoch: -1,
-              metadata: '',
-              errorCode: kafkaErrorOf(error),
-            };
-          }
-        }),
-      ),
-    })),
-  );
-  // Asked for all, Kafka answers only the partitions the group committed.
-  const topics =
-    named !== null
-      ? answered
-      : answered
-          .map((topic) => ({ ...topic, partitions: topic.partitions.filter((each) => each.committedOffset >= 0n) }))
-          .filter((topic) => topic.partitions.length > 0);
-  return { throttleTimeMs: 0, topics, errorCode: KafkaErrorCode.NONE };
 }

@@ -8,6 +8,7 @@ import {
 import { LedgerlineError } from '@ledgerline/errors';
 import type { GatewayContext } from '../gateway-context.js';
 import { errorMessageOf, kafkaErrorOf } from '../kafka-errors.js';
+import { kafkaProducerName } from '../kafka-producer-names.js';
 import { largestRecordTimestamp, storedMessage, type StoredMessage } from '../record-mapping.js';
 import { GatewayReason } from '../reasons.js';
 import type { Session } from '../session.js';
@@ -36,9 +37,9 @@ function partitionResult(
   };
 }
 
-/** Idempotent producers dedupe by producer name; the epoch is part of it, since a new epoch restarts sequences. */
+/** Idempotent producers dedupe by producer name (kafkaProducerName); others have none. */
 function producerName(batch: RecordBatch): string {
-  return batch.producerId >= 0n ? `kafka-${batch.producerId}-${batch.producerEpoch}` : '';
+  return batch.producerId >= 0n ? kafkaProducerName(batch.producerId, batch.producerEpoch) : '';
 }
 
 /** A batch ready for its owner: mapped and checked, so that a refused batch of a request stores nothing of it. */
