@@ -1,7 +1,7 @@
 import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
 import { ApiKey, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
 import { ConfigResourceTypes, type Admin, type Consumer, type Kafka } from 'kafkajs';
-import { failureOf, KAFKA_WAIT_MS, openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
+import { failureOf, KAFKA_WAIT_MS, kafkaAdminPerSuite } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 
 // The Kafka admin APIs applications call beyond topics: DeleteGroups, OffsetDelete, DescribeCluster, AlterConfigs,
@@ -28,16 +28,10 @@ async function kafkaErrorTypes(work: () => Promise<unknown>): Promise<string[]> 
 
 describe('Kafka group, cluster and config admin APIs against standalone', () => {
   const run = kafkaStandaloneRun('kafka-admin-apis');
-  let clients: KafkaAdminClients;
   let kafka: Kafka;
   let admin: Admin;
   let raw: RawKafkaClient;
-
-  beforeAll(async () => {
-    clients = await openKafkaAdmin(run.broker);
-    ({ kafka, admin, raw } = clients);
-  });
-  afterAll(() => clients?.close());
+  kafkaAdminPerSuite(run, (clients) => ({ kafka, admin, raw } = clients));
 
   /** Simple commits (outside any generation) of the group on the topic's partitions, at these offsets. */
   async function commit(groupId: string, topic: string, offsets: Record<number, bigint>): Promise<void> {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
 import { ApiKey, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
 import type { Admin, Kafka } from 'kafkajs';
-import { consumeMessages, failureOf, openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
+import { consumeMessages, failureOf, kafkaAdminPerSuite } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 
 // Kafka's admin and offset APIs where clients found us apart from Kafka (issue
@@ -62,16 +62,10 @@ function offsetCommit(groupId: string, topic: string, partitions: Commit[]): Mes
 
 describe('Kafka admin and offset APIs against standalone', () => {
   const run = kafkaStandaloneRun('kafka-admin');
-  let clients: KafkaAdminClients;
   let kafka: Kafka;
   let admin: Admin;
   let raw: RawKafkaClient;
-
-  beforeAll(async () => {
-    clients = await openKafkaAdmin(run.broker);
-    ({ kafka, admin, raw } = clients);
-  });
-  afterAll(() => clients?.close());
+  kafkaAdminPerSuite(run, (clients) => ({ kafka, admin, raw } = clients));
 
   /** What OffsetFetch v3 answers for the group on the topic's partitions: [offset, metadata] each. */
   async function fetched(groupId: string, topic: string, partitions: number[]): Promise<[bigint, string | null][]> {

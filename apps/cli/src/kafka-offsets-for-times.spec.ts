@@ -1,7 +1,7 @@
-import type { RawAnswer } from '@ledgerline/kafka-gateway/testing';
+import type { RawAnswer, RawKafkaClient } from '@ledgerline/kafka-gateway/testing';
 import { ApiKey, KafkaErrorCode } from '@ledgerline/kafka-protocol';
 import type { Admin, Kafka } from 'kafkajs';
-import { openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
+import { kafkaAdminPerSuite } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 
 // ListOffsets by time (OffsetsForTimes) on a CreateTime topic, against standalone's gateway: Kafka answers with the
@@ -25,15 +25,10 @@ function listed(answer: RawAnswer): ListedOffset {
 
 describe("Kafka OffsetsForTimes against standalone: by the records' own timestamps", () => {
   const run = kafkaStandaloneRun('kafka-offsets-for-times');
-  let clients: KafkaAdminClients;
   let kafka: Kafka;
   let admin: Admin;
-
-  beforeAll(async () => {
-    clients = await openKafkaAdmin(run.broker);
-    ({ kafka, admin } = clients);
-  });
-  afterAll(() => clients?.close());
+  let raw: RawKafkaClient;
+  kafkaAdminPerSuite(run, (clients) => ({ kafka, admin, raw } = clients));
 
   async function listOffset(topic: string, timestamp: bigint): Promise<ListedOffset> {
     const body = {
@@ -41,7 +36,7 @@ describe("Kafka OffsetsForTimes against standalone: by the records' own timestam
       isolationLevel: 0,
       topics: [{ name: topic, partitions: [{ partitionIndex: 0, timestamp }] }],
     };
-    return listed(await clients.raw.request(ApiKey.ListOffsets, 2, body));
+    return listed(await raw.request(ApiKey.ListOffsets, 2, body));
   }
 
   it('answers with the first record stamped at or after the time, across batches produced with old timestamps', async () => {

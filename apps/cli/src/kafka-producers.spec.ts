@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
 import { ApiKey, Compression, encodeRecordBatch, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
 import type { Admin, Kafka } from 'kafkajs';
-import { KAFKA_WAIT_MS, openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
+import { KAFKA_WAIT_MS, kafkaAdminPerSuite, openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 import type { RunningStandalone } from './standalone.js';
 import { startTestStandalone } from './testing/test-standalone.js';
@@ -81,16 +81,10 @@ async function describe0(raw: RawKafkaClient, topic: string, partitions: number[
 
 describe('DescribeProducers and OffsetFetch for all topics against standalone', () => {
   const run = kafkaStandaloneRun('kafka-producers');
-  let clients: KafkaAdminClients;
   let kafka: Kafka;
   let admin: Admin;
   let raw: RawKafkaClient;
-
-  beforeAll(async () => {
-    clients = await openKafkaAdmin(run.broker);
-    ({ kafka, admin, raw } = clients);
-  });
-  afterAll(() => clients?.close());
+  kafkaAdminPerSuite(run, (clients) => ({ kafka, admin, raw } = clients));
 
   it('advertises DescribeProducers v0 in ApiVersions', async () => {
     const answer = answered(await raw.request(ApiKey.ApiVersions, 0, {}));

@@ -95,3 +95,16 @@ export async function openKafkaAdmin(broker: string): Promise<KafkaAdminClients>
     },
   };
 }
+
+/**
+ * Opens the admin clients of the gateway at `run.broker` before a suite's
+ * tests (handing them to `use`) and closes them after the suite.
+ */
+export function kafkaAdminPerSuite(run: { readonly broker: string }, use: (clients: KafkaAdminClients) => void): void {
+  let clients: KafkaAdminClients | undefined;
+  beforeAll(async () => {
+    clients = await openKafkaAdmin(run.broker);
+    use(clients);
+  });
+  afterAll(() => clients?.close());
+}
