@@ -447,7 +447,7 @@ async function measure(
   const publishing = LATENCY_ONLY
     ? { tables: [], comparisons: [] }
     : await publishTables(topics, noop, redisUrl, natsUrl, metadataAddress, processes, watched);
-  const latency = await latencyTables(topics, redisUrl, natsUrl, writerMetricsPort);
+  const latency = await latencyTables(topics, redisUrl, natsUrl, writerMetricsPort, noop.port);
   return {
     section: 'Publish throughput and end-to-end latency (1 KiB, writer owner on Redis)',
     setup:
@@ -545,6 +545,7 @@ async function latencyTables(
   redisUrl: string,
   natsUrl: string,
   writerMetricsPort: number,
+  noopPort: number,
 ): Promise<{ tables: BenchReport['tables']; comparisons: Comparison[] }> {
   const latency: LatencyRow[] = [];
   const stages: Record<string, string | number>[] = [];
@@ -560,7 +561,8 @@ async function latencyTables(
     stages.push(...stageRows(`at ${rate} msg/s`, stagesBefore, await scrapeStages(writerMetricsPort)));
     const redisStreams = await redisStreamsLatency(redisUrl, rate, PACED_SECONDS, payload);
     const jetStream = await jetStreamLatency(natsUrl, rate);
-    latency.push(ours, publish, redisStreams, jetStream);
+    const transport = await noopRoundTrip(noopPort, rate);
+    latency.push(ours, publish, transport, redisStreams, jetStream);
     comparisons.push(
       latencyComparison(
         `end-to-end latency p99 at ${rate} msg/s`,
@@ -571,6 +573,13 @@ async function latencyTables(
       ),
       latencyComparison(`end-to-end latency p99 at ${rate} msg/s`, ours.latencyMsP99, jetStream, 'latencyMsP99'),
       latencyComparison(`end-to-end latency p50 at ${rate} msg/s`, ours.latencyMsP50, redisStreams, 'latencyMsP50'),
+      // The floor under any gRPC path: one hop there and back through grpc-js and protobuf, where ours takes two.
+      latencyComparison(
+        `one gRPC round trip p99 at ${rate} msg/s (the transport's floor)`,
+        transport.latencyMsP99,
+        redisStreams,
+        'latencyMsP99',
+      ),
       latencyComparison(
         `end-to-end latency p99.9 at ${rate} msg/s`,
         ours.latencyMsP999,
@@ -588,6 +597,36 @@ async function latencyTables(
     ],
     comparisons,
   };
+}
+
+/**
+ * Publish -> receipt against the no-op Publish server at `rate` msg/s: one
+ * round trip through grpc-js and protobuf with nothing stored, the transport's
+ * share of any of our latencies (an end-to-end delivery takes two such hops).
+ */
+async function noopRoundTrip(port: number, rate: number): Promise<LatencyRow> {
+  const topics = createClient(TopicsService, `127.0.0.1:${port}`);
+  const histogram = newHistogram();
+  const sentAt: number[] = [];
+  try {
+    const stampedAndKept = (index: number): Uint8Array => {
+      const bytes = stamped();
+      sentAt[index] = sentAtMicros(bytes);
+      return bytes;
+    };
+    await publishStream(
+      topics,
+      'persistent://bench/ns/noop-latency',
+      rate * PACED_SECONDS,
+      stampedAndKept,
+      (send) => paced(rate, send),
+      1,
+      (index) => histogram.recordValue(Math.max(1, performance.now() * 1000 - sentAt[index]!)),
+    );
+  } finally {
+    closeClient(topics);
+  }
+  return latencyRow(`no-op Publish server: publish -> receipt at ${rate} msg/s (one gRPC round trip)`, histogram);
 }
 
 /** The topics the partitioned rows publish to, as a partitioned topic's partitions would be. */
