@@ -2,6 +2,7 @@ import { Code, LedgerlineError } from '@ledgerline/errors';
 import { OwnerReason } from '@ledgerline/ownership';
 import type { PublishMessage, PublishRequest, PublishResponse, PublishResult } from '@ledgerline/proto';
 import { OwnerPublisher, type PublisherClients } from './owner-publisher.js';
+import { GatewayReason } from './reasons.js';
 
 type Answer = PublishResult['result'];
 
@@ -21,6 +22,11 @@ class FakeStream {
 
   async *answer(requests: AsyncIterable<PublishRequest>): AsyncGenerator<PublishResponse> {
     for await (const request of requests) {
+      if (this.owner.goneOnNext) {
+        this.owner.goneOnNext = false;
+        this.endedNow();
+        throw new LedgerlineError('UNAVAILABLE', GatewayReason.OWNER_NOT_REACHED, 'the owner went away');
+      }
       const [first, ...more] = [request.message!, ...request.more].map((message) => this.store(message));
       yield {
         result: first!,
@@ -38,12 +44,14 @@ class FakeStream {
     const bound = this.bound.get(topic) ?? instance;
     this.bound.set(topic, bound);
     if (bound !== instance) {
+      // After a transfer away and back the old instance names the owner it went to: NOT_OWNER.
+      const reason = this.owner.leftWith.get(topic) ?? OwnerReason.TOPIC_UNLOADED;
       return {
         case: 'failure',
         value: {
           code: Code.UNAVAILABLE,
-          reason: OwnerReason.TOPIC_UNLOADED,
-          message: `${topic} unloaded`,
+          reason,
+          message: `${topic} left this stream`,
           details: {},
         },
       } as unknown as Answer;
@@ -55,6 +63,10 @@ class FakeStream {
 
 class FakeOwner {
   readonly streams: FakeStream[] = [];
+  /** What an unloaded topic's entries are refused with on a stream bound to its old instance. */
+  readonly leftWith = new Map<string, string>();
+  /** The next request read fails its stream, as when the owner goes away. */
+  goneOnNext = false;
   private readonly instances = new Map<string, number>();
   private readonly offsets = new Map<string, bigint>();
 
@@ -72,7 +84,8 @@ class FakeOwner {
     return this.instances.get(topic) ?? 0;
   }
 
-  unload(topic: string): void {
+  unload(topic: string, reason: string = OwnerReason.TOPIC_UNLOADED): void {
+    this.leftWith.set(topic, reason);
     this.instances.set(topic, this.instanceOf(topic) + 1);
   }
 
@@ -129,6 +142,38 @@ describe('OwnerPublisher', () => {
       await expect(publisher.publish(entry('t'))).resolves.toMatchObject({ firstOffset: 1n });
       await owner.streams[0]!.ended;
       expect(owner.streams).toHaveLength(2);
+    } finally {
+      publisher.close();
+    }
+  });
+
+  it('moves a topic refused NOT_OWNER (transferred away and back) to a new stream too', async () => {
+    const owner = new FakeOwner();
+    const publisher = new OwnerPublisher(owner.clients, () => ({}));
+    try {
+      await publisher.publish(entry('t'));
+      owner.unload('t', OwnerReason.NOT_OWNER);
+      await expect(publisher.publish(entry('t'))).rejects.toMatchObject({ reason: OwnerReason.NOT_OWNER });
+      await expect(publisher.publish(entry('t'))).resolves.toMatchObject({ firstOffset: 1n });
+      expect(owner.streams).toHaveLength(2);
+    } finally {
+      publisher.close();
+    }
+  });
+
+  it('fails what a stream had in flight when it ends, and opens another for the next publish of its topics', async () => {
+    const owner = new FakeOwner();
+    const publisher = new OwnerPublisher(owner.clients, () => ({}));
+    try {
+      await Promise.all([publisher.publish(entry('t')), publisher.publish(entry('u'))]);
+      owner.goneOnNext = true;
+      await expect(publisher.publish(entry('t'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      await expect(Promise.all([publisher.publish(entry('t')), publisher.publish(entry('u'))])).resolves.toEqual([
+        expect.objectContaining({ firstOffset: 1n }),
+        expect.objectContaining({ firstOffset: 1n }),
+      ]);
+      expect(owner.streams).toHaveLength(2);
+      expect(owner.streams[1]!.topicsSeen).toEqual(['t', 'u']);
     } finally {
       publisher.close();
     }
