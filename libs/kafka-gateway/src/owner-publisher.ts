@@ -150,7 +150,8 @@ export class OwnerPublisher implements StreamEvents {
   }
 
   close(): void {
-    for (const stream of this.streams) stream.close();
+    // A copy: a stream leaves the set once its reading ends.
+    for (const stream of [...this.streams]) stream.close();
     const closed = new LedgerlineError('UNAVAILABLE', GatewayReason.OWNER_NOT_REACHED, 'the gateway is closing');
     for (const pending of this.queued.splice(0)) pending.reject(closed);
   }
