@@ -1,9 +1,16 @@
-import { codeName, LedgerlineError } from '@ledgerline/errors';
-import type { PublishReceipt, PublishResponse, PublishResult, TopicsService } from '@ledgerline/proto';
+import { LedgerlineError } from '@ledgerline/errors';
+import { OwnerReason } from '@ledgerline/ownership';
+import type { PublishReceipt, TopicsService } from '@ledgerline/proto';
 import type { CallOptions, Client } from '@ledgerline/rpc';
+import {
+  OwnerPublishStream,
+  type Pending,
+  type PublishMessageInit,
+  type StreamEvents,
+} from './owner-publish-stream.js';
 import { GatewayReason } from './reasons.js';
 
-/** Entries queued for or sent on one owner's stream and not yet answered; past it a publish is refused (Kafka's clients retry). */
+/** Entries queued for or sent on one owner's streams and not yet answered; past it a publish is refused (Kafka's clients retry). */
 export const MAX_QUEUED_ENTRIES = 10_000;
 /** Bytes one coalesced request carries at most (below the gRPC message bound). */
 const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
@@ -13,66 +20,32 @@ export interface PublisherClients {
   readonly topics: Client<typeof TopicsService>;
 }
 
-type PublishMessageInit = Parameters<PublisherClients['topics']['publishOne']>[0]['message'] & object;
-
-interface Pending {
-  message: PublishMessageInit;
-  bytes: number;
-  resolve(receipt: PublishReceipt): void;
-  reject(error: Error): void;
-}
-
-/** Requests for a bidi stream, written as they come. */
-class RequestQueue<T> implements AsyncIterable<T> {
-  private readonly items: T[] = [];
-  private wake: (() => void) | undefined;
-  private ended = false;
-
-  push(item: T): void {
-    this.items.push(item);
-    this.wake?.();
-  }
-
-  end(): void {
-    this.ended = true;
-    this.wake?.();
-  }
-
-  async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    for (;;) {
-      const item = this.items.shift();
-      if (item !== undefined) {
-        yield item;
-        continue;
-      }
-      if (this.ended) return;
-      await new Promise<void>((resolve) => (this.wake = resolve));
-      this.wake = undefined;
-    }
-  }
-}
-
-function failureError(result: PublishResult['result'] | PublishResponse['result']): Error | undefined {
-  if (result.case !== 'failure') return undefined;
-  const failure = result.value;
-  return new LedgerlineError(codeName(failure.code), failure.reason, failure.message, {
-    details: { ...failure.details },
-  });
+/** Refusals by which the owner says a topic left a stream's binding: that stream refuses all its later entries. */
+function leftBinding(error: Error | undefined): boolean {
+  return (
+    error instanceof LedgerlineError &&
+    (error.reason === OwnerReason.TOPIC_UNLOADED || error.reason === OwnerReason.NOT_OWNER)
+  );
 }
 
 /**
- * One Publish stream to one owner, shared by every Kafka connection of the
- * gateway: the batches that arrive while a request is being written go in
- * the next request together (message + more), up to what the owner announces,
- * as the SDK's producer coalesces them. Answers come back in request order.
+ * The Publish streams of the gateway to one owner, shared by every Kafka connection: the batches that
+ * arrive while a request is being written go in the next request together (message + more), up to what
+ * the owner announces, as the SDK's producer coalesces them. Answers come back in request order.
+ *
+ * Topics share one current stream, but the owner keeps a stream bound to the topic instance it first
+ * reached and, once that instance is unloaded, refuses every later entry of the topic on that stream
+ * (so a producer's later entries cannot land ahead of its resends). So each topic is bound to the stream
+ * it is published on, and a topic refused as unloaded or moved goes to another stream from then on:
+ * only that topic, as moving one with entries in flight could reorder them. A stream that is no longer
+ * the current one is ended once no topic is bound to it and nothing is in flight.
  */
-export class OwnerPublisher {
+export class OwnerPublisher implements StreamEvents {
   private queued: Pending[] = [];
-  private readonly inFlight: Pending[][] = [];
-  /** Entries in inFlight: flush moves every queued entry there at once, so the bound counts both. */
-  private inFlightEntries = 0;
-  private requests: RequestQueue<object> | undefined;
-  private abort: AbortController | undefined;
+  private readonly streams = new Set<OwnerPublishStream>();
+  private readonly bindings = new Map<string, OwnerPublishStream>();
+  /** The stream topics not bound yet go to. */
+  private current: OwnerPublishStream | undefined;
   private maxPerRequest = 1;
   private flushScheduled = false;
 
@@ -82,14 +55,17 @@ export class OwnerPublisher {
   ) {}
 
   publish(message: PublishMessageInit): Promise<PublishReceipt> {
-    if (this.queued.length + this.inFlightEntries >= MAX_QUEUED_ENTRIES) {
+    let entries = this.queued.length;
+    for (const stream of this.streams) entries += stream.inFlightEntries;
+    if (entries >= MAX_QUEUED_ENTRIES) {
       return Promise.reject(
         new LedgerlineError('UNAVAILABLE', GatewayReason.OWNER_NOT_REACHED, 'too many entries queued for this owner'),
       );
     }
     const bytes = (message.messages ?? []).reduce((sum, m) => sum + (m.payload?.length ?? 0) + 64, 64);
+    const topic = message.topic ?? '';
     return new Promise((resolve, reject) => {
-      this.queued.push({ message, bytes, resolve, reject });
+      this.queued.push({ message, topic, bytes, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(() => this.flush());
@@ -99,75 +75,83 @@ export class OwnerPublisher {
 
   private flush(): void {
     this.flushScheduled = false;
-    const requests = this.requests ?? this.open();
-    while (this.queued.length > 0) {
+    const perStream = new Map<OwnerPublishStream, Pending[]>();
+    for (const pending of this.queued.splice(0)) {
+      const stream = this.streamFor(pending.topic);
+      const list = perStream.get(stream);
+      if (list === undefined) perStream.set(stream, [pending]);
+      else list.push(pending);
+    }
+    for (const [stream, list] of perStream) this.sendCoalesced(stream, list);
+  }
+
+  private sendCoalesced(stream: OwnerPublishStream, queued: Pending[]): void {
+    while (queued.length > 0) {
       const batch: Pending[] = [];
       let bytes = 0;
       while (
-        this.queued.length > 0 &&
+        queued.length > 0 &&
         batch.length < this.maxPerRequest &&
-        (batch.length === 0 || bytes + this.queued[0]!.bytes <= MAX_REQUEST_BYTES)
+        (batch.length === 0 || bytes + queued[0]!.bytes <= MAX_REQUEST_BYTES)
       ) {
-        const next = this.queued.shift()!;
+        const next = queued.shift()!;
         bytes += next.bytes;
         batch.push(next);
       }
-      this.inFlight.push(batch);
-      this.inFlightEntries += batch.length;
-      requests.push({ message: batch[0]!.message, more: batch.slice(1).map((pending) => pending.message) });
+      stream.send(batch);
     }
   }
 
-  private open(): RequestQueue<object> {
-    const requests = new RequestQueue<object>();
-    const abort = new AbortController();
-    this.requests = requests;
-    this.abort = abort;
-    const responses = this.clients.topics.publish(requests as AsyncIterable<never>, {
-      ...this.options(),
-      deadlineMs: undefined,
-      signal: abort.signal,
-    });
-    // read() catches everything the stream throws; this catch is for a bug in it only.
-    this.read(responses, requests).catch(() => requests.end());
-    return requests;
+  /** The stream `topic` is bound to, binding it to the current one (opened when needed) if none. */
+  private streamFor(topic: string): OwnerPublishStream {
+    const bound = this.bindings.get(topic);
+    if (bound !== undefined) return bound;
+    let stream = this.current;
+    if (stream === undefined || stream.refused.has(topic)) {
+      stream = new OwnerPublishStream(this.clients.topics, this.options(), this);
+      this.streams.add(stream);
+      const previous = this.current;
+      this.current = stream;
+      if (previous !== undefined) this.endIfIdle(previous);
+    }
+    stream.topics.add(topic);
+    this.bindings.set(topic, stream);
+    return stream;
   }
 
-  private async read(responses: AsyncIterable<PublishResponse>, requests: RequestQueue<object>): Promise<void> {
-    let failure: Error = new LedgerlineError(
-      'UNAVAILABLE',
-      GatewayReason.OWNER_NOT_REACHED,
-      'the owner ended the publish stream',
-    );
-    try {
-      for await (const response of responses) {
-        if (response.maxMessagesPerRequest > this.maxPerRequest) this.maxPerRequest = response.maxMessagesPerRequest;
-        const batch = this.inFlight.shift() ?? [];
-        this.inFlightEntries -= batch.length;
-        const results = [response.result, ...response.more.map((more) => more.result)];
-        batch.forEach((pending, index) => {
-          const result = results[index];
-          const error = result === undefined ? failure : failureError(result);
-          if (error !== undefined) pending.reject(error);
-          else pending.resolve(result!.value as PublishReceipt);
-        });
-      }
-    } catch (error) {
-      failure = error instanceof Error ? error : failure;
+  private endIfIdle(stream: OwnerPublishStream): void {
+    if (stream !== this.current && stream.topics.size === 0 && stream.inFlightEntries === 0 && !stream.ending) {
+      stream.end();
     }
-    // The stream is gone: what it had not answered fails (the caller retries where it may), and the next publish opens another.
-    if (this.requests === requests) {
-      this.requests = undefined;
-      this.abort = undefined;
-    }
-    requests.end();
-    this.inFlightEntries = 0;
-    for (const batch of this.inFlight.splice(0)) for (const pending of batch) pending.reject(failure);
+  }
+
+  announced(maxPerRequest: number): void {
+    if (maxPerRequest > this.maxPerRequest) this.maxPerRequest = maxPerRequest;
+  }
+
+  answered(stream: OwnerPublishStream, pending: Pending, error: Error | undefined): void {
+    if (!leftBinding(error)) return;
+    // Before the caller hears it: its retry must already find the topic off this stream.
+    stream.refused.add(pending.topic);
+    if (this.bindings.get(pending.topic) === stream) this.bindings.delete(pending.topic);
+    stream.topics.delete(pending.topic);
+  }
+
+  settled(stream: OwnerPublishStream): void {
+    this.endIfIdle(stream);
+  }
+
+  ended(stream: OwnerPublishStream): void {
+    this.streams.delete(stream);
+    for (const topic of stream.topics) if (this.bindings.get(topic) === stream) this.bindings.delete(topic);
+    stream.topics.clear();
+    // The next publish of a topic it had opens another.
+    if (this.current === stream) this.current = undefined;
   }
 
   close(): void {
-    this.requests?.end();
-    this.abort?.abort();
+    // A copy: a stream leaves the set once its reading ends.
+    for (const stream of [...this.streams]) stream.close();
     const closed = new LedgerlineError('UNAVAILABLE', GatewayReason.OWNER_NOT_REACHED, 'the gateway is closing');
     for (const pending of this.queued.splice(0)) pending.reject(closed);
   }

@@ -47,7 +47,7 @@ export class OwnerRouter {
   private readonly metadataChannel: Channel;
   private readonly channels = new Map<string, { channel: Channel; clients: OwnerClients }>();
   private readonly owners = new Map<string, string>();
-  /** One Publish stream per owner and caller: a stream carries the token of whoever opened it. */
+  /** One publisher (its Publish streams) per owner and caller: a stream carries the token of whoever opened it. */
   private readonly publishers = new Map<string, OwnerPublisher>();
 
   constructor(
@@ -78,7 +78,7 @@ export class OwnerRouter {
   }
 
   /**
-   * Runs `call` with the shared Publish stream to the owner of `topic`,
+   * Runs `call` with the shared Publish streams to the owner of `topic`,
    * following moves; `onIssued` runs once the first attempt has queued its
    * entry on the stream (what a caller keeping publishes in order waits for).
    */
