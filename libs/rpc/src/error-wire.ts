@@ -79,8 +79,22 @@ export function errorFromServiceError(serviceError: ServiceError): LedgerlineErr
   if (code === 'UNAVAILABLE' && TLS_FAILURE.test(message)) {
     return new LedgerlineError(code, RpcReason.TLS_HANDSHAKE_FAILED, tlsAdvice(message), { cause: serviceError });
   }
+  if (code === 'INTERNAL' && CONNECTION_RESET.test(message)) {
+    const why = `the connection was reset under the call (${message}); the call may or may not have been carried out`;
+    return new LedgerlineError('UNAVAILABLE', RpcReason.TRANSPORT_UNAVAILABLE, why, { cause: serviceError });
+  }
   return new LedgerlineError(code, transportReason(code, message), message, { cause: serviceError });
 }
+
+/**
+ * What grpc-js says, as status INTERNAL with no ErrorInfo, of a call whose
+ * HTTP/2 stream or session was reset under it (the connection closed or
+ * reset while the call was open). It is a transport failure like any dropped
+ * connection, so it is UNAVAILABLE, which callers retry: as INTERNAL it read
+ * as a bug of the server, and a Kafka consumer whose commit failed so was
+ * answered UNKNOWN_SERVER_ERROR and stopped for good.
+ */
+const CONNECTION_RESET = /Received RST_STREAM|Session closed with error code/;
 
 /**
  * What OpenSSL and Node say when a handshake fails on trust rather than on the
