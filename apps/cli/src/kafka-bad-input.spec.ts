@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32c } from '@node-rs/crc32';
 import type { RunningKafkaGateway } from '@ledgerline/kafka-gateway';
+import { recordBatchOf } from '@ledgerline/kafka-gateway/testing';
 import {
   ApiKey,
   apiSpec,
@@ -108,21 +109,7 @@ function produceRequest(topic: string, records: Buffer): Buffer {
 }
 
 function batch(compression: number = Compression.NONE, producer = { producerId: -1n, baseSequence: -1 }): Buffer {
-  return encodeRecordBatch({
-    baseOffset: 0n,
-    partitionLeaderEpoch: 0,
-    compression: Compression.NONE,
-    timestampType: 0,
-    transactional: false,
-    control: false,
-    lastOffsetDelta: 0,
-    baseTimestamp: BigInt(Date.now()),
-    maxTimestamp: BigInt(Date.now()),
-    producerId: producer.producerId,
-    producerEpoch: producer.producerId < 0n ? -1 : 0,
-    baseSequence: producer.baseSequence,
-    records: [{ offsetDelta: 0, timestampDelta: 0n, key: null, value: Buffer.from(`c${compression}`), headers: [] }],
-  });
+  return recordBatchOf([`c${compression}`], producer.producerId < 0n ? undefined : producer);
 }
 
 describe('the Kafka gateway under bad input', () => {

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RawKafkaClient, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
-import { ApiKey, Compression, encodeRecordBatch, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
+import { RawKafkaClient, recordBatchOf, type RawAnswer } from '@ledgerline/kafka-gateway/testing';
+import { ApiKey, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
 import type { Admin, Kafka } from 'kafkajs';
 import { KAFKA_WAIT_MS, kafkaAdminPerSuite, openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
@@ -23,32 +23,6 @@ function answered(answer: RawAnswer | undefined): Message {
   return answer;
 }
 
-/** One record batch of an idempotent producer: `count` records from `baseSequence`. */
-function idempotentBatch(producerId: bigint, producerEpoch: number, baseSequence: number, count: number): Buffer {
-  const now = BigInt(Date.now());
-  return encodeRecordBatch({
-    baseOffset: 0n,
-    partitionLeaderEpoch: 0,
-    compression: Compression.NONE,
-    timestampType: 0,
-    transactional: false,
-    control: false,
-    lastOffsetDelta: count - 1,
-    baseTimestamp: now,
-    maxTimestamp: now,
-    producerId,
-    producerEpoch,
-    baseSequence,
-    records: Array.from({ length: count }, (_, index) => ({
-      offsetDelta: index,
-      timestampDelta: 0n,
-      key: null,
-      value: Buffer.from(`raw-${baseSequence + index}`),
-      headers: [],
-    })),
-  });
-}
-
 /** A raw idempotent Produce of `count` records from `sequence`, stored. */
 async function produceRaw(
   raw: RawKafkaClient,
@@ -58,7 +32,8 @@ async function produceRaw(
   sequence: number,
   count: number,
 ) {
-  const records = idempotentBatch(producerId, epoch, sequence, count);
+  const values = Array.from({ length: count }, (_, index) => `raw-${sequence + index}`);
+  const records = recordBatchOf(values, { producerId, producerEpoch: epoch, baseSequence: sequence });
   const answer = answered(
     await raw.request(ApiKey.Produce, 7, {
       transactionalId: null,

@@ -1,51 +1,19 @@
-import { RawKafkaClient } from '@ledgerline/kafka-gateway/testing';
-import { ApiKey, Compression, encodeRecordBatch, KafkaErrorCode } from '@ledgerline/kafka-protocol';
+import { RawKafkaClient, recordBatchOf } from '@ledgerline/kafka-gateway/testing';
+import { ApiKey, KafkaErrorCode } from '@ledgerline/kafka-protocol';
 import type { Admin, Kafka, Producer } from 'kafkajs';
-import { consumeMessages, KAFKA_WAIT_MS, openKafkaAdmin, type KafkaAdminClients } from './testing/kafka-clients.js';
+import { consumeMessages, KAFKA_WAIT_MS, kafkaAdminPerSuite } from './testing/kafka-clients.js';
 import { kafkaStandaloneRun } from './testing/kafka-standalone-run.js';
 
 // Produce through the gateway to a topic that was unloaded and reloaded on the same owner: the gateway's Publish
 // stream to that owner stays bound to the unloaded instance of the topic (the owner refuses every later entry of
 // it there), so the topic's later publishes must go on another stream, through the same gateway and client.
 
-/** An idempotent producer's batch of `values` from `baseSequence`. */
-function idempotentBatch(producerId: bigint, baseSequence: number, values: string[]): Buffer {
-  const now = BigInt(Date.now());
-  return encodeRecordBatch({
-    baseOffset: 0n,
-    partitionLeaderEpoch: 0,
-    compression: Compression.NONE,
-    timestampType: 0,
-    transactional: false,
-    control: false,
-    lastOffsetDelta: values.length - 1,
-    baseTimestamp: now,
-    maxTimestamp: now,
-    producerId,
-    producerEpoch: 0,
-    baseSequence,
-    records: values.map((value, index) => ({
-      offsetDelta: index,
-      timestampDelta: 0n,
-      key: null,
-      value: Buffer.from(value),
-      headers: [],
-    })),
-  });
-}
-
 describe('Produce through the gateway after its topic was unloaded and reloaded on the same owner', () => {
   const run = kafkaStandaloneRun('kafka-reload');
-  let clients: KafkaAdminClients;
   let kafka: Kafka;
   let admin: Admin;
   let raw: RawKafkaClient;
-
-  beforeAll(async () => {
-    clients = await openKafkaAdmin(run.broker);
-    ({ kafka, admin, raw } = clients);
-  });
-  afterAll(() => clients?.close());
+  kafkaAdminPerSuite(run, (clients) => ({ kafka, admin, raw } = clients));
 
   /** Every value of `topic`'s only partition, in offset order, and its high watermark. */
   async function contents(topic: string, count: number): Promise<{ values: string[]; highWatermark: string }> {
@@ -103,7 +71,10 @@ describe('Produce through the gateway after its topic was unloaded and reloaded 
         acks: -1,
         timeoutMs: KAFKA_WAIT_MS,
         topics: [
-          { name: topic, partitions: [{ partitionIndex: 0, records: idempotentBatch(9_191n, baseSequence, values) }] },
+          {
+            name: topic,
+            partitions: [{ partitionIndex: 0, records: recordBatchOf(values, { producerId: 9_191n, baseSequence }) }],
+          },
         ],
       });
     expect(await produce(0, ['x', 'y'])).toMatchObject({

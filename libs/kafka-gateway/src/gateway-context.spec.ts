@@ -1,12 +1,4 @@
-import {
-  ApiKey,
-  apiSpec,
-  Compression,
-  encodeRecordBatch,
-  KafkaErrorCode,
-  type DecodedRequest,
-  type Message,
-} from '@ledgerline/kafka-protocol';
+import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { PublishReceipt } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import { MetadataServiceReason } from '@ledgerline/metadata-contract';
@@ -21,6 +13,7 @@ import { ANONYMOUS } from './owner-router.js';
 import { newSession, type Session } from './session.js';
 import { resolveKafkaGatewaySettings, type KafkaGatewaySettings } from './settings.js';
 import { TopicNames } from './topic-names.js';
+import { recordBatchOf } from './testing/record-batches.js';
 
 /**
  * The metadata service as the gateway sees it, in memory: topics with their
@@ -94,21 +87,7 @@ async function metadataErrors(context: GatewayContext, names: string[]): Promise
 }
 
 function records(value = 'hello', idempotent?: { producerId: bigint; baseSequence: number }): Buffer {
-  return encodeRecordBatch({
-    baseOffset: 0n,
-    partitionLeaderEpoch: 0,
-    compression: Compression.NONE,
-    timestampType: 0,
-    transactional: false,
-    control: false,
-    lastOffsetDelta: 0,
-    baseTimestamp: 0n,
-    maxTimestamp: 0n,
-    producerId: idempotent?.producerId ?? -1n,
-    producerEpoch: idempotent === undefined ? -1 : 0,
-    baseSequence: idempotent?.baseSequence ?? -1,
-    records: [{ offsetDelta: 0, timestampDelta: 0n, key: null, value: Buffer.from(value), headers: [] }],
-  });
+  return recordBatchOf([value], idempotent, 0n);
 }
 
 async function produceError(context: GatewayContext, topic: string): Promise<number> {

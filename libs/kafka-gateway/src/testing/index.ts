@@ -6,3 +6,6 @@ export type { RawAnswer, RawRequest } from './raw-kafka-client.js';
 export { MemoryGroupIndexRecords } from './memory-group-index.js';
 // A group coordinator on fake timers per test, and the JoinGroup its specs start from.
 export { COORDINATOR_SPEC_SETTINGS, coordinatorJoinRequest, coordinatorPerTest } from './coordinator-fixture.js';
+// A record batch as a Kafka producer (plain or idempotent) sends it.
+export { recordBatchOf } from './record-batches.js';
+export type { BatchProducer } from './record-batches.js';
