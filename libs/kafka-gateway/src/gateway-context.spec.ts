@@ -3,17 +3,15 @@ import type { PublishReceipt } from '@ledgerline/proto';
 import { LedgerlineError } from '@ledgerline/errors';
 import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { RpcReason } from '@ledgerline/rpc';
-import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from './gateway-context.js';
-import { GroupCoordinator } from './group-coordinator.js';
 import { handleMetadata } from './handlers/metadata.js';
 import { handleProduce } from './handlers/produce.js';
-import type { LedgerlineBackend, PublishEntry } from './ledgerline-backend.js';
+import type { PublishEntry } from './ledgerline-backend.js';
 import { ANONYMOUS } from './owner-router.js';
 import { newSession, type Session } from './session.js';
-import { resolveKafkaGatewaySettings, type KafkaGatewaySettings } from './settings.js';
-import { TopicNames } from './topic-names.js';
+import type { KafkaGatewaySettings } from './settings.js';
 import { recordBatchOf } from './testing/record-batches.js';
+import { specGatewayContext } from './testing/spec-context.js';
 
 /**
  * The metadata service as the gateway sees it, in memory: topics with their
@@ -65,15 +63,8 @@ class FakeBackend {
 const session: Session = newSession(ANONYMOUS, '127.0.0.1');
 
 function contextOver(backend: FakeBackend, overrides: Partial<KafkaGatewaySettings> = {}): GatewayContext {
-  const settings = resolveKafkaGatewaySettings({ kafkaDefaultPartitions: 2, ...overrides });
-  return new GatewayContext(
-    settings,
-    backend as unknown as LedgerlineBackend,
-    new TopicNames({ tenant: 'public', namespace: 'default' }),
-    new GroupCoordinator(settings),
-    () => ({ nodeId: 1, host: 'localhost', port: 9092 }),
-    createLogger('gateway-context-spec', { level: 'silent' }),
-  );
+  const settings = { kafkaDefaultPartitions: 2, ...overrides };
+  return specGatewayContext(backend, { name: 'gateway-context-spec', settings });
 }
 
 function request(apiKey: number, apiVersion: number, body: Message): DecodedRequest {

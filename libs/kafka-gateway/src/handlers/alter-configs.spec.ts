@@ -1,16 +1,13 @@
 import { LedgerlineError } from '@ledgerline/errors';
 import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import { SecurityReason } from '@ledgerline/security';
-import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from '../gateway-context.js';
-import { GroupCoordinator } from '../group-coordinator.js';
-import type { LedgerlineBackend } from '../ledgerline-backend.js';
 import { ANONYMOUS } from '../owner-router.js';
 import { newSession } from '../session.js';
 import { resolveKafkaGatewaySettings } from '../settings.js';
 import { checkTopicConfigChanges, ConfigOperation } from '../topic-configs.js';
-import { TopicNames } from '../topic-names.js';
 import { handleAlterConfigs, handleIncrementalAlterConfigs } from './alter-configs.js';
+import { specGatewayContext } from '../testing/spec-context.js';
 
 const { SET, DELETE, APPEND, SUBTRACT } = ConfigOperation;
 const settings = resolveKafkaGatewaySettings({ kafkaMaxMessageBytes: 500_000 });
@@ -38,14 +35,8 @@ class AdminBackend {
 }
 
 function contextOver(backend: AdminBackend): GatewayContext {
-  return new GatewayContext(
-    settings,
-    backend as unknown as LedgerlineBackend,
-    new TopicNames({ tenant: 'public', namespace: 'default' }),
-    new GroupCoordinator(settings),
-    () => ({ nodeId: 3, host: 'localhost', port: 9092 }),
-    createLogger('alter-configs-spec', { level: 'silent' }),
-  );
+  const broker = () => ({ nodeId: 3, host: 'localhost', port: 9092 });
+  return specGatewayContext(backend, { name: 'alter-configs-spec', settings, broker });
 }
 
 function request(apiKey: number, apiVersion: number, body: Message): DecodedRequest {

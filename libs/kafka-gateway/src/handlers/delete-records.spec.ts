@@ -2,15 +2,11 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest } from '@ledgerline/kafka-protocol';
 import { OwnerReason } from '@ledgerline/ownership';
 import { SecurityReason } from '@ledgerline/security';
-import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from '../gateway-context.js';
-import { GroupCoordinator } from '../group-coordinator.js';
-import type { LedgerlineBackend } from '../ledgerline-backend.js';
 import { ANONYMOUS } from '../owner-router.js';
 import { newSession } from '../session.js';
-import { resolveKafkaGatewaySettings } from '../settings.js';
-import { TopicNames } from '../topic-names.js';
 import { handleDeleteRecords } from './delete-records.js';
+import { specGatewayContext } from '../testing/spec-context.js';
 
 /** The managed ledger's reason for an offset past the end, as it reaches the gateway (which imports no owner lib). */
 const OwnerLedgerReason = { OFFSET_OUT_OF_RANGE: 'OFFSET_OUT_OF_RANGE' } as const;
@@ -38,15 +34,7 @@ class RecordsBackend {
 }
 
 function contextOver(backend: RecordsBackend): GatewayContext {
-  const settings = resolveKafkaGatewaySettings({});
-  return new GatewayContext(
-    settings,
-    backend as unknown as LedgerlineBackend,
-    new TopicNames({ tenant: 'public', namespace: 'default' }),
-    new GroupCoordinator(settings),
-    () => ({ nodeId: 1, host: 'localhost', port: 9092 }),
-    createLogger('delete-records-spec', { level: 'silent' }),
-  );
+  return specGatewayContext(backend, { name: 'delete-records-spec' });
 }
 
 function request(partitions: { partitionIndex: number; offset: bigint }[], name = 'orders'): DecodedRequest {

@@ -2,16 +2,12 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { ApiKey, apiSpec, KafkaErrorCode, type Message } from '@ledgerline/kafka-protocol';
 import { OwnerReason } from '@ledgerline/ownership';
 import { SecurityReason } from '@ledgerline/security';
-import { createLogger } from '@ledgerline/service-kit';
 import type { ProducerMark } from '../backend-types.js';
 import { GatewayContext } from '../gateway-context.js';
-import { GroupCoordinator } from '../group-coordinator.js';
-import type { LedgerlineBackend } from '../ledgerline-backend.js';
 import { ANONYMOUS } from '../owner-router.js';
 import { newSession } from '../session.js';
-import { resolveKafkaGatewaySettings } from '../settings.js';
-import { TopicNames } from '../topic-names.js';
 import { handleDescribeProducers } from './describe-producers.js';
+import { specGatewayContext } from '../testing/spec-context.js';
 
 /** Topics of one partition each, whose owners know these producers (or fail as `failure` says). */
 class ProducersBackend {
@@ -31,15 +27,7 @@ class ProducersBackend {
 }
 
 function contextOver(backend: ProducersBackend): GatewayContext {
-  const settings = resolveKafkaGatewaySettings({});
-  return new GatewayContext(
-    settings,
-    backend as unknown as LedgerlineBackend,
-    new TopicNames({ tenant: 'public', namespace: 'default' }),
-    new GroupCoordinator(settings),
-    () => ({ nodeId: 1, host: 'localhost', port: 9092 }),
-    createLogger('describe-producers-spec', { level: 'silent' }),
-  );
+  return specGatewayContext(backend, { name: 'describe-producers-spec' });
 }
 
 async function describe0(backend: ProducersBackend, topics: { name: string; partitionIndexes: number[] }[]) {

@@ -9,16 +9,13 @@ import {
   type Message,
 } from '@ledgerline/kafka-protocol';
 import { EntrySchema, type Entry } from '@ledgerline/proto';
-import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from '../gateway-context.js';
-import { GroupCoordinator } from '../group-coordinator.js';
-import type { FetchResult, LedgerlineBackend } from '../ledgerline-backend.js';
+import type { FetchResult } from '../ledgerline-backend.js';
 import { ANONYMOUS } from '../owner-router.js';
 import { newSession, type Session } from '../session.js';
-import { resolveKafkaGatewaySettings } from '../settings.js';
-import { TopicNames } from '../topic-names.js';
 import { handleFetch } from './fetch.js';
 import { handleMetadata } from './metadata.js';
+import { specGatewayContext } from '../testing/spec-context.js';
 
 interface FetchCall {
   topic: string;
@@ -118,15 +115,7 @@ const PARTITION_0 = 'persistent://public/default/orders-partition-0';
 const PARTITION_1 = 'persistent://public/default/orders-partition-1';
 
 function contextOver(owners: OwnersInMemory): GatewayContext {
-  const settings = resolveKafkaGatewaySettings({});
-  return new GatewayContext(
-    settings,
-    owners as unknown as LedgerlineBackend,
-    new TopicNames({ tenant: 'public', namespace: 'default' }),
-    new GroupCoordinator(settings),
-    () => ({ nodeId: 1, host: 'localhost', port: 9092 }),
-    createLogger('fetch-spec', { level: 'silent' }),
-  );
+  return specGatewayContext(owners, { name: 'fetch-spec' });
 }
 
 /**

@@ -8,17 +8,14 @@ import {
   type Message,
 } from '@ledgerline/kafka-protocol';
 import { SecurityReason } from '@ledgerline/security';
-import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from '../gateway-context.js';
-import { GroupCoordinator } from '../group-coordinator.js';
-import type { CommittedOffset, LedgerlineBackend } from '../ledgerline-backend.js';
+import type { CommittedOffset } from '../ledgerline-backend.js';
 import { ANONYMOUS } from '../owner-router.js';
 import { newSession } from '../session.js';
-import { resolveKafkaGatewaySettings } from '../settings.js';
-import { TopicNames } from '../topic-names.js';
 import { MemoryGroupIndexRecords } from '../testing/memory-group-index.js';
 import { handleOffsetFetch } from './offset-fetch.js';
 import { handleOffsetCommit } from './offsets.js';
+import { specGatewayContext } from '../testing/spec-context.js';
 
 /** Lets every callback queued so far run: a turn of the event loop, not a guess at a time. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -82,15 +79,7 @@ const session = newSession(ANONYMOUS, '127.0.0.1');
 
 function contextOver(backend: CursorBackend): GatewayContext {
   // A group's first generation forms at once: the OffsetFetch specs join one member.
-  const settings = resolveKafkaGatewaySettings({ groupInitialRebalanceDelayMs: 0 });
-  return new GatewayContext(
-    settings,
-    backend as unknown as LedgerlineBackend,
-    new TopicNames({ tenant: 'public', namespace: 'default' }),
-    new GroupCoordinator(settings),
-    () => ({ nodeId: 1, host: 'localhost', port: 9092 }),
-    createLogger('offsets-spec', { level: 'silent' }),
-  );
+  return specGatewayContext(backend, { name: 'offsets-spec', settings: { groupInitialRebalanceDelayMs: 0 } });
 }
 
 function request(apiKey: number, apiVersion: number, body: Message): DecodedRequest {
