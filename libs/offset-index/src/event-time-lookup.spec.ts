@@ -9,7 +9,7 @@ import type { MessagePosition, StoredEntry } from './positions.js';
 import type { MessageTimes } from './resolve-in-entries.js';
 import { CountingReader } from './testing/test-topic.js';
 import { TopicOffsetIndex } from './topic-offset-index.js';
-import type { TopicLedger } from './topic-ledger.js';
+import { topicLedgerFromIndex, type TopicLedger } from './topic-ledger.js';
 
 /** One entry of a model topic: its messages' own times (-1: none) and whether its publisher gave their largest. */
 interface EventEntry {
@@ -59,7 +59,9 @@ function build(ledgers: EventEntry[][], closed: Closed[], entriesPerPoint = 2): 
     });
     store.set(ledgerId, stored);
     topicLedgers.push(
-      position === ledgers.length - 1 ? openLedger(ledgerId, index) : closedLedger(ledgerId, index, closed[position]!),
+      position === ledgers.length - 1
+        ? topicLedgerFromIndex(ledgerId, index)
+        : closedLedger(ledgerId, index, closed[position]!),
     );
   });
   const last = topicLedgers[topicLedgers.length - 1]!;
@@ -72,19 +74,6 @@ function build(ledgers: EventEntry[][], closed: Closed[], entriesPerPoint = 2): 
     pastEnd: true,
   };
   return { index: new TopicOffsetIndex(topicLedgers), reader: new CountingReader(store), messages, end };
-}
-
-function openLedger(ledgerId: number, index: LedgerOffsetIndex): TopicLedger {
-  const ledger: TopicLedger = {
-    ledgerId,
-    entries: index.entryCount,
-    firstOffset: index.firstOffset,
-    lastOffset: index.lastOffset,
-    index,
-  };
-  if (index.entryCount > 0)
-    Object.assign(ledger, { minTimestamp: index.minTimestamp, maxTimestamp: index.maxTimestamp });
-  return ledger;
 }
 
 /** A closed ledger as a managed ledger stores it: LedgerInfo fields 100..105, through the stored index's bytes. */

@@ -34,7 +34,7 @@ export {
   DEFAULT_MAX_APPEND_ATTEMPTS,
   DEFAULT_MAX_READ_ENTRIES,
 } from './limits.js';
-export { MAX_LEDGERS_PER_TOPIC } from './topic-ledger.js';
+export { MAX_LEDGERS_PER_TOPIC, topicLedgerFromIndex } from './topic-ledger.js';
 export { ledgerInfoOffsetFields, topicLedgerFromLedgerInfo } from './ledger-info-fields.js';
 export type { LedgerInfoOffsetFields } from './ledger-info-fields.js';
 export { LEDGER_INDEX_MAGIC, LEDGER_INDEX_VERSION } from './ledger-index-codec.js';

@@ -32,6 +32,26 @@ export interface TopicLedger {
 }
 
 /**
+ * An open ledger as the topic index sees it, from its live index (a closed
+ * one comes from its LedgerInfo: topicLedgerFromLedgerInfo). Its largest
+ * event time is the index's own (TopicOffsetIndex reads it from there).
+ */
+export function topicLedgerFromIndex(ledgerId: number, index: LedgerOffsetIndex): TopicLedger {
+  const ledger: TopicLedger = {
+    ledgerId,
+    entries: index.entryCount,
+    firstOffset: index.firstOffset,
+    lastOffset: index.lastOffset,
+    index,
+  };
+  if (index.entryCount > 0) {
+    ledger.minTimestamp = index.minTimestamp;
+    ledger.maxTimestamp = index.maxTimestamp;
+  }
+  return ledger;
+}
+
+/**
  * Checks one topic's ledgers: ids ascending, offsets contiguous from one
  * ledger to the next, at least one message per entry, and any index in
  * agreement with its ledger. Returns the ledgers that hold entries.

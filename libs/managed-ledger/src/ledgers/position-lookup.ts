@@ -4,6 +4,7 @@ import {
   findPositionByOffset,
   findPositionByTime,
   LedgerOffsetIndex,
+  topicLedgerFromIndex,
   TopicOffsetIndex,
   type EntryReader,
   type MessagePosition,
@@ -55,21 +56,6 @@ function topicIndex(ctx: LedgerContext): TopicOffsetIndex {
     return ledger;
   });
   return new TopicOffsetIndex(ledgers);
-}
-
-function topicLedgerFromIndex(ledgerId: number, index: LedgerOffsetIndex): TopicLedger {
-  const ledger: TopicLedger = {
-    ledgerId,
-    entries: index.entryCount,
-    firstOffset: index.firstOffset,
-    lastOffset: index.lastOffset,
-    index,
-  };
-  if (index.entryCount > 0) {
-    ledger.minTimestamp = index.minTimestamp;
-    ledger.maxTimestamp = index.maxTimestamp;
-  }
-  return ledger;
 }
 
 function cachedIndex(bytes: Uint8Array): LedgerOffsetIndex {
