@@ -215,7 +215,6 @@ async function writerLatency(
 ): Promise<{ endToEnd: LatencyRow; publish: LatencyRow }> {
   const histogram = newHistogram();
   const receipts = newHistogram();
-  const sentAt: number[] = [];
   let received = 0;
   const total = rate * PACED_SECONDS;
   const controller = new AbortController();
@@ -274,20 +273,7 @@ async function writerLatency(
     }
   })();
   await ready;
-  const stampedAndKept = (index: number): Uint8Array => {
-    const bytes = stamped();
-    sentAt[index] = sentAtMicros(bytes);
-    return bytes;
-  };
-  await publishStream(
-    topics,
-    topic,
-    total,
-    stampedAndKept,
-    (send) => paced(rate, send),
-    1,
-    (index) => receipts.recordValue(Math.max(1, performance.now() * 1000 - sentAt[index]!)),
-  );
+  await pacedReceipts(topics, topic, rate, receipts);
   await until(() => received >= total, 60_000, 'every paced message to arrive');
   controller.abort();
   grant?.();
@@ -600,6 +586,33 @@ async function latencyTables(
 }
 
 /**
+ * Publishes PACED_SECONDS of stamped messages at `rate` msg/s on one Publish
+ * stream, one per request, recording each send -> receipt latency (µs) in `receipts`.
+ */
+async function pacedReceipts(
+  topics: ReturnType<typeof createClient<typeof TopicsService>>,
+  topic: string,
+  rate: number,
+  receipts: ReturnType<typeof newHistogram>,
+): Promise<void> {
+  const sentAt: number[] = [];
+  const stampedAndKept = (index: number): Uint8Array => {
+    const bytes = stamped();
+    sentAt[index] = sentAtMicros(bytes);
+    return bytes;
+  };
+  await publishStream(
+    topics,
+    topic,
+    rate * PACED_SECONDS,
+    stampedAndKept,
+    (send) => paced(rate, send),
+    1,
+    (index) => receipts.recordValue(Math.max(1, performance.now() * 1000 - sentAt[index]!)),
+  );
+}
+
+/**
  * Publish -> receipt against the no-op Publish server at `rate` msg/s: one
  * round trip through grpc-js and protobuf with nothing stored, the transport's
  * share of any of our latencies (an end-to-end delivery takes two such hops).
@@ -607,22 +620,8 @@ async function latencyTables(
 async function noopRoundTrip(port: number, rate: number): Promise<LatencyRow> {
   const topics = createClient(TopicsService, `127.0.0.1:${port}`);
   const histogram = newHistogram();
-  const sentAt: number[] = [];
   try {
-    const stampedAndKept = (index: number): Uint8Array => {
-      const bytes = stamped();
-      sentAt[index] = sentAtMicros(bytes);
-      return bytes;
-    };
-    await publishStream(
-      topics,
-      'persistent://bench/ns/noop-latency',
-      rate * PACED_SECONDS,
-      stampedAndKept,
-      (send) => paced(rate, send),
-      1,
-      (index) => histogram.recordValue(Math.max(1, performance.now() * 1000 - sentAt[index]!)),
-    );
+    await pacedReceipts(topics, 'persistent://bench/ns/noop-latency', rate, histogram);
   } finally {
     closeClient(topics);
   }
