@@ -1,5 +1,5 @@
 import { KafkaErrorCode } from '@ledgerline/kafka-protocol';
-import { EMPTY, joinError, memberList, selectProtocol, updateMember } from './group-members.js';
+import { currentGeneration, EMPTY, joinError, selectProtocol, updateMember } from './group-members.js';
 import type { ConsumerGroup, GroupMember, JoinRequest, JoinResult, SyncResult } from './group-state.js';
 import type { KafkaGatewaySettings } from './settings.js';
 
@@ -78,20 +78,11 @@ export class Rebalances {
     group.phase = 'CompletingRebalance';
     if (!group.members.has(group.leaderId)) group.leaderId = group.members.keys().next().value as string;
     group.protocolName = selectProtocol(group);
-    const members = memberList(group);
     for (const member of group.members.values()) {
       const resolve = member.awaitingJoin;
       member.awaitingJoin = undefined;
       this.touch(group, member);
-      resolve?.({
-        errorCode: KafkaErrorCode.NONE,
-        generationId: group.generationId,
-        protocolType: group.protocolType,
-        protocolName: group.protocolName,
-        leader: group.leaderId,
-        memberId: member.memberId,
-        members: member.memberId === group.leaderId ? members : [],
-      });
+      resolve?.(currentGeneration(group, member, group.leaderId));
     }
   }
 
