@@ -28,7 +28,7 @@ export {
 export { validateBucketCount } from './topic-bucket.js';
 export { validateTenant, validateNamespace, validateLocalName } from './validate-names.js';
 export { validateDomain } from './topic-name.js';
-export { PARTITIONED_TOPIC_SUFFIX } from './partition-index.js';
+export { PARTITIONED_TOPIC_SUFFIX, partitionIndexOf } from './partition-index.js';
 export { NamingErrorReason } from './naming-error.js';
 export type { NamingErrorReasonName } from './naming-error.js';
 export { LEDGER_ID_SEQUENCE } from './ledger-id-sequence.js';

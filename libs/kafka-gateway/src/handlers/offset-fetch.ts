@@ -1,4 +1,6 @@
+import pMap from 'p-map';
 import { LedgerlineError } from '@ledgerline/errors';
+import { partitionIndexOf } from '@ledgerline/naming';
 import {
   decodeConsumerAssignment,
   KafkaErrorCode,
@@ -8,11 +10,9 @@ import {
 import type { GatewayContext } from '../gateway-context.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
 import type { Session } from '../session.js';
-import { groupCommitTopics, namespaceTopics, readGroupIndex } from './group-commits.js';
+import { GROUP_SCAN_CONCURRENCY, groupCommitTopics, namespaceTopics, readGroupIndex } from './group-commits.js';
 
 type AskedTopic = { name: string; partitionIndexes: number[] };
-const PARTITION_SUFFIX = /^(.*)-partition-(\d+)$/;
-
 /** The partitions of `byTopic` as OffsetFetch names them, each topic's in order. */
 function askedOf(byTopic: Map<string, Set<number>>): AskedTopic[] {
   return [...byTopic].map(([name, partitions]) => ({ name, partitionIndexes: [...partitions].sort((a, b) => a - b) }));
@@ -69,8 +69,8 @@ async function committedByGroup(context: GatewayContext, groupId: string, sessio
   for (const topic of await indexedTopics(context, groupId, session)) {
     const kafkaTopic = context.names.kafkaTopicOf(topic);
     if (kafkaTopic === undefined) continue;
-    const partition = PARTITION_SUFFIX.exec(topic);
-    add(byTopic, kafkaTopic, partition === null ? 0 : Number(partition[2]));
+    // A non-partitioned topic is Kafka's partition 0.
+    add(byTopic, kafkaTopic, Math.max(0, partitionIndexOf(topic)));
   }
   assignedToGroup(context, groupId, byTopic);
   return askedOf(byTopic);
@@ -116,14 +116,18 @@ export async function handleOffsetFetch(
     const errorCode = refused(error) ? KafkaErrorCode.GROUP_AUTHORIZATION_FAILED : kafkaErrorOf(error);
     return { throttleTimeMs: 0, topics: [], errorCode };
   }
-  const answered = await Promise.all(
-    asked.map(async (topic) => ({
-      name: topic.name,
-      partitions: await Promise.all(
-        topic.partitionIndexes.map((index) => fetchPartition(context, groupId, topic.name, index, session)),
-      ),
-    })),
+  // A group's index may name thousands of partitions: their cursor reads go as the scan's do, a bounded number at once.
+  const partitions = asked.flatMap((topic) => topic.partitionIndexes.map((index) => ({ name: topic.name, index })));
+  const fetched = await pMap(
+    partitions,
+    (partition) => fetchPartition(context, groupId, partition.name, partition.index, session),
+    { concurrency: GROUP_SCAN_CONCURRENCY },
   );
+  let next = 0;
+  const answered = asked.map((topic) => ({
+    name: topic.name,
+    partitions: topic.partitionIndexes.map(() => fetched[next++]!),
+  }));
   // Asked for all, Kafka answers only the partitions the group committed.
   const topics =
     named !== null
