@@ -197,7 +197,7 @@ export class ManagedLedger {
     return findByOffset(this.ctx, offset);
   }
 
-  /** The first entry whose broker time (`byEventTime`: message whose own time) is >= `timestampMs`; one read at most. */
+  /** The first entry whose broker time (`byEventTime`: message whose own time) is >= `timestampMs`; one read as a rule. */
   async findPositionByTime(timestampMs: number, options?: { byEventTime?: boolean }): Promise<MessagePosition> {
     this.lifecycle.checkReadable();
     return options?.byEventTime === true ? findByEventTime(this.ctx, timestampMs) : findByTime(this.ctx, timestampMs);

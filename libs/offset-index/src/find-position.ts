@@ -65,13 +65,28 @@ export async function findPositionByEventTime(
   const scan: Scan = (range, entries) => scanForEventTime(range, entries, timestampMs, messageTimes);
   let location = index.locateEventTime(timestampMs);
   // An entry's largest event time is its publisher's word: one that overstates its messages' leaves the located
-  // range without an answer, and the scan goes on past it (to the end of the topic at most) rather than fail.
-  for (;;) {
+  // range without an answer, and the scan goes on past it rather than fail, for a bounded number of ranges: one
+  // lookup must not read a whole topic.
+  for (let ranges = 1; ; ranges++) {
     const outcome = await scanLocation(location, reader, options, scan);
     if (outcome.position !== undefined) return outcome.position;
+    if (ranges >= MAX_EVENT_TIME_RANGES) {
+      const range = outcome.range;
+      throw new LedgerlineError(
+        'FAILED_PRECONDITION',
+        OffsetIndexReason.OFFSET_INDEX_INCONSISTENT,
+        `no message at or after ${timestampMs} ms within ${ranges} ranges read after the located one ` +
+          `(up to ledger ${range.ledgerId} entry ${range.lastEntryId}): the entries' largest event times overstate ` +
+          'their messages; look the position up by broker time instead',
+        { details: { ledgerId: String(range.ledgerId) } },
+      );
+    }
     location = index.locateAfter(outcome.range, outcome.nextFirstOffset);
   }
 }
+
+/** Range reads one lookup by event time makes at most when entries overstate their largest event time. */
+export const MAX_EVENT_TIME_RANGES = 64;
 
 type Scan = (range: EntryReadRange, entries: readonly StoredEntry[]) => ScanResult;
 

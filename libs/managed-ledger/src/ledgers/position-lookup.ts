@@ -132,8 +132,9 @@ export async function findByTime(ctx: LedgerContext, timestampMs: number): Promi
  * The first message whose own time (event time, as a reader is answered it:
  * messageTimesMs) is at least `timestampMs`, Kafka's lookup on a CreateTime
  * topic: the index's running maximum of each entry's largest event time
- * locates the entry (at most one storage read), whose messages are then
- * decoded. Entries stored without their largest event time count with their
+ * locates the entry (one storage read; more, up to MAX_EVENT_TIME_RANGES,
+ * only when entries overstate their largest event time), whose messages are
+ * then decoded. Entries stored without their largest event time count with their
  * broker timestamp. Below the low watermark as findByTime.
  */
 export async function findByEventTime(ctx: LedgerContext, timestampMs: number): Promise<MessagePosition> {
