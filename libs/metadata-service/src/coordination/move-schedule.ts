@@ -21,6 +21,8 @@ export function runBoundedByTarget<M, R>(
   run: (move: M) => Promise<R>,
 ): Promise<R[]> {
   const results = new Array<R>(moves.length);
+  // Each move's target once: a waiting move is looked at again every time another finishes.
+  const targets = moves.map(targetOf);
   const waiting = moves.map((_, index) => index);
   const intoTarget = new Map<string, number>();
   let running = 0;
@@ -34,7 +36,7 @@ export function runBoundedByTarget<M, R>(
       }
       for (let at = 0; at < waiting.length && running < bounds.concurrency;) {
         const index = waiting[at]!;
-        const target = targetOf(moves[index]!);
+        const target = targets[index]!;
         const into = intoTarget.get(target) ?? 0;
         if (into >= bounds.perTarget) {
           at++;
