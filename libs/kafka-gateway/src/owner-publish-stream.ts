@@ -75,6 +75,7 @@ export class OwnerPublishStream {
   /** Topics the owner refused on this stream as unloaded or moved: it would refuse every later entry of them. */
   readonly refused = new Set<string>();
   private readonly inFlight: Pending[][] = [];
+  private readonly inFlightByTopic = new Map<string, number>();
   private entries = 0;
   private readonly requests = new RequestQueue<object>();
   private readonly abort = new AbortController();
@@ -99,6 +100,11 @@ export class OwnerPublishStream {
     return this.entries;
   }
 
+  /** Whether entries of `topic` are in flight here: moving it to another stream now could reorder them. */
+  hasInFlight(topic: string): boolean {
+    return this.inFlightByTopic.has(topic);
+  }
+
   /** True once half-closed: it takes nothing more. */
   get ending(): boolean {
     return this.halfClosed;
@@ -107,6 +113,7 @@ export class OwnerPublishStream {
   send(batch: Pending[]): void {
     this.inFlight.push(batch);
     this.entries += batch.length;
+    for (const { topic } of batch) this.inFlightByTopic.set(topic, (this.inFlightByTopic.get(topic) ?? 0) + 1);
     this.requests.push({ message: batch[0]!.message, more: batch.slice(1).map((pending) => pending.message) });
   }
 
@@ -120,6 +127,12 @@ export class OwnerPublishStream {
   close(): void {
     this.end();
     this.abort.abort();
+  }
+
+  private answeredOne(topic: string): void {
+    const left = (this.inFlightByTopic.get(topic) ?? 1) - 1;
+    if (left > 0) this.inFlightByTopic.set(topic, left);
+    else this.inFlightByTopic.delete(topic);
   }
 
   private async read(responses: AsyncIterable<PublishResponse>): Promise<void> {
@@ -137,6 +150,7 @@ export class OwnerPublishStream {
         batch.forEach((pending, index) => {
           const result = results[index];
           const error = result === undefined ? failure : failureError(result);
+          this.answeredOne(pending.topic);
           this.events.answered(this, pending, error);
           if (error !== undefined) pending.reject(error);
           else pending.resolve(result!.value as PublishReceipt);
@@ -150,6 +164,7 @@ export class OwnerPublishStream {
     this.halfClosed = true;
     this.requests.end();
     this.entries = 0;
+    this.inFlightByTopic.clear();
     const unanswered = this.inFlight.splice(0);
     this.events.ended(this);
     for (const batch of unanswered) for (const pending of batch) pending.reject(failure);

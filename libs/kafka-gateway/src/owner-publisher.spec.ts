@@ -131,6 +131,28 @@ describe('OwnerPublisher', () => {
     }
   });
 
+  it('forgets the streams of idle topics past its bound, so an old stream whose topics went quiet is ended', async () => {
+    const owner = new FakeOwner();
+    const publisher = new OwnerPublisher(owner.clients, () => ({}), 2);
+    try {
+      await Promise.all([publisher.publish(entry('t')), publisher.publish(entry('u'))]);
+      owner.unload('t');
+      await expect(publisher.publish(entry('t'))).rejects.toMatchObject({ reason: OwnerReason.TOPIC_UNLOADED });
+      await expect(publisher.publish(entry('t'))).resolves.toMatchObject({ firstOffset: 1n });
+      const [first, second] = owner.streams;
+      // u, quiet, still holds the first stream open; topics past the bound make the publisher forget it.
+      await expect(publisher.publish(entry('v'))).resolves.toMatchObject({ firstOffset: 0n });
+      await expect(publisher.publish(entry('w'))).resolves.toMatchObject({ firstOffset: 0n });
+      await first!.ended;
+      // Forgotten, u goes on the current stream.
+      await expect(publisher.publish(entry('u'))).resolves.toMatchObject({ firstOffset: 1n });
+      expect(second!.topicsSeen).toEqual(['t', 'v', 'w', 'u']);
+      expect(owner.streams).toHaveLength(2);
+    } finally {
+      publisher.close();
+    }
+  });
+
   it('opens a new stream for a topic refused on its only stream and ends that one', async () => {
     const owner = new FakeOwner();
     const publisher = new OwnerPublisher(owner.clients, () => ({}));

@@ -12,6 +12,10 @@ import { GatewayReason } from './reasons.js';
 
 /** Entries queued for or sent on one owner's streams and not yet answered; past it a publish is refused (Kafka's clients retry). */
 export const MAX_QUEUED_ENTRIES = 10_000;
+/** Topics the publisher remembers the stream of, by default; past it, those with nothing in flight are forgotten. */
+export const MAX_BOUND_TOPICS = 10_000;
+/** Topics the owner may refuse on the current stream before a fresh stream replaces it as the current one. */
+const MAX_REFUSED_TOPICS_PER_STREAM = 1_000;
 /** Bytes one coalesced request carries at most (below the gRPC message bound). */
 const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
@@ -52,6 +56,7 @@ export class OwnerPublisher implements StreamEvents {
   constructor(
     private readonly clients: PublisherClients,
     private readonly options: () => CallOptions,
+    private readonly maxBoundTopics = MAX_BOUND_TOPICS,
   ) {}
 
   publish(message: PublishMessageInit): Promise<PublishReceipt> {
@@ -116,7 +121,26 @@ export class OwnerPublisher implements StreamEvents {
     }
     stream.topics.add(topic);
     this.bindings.set(topic, stream);
+    if (this.bindings.size > this.maxBoundTopics) this.forgetIdleBindings();
     return stream;
+  }
+
+  /**
+   * Forgets the oldest bindings of topics with nothing in flight, down to 90% of the bound (a topic with
+   * entries in flight keeps its stream: another could reorder them). A forgotten topic's next publish goes
+   * on the current stream, and a stream left with no topic and nothing in flight is ended.
+   */
+  private forgetIdleBindings(): void {
+    const target = Math.floor(this.maxBoundTopics * 0.9);
+    const left = new Set<OwnerPublishStream>();
+    for (const [topic, stream] of this.bindings) {
+      if (this.bindings.size <= target) break;
+      if (stream.hasInFlight(topic)) continue;
+      this.bindings.delete(topic);
+      stream.topics.delete(topic);
+      left.add(stream);
+    }
+    for (const stream of left) this.endIfIdle(stream);
   }
 
   private endIfIdle(stream: OwnerPublishStream): void {
@@ -133,8 +157,11 @@ export class OwnerPublisher implements StreamEvents {
     if (!leftBinding(error)) return;
     // Before the caller hears it: its retry must already find the topic off this stream.
     stream.refused.add(pending.topic);
+    // The topic may be on another stream already: a refusal of an earlier entry moved it there.
     if (this.bindings.get(pending.topic) === stream) this.bindings.delete(pending.topic);
     stream.topics.delete(pending.topic);
+    // What a current stream remembers of refused topics stays bounded: past the bound a fresh one takes its place.
+    if (stream === this.current && stream.refused.size >= MAX_REFUSED_TOPICS_PER_STREAM) this.current = undefined;
   }
 
   settled(stream: OwnerPublishStream): void {
@@ -143,7 +170,7 @@ export class OwnerPublisher implements StreamEvents {
 
   ended(stream: OwnerPublishStream): void {
     this.streams.delete(stream);
-    for (const topic of stream.topics) if (this.bindings.get(topic) === stream) this.bindings.delete(topic);
+    for (const topic of stream.topics) this.bindings.delete(topic);
     stream.topics.clear();
     // The next publish of a topic it had opens another.
     if (this.current === stream) this.current = undefined;
