@@ -11,6 +11,7 @@ import {
   ApiKey,
   FrameDecoder,
   KafkaErrorCode,
+  RECORD_BATCH_OVERHEAD_BYTES,
   decodeRequest,
   encodeResponse,
   supportedApiVersions,
@@ -24,7 +25,7 @@ const SERVED = new Set<number>([ApiKey.ApiVersions, ApiKey.Metadata, ApiKey.Prod
 
 export interface NoopKafkaBroker {
   readonly address: string;
-  /** Records the Produce requests carried, counted from each batch's header (records count at bytes 57-60). */
+  /** Records the Produce requests carried so far, counted from each batch's header (records count at bytes 57-60). */
   readonly recordsStored: () => number;
   close(): Promise<void>;
 }
@@ -76,6 +77,7 @@ export async function startNoopKafkaBroker(): Promise<NoopKafkaBroker> {
     }));
     return request.body['acks'] === 0 ? undefined : { responses, throttleTimeMs: 0 };
   };
+  let port = 0;
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.setNoDelay(true);
@@ -83,7 +85,7 @@ export async function startNoopKafkaBroker(): Promise<NoopKafkaBroker> {
     socket.on('data', (chunk) => {
       for (const frame of frames.push(chunk)) {
         const request = decodeRequest(frame);
-        const body = answer(request, (server.address() as { port: number }).port);
+        const body = answer(request, port);
         if (body === undefined) {
           if (!SERVED.has(request.spec.key)) socket.destroy();
           continue;
@@ -95,7 +97,7 @@ export async function startNoopKafkaBroker(): Promise<NoopKafkaBroker> {
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
+  port = (server.address() as { port: number }).port;
   return {
     address: `127.0.0.1:${port}`,
     recordsStored: () => records,
@@ -140,7 +142,7 @@ function metadata(request: DecodedRequest, port: number): Message {
 function recordCount(records: Buffer | null): number {
   if (records === null) return 0;
   let count = 0;
-  for (let at = 0; at + 61 <= records.length;) {
+  for (let at = 0; at + RECORD_BATCH_OVERHEAD_BYTES <= records.length;) {
     const batchLength = records.readInt32BE(at + 8);
     count += records.readInt32BE(at + 57);
     at += 12 + batchLength;
