@@ -6,7 +6,7 @@
 //       into a writer-owner process backed by Redis, metadata in a metadata
 //       service process (Redis + NATS), as in a cluster; entries queued at
 //       once share a request, as the SDK's producer sends them
-//     - the same through the SDK's producer (libs/client), batching off
+//     - the same through the SDK's producer (libs/client), batching off and with its default settings
 //     - no-op ceiling: the same stream against a server that stores nothing,
 //       one entry per request and with requests coalesced
 //     - raw pipelined XADD from Node to the same Redis
@@ -164,9 +164,9 @@ async function noopCeilingRows(
 }
 
 /**
- * The SDK's producer (libs/client) with batching off, as an application sends: each message its own
- * entry, sequence id and receipt; PUBLISH_WINDOW sends in flight; the producer coalesces what is
- * queued in one event-loop turn into one request.
+ * The SDK's producer (libs/client) as an application sends, PUBLISH_WINDOW sends in flight: with
+ * batching off each message is its own entry, sequence id and receipt, and the producer coalesces what
+ * is queued in one event-loop turn into one request; with `batching`, its default batching settings.
  */
 async function sdkProducerRow(metadataAddress: string, batching: boolean): Promise<ThroughputRow> {
   const client = createSdkClient({ serviceUrl: metadataAddress });

@@ -201,14 +201,18 @@ async function startBroker(extraArgs: readonly string[]): Promise<Broker> {
   const [grpcPort, kafkaPort] = [await freePort(), await freePort()];
   const args = [...GATEWAY_ARGS, ...extraArgs, '--kafka-port', String(kafkaPort)];
   const standalone = await startStandalone(dataDir, grpcPort, args);
-  // The gRPC port opens first; the Kafka listener a moment later.
-  await waitForPort(kafkaPort, 60_000);
+  const stop = async () => {
+    await stopChild(standalone);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  // The gRPC port opens first; the Kafka listener a moment later. A listener that never opens leaves nothing behind.
+  await waitForPort(kafkaPort, 60_000).catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
   return {
     conf: writeConf(dataDir, `127.0.0.1:${kafkaPort}`),
-    stop: async () => {
-      await stopChild(standalone);
-      rmSync(dataDir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 
