@@ -44,8 +44,7 @@ describe('the web console in a browser against standalone', () => {
     const seen = Number(await chart.getAttribute('data-samples'));
     expect(seen).toBeGreaterThanOrEqual(1);
     await page.waitForFunction(
-      (before) => Number(document.querySelector('[data-testid=rate-chart]')?.getAttribute('data-samples')) > before,
-      seen,
+      `Number(document.querySelector('[data-testid=rate-chart]')?.getAttribute('data-samples')) > ${seen}`,
     );
     expect(await page.locator('[data-testid=rate-chart] canvas').count()).toBeGreaterThan(0);
   });
