@@ -10,6 +10,9 @@ import { withServiceTlsDefaults } from './listener-tls.js';
 import { kafkaGatewaySettings } from './settings.js';
 import { startKafkaGateway, type RunningKafkaGateway } from './start-gateway.js';
 
+/** What the listener's close may take after the leave's wait (the service's default for a closer). */
+const CLOSE_AFTER_LEAVE_MS = 5_000;
+
 /** The cluster gateway: the metadata service's address and the gateway's own settings (gRPC serves health only). */
 export const kafkaGatewayClusterConfigSchema = serviceConfigSchema.extend({
   /** host:port of the metadata service (LEDGERLINE_METADATA_ADDRESS). */
@@ -20,6 +23,13 @@ export const kafkaGatewayClusterConfigSchema = serviceConfigSchema.extend({
   kafkaGatewaySessionTtlMs: z.number().int().min(1_000).max(300_000).default(10_000),
   /** How often each gateway lists the live gateways. */
   kafkaGatewayRefreshMs: z.number().int().min(100).max(60_000).default(1_000),
+  /**
+   * On SIGTERM, how long the gateway keeps answering once it has sent its clients to the other gateways (Metadata
+   * names them; Produce and Fetch answer NOT_LEADER_OR_FOLLOWER, group requests NOT_COORDINATOR), so every member
+   * hears it at its next heartbeat (3 s in kafkajs and librdkafka) before the port closes. It ends sooner once no
+   * client is connected; 0 closes at once.
+   */
+  kafkaGatewayLeaveMs: z.number().int().min(0).max(30_000).default(4_000),
   ...kafkaGatewaySettings,
 });
 export type KafkaGatewayClusterConfig = z.output<typeof kafkaGatewayClusterConfigSchema>;
@@ -60,10 +70,16 @@ export async function startClusterKafkaGateway(
         group: config.kafkaGatewayGroup,
         ttlMs: config.kafkaGatewaySessionTtlMs,
         refreshMs: config.kafkaGatewayRefreshMs,
+        leaveMs: config.kafkaGatewayLeaveMs,
       },
       ...(tokenVerifier === undefined ? {} : { tokenVerifier }),
     });
-    service.addCloser({ name: 'kafka-listener', close: () => gateway.close() });
+    service.addCloser({
+      name: 'kafka-listener',
+      close: () => gateway.close(),
+      // The leave's wait comes before the listener's own close.
+      timeoutMs: config.kafkaGatewayLeaveMs + CLOSE_AFTER_LEAVE_MS,
+    });
     return { service, gateway };
   } catch (error) {
     await service.shutdown('the Kafka listener did not start');

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { Logger } from '@ledgerline/service-kit';
 import type { GroupCoordinator } from './group-coordinator.js';
@@ -27,6 +28,11 @@ export interface TokenCheck {
   verify(token: string): Promise<string>;
 }
 
+function unboundedListeners(signal: AbortSignal): AbortSignal {
+  setMaxListeners(0, signal);
+  return signal;
+}
+
 /**
  * What every request handler uses: settings, the way to Ledgerline, the
  * names, the group coordinator, and the token check that, when present,
@@ -46,6 +52,12 @@ export class GatewayContext {
   readonly groupIndex: GroupIndex;
   /** The Kafka name each topic id was answered with, for Fetch by id (topic-ids.ts). */
   readonly topicIds = new TopicIdNames();
+  private readonly leaving = new AbortController();
+  /**
+   * Aborted once this gateway leaves (leave): its long polls end, answered NOT_LEADER_OR_FOLLOWER. Every fetch in
+   * flight listens on it, so it has no listener bound (Node warns of a leak past ten).
+   */
+  readonly leavingSignal = unboundedListeners(this.leaving.signal);
 
   constructor(
     readonly settings: KafkaGatewaySettings,
@@ -142,6 +154,17 @@ export class GatewayContext {
   /** True when this gateway coordinates `groupId`; elsewhere its group requests are answered NOT_COORDINATOR. */
   coordinates(groupId: string): boolean {
     return this.peers.coordinatorOf(groupId).nodeId === this.broker().nodeId;
+  }
+
+  /**
+   * Hands this gateway's clients to the other gateways before it stops (GatewayPeers.leave): Metadata names them,
+   * Produce and Fetch answer NOT_LEADER_OR_FOLLOWER, group requests NOT_COORDINATOR, so Kafka clients ask again
+   * and move while this one still answers, where a closed port left them retrying it. False when it is alone.
+   */
+  async leave(): Promise<boolean> {
+    const leaving = this.peers.leave();
+    if (this.peers.leaving()) this.leaving.abort();
+    return leaving;
   }
 
   forgetTopic(topic: string): void {

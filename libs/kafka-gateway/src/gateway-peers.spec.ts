@@ -12,6 +12,7 @@ import {
   gatewayInstanceId,
   peerBroker,
   RegisteredPeers,
+  soloPeers,
   type AdvertisedBroker,
   type GatewayPeers,
 } from './gateway-peers.js';
@@ -83,7 +84,11 @@ async function handle(context: GatewayContext, apiKey: number, apiVersion: numbe
 }
 
 describe('group requests on a gateway that does not coordinate the group', () => {
-  const elsewhere: GatewayPeers = { brokers: () => [SELF, OTHER], coordinatorOf: () => OTHER };
+  const elsewhere: GatewayPeers = {
+    ...soloPeers(() => SELF),
+    brokers: () => [SELF, OTHER],
+    coordinatorOf: () => OTHER,
+  };
   let context: GatewayContext;
   beforeEach(() => {
     context = contextWith(elsewhere);

@@ -21,11 +21,29 @@ export interface GatewayPeers {
   brokers(): AdvertisedBroker[];
   /** The gateway coordinating `groupId`: the same answer on every gateway that sees the same peers. */
   coordinatorOf(groupId: string): AdvertisedBroker;
+  /**
+   * The broker Metadata names the leader of a partition (`key` names it) and the controller: this gateway, which
+   * can serve every partition; once it is leaving, one of the others, spread over them by rendezvous hashing.
+   */
+  leaderOf(key: string): AdvertisedBroker;
+  /** True once this gateway is handing its clients to the others (leave). */
+  leaving(): boolean;
+  /**
+   * Starts handing this gateway's clients to the other live gateways (a SIGTERM's drain): false, changing nothing,
+   * when there is no other to take them.
+   */
+  leave(): Promise<boolean>;
 }
 
 /** A gateway alone (standalone): it is every broker and coordinates every group. */
 export function soloPeers(self: () => AdvertisedBroker): GatewayPeers {
-  return { brokers: () => [self()], coordinatorOf: () => self() };
+  return {
+    brokers: () => [self()],
+    coordinatorOf: () => self(),
+    leaderOf: () => self(),
+    leaving: () => false,
+    leave: () => Promise.resolve(false),
+  };
 }
 
 /** How long a connection attempt to a peer may take before it says nothing about it. */
@@ -86,6 +104,8 @@ export class RegisteredPeers implements GatewayPeers {
   private ticking: Promise<void> | undefined;
   private stopped = false;
   private warned = false;
+  /** Set by leave(): this gateway hands its clients to the others. */
+  private left = false;
   /** Peers whose port refused a connection are left out at once, not at the next list (peer-watch.ts). */
   private readonly watch: PeerWatch;
 
@@ -134,13 +154,42 @@ export class RegisteredPeers implements GatewayPeers {
     await this.session?.stop();
   }
 
+  /**
+   * Hands this gateway's clients to the other live gateways before it stops: from now on it is no broker in what
+   * Metadata answers, no partition's leader and no group's coordinator (Kafka clients told NOT_LEADER_OR_FOLLOWER or
+   * NOT_COORDINATOR ask again and move), and its session ends, so the others stop picking it at their next list.
+   * False, changing nothing, when no other gateway is live to take them.
+   */
+  async leave(): Promise<boolean> {
+    if (this.left) return true;
+    if (this.others().length === 0) return false;
+    this.left = true;
+    this.options.onChange?.();
+    await this.session?.stop();
+    return true;
+  }
+
+  leaving(): boolean {
+    return this.left;
+  }
+
   brokers(): AdvertisedBroker[] {
-    const self = this.options.self();
-    return [self, ...this.peers.filter((peer) => peer.nodeId !== self.nodeId && !this.watch.isGone(peer))];
+    const others = this.others();
+    // Leaving, this gateway stays listed only if every other one has gone meanwhile: clients need some broker.
+    return this.left && others.length > 0 ? others : [this.options.self(), ...others];
   }
 
   coordinatorOf(groupId: string): AdvertisedBroker {
     return coordinatorAmong(this.brokers(), groupId) ?? this.options.self();
+  }
+
+  leaderOf(key: string): AdvertisedBroker {
+    return this.left ? (coordinatorAmong(this.brokers(), key) ?? this.options.self()) : this.options.self();
+  }
+
+  private others(): AdvertisedBroker[] {
+    const self = this.options.self();
+    return this.peers.filter((peer) => peer.nodeId !== self.nodeId && !this.watch.isGone(peer));
   }
 
   private tick(): Promise<void> {

@@ -24,6 +24,8 @@ export class KafkaGatewayServer {
   private readonly connections = new Set<KafkaConnection>();
   private boundPort = 0;
   private stopReloading: (() => void) | undefined;
+  /** Set while idle() waits: called when the last connection closes. */
+  private whenIdle: (() => void) | undefined;
 
   constructor(
     private readonly context: GatewayContext,
@@ -92,8 +94,23 @@ export class KafkaGatewayServer {
       socket.destroy();
       return;
     }
-    const connection = new KafkaConnection(socket, this.context, () => this.connections.delete(connection));
+    const connection = new KafkaConnection(socket, this.context, () => {
+      this.connections.delete(connection);
+      if (this.connections.size === 0) this.whenIdle?.();
+    });
     this.connections.add(connection);
+  }
+
+  /** Resolves once no client is connected, or after `maxMs`: a leaving gateway's clients move to the others. */
+  async idle(maxMs: number): Promise<void> {
+    if (this.connections.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.whenIdle = resolve;
+      timer = setTimeout(resolve, maxMs);
+    });
+    clearTimeout(timer);
+    this.whenIdle = undefined;
   }
 
   /** Stops listening and closes every connection (clients reconnect to another gateway). */

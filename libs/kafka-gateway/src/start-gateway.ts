@@ -53,6 +53,11 @@ export interface GatewayRegistration {
   ttlMs: number;
   /** How often the live gateways are listed. */
   refreshMs: number;
+  /**
+   * How long a stopping gateway keeps answering, once it has handed its clients to the other gateways, before it
+   * closes their connections (0: it closes them at once).
+   */
+  leaveMs: number;
 }
 
 export interface RunningKafkaGateway {
@@ -87,6 +92,22 @@ function registeredPeers(
   });
   context.peers = peers;
   return peers;
+}
+
+/**
+ * With other gateways live, sends this one's clients to them and answers for a while longer (GatewayContext.leave):
+ * clients told to go elsewhere while it still answers move at once, where a closed port left kafkajs retrying it
+ * until its retries ran out (bench/kafka-group-handover.ts).
+ */
+async function leaveFirst(
+  context: GatewayContext,
+  server: KafkaGatewayServer,
+  registration: GatewayRegistration | undefined,
+  logger: Logger,
+): Promise<void> {
+  if (registration === undefined || registration.leaveMs <= 0 || !(await context.leave())) return;
+  logger.info({ waitMs: registration.leaveMs }, 'kafka gateway leaving: clients sent to the others');
+  await server.idle(registration.leaveMs);
 }
 
 /**
@@ -161,6 +182,7 @@ export async function startKafkaGateway(options: KafkaGatewayOptions): Promise<R
     groups,
     async close() {
       stopEnsuring.abort();
+      await leaveFirst(context, server, options.registration, logger);
       groups.close();
       await server.close();
       // The session ends before the channel closes: the other gateways take this one's groups at once.

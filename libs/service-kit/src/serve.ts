@@ -12,6 +12,8 @@ import type { PolicySource } from '@ledgerline/security';
 export interface Closer {
   name: string;
   close(): Promise<void> | void;
+  /** How long this closer gets before shutdown moves on; the service's closeTimeoutMs when absent. */
+  timeoutMs?: number;
 }
 
 export interface ServeOptions {
@@ -159,7 +161,7 @@ async function stopServers(
   }
   const failedClosers: string[] = [];
   for (const closer of [...closers].reverse()) {
-    if (!(await runCloser(closer, options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, logger))) {
+    if (!(await runCloser(closer, closer.timeoutMs ?? options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, logger))) {
       failedClosers.push(closer.name);
     }
   }

@@ -84,6 +84,8 @@ async function fetchOne(
   // A topic asked for by an id no topic has: nothing to read.
   if (fetch.lookupError !== undefined) return;
   try {
+    // Nor once cut short (a gateway leaving): answered below as a cut-short read is.
+    signal?.throwIfAborted();
     fetch.topic ??= await context.resolvePartition(fetch.topicName, fetch.partitionIndex, session.caller);
     const result = await context.backend.fetch(
       fetch.topic,
@@ -99,7 +101,7 @@ async function fetchOne(
     fetch.result = result;
     fetch.errorCode = fetch.fetchOffset > result.nextOffset ? KafkaErrorCode.OFFSET_OUT_OF_RANGE : KafkaErrorCode.NONE;
   } catch (error) {
-    // A long poll this request cut short once another partition had data is not a failure.
+    // A long poll this request cut short once another partition had data, or the gateway left, is not a failure.
     if (signal?.aborted === true) return;
     fetch.errorCode = kafkaErrorOf(error);
   }
@@ -129,16 +131,29 @@ async function longPoll(
   const waiting = fetches.filter(
     (fetch) => fetch.errorCode === KafkaErrorCode.NONE && (fetch.result?.entries.length ?? 0) === 0,
   );
-  if (waiting.length === 0) return;
+  if (waiting.length === 0 || context.leavingSignal.aborted) return;
   const controller = new AbortController();
+  const leaving = () => controller.abort();
+  context.leavingSignal.addEventListener('abort', leaving, { once: true });
   // Each partition's call listens on the one signal: past Node's default of ten listeners it warns of a leak.
   setMaxListeners(Math.max(defaultMaxListeners, waiting.length), controller.signal);
-  await Promise.all(
-    waiting.map(async (fetch) => {
-      await fetchOne(context, fetch, waitMs, session, controller.signal);
-      if ((fetch.result?.entries.length ?? 0) > 0) controller.abort();
-    }),
-  );
+  try {
+    await Promise.all(
+      waiting.map(async (fetch) => {
+        await fetchOne(context, fetch, waitMs, session, controller.signal);
+        if ((fetch.result?.entries.length ?? 0) > 0) controller.abort();
+      }),
+    );
+  } finally {
+    context.leavingSignal.removeEventListener('abort', leaving);
+  }
+}
+
+/** A partition of a fetch answered by a gateway that is stopping: nothing read, sent to ask Metadata again. */
+function leaveFetch(fetch: PartitionFetch): void {
+  if (fetch.lookupError !== undefined) return;
+  delete fetch.result;
+  fetch.errorCode = KafkaErrorCode.NOT_LEADER_OR_FOLLOWER;
 }
 
 function endKey(fetch: PartitionFetch): string {
@@ -226,9 +241,11 @@ export async function handleFetch(
   // end is OFFSET_OUT_OF_RANGE, answered at once, where the owner would wait. (An end remembered from before the
   // topic was deleted and made again can still make that one answer wait; the end is then forgotten.)
   const waitFirst = fetches.length === 1 && tailing(session, fetches[0]!) ? waitMs : 0;
-  await Promise.all(fetches.map((fetch) => fetchOne(context, fetch, waitFirst, session)));
+  await Promise.all(fetches.map((fetch) => fetchOne(context, fetch, waitFirst, session, context.leavingSignal)));
   const found = fetches.reduce((sum, fetch) => sum + bytesOf(fetch), 0);
   if (waitFirst === 0 && found < Math.max(minBytes, 1) && waitMs > 0) await longPoll(context, fetches, waitMs, session);
+  // Stopping (a wait here ends with it): Metadata now names another gateway the leader, and the client reads there.
+  if (context.peers.leaving()) for (const fetch of fetches) leaveFetch(fetch);
   for (const fetch of fetches) rememberEnd(session, fetch);
   // An answer is at most kafkaMaxFetchResponseBytes: that bounds what a connection's answers can hold.
   const limit = Math.min(

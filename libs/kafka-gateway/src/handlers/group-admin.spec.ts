@@ -12,6 +12,7 @@ import { RpcReason } from '@ledgerline/rpc';
 import { SecurityReason } from '@ledgerline/security';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from '../gateway-context.js';
+import { soloPeers } from '../gateway-peers.js';
 import { GroupCoordinator } from '../group-coordinator.js';
 import type { CommittedOffset, LedgerlineBackend } from '../ledgerline-backend.js';
 import { ANONYMOUS } from '../owner-router.js';
@@ -109,7 +110,11 @@ function contextOver(
     createLogger('group-admin-spec', { level: 'silent' }),
   );
   const other = { nodeId: 2, host: 'localhost', port: 9093 };
-  context.peers = { brokers: () => [self, other], coordinatorOf: () => (coordinator === 1 ? self : other) };
+  context.peers = {
+    ...soloPeers(() => self),
+    brokers: () => [self, other],
+    coordinatorOf: () => (coordinator === 1 ? self : other),
+  };
   return context;
 }
 

@@ -11,6 +11,8 @@ import { kafkaPartitionCount } from '../topic-names.js';
 const OPERATIONS_UNKNOWN = -2147483648;
 /** The cluster id Metadata (v2+) and DescribeCluster answer. */
 const CLUSTER_ID = 'ledgerline';
+/** Which gateway a leaving one names the controller: rendezvous hashing of this key over the others. */
+const CONTROLLER_KEY = 'controller';
 /** Waits between tries of a topic while the metadata service cannot be reached: from this, doubling up to the max. */
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 2_000;
@@ -51,21 +53,25 @@ function lookupError(error: unknown): number {
   return code === KafkaErrorCode.INVALID_REQUEST ? KafkaErrorCode.INVALID_TOPIC_EXCEPTION : code;
 }
 
-/** A found topic's answer: every gateway can serve every partition, so each names itself the leader. */
+/**
+ * A found topic's answer: every gateway can serve every partition, so each names itself the leader (a client's
+ * partitions all go to the gateway it bootstrapped from); a gateway that is leaving names the others.
+ */
 function topicAnswer(context: GatewayContext, name: string, topic: TopicSummary): Message {
-  const { nodeId } = context.broker();
   // A client fetches by the id it is told here (Fetch v13+): by the name it asked for.
   context.topicIds.note(topic.topicId, name);
-  // A client's partitions all go to the gateway it bootstrapped from.
-  const partitions = Array.from({ length: kafkaPartitionCount(topic.partitions) }, (_, partitionIndex) => ({
-    errorCode: KafkaErrorCode.NONE,
-    partitionIndex,
-    leaderId: nodeId,
-    leaderEpoch: 0,
-    replicaNodes: [nodeId],
-    isrNodes: [nodeId],
-    offlineReplicas: [],
-  }));
+  const partitions = Array.from({ length: kafkaPartitionCount(topic.partitions) }, (_, partitionIndex) => {
+    const { nodeId } = context.peers.leaderOf(`${name}-${partitionIndex}`);
+    return {
+      errorCode: KafkaErrorCode.NONE,
+      partitionIndex,
+      leaderId: nodeId,
+      leaderEpoch: 0,
+      replicaNodes: [nodeId],
+      isrNodes: [nodeId],
+      offlineReplicas: [],
+    };
+  });
   return {
     errorCode: KafkaErrorCode.NONE,
     name,
@@ -166,7 +172,6 @@ export async function handleMetadata(
   const topics = everything
     ? await Promise.all((await allTopics(context, session)).map((name) => topicMetadata(context, name, false, session)))
     : await Promise.all(asked.map((topic) => askedTopic(context, topic, version, create, session)));
-  const broker = context.broker();
   return {
     throttleTimeMs: 0,
     // Every live gateway: a client reaches the coordinator FindCoordinator names by its broker id (kafkajs does).
@@ -174,7 +179,7 @@ export async function handleMetadata(
       .brokers()
       .map((peer) => ({ nodeId: peer.nodeId, host: peer.host, port: peer.port, rack: null })),
     clusterId: CLUSTER_ID,
-    controllerId: broker.nodeId,
+    controllerId: context.peers.leaderOf(CONTROLLER_KEY).nodeId,
     topics,
     clusterAuthorizedOperations: OPERATIONS_UNKNOWN,
   };
@@ -192,7 +197,7 @@ export async function handleDescribeCluster(context: GatewayContext): Promise<Me
     errorCode: KafkaErrorCode.NONE,
     errorMessage: null,
     clusterId: CLUSTER_ID,
-    controllerId: context.broker().nodeId,
+    controllerId: context.peers.leaderOf(CONTROLLER_KEY).nodeId,
     brokers: context.peers
       .brokers()
       .map((peer) => ({ brokerId: peer.nodeId, host: peer.host, port: peer.port, rack: null })),

@@ -134,6 +134,9 @@ export async function handleProduce(
           if (!ACKS.has(acks)) return partitionResult(data.partitionIndex, KafkaErrorCode.INVALID_REQUIRED_ACKS);
           // Transactions are not served: the code Kafka answers for a feature the broker lacks.
           if (transactional) return partitionResult(data.partitionIndex, KafkaErrorCode.UNSUPPORTED_VERSION);
+          // Stopping: Metadata now names another gateway the leader; the client asks it again and sends there.
+          if (context.peers.leaving())
+            return partitionResult(data.partitionIndex, KafkaErrorCode.NOT_LEADER_OR_FOLLOWER);
           return producePartition(context, topic.name, data, session);
         }),
       ),

@@ -3,7 +3,7 @@ import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest, type Message } fr
 import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from '../gateway-context.js';
-import type { AdvertisedBroker } from '../gateway-peers.js';
+import { soloPeers, type AdvertisedBroker } from '../gateway-peers.js';
 import { GroupCoordinator } from '../group-coordinator.js';
 import type { LedgerlineBackend } from '../ledgerline-backend.js';
 import { ANONYMOUS } from '../owner-router.js';
@@ -65,7 +65,7 @@ function contextOver(backend: TopicsBackend, brokerIds = [1]): GatewayContext {
     () => brokers[0]!,
     createLogger('topics-admin-spec', { level: 'silent' }),
   );
-  context.peers = { brokers: () => brokers, coordinatorOf: () => brokers[0]! };
+  context.peers = { ...soloPeers(() => brokers[0]!), brokers: () => brokers, coordinatorOf: () => brokers[0]! };
   return context;
 }
 
