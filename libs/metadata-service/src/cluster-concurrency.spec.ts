@@ -13,6 +13,8 @@ import { MetadataServiceReason } from '@ledgerline/metadata-contract';
 /** Races between two metadata instances over one Redis and one NATS. */
 const ROUNDS = 8;
 const LEASE_ROUNDS = 3;
+/** The raced sessions' TTL: how long the holder's lease takes to lapse once its keep-alives stop. */
+const LEASE_SESSION_TTL_MS = 3_000;
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: LedgerlineError };
 
@@ -217,30 +219,41 @@ describe('two metadata instances over one Redis racing each other', () => {
     for (let round = 0; round < LEASE_ROUNDS; round++) {
       const topic = `race/own/l-${round}`;
       await a.admin.createTopic({ topic });
-      // Sessions must outlive the race itself on a loaded machine; then the holder's lapses.
       const sessions = await Promise.all([
-        a.lookup.registerOwner({ owner: owner(`a-${round}`), sessionTtlMs: 1000n }),
-        b.lookup.registerOwner({ owner: owner(`b-${round}`), sessionTtlMs: 1000n }),
+        a.lookup.registerOwner({ owner: owner(`a-${round}`), sessionTtlMs: BigInt(LEASE_SESSION_TTL_MS) }),
+        b.lookup.registerOwner({ owner: owner(`b-${round}`), sessionTtlMs: BigInt(LEASE_SESSION_TTL_MS) }),
       ]);
-      const outcomes = await Promise.all([
-        settle(a.lookup.acquireLease({ topic, sessionId: sessions[0].sessionId })),
-        settle(b.lookup.acquireLease({ topic, sessionId: sessions[1].sessionId })),
-      ]);
-      expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
-      expect(failures(outcomes)).toEqual([expect.objectContaining({ reason: 'LEASE_HELD' })]);
-      const holder = (await b.lookup.getLease({ topic })).lease!;
-      const winner = outcomes[0]!.ok ? 0 : 1;
-      expect(holder.instanceId).toBe(`${winner === 0 ? 'a' : 'b'}-${round}`);
-      // Only the loser keeps its session alive.
-      const loser = sessions[1 - winner]!.sessionId;
-      await eventually(async () => {
-        await a.lookup.keepAliveOwner({ sessionId: loser });
-        return (await a.lookup.getLease({ topic })).lease === undefined;
-      });
-      const takeover = (await b.lookup.acquireLease({ topic, sessionId: loser })).lease!;
-      expect(takeover.instanceId).toBe(`${winner === 0 ? 'b' : 'a'}-${round}`);
-      expect(takeover.version).toBeGreaterThan(holder.version);
-      expect(await b.lookup.lookupTopic({ topic })).toMatchObject({ instanceId: takeover.instanceId, owned: true });
+      // Both sessions are kept alive from their registration, as an owner keeps its own: with keep-alives only
+      // after the race, a loaded machine (load average 21) let the loser's lapse before its first one.
+      const alive = new Set(sessions.map((session) => session.sessionId));
+      const keepingAlive = setInterval(() => {
+        for (const sessionId of alive) a.lookup.keepAliveOwner({ sessionId }).catch(() => undefined);
+      }, LEASE_SESSION_TTL_MS / 6);
+      try {
+        const outcomes = await Promise.all([
+          settle(a.lookup.acquireLease({ topic, sessionId: sessions[0].sessionId })),
+          settle(b.lookup.acquireLease({ topic, sessionId: sessions[1].sessionId })),
+        ]);
+        expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1);
+        expect(failures(outcomes)).toEqual([expect.objectContaining({ reason: 'LEASE_HELD' })]);
+        const holder = (await b.lookup.getLease({ topic })).lease!;
+        const winner = outcomes[0]!.ok ? 0 : 1;
+        expect(holder.instanceId).toBe(`${winner === 0 ? 'a' : 'b'}-${round}`);
+        // Then only the loser's: the holder's session lapses, and its lease with it.
+        alive.delete(sessions[winner]!.sessionId);
+        const loser = sessions[1 - winner]!.sessionId;
+        await eventually(async () => (await a.lookup.getLease({ topic })).lease === undefined, {
+          // Its TTL and the sweep that notices it, stretched by a loaded machine: bounded at 30 s.
+          attempts: 1_500,
+          description: "the holder's lease to lapse",
+        });
+        const takeover = (await b.lookup.acquireLease({ topic, sessionId: loser })).lease!;
+        expect(takeover.instanceId).toBe(`${winner === 0 ? 'b' : 'a'}-${round}`);
+        expect(takeover.version).toBeGreaterThan(holder.version);
+        expect(await b.lookup.lookupTopic({ topic })).toMatchObject({ instanceId: takeover.instanceId, owned: true });
+      } finally {
+        clearInterval(keepingAlive);
+      }
     }
   });
 });
