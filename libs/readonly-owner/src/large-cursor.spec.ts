@@ -11,6 +11,11 @@ import { QUIET_GROUP, startReadOnlyHarness, type ReadOnlyHarness } from './testi
 
 const text = (value: string) => new TextEncoder().encode(value);
 const ENTRIES = 800;
+/**
+ * The test that publishes ENTRIES one round trip at a time, in order (its payloads name their places): quick on a
+ * quiet machine, it ran past the default 30 s at load average 20.
+ */
+const LARGE_TOPIC_TIMEOUT_MS = 120_000;
 
 describe('read-only owners and a writer cursor larger than one answer', () => {
   let harness: ReadOnlyHarness;
@@ -70,28 +75,32 @@ describe('read-only owners and a writer cursor larger than one answer', () => {
     return writerTopic;
   }
 
-  it('serves a subscription whose cursor no GetCursor answer holds, and its acks land on the writer', async () => {
-    const writerTopic = await topicWithOddAcks('large', ENTRIES, 'big');
-    // The precondition: the whole cursor is more than the writer may send in one answer.
-    const whole = await refusal(harness.writerCursors.getCursor({ topic: writerTopic, subscription: 'big' }));
-    expect(whole.code).toBe('RESOURCE_EXHAUSTED');
+  it(
+    'serves a subscription whose cursor no GetCursor answer holds, and its acks land on the writer',
+    async () => {
+      const writerTopic = await topicWithOddAcks('large', ENTRIES, 'big');
+      // The precondition: the whole cursor is more than the writer may send in one answer.
+      const whole = await refusal(harness.writerCursors.getCursor({ topic: writerTopic, subscription: 'big' }));
+      expect(whole.code).toBe('RESOURCE_EXHAUSTED');
 
-    const reader = consumer(harness.readOnlyTopics[0]!, writerTopic, 'big');
-    reader.flow(ENTRIES);
-    // Every unacknowledged (even) entry arrives; acknowledged ones may come again (at least once), never fewer.
-    const evens = Array.from({ length: ENTRIES / 2 }, (_, i) => `m${2 * i}`);
-    await reader.until(() => {
-      const got = new Set(reader.texts());
-      return evens.every((text) => got.has(text));
-    }, 'every even entry');
-    reader.ack(reader.entries, 1n);
-    await reader.until(() => reader.events.some((e) => e.event.case === 'ackReceipt'), 'ack receipt');
-    // Every entry acknowledged somewhere: the writer's cursor has nothing left above mark-delete.
-    await eventually(async () => {
-      const summary = await harness.writerCursors.getCursorSummary({ topic: writerTopic, subscription: 'big' });
-      return summary.ackMap?.spanEntries === 0n;
-    });
-  });
+      const reader = consumer(harness.readOnlyTopics[0]!, writerTopic, 'big');
+      reader.flow(ENTRIES);
+      // Every unacknowledged (even) entry arrives; acknowledged ones may come again (at least once), never fewer.
+      const evens = Array.from({ length: ENTRIES / 2 }, (_, i) => `m${2 * i}`);
+      await reader.until(() => {
+        const got = new Set(reader.texts());
+        return evens.every((text) => got.has(text));
+      }, 'every even entry');
+      reader.ack(reader.entries, 1n);
+      await reader.until(() => reader.events.some((e) => e.event.case === 'ackReceipt'), 'ack receipt');
+      // Every entry acknowledged somewhere: the writer's cursor has nothing left above mark-delete.
+      await eventually(async () => {
+        const summary = await harness.writerCursors.getCursorSummary({ topic: writerTopic, subscription: 'big' });
+        return summary.ackMap?.spanEntries === 0n;
+      });
+    },
+    LARGE_TOPIC_TIMEOUT_MS,
+  );
 
   it('merges a small cursor whole, and one above cursorMergeMaxRanges by its mark-delete position only', async () => {
     const writerTopic = await topicWithOddAcks('small', 10, 'few');
