@@ -67,9 +67,11 @@ export type OpenWireConsumeSession<E extends DispatchEntry> = (
 /**
  * The most entries one ConsumeResponse carries (also bounded by what the
  * subscriber reads, Subscribe.max_entries_per_response), and the most bytes
- * on the wire (entryWireBytes, every message's own fields counted, not only
- * payloads): well under the gRPC message limit (4 MiB), so coalescing never
- * makes a response the transport refuses. An entry larger than that goes alone.
+ * on the wire (every message's own fields counted, not only payloads: the
+ * exact size of entries written by hand, entryWireBytes' upper bound of
+ * entries as objects): well under the gRPC message limit (4 MiB), so
+ * coalescing never makes a response the transport refuses. An entry larger
+ * than that goes alone.
  */
 export const MAX_ENTRIES_PER_CONSUME_RESPONSE = DATA_PATH_LIMITS.maxEntriesPerConsumeResponse;
 export const MAX_CONSUME_RESPONSE_BYTES = DATA_PATH_LIMITS.maxConsumeResponseBytes;
