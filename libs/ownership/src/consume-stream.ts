@@ -3,7 +3,7 @@ import { DATA_PATH_LIMITS, type Position } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { ConsumeRequest, ConsumeResponseSchema, Subscribe } from '@ledgerline/proto';
 import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
-import type { CallContext } from '@ledgerline/rpc';
+import type { CallContext, EncodedMessage } from '@ledgerline/rpc';
 import {
   checkAckRequest,
   checkPositions,
@@ -12,6 +12,7 @@ import {
   type Delivery,
   type DispatchEntry,
 } from '@ledgerline/subscriptions';
+import { encodeEntries, WireEntry, wireEntryBytes } from './consume-response.js';
 import { positionMessage } from './proto-mapping.js';
 import { OwnerReason } from './reasons.js';
 import { topicUnloaded } from './owner-errors.js';
@@ -19,6 +20,8 @@ import { entryWireBytes } from './wire-size.js';
 
 export type ConsumeResponse = MessageInitShape<typeof ConsumeResponseSchema>;
 type Response = ConsumeResponse;
+/** What a Consume stream sends: a response as objects, or one written by hand (entries, see consume-response.ts). */
+export type ConsumeOutput = Response | EncodedMessage<typeof ConsumeResponseSchema>;
 
 function bad(message: string): LedgerlineError {
   return new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, message);
@@ -41,18 +44,34 @@ export interface ConsumeSession<E extends DispatchEntry> {
   toResponse(delivery: Delivery<E>): Response;
 }
 
+/**
+ * A session whose deliveries are written by hand: the stream coalesces them
+ * and sends each response as one buffer (encodeEntries), never as objects.
+ */
+export interface WireConsumeSession<E extends DispatchEntry> extends Omit<ConsumeSession<E>, 'toResponse'> {
+  /** The delivery, ready to be written into a response. */
+  toWire(delivery: Delivery<E>): WireEntry;
+}
+
 /** Subscribes for a Consume stream, its consumer reaching the client through `sink`. */
 export type OpenConsumeSession<E extends DispatchEntry> = (
   subscribe: Subscribe,
   sink: ConsumerSink<E>,
 ) => Promise<ConsumeSession<E>>;
 
+export type OpenWireConsumeSession<E extends DispatchEntry> = (
+  subscribe: Subscribe,
+  sink: ConsumerSink<E>,
+) => Promise<WireConsumeSession<E>>;
+
 /**
  * The most entries one ConsumeResponse carries (also bounded by what the
  * subscriber reads, Subscribe.max_entries_per_response), and the most bytes
- * on the wire (entryWireBytes, every message's own fields counted, not only
- * payloads): well under the gRPC message limit (4 MiB), so coalescing never
- * makes a response the transport refuses. An entry larger than that goes alone.
+ * on the wire (every message's own fields counted, not only payloads: the
+ * exact size of entries written by hand, entryWireBytes' upper bound of
+ * entries as objects): well under the gRPC message limit (4 MiB), so
+ * coalescing never makes a response the transport refuses. An entry larger
+ * than that goes alone.
  */
 export const MAX_ENTRIES_PER_CONSUME_RESPONSE = DATA_PATH_LIMITS.maxEntriesPerConsumeResponse;
 export const MAX_CONSUME_RESPONSE_BYTES = DATA_PATH_LIMITS.maxConsumeResponseBytes;
@@ -65,13 +84,13 @@ function entryOf(response: Response): EntryInit | undefined {
 
 /** Outgoing events of one consumer, waited on by the stream's generator. */
 class Outbox {
-  private items: Response[] = [];
+  private items: (Response | WireEntry)[] = [];
   private head = 0;
   private wake: (() => void) | undefined;
   closedWith: LedgerlineError | undefined;
   ended = false;
 
-  push(item: Response): void {
+  push(item: Response | WireEntry): void {
     this.items.push(item);
     this.notify();
   }
@@ -88,7 +107,7 @@ class Outbox {
   }
 
   /** Yields the events in order; consecutive entries ready at once share a response, up to maxEntries. */
-  async *drain(maxEntries: number): AsyncGenerator<Response> {
+  async *drain(maxEntries: number): AsyncGenerator<ConsumeOutput> {
     for (;;) {
       if (this.head < this.items.length) {
         yield this.take(maxEntries);
@@ -99,14 +118,42 @@ class Outbox {
     }
   }
 
-  private take(maxEntries: number): Response {
+  private take(maxEntries: number): ConsumeOutput {
     const first = this.items[this.head++]!;
+    const response =
+      first instanceof WireEntry ? encodeEntries(this.takeWire(first, maxEntries)) : this.more(first, maxEntries);
+    if (this.head === this.items.length) {
+      this.items = [];
+      this.head = 0;
+    }
+    return response;
+  }
+
+  /** `first` and the entries written by hand that follow it, within the bounds of one response. */
+  private takeWire(first: WireEntry, maxEntries: number): WireEntry[] {
+    const entries = [first];
+    let sizeBytes = wireEntryBytes(first);
+    while (this.head < this.items.length && entries.length < maxEntries) {
+      const next = this.items[this.head]!;
+      if (!(next instanceof WireEntry)) break;
+      const nextBytes = wireEntryBytes(next);
+      if (sizeBytes + nextBytes > MAX_CONSUME_RESPONSE_BYTES) break;
+      sizeBytes += nextBytes;
+      entries.push(next);
+      this.head++;
+    }
+    return entries;
+  }
+
+  /** `first`, carrying as `moreEntries` the entries (as objects) that follow it, within the bounds of one response. */
+  private more(first: Response, maxEntries: number): Response {
     const entry = entryOf(first);
     if (entry !== undefined && maxEntries > 1) {
       const more: EntryInit[] = [];
       let sizeBytes = entryWireBytes(entry);
       while (this.head < this.items.length && more.length + 1 < maxEntries) {
-        const next = entryOf(this.items[this.head]!);
+        const item = this.items[this.head]!;
+        const next = item instanceof WireEntry ? undefined : entryOf(item);
         if (next === undefined) break;
         const nextBytes = entryWireBytes(next);
         if (sizeBytes + nextBytes > MAX_CONSUME_RESPONSE_BYTES) break;
@@ -115,10 +162,6 @@ class Outbox {
         this.head++;
       }
       if (more.length > 0) first.moreEntries = more;
-    }
-    if (this.head === this.items.length) {
-      this.items = [];
-      this.head = 0;
     }
     return first;
   }
@@ -227,11 +270,38 @@ function requestFailure(topic: string, error: LedgerlineError): LedgerlineError 
  * reason (TOPIC_UNLOADED when the topic leaves this owner), or when the
  * client ends it; a malformed request ends it INVALID_ARGUMENT.
  */
-export async function* consumeStream<E extends DispatchEntry>(
+export function consumeStream<E extends DispatchEntry>(
   requests: AsyncIterable<ConsumeRequest>,
   context: CallContext,
   open: OpenConsumeSession<E>,
-): AsyncIterable<Response> {
+): AsyncIterable<Response>;
+/** The same stream over a session that writes its deliveries by hand: its entries go as encoded responses. */
+export function consumeStream<E extends DispatchEntry>(
+  requests: AsyncIterable<ConsumeRequest>,
+  context: CallContext,
+  open: OpenWireConsumeSession<E>,
+): AsyncIterable<ConsumeOutput>;
+export function consumeStream<E extends DispatchEntry>(
+  requests: AsyncIterable<ConsumeRequest>,
+  context: CallContext,
+  open: OpenConsumeSession<E> | OpenWireConsumeSession<E>,
+): AsyncIterable<ConsumeOutput> {
+  return serveConsume(requests, context, open);
+}
+
+/** A delivery as the session makes it: written by hand when the session can, else as objects. */
+function outgoing<E extends DispatchEntry>(
+  session: ConsumeSession<E> | WireConsumeSession<E>,
+  delivery: Delivery<E>,
+): Response | WireEntry {
+  return 'toWire' in session ? session.toWire(delivery) : session.toResponse(delivery);
+}
+
+async function* serveConsume<E extends DispatchEntry>(
+  requests: AsyncIterable<ConsumeRequest>,
+  context: CallContext,
+  open: OpenConsumeSession<E> | OpenWireConsumeSession<E>,
+): AsyncIterable<ConsumeOutput> {
   const iterator = requests[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done === true) return;
@@ -239,9 +309,9 @@ export async function* consumeStream<E extends DispatchEntry>(
   const maxEntries = Math.min(first.value.command.value.maxEntriesPerResponse, MAX_ENTRIES_PER_CONSUME_RESPONSE);
   const outbox = new Outbox();
   // Deliveries need permits, which only come after the Subscribed answer: the session is there by then.
-  const opened: { session?: ConsumeSession<E> } = {};
+  const opened: { session?: ConsumeSession<E> | WireConsumeSession<E> } = {};
   const sink: ConsumerSink<E> = {
-    deliver: (delivery) => outbox.push(opened.session!.toResponse(delivery)),
+    deliver: (delivery) => outbox.push(outgoing(opened.session!, delivery)),
     activeChanged: (active) => outbox.push({ event: { case: 'activeConsumerChange', value: { active } } }),
     close: (error) => outbox.close(error),
   };

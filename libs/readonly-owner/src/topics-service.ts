@@ -7,8 +7,8 @@ import {
   checkSubscriptionName,
   consumeStream,
   consumerOptions,
+  entryDelivery,
   entryMessage,
-  entryResponse,
   unloadOnRequest,
   OwnerReason,
   positionFromRequest,
@@ -18,8 +18,8 @@ import {
   seekTarget,
   subscriptionStart,
   subscriptionTypeOf,
-  type ConsumeSession,
   type LoadMeter,
+  type WireConsumeSession,
   type MetadataClients,
   type OwnerIdentity,
   type WriterEntry,
@@ -86,7 +86,7 @@ async function subscribe(
   owner: ReadOnlyTopicsOwner,
   request: Subscribe,
   sink: ConsumerSink<WriterEntry>,
-): Promise<ConsumeSession<WriterEntry>> {
+): Promise<WireConsumeSession<WriterEntry>> {
   const topic = await owner.topic(request.topic);
   const name = checkSubscriptionName(request.subscription);
   const type = subscriptionTypeOf(request);
@@ -96,23 +96,19 @@ async function subscribe(
   }
   const { subscription, source } = await topic.open(name, subscriptionStart(request));
   const consumer = subscription.addConsumer(consumerOptions(request, type, sink));
-  const metricTopic = topic.readerTopic;
+  // The topic's counter children, looked up once per stream rather than by label on every delivery.
+  const messagesOut = owner.metrics.messagesOut.labels({ topic: topic.readerTopic });
+  const bytesOut = owner.metrics.bytesOut.labels({ topic: topic.readerTopic });
   return {
     topic: request.topic,
     consumer,
     markDelete: () => source.markDeletePosition(),
     flush: () => source.flush(),
-    toResponse: (delivery) => {
-      const response = entryResponse(delivery);
-      if (response.event?.case === 'entry') {
-        const messages = response.event.value.messages ?? [];
-        owner.metrics.messagesOut.inc({ topic: metricTopic }, messages.length);
-        owner.metrics.bytesOut.inc(
-          { topic: metricTopic },
-          messages.reduce((sum, m) => sum + (m.payload?.length ?? 0), 0),
-        );
-      }
-      return response;
+    toWire: (delivery) => {
+      const wire = entryDelivery(delivery);
+      messagesOut.inc(wire.messageCount);
+      bytesOut.inc(wire.payloadBytes);
+      return wire;
     },
   };
 }

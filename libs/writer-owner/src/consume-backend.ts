@@ -5,13 +5,13 @@ import {
   checkSubscriptionName,
   consumeStream,
   consumerOptions,
-  entryResponse,
+  entryDelivery,
   OwnerReason,
   protoSubscriptionType,
   subscriptionStart,
   subscriptionTypeOf,
-  type ConsumeResponse,
-  type ConsumeSession,
+  type WireConsumeSession,
+  type WireEntry,
   type WriterEntry,
 } from '@ledgerline/ownership';
 import type { Subscribe } from '@ledgerline/proto';
@@ -159,7 +159,7 @@ async function subscribe(
   subscriptions: TopicSubscriptions,
   request: Subscribe,
   sink: ConsumerSink<WriterEntry>,
-): Promise<ConsumeSession<WriterEntry>> {
+): Promise<WireConsumeSession<WriterEntry>> {
   const topic = await owner.topic(request.topic);
   const name = checkSubscriptionName(request.subscription);
   const type = subscriptionTypeOf(request);
@@ -174,27 +174,19 @@ async function subscribe(
     markDelete: () => cursor?.markDeletePosition,
     flush: async () => cursor?.flush(),
     persisted: async () => cursor?.whenPersisted(),
-    toResponse: (delivery) => deliveryMessage(owner, topic, delivery),
+    toWire: (delivery) => wireDelivery(owner, topic, delivery),
   };
 }
 
-function deliveryMessage(owner: WriterOwner, topic: OwnedTopic, delivery: Delivery<WriterEntry>): ConsumeResponse {
-  const response = entryResponse(delivery);
+/** A delivery ready for the wire, counted out: by the topic's own counter children, looked up when it loaded. */
+function wireDelivery(owner: WriterOwner, topic: OwnedTopic, delivery: Delivery<WriterEntry>): WireEntry {
+  const wire = entryDelivery(delivery);
   if (delivery.redeliveryCount === 0) {
     const waitedMs = Date.now() - delivery.entry.stored.brokerTimestampMs;
     owner.metrics.stageLatency[DeliveryStage.APPENDED_TO_DELIVERED].observe(Math.max(0, waitedMs) / 1000);
     const { position } = delivery.entry;
     owner.metrics.trace?.dispatched(position.ledgerId, position.entryId);
   }
-  const { numMessages, bytes } = deliveredCounts(response);
-  owner.metrics.messagesOut.inc({ topic: topic.name }, numMessages);
-  owner.metrics.bytesOut.inc({ topic: topic.name }, bytes);
-  topic.rateOut.record(numMessages, bytes);
-  return response;
-}
-
-function deliveredCounts(response: ConsumeResponse): { numMessages: number; bytes: number } {
-  if (response.event?.case !== 'entry') return { numMessages: 0, bytes: 0 };
-  const messages = response.event.value.messages ?? [];
-  return { numMessages: messages.length, bytes: messages.reduce((sum, m) => sum + (m.payload?.length ?? 0), 0) };
+  topic.delivered(wire.messageCount, wire.payloadBytes);
+  return wire;
 }

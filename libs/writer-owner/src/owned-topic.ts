@@ -46,8 +46,14 @@ export class OwnedTopic {
   readonly rateOut: RateMeter;
   dedupHits = 0;
   private readonly budget: ByteBudget;
-  /** This topic's children of the per-topic counters, looked up once rather than by label on every publish. */
-  private readonly counters: { messagesIn: Counter.Internal; bytesIn: Counter.Internal; dedupHits: Counter.Internal };
+  /** This topic's children of the per-topic counters, looked up once rather than by label on every publish or delivery. */
+  private readonly counters: {
+    messagesIn: Counter.Internal;
+    bytesIn: Counter.Internal;
+    dedupHits: Counter.Internal;
+    messagesOut: Counter.Internal;
+    bytesOut: Counter.Internal;
+  };
   /** Entries handed to the managed ledger and not yet answered: kept below its maxPendingAppends. */
   private readonly entryBudget: ByteBudget;
   private unloadError: LedgerlineError | undefined;
@@ -70,6 +76,8 @@ export class OwnedTopic {
       messagesIn: options.metrics.messagesIn.labels({ topic: options.name }),
       bytesIn: options.metrics.bytesIn.labels({ topic: options.name }),
       dedupHits: options.metrics.dedupHits.labels({ topic: options.name }),
+      messagesOut: options.metrics.messagesOut.labels({ topic: options.name }),
+      bytesOut: options.metrics.bytesOut.labels({ topic: options.name }),
     };
     this.rateIn = new RateMeter(options.now);
     this.rateOut = new RateMeter(options.now);
@@ -173,6 +181,13 @@ export class OwnedTopic {
     this.rateIn.record(messages, bytes);
     this.options.lac.advanced(last.position.ledgerId, last.position.entryId, last.lastOffset);
     this.dedup.maybeSnapshot(last.position);
+  }
+
+  /** Messages and payload bytes delivered to a consumer of this topic. */
+  delivered(messages: number, bytes: number): void {
+    this.counters.messagesOut.inc(messages);
+    this.counters.bytesOut.inc(bytes);
+    this.rateOut.record(messages, bytes);
   }
 
   /** Appends an entry already in the stored layout (dead letters), within the topic's byte bound. */

@@ -1,8 +1,8 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Position } from '@ledgerline/cursor-codec';
 import type { SeekTarget } from '@ledgerline/managed-ledger';
-import type { MetadataClients, OwnerIdentity } from '@ledgerline/ownership';
-import type { ConsumeRequest, ConsumeResponseSchema, ConsumerStatsSchema, SubscriptionType } from '@ledgerline/proto';
+import type { ConsumeOutput, MetadataClients, OwnerIdentity } from '@ledgerline/ownership';
+import type { ConsumeRequest, ConsumerStatsSchema, SubscriptionType } from '@ledgerline/proto';
 import type { CallContext } from '@ledgerline/rpc';
 import type { WriterSettings } from './config.js';
 import type { WriterMetrics } from './metrics.js';
@@ -51,10 +51,7 @@ export interface TopicsOwner extends CursorsOwner, StatsOwner {
   readonly identity: Pick<OwnerIdentity, 'instanceId' | 'advertisedAddress'>;
   /** Aborted when draining starts. */
   readonly drainSignal: AbortSignal;
-  consume(
-    requests: AsyncIterable<ConsumeRequest>,
-    context: CallContext,
-  ): AsyncIterable<MessageInitShape<typeof ConsumeResponseSchema>>;
+  consume(requests: AsyncIterable<ConsumeRequest>, context: CallContext): AsyncIterable<ConsumeOutput>;
   seek(topic: OwnedTopic, subscription: string, target: SeekTarget): Promise<Position>;
 }
 

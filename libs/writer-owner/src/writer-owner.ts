@@ -1,12 +1,18 @@
 import { setMaxListeners } from 'node:events';
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Bus } from '@ledgerline/bus';
 import type { LedgerStore } from '@ledgerline/ledger-store';
 import type { Position } from '@ledgerline/cursor-codec';
 import { ManagedLedgerFactory, type ManagedLedgerMetadata, type SeekTarget } from '@ledgerline/managed-ledger';
-import { notOwner, OwnerSession, PeerOwners, type MetadataClients, type OwnerIdentity } from '@ledgerline/ownership';
+import {
+  notOwner,
+  OwnerSession,
+  PeerOwners,
+  type ConsumeOutput,
+  type MetadataClients,
+  type OwnerIdentity,
+} from '@ledgerline/ownership';
 import { LedgerlineError } from '@ledgerline/errors';
-import { CursorsService, TopicsService, type ConsumeRequest, type ConsumeResponseSchema } from '@ledgerline/proto';
+import { CursorsService, TopicsService, type ConsumeRequest } from '@ledgerline/proto';
 import type { CallContext } from '@ledgerline/rpc';
 import { grpcService, type GrpcServiceRegistration } from '@ledgerline/service-kit';
 import type { Logger } from 'pino';
@@ -43,10 +49,7 @@ const STORE_PROBE_LEDGER_ID = Number.MAX_SAFE_INTEGER;
 
 /** The consume side: subscriptions and their consumers, over the owner's topics. */
 export interface ConsumeBackend {
-  consume(
-    requests: AsyncIterable<ConsumeRequest>,
-    context: CallContext,
-  ): AsyncIterable<MessageInitShape<typeof ConsumeResponseSchema>>;
+  consume(requests: AsyncIterable<ConsumeRequest>, context: CallContext): AsyncIterable<ConsumeOutput>;
   connectedConsumers(topic: OwnedTopic, subscription: string): number;
   subscriptionStats(topic: OwnedTopic, subscription: string): Promise<LiveSubscriptionStats | undefined>;
   /** Seeks a subscription with consumers connected (they are redelivered from there); undefined when it has none. */
