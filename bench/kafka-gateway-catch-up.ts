@@ -65,7 +65,7 @@ export async function run(): Promise<BenchReport> {
     const kcat = await kcatReadRow(
       `127.0.0.1:${kafkaPort}`,
       read,
-      'kcat -C -e from offset 0 through the gateway',
+      'kcat -C -c <count> from offset 0 through the gateway',
       '%S\n',
       { 'max.partition.fetch.bytes': PARTITION_FETCH_BYTES },
     );

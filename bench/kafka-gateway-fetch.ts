@@ -1,6 +1,8 @@
 // Fetch throughput through the Kafka gateway of `ledgerline standalone` (its
 // own process) with kafkajs and kcat, from offset 0 of a preloaded 1-partition
-// topic, and end-to-end latency of a paced kafkajs producer -> consumer stream
+// topic, and the same reads from a broker that stores nothing and answers from
+// a log of the same records held in memory (bench/noop-kafka-broker.ts: each
+// client's own ceiling, so the gap between the two rows is ours), and end-to-end latency of a paced kafkajs producer -> consumer stream
 // through it with kafkajs and with confluent-kafka (bench/kafka-confluent-e2e.py,
 // Debian's python3-confluent-kafka); beside the SDK's reader, and the SDK's producer -> consumer,
 // against the same standalone in the same run. Every client but kcat runs in
@@ -31,6 +33,7 @@ import {
   type ThroughputRow,
 } from './baselines.js';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
+import { noopLog, startNoopKafkaBroker } from './noop-kafka-broker.js';
 import { kcatReadRow, sdkReadRow } from './read-from-start.js';
 
 const MESSAGES = sized({ quick: 10_000, normal: 20_000, full: 100_000 });
@@ -44,7 +47,8 @@ const WAIT_MS = 120_000;
 const FETCH_TOPIC = 'bench-fetch';
 /** The preloaded topic every fetch row reads from offset 0. */
 const fetched = { topic: FETCH_TOPIC, messages: MESSAGES, messageBytes: MESSAGE_BYTES, waitMs: WAIT_MS };
-const KCAT_FETCH_LABEL = 'kcat 1.7 (librdkafka 2.0) -C -e through the gateway (its start-up inside the figure)';
+const KCAT_FETCH_LABEL = 'kcat 1.7 (librdkafka 2.0) -C -c <count> through the gateway (its start-up inside the figure)';
+const FROM_NOOP = 'from a broker that stores nothing (bench/noop-kafka-broker.ts, the log in memory)';
 const LATENCY_TOPICS = {
   kafkajs: 'bench-latency-kafkajs',
   confluent: 'bench-latency-confluent',
@@ -68,7 +72,7 @@ async function preload(client: LedgerlineClient): Promise<void> {
   await producer.close();
 }
 
-async function kafkajsFetchRow(kafka: Kafka): Promise<ThroughputRow> {
+async function kafkajsFetchRow(kafka: Kafka, from = 'through the gateway'): Promise<ThroughputRow> {
   const consumer = kafka.consumer({ groupId: 'bench-fetch' });
   let received = 0;
   let reachedAll = (_at: bigint): void => undefined;
@@ -84,7 +88,7 @@ async function kafkajsFetchRow(kafka: Kafka): Promise<ThroughputRow> {
       },
     });
     const finished = await within(all, WAIT_MS, `kafkajs to fetch ${MESSAGES} messages`);
-    const label = 'kafkajs 2.2.4 consumer group, eachBatch, through the gateway (group join inside the figure)';
+    const label = `kafkajs 2.2.4 consumer group, eachBatch, ${from} (group join inside the figure)`;
     return throughput(label, MESSAGES, MESSAGE_BYTES, started, finished);
   } finally {
     await consumer.disconnect();
@@ -208,6 +212,23 @@ async function sdkLatencyRow(client: LedgerlineClient): Promise<LatencyRow> {
   return latencyRow('SDK producer (batching off) -> SDK consumer (the same standalone)', deliveries.histogram);
 }
 
+/**
+ * kafkajs and kcat reading the same records from the no-op broker: a group of one member whose commits cost only
+ * their round trip, and Fetch answers of the same batches (entries of BATCH records) from memory.
+ */
+async function clientCeilings(): Promise<Pick<Rows, 'kafkajsCeiling' | 'kcatCeiling'>> {
+  const noop = await startNoopKafkaBroker(noopLog(MESSAGES, value, BATCH));
+  try {
+    const kafka = new Kafka({ clientId: 'bench', brokers: [noop.address], logLevel: logLevel.NOTHING });
+    return {
+      kafkajsCeiling: await kafkajsFetchRow(kafka, FROM_NOOP),
+      kcatCeiling: await kcatReadRow(noop.address, fetched, `kcat 1.7 (librdkafka 2.0) -C -c <count> ${FROM_NOOP}`),
+    };
+  } finally {
+    await noop.close();
+  }
+}
+
 export async function run(): Promise<BenchReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-kafka-fetch-'));
   let child: ChildProcess | undefined;
@@ -225,10 +246,12 @@ export async function run(): Promise<BenchReport> {
     await admin.disconnect();
     client = createClient({ serviceUrl: `127.0.0.1:${grpcPort}` });
     await preload(client);
+    const ceilings = await clientCeilings();
     return report({
       kafkajsFetch: await kafkajsFetchRow(kafka),
       kcatFetch: await kcatReadRow(broker, fetched, KCAT_FETCH_LABEL),
       sdkFetch: await sdkReadRow(client, fetched),
+      ...ceilings,
       kafkajsLatency: await kafkajsLatencyRow(kafka),
       confluentLatency: await confluentLatencyRow(broker),
       sdkLatency: await sdkLatencyRow(client),
@@ -245,6 +268,9 @@ interface Rows {
   /** Why kcat has no row, when it has none. */
   kcatFetch: ThroughputRow | string;
   sdkFetch: ThroughputRow;
+  /** The same reads from the no-op broker: each client's own ceiling. */
+  kafkajsCeiling: ThroughputRow;
+  kcatCeiling: ThroughputRow | string;
   kafkajsLatency: LatencyRow;
   /** Why confluent-kafka has no row, when it has none. */
   confluentLatency: LatencyRow | string;
@@ -259,6 +285,7 @@ const FETCH_TARGET_VERSUS_SDK = 0.9;
 function report(rows: Rows): BenchReport {
   const { kafkajsFetch, kcatFetch, sdkFetch, kafkajsLatency, confluentLatency, sdkLatency } = rows;
   const kcat = typeof kcatFetch === 'string' ? [] : [kcatFetch];
+  const kcatCeiling = typeof rows.kcatCeiling === 'string' ? [] : [rows.kcatCeiling];
   const confluent = typeof confluentLatency === 'string' ? [] : [confluentLatency];
   const fetchVersus = (client: string, row: ThroughputRow): Comparison => ({
     figure: `fetch 1 KiB from offset 0 through the Kafka gateway (${client}) vs the SDK reader`,
@@ -268,6 +295,15 @@ function report(rows: Rows): BenchReport {
     peerValue: sdkFetch.messagesPerSecond,
     higherIsBetter: true,
     target: { ratio: FETCH_TARGET_VERSUS_SDK, atLeast: true },
+  });
+  // A client whose ceiling is below the target cannot meet it through any broker: the ceiling beside it.
+  const ceilingVersus = (client: string, row: ThroughputRow): Comparison => ({
+    figure: `fetch 1 KiB from offset 0: ${client} from a broker that stores nothing (the client's own ceiling) vs the SDK reader`,
+    unit: 'msg/s',
+    ours: row.messagesPerSecond,
+    peer: sdkFetch.system,
+    peerValue: sdkFetch.messagesPerSecond,
+    higherIsBetter: true,
   });
   const latencyVersus = (client: string, row: LatencyRow): Comparison => ({
     figure: `end-to-end latency p99 at ${RATE} msg/s through the Kafka gateway (${client})`,
@@ -282,6 +318,9 @@ function report(rows: Rows): BenchReport {
     ...(typeof kcatFetch === 'string'
       ? [{ figure: 'fetch 1 KiB through the Kafka gateway (kcat)', reason: kcatFetch }]
       : []),
+    ...(typeof rows.kcatCeiling === 'string'
+      ? [{ figure: 'fetch 1 KiB from a broker that stores nothing (kcat)', reason: rows.kcatCeiling }]
+      : []),
     ...(typeof confluentLatency === 'string'
       ? [{ figure: 'end-to-end latency through the Kafka gateway (confluent-kafka)', reason: confluentLatency }]
       : []),
@@ -291,11 +330,15 @@ function report(rows: Rows): BenchReport {
     setup:
       `${MESSAGES} messages of ${MESSAGE_BYTES} B preloaded by the SDK in entries of ${BATCH} into one 1-partition topic of ` +
       '`ledgerline standalone` (its own process), read from offset 0 to the end through its Kafka listener with kafkajs ' +
-      `and kcat and over gRPC with the SDK's reader; then ${RATE} msg/s for ${PACED_SECONDS} s, one message per send, ` +
+      `and kcat (which stops at the count, as the SDK's reader does) and over gRPC with the SDK's reader, and by the same ` +
+      `clients from a broker that stores nothing, the same batches in memory (bench/noop-kafka-broker.ts); then ${RATE} msg/s for ${PACED_SECONDS} s, one message per send, ` +
       'through the gateway with kafkajs and with confluent-kafka (producer and consumer in processes of their own) and ' +
       'over gRPC with the SDK, latency from the send time stamped in each value',
     tables: [
-      { title: 'fetch throughput', rows: [kafkajsFetch, ...kcat, sdkFetch].map((row) => ({ ...row })) },
+      {
+        title: 'fetch throughput',
+        rows: [kafkajsFetch, ...kcat, sdkFetch, rows.kafkajsCeiling, ...kcatCeiling].map((row) => ({ ...row })),
+      },
       {
         title: `end-to-end latency at ${RATE} msg/s`,
         rows: [kafkajsLatency, ...confluent, sdkLatency].map((row) => ({ ...row })),
@@ -304,6 +347,8 @@ function report(rows: Rows): BenchReport {
     comparisons: [
       fetchVersus('kafkajs', kafkajsFetch),
       ...kcat.map((row) => fetchVersus('kcat', row)),
+      ceilingVersus('kafkajs', rows.kafkajsCeiling),
+      ...kcatCeiling.map((row) => ceilingVersus('kcat', row)),
       latencyVersus('kafkajs', kafkajsLatency),
       ...confluent.map((row) => latencyVersus('confluent-kafka', row)),
     ],

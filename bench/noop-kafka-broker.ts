@@ -1,18 +1,25 @@
-// A Kafka broker that stores nothing, for the produce bench's floor rows: it
-// speaks the protocol (framing, request decoding and response encoding by
-// @ledgerline/kafka-protocol, as the gateway does) and answers ApiVersions,
+// A Kafka broker that stores nothing, for the produce and fetch benches' ceiling
+// rows: it speaks the protocol (framing, request decoding and response encoding
+// by @ledgerline/kafka-protocol, as the gateway does) and answers ApiVersions,
 // Metadata (every topic asked for: one partition, led by itself) and Produce
 // (every partition stored at once, offsets counted per partition) without
-// decoding a record batch or keeping a byte. What a Kafka client reaches
-// against it is what the client itself can do on this machine, the ceiling
-// of any broker's row measured with that client.
+// decoding a record batch or keeping a byte. Given a log (`noopLog`: record
+// batches encoded once, before the row), it also answers ListOffsets and Fetch
+// of partition 0 of any topic from it, as a Kafka broker answers a fetch: at
+// once with the batches from the offset asked for within the partition's
+// max_bytes (the first always), and at the log's end only after max_wait_ms,
+// since nothing will arrive. What a Kafka client reaches against it is what
+// the client itself can do on this machine, the ceiling of any broker's row
+// measured with that client.
 import { createServer, type Server, type Socket } from 'node:net';
 import {
   ApiKey,
   FrameDecoder,
   KafkaErrorCode,
   RECORD_BATCH_OVERHEAD_BYTES,
+  Compression,
   decodeRequest,
+  encodeRecordBatch,
   encodeResponse,
   supportedApiVersions,
   type DecodedRequest,
@@ -22,6 +29,63 @@ import {
 const NODE_ID = 1;
 const OPERATIONS_UNKNOWN = -2147483648;
 const SERVED = new Set<number>([ApiKey.ApiVersions, ApiKey.Metadata, ApiKey.Produce]);
+/** Served too when the broker holds a log: a consumer's requests, a group of one member included. */
+const SERVED_WITH_LOG = new Set<number>([
+  ...SERVED,
+  ApiKey.ListOffsets,
+  ApiKey.Fetch,
+  ApiKey.FindCoordinator,
+  ApiKey.JoinGroup,
+  ApiKey.SyncGroup,
+  ApiKey.Heartbeat,
+  ApiKey.LeaveGroup,
+  ApiKey.OffsetFetch,
+  ApiKey.OffsetCommit,
+]);
+/** The one member of every group: the broker answers as the coordinator of a group nobody else joins. */
+const MEMBER_ID = 'noop-member';
+/** ListOffsets' timestamp for the log's start. */
+const EARLIEST = -2n;
+
+/** Record batches a Fetch answers from: encoded once, each with its base offset. */
+export interface NoopLog {
+  readonly batches: readonly { baseOffset: bigint; bytes: Buffer }[];
+  /** The log end offset (high watermark). */
+  readonly endOffset: bigint;
+}
+
+/** `messages` records of `value`, `batch` to a record batch (uncompressed RecordBatch v2, as the gateway answers). */
+export function noopLog(messages: number, value: Buffer, batch: number): NoopLog {
+  const batches: { baseOffset: bigint; bytes: Buffer }[] = [];
+  const now = BigInt(Date.now());
+  for (let first = 0; first < messages; first += batch) {
+    const count = Math.min(batch, messages - first);
+    const records = Array.from({ length: count }, (_, index) => ({
+      offsetDelta: index,
+      timestampDelta: 0n,
+      key: null,
+      value,
+      headers: [],
+    }));
+    const bytes = encodeRecordBatch({
+      baseOffset: BigInt(first),
+      partitionLeaderEpoch: 0,
+      compression: Compression.NONE,
+      timestampType: 0,
+      transactional: false,
+      control: false,
+      lastOffsetDelta: count - 1,
+      baseTimestamp: now,
+      maxTimestamp: now,
+      producerId: -1n,
+      producerEpoch: -1,
+      baseSequence: -1,
+      records,
+    });
+    batches.push({ baseOffset: BigInt(first), bytes });
+  }
+  return { batches, endOffset: BigInt(messages) };
+}
 
 export interface NoopKafkaBroker {
   readonly address: string;
@@ -30,12 +94,13 @@ export interface NoopKafkaBroker {
   close(): Promise<void>;
 }
 
-/** Starts the broker on a free loopback port. */
-export async function startNoopKafkaBroker(): Promise<NoopKafkaBroker> {
+/** Starts the broker on a free loopback port; with a log, it serves consumers from it too. */
+export async function startNoopKafkaBroker(log?: NoopLog): Promise<NoopKafkaBroker> {
+  const served = log === undefined ? SERVED : SERVED_WITH_LOG;
   const nextOffsets = new Map<string, bigint>();
   let records = 0;
   const sockets = new Set<Socket>();
-  const answer = (request: DecodedRequest, port: number): Message | undefined => {
+  const answer = (request: DecodedRequest, port: number): Message | Promise<Message> | undefined => {
     switch (request.spec.key) {
       case ApiKey.ApiVersions:
         return {
@@ -49,6 +114,59 @@ export async function startNoopKafkaBroker(): Promise<NoopKafkaBroker> {
         return metadata(request, port);
       case ApiKey.Produce:
         return produce(request);
+      case ApiKey.ListOffsets:
+        return log === undefined ? undefined : listOffsets(request, log);
+      case ApiKey.Fetch:
+        return log === undefined ? undefined : fetch(request, log);
+      default:
+        return log === undefined ? undefined : groupAnswer(request, port);
+    }
+  };
+  // An idle group's first member: JoinGroup and SyncGroup at once, commits answered and kept nowhere.
+  const groupAnswer = (request: DecodedRequest, port: number): Message | undefined => {
+    const body = request.body;
+    switch (request.spec.key) {
+      case ApiKey.FindCoordinator:
+        return {
+          throttleTimeMs: 0,
+          errorCode: KafkaErrorCode.NONE,
+          errorMessage: null,
+          nodeId: NODE_ID,
+          host: '127.0.0.1',
+          port,
+        };
+      case ApiKey.JoinGroup: {
+        const [protocol] = body['protocols'] as { name: string; metadata: Buffer }[];
+        return {
+          throttleTimeMs: 0,
+          errorCode: KafkaErrorCode.NONE,
+          generationId: 1,
+          protocolType: body['protocolType'],
+          protocolName: protocol?.name ?? null,
+          leader: MEMBER_ID,
+          memberId: MEMBER_ID,
+          members: [{ memberId: MEMBER_ID, groupInstanceId: null, metadata: protocol?.metadata ?? Buffer.alloc(0) }],
+        };
+      }
+      case ApiKey.SyncGroup: {
+        const assignments = body['assignments'] as { memberId: string; assignment: Buffer }[];
+        const mine = assignments.find((assignment) => assignment.memberId === MEMBER_ID);
+        return {
+          throttleTimeMs: 0,
+          errorCode: KafkaErrorCode.NONE,
+          protocolType: body['protocolType'],
+          protocolName: body['protocolName'],
+          assignment: mine?.assignment ?? Buffer.alloc(0),
+        };
+      }
+      case ApiKey.Heartbeat:
+        return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE };
+      case ApiKey.LeaveGroup:
+        return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, members: [] };
+      case ApiKey.OffsetFetch:
+        return offsetFetch(request);
+      case ApiKey.OffsetCommit:
+        return offsetCommit(request);
       default:
         return undefined;
     }
@@ -84,15 +202,21 @@ export async function startNoopKafkaBroker(): Promise<NoopKafkaBroker> {
     sockets.add(socket);
     socket.setNoDelay(true);
     const frames = new FrameDecoder();
+    // Answers go out in the order the requests came, as clients require; only a Fetch at the log's end waits.
+    let answered: Promise<void> = Promise.resolve();
     socket.on('data', (chunk) => {
       for (const frame of frames.push(chunk)) {
         const request = decodeRequest(frame);
         const body = answer(request, port);
         if (body === undefined) {
-          if (!SERVED.has(request.spec.key)) socket.destroy();
+          if (!served.has(request.spec.key)) socket.destroy();
           continue;
         }
-        socket.write(encodeResponse(request.spec, request.header.apiVersion, request.header.correlationId, body));
+        const { spec, header } = request;
+        answered = answered.then(async () => {
+          const message = await body;
+          if (!socket.destroyed) socket.write(encodeResponse(spec, header.apiVersion, header.correlationId, message));
+        });
       }
     });
     socket.on('error', () => socket.destroy());
@@ -108,6 +232,116 @@ export async function startNoopKafkaBroker(): Promise<NoopKafkaBroker> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** No group has committed anything: every partition asked for answers offset -1. */
+function offsetFetch(request: DecodedRequest): Message {
+  const topics = (request.body['topics'] as { name: string; partitionIndexes: number[] }[] | null) ?? [];
+  return {
+    throttleTimeMs: 0,
+    topics: topics.map((topic) => ({
+      name: topic.name,
+      partitions: topic.partitionIndexes.map((partitionIndex) => ({
+        partitionIndex,
+        committedOffset: -1n,
+        committedLeaderEpoch: -1,
+        metadata: null,
+        errorCode: KafkaErrorCode.NONE,
+      })),
+    })),
+    errorCode: KafkaErrorCode.NONE,
+  };
+}
+
+/** Every commit answered as stored, none kept: what a consumer's commits cost it beside the round trip. */
+function offsetCommit(request: DecodedRequest): Message {
+  const topics = request.body['topics'] as { name: string; partitions: { partitionIndex: number }[] }[];
+  return {
+    throttleTimeMs: 0,
+    topics: topics.map((topic) => ({
+      name: topic.name,
+      partitions: topic.partitions.map((partition) => ({
+        partitionIndex: partition.partitionIndex,
+        errorCode: KafkaErrorCode.NONE,
+      })),
+    })),
+  };
+}
+
+/** ListOffsets of any topic's partitions: the log's start for earliest, its end for anything else. */
+function listOffsets(request: DecodedRequest, log: NoopLog): Message {
+  const topics = request.body['topics'] as {
+    name: string;
+    partitions: { partitionIndex: number; timestamp: bigint }[];
+  }[];
+  return {
+    throttleTimeMs: 0,
+    topics: topics.map((topic) => ({
+      name: topic.name,
+      partitions: topic.partitions.map((partition) => {
+        const offset = partition.timestamp === EARLIEST ? 0n : log.endOffset;
+        return {
+          partitionIndex: partition.partitionIndex,
+          errorCode: KafkaErrorCode.NONE,
+          oldStyleOffsets: [offset],
+          timestamp: -1n,
+          offset,
+          leaderEpoch: 0,
+        };
+      }),
+    })),
+  };
+}
+
+type FetchPartition = { partitionIndex: number; fetchOffset: bigint; partitionMaxBytes: number };
+
+/** The log's batches from the one holding `offset`, within `maxBytes` (the first always, as KIP-74 says). */
+function batchesFrom(log: NoopLog, offset: bigint, maxBytes: number): Buffer {
+  const taken: Buffer[] = [];
+  let bytes = 0;
+  for (let index = 0; index < log.batches.length; index++) {
+    const next = log.batches[index + 1]?.baseOffset ?? log.endOffset;
+    if (next <= offset) continue;
+    const batch = log.batches[index]!.bytes;
+    if (taken.length > 0 && bytes + batch.length > maxBytes) break;
+    taken.push(batch);
+    bytes += batch.length;
+  }
+  return Buffer.concat(taken);
+}
+
+/**
+ * Fetch v4+ from the log: every partition at or past the log's end is empty, and a request with nothing to
+ * answer waits max_wait_ms first, as a Kafka broker's does when no record can arrive.
+ */
+async function fetch(request: DecodedRequest, log: NoopLog): Promise<Message> {
+  const topics = request.body['topics'] as { name: string; topicId: Buffer; partitions: FetchPartition[] }[];
+  let found = 0;
+  let failed = false;
+  const responses = topics.map((topic) => ({
+    topic: topic.name,
+    topicId: topic.topicId,
+    partitions: topic.partitions.map((partition) => {
+      const outOfRange = partition.fetchOffset > log.endOffset || partition.partitionIndex !== 0;
+      const records = outOfRange
+        ? Buffer.alloc(0)
+        : batchesFrom(log, partition.fetchOffset, partition.partitionMaxBytes);
+      found += records.length;
+      failed ||= outOfRange;
+      return {
+        partitionIndex: partition.partitionIndex,
+        errorCode: outOfRange ? KafkaErrorCode.OFFSET_OUT_OF_RANGE : KafkaErrorCode.NONE,
+        highWatermark: log.endOffset,
+        lastStableOffset: log.endOffset,
+        logStartOffset: 0n,
+        abortedTransactions: null,
+        preferredReadReplica: -1,
+        records,
+      };
+    }),
+  }));
+  if (found === 0 && !failed) await new Promise((resolve) => setTimeout(resolve, request.body['maxWaitMs'] as number));
+  return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, sessionId: 0, responses };
 }
 
 /** A Metadata answer naming this broker as the leader of partition 0 of every topic asked for. */

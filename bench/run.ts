@@ -56,6 +56,7 @@ const SECTIONS: Section[] = [
   { name: 'writer-store-cut', load: () => import('./writer-store-cut.js') },
   { name: 'kafka-produce', load: () => import('./kafka-gateway-produce.js') },
   { name: 'kafka-fetch', load: () => import('./kafka-gateway-fetch.js') },
+  { name: 'kafka-fetch-encode', load: () => import('./kafka-fetch-encode.js') },
   { name: 'kafka-catch-up', load: () => import('./kafka-gateway-catch-up.js') },
   { name: 'kafka-group-handover', load: () => import('./kafka-group-handover.js') },
   { name: 'kafka-static-restart', load: () => import('./kafka-static-restart.js') },

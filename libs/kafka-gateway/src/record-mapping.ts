@@ -159,6 +159,11 @@ function recordKey(key: string | undefined, properties: Record<string, string>):
   return Buffer.from(key, properties[KEY_BASE64_PROPERTY] === 'true' ? 'base64' : 'utf8');
 }
 
+/** The bytes as a Buffer over the same memory: encodeRecordBatch copies them into the batch, once. */
+function bufferView(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 /**
  * One stored entry as one Kafka RecordBatch v2 (uncompressed): its first
  * offset is the batch's base offset, each message's continuous offset its
@@ -179,7 +184,7 @@ export function entryRecordBatch(entry: Entry): Buffer {
       offsetDelta: Number(message.offset - entry.firstOffset),
       timestampDelta: (timestamps[index] ?? baseTimestamp) - baseTimestamp,
       key: recordKey(message.key, properties),
-      value: properties[NULL_VALUE_PROPERTY] === 'true' ? null : Buffer.from(message.payload),
+      value: properties[NULL_VALUE_PROPERTY] === 'true' ? null : bufferView(message.payload),
       headers: recordHeaders(properties),
     };
   });

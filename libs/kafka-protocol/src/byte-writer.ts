@@ -1,4 +1,5 @@
 import { KafkaProtocolReason, protocolError } from './protocol-error.js';
+import { MIN_SPLICED_CHUNK_BYTES, SplicedBytes } from './spliced-bytes.js';
 
 const INITIAL_CAPACITY = 256;
 
@@ -46,30 +47,56 @@ export function varlongBytes(value: bigint): number {
  * Writes Kafka's primitive types into a buffer that grows as needed; given
  * the exact size up front (`capacity`), it allocates once and `finish` hands
  * that buffer over without copying it.
+ *
+ * Large byte strings can be spliced in rather than copied (`splice`): the
+ * writer then holds its output as a list of buffers, its own bytes between
+ * the spliced ones, and `chunks` hands them over as they are, to be written
+ * together (a Fetch answer's record batches). Positions (`length`, `view`,
+ * `truncate`, the patches) count every byte written, spliced ones too; only
+ * bytes of the writer's own buffers can be viewed, cut or patched.
  */
 export class ByteWriter {
   private buffer: Buffer;
   private position = 0;
+  /** Where the bytes not yet handed to `segments` start in `buffer`. */
+  private segmentStart = 0;
+  /** The output before `segmentStart`: views of the writer's earlier buffers and spliced buffers, in order. */
+  private readonly segments: { bytes: Buffer; spliced: boolean }[] = [];
+  private segmentsLength = 0;
 
   constructor(capacity = INITIAL_CAPACITY) {
     this.buffer = Buffer.allocUnsafe(Math.max(1, capacity));
   }
 
+  /** Bytes written so far, spliced ones included. */
   get length(): number {
-    return this.position;
+    return this.segmentsLength + this.position - this.segmentStart;
   }
 
   private room(count: number): number {
     if (this.position + count > this.buffer.length) {
-      let capacity = this.buffer.length * 2;
-      while (capacity < this.position + count) capacity *= 2;
+      // Only the bytes since the last splice move: what came before is already a segment of its own.
+      const kept = this.position - this.segmentStart;
+      let capacity = Math.max(1, this.buffer.length * 2);
+      while (capacity < kept + count) capacity *= 2;
       const grown = Buffer.allocUnsafe(capacity);
-      this.buffer.copy(grown, 0, 0, this.position);
+      this.buffer.copy(grown, 0, this.segmentStart, this.position);
       this.buffer = grown;
+      this.segmentStart = 0;
+      this.position = kept;
     }
     const at = this.position;
     this.position += count;
     return at;
+  }
+
+  /** Where a position written since the last splice is in `buffer`; a bug when it is before that splice. */
+  private local(at: number, count: number, what: string): number {
+    const offset = at - this.segmentsLength;
+    if (offset < 0 || offset + count > this.position - this.segmentStart) {
+      throw new Error(`ByteWriter.${what}(${at}): only bytes written since the last splice are there`);
+    }
+    return this.segmentStart + offset;
   }
 
   /** One raw byte. `room` may replace the buffer, so it runs before the buffer is read. */
@@ -129,6 +156,23 @@ export class ByteWriter {
     return this;
   }
 
+  /**
+   * Appends `bytes` without copying them: they stay the caller's buffer, one
+   * of the chunks, and must not change until the output is written.
+   */
+  splice(bytes: Buffer): this {
+    if (bytes.length === 0) return this;
+    if (this.position > this.segmentStart) {
+      this.segments.push({ bytes: this.buffer.subarray(this.segmentStart, this.position), spliced: false });
+      this.segmentsLength += this.position - this.segmentStart;
+    }
+    this.segments.push({ bytes, spliced: true });
+    this.segmentsLength += bytes.length;
+    // The rest of the buffer goes on being written after the splice.
+    this.segmentStart = this.position;
+    return this;
+  }
+
   uvarint(value: number): this {
     checkInteger(value, 0, 2 ** 32 - 1, 'unsigned varint');
     let rest = value;
@@ -179,11 +223,16 @@ export class ByteWriter {
     return this.raw(bytes);
   }
 
-  byteString(value: Uint8Array | null, compact: boolean): this {
+  byteString(value: Uint8Array | SplicedBytes | null, compact: boolean): this {
     if (value === null) return compact ? this.uvarint(0) : this.int32(-1);
     if (compact) this.uvarint(value.length + 1);
     else this.int32(value.length);
-    return this.raw(value);
+    if (!(value instanceof SplicedBytes)) return this.raw(value);
+    for (const chunk of value.chunks) {
+      if (chunk.length >= MIN_SPLICED_CHUNK_BYTES) this.splice(chunk);
+      else this.raw(chunk);
+    }
+    return this;
   }
 
   arrayLength(count: number | null, compact: boolean): this {
@@ -193,30 +242,58 @@ export class ByteWriter {
 
   /** Overwrites an int32 written earlier (a length prefix known only once its body is written). */
   patchInt32(at: number, value: number): this {
-    this.buffer.writeInt32BE(value, at);
+    const target = this.patchTarget(at, 4);
+    target.buffer.writeInt32BE(value, target.offset);
     return this;
   }
 
   /** Overwrites a uint32 written earlier (a CRC known only once what it covers is written). */
   patchUint32(at: number, value: number): this {
-    this.buffer.writeUInt32BE(value, at);
+    const target = this.patchTarget(at, 4);
+    target.buffer.writeUInt32BE(value, target.offset);
     return this;
+  }
+
+  /** The buffer and offset of `count` bytes at position `at`: the writer's own, in one piece. */
+  private patchTarget(at: number, count: number): { buffer: Buffer; offset: number } {
+    if (at >= this.segmentsLength) return { buffer: this.buffer, offset: this.local(at, count, 'patch') };
+    let start = 0;
+    for (const segment of this.segments) {
+      const end = start + segment.bytes.length;
+      if (at < end) {
+        if (segment.spliced || at + count > end) throw new Error(`ByteWriter.patch(${at}): not the writer's own bytes`);
+        return { buffer: segment.bytes, offset: at - start };
+      }
+      start = end;
+    }
+    throw new Error(`ByteWriter.patch(${at}): past the bytes written`);
   }
 
   /** Drops what was written after `length` (a tagged field is re-written behind its size). */
   truncate(length: number): this {
-    this.position = length;
+    this.position = this.local(length, 0, 'truncate');
     return this;
   }
 
-  /** A view of the bytes written so far. */
-  view(from = 0, to = this.position): Buffer {
-    return this.buffer.subarray(from, to);
+  /** A view of the bytes written so far (since the last splice). */
+  view(from = this.segmentsLength, to = this.length): Buffer {
+    return this.buffer.subarray(this.local(from, 0, 'view'), this.local(to, 0, 'view'));
   }
 
   /** The bytes written, as a buffer of their own: the writer's, when they fill it exactly. */
   finish(): Buffer {
+    if (this.segments.length > 0) return Buffer.concat(this.chunks(), this.length);
     if (this.position === this.buffer.length) return this.buffer;
     return Buffer.from(this.buffer.subarray(0, this.position));
+  }
+
+  /**
+   * The bytes written as the buffers that hold them, in order, none copied:
+   * views of the writer's own buffers between the spliced ones.
+   */
+  chunks(): Buffer[] {
+    const chunks = this.segments.map((segment) => segment.bytes);
+    if (this.position > this.segmentStart) chunks.push(this.buffer.subarray(this.segmentStart, this.position));
+    return chunks;
   }
 }

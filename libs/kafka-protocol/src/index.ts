@@ -2,6 +2,7 @@ export { FrameDecoder, frame, DEFAULT_MAX_FRAME_SIZE_BYTES, MIN_REQUEST_FRAME_BY
 export {
   decodeRequest,
   encodeResponse,
+  encodeResponseChunks,
   encodeRequest,
   decodeResponse,
   peekRequestHeader,
@@ -21,6 +22,7 @@ export {
   DEFAULT_MAX_DECOMPRESSED_BYTES,
 } from './record-batch.js';
 export type { RecordBatch, KafkaRecord, RecordHeader, CompressionValue, DecodeBatchOptions } from './record-batch.js';
+export { SplicedBytes } from './spliced-bytes.js';
 export { KafkaProtocolReason, isProtocolError } from './protocol-error.js';
 export type { KafkaProtocolReasonValue } from './protocol-error.js';
 

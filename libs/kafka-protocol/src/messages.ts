@@ -87,13 +87,27 @@ function responseHeaderFlexible(spec: ApiSpec, version: number): boolean {
 
 /** Encodes a response as a frame ready to write (size prefix included). */
 export function encodeResponse(spec: ApiSpec, version: number, correlationId: number, body: Message): Buffer {
+  return responseWriter(spec, version, correlationId, body).finish();
+}
+
+/**
+ * A response frame as the buffers to write in order, none of them copied
+ * together: the records of a SplicedBytes value (a Fetch answer's record
+ * batches) are chunks of their own, between the views of what was encoded
+ * around them. Written with one cork, the socket sends them in one writev.
+ */
+export function encodeResponseChunks(spec: ApiSpec, version: number, correlationId: number, body: Message): Buffer[] {
+  return responseWriter(spec, version, correlationId, body).chunks();
+}
+
+function responseWriter(spec: ApiSpec, version: number, correlationId: number, body: Message): ByteWriter {
   // The size prefix goes in the same buffer, patched once the body is written: a Fetch answer is copied once
   // less than when the frame was put together after it.
   const writer = new ByteWriter();
   writer.int32(0).int32(correlationId);
   if (responseHeaderFlexible(spec, version)) writer.uvarint(0);
   writeStruct(writer, spec.response, body, { version, flexible: isFlexible(spec, version) });
-  return writer.patchInt32(0, writer.length - 4).finish();
+  return writer.patchInt32(0, writer.length - 4);
 }
 
 /** Encodes a request frame (size prefix included): what a client sends. Used by tests and tools. */

@@ -1,6 +1,7 @@
 import { ByteReader } from './byte-reader.js';
 import type { ByteWriter } from './byte-writer.js';
 import { KafkaProtocolReason, protocolError } from './protocol-error.js';
+import { SplicedBytes } from './spliced-bytes.js';
 import { inRange, isArrayType, isStruct, type Field, type FieldType, type Primitive, type Struct } from './schema.js';
 
 /** A decoded message: field names to values (int64 as bigint, bytes as Buffer, structs as objects). */
@@ -185,7 +186,9 @@ function writePrimitive(writer: ByteWriter, type: Primitive, value: unknown, fie
       writer.string(value, context.flexible);
       return;
     default:
-      if (value !== null && !(value instanceof Uint8Array)) throw badValue(field, value);
+      if (value !== null && !(value instanceof Uint8Array) && !(value instanceof SplicedBytes)) {
+        throw badValue(field, value);
+      }
       writer.byteString(value, context.flexible);
   }
 }

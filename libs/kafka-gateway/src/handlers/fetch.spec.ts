@@ -5,6 +5,7 @@ import {
   apiSpec,
   decodeRecordBatches,
   KafkaErrorCode,
+  SplicedBytes,
   type DecodedRequest,
   type Message,
 } from '@ledgerline/kafka-protocol';
@@ -153,10 +154,17 @@ function fetchRequest(partitions: number[], fetchOffset = 0n): DecodedRequest {
   };
 }
 
+/** A partition's records as the client reads them: the answer's chunks, one after the other. */
+function recordBytes(records: Buffer | SplicedBytes): Buffer {
+  return records instanceof SplicedBytes ? Buffer.concat(records.chunks) : records;
+}
+
 function values(answer: Message): string[][] {
-  const [topic] = answer['responses'] as { partitions: { records: Buffer }[] }[];
+  const [topic] = answer['responses'] as { partitions: { records: Buffer | SplicedBytes }[] }[];
   return topic!.partitions.map((partition) =>
-    decodeRecordBatches(partition.records).flatMap((batch) => batch.records.map((r) => r.value!.toString())),
+    decodeRecordBatches(recordBytes(partition.records)).flatMap((batch) =>
+      batch.records.map((r) => r.value!.toString()),
+    ),
   );
 }
 
@@ -178,6 +186,22 @@ describe('Fetch long poll', () => {
     const answer = await handleFetch(contextOver(owners), fetchRequest([0]), session);
     expect(values(answer)).toEqual([['ready']]);
     expect(owners.calls).toHaveLength(1);
+  });
+
+  it('answers each entry as a record batch of its own, handed to the encoder as it is (SplicedBytes), not copied together', async () => {
+    const owners = new OwnersInMemory();
+    for (const value of ['one', 'two', 'three']) owners.append(PARTITION_0, value);
+    const answer = await handleFetch(contextOver(owners), fetchRequest([0]), session);
+    const [topic] = answer['responses'] as { partitions: { records: unknown }[] }[];
+    const records = topic!.partitions[0]!.records;
+    expect(records).toBeInstanceOf(SplicedBytes);
+    const chunks = (records as SplicedBytes).chunks;
+    expect(chunks.map((chunk) => decodeRecordBatches(chunk).map((batch) => batch.baseOffset))).toEqual([
+      [0n],
+      [1n],
+      [2n],
+    ]);
+    expect(values(answer)).toEqual([['one', 'two', 'three']]);
   });
 
   it('answers a tailing one-partition fetch when an entry is appended, in one call to the owner', async () => {
@@ -267,7 +291,7 @@ function metadataRequest(name: string): DecodedRequest {
 interface TopicAnswer {
   topic: string;
   topicId: Buffer;
-  partitions: { errorCode: number; records: Buffer }[];
+  partitions: { errorCode: number; records: Buffer | SplicedBytes }[];
 }
 
 describe('Fetch by topic id (v13+)', () => {

@@ -1,5 +1,5 @@
 import { defaultMaxListeners, setMaxListeners } from 'node:events';
-import { KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
+import { KafkaErrorCode, SplicedBytes, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
 import type { GatewayContext } from '../gateway-context.js';
 import { kafkaErrorOf } from '../kafka-errors.js';
 import type { FetchResult } from '../ledgerline-backend.js';
@@ -21,7 +21,8 @@ interface PartitionFetch {
   /** The Ledgerline topic, once resolved. */
   topic?: string;
   result?: FetchResult;
-  records?: Buffer;
+  /** The answer's record batches, one per entry: spliced into the answer as they are, never copied together. */
+  records?: SplicedBytes;
   errorCode: number;
 }
 
@@ -187,9 +188,11 @@ function encodeWithin(fetches: PartitionFetch[], maxBytes: number): void {
       batches.push(batch);
       total += batch.length;
     }
-    fetch.records = Buffer.concat(batches);
+    fetch.records = new SplicedBytes(batches);
   }
 }
+
+const NO_RECORDS = Buffer.alloc(0);
 
 function partitionResponse(fetch: PartitionFetch): Message {
   const next = fetch.result?.nextOffset ?? -1n;
@@ -201,7 +204,7 @@ function partitionResponse(fetch: PartitionFetch): Message {
     logStartOffset: -1n,
     abortedTransactions: null,
     preferredReadReplica: -1,
-    records: fetch.errorCode === KafkaErrorCode.NONE ? (fetch.records ?? Buffer.alloc(0)) : Buffer.alloc(0),
+    records: fetch.errorCode === KafkaErrorCode.NONE ? (fetch.records ?? NO_RECORDS) : NO_RECORDS,
   };
 }
 
