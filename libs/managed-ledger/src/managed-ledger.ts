@@ -7,7 +7,7 @@ import type { ManagedLedgerConfig } from './config.js';
 import type { LedgerContext, ManagedLedgerDependencies } from './context.js';
 import { CursorRegistry, type OpenCursorOptions } from './cursors/cursor-registry.js';
 import { discardUnrecordedLedgers, markDeletable, recordDeletion } from './ledgers/deletable-ledgers.js';
-import type { AppendOptions, AppendResult, ManagedLedgerEntry } from './entry.js';
+import type { AppendListener, AppendOptions, AppendResult, ManagedLedgerEntry } from './entry.js';
 import { closedError, deletingError, managedLedgerFencedError } from './errors.js';
 import { ledgerAppendHost } from './append/ledger-append-host.js';
 import { readEntries, readLimits, type ReadOptions } from './ledgers/ledger-reads.js';
@@ -127,6 +127,22 @@ export class ManagedLedger {
    */
   append(payload: Uint8Array, numMessages = 1, options?: AppendOptions): Promise<AppendResult> {
     return this.pipeline.submit(payload, numMessages, options);
+  }
+
+  /**
+   * Appends as `append` does, telling `listener` of the outcome with `token`
+   * and `index` in place of a promise: for callers that append many entries
+   * at once and would otherwise make a promise and two closures per entry.
+   */
+  appendWith<T>(
+    payload: Uint8Array,
+    numMessages: number,
+    options: AppendOptions | undefined,
+    listener: AppendListener<T>,
+    token: T,
+    index: number,
+  ): void {
+    this.pipeline.submitWith(payload, numMessages, options, listener, token, index);
   }
 
   /**
