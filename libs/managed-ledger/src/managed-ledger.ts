@@ -7,7 +7,7 @@ import type { ManagedLedgerConfig } from './config.js';
 import type { LedgerContext, ManagedLedgerDependencies } from './context.js';
 import { CursorRegistry, type OpenCursorOptions } from './cursors/cursor-registry.js';
 import { discardUnrecordedLedgers, markDeletable, recordDeletion } from './ledgers/deletable-ledgers.js';
-import type { AppendListener, AppendOptions, AppendResult, ManagedLedgerEntry } from './entry.js';
+import type { AppendOptions, AppendResult, ManagedLedgerEntry } from './entry.js';
 import { closedError, deletingError, managedLedgerFencedError } from './errors.js';
 import { ledgerAppendHost } from './append/ledger-append-host.js';
 import { readEntries, readLimits, type ReadOptions } from './ledgers/ledger-reads.js';
@@ -50,6 +50,8 @@ export class ManagedLedger {
   private readonly cursors: CursorRegistry;
   private readonly adoptedListeners = new Set<(entries: ManagedLedgerEntry[]) => void>();
   private readonly stored = new StoredBytes();
+  /** Appends as `append` does, telling a listener the outcome with a token and an index: no promise per entry. */
+  readonly appendWith: AppendPipeline['submitWith'];
 
   private constructor(
     private readonly ctx: LedgerContext,
@@ -63,6 +65,7 @@ export class ManagedLedger {
         fenced: (err) => this.onFenced(err),
       }),
     );
+    this.appendWith = this.pipeline.submitWith.bind(this.pipeline);
     this.cursors = new CursorRegistry(this.cursorHost());
     this.trimmer = new LedgerTrimmer(ctx, this.cursors, this.lifecycle);
     this.maintenance = new LedgerMaintenance(ctx, this.lifecycle, this.pipeline, this.trimmer);
@@ -121,28 +124,9 @@ export class ManagedLedger {
     return this.ctx.assigner.committedEnd;
   }
 
-  /**
-   * Appends one entry holding `numMessages` messages. Resolves, in call
-   * order, once the ledger store holds it, with its position and offsets.
-   */
+  /** Appends one entry of `numMessages` messages; resolves in call order once the store holds it, with its place. */
   append(payload: Uint8Array, numMessages = 1, options?: AppendOptions): Promise<AppendResult> {
     return this.pipeline.submit(payload, numMessages, options);
-  }
-
-  /**
-   * Appends as `append` does, telling `listener` of the outcome with `token`
-   * and `index` in place of a promise: for callers that append many entries
-   * at once and would otherwise make a promise and two closures per entry.
-   */
-  appendWith<T>(
-    payload: Uint8Array,
-    numMessages: number,
-    options: AppendOptions | undefined,
-    listener: AppendListener<T>,
-    token: T,
-    index: number,
-  ): void {
-    this.pipeline.submitWith(payload, numMessages, options, listener, token, index);
   }
 
   /**

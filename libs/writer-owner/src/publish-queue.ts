@@ -6,7 +6,8 @@ import type { DedupRange, Deduplication } from './deduplication.js';
 import { sequenceGap } from './errors.js';
 import type { InFlight } from './in-flight.js';
 import { appendOptions, prepareEntry } from './prepared-entry.js';
-import { receiptOf, storedReceipt, storedReceiptOf, type Receipt } from './receipts.js';
+import { ProducerRun } from './producer-run.js';
+import { receiptOf, storedReceiptOf, type Receipt } from './receipts.js';
 import { TraceStage, type StageTrace } from './stage-trace.js';
 import type { TopicBatch } from './topic-batch.js';
 
@@ -345,39 +346,6 @@ export class PublishQueue {
     this.host.entryBudget.release(settled.length);
     this.host.inFlight.done(settled.length);
     this.pump();
-  }
-}
-
-/**
- * One producer's consecutive stored entries of a store write, told to deduplication once: its highest id
- * and the receipt of its last entry, made once for the run rather than per entry.
- */
-class ProducerRun {
-  private producer = '';
-  private highest = 0n;
-  private sequenceId = 0n;
-  private result: AppendResult | undefined;
-  private entries = 0;
-
-  constructor(
-    private readonly dedup: Deduplication,
-    private readonly publishTimeMs: number,
-  ) {}
-
-  add(producer: string, highest: bigint, sequenceId: bigint, result: AppendResult): void {
-    if (producer !== this.producer) this.commit();
-    this.producer = producer;
-    this.highest = highest;
-    this.sequenceId = sequenceId;
-    this.result = result;
-    this.entries++;
-  }
-
-  commit(): void {
-    if (this.entries === 0) return;
-    const receipt = storedReceipt(this.result!, this.publishTimeMs, this.sequenceId);
-    this.dedup.persisted(this.producer, this.highest, receipt, this.entries);
-    this.entries = 0;
   }
 }
 
