@@ -26,6 +26,7 @@ import { LEDGER_SCRIPTS } from './redis-scripts.js';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeys } from './redis-keys.js';
 import { parseLedgerMeta } from './redis-meta.js';
 import { TurnCork } from './redis-turn-cork.js';
+import { AppendCommand, AppendScript, isNoScript } from './redis-append-command.js';
 import { checkRedisOptions, type RedisLedgerStoreOptions } from './redis-options.js';
 import type { LedgerScriptName } from './redis-scripts.js';
 import type {
@@ -80,6 +81,14 @@ export class RedisLedgerStore implements LedgerStore {
   private readonly operationTimeoutMs: number;
   /** The appends of one turn, from every ledger this store writes, leave in one socket write. */
   private readonly turn: TurnCork;
+  private readonly packedAppend = new AppendScript(
+    LEDGER_SCRIPTS.ledgerAppendPacked.lua,
+    LEDGER_SCRIPTS.ledgerAppendPacked.numberOfKeys,
+  );
+  private readonly plainAppend = new AppendScript(
+    LEDGER_SCRIPTS.ledgerAppend.lua,
+    LEDGER_SCRIPTS.ledgerAppend.numberOfKeys,
+  );
   private closed = false;
   /** What writers call: appends and the writer's own close are reachable only through a writer. */
   private readonly writerBackend: WriterBackend = {
@@ -127,22 +136,50 @@ export class RedisLedgerStore implements LedgerStore {
   private async appendEntries(ledgerId: number, entries: Uint8Array[], callNumber: number): Promise<number> {
     validateLedgerId(ledgerId);
     const totalBytes = validateAppend(entries, this.limits);
-    const keys = [this.keys.meta(ledgerId), this.keys.entries(ledgerId), String(callNumber)];
-    // Small entries go in one argument (ioredis spends ~3 µs per argument); large ones each in their own, as
-    // one more copy of them into a fresh large buffer costs more than their arguments do.
+    // Small entries go in one argument (Lua makes one string of each argument); large ones each in their own.
     const packed = entries.length > 1 && totalBytes < entries.length * PACK_BELOW_MEAN_ENTRY_BYTES;
-    const script: LedgerScriptName = packed ? 'ledgerAppendPacked' : 'ledgerAppend';
-    const args = packed
-      ? [...keys, entries.map((entry) => entry.byteLength).join(','), Buffer.concat(entries, totalBytes)]
-      : [...keys, ...entries.map(asBuffer)];
     // The entries' bytes are known from validation: no second pass over the arguments to size the deadline.
     const allowanceMs = payloadAllowanceMs(totalBytes);
     const firstEntryId =
       this.waitReplicas === 0
-        ? toInteger(await this.call(ledgerId, () => this.sendInTurn(script, args), allowanceMs))
-        : await this.appendAndWait(ledgerId, script, args, entries.length, allowanceMs);
+        ? toInteger(
+            await this.call(
+              ledgerId,
+              () => this.sendAppend(ledgerId, entries, callNumber, packed, totalBytes),
+              allowanceMs,
+            ),
+          )
+        : await this.appendAndWait(ledgerId, entries, callNumber, packed, totalBytes, allowanceMs);
     notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
     return firstEntryId;
+  }
+
+  /**
+   * Sends an append with the others of this turn (queued in the corked sockets until the turn ends), its
+   * entries written to the socket as they are (AppendCommand); sent again, with the script's source, when the
+   * connection does not know the script.
+   */
+  private sendAppend(
+    ledgerId: number,
+    entries: readonly Uint8Array[],
+    callNumber: number,
+    packed: boolean,
+    totalBytes: number,
+  ): Promise<unknown> {
+    const send = (): AppendCommand => {
+      const keys = [this.keys.meta(ledgerId), this.keys.entries(ledgerId)];
+      const command = packed
+        ? new AppendCommand(this.packedAppend, keys, [String(callNumber), entrySizes(entries)], entries, totalBytes)
+        : new AppendCommand(this.plainAppend, keys, [String(callNumber)], entries, undefined);
+      void this.client.sendCommand(command);
+      return command;
+    };
+    const first = this.turn.send(send);
+    return first.promise.catch((thrown: unknown) => {
+      if (!isNoScript(thrown)) throw thrown;
+      if (first.sentOn !== undefined) first.script.forget(first.sentOn);
+      return this.turn.send(send).promise;
+    });
   }
 
   private async closeByWriter(ledgerId: number): Promise<number> {
@@ -265,14 +302,24 @@ export class RedisLedgerStore implements LedgerStore {
     await disconnectRedis(this.client);
   }
 
-  /** The append script and WAIT in one pipeline, so WAIT covers exactly this append. */
+  /**
+   * The append script and WAIT in one pipeline, so WAIT covers exactly this append. A pipeline writes its
+   * commands into a buffer of its own, so here the entries are copied into one argument, or each into its own.
+   */
   private async appendAndWait(
     ledgerId: number,
-    script: LedgerScriptName,
-    args: (string | Buffer)[],
-    count: number,
+    entries: Uint8Array[],
+    callNumber: number,
+    packed: boolean,
+    totalBytes: number,
     allowanceMs: number,
   ): Promise<number> {
+    const count = entries.length;
+    const keys = [this.keys.meta(ledgerId), this.keys.entries(ledgerId), String(callNumber)];
+    const script: LedgerScriptName = packed ? 'ledgerAppendPacked' : 'ledgerAppend';
+    const args = packed
+      ? [...keys, entrySizes(entries), Buffer.concat(entries, totalBytes)]
+      : [...keys, ...entries.map(asBuffer)];
     const replies = await this.call(
       ledgerId,
       () =>
@@ -298,11 +345,6 @@ export class RedisLedgerStore implements LedgerStore {
       );
     }
     return firstEntryId;
-  }
-
-  /** Sends an append with the others of this turn: queued in the corked sockets until the turn ends. */
-  private sendInTurn(script: LedgerScriptName, args: (string | Buffer)[]): Promise<unknown> {
-    return this.turn.send(() => this.script(script)(...args));
   }
 
   private script(name: LedgerScriptName): ScriptCall {
@@ -348,4 +390,11 @@ export class RedisLedgerStore implements LedgerStore {
         return fromRedisError(thrown);
     }
   }
+}
+
+/** The entries' sizes in bytes, comma-separated: how the packed append script cuts its one argument. */
+function entrySizes(entries: readonly Uint8Array[]): string {
+  let sizes = String(entries[0]!.byteLength);
+  for (let index = 1; index < entries.length; index++) sizes += `,${entries[index]!.byteLength}`;
+  return sizes;
 }

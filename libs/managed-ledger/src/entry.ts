@@ -29,3 +29,14 @@ export interface AppendResult {
   firstOffset: number;
   lastOffset: number;
 }
+
+/**
+ * Told of an append's outcome in place of a promise (ManagedLedger.appendWith):
+ * `token` and `index` are what the caller gave, handed back, so a caller
+ * appending many entries needs no object or closure per entry. Called in
+ * queue order, as promises would resolve; neither may throw.
+ */
+export interface AppendListener<T> {
+  appended(token: T, index: number, result: AppendResult): void;
+  failed(token: T, index: number, error: Error): void;
+}

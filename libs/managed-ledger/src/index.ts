@@ -5,7 +5,7 @@ export type { FactoryOpenOptions } from './managed-ledger-factory.js';
 export type { HandOverState } from './hand-over-state.js';
 export type { ManagedLedgerStatus, ReadOptions } from './managed-ledger.js';
 export type { ManagedLedgerOpenOptions } from './managed-ledger-open.js';
-export type { ManagedLedgerEntry, AppendResult, AppendOptions } from './entry.js';
+export type { ManagedLedgerEntry, AppendResult, AppendOptions, AppendListener } from './entry.js';
 export { formatPosition } from './position.js';
 export { resolveManagedLedgerConfig, DEFAULT_MANAGED_LEDGER_CONFIG } from './config.js';
 export type { ManagedLedgerConfig, ManagedCursorConfig, ManagedLedgerConfigInput } from './config.js';

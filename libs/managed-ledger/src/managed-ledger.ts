@@ -50,6 +50,8 @@ export class ManagedLedger {
   private readonly cursors: CursorRegistry;
   private readonly adoptedListeners = new Set<(entries: ManagedLedgerEntry[]) => void>();
   private readonly stored = new StoredBytes();
+  /** Appends as `append` does, telling a listener the outcome with a token and an index: no promise per entry. */
+  readonly appendWith: AppendPipeline['submitWith'];
 
   private constructor(
     private readonly ctx: LedgerContext,
@@ -63,6 +65,7 @@ export class ManagedLedger {
         fenced: (err) => this.onFenced(err),
       }),
     );
+    this.appendWith = this.pipeline.submitWith.bind(this.pipeline);
     this.cursors = new CursorRegistry(this.cursorHost());
     this.trimmer = new LedgerTrimmer(ctx, this.cursors, this.lifecycle);
     this.maintenance = new LedgerMaintenance(ctx, this.lifecycle, this.pipeline, this.trimmer);
@@ -121,10 +124,7 @@ export class ManagedLedger {
     return this.ctx.assigner.committedEnd;
   }
 
-  /**
-   * Appends one entry holding `numMessages` messages. Resolves, in call
-   * order, once the ledger store holds it, with its position and offsets.
-   */
+  /** Appends one entry of `numMessages` messages; resolves in call order once the store holds it, with its place. */
   append(payload: Uint8Array, numMessages = 1, options?: AppendOptions): Promise<AppendResult> {
     return this.pipeline.submit(payload, numMessages, options);
   }

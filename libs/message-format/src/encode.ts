@@ -12,10 +12,11 @@ import {
 } from './limits.js';
 import type { BatchedMessageInput, EntryInput } from './message.js';
 import {
-  writeMessageMetadata,
+  sizeMessageMetadata,
   writeSingleMessageMetadata,
   type MessageMetadataFields,
   type PropertyPair,
+  type SizedMessage,
 } from './metadata-writer.js';
 import { MessageFormatReason as R } from './reasons.js';
 
@@ -37,10 +38,14 @@ function checkKey(key: unknown, what: string): string | undefined {
   return checkString(key, MAX_KEY_BYTES, what);
 }
 
-function toKeyValues(properties: unknown, what: string): PropertyPair[] {
-  if (properties === undefined || properties === null) return [];
+/** Shared by every message without properties: only ever read. */
+const NO_PROPERTIES: readonly PropertyPair[] = [];
+
+function toKeyValues(properties: unknown, what: string): readonly PropertyPair[] {
+  if (properties === undefined || properties === null) return NO_PROPERTIES;
   if (typeof properties !== 'object' || Array.isArray(properties)) bad(`${what} must be a map of strings`);
   const entries = Object.entries(properties as Record<string, unknown>);
+  if (entries.length === 0) return NO_PROPERTIES;
   if (entries.length > MAX_PROPERTIES_PER_MESSAGE) bad(`${what} holds more than ${MAX_PROPERTIES_PER_MESSAGE} entries`);
   return entries.map(([key, value]) => ({
     key: checkString(key, MAX_PROPERTY_BYTES, `${what} name`),
@@ -96,20 +101,20 @@ export function encodeMessageEntry(input: EntryInput, allocate: (size: number) =
     producerName,
     sequenceId,
     publishTime: BigInt(input.publishTimeMs),
-    properties: batch.length === 0 ? toKeyValues(input.properties, 'properties') : [],
+    properties: batch.length === 0 ? toKeyValues(input.properties, 'properties') : NO_PROPERTIES,
   };
   const key = checkKey(input.key, 'key');
   if (key !== undefined) metadata.partitionKey = key;
   if (batch.length === 0) {
     const eventTime = checkTime(input.eventTimeMs, 'event time');
     if (eventTime !== 0n) metadata.eventTime = eventTime;
-    return frame(writeMessageMetadata(metadata), [checkPayload(input.payload, 'payload')], allocate);
+    return frame(sizeMessageMetadata(metadata), [checkPayload(input.payload, 'payload')], allocate);
   }
   metadata.numMessagesInBatch = batch.length;
   if (count > 1) metadata.highestSequenceId = highestSequenceId;
   const parts: Uint8Array[] = [];
   batch.forEach((message, index) => parts.push(...batchedParts(message, sequenceId + BigInt(index), index)));
-  return frame(writeMessageMetadata(metadata), parts, allocate);
+  return frame(sizeMessageMetadata(metadata), parts, allocate);
 }
 
 /** `[4-byte size][SingleMessageMetadata][payload]` of one batched message. */
@@ -135,23 +140,32 @@ function batchedParts(message: BatchedMessageInput, sequenceId: bigint, index: n
 const newBytes = (size: number): Uint8Array => new Uint8Array(size);
 
 function frame(
-  metadataBytes: Uint8Array,
+  metadata: SizedMessage,
   payloadParts: readonly Uint8Array[],
   allocate: (size: number) => Uint8Array,
 ): Uint8Array {
-  const payloadBytes = payloadParts.reduce((sum, part) => sum + part.length, 0);
-  const size = MESSAGE_HEADER_BYTES + metadataBytes.length + payloadBytes;
+  let payloadBytes = 0;
+  for (const part of payloadParts) payloadBytes += part.length;
+  const size = MESSAGE_HEADER_BYTES + metadata.size + payloadBytes;
   const bytes = allocate(size);
   if (bytes.length !== size) bad(`the entry's bytes must be ${size} long, got ${bytes.length}`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  view.setUint16(0, CHECKSUM_MAGIC);
-  view.setUint32(6, metadataBytes.length);
-  bytes.set(metadataBytes, MESSAGE_HEADER_BYTES);
-  let at = MESSAGE_HEADER_BYTES + metadataBytes.length;
+  // Written byte by byte: a DataView per entry cost more than these few stores.
+  bytes[0] = CHECKSUM_MAGIC >>> 8;
+  bytes[1] = CHECKSUM_MAGIC & 0xff;
+  writeUint32(bytes, 6, metadata.size);
+  // The metadata is written where it goes: no buffer of its own, no copy of it.
+  let at = metadata.writeTo(bytes, MESSAGE_HEADER_BYTES);
   for (const part of payloadParts) {
     bytes.set(part, at);
     at += part.length;
   }
-  view.setUint32(2, crc32c(bytes.subarray(6)));
+  writeUint32(bytes, 2, crc32c(bytes.subarray(6)));
   return bytes;
+}
+
+function writeUint32(bytes: Uint8Array, at: number, value: number): void {
+  bytes[at] = value >>> 24;
+  bytes[at + 1] = (value >>> 16) & 0xff;
+  bytes[at + 2] = (value >>> 8) & 0xff;
+  bytes[at + 3] = value & 0xff;
 }

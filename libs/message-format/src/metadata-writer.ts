@@ -64,7 +64,7 @@ class FieldList {
   }
 
   string(field: number, value: string): void {
-    this.bytes(field, Buffer.from(value, 'utf8'));
+    this.bytes(field, utf8(value));
   }
 
   properties(field: number, properties: readonly PropertyPair[]): void {
@@ -78,7 +78,12 @@ class FieldList {
 
   finish(): Uint8Array {
     const out = new Uint8Array(this.size);
-    let at = 0;
+    this.writeTo(out, 0);
+    return out;
+  }
+
+  /** Writes the message's `size` bytes into `out` from `at` on; returns where they end. */
+  writeTo(out: Uint8Array, at: number): number {
     for (let i = 0; i < this.parts.length; i++) {
       const part = this.parts[i]!;
       if (this.kinds[i] === LENGTH_DELIMITED) {
@@ -88,7 +93,7 @@ class FieldList {
         at = writeVarint(out, at, part as number | bigint);
       }
     }
-    return out;
+    return at;
   }
 
   private tag(field: number, wireType: number): void {
@@ -137,7 +142,36 @@ function writeVarint(out: Uint8Array, at: number, value: number | bigint): numbe
   return at;
 }
 
+/** A message's fields collected and sized, to be written where its bytes go (no buffer of its own). */
+export interface SizedMessage {
+  readonly size: number;
+  writeTo(out: Uint8Array, at: number): number;
+}
+
+/**
+ * The UTF-8 bytes of `value`. The last string asked for is remembered with its bytes: a publish encodes
+ * the same producer name for every entry of a request, and its bytes are only read (copied into the entry).
+ */
+function utf8(value: string): Uint8Array {
+  if (value === lastString) return lastBytes;
+  const bytes = Buffer.from(value, 'utf8');
+  lastString = value;
+  lastBytes = bytes;
+  return bytes;
+}
+let lastString = '';
+let lastBytes: Uint8Array = new Uint8Array(0);
+
 export function writeMessageMetadata(fields: MessageMetadataFields): Uint8Array {
+  return messageMetadata(fields).finish();
+}
+
+/** MessageMetadata's fields sized, written by the caller into the entry itself. */
+export function sizeMessageMetadata(fields: MessageMetadataFields): SizedMessage {
+  return messageMetadata(fields);
+}
+
+function messageMetadata(fields: MessageMetadataFields): FieldList {
   const list = new FieldList();
   list.string(1, fields.producerName);
   list.varint(2, fields.sequenceId);
@@ -147,7 +181,7 @@ export function writeMessageMetadata(fields: MessageMetadataFields): Uint8Array 
   if (fields.numMessagesInBatch !== undefined) list.varint(11, fields.numMessagesInBatch);
   if (fields.eventTime !== undefined) list.varint(12, fields.eventTime);
   if (fields.highestSequenceId !== undefined) list.varint(24, fields.highestSequenceId);
-  return list.finish();
+  return list;
 }
 
 export function writeSingleMessageMetadata(fields: SingleMessageMetadataFields): Uint8Array {

@@ -284,11 +284,11 @@ describe('publish backpressure: the per-topic bound', () => {
     });
     let handed = 0;
     let mostPendingBytes = 0;
-    const append = topic.ledger.append.bind(topic.ledger);
-    jest.spyOn(topic.ledger, 'append').mockImplementation((payload, numMessages) => {
+    const appendWith = topic.ledger.appendWith;
+    jest.spyOn(topic.ledger, 'appendWith').mockImplementation((...args) => {
       handed++;
       mostPendingBytes = Math.max(mostPendingBytes, topic.pendingBytes);
-      return append(payload, numMessages);
+      appendWith(...args);
     });
     // One request of 20 entries: it enters the topic's queue whole, and its entries leave as the bound lets them.
     const messages = Array.from({ length: 20 }, (_, i) => ({

@@ -1,5 +1,5 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import { encodeMessageEntry, messageCount, type EntryInput } from '@ledgerline/message-format';
+import { encodeMessageEntry, type EntryInput } from '@ledgerline/message-format';
 import type { AppendOptions } from '@ledgerline/managed-ledger';
 import { allocateWithEntryHeadroom } from '@ledgerline/offset-index';
 import { OwnerReason } from '@ledgerline/ownership';
@@ -21,12 +21,8 @@ export function entryInput(message: PublishMessage, publishTimeMs: number): Entr
   };
 }
 
-/** Encodes and checks a publish request; INVALID_ARGUMENT or RESOURCE_EXHAUSTED before any work is done. */
-export function prepareEntry(
-  message: PublishMessage,
-  publishTimeMs: number,
-  maxMessageSizeBytes: number,
-): { bytes: Uint8Array; numMessages: number } {
+/** Encodes and checks a publish request's entry; INVALID_ARGUMENT or RESOURCE_EXHAUSTED before any work is done. */
+export function prepareEntry(message: PublishMessage, publishTimeMs: number, maxMessageSizeBytes: number): Uint8Array {
   if (message.producerName.length > MAX_DEDUP_PRODUCER_NAME_LENGTH) {
     throw new LedgerlineError(
       'INVALID_ARGUMENT',
@@ -45,7 +41,7 @@ export function prepareEntry(
       { details: { sizeBytes: String(bytes.length), maxMessageSizeBytes: String(maxMessageSizeBytes) } },
     );
   }
-  return { bytes, numMessages: messageCount(message) };
+  return bytes;
 }
 
 /**

@@ -1,11 +1,13 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import type { AppendResult, ManagedLedger } from '@ledgerline/managed-ledger';
+import { messageCount } from '@ledgerline/message-format';
+import type { AppendListener, AppendResult, ManagedLedger } from '@ledgerline/managed-ledger';
 import type { ByteBudget } from './byte-budget.js';
 import type { DedupRange, Deduplication } from './deduplication.js';
 import { sequenceGap } from './errors.js';
 import type { InFlight } from './in-flight.js';
 import { appendOptions, prepareEntry } from './prepared-entry.js';
-import { receiptOf, storedReceipt, type Receipt } from './receipts.js';
+import { ProducerRun } from './producer-run.js';
+import { receiptOf, storedReceiptOf, type Receipt } from './receipts.js';
 import { TraceStage, type StageTrace } from './stage-trace.js';
 import type { TopicBatch } from './topic-batch.js';
 
@@ -84,9 +86,9 @@ export class PublishQueue {
     const now = this.host.now();
     for (let index = 0; index < batch.size; index++) {
       try {
-        const prepared = prepareEntry(batch.messages[index]!, now, this.host.maxMessageSizeBytes);
-        batch.bytes[index] = prepared.bytes;
-        batch.numMessages[index] = prepared.numMessages;
+        const message = batch.messages[index]!;
+        batch.bytes[index] = prepareEntry(message, now, this.host.maxMessageSizeBytes);
+        batch.numMessages[index] = messageCount(message);
       } catch (error) {
         batch.refuse(index, error);
       }
@@ -291,18 +293,21 @@ export class PublishQueue {
     batch.markAppended(index);
     batch.inStore++;
     const options = appendOptions(batch.messages[index]!);
-    this.host.ledger.append(batch.bytes[index]!, batch.numMessages[index]!, options).then(
-      (result) => this.onSettled(batch, index, result, undefined),
-      (error: unknown) => this.onSettled(batch, index, undefined, error),
-    );
+    // Told with the batch and the index: no promise and no closures per entry.
+    this.host.ledger.appendWith(batch.bytes[index]!, batch.numMessages[index]!, options, this.listener, batch, index);
   }
+
+  private readonly listener: AppendListener<TopicBatch> = {
+    appended: (batch, index, result) => this.onSettled(batch, index, result, undefined),
+    failed: (batch, index, error) => this.onSettled(batch, index, undefined, error),
+  };
 
   private onSettled(batch: TopicBatch, index: number, result: AppendResult | undefined, error: unknown): void {
     this.settled.push({ batch, index, result, error });
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    // The managed ledger settles a store write's appends in one synchronous run: their reactions are queued
-    // together, so a microtask queued from the first runs after the last, and the write is recorded once.
+    // The managed ledger settles a store write's appends in one synchronous run, so a microtask queued from
+    // the first runs after the last, and the write is recorded once.
     queueMicrotask(() => this.flush());
   }
 
@@ -311,14 +316,8 @@ export class PublishQueue {
     const settled = this.settled;
     this.settled = [];
     this.flushScheduled = false;
-    const { dedup } = this.host;
     const publishTimeMs = this.host.now();
-    const run = { producer: '', highest: 0n, receipt: undefined as ReturnType<typeof storedReceipt> | undefined };
-    let runEntries = 0;
-    const commit = (): void => {
-      if (runEntries > 0) dedup.persisted(run.producer, run.highest, run.receipt, runEntries);
-      runEntries = 0;
-    };
+    const run = new ProducerRun(this.host.dedup, publishTimeMs);
     let bytes = 0;
     let storedMessages = 0;
     let storedBytes = 0;
@@ -329,25 +328,18 @@ export class PublishQueue {
       bytes += size;
       if (--batch.inStore === 0) this.owed.delete(batch);
       if (result === undefined) {
-        commit();
-        if (message.producerName !== '') dedup.failed(message.producerName, message.sequenceId);
+        run.commit();
+        if (message.producerName !== '') this.host.dedup.failed(message.producerName, message.sequenceId);
         batch.refuse(index, this.host.appendFailure(LedgerlineError.from(error)));
         continue;
       }
-      const stored = storedReceipt(result, publishTimeMs, message.sequenceId);
-      if (message.producerName !== '') {
-        if (message.producerName !== run.producer) commit();
-        run.producer = message.producerName;
-        run.highest = batch.highest(index);
-        run.receipt = stored;
-        runEntries++;
-      }
+      if (message.producerName !== '') run.add(message.producerName, batch.highest(index), message.sequenceId, result);
       storedMessages += batch.numMessages[index]!;
       storedBytes += size;
       last = result;
-      batch.answer(index, receiptOf(stored, message.sequenceId, false));
+      batch.answer(index, storedReceiptOf(result, publishTimeMs, message.sequenceId));
     }
-    commit();
+    run.commit();
     if (this.host.trace !== undefined) traceStored(this.host.trace, settled);
     if (last !== undefined) this.host.stored(storedMessages, storedBytes, last);
     this.host.budget.release(bytes);

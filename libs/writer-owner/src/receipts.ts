@@ -44,3 +44,15 @@ export function receiptOf(stored: StoredReceipt | undefined, sequenceId: bigint,
     publishTimeMs: stored?.publishTimeMs ?? 0,
   };
 }
+
+/** The receipt a producer gets for its entry stored as `result`: made at once, with no StoredReceipt between. */
+export function storedReceiptOf(result: AppendResult, publishTimeMs: number, sequenceId: bigint): Receipt {
+  return {
+    sequenceId,
+    position: result.position,
+    firstOffset: result.firstOffset,
+    lastOffset: result.lastOffset,
+    duplicate: false,
+    publishTimeMs,
+  };
+}

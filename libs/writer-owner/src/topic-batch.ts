@@ -75,7 +75,10 @@ export class TopicBatch {
 
   /** The highest sequence id entry `index` takes (a batched entry takes one per message). */
   highest(index: number): bigint {
-    return this.messages[index]!.sequenceId + BigInt(this.numMessages[index]! - 1);
+    const sequenceId = this.messages[index]!.sequenceId;
+    const numMessages = this.numMessages[index]!;
+    // Most entries hold one message: no bigint made for them.
+    return numMessages === 1 ? sequenceId : sequenceId + BigInt(numMessages - 1);
   }
 
   answer(index: number, receipt: Receipt): void {

@@ -18,9 +18,10 @@ export function frameOp(op: AppendOp, host: CompletionHost): void {
   if (op.framed !== undefined) return;
   op.offsets = host.assigner.assign(op.numMessages);
   op.brokerTimestampMs = host.now();
-  const metadata = { brokerTimestamp: op.brokerTimestampMs, index: op.offsets.index };
   op.framed = encodeEntry(
-    op.maxEventTimeMs === undefined ? metadata : { ...metadata, maxEventTimeMs: op.maxEventTimeMs },
+    op.maxEventTimeMs === undefined
+      ? { brokerTimestamp: op.brokerTimestampMs, index: op.offsets.index }
+      : { brokerTimestamp: op.brokerTimestampMs, index: op.offsets.index, maxEventTimeMs: op.maxEventTimeMs },
     op.payload,
   );
 }
@@ -47,10 +48,15 @@ export function confirmOps(
   const entries = ops.map((op, i) => confirmOne(host.assigner, ledger, op, firstEntryId + i));
   queue.shift(ops.length);
   host.entriesConfirmed(ledger, entries);
-  ops.forEach((op, i) => {
-    const entry = entries[i] as ManagedLedgerEntry;
-    op.resolve({ position: entry.position, firstOffset: entry.firstOffset, lastOffset: entry.lastOffset });
-  });
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    const entry = entries[i]!;
+    op.listener.appended(op.token, op.index, {
+      position: entry.position,
+      firstOffset: entry.firstOffset,
+      lastOffset: entry.lastOffset,
+    });
+  }
 }
 
 function confirmOne(assigner: OffsetAssigner, ledger: OpenLedger, op: AppendOp, entryId: number): ManagedLedgerEntry {

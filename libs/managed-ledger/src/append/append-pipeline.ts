@@ -3,11 +3,11 @@ import { LedgerlineError, unexpectedRejection } from '@ledgerline/errors';
 import { checkAppendArguments, pendingLimitError } from './append-admission.js';
 import { confirmOps, frameOp } from './append-completion.js';
 import { isRetryable, readBackFailedLedger, writeFailed, WriteBlocked, type ReadBackHost } from './append-failures.js';
-import { AppendQueue } from './append-queue.js';
+import { AppendQueue, type AppendOp } from './append-queue.js';
 import { sharedNextTurn } from './shared-turn.js';
 import type { ManagedLedgerConfig } from '../config.js';
 import type { AppendTrace } from '../context.js';
-import type { AppendOptions, AppendResult } from '../entry.js';
+import type { AppendListener, AppendOptions, AppendResult } from '../entry.js';
 import {
   appendOutcomeUnknownError,
   isFencing,
@@ -108,24 +108,40 @@ export class AppendPipeline {
   }
 
   submit(payload: Uint8Array, numMessages: number, options?: AppendOptions): Promise<AppendResult> {
+    return new Promise<AppendResult>((resolve, reject) =>
+      this.submitWith(payload, numMessages, options, SETTLE_PROMISE, { resolve, reject }, 0),
+    );
+  }
+
+  /**
+   * Queues an append whose outcome `listener` is told, with `token` and `index`; a refused one is told
+   * in a microtask, as a promise's rejection would be.
+   */
+  submitWith<T>(
+    payload: Uint8Array,
+    numMessages: number,
+    options: AppendOptions | undefined,
+    listener: AppendListener<T>,
+    token: T,
+    index: number,
+  ): void {
     const { config } = this.host;
+    let refusal: unknown;
     try {
       checkAppendArguments(payload, numMessages, config.maxEntrySizeBytes, options);
+      refusal = this.host.submitBlocker() ?? pendingLimitError(this.host.name, this.queue, payload.byteLength, config);
     } catch (err) {
-      return Promise.reject(err);
+      refusal = err;
     }
-    const blocker =
-      this.host.submitBlocker() ?? pendingLimitError(this.host.name, this.queue, payload.byteLength, config);
-    if (blocker !== undefined) return Promise.reject(blocker);
-    return new Promise<AppendResult>((resolve, reject) => {
-      const maxEventTimeMs = options?.maxEventTimeMs;
-      this.queue.push(
-        maxEventTimeMs === undefined
-          ? { payload, numMessages, resolve, reject }
-          : { payload, numMessages, maxEventTimeMs, resolve, reject },
-      );
-      this.kick();
-    });
+    if (refusal !== undefined) {
+      queueMicrotask(() => listener.failed(token, index, refusal as Error));
+      return;
+    }
+    const maxEventTimeMs = options?.maxEventTimeMs;
+    const op: AppendOp = { payload, numMessages, listener: listener as AppendListener<unknown>, token, index };
+    if (maxEventTimeMs !== undefined) op.maxEventTimeMs = maxEventTimeMs;
+    this.queue.push(op);
+    this.kick();
   }
 
   /** Asks the loop to roll the ledger over even without appends (rollover by age). */
@@ -152,7 +168,7 @@ export class AppendPipeline {
     for (const op of this.queue.drain()) {
       const doubtful = inDoubt !== undefined && op.offsets !== undefined;
       if (doubtful) this.abandonedInDoubt = true;
-      op.reject(doubtful ? inDoubt : err);
+      op.listener.failed(op.token, op.index, doubtful ? inDoubt : err);
     }
     // The offsets of the failed appends are free again; an entry of theirs that did land is found when the ledger is checked.
     this.host.assigner.recover(undefined, { lastOffset: this.host.assigner.committedEnd });
@@ -361,3 +377,14 @@ export class AppendPipeline {
     this.rolloverRequested = true;
   }
 }
+
+/** A promise's resolvers, as the token of an append made through submit. */
+interface Resolvers {
+  resolve(result: AppendResult): void;
+  reject(error: Error): void;
+}
+
+const SETTLE_PROMISE: AppendListener<Resolvers> = {
+  appended: (resolvers, _index, result) => resolvers.resolve(result),
+  failed: (resolvers, _index, error) => resolvers.reject(error),
+};

@@ -1,5 +1,5 @@
 import type { AssignedOffsets } from '@ledgerline/offset-index';
-import type { AppendResult } from '../entry.js';
+import type { AppendListener } from '../entry.js';
 
 /** One append from its call until the store holds it (or it fails). */
 export interface AppendOp {
@@ -11,8 +11,10 @@ export interface AppendOp {
   offsets?: AssignedOffsets;
   brokerTimestampMs?: number;
   framed?: Uint8Array;
-  resolve(result: AppendResult): void;
-  reject(err: Error): void;
+  /** Told of the outcome, with the caller's `token` and `index`. */
+  listener: AppendListener<unknown>;
+  token: unknown;
+  index: number;
 }
 
 /**
