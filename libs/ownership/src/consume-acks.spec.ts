@@ -2,11 +2,11 @@ import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { CursorCodecReason, DATA_PATH_LIMITS } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
 import { ConsumeRequestSchema, type ConsumeRequest } from '@ledgerline/proto';
-import type { CallContext } from '@ledgerline/rpc';
 import { Subscription, SubscriptionType, type ConsumerSink } from '@ledgerline/subscriptions';
 import { InMemorySource, type TestEntry } from '@ledgerline/subscriptions/testing';
 import { consumeStream, type ConsumeResponse, type ConsumeSession } from './consume-stream.js';
 import { positionMessage } from './proto-mapping.js';
+import { consumeCallContext } from './testing/consume-call-context.js';
 
 const TOPIC = 'persistent://acme/orders/acks';
 const LEDGER = BigInt(InMemorySource.LEDGER_ID);
@@ -39,15 +39,6 @@ class Requests implements AsyncIterable<ConsumeRequest> {
   }
 }
 
-function context(): CallContext {
-  return {
-    method: '/ledgerline.v1.TopicsService/Consume',
-    peer: 'test',
-    deadlineMs: Infinity,
-    signal: new AbortController().signal,
-  } as CallContext;
-}
-
 const subscriptions: Subscription<TestEntry>[] = [];
 
 function setup(entries: number) {
@@ -70,7 +61,7 @@ function open(subscription: Subscription<TestEntry>, source: InMemorySource) {
       flush: () => Promise.resolve(),
       toResponse: (d) => ({ event: { case: 'entry', value: { position: positionMessage(d.entry.position) } } }),
     }) satisfies ConsumeSession<TestEntry>;
-  const responses = consumeStream(requests, context(), openSession)[Symbol.asyncIterator]();
+  const responses = consumeStream(requests, consumeCallContext(), openSession)[Symbol.asyncIterator]();
   return { requests, responses };
 }
 

@@ -1,22 +1,14 @@
 import { create, fromBinary } from '@bufbuild/protobuf';
 import { encodeMessageEntry } from '@ledgerline/message-format';
 import { ConsumeRequestSchema, ConsumeResponseSchema, type ConsumeRequest } from '@ledgerline/proto';
-import { EncodedMessage, type CallContext } from '@ledgerline/rpc';
+import { EncodedMessage } from '@ledgerline/rpc';
 import type { Consumer, ConsumerSink } from '@ledgerline/subscriptions';
 import { entryDelivery } from './consume-response.js';
 import { consumeStream, type ConsumeOutput, type WireConsumeSession } from './consume-stream.js';
 import { writerEntry, type WriterEntry } from './writer-entry.js';
+import { consumeCallContext } from './testing/consume-call-context.js';
 
 const TOPIC = 'persistent://acme/orders/wire';
-
-function context(): CallContext {
-  return {
-    method: '/ledgerline.v1.TopicsService/Consume',
-    peer: 'test',
-    deadlineMs: Infinity,
-    signal: new AbortController().signal,
-  } as CallContext;
-}
 
 async function* subscribeOnly(maxEntriesPerResponse: number): AsyncGenerator<ConsumeRequest> {
   yield create(ConsumeRequestSchema, {
@@ -55,7 +47,9 @@ function wireStream(maxEntriesPerResponse: number) {
       toWire: entryDelivery,
     } satisfies WireConsumeSession<WriterEntry>;
   };
-  const responses = consumeStream(subscribeOnly(maxEntriesPerResponse), context(), open)[Symbol.asyncIterator]();
+  const responses = consumeStream(subscribeOnly(maxEntriesPerResponse), consumeCallContext(), open)[
+    Symbol.asyncIterator
+  ]();
   return { responses, sink: () => opened.sink! };
 }
 

@@ -2,21 +2,12 @@ import { create } from '@bufbuild/protobuf';
 import { LedgerlineError } from '@ledgerline/errors';
 import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import { ConsumeRequestSchema, type ConsumeRequest } from '@ledgerline/proto';
-import type { CallContext } from '@ledgerline/rpc';
 import type { Consumer, ConsumerSink, DispatchEntry } from '@ledgerline/subscriptions';
 import { consumeStream, MAX_RECEIPTS_OWED, type ConsumeSession } from './consume-stream.js';
 import { OwnerReason } from './reasons.js';
+import { consumeCallContext } from './testing/consume-call-context.js';
 
 const TOPIC = 'persistent://acme/orders/moving';
-
-function context(): CallContext {
-  return {
-    method: '/ledgerline.v1.TopicsService/Consume',
-    peer: 'test',
-    deadlineMs: Infinity,
-    signal: new AbortController().signal,
-  } as CallContext;
-}
 
 async function* subscribeOnly(): AsyncGenerator<ConsumeRequest> {
   yield create(ConsumeRequestSchema, {
@@ -40,7 +31,9 @@ const cursorClosed = (): LedgerlineError =>
 
 describe('consumeStream when the topic leaves the owner under the stream', () => {
   it('answers TOPIC_UNLOADED, not CURSOR_CLOSED, to a subscribe that meets a closed cursor', async () => {
-    const error = await failureOf(consumeStream(subscribeOnly(), context(), () => Promise.reject(cursorClosed())));
+    const error = await failureOf(
+      consumeStream(subscribeOnly(), consumeCallContext(), () => Promise.reject(cursorClosed())),
+    );
     expect(error).toMatchObject({ code: 'UNAVAILABLE', reason: OwnerReason.TOPIC_UNLOADED });
   });
 
@@ -56,14 +49,14 @@ describe('consumeStream when the topic leaves the owner under the stream', () =>
         toResponse: () => ({}),
       } satisfies ConsumeSession<DispatchEntry>;
     };
-    const error = await failureOf(consumeStream(subscribeOnly(), context(), open));
+    const error = await failureOf(consumeStream(subscribeOnly(), consumeCallContext(), open));
     expect(error).toMatchObject({ code: 'UNAVAILABLE', reason: OwnerReason.TOPIC_UNLOADED });
     expect(error.message).toContain(TOPIC);
   });
 
   it('passes any other failure through unchanged', async () => {
     const refused = new LedgerlineError('FAILED_PRECONDITION', OwnerReason.ALREADY_SUBSCRIBED, 'taken');
-    const error = await failureOf(consumeStream(subscribeOnly(), context(), () => Promise.reject(refused)));
+    const error = await failureOf(consumeStream(subscribeOnly(), consumeCallContext(), () => Promise.reject(refused)));
     expect(error).toBe(refused);
   });
 });
@@ -121,7 +114,7 @@ describe('consumeStream ack receipts', () => {
       flowSeen.open();
       await new Promise(() => undefined);
     }
-    const stream = consumeStream(requests(), context(), open)[Symbol.asyncIterator]();
+    const stream = consumeStream(requests(), consumeCallContext(), open)[Symbol.asyncIterator]();
     expect((await stream.next()).value.event.case).toBe('subscribed');
     // Asking for the next response lets the stream read requests; it answers once the receipt is there.
     const receipt = stream.next();
@@ -142,7 +135,7 @@ describe('consumeStream ack receipts', () => {
       write.fail(new LedgerlineError('ABORTED', ManagedLedgerReason.CURSOR_FENCED, 'another owner took the cursor'));
       await new Promise(() => undefined);
     }
-    const error = await failureOf(consumeStream(requests(), context(), open));
+    const error = await failureOf(consumeStream(requests(), consumeCallContext(), open));
     expect(error).toMatchObject({ reason: ManagedLedgerReason.CURSOR_FENCED });
   });
 
@@ -156,7 +149,7 @@ describe('consumeStream ack receipts', () => {
       setImmediate(() => write.open());
     }
     const responses = [];
-    for await (const response of consumeStream(requests(), context(), open)) responses.push(response);
+    for await (const response of consumeStream(requests(), consumeCallContext(), open)) responses.push(response);
     expect(receiptsIn(responses as never)).toEqual([7n, 8n]);
   });
 
@@ -171,7 +164,7 @@ describe('consumeStream ack receipts', () => {
       flowRead.open();
       await new Promise(() => undefined);
     }
-    const stream = consumeStream(requests(), context(), open)[Symbol.asyncIterator]();
+    const stream = consumeStream(requests(), consumeCallContext(), open)[Symbol.asyncIterator]();
     await stream.next();
     const firstReceipt = stream.next();
     await new Promise((resolve) => setImmediate(resolve));
@@ -212,7 +205,7 @@ describe('consumeStream receipts that ride on the next snapshot', () => {
       yield ack(2n, false);
     }
     const receipts = [];
-    for await (const response of consumeStream(requests(), context(), open)) {
+    for await (const response of consumeStream(requests(), consumeCallContext(), open)) {
       if (response.event?.case === 'ackReceipt') receipts.push(response.event.value.requestId);
     }
     expect(asked).toEqual(['persisted', 'flush']);

@@ -3,3 +3,4 @@
 // loopback service config their in-process services run with.
 export { TestConsumer } from './test-consumer.js';
 export { ownersMetadataConfig, testServiceConfig } from './service-config.js';
+export { consumeCallContext } from './consume-call-context.js';
