@@ -163,6 +163,7 @@ export class GatewayContext {
    */
   async leave(): Promise<boolean> {
     const leaving = this.peers.leave();
+    // Read before awaiting: the peers decide at once, and the long polls end now, not after the session is ended.
     if (this.peers.leaving()) this.leaving.abort();
     return leaving;
   }

@@ -10,6 +10,7 @@ import type { LedgerlineBackend } from './ledgerline-backend.js';
 import { ANONYMOUS } from './owner-router.js';
 import { newSession, type Session } from './session.js';
 import { resolveKafkaGatewaySettings } from './settings.js';
+import { fetchRequest } from './testing/fetch-requests.js';
 import { TopicNames } from './topic-names.js';
 import { NO_TOPIC_ID } from './topic-summary.js';
 
@@ -114,25 +115,10 @@ async function handle(
   return (await API_HANDLERS.get(apiKey)!(context, request, session))!;
 }
 
-const FETCH = {
-  replicaId: -1,
-  maxWaitMs: 30_000,
-  minBytes: 1,
-  maxBytes: 1 << 20,
-  isolationLevel: 0,
-  sessionId: 0,
-  sessionEpoch: -1,
-  topics: [
-    {
-      name: 'orders',
-      partitions: [
-        { partitionIndex: 0, currentLeaderEpoch: -1, fetchOffset: 0n, logStartOffset: -1n, partitionMaxBytes: 1 << 20 },
-      ],
-    },
-  ],
-  forgottenTopicsData: [],
-  rackId: '',
-};
+/** The Fetch handler's answer to `fetchRequest([0])` (topic `orders`, partition 0, offset 0, waiting up to 20 s). */
+async function fetchAnswer(context: GatewayContext, session: Session): Promise<Message> {
+  return (await API_HANDLERS.get(ApiKey.Fetch)!(context, fetchRequest([0]), session))!;
+}
 
 function fetchErrors(answer: Message): number[] {
   return (answer['responses'] as { partitions: { errorCode: number; records: Buffer }[] }[]).flatMap((topic) =>
@@ -202,7 +188,7 @@ describe('a Kafka gateway that leaves', () => {
         { name: 'orders', partitions: [{ errorCode: KafkaErrorCode.NOT_LEADER_OR_FOLLOWER }] },
       ]);
 
-      const fetch = await handle(context, session, ApiKey.Fetch, 11, FETCH);
+      const fetch = await fetchAnswer(context, session);
       expect(fetchErrors(fetch)).toEqual([KafkaErrorCode.NOT_LEADER_OR_FOLLOWER]);
       expect(backend.reads).toBe(0);
 
@@ -224,8 +210,8 @@ describe('a Kafka gateway that leaves', () => {
     const backend = waitingBackend();
     const context = contextOver(peers, backend);
     try {
-      // Waits (30 s asked) until an entry arrives: none will, so only the leave can answer it within the spec.
-      const waiting = handle(context, newSession(ANONYMOUS, '127.0.0.1'), ApiKey.Fetch, 11, FETCH);
+      // Waits (20 s asked) until an entry arrives: none will, so only the leave can answer it within the spec's 30 s.
+      const waiting = fetchAnswer(context, newSession(ANONYMOUS, '127.0.0.1'));
       // The first read finds nothing; the second is the long poll.
       while (backend.reads < 2) await new Promise((resolve) => setImmediate(resolve));
       expect(await context.leave()).toBe(true);

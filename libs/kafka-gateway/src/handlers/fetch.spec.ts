@@ -16,6 +16,7 @@ import { ANONYMOUS } from '../owner-router.js';
 import { newSession, type Session } from '../session.js';
 import { handleFetch } from './fetch.js';
 import { handleMetadata } from './metadata.js';
+import { fetchRequest } from '../testing/fetch-requests.js';
 import { specGatewayContext } from '../testing/spec-context.js';
 
 interface FetchCall {
@@ -117,41 +118,6 @@ const PARTITION_1 = 'persistent://public/default/orders-partition-1';
 
 function contextOver(owners: OwnersInMemory): GatewayContext {
   return specGatewayContext(owners, { name: 'fetch-spec' });
-}
-
-/**
- * A Fetch v11 of topic `orders` at `fetchOffset` of each partition given, waiting up to 20 s: the owners here have
- * no clock, so only an appended entry answers a long poll.
- */
-function fetchRequest(partitions: number[], fetchOffset = 0n): DecodedRequest {
-  const body = {
-    replicaId: -1,
-    maxWaitMs: 20_000,
-    minBytes: 1,
-    maxBytes: 1 << 20,
-    isolationLevel: 0,
-    sessionId: 0,
-    sessionEpoch: -1,
-    topics: [
-      {
-        name: 'orders',
-        partitions: partitions.map((partitionIndex) => ({
-          partitionIndex,
-          currentLeaderEpoch: -1,
-          fetchOffset,
-          logStartOffset: -1n,
-          partitionMaxBytes: 1 << 20,
-        })),
-      },
-    ],
-    forgottenTopicsData: [],
-    rackId: '',
-  };
-  return {
-    header: { apiKey: ApiKey.Fetch, apiVersion: 11, correlationId: 1, clientId: 'spec' },
-    spec: apiSpec(ApiKey.Fetch)!,
-    body,
-  };
 }
 
 /** A partition's records as the client reads them: the answer's chunks, one after the other. */

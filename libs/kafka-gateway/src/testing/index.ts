@@ -9,3 +9,5 @@ export { COORDINATOR_SPEC_SETTINGS, coordinatorJoinRequest, coordinatorPerTest }
 // A record batch as a Kafka producer (plain or idempotent) sends it.
 export { recordBatchOf } from './record-batches.js';
 export type { BatchProducer } from './record-batches.js';
+// A Fetch v11 of topic `orders` as the Fetch handler's specs send it.
+export { fetchRequest } from './fetch-requests.js';
