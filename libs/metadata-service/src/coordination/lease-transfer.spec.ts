@@ -37,6 +37,35 @@ describe('lease transfers', () => {
     expect(await admin.renewLease(topic, target.sessionId)).toMatchObject({ instanceId: 'b' });
   });
 
+  it('reads the lease again when it changed between the read beside the checks and the compare-and-set', async () => {
+    const { admin, store } = fixture;
+    const source = await register('a');
+    await register('b');
+    await admin.acquireLease(topic, source.sessionId);
+    const leaseNode = '/leases/my-tenant/ns/topic';
+    const get = store.get.bind(store);
+    let leaseReads = 0;
+    jest.spyOn(store, 'get').mockImplementation(async (path) => {
+      const node = await get(path);
+      // The first read is the one made beside the topic's checks: the node moves on right after it.
+      if (path === leaseNode && ++leaseReads === 1)
+        await store.put(path, node!.value, { expectedVersion: node!.version });
+      return node;
+    });
+    const handed = await admin.transferLease(topic, source.sessionId, 'b');
+    expect(handed).toMatchObject({ instanceId: 'b' });
+    expect(leaseReads).toBe(2);
+  });
+
+  it('reports a session that is gone before a topic that is missing, though both are read side by side', async () => {
+    const { admin } = fixture;
+    await register('b');
+    const gone = '00000000-0000-4000-8000-000000000000';
+    const missing = 'persistent://my-tenant/ns/no-such-topic';
+    expect(await failure(admin.transferLease(missing, gone, 'b'))).toMatchObject({ reason: 'SESSION_EXPIRED' });
+    expect(await failure(admin.acquireLease(missing, gone))).toMatchObject({ reason: 'SESSION_EXPIRED' });
+  });
+
   it('lets the source reclaim a lease its target never took up, and then the target cannot take it', async () => {
     const { admin } = fixture;
     const source = await register('a');

@@ -2,7 +2,8 @@ import { invalidArgument, LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from '../admin-context.js';
 import { retryOnConflict } from '../records/cas-retry.js';
 import { leasePath, ownerPath } from '../records/layout.js';
-import { checkEligible, resolveOwnableTopic, toLease, type Lease } from './leases.js';
+import { checkEligible, ownableTopicWithLease, resolveOwnableTopic, toLease, type Lease } from './leases.js';
+import { firstThenFresh, sideBySide } from '../records/side-by-side.js';
 import { isLive, listLiveOwners, requireLiveOwner } from './owner-sessions.js';
 import { placeTopic } from './placement.js';
 import { LeaseRecordSchema, OwnerRecordSchema, type LeaseRecord, type OwnerRecord } from '../records/records.js';
@@ -76,13 +77,16 @@ export async function transferLease(
   sessionId: string,
   targetInstanceId: string,
 ): Promise<Lease> {
-  const holder = await requireLiveOwner(context, sessionId);
-  const scope = await resolveOwnableTopic(context, topicName);
+  const [holder, { scope, current: stored }] = await sideBySide(
+    requireLiveOwner(context, sessionId),
+    ownableTopicWithLease(context, topicName),
+  );
   const target = await chooseTarget(context, scope, holder, targetInstanceId);
   checkEligible(scope, target);
   const path = leasePath(scope.topic);
+  const readLease = firstThenFresh(stored, () => readRecord(context.store, path, LeaseRecordSchema));
   return retryOnConflict(`handing over the lease of ${scope.topic.toString()}`, async () => {
-    const current = await readRecord(context.store, path, LeaseRecordSchema);
+    const current = await readLease();
     if (current === undefined || current.record.sessionId !== sessionId) throw leaseLost(scope);
     const record: LeaseRecord = {
       sessionId: target.sessionId,

@@ -2,6 +2,7 @@ import type { TopicName } from '@ledgerline/naming';
 import { LedgerlineError } from '@ledgerline/errors';
 import type { AdminContext } from '../admin-context.js';
 import { retryOnConflict } from '../records/cas-retry.js';
+import { firstThenFresh, sideBySide } from '../records/side-by-side.js';
 import { leasePath, ownerPath, partitionedTopicPath } from '../records/layout.js';
 import { readLiveManagedLedger } from '../records/managed-ledger-nodes.js';
 import { isLive, keepAlive, requireLiveOwner } from './owner-sessions.js';
@@ -34,15 +35,42 @@ export function toLease(topic: TopicName, found: VersionedRecord<LeaseRecord>): 
 /** Resolves a topic that may be owned: it must exist and not be a partitioned parent (its partitions are owned). */
 export async function resolveOwnableTopic(context: AdminContext, name: string | TopicName): Promise<TopicScope> {
   const scope = await resolveTopic(context, name);
-  if (await context.store.exists(partitionedTopicPath(scope.storageTopic))) {
+  await checkOwnable(context, scope);
+  return scope;
+}
+
+/** Both checks of an ownable topic, read side by side; a partitioned parent is reported before a missing topic. */
+async function checkOwnable(context: AdminContext, scope: TopicScope): Promise<void> {
+  const [partitioned, live] = await sideBySide(
+    context.store.exists(partitionedTopicPath(scope.storageTopic)),
+    readLiveManagedLedger(context.store, storagePath(scope)),
+  );
+  if (partitioned) {
     throw new LedgerlineError(
       'FAILED_PRECONDITION',
       MetadataServiceReason.TOPIC_IS_PARTITIONED,
       `${scope.topic.toString()} is a partitioned topic: look up or own its partitions (${scope.topic.toString()}-partition-<i>)`,
     );
   }
-  if ((await readLiveManagedLedger(context.store, storagePath(scope))) === undefined) throw topicNotFound(scope.topic);
-  return scope;
+  if (live === undefined) throw topicNotFound(scope.topic);
+}
+
+/**
+ * An ownable topic and its lease as stored, read side by side with the
+ * checks: a transfer's pause waits for every round trip of its lease calls in
+ * a row, so they are made as few as the checks allow. The lease read serves
+ * a compare-and-set's first attempt (a conflict re-reads it).
+ */
+export async function ownableTopicWithLease(
+  context: AdminContext,
+  name: string | TopicName,
+): Promise<{ scope: TopicScope; current: VersionedRecord<LeaseRecord> | undefined }> {
+  const scope = await resolveTopic(context, name);
+  const [, current] = await sideBySide(
+    checkOwnable(context, scope),
+    readRecord(context.store, leasePath(scope.topic), LeaseRecordSchema),
+  );
+  return { scope, current };
 }
 
 /** True when the lease is held by a live session. */
@@ -73,12 +101,15 @@ export function checkEligible(scope: TopicScope, owner: OwnerRecord): void {
 }
 
 export async function acquireLease(context: AdminContext, topicName: string, sessionId: string): Promise<Lease> {
-  const owner = await requireLiveOwner(context, sessionId);
-  const scope = await resolveOwnableTopic(context, topicName);
+  const [owner, { scope, current: stored }] = await sideBySide(
+    requireLiveOwner(context, sessionId),
+    ownableTopicWithLease(context, topicName),
+  );
   checkEligible(scope, owner);
   const path = leasePath(scope.topic);
+  const readLease = firstThenFresh(stored, () => readRecord(context.store, path, LeaseRecordSchema));
   return retryOnConflict(`acquiring the lease of ${scope.topic.toString()}`, async () => {
-    const current = await readRecord(context.store, path, LeaseRecordSchema);
+    const current = await readLease();
     if (current !== undefined && current.record.sessionId === sessionId) return takeUp(context, scope.topic, current);
     if (current !== undefined && (await holderIsLive(context, current.record))) {
       throw new LedgerlineError(
