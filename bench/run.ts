@@ -47,6 +47,7 @@ const SECTIONS: Section[] = [
   { name: 'consume', load: () => import('./consume-shared.js') },
   { name: 'ack-loop', load: () => import('./consume-ack-loop.js') },
   { name: 'standalone-publish', load: () => import('./standalone-publish.js') },
+  { name: 'sqlite-checkpoints', load: () => import('./sqlite-checkpoint-stalls.js') },
   { name: 'readonly-fanout', load: () => import('./readonly-fanout.js') },
   { name: 'owner-crash', load: () => import('./owner-crash-failover.js') },
   { name: 'balancer-scale-out', load: () => import('./balancer-scale-out.js') },

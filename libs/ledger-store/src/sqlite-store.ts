@@ -15,12 +15,17 @@ import {
 import { notifyLacAdvanced } from './lac-hook.js';
 import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
 import {
+  backgroundErrors,
+  BackgroundErrorKind,
   DEFAULT_SQLITE_SYNCHRONOUS,
   LOCK_ATTEMPT_MS,
   readWithLockWait,
   sqliteGroupCommit,
+  startSqliteCheckpointer,
+  type SqliteCheckpointer,
   type SqliteLockQueue,
   type SqliteSynchronous,
+  type StorageErrorOptions,
 } from '@ledgerline/storage-kit';
 import { fromSqliteError, prepareDatabase } from './sqlite-schema.js';
 
@@ -52,7 +57,7 @@ import {
   validateReadRange,
 } from './validate.js';
 
-export interface SqliteLedgerStoreOptions extends LedgerStoreOptions {
+export interface SqliteLedgerStoreOptions extends LedgerStoreOptions, StorageErrorOptions {
   /** The database file (created if missing), or ':memory:' for a private in-memory store. */
   path: string;
   /**
@@ -98,6 +103,8 @@ export class SqliteLedgerStore implements LedgerStore {
   private readonly onLacAdvanced: LedgerStoreOptions['onLacAdvanced'];
   private readonly sql: ReturnType<typeof prepareStatements>;
   private readonly writes: SqliteLockQueue;
+  /** WAL checkpoints run on a thread of their own, not inside a commit on the event loop. */
+  private readonly checkpointer: SqliteCheckpointer;
   private readonly busyTimeoutMs: number;
   private closed = false;
   /** What writers call: appends and the writer's own close are reachable only through a writer. */
@@ -144,6 +151,10 @@ export class SqliteLedgerStore implements LedgerStore {
           ErrorReason.STORE_UNAVAILABLE,
           `${MAX_WAITING_WRITES} writes already wait for the ledger file's write lock, which another process holds`,
         ),
+    });
+    const errors = backgroundErrors('ledger-store', options);
+    this.checkpointer = startSqliteCheckpointer(this.db, {
+      onError: (error) => errors.report(BackgroundErrorKind.WAL_CHECKPOINT, error),
     });
   }
 
@@ -270,6 +281,8 @@ export class SqliteLedgerStore implements LedgerStore {
     this.closed = true;
     // Writes submitted before close run (they were accepted); one held back by another process's lock fails.
     this.writes.drainNow();
+    // Its connection closes first: the writer's, then the last, folds the log into the file and removes it.
+    await this.checkpointer.close();
     this.db.close();
   }
 

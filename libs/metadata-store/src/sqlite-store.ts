@@ -20,7 +20,9 @@ import {
   LOCK_ATTEMPT_MS,
   LOCK_RETRY_MS,
   SqliteLockQueue,
+  startSqliteCheckpointer,
   type BackgroundErrors,
+  type SqliteCheckpointer,
   type SqliteSynchronous,
 } from '@ledgerline/storage-kit';
 import { mapSqliteError } from './sqlite-errors.js';
@@ -95,6 +97,8 @@ export class SqliteMetadataStore implements MetadataStore {
   private readonly sweepTimer: NodeJS.Timeout;
   private readonly writes: SqliteLockQueue;
   private readonly errors: BackgroundErrors;
+  /** WAL checkpoints run on a thread of their own, not inside a commit on the event loop. */
+  private readonly checkpointer: SqliteCheckpointer | undefined;
   private readonly busyTimeoutMs: number;
   private closed = false;
 
@@ -118,6 +122,12 @@ export class SqliteMetadataStore implements MetadataStore {
     this.publisher = new ChangePublisher(options.bus);
     this.errors = backgroundErrors('metadata-store', options);
     this.writes = groupCommit(this.db, mapSqliteError, this.busyTimeoutMs);
+    // A database handed in is checkpointed by whoever opened it.
+    this.checkpointer = this.ownsDatabase
+      ? startSqliteCheckpointer(this.db, {
+          onError: (error) => this.errors.report(BackgroundErrorKind.WAL_CHECKPOINT, error),
+        })
+      : undefined;
     this.sessionBackend = {
       renew: (id, ttlMs) => this.write(() => this.renewSession(id, ttlMs)),
       release: (id) => this.removeSession(id),
@@ -201,6 +211,8 @@ export class SqliteMetadataStore implements MetadataStore {
     await Promise.allSettled([...this.sessions.values()].map((session) => session.close()));
     this.closed = true;
     this.writes.drainNow();
+    // Its connection closes first: the store's, then the last, folds the log into the file and removes it.
+    await this.checkpointer?.close();
     if (this.ownsDatabase) this.db.close();
   }
 

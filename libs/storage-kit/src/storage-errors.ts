@@ -27,6 +27,8 @@ export const BackgroundErrorKind = {
   SESSION_SWEEP: 'session_sweep',
   /** Removing one expired session failed; the next sweep tries again. */
   SESSION_REMOVAL: 'session_removal',
+  /** A SQLite WAL checkpoint off the event loop failed, or its thread died (the writer checkpoints inline then). */
+  WAL_CHECKPOINT: 'wal_checkpoint',
 } as const;
 
 export type BackgroundErrorKindValue = (typeof BackgroundErrorKind)[keyof typeof BackgroundErrorKind];
