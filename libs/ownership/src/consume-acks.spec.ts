@@ -1,12 +1,19 @@
 import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { CursorCodecReason, DATA_PATH_LIMITS } from '@ledgerline/cursor-codec';
 import { LedgerlineError } from '@ledgerline/errors';
-import { ConsumeRequestSchema, type ConsumeRequest } from '@ledgerline/proto';
+import {
+  AckReceiptSchema,
+  ConsumeRequestSchema,
+  PositionSchema,
+  type ConsumeRequest,
+  type ConsumeResponse,
+} from '@ledgerline/proto';
 import { Subscription, SubscriptionType, type ConsumerSink } from '@ledgerline/subscriptions';
 import { InMemorySource, type TestEntry } from '@ledgerline/subscriptions/testing';
-import { consumeStream, type ConsumeResponse, type ConsumeSession } from './consume-stream.js';
+import { consumeStream, type ConsumeOutput, type WireConsumeSession } from './consume-stream.js';
 import { positionMessage } from './proto-mapping.js';
 import { consumeCallContext } from './testing/consume-call-context.js';
+import { consumeResponseOf, reflectedEntry } from './testing/consume-responses.js';
 
 const TOPIC = 'persistent://acme/orders/acks';
 const LEDGER = BigInt(InMemorySource.LEDGER_ID);
@@ -59,32 +66,32 @@ function open(subscription: Subscription<TestEntry>, source: InMemorySource) {
       consumer: subscription.addConsumer({ name: 'c', type: SubscriptionType.EXCLUSIVE, sink }),
       markDelete: () => source.markDeletePosition(),
       flush: () => Promise.resolve(),
-      toResponse: (d) => ({ event: { case: 'entry', value: { position: positionMessage(d.entry.position) } } }),
-    }) satisfies ConsumeSession<TestEntry>;
+      toWire: (d) => reflectedEntry({ position: positionMessage(d.entry.position) }),
+    }) satisfies WireConsumeSession<TestEntry>;
   const responses = consumeStream(requests, consumeCallContext(), openSession)[Symbol.asyncIterator]();
   return { requests, responses };
 }
 
-async function next(responses: AsyncIterator<ConsumeResponse>): Promise<ConsumeResponse> {
+async function next(responses: AsyncIterator<ConsumeOutput>): Promise<ConsumeResponse> {
   const result = await responses.next();
   if (result.done === true) throw new Error('the stream ended');
-  return result.value;
+  return consumeResponseOf(result.value);
 }
 
 /** Waits for entries until `count` arrived; their entry ids. */
-async function entryIds(responses: AsyncIterator<ConsumeResponse>, count: number): Promise<number[]> {
+async function entryIds(responses: AsyncIterator<ConsumeOutput>, count: number): Promise<number[]> {
   const ids: number[] = [];
   while (ids.length < count) {
     const response = await next(responses);
-    if (response.event?.case !== 'entry') continue;
-    for (const entry of [response.event.value, ...(response.moreEntries ?? [])]) {
+    if (response.event.case !== 'entry') continue;
+    for (const entry of [response.event.value, ...response.moreEntries]) {
       ids.push(Number(entry.position?.entryId));
     }
   }
   return ids;
 }
 
-async function failure(responses: AsyncIterator<ConsumeResponse>): Promise<LedgerlineError> {
+async function failure(responses: AsyncIterator<ConsumeOutput>): Promise<LedgerlineError> {
   try {
     for (;;) if ((await responses.next()).done === true) break;
   } catch (error) {
@@ -169,13 +176,15 @@ describe('acks checked where the Consume stream takes them', () => {
     expect(await entryIds(first.responses, 10)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     first.requests.send({ case: 'ack', value: { positions: [0, 1, 2, 3, 4].map(at), requestId: 1n } });
     const receipt = await next(first.responses);
-    expect(receipt.event).toEqual({ case: 'ackReceipt', value: { requestId: 1n } });
+    expect(receipt.event).toEqual({ case: 'ackReceipt', value: create(AckReceiptSchema, { requestId: 1n }) });
     first.requests.end();
     expect((await first.responses.next()).done).toBe(true);
 
     const second = open(subscription, source);
     const subscribed = await next(second.responses);
-    expect(subscribed.event?.case === 'subscribed' && subscribed.event.value.markDelete).toEqual(at(4));
+    expect(subscribed.event.case === 'subscribed' && subscribed.event.value.markDelete).toEqual(
+      create(PositionSchema, at(4)),
+    );
     second.requests.send({ case: 'flow', value: { permits: 10 } });
     expect(await entryIds(second.responses, 5)).toEqual([5, 6, 7, 8, 9]);
     second.requests.end();
@@ -188,13 +197,18 @@ describe('acks checked where the Consume stream takes them', () => {
     first.requests.send({ case: 'flow', value: { permits: 10 } });
     expect(await entryIds(first.responses, 10)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     first.requests.send({ case: 'ack', value: { ranges: [range(0, 2)], positions: [at(4)], requestId: 1n } });
-    expect((await next(first.responses)).event).toEqual({ case: 'ackReceipt', value: { requestId: 1n } });
+    expect((await next(first.responses)).event).toEqual({
+      case: 'ackReceipt',
+      value: create(AckReceiptSchema, { requestId: 1n }),
+    });
     first.requests.end();
     expect((await first.responses.next()).done).toBe(true);
 
     const second = open(subscription, source);
     const subscribed = await next(second.responses);
-    expect(subscribed.event?.case === 'subscribed' && subscribed.event.value.markDelete).toEqual(at(2));
+    expect(subscribed.event.case === 'subscribed' && subscribed.event.value.markDelete).toEqual(
+      create(PositionSchema, at(2)),
+    );
     second.requests.send({ case: 'flow', value: { permits: 10 } });
     expect(await entryIds(second.responses, 6)).toEqual([3, 5, 6, 7, 8, 9]);
     second.requests.end();
@@ -217,7 +231,10 @@ describe('ranges in an Ack', () => {
     requests.send({ case: 'flow', value: { permits: 8 } });
     await entryIds(responses, 8);
     requests.send({ case: 'ack', value: { ranges: [range(1, 3), range(5, 5)], positions: [at(7)], requestId: 1n } });
-    expect((await next(responses)).event).toEqual({ case: 'ackReceipt', value: { requestId: 1n } });
+    expect((await next(responses)).event).toEqual({
+      case: 'ackReceipt',
+      value: create(AckReceiptSchema, { requestId: 1n }),
+    });
     const acked = [0, 1, 2, 3, 4, 5, 6, 7].filter((entryId) => source.isAcknowledged({ ledgerId: 1, entryId }));
     expect(acked).toEqual([1, 2, 3, 5, 7]);
     expect((await subscription.stats()).unackedMessages).toBe(3);

@@ -1,12 +1,13 @@
-import { create, equals, fromBinary, toBinary, type MessageInitShape } from '@bufbuild/protobuf';
+import { create, equals, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { ManagedLedgerEntry } from '@ledgerline/managed-ledger';
 import { encodeMessageEntry, type EntryInput } from '@ledgerline/message-format';
-import { ConsumeResponseSchema } from '@ledgerline/proto';
+import { ConsumeResponseSchema, MessageSchema } from '@ledgerline/proto';
 import type { Delivery } from '@ledgerline/subscriptions';
 import fc from 'fast-check';
 import { encodeEntries, entryDelivery } from './consume-response.js';
-import { entryContents } from './proto-mapping.js';
-import { entryResponse, writerEntry, type WriterEntry } from './writer-entry.js';
+import { entryContents, entryMessage } from './proto-mapping.js';
+import { consumeResponseOf } from './testing/consume-responses.js';
+import { writerEntry, type WriterEntry } from './writer-entry.js';
 
 const text = fc.string({ maxLength: 12, unit: 'grapheme' });
 const properties = fc
@@ -69,11 +70,21 @@ const delivery: fc.Arbitrary<Delivery<WriterEntry>> = fc
     batchIndexes,
   }));
 
+/**
+ * The reference the hand encoding is checked against: the Entry message for
+ * a delivery as objects, the messages of the entry the consumer still has to
+ * get (as a Fetch maps a stored entry), which is what owners once sent.
+ */
+function entryResponse(delivery: Delivery<WriterEntry>) {
+  const wanted = delivery.batchIndexes === undefined ? undefined : new Set(delivery.batchIndexes);
+  const skip = wanted === undefined ? undefined : (batchIndex: number) => !wanted.has(batchIndex);
+  return entryMessage(delivery.entry.stored, delivery.redeliveryCount, skip);
+}
+
 /** The response of `deliveries` built as objects and encoded by reflection, as owners sent it before. */
 function byReflection(deliveries: Delivery<WriterEntry>[]) {
-  const [first, ...rest] = deliveries.map(entryResponse);
-  const more = rest.map((response) => response.event!.value as MessageInitShape<typeof ConsumeResponseSchema>);
-  return create(ConsumeResponseSchema, { ...first, moreEntries: more as never });
+  const [first, ...more] = deliveries.map(entryResponse);
+  return create(ConsumeResponseSchema, { event: { case: 'entry', value: first! }, moreEntries: more });
 }
 
 describe('hand-encoded ConsumeResponse entries', () => {
@@ -142,8 +153,12 @@ describe('writerEntry: one decoded form per stored entry', () => {
     expect(entry.wire.count).toBe(1);
     expect(entry.wire.payload(0)).toEqual(corrupt);
     expect([...entry.wire.batchIndexes]).toEqual([-1]);
-    expect(entry.messages).toEqual(entryContents(stored).messages);
-    expect(entry.messages).toEqual([{ payload: corrupt, offset: 100n, batchIndex: -1 }]);
+    const sent = consumeResponseOf(
+      encodeEntries([entryDelivery({ entry, redeliveryCount: 0, batchIndexes: undefined })]),
+    );
+    const raw = [{ payload: corrupt, offset: 100n, batchIndex: -1 }];
+    expect(entryContents(stored).messages).toEqual(raw);
+    expect(sent.event.case === 'entry' && sent.event.value.messages).toEqual(raw.map((m) => create(MessageSchema, m)));
   });
 
   it('keeps no form that would cost more than its entry does in the cache: each read makes it again', () => {

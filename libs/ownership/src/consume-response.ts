@@ -60,11 +60,12 @@ const MESSAGES_TAG = (8 << 3) | 2;
 const PAYLOAD_TAG = (1 << 3) | 2;
 
 /**
- * A delivery of a writer entry as the Entry message entryResponse describes:
- * the entry's position, offsets, time and counts, then the messages the
- * consumer still has to get, each its payload followed by the rest of its
- * fields as the shared entry holds them encoded. Per delivery: a few varints
- * and, per message, two copies into the response (payload, tail).
+ * A delivery of a writer entry as an Entry message: the entry's position,
+ * offsets, time and counts, then the messages the consumer still has to get,
+ * each its payload followed by the rest of its fields as the shared entry
+ * holds them encoded. Per delivery: a few varints and, per message, two
+ * copies into the response (payload, tail). Byte for byte what encoding a
+ * Fetch's entryMessage by reflection gives (consume-response.spec.ts).
  */
 export class WriterEntryDelivery extends WireEntry {
   readonly bodyBytes: number;
@@ -137,7 +138,7 @@ export function entryDelivery(delivery: Delivery<WriterEntry>): WriterEntryDeliv
   return new WriterEntryDelivery(delivery.entry, delivery.redeliveryCount, delivery.batchIndexes);
 }
 
-/** The messages whose batch index is among `wanted`, in the entry's order (as entryResponse filters them). */
+/** The messages whose batch index is among `wanted`, in the entry's order (as a Fetch's entryMessage skips the rest). */
 function selectedMessages(batchIndexes: Int32Array, wanted: readonly number[]): number[] {
   const set = new Set(wanted);
   const selected: number[] = [];

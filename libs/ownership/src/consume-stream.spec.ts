@@ -3,9 +3,10 @@ import { LedgerlineError } from '@ledgerline/errors';
 import { ManagedLedgerReason } from '@ledgerline/managed-ledger';
 import { ConsumeRequestSchema, type ConsumeRequest } from '@ledgerline/proto';
 import type { Consumer, ConsumerSink, DispatchEntry } from '@ledgerline/subscriptions';
-import { consumeStream, MAX_RECEIPTS_OWED, type ConsumeSession } from './consume-stream.js';
+import { consumeStream, MAX_RECEIPTS_OWED, type ConsumeOutput, type WireConsumeSession } from './consume-stream.js';
 import { OwnerReason } from './reasons.js';
 import { consumeCallContext } from './testing/consume-call-context.js';
+import { consumeResponseOf, reflectedEntry } from './testing/consume-responses.js';
 
 const TOPIC = 'persistent://acme/orders/moving';
 
@@ -46,8 +47,8 @@ describe('consumeStream when the topic leaves the owner under the stream', () =>
         consumer,
         markDelete: () => undefined,
         flush: () => Promise.resolve(),
-        toResponse: () => ({}),
-      } satisfies ConsumeSession<DispatchEntry>;
+        toWire: () => reflectedEntry({}),
+      } satisfies WireConsumeSession<DispatchEntry>;
     };
     const error = await failureOf(consumeStream(subscribeOnly(), consumeCallContext(), open));
     expect(error).toMatchObject({ code: 'UNAVAILABLE', reason: OwnerReason.TOPIC_UNLOADED });
@@ -77,8 +78,8 @@ describe('consumeStream ack receipts', () => {
         consumer,
         markDelete: () => undefined,
         flush: flushed,
-        toResponse: () => ({}),
-      }) satisfies ConsumeSession<DispatchEntry>;
+        toWire: () => reflectedEntry({}),
+      }) satisfies WireConsumeSession<DispatchEntry>;
     return { calls, open };
   }
 
@@ -98,10 +99,8 @@ describe('consumeStream ack receipts', () => {
     return { promise, open, fail };
   }
 
-  const receiptsIn = (responses: { event?: { case?: string; value?: unknown } }[]) =>
-    responses
-      .filter((r) => r.event?.case === 'ackReceipt')
-      .map((r) => (r.event!.value as { requestId: bigint }).requestId);
+  const receiptsIn = (outputs: ConsumeOutput[]) =>
+    outputs.map(consumeResponseOf).flatMap((r) => (r.event.case === 'ackReceipt' ? [r.event.value.requestId] : []));
 
   it('reads the next requests while a receipt waits for its cursor write, and sends the receipt once it is done', async () => {
     const write = gate();
@@ -115,7 +114,7 @@ describe('consumeStream ack receipts', () => {
       await new Promise(() => undefined);
     }
     const stream = consumeStream(requests(), consumeCallContext(), open)[Symbol.asyncIterator]();
-    expect((await stream.next()).value.event.case).toBe('subscribed');
+    expect(consumeResponseOf((await stream.next()).value).event.case).toBe('subscribed');
     // Asking for the next response lets the stream read requests; it answers once the receipt is there.
     const receipt = stream.next();
     // The flow permits reach the consumer although the ack's cursor write has not answered.
@@ -150,7 +149,7 @@ describe('consumeStream ack receipts', () => {
     }
     const responses = [];
     for await (const response of consumeStream(requests(), consumeCallContext(), open)) responses.push(response);
-    expect(receiptsIn(responses as never)).toEqual([7n, 8n]);
+    expect(receiptsIn(responses)).toEqual([7n, 8n]);
   });
 
   it(`reads no more requests while ${MAX_RECEIPTS_OWED} receipts are owed, and goes on once they are sent`, async () => {
@@ -193,8 +192,8 @@ describe('consumeStream receipts that ride on the next snapshot', () => {
         markDelete: () => undefined,
         flush: async () => void asked.push('flush'),
         persisted: async () => void asked.push('persisted'),
-        toResponse: () => ({}),
-      }) satisfies ConsumeSession<DispatchEntry>;
+        toWire: () => reflectedEntry({}),
+      }) satisfies WireConsumeSession<DispatchEntry>;
     const ack = (requestId: bigint, receiptWithNextSnapshot: boolean) =>
       create(ConsumeRequestSchema, { command: { case: 'ack', value: { requestId, receiptWithNextSnapshot } } });
     async function* requests(): AsyncGenerator<ConsumeRequest> {
@@ -205,8 +204,9 @@ describe('consumeStream receipts that ride on the next snapshot', () => {
       yield ack(2n, false);
     }
     const receipts = [];
-    for await (const response of consumeStream(requests(), consumeCallContext(), open)) {
-      if (response.event?.case === 'ackReceipt') receipts.push(response.event.value.requestId);
+    for await (const output of consumeStream(requests(), consumeCallContext(), open)) {
+      const response = consumeResponseOf(output);
+      if (response.event.case === 'ackReceipt') receipts.push(response.event.value.requestId);
     }
     expect(asked).toEqual(['persisted', 'flush']);
     expect(receipts).toEqual([1n, 2n]);

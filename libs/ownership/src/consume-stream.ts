@@ -16,19 +16,22 @@ import { encodeEntries, WireEntry, wireEntryBytes } from './consume-response.js'
 import { positionMessage } from './proto-mapping.js';
 import { OwnerReason } from './reasons.js';
 import { topicUnloaded } from './owner-errors.js';
-import { entryWireBytes } from './wire-size.js';
 
-export type ConsumeResponse = MessageInitShape<typeof ConsumeResponseSchema>;
-type Response = ConsumeResponse;
-/** What a Consume stream sends: a response as objects, or one written by hand (entries, see consume-response.ts). */
-export type ConsumeOutput = Response | EncodedMessage<typeof ConsumeResponseSchema>;
+/** A response the stream sends as objects: the events other than entries (subscribed, activity changes, receipts). */
+type EventResponse = MessageInitShape<typeof ConsumeResponseSchema>;
+/** What a Consume stream sends: an event as objects, or entries written by hand (see consume-response.ts). */
+export type ConsumeOutput = EventResponse | EncodedMessage<typeof ConsumeResponseSchema>;
 
 function bad(message: string): LedgerlineError {
   return new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, message);
 }
 
-/** What an owner made of a Consume stream's subscribe request. */
-export interface ConsumeSession<E extends DispatchEntry> {
+/**
+ * What an owner made of a Consume stream's subscribe request. Its deliveries
+ * are written by hand: the stream coalesces them and sends each response as
+ * one buffer (encodeEntries), never as objects.
+ */
+export interface WireConsumeSession<E extends DispatchEntry> {
   /** The topic name the Subscribed answer carries. */
   topic: string;
   consumer: Consumer<E>;
@@ -40,25 +43,11 @@ export interface ConsumeSession<E extends DispatchEntry> {
    * owner makes anyway (an Ack's receipt_with_next_snapshot); without it, flush.
    */
   persisted?(): Promise<void>;
-  /** The Entry message for a delivery. */
-  toResponse(delivery: Delivery<E>): Response;
-}
-
-/**
- * A session whose deliveries are written by hand: the stream coalesces them
- * and sends each response as one buffer (encodeEntries), never as objects.
- */
-export interface WireConsumeSession<E extends DispatchEntry> extends Omit<ConsumeSession<E>, 'toResponse'> {
   /** The delivery, ready to be written into a response. */
   toWire(delivery: Delivery<E>): WireEntry;
 }
 
 /** Subscribes for a Consume stream, its consumer reaching the client through `sink`. */
-export type OpenConsumeSession<E extends DispatchEntry> = (
-  subscribe: Subscribe,
-  sink: ConsumerSink<E>,
-) => Promise<ConsumeSession<E>>;
-
 export type OpenWireConsumeSession<E extends DispatchEntry> = (
   subscribe: Subscribe,
   sink: ConsumerSink<E>,
@@ -68,29 +57,22 @@ export type OpenWireConsumeSession<E extends DispatchEntry> = (
  * The most entries one ConsumeResponse carries (also bounded by what the
  * subscriber reads, Subscribe.max_entries_per_response), and the most bytes
  * on the wire (every message's own fields counted, not only payloads: the
- * exact size of entries written by hand, entryWireBytes' upper bound of
- * entries as objects): well under the gRPC message limit (4 MiB), so
- * coalescing never makes a response the transport refuses. An entry larger
- * than that goes alone.
+ * exact size of the entries written by hand): well under the gRPC message
+ * limit (4 MiB), so coalescing never makes a response the transport refuses.
+ * An entry larger than that goes alone.
  */
 export const MAX_ENTRIES_PER_CONSUME_RESPONSE = DATA_PATH_LIMITS.maxEntriesPerConsumeResponse;
 export const MAX_CONSUME_RESPONSE_BYTES = DATA_PATH_LIMITS.maxConsumeResponseBytes;
 
-type EntryInit = Extract<NonNullable<Response['event']>, { case: 'entry' }>['value'];
-
-function entryOf(response: Response): EntryInit | undefined {
-  return response.event?.case === 'entry' ? response.event.value : undefined;
-}
-
-/** Outgoing events of one consumer, waited on by the stream's generator. */
+/** Outgoing events of one consumer, waited on by the stream's generator: its deliveries, and its other events. */
 class Outbox {
-  private items: (Response | WireEntry)[] = [];
+  private items: (EventResponse | WireEntry)[] = [];
   private head = 0;
   private wake: (() => void) | undefined;
   closedWith: LedgerlineError | undefined;
   ended = false;
 
-  push(item: Response | WireEntry): void {
+  push(item: EventResponse | WireEntry): void {
     this.items.push(item);
     this.notify();
   }
@@ -120,8 +102,7 @@ class Outbox {
 
   private take(maxEntries: number): ConsumeOutput {
     const first = this.items[this.head++]!;
-    const response =
-      first instanceof WireEntry ? encodeEntries(this.takeWire(first, maxEntries)) : this.more(first, maxEntries);
+    const response = first instanceof WireEntry ? encodeEntries(this.takeWire(first, maxEntries)) : first;
     if (this.head === this.items.length) {
       this.items = [];
       this.head = 0;
@@ -129,7 +110,7 @@ class Outbox {
     return response;
   }
 
-  /** `first` and the entries written by hand that follow it, within the bounds of one response. */
+  /** `first` and the entries that follow it, within the bounds of one response (an event between entries ends it). */
   private takeWire(first: WireEntry, maxEntries: number): WireEntry[] {
     const entries = [first];
     let sizeBytes = wireEntryBytes(first);
@@ -143,27 +124,6 @@ class Outbox {
       this.head++;
     }
     return entries;
-  }
-
-  /** `first`, carrying as `moreEntries` the entries (as objects) that follow it, within the bounds of one response. */
-  private more(first: Response, maxEntries: number): Response {
-    const entry = entryOf(first);
-    if (entry !== undefined && maxEntries > 1) {
-      const more: EntryInit[] = [];
-      let sizeBytes = entryWireBytes(entry);
-      while (this.head < this.items.length && more.length + 1 < maxEntries) {
-        const item = this.items[this.head]!;
-        const next = item instanceof WireEntry ? undefined : entryOf(item);
-        if (next === undefined) break;
-        const nextBytes = entryWireBytes(next);
-        if (sizeBytes + nextBytes > MAX_CONSUME_RESPONSE_BYTES) break;
-        sizeBytes += nextBytes;
-        more.push(next);
-        this.head++;
-      }
-      if (more.length > 0) first.moreEntries = more;
-    }
-    return first;
   }
 }
 
@@ -185,7 +145,7 @@ class Receipts {
 
   constructor(
     private readonly outbox: Outbox,
-    private readonly session: Pick<ConsumeSession<DispatchEntry>, 'flush' | 'persisted'>,
+    private readonly session: Pick<WireConsumeSession<DispatchEntry>, 'flush' | 'persisted'>,
   ) {}
 
   /** With `withNextSnapshot`, the receipt rides on the cursor's next scheduled write rather than one of its own. */
@@ -265,42 +225,16 @@ function requestFailure(topic: string, error: LedgerlineError): LedgerlineError 
 /**
  * One Consume stream, the same on both kinds of owner: the first request
  * subscribes (through `open`); then flow permits, acks, nacks and
- * redelivery requests go to the consumer, and deliveries, activity changes
- * and ack receipts come back. The stream ends with the consumer's close
- * reason (TOPIC_UNLOADED when the topic leaves this owner), or when the
- * client ends it; a malformed request ends it INVALID_ARGUMENT.
+ * redelivery requests go to the consumer, and deliveries (encoded
+ * responses, see consume-response.ts), activity changes and ack receipts
+ * come back. The stream ends with the consumer's close reason
+ * (TOPIC_UNLOADED when the topic leaves this owner), or when the client
+ * ends it; a malformed request ends it INVALID_ARGUMENT.
  */
-export function consumeStream<E extends DispatchEntry>(
-  requests: AsyncIterable<ConsumeRequest>,
-  context: CallContext,
-  open: OpenConsumeSession<E>,
-): AsyncIterable<Response>;
-/** The same stream over a session that writes its deliveries by hand: its entries go as encoded responses. */
-export function consumeStream<E extends DispatchEntry>(
+export async function* consumeStream<E extends DispatchEntry>(
   requests: AsyncIterable<ConsumeRequest>,
   context: CallContext,
   open: OpenWireConsumeSession<E>,
-): AsyncIterable<ConsumeOutput>;
-export function consumeStream<E extends DispatchEntry>(
-  requests: AsyncIterable<ConsumeRequest>,
-  context: CallContext,
-  open: OpenConsumeSession<E> | OpenWireConsumeSession<E>,
-): AsyncIterable<ConsumeOutput> {
-  return serveConsume(requests, context, open);
-}
-
-/** A delivery as the session makes it: written by hand when the session can, else as objects. */
-function outgoing<E extends DispatchEntry>(
-  session: ConsumeSession<E> | WireConsumeSession<E>,
-  delivery: Delivery<E>,
-): Response | WireEntry {
-  return 'toWire' in session ? session.toWire(delivery) : session.toResponse(delivery);
-}
-
-async function* serveConsume<E extends DispatchEntry>(
-  requests: AsyncIterable<ConsumeRequest>,
-  context: CallContext,
-  open: OpenConsumeSession<E> | OpenWireConsumeSession<E>,
 ): AsyncIterable<ConsumeOutput> {
   const iterator = requests[Symbol.asyncIterator]();
   const first = await iterator.next();
@@ -309,9 +243,9 @@ async function* serveConsume<E extends DispatchEntry>(
   const maxEntries = Math.min(first.value.command.value.maxEntriesPerResponse, MAX_ENTRIES_PER_CONSUME_RESPONSE);
   const outbox = new Outbox();
   // Deliveries need permits, which only come after the Subscribed answer: the session is there by then.
-  const opened: { session?: ConsumeSession<E> | WireConsumeSession<E> } = {};
+  const opened: { session?: WireConsumeSession<E> } = {};
   const sink: ConsumerSink<E> = {
-    deliver: (delivery) => outbox.push(outgoing(opened.session!, delivery)),
+    deliver: (delivery) => outbox.push(opened.session!.toWire(delivery)),
     activeChanged: (active) => outbox.push({ event: { case: 'activeConsumerChange', value: { active } } }),
     close: (error) => outbox.close(error),
   };

@@ -29,19 +29,12 @@ export type { UnloadableTopics } from './unload-request.js';
 
 // The Consume stream both owners serve, and the wire mapping of what it carries.
 export { consumeStream, MAX_ENTRIES_PER_CONSUME_RESPONSE, MAX_CONSUME_RESPONSE_BYTES } from './consume-stream.js';
-export type {
-  ConsumeSession,
-  OpenConsumeSession,
-  WireConsumeSession,
-  OpenWireConsumeSession,
-  ConsumeResponse,
-  ConsumeOutput,
-} from './consume-stream.js';
+export type { WireConsumeSession, OpenWireConsumeSession, ConsumeOutput } from './consume-stream.js';
 export { encodeEntries, entryDelivery, WireEntry, WriterEntryDelivery } from './consume-response.js';
 export { consumerOptions, protoSubscriptionType, subscriptionStart, subscriptionTypeOf } from './subscribe-request.js';
 export type { SubscriptionStart } from './subscribe-request.js';
 export { checkSubscriptionName, RESERVED_SUBSCRIPTION_PREFIX } from './subscription-name.js';
-export { entryResponse, writerEntry } from './writer-entry.js';
+export { writerEntry } from './writer-entry.js';
 export type { EntryWire, WriterEntry } from './writer-entry.js';
 export {
   entryMessage,

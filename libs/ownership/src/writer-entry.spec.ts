@@ -1,6 +1,8 @@
 import { encodeMessageEntry } from '@ledgerline/message-format';
 import type { ManagedLedgerEntry } from '@ledgerline/managed-ledger';
-import { writerEntry } from './writer-entry.js';
+import { encodeEntries, entryDelivery } from './consume-response.js';
+import { consumeResponseOf } from './testing/consume-responses.js';
+import { writerEntry, type WriterEntry } from './writer-entry.js';
 
 function stored(payload: Uint8Array, numMessages: number): ManagedLedgerEntry {
   return {
@@ -11,6 +13,14 @@ function stored(payload: Uint8Array, numMessages: number): ManagedLedgerEntry {
     numMessages,
     brokerTimestampMs: 1,
   };
+}
+
+/** The messages a consumer gets of `entry`, decoded from the response written by hand. */
+function sentMessages(entry: WriterEntry) {
+  const response = consumeResponseOf(
+    encodeEntries([entryDelivery({ entry, redeliveryCount: 0, batchIndexes: undefined })]),
+  );
+  return response.event.case === 'entry' ? response.event.value.messages : [];
 }
 
 describe('writerEntry', () => {
@@ -27,7 +37,7 @@ describe('writerEntry', () => {
     });
     const entry = writerEntry(stored(payload, 2));
     expect(entry.key).toBe('order-42');
-    expect(entry.messages.map((m) => [m.key, m.offset, m.batchIndex])).toEqual([
+    expect(sentMessages(entry).map((m) => [m.key, m.offset, m.batchIndex])).toEqual([
       ['line-1', 10n, 0],
       ['line-2', 11n, 1],
     ]);

@@ -1,13 +1,7 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
 import { BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import type { ManagedLedgerEntry } from '@ledgerline/managed-ledger';
 import { decodeMessageEntry, type DecodedMessage } from '@ledgerline/message-format';
-import type { ConsumeResponseSchema, MessageSchema } from '@ledgerline/proto';
-import type { Delivery, DispatchEntry } from '@ledgerline/subscriptions';
-import { entryContents, positionMessage } from './proto-mapping.js';
-
-type MessageInit = MessageInitShape<typeof MessageSchema>;
-type ConsumeResponse = MessageInitShape<typeof ConsumeResponseSchema>;
+import type { DispatchEntry } from '@ledgerline/subscriptions';
 
 /**
  * An entry of a writer topic's ledgers as subscriptions dispatch it, on the
@@ -18,8 +12,6 @@ type ConsumeResponse = MessageInitShape<typeof ConsumeResponseSchema>;
  */
 export interface WriterEntry extends DispatchEntry {
   readonly stored: ManagedLedgerEntry;
-  /** The messages as objects (a view for mapping code and specs; Consume responses are written from `wire`). */
-  readonly messages: readonly MessageInit[];
   readonly wire: EntryWire;
 }
 
@@ -119,11 +111,6 @@ class DecodedWriterEntry implements WriterEntry {
     this.numMessages = stored.numMessages;
     this.sizeBytes = stored.payload.length;
   }
-
-  get messages(): readonly MessageInit[] {
-    // Made when asked for, and not kept: dispatch writes responses from `wire`.
-    return entryContents(this.stored).messages;
-  }
 }
 
 /** One writer for every tail, reused: encoding is synchronous and `finish` hands out a copy. */
@@ -205,30 +192,4 @@ function rawTail(offset: number): Uint8Array {
   if (offset !== 0) writer.tag(8, WireType.Varint).int64(offset);
   writer.tag(9, WireType.Varint).int32(-1);
   return writer.finish();
-}
-
-/**
- * The Entry message for a delivery as objects: the messages of the entry the
- * consumer still has to get. Owners send encodeEntries' bytes instead; this
- * is what those bytes decode to (consume-response.spec.ts).
- */
-export function entryResponse(delivery: Delivery<WriterEntry>): ConsumeResponse {
-  const { entry, batchIndexes } = delivery;
-  const wanted = batchIndexes === undefined ? undefined : new Set(batchIndexes);
-  const messages = wanted === undefined ? entry.messages : entry.messages.filter((m) => wanted.has(m.batchIndex ?? -1));
-  const stored = entry.stored;
-  return {
-    event: {
-      case: 'entry',
-      value: {
-        position: positionMessage(stored.position),
-        firstOffset: BigInt(stored.firstOffset),
-        lastOffset: BigInt(stored.lastOffset),
-        brokerTimestampMs: BigInt(stored.brokerTimestampMs),
-        numMessages: stored.numMessages,
-        redeliveryCount: delivery.redeliveryCount,
-        messages: [...messages],
-      },
-    },
-  };
 }

@@ -4,3 +4,4 @@
 export { TestConsumer } from './test-consumer.js';
 export { ownersMetadataConfig, testServiceConfig } from './service-config.js';
 export { consumeCallContext } from './consume-call-context.js';
+export { consumeResponseOf, reflectedEntry } from './consume-responses.js';
