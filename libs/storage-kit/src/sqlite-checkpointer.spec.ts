@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { INLINE_CHECKPOINT_PAGES, startSqliteCheckpointer, type SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { isSqliteBusy, LOCK_ATTEMPT_MS, LOCK_RETRY_MS } from './sqlite-lock-queue.js';
 
 const PAGE_BYTES = 4096;
 const ROW_BYTES = 1024;
@@ -52,6 +53,35 @@ describe('startSqliteCheckpointer', () => {
     await until(() => databaseBytes() >= before + 3_000 * ROW_BYTES, 10_000, 'the rows reaching the database file');
     expect(db.prepare('SELECT count(*) AS n FROM rows').get()).toEqual({ n: 3_000 });
   });
+
+  it('starts the log over while the writer never pauses for it, so the log stays near 16 MB', async () => {
+    checkpointer = startSqliteCheckpointer(db, { startAfterMs: 0 });
+    await until(() => checkpointer!.checkpoints > 0, 10_000, 'the first checkpoint');
+    db.pragma(`busy_timeout = ${LOCK_ATTEMPT_MS}`);
+    const insert = db.prepare('INSERT INTO rows (data) VALUES (?)');
+    const payload = Buffer.alloc(ROW_BYTES, 1);
+    const commit = db.transaction(() => {
+      for (let i = 0; i < 16; i++) insert.run(payload);
+    });
+    // 20,000 rows, 16 a transaction, a transaction every millisecond or so (a store under steady load): about
+    // 40 MB of log frames. A log that never starts over would hold them all (it only does when a writer finds it
+    // wholly copied, which this writer never leaves time for).
+    for (let written = 0; written < 20_000; written += 16) {
+      for (;;) {
+        try {
+          commit();
+          break;
+        } catch (thrown) {
+          // The RESTART holds writers off: wait on a timer, as the stores' lock queue does.
+          if (!isSqliteBusy(thrown)) throw thrown;
+          await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    expect(statSync(join(dir, 'store.db-wal')).size).toBeLessThan(28 * 1024 * 1024);
+    expect(db.prepare('SELECT count(*) AS n FROM rows').get()).toEqual({ n: 20_000 });
+  }, 60_000);
 
   it('leaves the pages in the log while it is not running: the same writes without it stay out of the file', async () => {
     checkpointer = startSqliteCheckpointer(db, { intervalMs: 20, startAfterMs: 60_000 });
