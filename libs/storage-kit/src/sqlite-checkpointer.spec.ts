@@ -79,7 +79,8 @@ describe('startSqliteCheckpointer', () => {
       }
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
-    expect(statSync(join(dir, 'store.db-wal')).size).toBeLessThan(28 * 1024 * 1024);
+    // About 18 MB here (4,096 frames and what came while the RESTART waited); without the RESTART, about 42 MB.
+    expect(statSync(join(dir, 'store.db-wal')).size).toBeLessThan(32 * 1024 * 1024);
     expect(db.prepare('SELECT count(*) AS n FROM rows').get()).toEqual({ n: 20_000 });
   }, 60_000);
 
