@@ -9,8 +9,7 @@
 import {
   ApiKey,
   apiSpec,
-  Compression,
-  encodeRecordBatch,
+  encodePlainRecordBatch,
   encodeResponse,
   encodeResponseChunks,
   SplicedBytes,
@@ -25,27 +24,8 @@ const BATCHES = 10;
 const value = Buffer.alloc(1024, 'x');
 
 function recordBatch(baseOffset: number): Buffer {
-  return encodeRecordBatch({
-    baseOffset: BigInt(baseOffset),
-    partitionLeaderEpoch: 0,
-    compression: Compression.NONE,
-    timestampType: 0,
-    transactional: false,
-    control: false,
-    lastOffsetDelta: RECORDS_PER_BATCH - 1,
-    baseTimestamp: 1_700_000_000_000n,
-    maxTimestamp: 1_700_000_000_000n,
-    producerId: -1n,
-    producerEpoch: -1,
-    baseSequence: -1,
-    records: Array.from({ length: RECORDS_PER_BATCH }, (_, index) => ({
-      offsetDelta: index,
-      timestampDelta: 0n,
-      key: null,
-      value,
-      headers: [],
-    })),
-  });
+  const values = Array.from({ length: RECORDS_PER_BATCH }, () => value);
+  return encodePlainRecordBatch(BigInt(baseOffset), values, 1_700_000_000_000n);
 }
 
 function answer(records: Buffer | SplicedBytes): Message {

@@ -17,9 +17,8 @@ import {
   FrameDecoder,
   KafkaErrorCode,
   RECORD_BATCH_OVERHEAD_BYTES,
-  Compression,
   decodeRequest,
-  encodeRecordBatch,
+  encodePlainRecordBatch,
   encodeResponse,
   supportedApiVersions,
   type DecodedRequest,
@@ -60,28 +59,7 @@ export function noopLog(messages: number, value: Buffer, batch: number): NoopLog
   const now = BigInt(Date.now());
   for (let first = 0; first < messages; first += batch) {
     const count = Math.min(batch, messages - first);
-    const records = Array.from({ length: count }, (_, index) => ({
-      offsetDelta: index,
-      timestampDelta: 0n,
-      key: null,
-      value,
-      headers: [],
-    }));
-    const bytes = encodeRecordBatch({
-      baseOffset: BigInt(first),
-      partitionLeaderEpoch: 0,
-      compression: Compression.NONE,
-      timestampType: 0,
-      transactional: false,
-      control: false,
-      lastOffsetDelta: count - 1,
-      baseTimestamp: now,
-      maxTimestamp: now,
-      producerId: -1n,
-      producerEpoch: -1,
-      baseSequence: -1,
-      records,
-    });
+    const bytes = encodePlainRecordBatch(BigInt(first), Array(count).fill(value) as Buffer[], now);
     batches.push({ baseOffset: BigInt(first), bytes });
   }
   return { batches, endOffset: BigInt(messages) };

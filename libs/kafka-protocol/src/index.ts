@@ -17,6 +17,7 @@ export type { KafkaErrorCodeValue } from './error-codes.js';
 export {
   decodeRecordBatches,
   encodeRecordBatch,
+  encodePlainRecordBatch,
   Compression,
   RECORD_BATCH_OVERHEAD_BYTES,
   DEFAULT_MAX_DECOMPRESSED_BYTES,

@@ -1,5 +1,12 @@
 import { crc32c } from '@node-rs/crc32';
-import { Compression, decodeRecordBatches, encodeRecordBatch, KafkaProtocolReason, type RecordBatch } from './index.js';
+import {
+  Compression,
+  decodeRecordBatches,
+  encodePlainRecordBatch,
+  encodeRecordBatch,
+  KafkaProtocolReason,
+  type RecordBatch,
+} from './index.js';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const KafkajsRecordBatch = (
@@ -54,6 +61,25 @@ const threeRecords: RecordBatch['records'] = [
 ];
 
 describe('RecordBatch v2', () => {
+  it('encodes a plain batch: uncompressed, no producer, keyless records at one time stamp from the base offset', () => {
+    const values = [Buffer.from('a'), Buffer.from('bc')];
+    const [batch] = decodeRecordBatches(encodePlainRecordBatch(40n, values, 1_700_000_000_000n));
+    expect(batch).toMatchObject({
+      baseOffset: 40n,
+      compression: Compression.NONE,
+      transactional: false,
+      lastOffsetDelta: 1,
+      maxTimestamp: 1_700_000_000_000n,
+      producerId: -1n,
+    });
+    expect(
+      batch!.records.map((record) => [record.offsetDelta, record.key, Buffer.from(record.value!).toString()]),
+    ).toEqual([
+      [0, null, 'a'],
+      [1, null, 'bc'],
+    ]);
+  });
+
   it.each([
     ['uncompressed', Compression.NONE],
     ['gzip', Compression.GZIP],

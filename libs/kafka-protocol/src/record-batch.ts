@@ -230,3 +230,27 @@ export function encodeRecordBatch(batch: RecordBatch): Buffer {
   writer.patchUint32(CRC_OFFSET, crc32c(writer.view(CRC_COVERS_FROM)));
   return writer.finish();
 }
+
+/**
+ * An uncompressed, non-transactional batch of keyless records without
+ * headers from `baseOffset`, every record at `timestampMs`: what an idempotence-free
+ * producer sends and what the gateway's Fetch answers look like, for benches
+ * and specs that need a batch of given values.
+ */
+export function encodePlainRecordBatch(baseOffset: bigint, values: readonly Buffer[], timestampMs: bigint): Buffer {
+  return encodeRecordBatch({
+    baseOffset,
+    partitionLeaderEpoch: 0,
+    compression: Compression.NONE,
+    timestampType: 0,
+    transactional: false,
+    control: false,
+    lastOffsetDelta: values.length - 1,
+    baseTimestamp: timestampMs,
+    maxTimestamp: timestampMs,
+    producerId: -1n,
+    producerEpoch: -1,
+    baseSequence: -1,
+    records: values.map((value, index) => ({ offsetDelta: index, timestampDelta: 0n, key: null, value, headers: [] })),
+  });
+}

@@ -2,32 +2,13 @@ import { ApiKey, apiSpec } from './api-table.js';
 import { ByteReader } from './byte-reader.js';
 import { ByteWriter } from './byte-writer.js';
 import { decodeResponse, encodeResponse, encodeResponseChunks } from './messages.js';
-import { Compression, decodeRecordBatches, encodeRecordBatch } from './record-batch.js';
+import { decodeRecordBatches, encodePlainRecordBatch } from './record-batch.js';
 import { MIN_SPLICED_CHUNK_BYTES, SplicedBytes } from './spliced-bytes.js';
 
 /** A record batch of `count` records of `valueBytes` bytes each, from `baseOffset`. */
 function batch(baseOffset: number, count: number, valueBytes: number): Buffer {
-  return encodeRecordBatch({
-    baseOffset: BigInt(baseOffset),
-    partitionLeaderEpoch: 0,
-    compression: Compression.NONE,
-    timestampType: 0,
-    transactional: false,
-    control: false,
-    lastOffsetDelta: count - 1,
-    baseTimestamp: 1_700_000_000_000n,
-    maxTimestamp: 1_700_000_000_000n,
-    producerId: -1n,
-    producerEpoch: -1,
-    baseSequence: -1,
-    records: Array.from({ length: count }, (_, index) => ({
-      offsetDelta: index,
-      timestampDelta: 0n,
-      key: null,
-      value: Buffer.alloc(valueBytes, 65 + index),
-      headers: [],
-    })),
-  });
+  const values = Array.from({ length: count }, (_, index) => Buffer.alloc(valueBytes, 65 + index));
+  return encodePlainRecordBatch(BigInt(baseOffset), values, 1_700_000_000_000n);
 }
 
 function fetchAnswer(records: Buffer | SplicedBytes) {
