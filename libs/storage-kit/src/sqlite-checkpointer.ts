@@ -47,8 +47,8 @@ export interface SqliteCheckpointer {
  * The worker's code: its own connection to the file, a PASSIVE checkpoint
  * every interval (it never waits for, nor blocks, the writer or readers) and
  * at once again while it is behind, a message after each so the owner can
- * count them. Plain CommonJS run with
- * `eval`, so it needs no file of its own beside a bundle.
+ * count them. Plain CommonJS run with `eval`, so it needs no file of its own
+ * beside a bundle.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
