@@ -3,6 +3,11 @@
 // runner collects the same tables from each script's `run()` and writes
 // BENCHMARKS.md.
 
+// tsx turns source maps on. With them, each error whose stack is read costs this process about a millisecond (grpc-js
+// formats the caller's stack of every call that fails, as each producer's stream does when its topic moves), on the
+// cores the services measured share. An application pays that only when it turns them on itself.
+process.setSourceMapsEnabled(false);
+
 /** `--full`: longer runs, bigger states (every script and the runner take it). */
 export const full = process.argv.includes('--full');
 /**

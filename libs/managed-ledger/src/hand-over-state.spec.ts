@@ -52,14 +52,36 @@ describe('opening a managed ledger from the state its previous owner handed over
     const { ml: previous, written } = await closedOwner(backends, 5, 3);
     const handedOver = previous.handOverState();
     expect(handedOver?.cursors.map((each) => each.name)).toEqual(['sub']);
-    const { deps, reads } = countingDeps(backends);
+    const { deps, reads, calls } = countingDeps(backends);
     const next = await ManagedLedger.open(TOPIC, deps, { config, handedOver: handedOver! });
     expect(reads).toEqual([]);
+    // One write: the compare-and-set that records the new ledger; the cursor needs no claim of its own.
+    expect(calls.filter((call) => call.startsWith('put'))).toEqual(['putManagedLedgerInfo']);
     expect(next.lastOffset).toBe(previous.lastOffset);
     expect(next.getCursor('sub')?.markDeletePosition).toEqual(written[2]!.position);
     const appended = await next.append(payloadOf('after'));
     expect(appended.firstOffset).toBe(previous.lastOffset + 1);
+    const cursor = next.getCursor('sub')!;
+    cursor.ack([written[3]!.position]);
+    await cursor.flush();
     await next.close();
+    const reopened = await ManagedLedger.open(TOPIC, backends.deps(), { config });
+    expect(reopened.getCursor('sub')?.markDeletePosition).toEqual(written[3]!.position);
+    await reopened.close();
+  });
+
+  it("fences the new owner's cursor when its node was written behind its back after a hand-over", async () => {
+    const backends = testBackends();
+    const { ml: previous, written } = await closedOwner(backends, 3, 1);
+    const handedOver = previous.handOverState()!;
+    const next = await ManagedLedger.open(TOPIC, backends.deps(), { config, handedOver });
+    const metadata = backends.deps().metadata;
+    const node = (await metadata.getCursorInfo(next.path, 'sub'))!;
+    await metadata.putCursorInfo(next.path, 'sub', node.value, node.version);
+    const cursor = next.getCursor('sub')!;
+    cursor.ack([written[1]!.position]);
+    await expect(cursor.flush()).rejects.toMatchObject({ code: 'ABORTED' });
+    await next.close().catch(() => undefined);
   });
 
   it('reads the nodes again when the state is stale, and fences the owner that wrote since', async () => {
@@ -120,8 +142,10 @@ describe('opening a managed ledger from the state its previous owner handed over
       // The close's write lands, and the owner never hears so: the versions it hands over are one behind.
       metadata.faults.push({ call, mode: 'after' });
       await previous.close();
-      const handedOver = previous.handOverState()!;
-      const next = await ManagedLedger.open(TOPIC, backends.deps(), { config, handedOver });
+      const handedOver = previous.handOverState();
+      // A cursor write in doubt hands nothing over: the next owner reads the nodes.
+      if (call === 'putCursorInfo') expect(handedOver).toBeUndefined();
+      const next = await ManagedLedger.open(TOPIC, backends.deps(), { config, ...(handedOver ? { handedOver } : {}) });
       expect(next.lastOffset).toBe(written[3]!.lastOffset);
       expect(next.getCursor('sub')?.markDeletePosition).toEqual(written[1]!.position);
       expect((await next.append(payloadOf('after'))).firstOffset).toBe(written[3]!.lastOffset + 1);

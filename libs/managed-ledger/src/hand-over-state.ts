@@ -15,8 +15,9 @@ import { validateCursorName } from './metadata/cursor-name.js';
  * owner or the garbage collector) fails it and the open reads everything as
  * without it. While that version holds, no other owner opened the managed
  * ledger since the close, and cursor nodes are written only by the topic's
- * owner, so no cursor was created meanwhile; a cursor node written since
- * fails its own compare-and-set and is read again.
+ * owner, so no cursor node was created or written meanwhile: the cursors are
+ * recovered as handed over, without a claim each. An owner whose cursor write
+ * lost its answer hands no state over (its versions may be one behind).
  */
 export interface HandOverState {
   info: Versioned<ManagedLedgerInfo>;

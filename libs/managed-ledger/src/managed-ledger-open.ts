@@ -127,7 +127,9 @@ async function recoverOwnership(
   if (handedOver !== undefined && usableHandOverState(handedOver, inputs.config)) {
     try {
       const recovered = await openOnce(inputs, handedOver.info);
-      return { recovered, storedCursors: Promise.resolve(handedOver.cursors) };
+      // The compare-and-set held: no owner opened the managed ledger since the close, so no cursor node changed.
+      const settled = handedOver.cursors.map((cursor) => ({ ...cursor, settled: true }));
+      return { recovered, storedCursors: Promise.resolve(settled) };
     } catch (err) {
       if (!isBadVersion(err)) throw err;
     }

@@ -82,6 +82,11 @@ export class CursorInfoKeeper {
     return this.version;
   }
 
+  /** False while a write's answer was lost: the node may hold it, one version past the one known. */
+  get certain(): boolean {
+    return this.uncertain === undefined;
+  }
+
   /** Writes `next`; BAD_VERSION errors propagate for the caller to fence on. */
   async write(next: CursorInfoModel): Promise<void> {
     if (this.uncertain !== undefined) await this.settle(this.uncertain);

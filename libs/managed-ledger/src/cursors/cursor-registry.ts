@@ -57,14 +57,15 @@ export class CursorRegistry {
 
   /**
    * The cursors' nodes as this owner last wrote them, with their versions (a transfer's hand-over state);
-   * undefined when one has no version to hand over, since a state that left a cursor out would lose it.
+   * undefined when one has no version to hand over, since a state that left a cursor out would lose it, or
+   * when a write's answer was lost, since the next owner takes the nodes handed over as they are stored.
    */
   storedNodes(): StoredCursor[] | undefined {
     const nodes: StoredCursor[] = [];
     for (const cursor of this.all()) {
       const { keeper } = cursor.persistence;
       const version = keeper.currentVersion;
-      if (version === 'absent') return undefined;
+      if (version === 'absent' || !keeper.certain) return undefined;
       nodes.push({ name: cursor.name, node: { value: cursorInfoToProto(keeper.current), version } });
     }
     return nodes;
@@ -165,8 +166,11 @@ export class CursorRegistry {
     const { ctx } = this.host;
     for (let attempt = 0; attempt < 3; attempt++) {
       const stored = attempt === 0 && read !== undefined ? read.node : await ctx.metadata.getCursorInfo(ctx.path, name);
+      const settled = attempt === 0 && read?.settled === true;
       const cursor =
-        stored !== undefined ? await this.recover(name, stored) : await this.create(name, options).catch(retryIfRaced);
+        stored !== undefined
+          ? await this.recover(name, stored, settled)
+          : await this.create(name, options).catch(retryIfRaced);
       if (cursor !== undefined) {
         this.cursors.set(name, cursor);
         return cursor;
@@ -203,18 +207,25 @@ export class CursorRegistry {
   }
 
   /** Recovers a stored cursor; undefined when its node changed meanwhile (the caller reads it again). */
-  private async recover(name: string, stored: Versioned<ManagedCursorInfo>): Promise<ManagedCursor | undefined> {
+  private async recover(
+    name: string,
+    stored: Versioned<ManagedCursorInfo>,
+    settled: boolean,
+  ): Promise<ManagedCursor | undefined> {
     const { ctx } = this.host;
     const node = cursorInfoFromProto(stored.value);
     const recovered = await recoverCursorState(ctx, name, node);
     await restoreBatchSizes(ctx, this.host.views(), recovered.state);
     const keeper = new CursorInfoKeeper(ctx.metadata, ctx.path, name, stored.version, node);
-    // Claim the node: a previous owner still holding the cursor now fails its next compare-and-set.
-    try {
-      await keeper.write({ ...node, lastActiveMs: ctx.now() });
-    } catch (err) {
-      if (isBadVersion(err)) return undefined;
-      throw err;
+    // Claim the node: a previous owner still holding the cursor now fails its next compare-and-set. A settled
+    // node has no such owner, and a write behind this owner's back still fails its first compare-and-set.
+    if (!settled) {
+      try {
+        await keeper.write({ ...node, lastActiveMs: ctx.now() });
+      } catch (err) {
+        if (isBadVersion(err)) return undefined;
+        throw err;
+      }
     }
     return new ManagedCursor(this.host, name, this.persistence(keeper), recovered.state, node.resetEpoch);
   }
@@ -284,6 +295,12 @@ function tooManyCursors(max: number): LedgerlineError {
 export interface StoredCursor {
   name: string;
   node: Versioned<ManagedCursorInfo> | undefined;
+  /**
+   * The node is as its previous owner's clean close left it, and that owner
+   * writes it no more: a hand-over whose ManagedLedgerInfo compare-and-set
+   * held (hand-over-state.ts). Recovery then needs no claim of its own.
+   */
+  settled?: boolean;
 }
 
 /**
