@@ -1,15 +1,14 @@
 import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
-import type { MetadataClients } from '@ledgerline/ownership';
-import { OwnerRole } from '@ledgerline/proto';
 import { createLogger } from '@ledgerline/service-kit';
 import { GatewayContext } from './gateway-context.js';
-import { gatewayInstanceId, RegisteredPeers, type AdvertisedBroker } from './gateway-peers.js';
+import type { AdvertisedBroker, RegisteredPeers } from './gateway-peers.js';
 import { GroupCoordinator } from './group-coordinator.js';
 import { API_HANDLERS } from './handlers/index.js';
 import type { LedgerlineBackend } from './ledgerline-backend.js';
 import { ANONYMOUS } from './owner-router.js';
 import { newSession, type Session } from './session.js';
 import { resolveKafkaGatewaySettings } from './settings.js';
+import { FakeGatewayLookup, listedGateway, peersOver } from './testing/fake-gateway-lookup.js';
 import { fetchRequest } from './testing/fetch-requests.js';
 import { TopicNames } from './topic-names.js';
 import { NO_TOPIC_ID } from './topic-summary.js';
@@ -20,44 +19,10 @@ import { NO_TOPIC_ID } from './topic-summary.js';
 const SELF: AdvertisedBroker = { nodeId: 1, host: 'gateway-1', port: 9092 };
 const OTHER: AdvertisedBroker = { nodeId: 2, host: 'gateway-2', port: 9092 };
 
-/** The metadata service as a gateway's session and peer list see it: `others` are the other live gateways. */
-function lookupWith(others: AdvertisedBroker[]) {
-  return {
-    unregistered: 0,
-    async registerOwner() {
-      return { sessionId: '00000000-0000-0000-0000-000000000001', ttlMs: 10_000n };
-    },
-    async keepAliveOwner() {
-      return {};
-    },
-    async unregisterOwner() {
-      this.unregistered++;
-      return {};
-    },
-    async *watchOwnerSession() {},
-    async listOwners() {
-      return {
-        owners: [SELF, ...others].map((broker) => ({
-          instanceId: gatewayInstanceId(broker),
-          advertisedAddress: `${broker.host}:${broker.port}`,
-          role: OwnerRole.KAFKA_GATEWAY,
-        })),
-      };
-    },
-  };
-}
-
 async function startedPeers(others: AdvertisedBroker[], onChange = () => {}) {
-  const lookup = lookupWith(others);
-  const peers = new RegisteredPeers({
-    clients: { lookup, admin: {} } as unknown as MetadataClients,
-    self: () => SELF,
-    group: 'kafka-gateways',
-    ttlMs: 60_000,
-    refreshMs: 60_000,
-    logger: createLogger('gateway-leave-spec', { level: 'silent' }),
-    onChange,
-  });
+  const lookup = new FakeGatewayLookup(SELF);
+  lookup.others = others.map(listedGateway);
+  const peers = peersOver(lookup, SELF, onChange);
   await peers.start().listed;
   return { peers, lookup };
 }

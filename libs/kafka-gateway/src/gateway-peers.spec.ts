@@ -1,9 +1,6 @@
 import { createServer } from 'node:net';
-import { LedgerlineError } from '@ledgerline/errors';
 import { ApiKey, apiSpec, KafkaErrorCode, type DecodedRequest, type Message } from '@ledgerline/kafka-protocol';
-import type { MetadataClients } from '@ledgerline/ownership';
-import { OwnerRole, type OwnerInfo } from '@ledgerline/proto';
-import { RpcReason } from '@ledgerline/rpc';
+import { OwnerRole } from '@ledgerline/proto';
 import { createLogger } from '@ledgerline/service-kit';
 import { eventually } from '@ledgerline/testing';
 import { GatewayContext } from './gateway-context.js';
@@ -11,7 +8,6 @@ import {
   coordinatorAmong,
   gatewayInstanceId,
   peerBroker,
-  RegisteredPeers,
   soloPeers,
   type AdvertisedBroker,
   type GatewayPeers,
@@ -22,6 +18,7 @@ import type { LedgerlineBackend } from './ledgerline-backend.js';
 import { ANONYMOUS } from './owner-router.js';
 import { newSession } from './session.js';
 import { resolveKafkaGatewaySettings } from './settings.js';
+import { FakeGatewayLookup, listedGateway, peersOver } from './testing/fake-gateway-lookup.js';
 import { TopicNames } from './topic-names.js';
 
 const SELF: AdvertisedBroker = { nodeId: 1, host: 'gateway-1', port: 9092 };
@@ -148,62 +145,18 @@ describe('group requests on a gateway that does not coordinate the group', () =>
   });
 });
 
-/** The metadata service as a gateway's session and peer list see it. */
-class FakeLookup {
-  readonly registered: OwnerInfo[] = [];
-  listFailures = 0;
-  others: Pick<OwnerInfo, 'instanceId' | 'advertisedAddress'>[] = [];
-
-  async registerOwner(request: { owner: OwnerInfo }) {
-    this.registered.push(request.owner);
-    return { sessionId: '00000000-0000-0000-0000-000000000001', ttlMs: 10_000n };
-  }
-
-  async keepAliveOwner() {
-    return {};
-  }
-
-  async unregisterOwner() {
-    return {};
-  }
-
-  async *watchOwnerSession() {}
-
-  async listOwners(request: { group: string; role: OwnerRole }) {
-    expect(request).toEqual({ group: 'kafka-gateways', role: OwnerRole.KAFKA_GATEWAY });
-    if (this.listFailures > 0) {
-      this.listFailures--;
-      throw new LedgerlineError('UNAVAILABLE', RpcReason.TRANSPORT_UNAVAILABLE, 'No connection established');
-    }
-    const self = { instanceId: gatewayInstanceId(SELF), advertisedAddress: 'gateway-1:9092' };
-    return { owners: [self, ...this.others] };
-  }
-}
-
-/** This gateway's peers as the metadata service lists them; no list refresh runs during a spec. */
-function registeredPeers(lookup: FakeLookup, onChange: () => void): RegisteredPeers {
-  return new RegisteredPeers({
-    clients: { lookup, admin: {} } as unknown as MetadataClients,
-    self: () => SELF,
-    group: 'kafka-gateways',
-    ttlMs: 60_000,
-    refreshMs: 60_000,
-    logger: createLogger('gateway-peers-spec', { level: 'silent' }),
-    onChange,
-  });
-}
-
 describe('gateways registered with the metadata service', () => {
   it('register as KAFKA_GATEWAY, see each other, and keep the last list while the service is out of reach', async () => {
-    const lookup = new FakeLookup();
+    const lookup = new FakeGatewayLookup(SELF);
     let changes = 0;
-    const peers = registeredPeers(lookup, () => changes++);
-    lookup.others = [{ instanceId: gatewayInstanceId(OTHER), advertisedAddress: 'gateway-2:9092' }];
+    const peers = peersOver(lookup, SELF, () => changes++);
+    lookup.others = [listedGateway(OTHER)];
     try {
       await peers.start().listed;
       expect(lookup.registered).toMatchObject([
         { instanceId: 'kafka-1-gateway-1:9092', role: OwnerRole.KAFKA_GATEWAY, group: 'kafka-gateways' },
       ]);
+      expect(lookup.listRequests).toEqual([{ group: 'kafka-gateways', role: OwnerRole.KAFKA_GATEWAY }]);
       expect(peers.brokers()).toEqual([SELF, OTHER]);
       expect(changes).toBe(1);
       lookup.listFailures = 1;
@@ -225,10 +178,10 @@ describe('gateways registered with the metadata service', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     const other: AdvertisedBroker = { nodeId: 2, host: '127.0.0.1', port };
-    const lookup = new FakeLookup();
-    lookup.others = [{ instanceId: gatewayInstanceId(other), advertisedAddress: `127.0.0.1:${port}` }];
+    const lookup = new FakeGatewayLookup(SELF);
+    lookup.others = [listedGateway(other)];
     let changes = 0;
-    const peers = registeredPeers(lookup, () => changes++);
+    const peers = peersOver(lookup, SELF, () => changes++);
     const wait = { attempts: 200, intervalMs: 20 };
     try {
       await peers.start().listed;

@@ -11,3 +11,5 @@ export { recordBatchOf } from './record-batches.js';
 export type { BatchProducer } from './record-batches.js';
 // A Fetch v11 of topic `orders` as the Fetch handler's specs send it.
 export { fetchRequest } from './fetch-requests.js';
+// The metadata service as a gateway's session and peer list see it, and a gateway's peers over it.
+export { FakeGatewayLookup, listedGateway, peersOver } from './fake-gateway-lookup.js';
