@@ -354,33 +354,19 @@ export class LedgerlineBackend {
     const offset = commit.offset;
     await this.router.withOwner(topic, caller, async (owner) => {
       const options = this.router.callOptions(caller);
-      const properties = { [COMMITTED_OFFSET_PROPERTY]: offset };
-      const cursorProperties = { [COMMITTED_METADATA_PROPERTY]: commit.metadata };
-      // Asked together: a consumer that commits after every batch (kafkajs's default) waits for this answer
-      // before it fetches again, so every round trip here is latency on its stream.
-      const [created, found] = await Promise.all([
-        owner.cursors.createCursor(
-          { topic, subscription: group, start: { case: 'offset', value: offset }, properties, cursorProperties },
-          options,
-        ),
-        owner.topics.findPosition({ topic, target: { case: 'offset', value: offset } }, options),
-      ]);
-      if (created.created) return;
-      // One update moves the cursor and records the exact offset together.
+      // One call: a consumer that commits after every batch (kafkajs's default) waits for this answer before it
+      // fetches again. The owner creates the cursor on the group's first commit there, moves it to the entry
+      // holding `offset` and stores the exact offset and metadata in the same write; commits of one partition
+      // are ordered here (handlers/offsets.ts), so the last one wins whatever the cursor's reset epoch.
       await owner.cursors.updateCursor(
         {
           topic,
           subscription: group,
-          ...(found.position === undefined
-            ? {}
-            : {
-                update: {
-                  case: 'reset' as const,
-                  value: { position: found.position, expectedResetEpoch: created.cursor?.resetEpoch ?? 0n },
-                },
-              }),
-          properties,
-          cursorProperties,
+          create: true,
+          update: { case: 'reset', value: { offset, anyEpoch: true } },
+          properties: { [COMMITTED_OFFSET_PROPERTY]: offset },
+          cursorProperties: { [COMMITTED_METADATA_PROPERTY]: commit.metadata },
+          withoutRanges: true,
         },
         options,
       );

@@ -134,4 +134,55 @@ describe('writer owner: cursors for read-only owners, seek, find and unsubscribe
     expect(after.cursor!.cursorProperties).toEqual({ note: 'second', other: '' });
     expect(after.cursor!.markDelete).toEqual(positions[3]);
   });
+
+  it('resets to an offset in one call, creating the cursor when asked, whatever its epoch with any_epoch', async () => {
+    const commit = (offset: bigint, metadata: string) =>
+      harness.cursors.updateCursor({
+        topic,
+        subscription: 'group',
+        create: true,
+        update: { case: 'reset', value: { offset, anyEpoch: true } },
+        properties: { committed: offset },
+        cursorProperties: { metadata },
+        withoutRanges: true,
+      });
+    const first = await commit(3n, 'm1');
+    expect([first.cursor!.markDelete, first.cursor!.properties, first.cursor!.cursorProperties]).toEqual([
+      positions[2],
+      { committed: 3n },
+      { metadata: 'm1' },
+    ]);
+    // The epoch moved with the first reset; this one never read it.
+    const second = await commit(8n, 'm2');
+    expect(second.cursor!.markDelete).toEqual(positions[7]);
+    expect(second.cursor!.resetEpoch).toBeGreaterThan(first.cursor!.resetEpoch);
+    await harness.topics.unloadTopic({ topic });
+    const read = await harness.cursors.getCursor({ topic, subscription: 'group' });
+    expect([read.cursor!.markDelete, read.cursor!.properties, read.cursor!.cursorProperties]).toEqual([
+      positions[7],
+      { committed: 8n },
+      { metadata: 'm2' },
+    ]);
+    const reset = (subscription: string, value: object, create = false) =>
+      refusal(harness.cursors.updateCursor({ topic, subscription, create, update: { case: 'reset', value } }));
+    const missing = await reset('nobody', { offset: 1n, anyEpoch: true });
+    expect([missing.code, missing.reason]).toEqual(['NOT_FOUND', 'SUBSCRIPTION_NOT_FOUND']);
+    const both = await reset('group', { position: positions[1], offset: 1n, anyEpoch: true });
+    const neither = await reset('group', { anyEpoch: true }, true);
+    const negative = await reset('group', { offset: -1n, anyEpoch: true });
+    const staleEpoch = await reset('group', { offset: 1n, expectedResetEpoch: first.cursor!.resetEpoch });
+    const createAlone = await refusal(
+      harness.cursors.updateCursor({ topic, subscription: 'other', create: true, cursorProperties: { a: 'b' } }),
+    );
+    expect([both, neither, negative, staleEpoch, createAlone].map((error) => [error.code, error.reason])).toEqual([
+      ['INVALID_ARGUMENT', 'INVALID_REQUEST'],
+      ['INVALID_ARGUMENT', 'INVALID_REQUEST'],
+      ['INVALID_ARGUMENT', 'INVALID_REQUEST'],
+      ['ABORTED', 'BAD_VERSION'],
+      ['INVALID_ARGUMENT', 'INVALID_REQUEST'],
+    ]);
+    const untouched = await harness.cursors.getCursor({ topic, subscription: 'group' });
+    expect(untouched.cursor!.markDelete).toEqual(positions[7]);
+    expect((await refusal(harness.cursors.getCursor({ topic, subscription: 'other' }))).code).toBe('NOT_FOUND');
+  });
 });

@@ -1,16 +1,19 @@
 import { LedgerlineError } from '@ledgerline/errors';
-import type { EntryRange } from '@ledgerline/cursor-codec';
+import type { EntryRange, Position } from '@ledgerline/cursor-codec';
 import type { CursorStart, ManagedCursor } from '@ledgerline/managed-ledger';
 import { checkSubscriptionName, OwnerReason, positionFromRequest, safeNumber } from '@ledgerline/ownership';
 import {
   CursorsService,
   InitialPosition,
   type BatchAckState,
+  type CursorReset,
   type EntryRange as ProtoEntryRange,
+  type UpdateCursorRequest,
 } from '@ledgerline/proto';
 import type { ServiceImpl } from '@ledgerline/rpc';
 import { ackedRanges, cursorSummary } from './cursor-pages.js';
 import { cursorData, existing } from './cursor-data.js';
+import type { OwnedTopic } from './owned-topic.js';
 import type { CursorsOwner } from './owner-view.js';
 
 /**
@@ -71,6 +74,51 @@ function startOf(start: { case: string | undefined; value?: unknown }): CursorSt
   }
 }
 
+/** Properties for openCursor, which sets them on a cursor it creates, in the creation's write. */
+function creationProperties(properties: Record<string, bigint>, cursorProperties: Record<string, string>) {
+  return {
+    properties: new Map(Object.entries(properties)),
+    cursorProperties: new Map(Object.entries(cursorProperties)),
+  };
+}
+
+/** Where a reset goes: its position, or the entry holding its offset; one of the two. */
+function resetTarget(reset: CursorReset): { position: Position } | { offset: number } {
+  if ((reset.position === undefined) === (reset.offset === undefined)) {
+    throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'a reset gives a position or an offset');
+  }
+  if (reset.offset !== undefined) {
+    const offset = safeNumber(reset.offset, 'reset.offset');
+    if (offset < 0) {
+      throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, `reset.offset ${offset} is negative`);
+    }
+    return { offset };
+  }
+  return { position: positionFromRequest(reset.position, 'reset.position') };
+}
+
+/**
+ * A reset: the cursor moves to the target, its properties set by the same
+ * write, so that a Kafka group's commit is answered once the committed
+ * offset kept here is stored, not when the next snapshot would have stored
+ * it. With `create`, a cursor that does not exist is created there first (a
+ * group's first commit on a partition): one call and one write for a
+ * commit, where a create, a FindPosition and a reset took two round trips.
+ * `any_epoch` skips the epoch check, for a caller that orders its overwrites
+ * itself.
+ */
+async function reset(topic: OwnedTopic, request: UpdateCursorRequest, value: CursorReset): Promise<ManagedCursor> {
+  const target = resetTarget(value);
+  const epoch = value.anyEpoch ? undefined : safeNumber(value.expectedResetEpoch, 'expected_reset_epoch');
+  const name = checkSubscriptionName(request.subscription);
+  // A cursor created here starts at the target; the seek below sets the properties (and wins over another
+  // create at the same moment, whose start would otherwise hold). A group's first commit writes twice.
+  if (request.create) await topic.ledger.openCursor(name, { start: target });
+  const cursor = existing(topic, request.subscription);
+  await cursor.seek(target, epoch, { properties: request.properties, cursorProperties: request.cursorProperties });
+  return cursor;
+}
+
 /**
  * ledgerline.v1.CursorsService (PIP-63): read-only owners keep no cursor
  * ledger and send cursor changes here, to the owner of the writer topic. Ack
@@ -93,8 +141,11 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
       const name = checkSubscriptionName(request.subscription);
       checkCursorProperties(request.cursorProperties);
       const created = topic.ledger.getCursor(name) === undefined;
-      const cursor = await topic.ledger.openCursor(name, { start: startOf(request.start) });
-      if (created) setProperties(cursor, request.properties, request.cursorProperties);
+      // The properties go with the creation, in its one write (they are set only on a cursor created here).
+      const cursor = await topic.ledger.openCursor(name, {
+        start: startOf(request.start),
+        ...creationProperties(request.properties, request.cursorProperties),
+      });
       return { cursor: cursorData(cursor.exportState(!request.withoutRanges)), created };
     },
 
@@ -115,10 +166,14 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
 
     async updateCursor(request) {
       const topic = await owner.topic(request.topic);
-      const cursor = existing(topic, request.subscription);
       const answer = (updated: ManagedCursor) => cursorData(updated.exportState(!request.withoutRanges));
       checkCursorProperties(request.cursorProperties);
       const update = request.update;
+      if (update.case === 'reset') return { cursor: answer(await reset(topic, request, update.value)) };
+      if (request.create) {
+        throw new LedgerlineError('INVALID_ARGUMENT', OwnerReason.INVALID_REQUEST, 'create goes with a reset');
+      }
+      const cursor = existing(topic, request.subscription);
       if (update.case === 'delta') {
         const delta = update.value;
         cursor.applyAckDelta({
@@ -129,16 +184,6 @@ export function cursorsServiceImpl(owner: CursorsOwner): ServiceImpl<typeof Curs
           batchAcks: delta.batchAcks.map(batchFromRequest),
           resetEpoch: safeNumber(delta.resetEpoch, 'reset_epoch'),
         });
-      } else if (update.case === 'reset') {
-        const reset = update.value;
-        // The properties go with the move, in its one write: a Kafka group's commit is answered once the
-        // committed offset it keeps here is stored, not when the next snapshot would have stored it.
-        await cursor.seek(
-          { position: positionFromRequest(reset.position, 'reset.position') },
-          safeNumber(reset.expectedResetEpoch, 'expected_reset_epoch'),
-          { properties: request.properties, cursorProperties: request.cursorProperties },
-        );
-        return { cursor: answer(cursor) };
       } else if (Object.keys(request.properties).length + Object.keys(request.cursorProperties).length === 0) {
         throw new LedgerlineError(
           'INVALID_ARGUMENT',
