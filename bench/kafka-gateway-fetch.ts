@@ -33,7 +33,7 @@ import {
   type ThroughputRow,
 } from './baselines.js';
 import { runAlone, sized, type BenchReport, type Comparison } from './bench-report.js';
-import { noopLog, startNoopKafkaBroker } from './noop-kafka-broker.js';
+import { NoopLog, noopLog, startNoopKafkaBroker } from './noop-kafka-broker.js';
 import { kcatReadRow, sdkReadRow } from './read-from-start.js';
 
 const MESSAGES = sized({ quick: 10_000, normal: 20_000, full: 100_000 });
@@ -49,6 +49,8 @@ const FETCH_TOPIC = 'bench-fetch';
 const fetched = { topic: FETCH_TOPIC, messages: MESSAGES, messageBytes: MESSAGE_BYTES, waitMs: WAIT_MS };
 const KCAT_FETCH_LABEL = 'kcat 1.7 (librdkafka 2.0) -C -c <count> through the gateway (its start-up inside the figure)';
 const FROM_NOOP = 'from a broker that stores nothing (bench/noop-kafka-broker.ts, the log in memory)';
+const KEEPS_IN_MEMORY =
+  "through a broker that keeps what is produced in memory (bench/noop-kafka-broker.ts: the client's own floor)";
 const LATENCY_TOPICS = {
   kafkajs: 'bench-latency-kafkajs',
   confluent: 'bench-latency-confluent',
@@ -121,7 +123,7 @@ async function pacedThrough(send: (bytes: Uint8Array) => Promise<unknown>, to: D
   if (failure !== undefined) throw failure;
 }
 
-async function kafkajsLatencyRow(kafka: Kafka): Promise<LatencyRow> {
+async function kafkajsLatencyRow(kafka: Kafka, through = 'through the gateway'): Promise<LatencyRow> {
   const deliveries = new Deliveries();
   const consumer = kafka.consumer({ groupId: 'bench-latency' });
   const producer = kafka.producer();
@@ -136,7 +138,7 @@ async function kafkajsLatencyRow(kafka: Kafka): Promise<LatencyRow> {
     await Promise.all([consumer.disconnect(), producer.disconnect()]);
   }
   const label = 'kafkajs producer (acks -1) -> kafkajs consumer group (commits after every batch, its default)';
-  return latencyRow(`${label}, through the gateway`, deliveries.histogram);
+  return latencyRow(`${label}, ${through}`, deliveries.histogram);
 }
 
 /** One run of the confluent-kafka helper (bench/kafka-confluent-e2e.py) to its end. */
@@ -229,6 +231,21 @@ async function clientCeilings(): Promise<Pick<Rows, 'kafkajsCeiling' | 'kcatCeil
   }
 }
 
+/**
+ * kafkajs's producer and consumer group through the no-op broker keeping what is produced in memory: every
+ * Produce and OffsetCommit answered at once, each Fetch as soon as a record is there. What is left is the
+ * client's own end to end on this machine, the floor of any broker's kafkajs row.
+ */
+async function kafkajsLatencyFloor(): Promise<LatencyRow> {
+  const noop = await startNoopKafkaBroker(new NoopLog(), true);
+  try {
+    const kafka = new Kafka({ clientId: 'bench', brokers: [noop.address], logLevel: logLevel.NOTHING });
+    return await kafkajsLatencyRow(kafka, KEEPS_IN_MEMORY);
+  } finally {
+    await noop.close();
+  }
+}
+
 export async function run(): Promise<BenchReport> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-kafka-fetch-'));
   let child: ChildProcess | undefined;
@@ -253,6 +270,7 @@ export async function run(): Promise<BenchReport> {
       sdkFetch: await sdkReadRow(client, fetched),
       ...ceilings,
       kafkajsLatency: await kafkajsLatencyRow(kafka),
+      kafkajsLatencyFloor: await kafkajsLatencyFloor(),
       confluentLatency: await confluentLatencyRow(broker),
       sdkLatency: await sdkLatencyRow(client),
     });
@@ -272,6 +290,8 @@ interface Rows {
   kafkajsCeiling: ThroughputRow;
   kcatCeiling: ThroughputRow | string;
   kafkajsLatency: LatencyRow;
+  /** The same stream through the no-op broker keeping it in memory: kafkajs's own floor. */
+  kafkajsLatencyFloor: LatencyRow;
   /** Why confluent-kafka has no row, when it has none. */
   confluentLatency: LatencyRow | string;
   sdkLatency: LatencyRow;
@@ -332,7 +352,8 @@ function report(rows: Rows): BenchReport {
       '`ledgerline standalone` (its own process), read from offset 0 to the end through its Kafka listener with kafkajs ' +
       `and kcat (which stops at the count, as the SDK's reader does) and over gRPC with the SDK's reader, and by the same ` +
       `clients from a broker that stores nothing, the same batches in memory (bench/noop-kafka-broker.ts); then ${RATE} msg/s for ${PACED_SECONDS} s, one message per send, ` +
-      'through the gateway with kafkajs and with confluent-kafka (producer and consumer in processes of their own) and ' +
+      'through the gateway with kafkajs and with confluent-kafka (producer and consumer in processes of their own), with ' +
+      'kafkajs through the no-op broker keeping what is produced in memory (its own floor), and ' +
       'over gRPC with the SDK, latency from the send time stamped in each value',
     tables: [
       {
@@ -341,7 +362,7 @@ function report(rows: Rows): BenchReport {
       },
       {
         title: `end-to-end latency at ${RATE} msg/s`,
-        rows: [kafkajsLatency, ...confluent, sdkLatency].map((row) => ({ ...row })),
+        rows: [kafkajsLatency, rows.kafkajsLatencyFloor, ...confluent, sdkLatency].map((row) => ({ ...row })),
       },
     ],
     comparisons: [
@@ -350,6 +371,15 @@ function report(rows: Rows): BenchReport {
       ceilingVersus('kafkajs', rows.kafkajsCeiling),
       ...kcatCeiling.map((row) => ceilingVersus('kcat', row)),
       latencyVersus('kafkajs', kafkajsLatency),
+      // A client whose own floor is above the target cannot meet it through any broker: the floor beside it.
+      {
+        figure: `end-to-end latency p99 at ${RATE} msg/s: kafkajs through a broker that keeps it in memory (the client's own floor)`,
+        unit: 'ms',
+        ours: rows.kafkajsLatencyFloor.latencyMsP99,
+        peer: sdkLatency.system,
+        peerValue: sdkLatency.latencyMsP99,
+        higherIsBetter: false,
+      },
       ...confluent.map((row) => latencyVersus('confluent-kafka', row)),
     ],
     ...(notMeasured.length > 0 ? { notMeasured } : {}),

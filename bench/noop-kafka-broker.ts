@@ -46,23 +46,56 @@ const MEMBER_ID = 'noop-member';
 /** ListOffsets' timestamp for the log's start. */
 const EARLIEST = -2n;
 
-/** Record batches a Fetch answers from: encoded once, each with its base offset. */
-export interface NoopLog {
-  readonly batches: readonly { baseOffset: bigint; bytes: Buffer }[];
+/**
+ * Record batches a Fetch answers from, each with its base offset: encoded
+ * once before a row, or appended as a producer's Produce requests carry them
+ * (a log that keeps what is produced), waking the fetches waiting at its end.
+ */
+export class NoopLog {
+  readonly batches: { baseOffset: bigint; bytes: Buffer }[] = [];
   /** The log end offset (high watermark). */
-  readonly endOffset: bigint;
+  endOffset = 0n;
+  private readonly waiting = new Set<() => void>();
+
+  /** Appends a Produce request's record batches, each given its offset; the first one's. */
+  append(records: Buffer | null): bigint {
+    const first = this.endOffset;
+    for (const batch of splitBatches(records)) {
+      // The base offset is outside the batch's CRC (it covers from the attributes on), as a broker rewrites it.
+      const bytes = Buffer.from(batch);
+      bytes.writeBigInt64BE(this.endOffset, 0);
+      this.batches.push({ baseOffset: this.endOffset, bytes });
+      this.endOffset += BigInt(bytes.readInt32BE(57));
+    }
+    for (const wake of this.waiting) wake();
+    this.waiting.clear();
+    return first;
+  }
+
+  /** Resolves once the log holds more than `offset`, or after `maxWaitMs`. */
+  async waitPast(offset: bigint, maxWaitMs: number): Promise<void> {
+    if (this.endOffset > offset) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.waiting.add(resolve);
+      timer = setTimeout(() => {
+        this.waiting.delete(resolve);
+        resolve();
+      }, maxWaitMs);
+    });
+    clearTimeout(timer);
+  }
 }
 
 /** `messages` records of `value`, `batch` to a record batch (uncompressed RecordBatch v2, as the gateway answers). */
 export function noopLog(messages: number, value: Buffer, batch: number): NoopLog {
-  const batches: { baseOffset: bigint; bytes: Buffer }[] = [];
+  const log = new NoopLog();
   const now = BigInt(Date.now());
   for (let first = 0; first < messages; first += batch) {
     const count = Math.min(batch, messages - first);
-    const bytes = encodePlainRecordBatch(BigInt(first), Array(count).fill(value) as Buffer[], now);
-    batches.push({ baseOffset: BigInt(first), bytes });
+    log.append(encodePlainRecordBatch(BigInt(first), Array(count).fill(value) as Buffer[], now));
   }
-  return { batches, endOffset: BigInt(messages) };
+  return log;
 }
 
 export interface NoopKafkaBroker {
@@ -72,8 +105,12 @@ export interface NoopKafkaBroker {
   close(): Promise<void>;
 }
 
-/** Starts the broker on a free loopback port; with a log, it serves consumers from it too. */
-export async function startNoopKafkaBroker(log?: NoopLog): Promise<NoopKafkaBroker> {
+/**
+ * Starts the broker on a free loopback port; with a log, it serves consumers
+ * from it too, and with `keepProduced` appends what is produced to it (any
+ * topic's partition 0), so a consumer tails a producer through it.
+ */
+export async function startNoopKafkaBroker(log?: NoopLog, keepProduced = false): Promise<NoopKafkaBroker> {
   const served = log === undefined ? SERVED : SERVED_WITH_LOG;
   const nextOffsets = new Map<string, bigint>();
   let records = 0;
@@ -158,10 +195,11 @@ export async function startNoopKafkaBroker(log?: NoopLog): Promise<NoopKafkaBrok
       name: topic.name,
       partitions: topic.partitions.map((partition) => {
         const key = `${topic.name}/${partition.partitionIndex}`;
-        const baseOffset = nextOffsets.get(key) ?? 0n;
         const count = recordCount(partition.records);
         records += count;
-        nextOffsets.set(key, baseOffset + BigInt(count));
+        const kept = keepProduced && log !== undefined && partition.partitionIndex === 0;
+        const baseOffset = kept ? log.append(partition.records) : (nextOffsets.get(key) ?? 0n);
+        if (!kept) nextOffsets.set(key, baseOffset + BigInt(count));
         return {
           partitionIndex: partition.partitionIndex,
           errorCode: KafkaErrorCode.NONE,
@@ -290,9 +328,16 @@ function batchesFrom(log: NoopLog, offset: bigint, maxBytes: number): Buffer {
 
 /**
  * Fetch v4+ from the log: every partition at or past the log's end is empty, and a request with nothing to
- * answer waits max_wait_ms first, as a Kafka broker's does when no record can arrive.
+ * answer waits until the log grows past the offset asked for, at most max_wait_ms, as a Kafka broker's does.
  */
 async function fetch(request: DecodedRequest, log: NoopLog): Promise<Message> {
+  const answer = fetchNow(request, log);
+  if (answer.waitPast === undefined) return answer.message;
+  await log.waitPast(answer.waitPast, request.body['maxWaitMs'] as number);
+  return fetchNow(request, log).message;
+}
+
+function fetchNow(request: DecodedRequest, log: NoopLog): { message: Message; waitPast?: bigint } {
   const topics = request.body['topics'] as { name: string; topicId: Buffer; partitions: FetchPartition[] }[];
   let found = 0;
   let failed = false;
@@ -318,8 +363,10 @@ async function fetch(request: DecodedRequest, log: NoopLog): Promise<Message> {
       };
     }),
   }));
-  if (found === 0 && !failed) await new Promise((resolve) => setTimeout(resolve, request.body['maxWaitMs'] as number));
-  return { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, sessionId: 0, responses };
+  const message = { throttleTimeMs: 0, errorCode: KafkaErrorCode.NONE, sessionId: 0, responses };
+  if (found > 0 || failed) return { message };
+  const asked = topics.flatMap((topic) => topic.partitions.map((partition) => partition.fetchOffset));
+  return { message, waitPast: asked.length === 0 ? log.endOffset : asked.reduce((a, b) => (a < b ? a : b)) };
 }
 
 /** A Metadata answer naming this broker as the leader of partition 0 of every topic asked for. */
@@ -352,14 +399,19 @@ function metadata(request: DecodedRequest, port: number): Message {
   };
 }
 
+/** A partition's record batches, each a view of `records` (v2 batches: the length at offset 8). */
+function splitBatches(records: Buffer | null): Buffer[] {
+  const batches: Buffer[] = [];
+  if (records === null) return batches;
+  for (let at = 0; at + RECORD_BATCH_OVERHEAD_BYTES <= records.length;) {
+    const end = at + 12 + records.readInt32BE(at + 8);
+    batches.push(records.subarray(at, end));
+    at = end;
+  }
+  return batches;
+}
+
 /** Records in a partition's record batches, from each batch header's count (v2 batches: offset 57). */
 function recordCount(records: Buffer | null): number {
-  if (records === null) return 0;
-  let count = 0;
-  for (let at = 0; at + RECORD_BATCH_OVERHEAD_BYTES <= records.length;) {
-    const batchLength = records.readInt32BE(at + 8);
-    count += records.readInt32BE(at + 57);
-    at += 12 + batchLength;
-  }
-  return count;
+  return splitBatches(records).reduce((count, batch) => count + batch.readInt32BE(57), 0);
 }
