@@ -22,7 +22,14 @@ export {
   RECORD_BATCH_OVERHEAD_BYTES,
   DEFAULT_MAX_DECOMPRESSED_BYTES,
 } from './record-batch.js';
-export type { RecordBatch, KafkaRecord, RecordHeader, CompressionValue, DecodeBatchOptions } from './record-batch.js';
+export type {
+  BatchProducerIds,
+  RecordBatch,
+  KafkaRecord,
+  RecordHeader,
+  CompressionValue,
+  DecodeBatchOptions,
+} from './record-batch.js';
 export { SplicedBytes } from './spliced-bytes.js';
 export { KafkaProtocolReason, isProtocolError } from './protocol-error.js';
 export type { KafkaProtocolReasonValue } from './protocol-error.js';

@@ -231,13 +231,26 @@ export function encodeRecordBatch(batch: RecordBatch): Buffer {
   return writer.finish();
 }
 
+/** An idempotent producer as a record batch names it: its id, epoch and the batch's first sequence. */
+export interface BatchProducerIds {
+  producerId: bigint;
+  producerEpoch: number;
+  baseSequence: number;
+}
+
 /**
  * An uncompressed, non-transactional batch of keyless records without
- * headers from `baseOffset`, every record at `timestampMs`: what an idempotence-free
- * producer sends and what the gateway's Fetch answers look like, for benches
- * and specs that need a batch of given values.
+ * headers from `baseOffset`, every record at `timestampMs`: what a producer
+ * sends (idempotent when `producer` is given, producer id -1 otherwise) and
+ * what the gateway's Fetch answers look like, for benches and specs that need
+ * a batch of given values.
  */
-export function encodePlainRecordBatch(baseOffset: bigint, values: readonly Buffer[], timestampMs: bigint): Buffer {
+export function encodePlainRecordBatch(
+  baseOffset: bigint,
+  values: readonly Buffer[],
+  timestampMs: bigint,
+  producer: BatchProducerIds = { producerId: -1n, producerEpoch: -1, baseSequence: -1 },
+): Buffer {
   return encodeRecordBatch({
     baseOffset,
     partitionLeaderEpoch: 0,
@@ -248,9 +261,7 @@ export function encodePlainRecordBatch(baseOffset: bigint, values: readonly Buff
     lastOffsetDelta: values.length - 1,
     baseTimestamp: timestampMs,
     maxTimestamp: timestampMs,
-    producerId: -1n,
-    producerEpoch: -1,
-    baseSequence: -1,
+    ...producer,
     records: values.map((value, index) => ({ offsetDelta: index, timestampDelta: 0n, key: null, value, headers: [] })),
   });
 }

@@ -1,4 +1,4 @@
-import { Compression, encodeRecordBatch } from '@ledgerline/kafka-protocol';
+import { encodePlainRecordBatch } from '@ledgerline/kafka-protocol';
 
 /** An idempotent producer as a record batch names it. */
 export interface BatchProducer {
@@ -18,25 +18,7 @@ export function recordBatchOf(
   producer?: BatchProducer,
   timestampMs = BigInt(Date.now()),
 ): Buffer {
-  return encodeRecordBatch({
-    baseOffset: 0n,
-    partitionLeaderEpoch: 0,
-    compression: Compression.NONE,
-    timestampType: 0,
-    transactional: false,
-    control: false,
-    lastOffsetDelta: values.length - 1,
-    baseTimestamp: timestampMs,
-    maxTimestamp: timestampMs,
-    producerId: producer?.producerId ?? -1n,
-    producerEpoch: producer === undefined ? -1 : (producer.producerEpoch ?? 0),
-    baseSequence: producer?.baseSequence ?? -1,
-    records: values.map((value, index) => ({
-      offsetDelta: index,
-      timestampDelta: 0n,
-      key: null,
-      value: typeof value === 'string' ? Buffer.from(value) : value,
-      headers: [],
-    })),
-  });
+  const bytes = values.map((value) => (typeof value === 'string' ? Buffer.from(value) : value));
+  const ids = producer === undefined ? undefined : { ...producer, producerEpoch: producer.producerEpoch ?? 0 };
+  return encodePlainRecordBatch(0n, bytes, timestampMs, ids);
 }
