@@ -15,7 +15,10 @@
 // Node's HDR histogram keeps about three significant digits. A block counts
 // once however long it lasts, so p99 is a share of ticks, not of time. The
 // bench process (the client) is read the same way from a histogram of its own.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import type { Comparison } from './bench-report.js';
 
 /** prom-client's default eventLoopMonitoringPrecision: the histogram's sampling interval, in ms. */
@@ -95,6 +98,44 @@ export async function underWatch<T>(
   return { result, delays: await window.close() };
 }
 
+/** The idle process's name in the tables: the delay the machine alone adds under the same load. */
+export const IDLE_PROCESS = 'idle process (the floor)';
+
+/**
+ * A Node process that does nothing but measure its own event loop, exactly as
+ * a service does (a 10 ms histogram, p99 and max as prom-client's gauges,
+ * reset on every scrape), on a port of its own. Under full load its figures
+ * are what the machine adds by itself: the wait for a core among the busy
+ * processes, with no work of its own in front of its timer.
+ */
+const IDLE_SOURCE = `
+const { createServer } = require('node:http');
+const { monitorEventLoopDelay } = require('node:perf_hooks');
+const histogram = monitorEventLoopDelay({ resolution: ${SAMPLING_INTERVAL_MS} });
+histogram.enable();
+const server = createServer((request, response) => {
+  const text = 'nodejs_eventloop_lag_p99_seconds ' + histogram.percentile(99) / 1e9 + '\\n' +
+    'nodejs_eventloop_lag_max_seconds ' + histogram.max / 1e9 + '\\n';
+  histogram.reset();
+  response.end(text);
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+process.stdin.on('end', () => process.exit(0)).resume();
+`;
+
+/** Starts the idle process; the bench stops it as it stops the services (it also ends when the bench's pipe closes). */
+export async function startIdleProcess(): Promise<{ watched: WatchedProcess; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['-e', IDLE_SOURCE], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout! });
+  const [line] = (await Promise.race([
+    once(lines, 'line'),
+    once(child, 'exit').then(([code]) => {
+      throw new Error(`the idle process exited with code ${String(code)} before it listened`);
+    }),
+  ])) as [string];
+  return { watched: { name: IDLE_PROCESS, metricsPort: Number(line) }, child };
+}
+
 /** Table rows for one run: a row per process with its p99, max and whether both meet the targets. */
 export function eventLoopRows(system: string, delays: Map<string, EventLoopDelay>): Record<string, string | number>[] {
   return [...delays].map(([process, { p99Ms, maxMs }]) => ({
@@ -102,7 +143,7 @@ export function eventLoopRows(system: string, delays: Map<string, EventLoopDelay
     process,
     'p99 ms': round(p99Ms),
     'max ms': round(maxMs),
-    target: p99Ms <= TARGET_P99_MS && maxMs <= TARGET_MAX_MS ? 'met' : 'missed',
+    target: process === IDLE_PROCESS ? '-' : p99Ms <= TARGET_P99_MS && maxMs <= TARGET_MAX_MS ? 'met' : 'missed',
   }));
 }
 
@@ -135,6 +176,23 @@ export function eventLoopComparisons(
     if (delays.length === 0) return [];
     const p99Ms = worst((delay) => delay.p99Ms);
     const maxMs = worst((delay) => delay.maxMs);
-    return [versus('p99', p99Ms, TARGET_P99_MS), versus('max', maxMs, TARGET_MAX_MS)];
+    return [versus('p99', p99Ms, TARGET_P99_MS), versus('max', maxMs, TARGET_MAX_MS), ...againstIdle(runs, name)];
   });
+}
+
+/** The process's worst p99 beside the idle process's worst p99 over the same runs, when one watched them. */
+function againstIdle(runs: readonly Map<string, EventLoopDelay>[], name: string): Comparison[] {
+  const idle = runs.flatMap((run) => run.get(IDLE_PROCESS) ?? []);
+  const ours = runs.flatMap((run) => run.get(name) ?? []);
+  if (idle.length === 0 || ours.length === 0 || name === IDLE_PROCESS) return [];
+  return [
+    {
+      figure: `event-loop delay p99 under full load (worst run), ${name}, against an idle process beside it`,
+      unit: 'ms',
+      ours: round(Math.max(...ours.map((delay) => delay.p99Ms))),
+      peer: `${IDLE_PROCESS}: the machine's own delay under the same load`,
+      peerValue: round(Math.max(...idle.map((delay) => delay.p99Ms))),
+      higherIsBetter: false,
+    },
+  ];
 }

@@ -36,6 +36,7 @@ import {
   EVENT_LOOP_TABLE_TITLE,
   eventLoopComparisons,
   eventLoopRows,
+  startIdleProcess,
   underWatch,
   type EventLoopDelay,
   type WatchedProcess,
@@ -60,14 +61,17 @@ interface StandaloneRuns {
 async function standaloneRows(): Promise<StandaloneRuns> {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-standalone-'));
   let child: ChildProcess | undefined;
+  let idle: Awaited<ReturnType<typeof startIdleProcess>> | undefined;
   try {
     const port = await freePort();
     const metricsPort = await freePort();
     const extraArgs = ['--read-only-grpc-port', '0', '--metrics-port', String(metricsPort)];
     child = await startStandalone(dataDir, port, extraArgs);
+    idle = await startIdleProcess();
     const watched: WatchedProcess[] = [
       { name: 'standalone', metricsPort },
       { name: 'client', metricsPort: undefined },
+      idle.watched,
     ];
     const address = `127.0.0.1:${port}`;
     const admin = createClient(AdminService, address);
@@ -111,6 +115,7 @@ async function standaloneRows(): Promise<StandaloneRuns> {
     }
   } finally {
     if (child !== undefined) await stopChild(child);
+    if (idle !== undefined) await stopChild(idle.child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -67,6 +67,7 @@ import {
   EVENT_LOOP_TABLE_TITLE,
   eventLoopComparisons,
   eventLoopRows,
+  startIdleProcess,
   underWatch,
   type EventLoopDelay,
   type WatchedProcess,
@@ -367,6 +368,8 @@ export async function run(): Promise<BenchReport> {
     );
     const noopPort = await freePort();
     children.push(await startScript('noop-publish', 'noop-publish-server.ts', [String(noopPort)], noopPort));
+    const idle = await startIdleProcess();
+    children.push(idle.child);
     const admin = createClient(AdminService, `127.0.0.1:${metadataPort}`);
     const lookup = createClient(LookupService, `127.0.0.1:${metadataPort}`);
     const topics = createClient(TopicsService, `127.0.0.1:${writerPort}`);
@@ -389,6 +392,7 @@ export async function run(): Promise<BenchReport> {
           { name: 'writer owner', metricsPort: writerMetricsPort },
           { name: 'metadata', metricsPort: metadataMetricsPort },
           { name: 'client', metricsPort: undefined },
+          idle.watched,
         ],
       );
     } finally {

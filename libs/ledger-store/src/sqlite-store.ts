@@ -2,16 +2,8 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { invalidArgument, ErrorReason, LedgerlineError } from '@ledgerline/errors';
-import { asBuffer, asBytes } from './bytes.js';
-import {
-  entryNotConfirmed,
-  ledgerClosed,
-  ledgerExists,
-  ledgerFenced,
-  ledgerNotFound,
-  storeClosed,
-  storeCorrupt,
-} from './errors.js';
+import { asBytes } from './bytes.js';
+import { entryNotConfirmed, ledgerNotFound, storeClosed, storeCorrupt } from './errors.js';
 import { notifyLacAdvanced } from './lac-hook.js';
 import { StoreLedgerWriter, type WriterBackend } from './ledger-writer.js';
 import {
@@ -23,11 +15,12 @@ import {
   sqliteGroupCommit,
   startSqliteCheckpointer,
   type SqliteCheckpointer,
-  type SqliteLockQueue,
   type SqliteSynchronous,
   type StorageErrorOptions,
 } from '@ledgerline/storage-kit';
 import { fromSqliteError, prepareDatabase } from './sqlite-schema.js';
+import { ledgerWritesOn, refusalError, type LedgerWrite } from './sqlite-ledger-writes.js';
+import { SqliteWriterThread } from './sqlite-writer-thread.js';
 
 /** Writes one store lets wait for the write lock at once; more fail UNAVAILABLE at once. */
 export const MAX_WAITING_WRITES = 10_000;
@@ -71,6 +64,22 @@ export interface SqliteLedgerStoreOptions extends LedgerStoreOptions, StorageErr
    * The wait runs on timers, so the event loop keeps serving meanwhile.
    */
   busyTimeoutMs?: number;
+  /**
+   * Whether writes commit on a thread of their own (default true for a file):
+   * inserts, commits and WAL syncs then never hold the event loop. An
+   * in-memory store always commits on the event loop (its one connection
+   * holds the data).
+   */
+  writerThread?: boolean;
+}
+
+/** Where the store's writes run: on a thread of their own, or on this thread's connection. */
+interface LedgerWriteQueue {
+  submit(write: LedgerWrite): Promise<unknown>;
+  /** Resolves once the writes submitted so far are applied; undefined when they already are. */
+  settled(): Promise<void> | undefined;
+  /** Runs what was submitted, then stops. */
+  close(): Promise<void>;
 }
 
 interface LedgerRow {
@@ -91,8 +100,10 @@ const DEFAULT_BUSY_TIMEOUT_MS = 2_000;
  * (the appends of every managed ledger that wrote in the turn, which resume
  * together; creates, fences) run in call order in one IMMEDIATE transaction,
  * each in its own savepoint, so one that fails (a fenced ledger) rolls back
- * alone and the rest share one commit and one WAL sync (storage-kit's
- * sqliteGroupCommit). A read runs the writes called before it first, so it
+ * alone and the rest share one commit and one WAL sync. For a file they run
+ * on a writer thread with a connection of its own (sqlite-writer-thread.ts),
+ * off the event loop; in memory, on this thread (storage-kit's
+ * sqliteGroupCommit). A read waits for the writes called before it, so it
  * sees them. Writes wait for another process's lock on timers. Ids come from
  * the stored LAC, never from memory, so several stores (or processes) may
  * open the same file.
@@ -102,7 +113,7 @@ export class SqliteLedgerStore implements LedgerStore {
   private readonly limits: LedgerStoreLimits;
   private readonly onLacAdvanced: LedgerStoreOptions['onLacAdvanced'];
   private readonly sql: ReturnType<typeof prepareStatements>;
-  private readonly writes: SqliteLockQueue;
+  private readonly writes: LedgerWriteQueue;
   /** WAL checkpoints run on a thread of their own, not inside a commit on the event loop. */
   private readonly checkpointer: SqliteCheckpointer;
   private readonly busyTimeoutMs: number;
@@ -138,71 +149,71 @@ export class SqliteLedgerStore implements LedgerStore {
       throw fromSqliteError(thrown);
     }
     this.sql = prepareStatements(this.db);
-    this.writes = sqliteGroupCommit(this.db, {
-      busyTimeoutMs: this.busyTimeoutMs,
-      maxWaiting: MAX_WAITING_WRITES,
-      maxPerTransaction: MAX_WRITES_PER_TRANSACTION,
-      // The managed ledgers issue their writes from one shared turn (their group commit): the transaction runs
-      // right after, rather than one more turn later.
-      start: 'end-of-tick',
-      refuse: () =>
-        new LedgerlineError(
-          'UNAVAILABLE',
-          ErrorReason.STORE_UNAVAILABLE,
-          `${MAX_WAITING_WRITES} writes already wait for the ledger file's write lock, which another process holds`,
-        ),
-    });
+    const refuse = () =>
+      new LedgerlineError(
+        'UNAVAILABLE',
+        ErrorReason.STORE_UNAVAILABLE,
+        `${MAX_WAITING_WRITES} writes already wait for the ledger file's writer (its disk, or a write lock another process holds)`,
+      );
     const errors = backgroundErrors('ledger-store', options);
-    this.checkpointer = startSqliteCheckpointer(this.db, {
-      onError: (error) => errors.report(BackgroundErrorKind.WAL_CHECKPOINT, error),
-    });
+    const onError = (error: Error) => errors.report(BackgroundErrorKind.WAL_CHECKPOINT, error);
+    if (this.db.memory || options.writerThread === false) {
+      this.writes = writesOnThisThread(this.db, this.busyTimeoutMs, refuse);
+      this.checkpointer = startSqliteCheckpointer(this.db, { onError });
+    } else {
+      const thread = new SqliteWriterThread({
+        path: this.db.name,
+        synchronous: options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS,
+        busyTimeoutMs: this.busyTimeoutMs,
+        maxPerTransaction: MAX_WRITES_PER_TRANSACTION,
+        maxWaiting: MAX_WAITING_WRITES,
+        refuse,
+      });
+      this.writes = thread;
+      // The checkpointer moves the inline checkpoints of the connection that writes: the thread's.
+      const isOpen = () => !this.closed;
+      this.checkpointer = startSqliteCheckpointer(
+        {
+          memory: false,
+          name: this.db.name,
+          get open() {
+            return isOpen();
+          },
+          pragma: (source) => thread.pragma(source),
+        },
+        { onError },
+      );
+    }
   }
 
   async create(ledgerId: number, options: CreateLedgerOptions = {}): Promise<LedgerWriter> {
     validateLedgerId(ledgerId);
-    const tags = encodeOwnerTags(options?.ownerTags);
-    await this.write(() => {
-      const inserted = this.sql.insertLedger.run(ledgerId, tags, Date.now());
-      if (inserted.changes === 0) throw ledgerExists(ledgerId);
-    });
+    const ownerTags = encodeOwnerTags(options?.ownerTags);
+    await this.write({ kind: 'create', ledgerId, ownerTags, createdAtMs: Date.now() });
     return new StoreLedgerWriter(ledgerId, this.writerBackend);
   }
 
   private async appendEntries(ledgerId: number, entries: Uint8Array[]): Promise<number> {
     validateLedgerId(ledgerId);
     const totalBytes = validateAppend(entries, this.limits);
-    const firstEntryId = await this.write(() => this.appendTransaction(ledgerId, entries, totalBytes));
+    const firstEntryId = (await this.write({ kind: 'append', ledgerId, entries, totalBytes })) as number;
     notifyLacAdvanced(this.onLacAdvanced, ledgerId, firstEntryId + entries.length - 1);
     return firstEntryId;
   }
 
   private async closeByWriter(ledgerId: number): Promise<number> {
     validateLedgerId(ledgerId);
-    return this.write(() => {
-      const row = this.requireLedger(ledgerId);
-      if (row.fenced === 1) throw ledgerFenced(ledgerId);
-      if (row.state === 'open') this.sql.setState.run('closed', 0, ledgerId);
-      return row.lac;
-    });
+    return (await this.write({ kind: 'closeByWriter', ledgerId })) as number;
   }
 
   async fence(ledgerId: number): Promise<number> {
     validateLedgerId(ledgerId);
-    return this.write(() => {
-      const row = this.requireLedger(ledgerId);
-      if (row.state === 'open') this.sql.setState.run('fenced', 1, ledgerId);
-      return row.lac;
-    });
+    return (await this.write({ kind: 'fence', ledgerId })) as number;
   }
 
   async closeLedger(ledgerId: number): Promise<number> {
     validateLedgerId(ledgerId);
-    return this.write(() => {
-      const row = this.requireLedger(ledgerId);
-      // Closing an open ledger from outside its writer takes it away from that writer: a fence.
-      if (row.state !== 'closed') this.sql.setState.run('closed', 1, ledgerId);
-      return row.lac;
-    });
+    return (await this.write({ kind: 'closeLedger', ledgerId })) as number;
   }
 
   async read(ledgerId: number, firstEntryId: number, lastEntryId: number): Promise<LedgerEntry[]> {
@@ -237,10 +248,7 @@ export class SqliteLedgerStore implements LedgerStore {
 
   async delete(ledgerId: number): Promise<void> {
     validateLedgerId(ledgerId);
-    await this.write(() => {
-      this.sql.deleteEntries.run(ledgerId);
-      this.sql.deleteLedger.run(ledgerId);
-    });
+    await this.write({ kind: 'delete', ledgerId });
   }
 
   async infoMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<LedgerInfo | undefined>[]> {
@@ -258,14 +266,7 @@ export class SqliteLedgerStore implements LedgerStore {
   /** One transaction: every ledger of the batch goes, or (the call rejects) none does. */
   async deleteMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<void>[]> {
     const ids = validateLedgerBatch(ledgerIds);
-    if (ids.length > 0) {
-      await this.write(() => {
-        for (const id of ids) {
-          this.sql.deleteEntries.run(id);
-          this.sql.deleteLedger.run(id);
-        }
-      });
-    }
+    if (ids.length > 0) await this.write({ kind: 'deleteMany', ledgerIds: [...ids] });
     return ids.map(() => ({ status: 'fulfilled', value: undefined }));
   }
 
@@ -280,22 +281,10 @@ export class SqliteLedgerStore implements LedgerStore {
     if (this.closed) return;
     this.closed = true;
     // Writes submitted before close run (they were accepted); one held back by another process's lock fails.
-    this.writes.drainNow();
+    await this.writes.close();
     // Its connection closes first: the writer's, then the last, folds the log into the file and removes it.
     await this.checkpointer.close();
     this.db.close();
-  }
-
-  /** The body of an append's transaction. */
-  private appendTransaction(ledgerId: number, entries: Uint8Array[], totalBytes: number): number {
-    const row = this.requireLedger(ledgerId);
-    if (row.state !== 'open') throw row.fenced === 1 ? ledgerFenced(ledgerId) : ledgerClosed(ledgerId);
-    const firstEntryId = row.lac + 1;
-    for (let i = 0; i < entries.length; i++) {
-      this.sql.insertEntry.run(ledgerId, firstEntryId + i, asBuffer(entries[i]!));
-    }
-    this.sql.advanceLac.run(entries.length, totalBytes, ledgerId);
-    return firstEntryId;
   }
 
   private requireLedger(ledgerId: number): LedgerRow {
@@ -305,30 +294,31 @@ export class SqliteLedgerStore implements LedgerStore {
   }
 
   /**
-   * Runs `body` in the run's transaction, in its own savepoint, in call
+   * Runs `write` in the run's transaction, in its own savepoint, in call
    * order, refusing after close and mapping SQLite failures.
    */
-  private async write<T>(body: () => T): Promise<T> {
+  private async write(write: LedgerWrite): Promise<unknown> {
     if (this.closed) throw storeClosed('sqlite');
     try {
-      return await this.writes.submit(body);
+      return await this.writes.submit(write);
     } catch (thrown) {
-      throw fromSqliteError(thrown);
+      throw refusalError(thrown) ?? fromSqliteError(thrown);
     }
   }
 
   /**
    * Runs a read, refusing after close and mapping SQLite failures. The writes
-   * submitted before it and still waiting for the end of their run go first,
-   * so a read sees every write called before it, settled or not, as each
-   * Redis command sees those sent before it on the connection (a write not
-   * yet awaited, such as the delete of a ledger nothing names, would
-   * otherwise stay unapplied while a run of synchronous reads goes on).
+   * submitted before it go first, so a read sees every write called before
+   * it, settled or not, as each Redis command sees those sent before it on
+   * the connection (a write not yet awaited, such as the delete of a ledger
+   * nothing names, would otherwise stay unapplied while a run of synchronous
+   * reads goes on).
    */
   private async query<T>(call: () => T): Promise<T> {
     if (this.closed) throw storeClosed('sqlite');
     try {
-      this.writes.flush();
+      const writesBefore = this.writes.settled();
+      if (writesBefore !== undefined) await writesBefore;
       return await readWithLockWait(call, this.busyTimeoutMs);
     } catch (thrown) {
       throw fromSqliteError(thrown);
@@ -338,19 +328,10 @@ export class SqliteLedgerStore implements LedgerStore {
 
 function prepareStatements(db: Database.Database) {
   return {
-    insertLedger: db.prepare(
-      `INSERT INTO ledgers (id, state, fenced, lac, size, owner_tags, created_at)
-       VALUES (?, 'open', 0, -1, 0, ?, ?) ON CONFLICT (id) DO NOTHING`,
-    ),
     selectLedger: db.prepare('SELECT * FROM ledgers WHERE id = ?'),
-    setState: db.prepare('UPDATE ledgers SET state = ?, fenced = ? WHERE id = ?'),
-    advanceLac: db.prepare('UPDATE ledgers SET lac = lac + ?, size = size + ? WHERE id = ?'),
-    insertEntry: db.prepare('INSERT INTO entries (ledger_id, entry_id, data) VALUES (?, ?, ?)'),
     selectEntries: db.prepare(
       'SELECT entry_id, data FROM entries WHERE ledger_id = ? AND entry_id BETWEEN ? AND ? ORDER BY entry_id',
     ),
-    deleteEntries: db.prepare('DELETE FROM entries WHERE ledger_id = ?'),
-    deleteLedger: db.prepare('DELETE FROM ledgers WHERE id = ?'),
     listLedgers: db.prepare('SELECT id FROM ledgers WHERE id > ? ORDER BY id LIMIT ?'),
   };
 }
@@ -365,5 +346,34 @@ function toInfo(row: LedgerRow): LedgerInfo {
     sizeBytes: row.size,
     ownerTags,
     createdAtMs: row.created_at,
+  };
+}
+
+/** The writes on this thread's connection: storage-kit's group commit over the shared write bodies. */
+function writesOnThisThread(
+  db: Database.Database,
+  busyTimeoutMs: number,
+  refuse: () => LedgerlineError,
+): LedgerWriteQueue {
+  const apply = ledgerWritesOn(db);
+  const queue = sqliteGroupCommit(db, {
+    busyTimeoutMs,
+    maxWaiting: MAX_WAITING_WRITES,
+    maxPerTransaction: MAX_WRITES_PER_TRANSACTION,
+    // The managed ledgers issue their writes from one shared turn (their group commit): the transaction runs
+    // right after, rather than one more turn later.
+    start: 'end-of-tick',
+    refuse,
+  });
+  return {
+    submit: (write) => queue.submit(() => apply(write)),
+    settled: () => {
+      queue.flush();
+      return undefined;
+    },
+    close: () => {
+      queue.drainNow();
+      return Promise.resolve();
+    },
   };
 }

@@ -30,7 +30,7 @@ export {
   DEFAULT_CHECKPOINT_INTERVAL_MS,
   DEFAULT_CHECKPOINTER_START_MS,
 } from './sqlite-checkpointer.js';
-export type { SqliteCheckpointer, SqliteCheckpointerOptions } from './sqlite-checkpointer.js';
+export type { CheckpointedConnection, SqliteCheckpointer, SqliteCheckpointerOptions } from './sqlite-checkpointer.js';
 export type { GroupCommitOptions } from './sqlite-group-commit.js';
 export { SQLITE_SYNCHRONOUS_VALUES, DEFAULT_SQLITE_SYNCHRONOUS } from './sqlite-synchronous.js';
 export type { SqliteSynchronous } from './sqlite-synchronous.js';

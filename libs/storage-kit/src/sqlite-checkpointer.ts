@@ -36,6 +36,15 @@ export interface SqliteCheckpointerOptions {
   onError?: (error: Error) => void;
 }
 
+/**
+ * The writer's connection as the checkpointer needs it: its file, whether it
+ * is open, and a way to set its wal_autocheckpoint (a better-sqlite3
+ * Database, or a stand-in for a connection that lives on another thread).
+ */
+export type CheckpointedConnection = Pick<Database.Database, 'memory' | 'name' | 'open'> & {
+  pragma(source: string): unknown;
+};
+
 export interface SqliteCheckpointer {
   /** Checkpoints done so far (each copied whatever the log had gained, often nothing). */
   readonly checkpoints: number;
@@ -113,7 +122,7 @@ parentPort.on('message', () => {
  * log: nothing is started for it.
  */
 export function startSqliteCheckpointer(
-  db: Database.Database,
+  db: CheckpointedConnection,
   options: SqliteCheckpointerOptions = {},
 ): SqliteCheckpointer {
   if (db.memory) return { checkpoints: 0, close: () => Promise.resolve() };

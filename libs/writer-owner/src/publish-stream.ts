@@ -10,6 +10,7 @@ import { failureMessage } from './publish-mapping.js';
 import { encodePublishResponse, type PublishOutcome } from './publish-response.js';
 import { TraceStage } from './stage-trace.js';
 import { TopicBatch } from './topic-batch.js';
+import { nextTurn, overTurnBudget } from './turn-budget.js';
 
 type Response = EncodedMessage<typeof PublishResponseSchema>;
 type Result = PublishOutcome;
@@ -196,6 +197,7 @@ async function readUntil(
       });
     answers.push(answer);
     notify();
+    if (overTurnBudget()) await nextTurn();
   }
 }
 
