@@ -168,6 +168,7 @@ export class SqliteLedgerStore implements LedgerStore {
         maxPerTransaction: MAX_WRITES_PER_TRANSACTION,
         maxWaiting: MAX_WAITING_WRITES,
         refuse,
+        onStopped: (error) => errors.report(BackgroundErrorKind.WRITER_THREAD, error),
       });
       this.writes = thread;
       // The checkpointer moves the inline checkpoints of the connection that writes: the thread's.

@@ -22,7 +22,10 @@ afterEach(async () => {
 });
 
 /** A fresh file laid out as the store lays it out, its writer thread, and a connection of this thread to read it. */
-function open(maxWaiting = 1_000): { thread: SqliteWriterThread; reader: Database.Database } {
+function open(
+  maxWaiting = 1_000,
+  onStopped?: (error: LedgerlineError) => void,
+): { thread: SqliteWriterThread; reader: Database.Database } {
   const path = join(dir, `ledgers-${files++}.db`);
   const reader = new Database(path);
   prepareDatabase(reader, 'FULL', 2_000);
@@ -33,6 +36,7 @@ function open(maxWaiting = 1_000): { thread: SqliteWriterThread; reader: Databas
     maxPerTransaction: 1_000,
     maxWaiting,
     refuse: () => new LedgerlineError('UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE, 'too many writes wait'),
+    ...(onStopped === undefined ? {} : { onStopped }),
   });
   threads.push(thread);
   readers.push(reader);
@@ -131,7 +135,8 @@ it('refuses a write past maxWaiting at once, without sending it', async () => {
 });
 
 it('fails the writes in flight and every later one UNAVAILABLE when the thread dies, and never leaves a read waiting', async () => {
-  const { thread } = open();
+  const stopped: LedgerlineError[] = [];
+  const { thread } = open(1_000, (error) => stopped.push(error));
   await thread.submit({ kind: 'create', ledgerId: 1, ownerTags: '{}', createdAtMs: 1 });
   const inFlight = Array.from({ length: 50 }, () => thread.submit(append(1, [entry(1, 512)])));
   const read = thread.settled();
@@ -145,7 +150,10 @@ it('fails the writes in flight and every later one UNAVAILABLE when the thread d
   }
   await read;
   await expectFailure(thread.submit(append(1, [entry(2)])), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
+  // Told once, so the store counts and logs it as a background error.
+  expect(stopped.map((error) => error.reason)).toEqual([ErrorReason.STORE_UNAVAILABLE]);
   await thread.close();
+  expect(stopped).toHaveLength(1);
 });
 
 it('runs the writes submitted before close, then ends the thread', async () => {
@@ -158,4 +166,12 @@ it('runs the writes submitted before close, then ends the thread', async () => {
   await expect(Promise.all(writes)).resolves.toEqual([undefined, 0]);
   expect(reader.prepare('SELECT lac FROM ledgers WHERE id = 4').get()).toEqual({ lac: 1 });
   await expectFailure(thread.submit({ kind: 'fence', ledgerId: 4 }), 'UNAVAILABLE', ErrorReason.STORE_UNAVAILABLE);
+});
+
+it('tells nobody of a thread stopped by close', async () => {
+  const stopped: LedgerlineError[] = [];
+  const { thread } = open(1_000, (error) => stopped.push(error));
+  await thread.submit({ kind: 'create', ledgerId: 1, ownerTags: '{}', createdAtMs: 1 });
+  await thread.close();
+  expect(stopped).toEqual([]);
 });

@@ -139,6 +139,8 @@ export interface SqliteWriterThreadOptions {
   /** Writes in flight at most; one more is refused at once with `refuse()`. */
   maxWaiting: number;
   refuse: () => LedgerlineError;
+  /** Hears the thread stopping other than by close (its writes then fail UNAVAILABLE). */
+  onStopped?: (error: LedgerlineError) => void;
 }
 
 interface InFlight {
@@ -301,15 +303,16 @@ export class SqliteWriterThread {
 
   /** The thread is gone: what was in flight may or may not be applied; nothing more is accepted. */
   private fail(cause: unknown): void {
-    this.broken ??=
-      cause instanceof LedgerlineError
-        ? cause
-        : new LedgerlineError(
-            'UNAVAILABLE',
-            ErrorReason.STORE_UNAVAILABLE,
-            `the sqlite ledger store's writer thread stopped: ${cause instanceof Error ? cause.message : String(cause)}; reopen the store`,
-            { cause },
-          );
+    if (this.broken === undefined) {
+      const why = cause instanceof Error ? cause.message : String(cause);
+      this.broken = new LedgerlineError(
+        'UNAVAILABLE',
+        ErrorReason.STORE_UNAVAILABLE,
+        `the sqlite ledger store's writer thread stopped (${why}); reopen the store`,
+        { cause },
+      );
+      if (!this.closing) this.options.onStopped?.(this.broken);
+    }
     for (const write of this.inFlight.values()) write.reject(this.broken);
     this.inFlight.clear();
     this.pending = [];

@@ -29,6 +29,8 @@ export const BackgroundErrorKind = {
   SESSION_REMOVAL: 'session_removal',
   /** A SQLite WAL checkpoint off the event loop failed, or its thread died (the writer checkpoints inline then). */
   WAL_CHECKPOINT: 'wal_checkpoint',
+  /** A SQLite store's writer thread stopped: its writes fail UNAVAILABLE until the store is reopened. */
+  WRITER_THREAD: 'writer_thread',
 } as const;
 
 export type BackgroundErrorKindValue = (typeof BackgroundErrorKind)[keyof typeof BackgroundErrorKind];
