@@ -1,6 +1,11 @@
 import { Worker } from 'node:worker_threads';
 import { LedgerlineError, ErrorReason } from '@ledgerline/errors';
-import { LOCK_ATTEMPT_MS, LOCK_RETRY_MS, type SqliteSynchronous } from '@ledgerline/storage-kit';
+import {
+  GROUP_TRANSACTION_SOURCE,
+  LOCK_ATTEMPT_MS,
+  LOCK_RETRY_MS,
+  type SqliteSynchronous,
+} from '@ledgerline/storage-kit';
 import { LEDGER_WRITES_SOURCE, refusalError, type LedgerWrite } from './sqlite-ledger-writes.js';
 import { fromSqliteError } from './sqlite-schema.js';
 
@@ -34,7 +39,7 @@ interface ThreadFailure {
 
 /**
  * The thread's code. Group commit as storage-kit's sqliteGroupCommit runs it
- * on an event loop: the writes that arrived in one turn of the thread's loop
+ * on an event loop, with its very transaction (GROUP_TRANSACTION_SOURCE): the writes that arrived in one turn of the thread's loop
  * run in submission order in one IMMEDIATE transaction, each in its own
  * savepoint (a refused one rolls back alone), sharing one commit and one WAL
  * sync; a lock another process holds is waited for on timers, tried again
@@ -48,40 +53,19 @@ const db = new Database(workerData.path);
 db.pragma('synchronous = ' + workerData.synchronous);
 db.pragma('busy_timeout = ' + workerData.lockAttemptMs);
 const apply = (${LEDGER_WRITES_SOURCE})(db);
-const inSavepoint = db.transaction((write) => apply(write));
+const transact = (${GROUP_TRANSACTION_SOURCE})(db);
 const queue = [];
 let scheduled;
 const isBusy = (e) => e != null && typeof e.code === 'string' && (e.code.startsWith('SQLITE_BUSY') || e.code.startsWith('SQLITE_LOCKED'));
 const failure = (e) => (e != null && typeof e.refusal === 'string')
   ? { refusal: e.refusal, ledgerId: e.ledgerId }
   : { code: e != null && typeof e.code === 'string' ? e.code : undefined, message: String((e != null && e.message) || e) };
-const transact = (batch) => {
-  const results = [];
-  let begun = false;
-  try {
-    db.transaction(() => {
-      begun = true;
-      for (const op of batch) {
-        try {
-          results.push([op.id, 1, inSavepoint(op.write)]);
-        } catch (e) {
-          // SQLite rolled the whole transaction back (disk full, I/O error): the batch fails as one.
-          if (!db.inTransaction) throw e;
-          results.push([op.id, 0, failure(e)]);
-        }
-      }
-    }).immediate();
-  } catch (e) {
-    if (!begun) throw e;
-    return batch.map((op) => [op.id, 0, failure(e)]);
-  }
-  return results;
-};
 const attempt = () => {
   const batch = queue.slice(0, workerData.maxPerTransaction);
   let results;
   try {
-    results = transact(batch);
+    const outcomes = transact(batch.map((op) => () => apply(op.write)));
+    results = outcomes.map((o, i) => [batch[i].id, o.ok ? 1 : 0, o.ok ? o.value : failure(o.error)]);
   } catch (e) {
     if (isBusy(e) && Date.now() < batch[0].deadline) return 'busy';
     results = batch.map((op) => [op.id, 0, failure(e)]);

@@ -23,7 +23,7 @@ export {
   LOCK_RETRY_MS,
 } from './sqlite-lock-queue.js';
 export type { SqliteLockQueueOptions, WriteOutcome } from './sqlite-lock-queue.js';
-export { sqliteGroupCommit } from './sqlite-group-commit.js';
+export { sqliteGroupCommit, GROUP_TRANSACTION_SOURCE } from './sqlite-group-commit.js';
 export {
   startSqliteCheckpointer,
   INLINE_CHECKPOINT_PAGES,

@@ -34,9 +34,29 @@ export interface GroupCommitOptions {
  * waited busyTimeoutMs: then the whole batch fails with the busy error, unapplied.
  */
 export function sqliteGroupCommit(db: Database.Database, options: GroupCommitOptions): SqliteLockQueue {
-  const inSavepoint = db.transaction((apply: () => unknown) => apply());
-  const transact = (bodies: (() => unknown)[]): WriteOutcome[] => {
-    const outcomes: WriteOutcome[] = [];
+  return new SqliteLockQueue(groupTransactionOn(db), {
+    busyTimeoutMs: options.busyTimeoutMs,
+    maxWaiting: options.maxWaiting,
+    maxPerTransaction: options.maxPerTransaction,
+    start: options.start ?? 'next-turn',
+    refuse: options.refuse,
+    ...(options.mapError === undefined ? {} : { mapError: options.mapError }),
+  });
+}
+
+/**
+ * One group commit's transaction, as source: a function of a connection
+ * returning `transact(bodies)`, which runs the bodies in order in one
+ * IMMEDIATE transaction, each in its own savepoint, and says how each went
+ * ({ ok, value } or { ok: false, error }); it throws when the transaction
+ * could not begin (another process holds the lock: the caller waits and tries
+ * again). Kept as source so that a thread which imports nothing (the ledger
+ * store's writer thread, run with `eval`) runs this very code.
+ */
+export const GROUP_TRANSACTION_SOURCE = `function groupTransaction(db) {
+  const inSavepoint = db.transaction((apply) => apply());
+  return function transact(bodies) {
+    const outcomes = [];
     let begun = false;
     try {
       db.transaction(() => {
@@ -53,19 +73,19 @@ export function sqliteGroupCommit(db: Database.Database, options: GroupCommitOpt
         }
       }).immediate();
     } catch (error) {
-      // The transaction never began (another process holds the lock): the queue waits and tries again.
-      if (outcomes.length === 0 && !begun) throw error;
+      // The transaction never began (another process holds the lock): the caller waits and tries again.
+      if (!begun) throw error;
       // The commit itself failed (locked, disk full, closed): nothing in the batch happened.
       return bodies.map(() => ({ ok: false, error }));
     }
     return outcomes;
   };
-  return new SqliteLockQueue(transact, {
-    busyTimeoutMs: options.busyTimeoutMs,
-    maxWaiting: options.maxWaiting,
-    maxPerTransaction: options.maxPerTransaction,
-    start: options.start ?? 'next-turn',
-    refuse: options.refuse,
-    ...(options.mapError === undefined ? {} : { mapError: options.mapError }),
-  });
+}`;
+
+/** GROUP_TRANSACTION_SOURCE's `transact` over a connection of this thread. */
+export function groupTransactionOn(db: Database.Database): (bodies: (() => unknown)[]) => WriteOutcome[] {
+  const factory = new Function(`return (${GROUP_TRANSACTION_SOURCE});`)() as (
+    connection: Database.Database,
+  ) => (bodies: (() => unknown)[]) => WriteOutcome[];
+  return factory(db);
 }
