@@ -7,7 +7,7 @@ export type LedgerWrite =
   | { kind: 'create'; ledgerId: number; ownerTags: string; createdAtMs: number }
   | { kind: 'append'; ledgerId: number; entries: Uint8Array[]; totalBytes: number }
   | { kind: 'closeByWriter' | 'fence' | 'closeLedger' | 'delete'; ledgerId: number }
-  | { kind: 'deleteMany'; ledgerIds: number[] };
+  | { kind: 'deleteMany'; ledgerIds: readonly number[] };
 
 /** Why a write was refused, as the write's body throws it (a plain object, so it crosses a thread). */
 export interface LedgerWriteRefusal {

@@ -267,7 +267,7 @@ export class SqliteLedgerStore implements LedgerStore {
   /** One transaction: every ledger of the batch goes, or (the call rejects) none does. */
   async deleteMany(ledgerIds: readonly number[]): Promise<PromiseSettledResult<void>[]> {
     const ids = validateLedgerBatch(ledgerIds);
-    if (ids.length > 0) await this.write({ kind: 'deleteMany', ledgerIds: [...ids] });
+    if (ids.length > 0) await this.write({ kind: 'deleteMany', ledgerIds: ids });
     return ids.map(() => ({ status: 'fulfilled', value: undefined }));
   }
 

@@ -153,7 +153,7 @@ export class SqliteWriterThread {
   /** Submitted in this run, sent at its end. */
   private pending: { id: number; write: LedgerWrite }[] = [];
   /** Reads waiting for every write up to `upTo` to be answered. */
-  private waiters: { upTo: number; resolve: () => void }[] = [];
+  private readonly waiters: { upTo: number; resolve: () => void }[] = [];
   private answeredUpTo = -1;
   private broken: LedgerlineError | undefined;
   private readonly exited: Promise<void>;
@@ -277,12 +277,11 @@ export class SqliteWriterThread {
     return fromSqliteError(Object.assign(new Error(failure.message ?? 'the write failed'), { code: failure.code }));
   }
 
+  /** Waiters were added in id order, and writes are answered in id order: the ready ones are at the front. */
   private wakeReaders(): void {
-    if (this.waiters.length === 0) return;
-    const ready = this.waiters.filter((waiter) => waiter.upTo <= this.answeredUpTo || this.inFlight.size === 0);
-    if (ready.length === 0) return;
-    this.waiters = this.waiters.filter((waiter) => !ready.includes(waiter));
-    for (const waiter of ready) waiter.resolve();
+    while (this.waiters.length > 0 && (this.waiters[0]!.upTo <= this.answeredUpTo || this.inFlight.size === 0)) {
+      this.waiters.shift()!.resolve();
+    }
   }
 
   /** The thread is gone: what was in flight may or may not be applied; nothing more is accepted. */
