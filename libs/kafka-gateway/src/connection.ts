@@ -27,11 +27,12 @@ const CLOSE_LINGER_MS = 5_000;
 
 /**
  * One Kafka client connection. Requests are handled concurrently, up to
- * kafkaMaxInFlightRequests, and answered strictly in the order they came, as
- * Kafka clients require. No request starts while that many are in flight or
- * while more than kafkaMaxOutputBufferBytes of answers wait for the client to
- * read them, so a client that stops reading holds at most that bound plus one
- * answer per request in flight (a Fetch answer is at most
+ * kafkaMaxInFlightRequests of them holding up to kafkaMaxInFlightRequestBytes
+ * of frames (one request always may start), and answered strictly in the
+ * order they came, as Kafka clients require. No request starts past either
+ * bound or while more than kafkaMaxOutputBufferBytes of answers wait for the
+ * client to read them, so a client that stops reading holds at most that bound
+ * plus one answer per request in flight (a Fetch answer is at most
  * kafkaMaxFetchResponseBytes); it is closed once idle for kafkaConnectionIdleMs. A frame that
  * cannot be decoded closes the connection, as a Kafka broker does (except
  * ApiVersions in a version not served, which is answered in v0).
@@ -45,6 +46,8 @@ export class KafkaConnection {
   private readonly frames: FrameDecoder;
   private readonly session: Session;
   private inFlight = 0;
+  /** Bytes of the frames of the requests in flight. */
+  private inFlightBytes = 0;
   /** Frames read but not yet started: one read can hold thousands of small requests. */
   private readonly waitingFrames: Buffer[] = [];
   private answered: Promise<void> = Promise.resolve();
@@ -96,10 +99,12 @@ export class KafkaConnection {
     this.startWaiting();
   }
 
-  /** Starts waiting requests while fewer than kafkaMaxInFlightRequests are in flight and the output is within bounds. */
+  /** Starts waiting requests, in order, while the in-flight bounds and the output bound leave room. */
   private startWaiting(): void {
-    while (this.waitingFrames.length > 0 && this.hasRoom()) this.enqueue(this.waitingFrames.shift() as Buffer);
-    if (this.waitingFrames.length > 0 || !this.hasRoom()) this.socket.pause();
+    while (this.waitingFrames.length > 0 && this.hasRoom(this.waitingFrames[0]!.length)) {
+      this.enqueue(this.waitingFrames.shift() as Buffer);
+    }
+    if (this.waitingFrames.length > 0 || !this.hasRoom(0)) this.socket.pause();
     else this.socket.resume();
   }
 
@@ -108,21 +113,28 @@ export class KafkaConnection {
     return this.context.authentication !== undefined && !this.session.authenticated;
   }
 
-  private hasRoom(): boolean {
+  /** Whether a request of `frameBytes` may start now. */
+  private hasRoom(frameBytes: number): boolean {
     const settings = this.context.settings;
     // One at a time before authentication, so a request pipelined after SaslAuthenticate sees its outcome.
     const inFlightLimit = this.unauthenticated ? 1 : settings.kafkaMaxInFlightRequests;
-    return this.inFlight < inFlightLimit && this.socket.writableLength <= settings.kafkaMaxOutputBufferBytes;
+    // The byte bound never stops a connection with nothing in flight: a frame within kafkaMaxFrameSizeBytes always starts.
+    const bytesLeft = this.inFlight === 0 || this.inFlightBytes + frameBytes <= settings.kafkaMaxInFlightRequestBytes;
+    return (
+      this.inFlight < inFlightLimit && bytesLeft && this.socket.writableLength <= settings.kafkaMaxOutputBufferBytes
+    );
   }
 
   private enqueue(frame: Buffer): void {
     if (this.closed) return;
     this.inFlight++;
+    this.inFlightBytes += frame.length;
     const answer = this.answer(frame);
     this.answered = this.answered
       .then(async () => {
         const bytes = await answer;
         this.inFlight--;
+        this.inFlightBytes -= frame.length;
         if (this.closed) return;
         if (bytes === 'close') return this.close('request refused');
         if (bytes !== undefined) this.write(bytes);
