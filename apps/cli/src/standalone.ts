@@ -29,7 +29,7 @@ import {
   type RunningKafkaGateway,
 } from '@ledgerline/kafka-gateway';
 import { consoleSettings, startConsole, type RunningConsole } from '@ledgerline/console';
-import { TopicsService } from '@ledgerline/proto';
+import { CursorsService, TopicsService } from '@ledgerline/proto';
 import { serviceTokenVerifier } from '@ledgerline/service-kit';
 import { z } from 'zod';
 import { standaloneCollector } from './standalone-collector.js';
@@ -273,6 +273,7 @@ async function startStandaloneKafka(
       localOwner: {
         address: writer.owner.identity.advertisedAddress,
         topics: writer.service.grpc.inProcessClient(TopicsService),
+        cursors: writer.service.grpc.inProcessClient(CursorsService),
       },
     });
   } catch (error) {

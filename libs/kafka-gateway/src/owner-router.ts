@@ -27,13 +27,16 @@ export const ANONYMOUS: Caller = { token: undefined };
 
 /**
  * An owner hosted in the gateway's own process (standalone's writer owner): its TopicsService calls
- * (publish, fetch) run in process through the same authorization as over gRPC, instead of encoding every
- * batch into a request, crossing loopback and decoding it again, which cost as much as the store itself.
+ * (publish, fetch) and CursorsService calls (a group's commits and their reads) run in process through the
+ * same authorization as over gRPC, instead of encoding every batch into a request, crossing loopback and
+ * decoding it again, which cost as much as the store itself. Over loopback a commit that the owner handled
+ * in 1.1 ms took the gateway 3.8 ms (p50), and a consumer that commits after every batch waits for it.
  */
 export interface LocalOwner {
   /** The address lookups name for it. */
   readonly address: string;
   readonly topics: Client<typeof TopicsService>;
+  readonly cursors: Client<typeof CursorsService>;
 }
 
 /**
@@ -151,8 +154,11 @@ export class OwnerRouter {
     const known = this.channels.get(address);
     if (known !== undefined) return known.clients;
     const channel = createChannel(address, this.channelSettings);
-    const topics = address === this.localOwner?.address ? this.localOwner.topics : createClient(TopicsService, channel);
-    const clients = { topics, cursors: createClient(CursorsService, channel) };
+    const local = address === this.localOwner?.address ? this.localOwner : undefined;
+    const clients = {
+      topics: local?.topics ?? createClient(TopicsService, channel),
+      cursors: local?.cursors ?? createClient(CursorsService, channel),
+    };
     this.channels.set(address, { channel, clients });
     if (this.channels.size > MAX_OWNER_CHANNELS) {
       const [oldest, entry] = this.channels.entries().next().value as [string, { channel: Channel }];
