@@ -45,9 +45,10 @@ export interface AppendHost extends ReadBackHost {
  * The write side of a managed ledger: appends are queued, written in order
  * by one loop in batches (group commit: one store write in flight, so the
  * store can never reorder two of our writes; the loop lets the event loop
- * turn once before each write, so appends already received join it, and a
- * failed write fails or retries all of them together), and acknowledged in order once
- * the store holds them. A failed write seals the ledger, learns from the
+ * turn once before the first write after an idle spell, so appends already
+ * received join it, and later ones gather while the write before them is
+ * under way; a failed write fails or retries all of them together), and
+ * acknowledged in order once the store holds them. A failed write seals the ledger, learns from the
  * store which entries landed (they are acknowledged, never written twice),
  * rolls to a new ledger and sends the rest again with the same offsets.
  * What an append must satisfy to be queued is in append-admission.ts, its
@@ -194,12 +195,18 @@ export class AppendPipeline {
 
   private async drive(): Promise<void> {
     const { config } = this.host;
+    let gathered = false;
     while (this.queue.length > 0 || this.rolloverRequested) {
-      // Group commit: before a write that has room for more entries, let the event loop run once, so
-      // appends whose requests already sit in socket buffers join it. Without this a store that answers
-      // at once (SQLite is synchronous) would take one transaction, and one fsync, per entry. The turn is
-      // shared with every other managed ledger, so the writes of all that are ready go out together.
-      if (this.queue.length > 0 && this.queue.length < config.maxWriteBatchEntries) await this.nextTurn();
+      // Group commit: before the first write after an idle spell, if it has room for more entries, let the
+      // event loop run once, so appends whose requests already sit in socket buffers join it. Without this a
+      // store that answers at once (SQLite in memory) would take one transaction, and one fsync, per entry.
+      // The turn is shared with every other managed ledger, so the writes of all that are ready go out
+      // together. A write that follows one under way goes at once: what arrived meanwhile had that write's
+      // time to gather, and a turn more only delayed it (at 10,000 msg/s the wait's p99 was 6 to 15 ms).
+      if (!gathered && this.queue.length > 0 && this.queue.length < config.maxWriteBatchEntries) {
+        await this.nextTurn();
+      }
+      gathered = true;
       try {
         await this.stepWithRetries();
       } catch (err) {

@@ -36,6 +36,46 @@ function recordingWrites(inner: LedgerStore): { store: LedgerStore; writes: numb
   return { store, writes };
 }
 
+/**
+ * Wraps a store so that each append's answer waits for the test to release it (after the store has done it):
+ * the test sees what the pipeline does while a write is under way and right after it is answered.
+ */
+function gatedWrites(inner: LedgerStore): {
+  store: LedgerStore;
+  writes: number[];
+  stored: Promise<number>[];
+  release(write: number): void;
+} {
+  const writes: number[] = [];
+  const stored: Promise<number>[] = [];
+  const gates: (() => void)[] = [];
+  const store = Object.create(inner) as LedgerStore;
+  store.create = async (ledgerId, options) => {
+    const writer = await inner.create(ledgerId, options);
+    return {
+      ledgerId: writer.ledgerId,
+      append: (entries) => {
+        writes.push(entries.length);
+        const done = writer.append(entries);
+        stored.push(done);
+        const gate = new Promise<void>((resolve) => gates.push(resolve));
+        return gate.then(() => done);
+      },
+      close: () => writer.close(),
+    };
+  };
+  return { store, writes, stored, release: (write) => gates[write]?.() };
+}
+
+/** Resolves once `done()` holds, checking once per turn; fails after 5 s. */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold within 5 s');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** Appends `count` entries, each from its own event-loop turn, as requests read off a socket arrive. */
 function appendFromSeparateTurns(ml: ManagedLedger, count: number, label: string): Promise<AppendResult>[] {
   return Array.from(
@@ -63,6 +103,29 @@ describe('ManagedLedger group commit', () => {
     expect(writes.length).toBeLessThanOrEqual(3);
     await ml.close();
     await sqlite.close();
+  });
+
+  it('sends the write that follows an answered one at once, with what arrived meanwhile, without waiting a turn', async () => {
+    const inner = new InMemoryLedgerStore();
+    const { store, writes, stored, release } = gatedWrites(inner);
+    const ml = await ManagedLedger.open(TOPIC, testBackends({ ledgerStore: store }).deps(), { config });
+    const first = ml.append(payloadOf('a'));
+    await until(() => writes.length === 1);
+    const later = [ml.append(payloadOf('b')), ml.append(payloadOf('c'))];
+    await stored[0];
+    // A turn's callback queued before the answer: the next write is out before it runs, where waiting for a
+    // turn of its own would send it only after.
+    let writesAtNextTurn = 0;
+    setImmediate(() => (writesAtNextTurn = writes.length));
+    release(0);
+    await until(() => writesAtNextTurn > 0);
+    expect(writesAtNextTurn).toBe(2);
+    // The two that arrived while the first write was under way went together, after it, in order.
+    expect(writes).toEqual([1, 2]);
+    release(1);
+    const results = await Promise.all([first, ...later]);
+    expect(results.map((r) => r.firstOffset)).toEqual([0, 1, 2]);
+    await ml.close();
   });
 
   it('keeps writing in batches past maxEntriesPerLedger while the ledger is too young to roll over', async () => {
