@@ -46,6 +46,20 @@ class HeldBackend {
   releaseAll(): void {
     for (const release of this.held.splice(0)) release();
   }
+
+  /**
+   * For each count in turn: waits until at least that many publishes are held, notes how many are (more would
+   * show a bound not kept), and releases them, so the requests behind them may start.
+   */
+  async heldInRounds(counts: readonly number[]): Promise<number[]> {
+    const seen: number[] = [];
+    for (const count of counts) {
+      await this.heldAtLeast(count);
+      seen.push(this.held.length);
+      this.releaseAll();
+    }
+    return seen;
+  }
 }
 
 /** One Produce request per partition, each one record batch of `valueBytes`. */
@@ -105,14 +119,7 @@ describe('a Kafka connection handles pipelined requests within its in-flight bou
   it('starts up to kafkaMaxInFlightRequests requests at once and the rest as earlier ones are answered, in order', async () => {
     const backend = new HeldBackend();
     const { answers } = await pipelineThrough(backend, { kafkaMaxInFlightRequests: 20 }, produceRequests(50, 10));
-    await backend.heldAtLeast(20);
-    expect(backend.held).toHaveLength(20);
-    backend.releaseAll();
-    await backend.heldAtLeast(20);
-    expect(backend.held).toHaveLength(20);
-    backend.releaseAll();
-    await backend.heldAtLeast(10);
-    backend.releaseAll();
+    expect(await backend.heldInRounds([20, 20, 10])).toEqual([20, 20, 10]);
     const codes = (await answers).map(errorCodes);
     expect(codes).toEqual(Array.from({ length: 50 }, () => [KafkaErrorCode.NONE]));
   });
@@ -124,15 +131,7 @@ describe('a Kafka connection handles pipelined requests within its in-flight bou
     const requests = [...produceRequests(3, 40 * 1024), ...produceRequests(1, 100 * 1024)];
     const settings = { kafkaMaxInFlightRequests: 100, kafkaMaxInFlightRequestBytes: 100 * 1024 };
     const { answers } = await pipelineThrough(backend, settings, requests);
-    await backend.heldAtLeast(2);
-    expect(backend.held).toHaveLength(2);
-    backend.releaseAll();
-    await backend.heldAtLeast(1);
-    expect(backend.held).toHaveLength(1);
-    backend.releaseAll();
-    await backend.heldAtLeast(1);
-    expect(backend.held).toHaveLength(1);
-    backend.releaseAll();
+    expect(await backend.heldInRounds([2, 1, 1])).toEqual([2, 1, 1]);
     expect((await answers).map(errorCodes)).toEqual([
       [KafkaErrorCode.NONE],
       [KafkaErrorCode.NONE],
