@@ -96,11 +96,14 @@ describe('the garbage collector', () => {
     await ml.trim();
     const marked = ml.info().info.deletableLedgers.map((d) => d.ledgerId);
     expect(marked.length).toBeGreaterThan(0);
-    await waitFor(async () =>
-      (await Promise.all(marked.map((id) => fixture.ledgerStore.info(id)))).every((i) => i === undefined),
+    // A ledger leaves the store before the collector counts it: it counts once its marker is cleared, a metadata
+    // write later. So the wait is for both, and what tells that no timed pass did the work is the pass count.
+    await waitFor(
+      async () =>
+        collector.status().ledgersDeleted >= marked.length &&
+        (await Promise.all(marked.map((id) => fixture.ledgerStore.info(id)))).every((i) => i === undefined),
     );
     expect(collector.status().passes).toBe(1);
-    expect(collector.status().ledgersDeleted).toBeGreaterThanOrEqual(marked.length);
     await ml.close();
     await bus.close();
   });
