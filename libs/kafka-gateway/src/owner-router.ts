@@ -48,7 +48,8 @@ export class OwnerRouter {
   readonly admin: Client<typeof AdminService>;
   readonly lookup: Client<typeof LookupService>;
   private readonly metadataChannel: Channel;
-  private readonly channels = new Map<string, { channel: Channel; clients: OwnerClients }>();
+  /** The owners' clients, with the channel under them; the owner in this process has none (its clients are in process). */
+  private readonly channels = new Map<string, { channel: Channel | undefined; clients: OwnerClients }>();
   private readonly owners = new Map<string, string>();
   /** One publisher (its Publish streams) per owner and caller: a stream carries the token of whoever opened it. */
   private readonly publishers = new Map<string, OwnerPublisher>();
@@ -153,19 +154,23 @@ export class OwnerRouter {
   private clientsOf(address: string): OwnerClients {
     const known = this.channels.get(address);
     if (known !== undefined) return known.clients;
-    const channel = createChannel(address, this.channelSettings);
-    const local = address === this.localOwner?.address ? this.localOwner : undefined;
-    const clients = {
-      topics: local?.topics ?? createClient(TopicsService, channel),
-      cursors: local?.cursors ?? createClient(CursorsService, channel),
-    };
-    this.channels.set(address, { channel, clients });
+    const entry =
+      address === this.localOwner?.address ? { channel: undefined, clients: this.localOwner } : this.dial(address);
+    this.channels.set(address, entry);
     if (this.channels.size > MAX_OWNER_CHANNELS) {
-      const [oldest, entry] = this.channels.entries().next().value as [string, { channel: Channel }];
-      entry.channel.close();
+      const [oldest, evicted] = this.channels.entries().next().value as [string, { channel: Channel | undefined }];
+      evicted.channel?.close();
       this.channels.delete(oldest);
     }
-    return clients;
+    return entry.clients;
+  }
+
+  private dial(address: string): { channel: Channel; clients: OwnerClients } {
+    const channel = createChannel(address, this.channelSettings);
+    return {
+      channel,
+      clients: { topics: createClient(TopicsService, channel), cursors: createClient(CursorsService, channel) },
+    };
   }
 
   private publisherOf(address: string, caller: Caller): OwnerPublisher {
@@ -185,7 +190,7 @@ export class OwnerRouter {
   close(): void {
     for (const publisher of this.publishers.values()) publisher.close();
     this.publishers.clear();
-    for (const { channel } of this.channels.values()) channel.close();
+    for (const { channel } of this.channels.values()) channel?.close();
     this.channels.clear();
     this.metadataChannel.close();
   }
