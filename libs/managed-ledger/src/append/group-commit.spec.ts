@@ -17,8 +17,14 @@ const config: ManagedLedgerConfigInput = {
   retentionSizeBytes: -1,
 };
 
-/** Wraps a store so the test sees how many entries each append call carried. */
-function recordingWrites(inner: LedgerStore): { store: LedgerStore; writes: number[] } {
+/**
+ * Wraps a store so the test sees how many entries each append call carried; `answer`, when given, decides when
+ * the pipeline hears each append's outcome (the store's own promise otherwise).
+ */
+function recordingWrites(
+  inner: LedgerStore,
+  answer: (stored: Promise<number>) => Promise<number> = (stored) => stored,
+): { store: LedgerStore; writes: number[] } {
   const writes: number[] = [];
   const store = Object.create(inner) as LedgerStore;
   store.create = async (ledgerId, options) => {
@@ -27,7 +33,7 @@ function recordingWrites(inner: LedgerStore): { store: LedgerStore; writes: numb
       ledgerId: writer.ledgerId,
       append: (entries) => {
         writes.push(entries.length);
-        return writer.append(entries);
+        return answer(writer.append(entries));
       },
       close: () => writer.close(),
     };
@@ -46,24 +52,13 @@ function gatedWrites(inner: LedgerStore): {
   stored: Promise<number>[];
   release(write: number): void;
 } {
-  const writes: number[] = [];
   const stored: Promise<number>[] = [];
   const gates: (() => void)[] = [];
-  const store = Object.create(inner) as LedgerStore;
-  store.create = async (ledgerId, options) => {
-    const writer = await inner.create(ledgerId, options);
-    return {
-      ledgerId: writer.ledgerId,
-      append: (entries) => {
-        writes.push(entries.length);
-        const done = writer.append(entries);
-        stored.push(done);
-        const gate = new Promise<void>((resolve) => gates.push(resolve));
-        return gate.then(() => done);
-      },
-      close: () => writer.close(),
-    };
-  };
+  const { store, writes } = recordingWrites(inner, (done) => {
+    stored.push(done);
+    const gate = new Promise<void>((resolve) => gates.push(resolve));
+    return gate.then(() => done);
+  });
   return { store, writes, stored, release: (write) => gates[write]?.() };
 }
 
